@@ -1,0 +1,7 @@
+// Public surface of the pure refund-rules engine; import from here, not from the files behind it.
+export { quoteTicket } from './quote.js';
+export { quoteRequest } from './request.js';
+export { windowContains, windowWidth, rankCandidates } from './rules.js';
+export { departureInstant, minutesBetween, RefundEngineInputError } from './time.js';
+export { lookupRate } from './convert.js';
+export type * from './types.js';

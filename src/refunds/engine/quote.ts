@@ -1,0 +1,271 @@
+// quoteTicket: one ticket's refund quote, itemised, following DESIGN "Refund quote: the arithmetic" steps 1–7.
+import { MoneyError, exponentOf, formatMinor } from '../../money/money.js';
+import { convertMinor, ruleAmountIn } from './convert.js';
+import { divHalfUp, parseDecimal, pow10, toSafeNumber } from './decimal.js';
+import { describeWindow, present, rankCandidates, ruleTypeFor, windowOf, type CandidateQuery } from './rules.js';
+import { RefundEngineInputError, departureInstant, instantOf, isoInstant, minutesBetween } from './time.js';
+import type {
+  AncillaryRefund,
+  AppliedRule,
+  PostTicketingRefund,
+  RefundMethod,
+  RefundReason,
+  RefundRule,
+  TicketForQuote,
+  TicketQuote,
+  TicketQuoteInput,
+} from './types.js';
+
+const REASONS: readonly string[] = ['0', '1', '4'];
+const PASSENGER_TYPES: readonly string[] = ['ADT', 'CHD', 'INF'];
+const METHODS: readonly string[] = ['CashBackToOriginalPayment', 'Voucher'];
+
+/** Absent booleans are false (DESIGN edge cases). */
+function flag(value: boolean | null | undefined): boolean {
+  return value === true;
+}
+
+function refundableCategories(rule: RefundRule): ReadonlySet<string> {
+  return new Set(present(rule.refundableAncillaries) ? rule.refundableAncillaries : []);
+}
+
+function isMinor(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+}
+
+function checkCurrency(currency: string, what: string): void {
+  try {
+    exponentOf(currency);
+  } catch (e) {
+    if (e instanceof MoneyError) throw new RefundEngineInputError(`${what}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Ticket data comes from our own store: malformed input is a bug upstream, so it throws instead of quoting. */
+function validateTicket(ticket: TicketForQuote, reason: RefundReason): void {
+  if (!REASONS.includes(reason)) throw new RefundEngineInputError(`refund reason ${JSON.stringify(reason)} is not '0', '1' or '4'`);
+  if (!PASSENGER_TYPES.includes(ticket.passengerType)) {
+    throw new RefundEngineInputError(`ticket ${ticket.ticketNo}: passenger type ${JSON.stringify(ticket.passengerType)} unknown`);
+  }
+  checkCurrency(ticket.currency, `ticket ${ticket.ticketNo}`);
+  if (!isMinor(ticket.fareMinor) || !isMinor(ticket.taxMinor)) {
+    throw new RefundEngineInputError(`ticket ${ticket.ticketNo}: fare and tax must be whole minor units ≥ 0`);
+  }
+  for (const a of [...ticket.ancillaries, ...ticket.postTicketingServices]) {
+    checkCurrency(a.currency, `ticket ${ticket.ticketNo} ancillary ${a.category}`);
+    if (!isMinor(a.priceMinor)) throw new RefundEngineInputError(`ticket ${ticket.ticketNo}: ancillary price must be whole minor units ≥ 0`);
+  }
+}
+
+type Step<T> = { ok: true; value: T } | { ok: false; why: string };
+
+/** DESIGN 5: penalty = max(penaltyAmount, penaltyPercent % of base); base fare or fare+tax, rounded once half-up. */
+function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: string[]): Step<number> {
+  const cur = ticket.currency;
+  let amount = 0;
+  if (present(rule.penaltyAmount) && rule.penaltyAmount.trim() !== '') {
+    const converted = ruleAmountIn(rule.penaltyAmount, cur, rates);
+    if (!converted.ok) return { ok: false, why: `penaltyAmount: ${converted.why}` };
+    amount = converted.minor;
+    reasons.push(`5. penaltyAmount ${rule.penaltyAmount} → ${converted.note}`);
+  }
+  let percentPart = 0;
+  if (present(rule.penaltyPercent)) {
+    const percent = parseDecimal(rule.penaltyPercent);
+    if (!percent || percent.units < 0n) return { ok: false, why: `penaltyPercent ${String(rule.penaltyPercent)} is not a percentage ≥ 0` };
+    const baseName = present(rule.penaltyPercentBase) ? rule.penaltyPercentBase : 'fare';
+    if (baseName !== 'fare' && baseName !== 'fare+tax') return { ok: false, why: `penaltyPercentBase ${JSON.stringify(baseName)} is neither 'fare' nor 'fare+tax'` };
+    // The base is the full fare (or fare+tax) whatever is refundable (DESIGN edge cases).
+    const base = baseName === 'fare' ? ticket.fareMinor : ticket.fareMinor + ticket.taxMinor;
+    percentPart = toSafeNumber(divHalfUp(BigInt(base) * percent.units, 100n * pow10(percent.scale)));
+    reasons.push(`5. ${String(rule.penaltyPercent)}% of ${baseName} ${formatMinor(base, cur)} = ${formatMinor(percentPart, cur)} (rounded half-up once)`);
+  }
+  const penalty = Math.max(amount, percentPart);
+  reasons.push(`5. penalty = max(${formatMinor(amount, cur)}, ${formatMinor(percentPart, cur)}) = ${cur} ${formatMinor(penalty, cur)}`);
+  return { ok: true, value: penalty };
+}
+
+function feeOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: string[]): Step<number> {
+  if (!present(rule.airlineFee) || rule.airlineFee.trim() === '') {
+    reasons.push('5. airline fee: none');
+    return { ok: true, value: 0 };
+  }
+  const converted = ruleAmountIn(rule.airlineFee, ticket.currency, rates);
+  if (!converted.ok) return { ok: false, why: `airlineFee: ${converted.why}` };
+  reasons.push(`5. airline fee ${rule.airlineFee} → ${converted.note}`);
+  return { ok: true, value: converted.minor };
+}
+
+function methodOf(rule: RefundRule): Step<RefundMethod> {
+  if (!present(rule.refundMethod)) return { ok: true, value: 'CashBackToOriginalPayment' };
+  if (!METHODS.includes(rule.refundMethod)) return { ok: false, why: `refundMethod ${JSON.stringify(rule.refundMethod)} unknown` };
+  return { ok: true, value: rule.refundMethod };
+}
+
+/**
+ * Quote one ticket. Pure: the clock is `now`, rates are passed in, nothing is read or written.
+ * Throws RefundEngineInputError only for malformed ticket/clock input; rule problems (unreadable amount,
+ * missing rate) give a CannotQuote with the cause in `reasons`.
+ */
+export function quoteTicket(input: TicketQuoteInput): TicketQuote {
+  const { ticket, rules, reason, rates } = input;
+  validateTicket(ticket, reason);
+  const cur = ticket.currency;
+  const nowMs = instantOf(input.now);
+  const departureMs = departureInstant(ticket.firstDeparture);
+  const m = minutesBetween(nowMs, departureMs);
+  const reasons: string[] = [
+    `1. departure ${ticket.firstDeparture.local} ${ticket.firstDeparture.timeZone} = ${isoInstant(departureMs)}; ` +
+      `now ${isoInstant(nowMs)}; m = ${m} minutes (floor)`,
+  ];
+
+  // Originals in the quote currency (in-flow ancillaries converted when bought in another currency).
+  const paidInQuoteCurrency: (number | null)[] = ticket.ancillaries.map((a) => {
+    const c = convertMinor(a.priceMinor, a.currency, cur, rates);
+    return c.ok ? c.minor : null;
+  });
+  const ancillaryPaidMinor = paidInQuoteCurrency.some((v) => v === null)
+    ? null
+    : paidInQuoteCurrency.reduce<number>((sum, v) => sum + (v ?? 0), 0);
+
+  const base = {
+    ticketNo: ticket.ticketNo,
+    carrier: ticket.carrier,
+    passengerType: ticket.passengerType,
+    reason,
+    departureUtc: isoInstant(departureMs),
+    minutesToDeparture: m,
+    currency: cur,
+    fareMinor: ticket.fareMinor,
+    taxMinor: ticket.taxMinor,
+    ancillaryPaidMinor,
+    reasons,
+  };
+
+  // DESIGN 4 + edge case "CannotQuote: isRefundable true, method CashBackToOriginalPayment, all amounts 0".
+  const cannotQuote = (why: string, applied: AppliedRule | null, fallbackToTaxRule: boolean): TicketQuote => {
+    reasons.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
+    return {
+      ...base,
+      quoteType: 'CannotQuote',
+      isRefundable: true,
+      refundMethod: 'CashBackToOriginalPayment',
+      appliedRule: applied,
+      window: applied ? windowOf(applied.rule) : null,
+      fallbackToTaxRule,
+      refundableMinor: 0,
+      penaltyMinor: 0,
+      airlineFeeMinor: 0,
+      ticketRefundMinor: 0,
+      ancillaryRefunds: ticket.ancillaries.map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor: 0 })),
+      postTicketingRefunds: ticket.postTicketingServices.map((s) => ({
+        postTicketingOrderNo: s.postTicketingOrderNo,
+        category: s.category,
+        currency: s.currency,
+        originalMinor: s.priceMinor,
+        refundMinor: 0,
+      })),
+      totalRefundMinor: 0,
+    };
+  };
+
+  // DESIGN 2–3: candidates and choice.
+  const query: CandidateQuery = { carrier: ticket.carrier, passengerType: ticket.passengerType, ruleType: ruleTypeFor(reason), minutesToDeparture: m };
+  const ranked = rankCandidates(rules, query);
+  const label = (a: AppliedRule): string =>
+    `#${a.index} (${present(a.rule.passengerType) ? a.rule.passengerType : 'any passenger'}, window ${describeWindow(windowOf(a.rule))})`;
+  reasons.push(
+    `2. candidates for ${ticket.carrier} ruleType ${query.ruleType} ${ticket.passengerType} at m = ${m}: ` +
+      (ranked.length ? ranked.map(label).join(', ') : 'none'),
+  );
+  let chosen = ranked[0];
+  if (!chosen) return cannotQuote('no rule matches', null, false);
+  reasons.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
+
+  // DESIGN 3 + edge case: tax-refund fallback, reason '1' only, on the chosen rule's flags.
+  let fallbackToTaxRule = false;
+  if (reason === '1' && !flag(chosen.rule.fareRefundable) && !flag(chosen.rule.taxRefundable)) {
+    const taxRule = rankCandidates(rules, { ...query, ruleType: '2' })[0];
+    if (taxRule) {
+      chosen = taxRule;
+      fallbackToTaxRule = true;
+      reasons.push(`3. voluntary rule refunds neither fare nor tax: tax-refund rule ${label(taxRule)} decides instead`);
+    } else {
+      reasons.push('3. voluntary rule refunds neither fare nor tax; no ruleType 2 rule matches, so it stands');
+    }
+  }
+  const applied = chosen;
+  const rule = applied.rule;
+
+  const method = methodOf(rule);
+  if (!method.ok) return cannotQuote(method.why, applied, fallbackToTaxRule);
+  const penalty = penaltyOf(rule, ticket, rates, reasons);
+  if (!penalty.ok) return cannotQuote(penalty.why, applied, fallbackToTaxRule);
+  const fee = feeOf(rule, ticket, rates, reasons);
+  if (!fee.ok) return cannotQuote(fee.why, applied, fallbackToTaxRule);
+
+  // DESIGN 5: refundable parts and the clamped ticket part.
+  const fareRefundable = flag(rule.fareRefundable);
+  const taxRefundable = flag(rule.taxRefundable);
+  const refundableMinor = (fareRefundable ? ticket.fareMinor : 0) + (taxRefundable ? ticket.taxMinor : 0);
+  reasons.push(
+    `5. refundable = fare ${fareRefundable ? formatMinor(ticket.fareMinor, cur) : '0 (not refundable)'} + ` +
+      `tax ${taxRefundable ? formatMinor(ticket.taxMinor, cur) : '0 (not refundable)'} = ${formatMinor(refundableMinor, cur)}`,
+  );
+  const ticketRefundMinor = Math.max(0, refundableMinor - penalty.value - fee.value);
+  reasons.push(
+    `5. ticket refund = max(0, ${formatMinor(refundableMinor, cur)} − ${formatMinor(penalty.value, cur)} − ` +
+      `${formatMinor(fee.value, cur)}) = ${formatMinor(ticketRefundMinor, cur)}`,
+  );
+
+  // DESIGN 6: in-flow ancillaries added after the clamp; post-ticketing listed separately with the same test.
+  const categories = refundableCategories(rule);
+  const ancillaryRefunds: AncillaryRefund[] = [];
+  for (const [i, a] of ticket.ancillaries.entries()) {
+    const refundable = categories.has(a.category);
+    const inQuoteCurrency = paidInQuoteCurrency[i] ?? null;
+    if (refundable && inQuoteCurrency === null) {
+      return cannotQuote(`ancillary ${a.category}: no usable rate ${a.currency}->${cur}`, applied, fallbackToTaxRule);
+    }
+    const refundMinor = refundable ? (inQuoteCurrency ?? 0) : 0;
+    ancillaryRefunds.push({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor });
+    reasons.push(`6. in-flow ${a.category} ${a.currency} ${formatMinor(a.priceMinor, a.currency)}: ${refundable ? `refundable → ${formatMinor(refundMinor, cur)}` : 'not refundable'}`);
+  }
+  const postTicketingRefunds: PostTicketingRefund[] = ticket.postTicketingServices.map((s) => {
+    const refundable = categories.has(s.category);
+    reasons.push(`6. post-ticketing ${s.postTicketingOrderNo} ${s.category} ${s.currency} ${formatMinor(s.priceMinor, s.currency)}: ${refundable ? 'refundable' : 'not refundable'}`);
+    return {
+      postTicketingOrderNo: s.postTicketingOrderNo,
+      category: s.category,
+      currency: s.currency,
+      originalMinor: s.priceMinor,
+      refundMinor: refundable ? s.priceMinor : 0,
+    };
+  });
+  const totalRefundMinor = ancillaryRefunds.reduce((sum, a) => sum + a.refundMinor, ticketRefundMinor);
+  reasons.push(`6. total (ticket part + in-flow ancillaries) = ${cur} ${formatMinor(totalRefundMinor, cur)}`);
+
+  // DESIGN 7 + edge case: decided by flags, not amounts; any of the ticket's ancillaries (in-flow or post-ticketing) counts.
+  const anyAncillary = [...ticket.ancillaries, ...ticket.postTicketingServices].some((a) => categories.has(a.category));
+  const isRefundable = fareRefundable || taxRefundable || anyAncillary;
+  reasons.push(isRefundable ? '7. refundable under this rule' : '7. rule refunds nothing (fare, tax and ancillaries non-refundable): isRefundable false, submitting → 808');
+  reasons.push(`8. refund method ${method.value}`);
+
+  return {
+    ...base,
+    quoteType: 'AccurateQuote',
+    isRefundable,
+    refundMethod: method.value,
+    appliedRule: applied,
+    window: windowOf(rule),
+    fallbackToTaxRule,
+    refundableMinor,
+    penaltyMinor: penalty.value,
+    airlineFeeMinor: fee.value,
+    ticketRefundMinor,
+    ancillaryRefunds,
+    postTicketingRefunds,
+    totalRefundMinor,
+  };
+}

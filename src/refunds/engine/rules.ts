@@ -1,0 +1,88 @@
+// Which rule applies: candidate test, window test and ordering (DESIGN arithmetic 2–3 and the settled edge cases).
+import type { AppliedRule, PassengerType, RefundReason, RefundRule, RuleType, RuleWindow } from './types.js';
+
+/** null and undefined are the same (DESIGN: "Absent and null are the same"). */
+export function present<T>(value: T | null | undefined): value is T {
+  return value !== null && value !== undefined;
+}
+
+export function windowOf(rule: RefundRule): RuleWindow {
+  return {
+    startMinute: present(rule.startMinute) ? rule.startMinute : null,
+    endMinute: present(rule.endMinute) ? rule.endMinute : null,
+  };
+}
+
+/**
+ * DESIGN arithmetic 2: `m` inside `(endMinute, startMinute]`, an absent bound open.
+ * Edge case: a window with endMinute ≥ startMinute matches nothing. A bound that is not a finite number
+ * (NaN from bad data) also matches nothing rather than being read as open.
+ */
+export function windowContains(window: RuleWindow, m: number): boolean {
+  const { startMinute: start, endMinute: end } = window;
+  if (start !== null && !Number.isFinite(start)) return false;
+  if (end !== null && !Number.isFinite(end)) return false;
+  if (start !== null && end !== null && end >= start) return false;
+  if (end !== null && !(m > end)) return false;
+  if (start !== null && !(m <= start)) return false;
+  return true;
+}
+
+/** Width used by "narrowest window first"; a window missing a bound is infinitely wide (edge case: they tie). */
+export function windowWidth(window: RuleWindow): number {
+  if (window.startMinute === null || window.endMinute === null) return Infinity;
+  return window.startMinute - window.endMinute;
+}
+
+export function sameCode(a: string | null | undefined, b: string): boolean {
+  return present(a) && a.trim().toUpperCase() === b.trim().toUpperCase();
+}
+
+/** The ruleType that reason R looks for (DESIGN 2: 0→0, 1→1, 4→4). Types 2 and 3 are never looked up directly. */
+export function ruleTypeFor(reason: RefundReason): RuleType {
+  return reason;
+}
+
+export interface CandidateQuery {
+  carrier: string;
+  passengerType: PassengerType;
+  ruleType: RuleType;
+  minutesToDeparture: number;
+}
+
+/** DESIGN 2: carrier's rules with this ruleType, passengerType equal to the ticket's or absent, m in the window. */
+export function isCandidate(rule: RefundRule, q: CandidateQuery): boolean {
+  return (
+    sameCode(rule.airline, q.carrier) &&
+    present(rule.ruleType) &&
+    String(rule.ruleType).trim() === q.ruleType &&
+    (!present(rule.passengerType) || sameCode(rule.passengerType, q.passengerType)) &&
+    windowContains(windowOf(rule), q.minutesToDeparture)
+  );
+}
+
+/** DESIGN 3: passenger-type-specific before generic, then the narrowest window, then list order. */
+export function compareCandidates(a: AppliedRule, b: AppliedRule): number {
+  const specificA = present(a.rule.passengerType) ? 0 : 1;
+  const specificB = present(b.rule.passengerType) ? 0 : 1;
+  if (specificA !== specificB) return specificA - specificB;
+  const widthA = windowWidth(windowOf(a.rule));
+  const widthB = windowWidth(windowOf(b.rule));
+  if (widthA !== widthB) return widthA < widthB ? -1 : 1;
+  return a.index - b.index;
+}
+
+/** All candidates in preference order (first = chosen). */
+export function rankCandidates(rules: readonly RefundRule[], q: CandidateQuery): AppliedRule[] {
+  const found: AppliedRule[] = [];
+  rules.forEach((rule, index) => {
+    if (isCandidate(rule, q)) found.push({ rule, index });
+  });
+  return found.sort(compareCandidates);
+}
+
+export function describeWindow(window: RuleWindow): string {
+  const end = window.endMinute === null ? '−∞' : String(window.endMinute);
+  const start = window.startMinute === null ? '+∞' : String(window.startMinute);
+  return `(${end}, ${start}${window.startMinute === null ? ')' : ']'}`;
+}

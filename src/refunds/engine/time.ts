@@ -1,0 +1,69 @@
+// Airport-local departure → instant (DST rules settled in DESIGN), minutes to departure, calendar dates.
+import { DateTime, IANAZone } from 'luxon';
+import type { LocalDeparture } from './types.js';
+
+export class RefundEngineInputError extends Error {}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
+
+/**
+ * Epoch milliseconds of an airport-local 'yyyy-MM-dd HH:mm' in an IANA zone.
+ *
+ * DESIGN edge cases: a local time in the spring-forward gap is read with the offset in force BEFORE the change;
+ * a local time that occurs twice (fall-back) is the EARLIER instant.
+ *
+ * Luxon's own `DateTime.fromFormat(..., { zone })` (3.7.2) gets the gap right but not the overlap: it picks the
+ * LATER instant for 2024-10-27 02:30 Europe/Berlin (01:30Z, not 00:30Z) and for 2024-11-03 01:30
+ * America/New_York (06:30Z, not 05:30Z), yet the earlier one for Australia/Lord_Howe's half-hour fall-back.
+ * So we only ask luxon for the zone's offset at an instant and resolve the local time ourselves.
+ */
+export function departureInstant(departure: LocalDeparture): number {
+  const m = LOCAL.exec(departure.local.trim());
+  if (!m) throw new RefundEngineInputError(`departure ${JSON.stringify(departure.local)} is not 'yyyy-MM-dd HH:mm'`);
+  const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
+  const wall = Date.UTC(y, mo - 1, d, h, mi);
+  const check = new Date(wall);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59) {
+    throw new RefundEngineInputError(`departure ${JSON.stringify(departure.local)} is not a calendar date and time`);
+  }
+  if (!IANAZone.isValidZone(departure.timeZone)) {
+    throw new RefundEngineInputError(`time zone ${JSON.stringify(departure.timeZone)} is not an IANA zone`);
+  }
+  const zone = IANAZone.create(departure.timeZone);
+  const offsetAt = (instant: number): number => zone.offset(instant); // minutes east of UTC
+
+  // Offsets in force a day either side bracket any transition that can affect this wall time (|offset| ≤ 14 h).
+  const before = offsetAt(wall - DAY);
+  const after = offsetAt(wall + DAY);
+  const candidates = [...new Set([before, after, offsetAt(wall)])]
+    .map((offset) => ({ offset, instant: wall - offset * MINUTE }))
+    .filter((c) => offsetAt(c.instant) === c.offset)
+    .map((c) => c.instant);
+  if (candidates.length > 0) return Math.min(...candidates); // one valid reading, or the earlier of two
+  return wall - before * MINUTE; // in the gap: the offset before the change
+}
+
+/** DESIGN arithmetic 1 + edge case: floor of the exact difference in minutes (30 s after departure is −1). */
+export function minutesBetween(nowMs: number, departureMs: number): number {
+  const m = Math.floor((departureMs - nowMs) / MINUTE);
+  return m === 0 ? 0 : m; // never -0
+}
+
+export function instantOf(now: Date): number {
+  const ms = now.getTime();
+  if (!Number.isFinite(ms)) throw new RefundEngineInputError('now is an invalid Date');
+  return ms;
+}
+
+/** yyyyMMdd of the calendar day `days` after the day of `nowMs` in `zone`. */
+export function calendarDate(nowMs: number, days: number, zone: string): string {
+  if (!Number.isSafeInteger(days) || days < 0) throw new RefundEngineInputError(`day count ${days} is not a whole number ≥ 0`);
+  if (!IANAZone.isValidZone(zone)) throw new RefundEngineInputError(`time zone ${JSON.stringify(zone)} is not an IANA zone`);
+  return DateTime.fromMillis(nowMs, { zone }).startOf('day').plus({ days }).toFormat('yyyyMMdd');
+}
+
+export function isoInstant(ms: number): string {
+  return new Date(ms).toISOString();
+}
