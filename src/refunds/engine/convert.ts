@@ -7,7 +7,8 @@ export type Conversion = { ok: true; minor: number; note: string } | { ok: false
 
 /** Direct rate FROM->TO, or null when none is configured or it is not a positive decimal. */
 export function lookupRate(rates: Rates, from: string, to: string): Decimal | null {
-  const raw = typeof rates === 'function' ? rates(from, to) : rates[`${from}->${to}`];
+  const key = `${from}->${to}`;
+  const raw = typeof rates === 'function' ? rates(from, to) : Object.hasOwn(rates, key) ? rates[key] : undefined;
   if (raw === undefined || raw === null) return null;
   const rate = parseDecimal(raw);
   return rate && rate.units > 0n ? rate : null;
@@ -19,7 +20,11 @@ function convertDecimal(amount: Decimal, from: string, to: string, rates: Rates)
   if (!rate) return { ok: false, why: `no usable rate ${from}->${to}` };
   const num = amount.units * rate.units * pow10(exponentOf(to));
   const den = pow10(amount.scale + rate.scale);
-  const minor = toSafeNumber(divHalfUp(num, den));
+  const exact = divHalfUp(num, den);
+  if (exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < BigInt(Number.MIN_SAFE_INTEGER)) {
+    return { ok: false, why: `${from} → ${to} conversion is out of range` };
+  }
+  const minor = toSafeNumber(exact);
   const rateText = formatDecimal(rate);
   return { ok: true, minor, note: `${from} ${formatDecimal(amount)} × ${rateText} = ${to} ${formatMinor(minor, to)}` };
 }

@@ -1,0 +1,56 @@
+// Runs every *.test.ts under src/ and test/ with node's test runner, capturing every log line the apps
+// write, then checks that no planted secret or personal value reached a log (DESIGN "Security").
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PLANTED } from '../src/test-support/planted.js';
+
+function findTests(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : findTests(p);
+    return e.name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+let files = [...findTests('src'), ...findTests('test')].sort();
+if (filter.length > 0) files = files.filter((f) => filter.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+
+const captureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-logs-'));
+const store = process.env.DATABASE_URL ? `PostgreSQL (${process.env.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@')})` : 'PGlite';
+console.log(`# ${files.length} test files on ${store}; logs captured in ${captureDir}`);
+
+const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, POSTBOOK_LOG_CAPTURE_DIR: captureDir },
+});
+if (run.status !== 0) process.exit(run.status ?? 1);
+
+// ---- the log check: every line every app wrote during the suite ----
+const captured = fs
+  .readdirSync(captureDir)
+  .map((f) => fs.readFileSync(path.join(captureDir, f), 'utf8'))
+  .join('');
+const lines = captured.split('\n').filter(Boolean);
+const requestLines = lines.filter((l) => l.includes('"reqId"')).length;
+// A capture that saw no traffic would pass vacuously: insist on the suite's HTTP traffic being there.
+if (requestLines < 200) {
+  console.error(`log check: only ${requestLines} request log lines were captured; the capture is not working`);
+  process.exit(1);
+}
+const planted = [...PLANTED.names, ...PLANTED.emails, ...PLANTED.phones, ...PLANTED.documents, ...PLANTED.secrets];
+const leaks = planted.filter((value) => captured.toLowerCase().includes(value.toLowerCase()));
+if (leaks.length > 0) {
+  console.error(`log check: FAILED — ${leaks.length} planted value(s) reached the logs: ${leaks.map((v) => v.slice(0, 3) + '…').join(', ')}`);
+  console.error(`see ${captureDir}`);
+  process.exit(1);
+}
+console.log(`# log check: ${lines.length} log lines (${requestLines} with a request id), none holds any of ${planted.length} planted values`);
+fs.rmSync(captureDir, { recursive: true, force: true });

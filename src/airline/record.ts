@@ -1,0 +1,16 @@
+// Facts derived from an airline record, shared by extraction, claims and orders.
+import type { AirlineRecord } from './connector.js';
+
+/** Sum of what the tickets cost (fare, tax, in-flow ancillaries), when they share one currency. */
+export function recordPrice(record: AirlineRecord): { currency: string; minor: number } | null {
+  const currencies = new Set(record.tickets.map((t) => t.currency));
+  if (currencies.size !== 1) return null;
+  const currency = [...currencies][0] as string;
+  let minor = 0;
+  for (const t of record.tickets) {
+    minor += t.fareMinor + t.taxMinor;
+    for (const a of t.ancillaries) if (a.kind === 'inflow' && a.currency === currency) minor += a.priceMinor;
+  }
+  return { currency, minor };
+}
+

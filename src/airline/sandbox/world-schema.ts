@@ -1,0 +1,347 @@
+// The sandbox world file: a deterministic fake airline system. This TypeBox schema is the single source of
+// the file's shape; docs/world.schema.json is generated from it (npm run world:schema).
+import Type, { type Static } from 'typebox';
+
+const Iata2 = Type.String({ pattern: '^[A-Z0-9]{2}$', description: '2-letter IATA airline code' });
+const Iata3 = Type.String({ pattern: '^[A-Z]{3}$', description: '3-letter IATA airport code' });
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code' });
+const Amount = Type.Number({ minimum: 0, description: 'decimal amount in the currency (at most its ISO 4217 decimals)' });
+const MoneyText = Type.String({ pattern: '^[A-Z]{3} \\d+(\\.\\d+)?$', description: 'amount with currency, e.g. "EUR 50.00"' });
+const Ymd = Type.String({ pattern: '^(\\d{8}|[+-]\\d+d)$', description: 'date yyyyMMdd, or relative to the clock: "+30d", "-5d"' });
+const WorldTime = Type.String({
+  pattern: '^(\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}|[+-]\\d+d \\d{2}:\\d{2}|[+-]\\d+[hm]|now)$',
+  description:
+    'a wall-clock time in the local zone of the airport it belongs to (UTC where none): absolute "2026-12-01 10:30", ' +
+    'relative to the clock at load "+3d 10:30" (date three days on, at 10:30 local), "+90m", "-2h", or "now"',
+});
+
+export const Behaviour = Type.Object(
+  {
+    latencyMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, description: 'delay before every answer' })),
+    failure: Type.Optional(
+      Type.Union([Type.Literal('none'), Type.Literal('error'), Type.Literal('timeout')], {
+        description: 'error = the airline answers with a system error; timeout = it never answers',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'how the airline (or one booking) behaves when called' },
+);
+
+export const PassengerTypeLit = Type.Union([Type.Literal('ADT'), Type.Literal('CHD'), Type.Literal('INF')]);
+
+export const RefundRule = Type.Object(
+  {
+    ruleType: Type.Enum(['0', '1', '2', '3', '4'] as const, {
+      description: '0 involuntary, 1 voluntary, 2 tax refund, 3 special, 4 void (spec 2.8)',
+    }),
+    passengerType: Type.Optional(PassengerTypeLit),
+    penaltyAmount: Type.Optional(MoneyText),
+    penaltyPercent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    penaltyPercentBase: Type.Optional(Type.Union([Type.Literal('fare'), Type.Literal('fare+tax')])),
+    airlineFee: Type.Optional(MoneyText),
+    taxRefundable: Type.Optional(Type.Boolean()),
+    fareRefundable: Type.Optional(Type.Boolean()),
+    refundableAncillaries: Type.Optional(
+      Type.Array(
+        Type.Union([
+          Type.Literal('StandardCheckInBaggage'),
+          Type.Literal('CabinBaggage'),
+          Type.Literal('CabinBaggageUnderSeat'),
+          Type.Literal('CabinBaggageOverheadLocker'),
+        ]),
+      ),
+    ),
+    startMinute: Type.Optional(Type.Integer({ description: 'window start, minutes before departure (negative = after)' })),
+    endMinute: Type.Optional(Type.Integer({ description: 'window end, same convention; the window is (endMinute, startMinute]' })),
+    refundMethod: Type.Optional(Type.Union([Type.Literal('CashBackToOriginalPayment'), Type.Literal('Voucher')])),
+  },
+  { additionalProperties: false },
+);
+
+const Airline = Type.Object(
+  {
+    code: Iata2,
+    name: Type.String({ minLength: 1 }),
+    confirmationDays: Type.Integer({ minimum: 0, maximum: 365, description: 'days until the airline confirms a refund' }),
+    refundDays: Type.Integer({ minimum: 0, maximum: 365, description: 'days from confirmation to the money' }),
+    fastConfirmation: Type.Boolean({ description: 'the airline confirms refunds automatically' }),
+    voidWindow: Type.Optional(
+      Type.Union([Type.Literal('sameDay'), Type.Literal('none')], {
+        description: 'sameDay: void until 23:59 of the issue day in the airline home zone',
+      }),
+    ),
+    homeTimeZone: Type.Optional(Type.String({ description: 'IANA zone of the airline (void deadlines); default UTC' })),
+    supports: Type.Optional(
+      Type.Object(
+        {
+          refunds: Type.Optional(Type.Boolean()),
+          voids: Type.Optional(Type.Boolean()),
+          seatSelection: Type.Optional(Type.Boolean()),
+          claims: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false, description: 'what the airline supports; absent = true' },
+      ),
+    ),
+    refundRules: Type.Array(RefundRule, { description: 'refund rules, spec 2.8; list order breaks ties' }),
+    refundBehaviour: Type.Optional(
+      Type.Object(
+        {
+          decision: Type.Optional(Type.Union([Type.Literal('accept'), Type.Literal('reject')])),
+          cancelReason: Type.Optional(Type.String()),
+          processingSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
+          payPercentOfQuote: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+        },
+        { additionalProperties: false, description: 'how the sandbox airline decides refunds' },
+      ),
+    ),
+    behaviour: Type.Optional(Behaviour),
+  },
+  { additionalProperties: false },
+);
+
+const Airport = Type.Object(
+  {
+    code: Iata3,
+    name: Type.String({ minLength: 1 }),
+    timeZone: Type.String({ description: 'IANA time zone, e.g. Asia/Tokyo' }),
+  },
+  { additionalProperties: false },
+);
+
+const Column = Type.Object(
+  {
+    designator: Type.String({ pattern: '^[A-Z]$' }),
+    characteristics: Type.Union([Type.Literal('A'), Type.Literal('M'), Type.Literal('W')], { description: 'aisle, middle, window' }),
+  },
+  { additionalProperties: false },
+);
+
+const RowRange = Type.Object({ first: Type.Integer({ minimum: 1 }), last: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+
+const Aircraft = Type.Object(
+  {
+    code: Type.String({ minLength: 2, maxLength: 4, description: 'IATA aircraft type code, e.g. 320, 77W' }),
+    name: Type.String(),
+    cabins: Type.Array(
+      Type.Object(
+        {
+          deck: Type.Union([Type.Literal('Main'), Type.Literal('Upper')]),
+          cabinClass: Type.Integer({ minimum: 1, maximum: 4, description: '1 economy, 2 business, 3 first, 4 premium economy' }),
+          columns: Type.Array(Column, { minItems: 1 }),
+          rows: RowRange,
+          exitRows: Type.Optional(Type.Array(RowRange)),
+          missingSeats: Type.Optional(Type.Array(Type.String({ pattern: '^\\d+[A-Z]$' }), { description: 'seats that do not exist, e.g. "30E"' })),
+          extraLegRoomRows: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }))),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const SeatPrice = Type.Object(
+  {
+    rows: RowRange,
+    columns: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z]$' }))),
+    price: Amount,
+    currency: Currency,
+  },
+  { additionalProperties: false },
+);
+
+const Flight = Type.Object(
+  {
+    id: Type.String({ minLength: 1, description: 'world-unique key that bookings refer to' }),
+    carrier: Iata2,
+    flightNumber: Type.String({ pattern: '^[A-Z0-9]{2}\\d{1,4}$', description: 'with carrier prefix, e.g. XS101' }),
+    from: Iata3,
+    to: Iata3,
+    departure: WorldTime,
+    arrival: WorldTime,
+    depTerminal: Type.Optional(Type.String()),
+    arrTerminal: Type.Optional(Type.String()),
+    aircraft: Type.String({ description: 'aircraft code from aircraft[]' }),
+    operatingCarrier: Type.Optional(Iata2),
+    operatingFlightNumber: Type.Optional(Type.String()),
+    status: Type.Optional(
+      Type.Union([Type.Literal('onTime'), Type.Literal('scheduleChanged'), Type.Literal('cancelled')], { description: 'default onTime' }),
+    ),
+    changedDeparture: Type.Optional(WorldTime),
+    changedArrival: Type.Optional(WorldTime),
+    occupiedSeats: Type.Optional(Type.Array(Type.String({ pattern: '^\\d+[A-Z]$' }))),
+    seatPrices: Type.Optional(Type.Array(SeatPrice)),
+    fareFamilies: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+const Passenger = Type.Object(
+  {
+    ref: Type.String({ minLength: 1 }),
+    type: PassengerTypeLit,
+    lastName: Type.String({ minLength: 1 }),
+    firstName: Type.String({ minLength: 1 }),
+    birthday: Type.Optional(Type.String({ pattern: '^\\d{8}$' })),
+    gender: Type.Optional(Type.Union([Type.Literal('M'), Type.Literal('F')])),
+    document: Type.Optional(
+      Type.Object(
+        {
+          type: Type.String(),
+          number: Type.String(),
+          expiry: Type.Optional(Type.String({ pattern: '^\\d{8}$' })),
+          issuePlace: Type.Optional(Type.String()),
+          nationality: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Baggage = Type.Object(
+  {
+    piece: Type.Integer({ minimum: 0, description: '0 = no piece limit' }),
+    weight: Type.Number({ minimum: 0, description: 'kg; 0 = no weight limit' }),
+    size: Type.Optional(Type.String()),
+    isAllWeight: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const Ancillary = Type.Object(
+  {
+    category: Type.Enum(['StandardCheckInBaggage', 'CabinBaggage', 'CabinBaggageUnderSeat', 'CabinBaggageOverheadLocker', 'Seat'] as const),
+    segment: Type.Integer({ minimum: 1, description: '1-based segment of the booking' }),
+    price: Amount,
+    productCode: Type.Optional(Type.String()),
+    baggage: Type.Optional(Baggage),
+    seat: Type.Optional(Type.String({ pattern: '^\\d+[A-Z]$', description: 'e.g. 12A' })),
+  },
+  { additionalProperties: false },
+);
+
+const CouponStatusLit = Type.Enum(['OPEN_FOR_USE', 'USED', 'REFUND', 'NOSHOW', 'UNKNOWN'] as const);
+
+const Ticket = Type.Object(
+  {
+    ticketNo: Type.String({ pattern: '^\\d{3}-?\\d{10}$', description: '13-digit e-ticket number' }),
+    passenger: Type.String({ description: 'ref of a passenger of this booking' }),
+    currency: Currency,
+    fare: Amount,
+    tax: Amount,
+    coupons: Type.Array(CouponStatusLit, { minItems: 1, description: 'one status per booking segment, in order' }),
+    ancillaries: Type.Optional(Type.Array(Ancillary, { description: 'bought with the ticket (in-flow)' })),
+  },
+  { additionalProperties: false },
+);
+
+const PostTicketingService = Type.Object(
+  {
+    orderNo: Type.String({ minLength: 1 }),
+    passenger: Type.String(),
+    category: Type.Enum(['StandardCheckInBaggage', 'CabinBaggage', 'CabinBaggageUnderSeat', 'CabinBaggageOverheadLocker', 'Seat'] as const),
+    segment: Type.Integer({ minimum: 1 }),
+    price: Amount,
+    currency: Currency,
+    baggage: Type.Optional(Baggage),
+    seat: Type.Optional(Type.String({ pattern: '^\\d+[A-Z]$' })),
+  },
+  { additionalProperties: false },
+);
+
+const Booking = Type.Object(
+  {
+    pnr: Type.String({ pattern: '^[A-Z0-9]{5,8}$' }),
+    carrier: Iata2,
+    status: Type.Union([Type.Literal('OnHold'), Type.Literal('Ticketed'), Type.Literal('Cancelled')]),
+    contact: Type.Object(
+      { email: Type.String({ minLength: 3 }), phone: Type.Optional(Type.String()), companyName: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
+    passengers: Type.Array(Passenger, { minItems: 1 }),
+    segments: Type.Array(
+      Type.Object(
+        {
+          flight: Type.String({ description: 'id of a flight in flights[]' }),
+          direction: Type.Optional(Type.Union([Type.Literal('out'), Type.Literal('ret')], { description: 'default out' })),
+          cabinClass: Type.Optional(Type.Integer({ minimum: 1, maximum: 4 })),
+          fareFamily: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1 },
+    ),
+    tickets: Type.Optional(Type.Array(Ticket)),
+    postTicketingServices: Type.Optional(Type.Array(PostTicketingService)),
+    paymentMethod: Type.Optional(
+      Type.Union([Type.Literal('deposit'), Type.Literal('virtualCard'), Type.Literal('ownAccount'), Type.Literal('merchant')]),
+    ),
+    issuedAt: Type.Optional(WorldTime),
+    bookedBy: Type.Optional(Type.String({ description: 'client id that booked it through postbook' })),
+    behaviour: Type.Optional(Behaviour),
+    note: Type.Optional(Type.String({ description: 'what the booking demonstrates (documentation only)' })),
+  },
+  { additionalProperties: false },
+);
+
+const Client = Type.Object(
+  {
+    id: Type.String({ pattern: '^[A-Za-z0-9._-]{3,64}$' }),
+    name: Type.String({ minLength: 1 }),
+    secret: Type.String({ minLength: 12, description: 'sandbox only: plain secret, hashed when loaded' }),
+    settings: Type.Optional(
+      Type.Object(
+        {
+          refundServiceFee: Type.Optional(MoneyText),
+          rateLimits: Type.Optional(
+            Type.Object(
+              { ancillaryPerMinute: Type.Optional(Type.Integer({ minimum: 1 })), verifyPerMinute: Type.Optional(Type.Integer({ minimum: 1 })) },
+              { additionalProperties: false },
+            ),
+          ),
+          lookToBook: Type.Optional(
+            Type.Object(
+              { maxRatio: Type.Number({ minimum: 1 }), minRequests: Type.Integer({ minimum: 0 }) },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const WorldSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    name: Type.String({ minLength: 1 }),
+    sandbox: Type.Optional(
+      Type.Object({ adminToken: Type.Optional(Type.String({ minLength: 16 })) }, { additionalProperties: false }),
+    ),
+    clients: Type.Array(Client),
+    airlines: Type.Array(Airline, { minItems: 1 }),
+    airports: Type.Array(Airport, { minItems: 1 }),
+    aircraft: Type.Array(Aircraft),
+    flights: Type.Array(Flight),
+    bookings: Type.Array(Booking),
+    rates: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Z]{3}/[A-Z]{3}$' }), Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), {
+        description: 'exchange rates "EUR/USD": "1.08" (1 EUR = 1.08 USD)',
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'https://postbook.dev/schemas/world.schema.json', title: 'postbook sandbox world' },
+);
+
+export type WorldFile = Static<typeof WorldSchema>;
+export type WorldAirline = Static<typeof Airline>;
+export type WorldFlight = Static<typeof Flight>;
+export type WorldBooking = Static<typeof Booking>;
+export type WorldRefundRule = Static<typeof RefundRule>;
+export type WorldClient = Static<typeof Client>;
+export type WorldBehaviour = Static<typeof Behaviour>;

@@ -1,0 +1,386 @@
+// Loads a sandbox world file (JSON or YAML), validates it against the schema and the cross-references, and
+// resolves relative times against the service clock, so the bundled demo world never goes stale.
+import fs from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import YAML from 'yaml';
+import { Compile } from 'typebox/compile';
+import { WorldSchema, type WorldAirline, type WorldBehaviour, type WorldClient, type WorldFile, type WorldFlight } from './world-schema.js';
+import { isExact, MoneyError, parseMoney, toMinor } from '../../money/money.js';
+import type { AirlineAncillary, AirlinePassenger, AirlineRecord, AirlineSegment, AirlineTicket, ScheduleStatus } from '../connector.js';
+
+export class WorldError extends Error {
+  constructor(
+    readonly file: string,
+    readonly fieldPath: string,
+    readonly problem: string,
+  ) {
+    super(`world file ${file}: ${fieldPath || '(root)'} ${problem}`);
+    this.name = 'WorldError';
+  }
+}
+
+export interface ResolvedFlight {
+  id: string;
+  source: WorldFlight;
+  carrier: string;
+  flightNumber: string;
+  from: string;
+  to: string;
+  depTimeZone: string;
+  arrTimeZone: string;
+  scheduled: { dep: DateTime; arr: DateTime };
+  current: { dep: DateTime; arr: DateTime };
+  status: ScheduleStatus;
+}
+
+export interface SandboxBooking {
+  record: AirlineRecord;
+  behaviour: WorldBehaviour;
+  issuedAt: Date | null;
+  note: string | null;
+}
+
+export interface World {
+  name: string;
+  file: string;
+  adminToken: string | null;
+  clients: WorldClient[];
+  airlines: Map<string, WorldAirline>;
+  airports: Map<string, { code: string; name: string; timeZone: string }>;
+  flights: Map<string, ResolvedFlight>;
+  /** keyed by `${carrier}/${pnr}` */
+  bookings: Map<string, SandboxBooking>;
+  rates: Record<string, string>;
+  raw: WorldFile;
+}
+
+const check = Compile(WorldSchema);
+
+/** '/bookings/2/tickets/0/passenger' → 'bookings[2].tickets[0].passenger' */
+export function pointerToPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+export function parseWorldText(text: string, file: string): unknown {
+  try {
+    return /\.ya?ml$/i.test(file) ? YAML.parse(text) : JSON.parse(text);
+  } catch (err) {
+    throw new WorldError(file, '', `is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
+  }
+}
+
+export function loadWorldFile(file: string, now: Date): World {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new WorldError(file, '', `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return buildWorld(parseWorldText(text, file), now, path.relative(process.cwd(), file) || file);
+}
+
+/** Wall-clock world time → instant, in `zone`. */
+export function resolveWorldTime(text: string, zone: string, now: Date): DateTime | null {
+  const base = DateTime.fromJSDate(now, { zone });
+  if (text === 'now') return base;
+  let m = /^([+-])(\d+)([hm])$/.exec(text);
+  if (m) {
+    const n = Number(m[2]) * (m[1] === '-' ? -1 : 1);
+    return base.plus(m[3] === 'h' ? { hours: n } : { minutes: n });
+  }
+  m = /^([+-])(\d+)d (\d{2}):(\d{2})$/.exec(text);
+  if (m) {
+    const days = Number(m[2]) * (m[1] === '-' ? -1 : 1);
+    const dt = base.startOf('day').plus({ days }).set({ hour: Number(m[3]), minute: Number(m[4]) });
+    return dt.isValid && Number(m[3]) < 24 && Number(m[4]) < 60 ? dt : null;
+  }
+  const abs = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm', { zone });
+  return abs.isValid ? abs : null;
+}
+
+export const LOCAL_FORMAT = 'yyyy-MM-dd HH:mm';
+
+function keyOf(carrier: string, pnr: string): string {
+  return `${carrier}/${pnr}`;
+}
+
+export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
+  if (!check.Check(data)) {
+    const first = check.Errors(data)[0];
+    const where = pointerToPath(first?.instancePath ?? '');
+    const detail =
+      first?.keyword === 'additionalProperties'
+        ? `has an unknown field ${JSON.stringify((first.params as { additionalProperties?: string[] }).additionalProperties?.[0] ?? '')}`
+        : (first?.message ?? 'is invalid');
+    throw new WorldError(file, where, detail);
+  }
+  const w = data;
+  const fail = (p: string, problem: string): never => {
+    throw new WorldError(file, p, problem);
+  };
+  const unique = <T>(items: T[], key: (t: T) => string, at: string, what: string) => {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      const k = key(item);
+      if (seen.has(k)) fail(`${at}[${i}]`, `repeats ${what} ${k}`);
+      seen.add(k);
+    });
+  };
+  const money = (amount: number, currency: string, at: string): number => {
+    try {
+      if (!isExact(amount, currency)) fail(at, `has more decimals than ${currency} allows`);
+      return toMinor(amount, currency);
+    } catch (err) {
+      if (err instanceof MoneyError) return fail(at, err.message);
+      throw err;
+    }
+  };
+  const moneyText = (text: string | undefined, at: string) => {
+    if (text === undefined) return;
+    try {
+      parseMoney(text);
+    } catch (err) {
+      fail(at, (err as Error).message);
+    }
+  };
+
+  unique(w.clients, (c) => c.id, 'clients', 'client id');
+  unique(w.airlines, (a) => a.code, 'airlines', 'airline');
+  unique(w.airports, (a) => a.code, 'airports', 'airport');
+  unique(w.aircraft, (a) => a.code, 'aircraft', 'aircraft');
+  unique(w.flights, (f) => f.id, 'flights', 'flight id');
+  unique(w.bookings, (b) => keyOf(b.carrier, b.pnr), 'bookings', 'booking');
+
+  w.clients.forEach((c, i) => moneyText(c.settings?.refundServiceFee, `clients[${i}].settings.refundServiceFee`));
+
+  const airports = new Map(w.airports.map((a) => [a.code, a]));
+  w.airports.forEach((a, i) => {
+    if (!DateTime.fromJSDate(now, { zone: a.timeZone }).isValid) fail(`airports[${i}].timeZone`, `is not an IANA time zone: ${a.timeZone}`);
+  });
+  const airlines = new Map(w.airlines.map((a) => [a.code, a]));
+  w.airlines.forEach((a, i) => {
+    if (a.homeTimeZone && !DateTime.fromJSDate(now, { zone: a.homeTimeZone }).isValid) fail(`airlines[${i}].homeTimeZone`, 'is not an IANA time zone');
+    a.refundRules.forEach((r, j) => {
+      moneyText(r.penaltyAmount, `airlines[${i}].refundRules[${j}].penaltyAmount`);
+      moneyText(r.airlineFee, `airlines[${i}].refundRules[${j}].airlineFee`);
+    });
+  });
+  const aircraft = new Map(w.aircraft.map((a) => [a.code, a]));
+  w.aircraft.forEach((a, i) =>
+    a.cabins.forEach((c, j) => {
+      if (c.rows.first > c.rows.last) fail(`aircraft[${i}].cabins[${j}].rows`, 'has first after last');
+    }),
+  );
+
+  const flights = new Map<string, ResolvedFlight>();
+  w.flights.forEach((f, i) => {
+    const at = `flights[${i}]`;
+    if (!airlines.has(f.carrier)) fail(`${at}.carrier`, `names airline ${f.carrier}, which airlines[] does not list`);
+    if (!f.flightNumber.startsWith(f.carrier)) fail(`${at}.flightNumber`, `must start with the carrier code ${f.carrier}`);
+    const from = airports.get(f.from) ?? fail(`${at}.from`, `names airport ${f.from}, which airports[] does not list`);
+    const to = airports.get(f.to) ?? fail(`${at}.to`, `names airport ${f.to}, which airports[] does not list`);
+    if (!aircraft.has(f.aircraft)) fail(`${at}.aircraft`, `names aircraft ${f.aircraft}, which aircraft[] does not list`);
+    const time = (text: string, zone: string, field: string) =>
+      resolveWorldTime(text, zone, now) ?? fail(`${at}.${field}`, `is not a valid time: ${text}`);
+    const dep = time(f.departure, from.timeZone, 'departure');
+    const arr = time(f.arrival, to.timeZone, 'arrival');
+    if (arr <= dep) fail(`${at}.arrival`, 'is not after the departure');
+    const status = f.status ?? 'onTime';
+    if ((f.changedDeparture || f.changedArrival) && status !== 'scheduleChanged') {
+      fail(`${at}.status`, 'must be scheduleChanged when changedDeparture or changedArrival is given');
+    }
+    const cdep = f.changedDeparture ? time(f.changedDeparture, from.timeZone, 'changedDeparture') : dep;
+    const carr = f.changedArrival ? time(f.changedArrival, to.timeZone, 'changedArrival') : arr;
+    if (carr <= cdep) fail(`${at}.changedArrival`, 'is not after the changed departure');
+    f.seatPrices?.forEach((p, j) => money(p.price, p.currency, `${at}.seatPrices[${j}].price`));
+    flights.set(f.id, {
+      id: f.id,
+      source: f,
+      carrier: f.carrier,
+      flightNumber: f.flightNumber,
+      from: f.from,
+      to: f.to,
+      depTimeZone: from.timeZone,
+      arrTimeZone: to.timeZone,
+      scheduled: { dep, arr },
+      current: { dep: cdep, arr: carr },
+      status,
+    });
+  });
+
+  const clientIds = new Set(w.clients.map((c) => c.id));
+  const ticketNos = new Set<string>();
+  const bookings = new Map<string, SandboxBooking>();
+  w.bookings.forEach((b, i) => {
+    const at = `bookings[${i}]`;
+    if (!airlines.has(b.carrier)) fail(`${at}.carrier`, `names airline ${b.carrier}, which airlines[] does not list`);
+    if (b.bookedBy && !clientIds.has(b.bookedBy)) fail(`${at}.bookedBy`, `names client ${b.bookedBy}, which clients[] does not list`);
+    unique(b.passengers, (p) => p.ref, `${at}.passengers`, 'passenger ref');
+    const paxRefs = new Set(b.passengers.map((p) => p.ref));
+
+    let sawReturn = false;
+    const segments: AirlineSegment[] = b.segments.map((s, j) => {
+      const f = flights.get(s.flight) ?? fail(`${at}.segments[${j}].flight`, `names flight ${s.flight}, which flights[] does not list`);
+      const direction = s.direction ?? 'out';
+      if (direction === 'out' && sawReturn) fail(`${at}.segments[${j}].direction`, 'outbound segments must come before return segments');
+      sawReturn ||= direction === 'ret';
+      const src = f.source;
+      return {
+        index: j + 1,
+        direction,
+        carrier: f.carrier,
+        flightNumber: f.flightNumber,
+        depAirport: f.from,
+        arrAirport: f.to,
+        depLocal: f.current.dep.toFormat(LOCAL_FORMAT),
+        arrLocal: f.current.arr.toFormat(LOCAL_FORMAT),
+        depAt: f.current.dep.toJSDate(),
+        arrAt: f.current.arr.toJSDate(),
+        depTimeZone: f.depTimeZone,
+        arrTimeZone: f.arrTimeZone,
+        bookedDepLocal: f.scheduled.dep.toFormat(LOCAL_FORMAT),
+        bookedArrLocal: f.scheduled.arr.toFormat(LOCAL_FORMAT),
+        scheduleStatus: f.status,
+        depTerminal: src.depTerminal ?? null,
+        arrTerminal: src.arrTerminal ?? null,
+        aircraftCode: src.aircraft,
+        codeShare: Boolean(src.operatingCarrier && src.operatingCarrier !== f.carrier),
+        operatingCarrier: src.operatingCarrier ?? f.carrier,
+        operatingFlightNumber: src.operatingFlightNumber ?? f.flightNumber,
+        durationMinutes: Math.round(f.current.arr.diff(f.current.dep, 'minutes').minutes),
+        cabinClass: s.cabinClass ?? 1,
+        fareFamily: s.fareFamily ?? null,
+      };
+    });
+    if (segments.some((s) => s.carrier !== b.carrier) && !segments.some((s) => s.carrier === b.carrier)) {
+      fail(`${at}.segments`, `has no segment of the booking carrier ${b.carrier}`);
+    }
+
+    const ancillaryOf = (
+      a: { category: string; segment: number; price: number; productCode?: string; baggage?: { piece: number; weight: number; size?: string; isAllWeight?: boolean }; seat?: string },
+      currency: string,
+      where: string,
+      kind: 'inflow' | 'post',
+      postOrderNo: string | null,
+    ): AirlineAncillary => {
+      const seg = segments[a.segment - 1] ?? fail(`${where}.segment`, `is ${a.segment}, but the booking has ${segments.length} segment(s)`);
+      if (a.category === 'Seat' && !a.seat) fail(`${where}.seat`, 'is required for a Seat');
+      if (a.category !== 'Seat' && !a.baggage) fail(`${where}.baggage`, `is required for ${a.category}`);
+      const seatMatch = a.seat ? /^(\d+)([A-Z])$/.exec(a.seat) : null;
+      return {
+        kind,
+        category: a.category,
+        segmentIndex: a.segment,
+        productCode:
+          a.productCode ??
+          (a.seat
+            ? `SCI_SEAT_${a.seat}_${seg.carrier}_${seg.depAirport}_${seg.arrAirport}`
+            : `BAG_${a.category}_${a.segment}_${seg.carrier}_${seg.depAirport}_${seg.arrAirport}`),
+        currency,
+        priceMinor: money(a.price, currency, `${where}.price`),
+        postOrderNo,
+        baggage: a.baggage
+          ? { piece: a.baggage.piece, weight: a.baggage.weight, size: a.baggage.size ?? null, isAllWeight: a.baggage.isAllWeight ?? false }
+          : null,
+        seat: seatMatch ? { row: seatMatch[1] as string, column: seatMatch[2] as string } : null,
+      };
+    };
+
+    const tickets: AirlineTicket[] = (b.tickets ?? []).map((t, j) => {
+      const tat = `${at}.tickets[${j}]`;
+      if (!paxRefs.has(t.passenger)) fail(`${tat}.passenger`, `names passenger ${t.passenger}, which this booking does not list`);
+      const ticketNo = t.ticketNo.replace('-', '');
+      if (ticketNos.has(ticketNo)) fail(`${tat}.ticketNo`, `repeats ticket ${t.ticketNo}`);
+      ticketNos.add(ticketNo);
+      if (t.coupons.length !== segments.length) fail(`${tat}.coupons`, `has ${t.coupons.length} coupon(s) for ${segments.length} segment(s)`);
+      return {
+        ticketNo,
+        paxRef: t.passenger,
+        currency: t.currency,
+        fareMinor: money(t.fare, t.currency, `${tat}.fare`),
+        taxMinor: money(t.tax, t.currency, `${tat}.tax`),
+        issuedAt: null,
+        coupons: t.coupons.map((status, k) => ({ segmentIndex: k + 1, status })),
+        ancillaries: (t.ancillaries ?? []).map((a, k) => ancillaryOf(a, t.currency, `${tat}.ancillaries[${k}]`, 'inflow', null)),
+      };
+    });
+    if (b.status === 'Ticketed') {
+      if (tickets.length === 0) fail(`${at}.tickets`, 'must hold a ticket per passenger when status is Ticketed');
+      b.passengers.forEach((p, j) => {
+        if (!tickets.some((t) => t.paxRef === p.ref)) fail(`${at}.passengers[${j}]`, `(${p.ref}) has no ticket although the booking is Ticketed`);
+      });
+    }
+    (b.postTicketingServices ?? []).forEach((s, j) => {
+      const sat = `${at}.postTicketingServices[${j}]`;
+      const ticket = tickets.find((t) => t.paxRef === s.passenger) ?? fail(`${sat}.passenger`, `names passenger ${s.passenger}, who has no ticket`);
+      ticket.ancillaries.push(ancillaryOf(s, s.currency, sat, 'post', s.orderNo));
+    });
+
+    const issuedAt = b.issuedAt ? (resolveWorldTime(b.issuedAt, 'UTC', now) ?? fail(`${at}.issuedAt`, 'is not a valid time')).toJSDate() : null;
+    for (const t of tickets) t.issuedAt = issuedAt;
+
+    const passengers: AirlinePassenger[] = b.passengers.map((p) => ({
+      ref: p.ref,
+      type: p.type,
+      lastName: p.lastName,
+      firstName: p.firstName,
+      birthday: p.birthday ?? null,
+      gender: p.gender ?? null,
+      document: p.document
+        ? {
+            type: p.document.type,
+            number: p.document.number,
+            expiry: p.document.expiry ?? null,
+            issuePlace: p.document.issuePlace ?? null,
+            nationality: p.document.nationality ?? null,
+          }
+        : null,
+    }));
+
+    bookings.set(keyOf(b.carrier, b.pnr), {
+      record: {
+        carrier: b.carrier,
+        pnr: b.pnr,
+        status: b.status,
+        contact: { email: b.contact.email, phone: b.contact.phone ?? null, companyName: b.contact.companyName ?? null },
+        passengers,
+        segments,
+        tickets,
+        paymentMethod: b.paymentMethod ?? null,
+        bookedByClient: b.bookedBy ?? null,
+      },
+      behaviour: b.behaviour ?? {},
+      issuedAt,
+      note: b.note ?? null,
+    });
+  });
+
+  for (const [pair, rate] of Object.entries(w.rates ?? {})) {
+    const [a, b2] = pair.split('/') as [string, string];
+    try {
+      toMinor(1, a);
+      toMinor(1, b2);
+    } catch {
+      fail(`rates.${pair}`, 'names a currency ISO 4217 does not list');
+    }
+    if (Number(rate) <= 0) fail(`rates.${pair}`, 'must be positive');
+  }
+
+  return {
+    name: w.name,
+    file,
+    adminToken: w.sandbox?.adminToken ?? null,
+    clients: w.clients,
+    airlines,
+    airports,
+    flights,
+    bookings,
+    rates: w.rates ?? {},
+    raw: w,
+  };
+}

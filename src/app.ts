@@ -1,0 +1,106 @@
+// Builds the HTTP application from its dependencies. No I/O at import time; server.ts owns the process.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import compress from '@fastify/compress';
+import swagger from '@fastify/swagger';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { AirlineDirectory } from './airline/connector.js';
+import type { World } from './airline/sandbox/world.js';
+import { ClientAuthenticator } from './clients/auth.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import { COMMON, errorHandler, sendError } from './http/errors.js';
+import { Idempotency } from './http/idempotency.js';
+import { registerRoutes } from './http/routes.js';
+import { Metrics } from './http/metrics.js';
+import { loggerOptions } from './log.js';
+import type { Store } from './store/store.js';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  airlines: AirlineDirectory;
+  clock: Clock;
+  /** The sandbox world when the sandbox connector is in use (admin token, demo data). */
+  world?: World | null;
+  /** A ready pino logger (tests capture its output); default: one built from config.logLevel. */
+  logger?: FastifyBaseLogger;
+}
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  db: Store['db'];
+  airlines: AirlineDirectory;
+  clock: Clock;
+  world: World | null;
+  authenticator: ClientAuthenticator;
+  idempotency: Idempotency;
+  metrics: Metrics;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { config, store, clock } = opts;
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: loggerOptions(config.logLevel) }),
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: false,
+    requestIdLogLabel: 'reqId',
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+  });
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorateRequest('client', null);
+
+  const deps: AppDeps = {
+    config,
+    store,
+    db: store.db,
+    airlines: opts.airlines,
+    clock,
+    world: opts.world ?? null,
+    authenticator: new ClientAuthenticator(store.db, clock),
+    idempotency: new Idempotency(store.db),
+    metrics: new Metrics(),
+  };
+  app.decorate('deps', deps);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.elapsedTime / 1000);
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, COMMON.NOT_FOUND, `no endpoint ${request.method} ${request.url.split('?')[0]}`, 404));
+
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'postbook', version: '0.1.0', description: 'Post-booking service: refunds, seats, PNR extraction and claim' },
+      components: {
+        securitySchemes: {
+          clientId: { type: 'apiKey', in: 'header', name: `x-${config.headerPrefix}-client-id` },
+          clientSecret: { type: 'apiKey', in: 'header', name: `x-${config.headerPrefix}-client-secret` },
+        },
+      },
+      security: [{ clientId: [], clientSecret: [] }],
+    },
+  });
+  registerRoutes(app, deps);
+  await app.ready();
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}

@@ -1,0 +1,73 @@
+// Authenticates callers by client id and secret. scrypt is deliberately slow, so a verified (id, secret
+// digest) pair is cached for a short time; the cache compares digests in constant time.
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { ClientSettings, Database } from '../store/schema.js';
+import { findClient } from './clients.js';
+import { digest, DUMMY_HASH, sameDigest, verifySecret } from './secrets.js';
+
+export interface AuthenticatedClient {
+  clientId: string;
+  name: string;
+  settings: ClientSettings;
+}
+
+interface CacheEntry {
+  secretDigest: Buffer;
+  client: AuthenticatedClient;
+  expiresAt: number;
+}
+
+export class ClientAuthenticator {
+  private readonly verified = new Map<string, CacheEntry>();
+  private readonly refused = new Map<string, number>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly ttlMs = 30_000,
+  ) {}
+
+  /** The client, or null when the id is unknown, disabled, or the secret is wrong. */
+  async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
+    const now = Date.now();
+    const secretDigest = digest(secret);
+    const hit = this.verified.get(clientId);
+    if (hit && hit.expiresAt > now && sameDigest(hit.secretDigest, secretDigest)) return hit.client;
+
+    // The same wrong pair again within the TTL is refused without another scrypt run.
+    const refusalKey = `${clientId}\u0000${secretDigest.toString('base64')}`;
+    const refusedUntil = this.refused.get(refusalKey);
+    if (refusedUntil !== undefined && refusedUntil > now) return null;
+
+    const row = await findClient(this.db, clientId);
+    const current = await verifySecret(secret, row?.secret_hash ?? DUMMY_HASH);
+    const previousValid =
+      !current &&
+      row?.previous_secret_hash != null &&
+      row.previous_secret_expires_at != null &&
+      row.previous_secret_expires_at.getTime() > this.clock.now().getTime() &&
+      (await verifySecret(secret, row.previous_secret_hash));
+    if (!row || row.status !== 'active' || !(current || previousValid)) {
+      if (this.refused.size > 10_000) this.refused.clear();
+      this.refused.set(refusalKey, now + this.ttlMs);
+      return null;
+    }
+    const client: AuthenticatedClient = { clientId: row.client_id, name: row.name, settings: row.settings };
+    if (this.verified.size > 10_000) this.verified.clear();
+    // A secret in its grace period is re-checked every time so the grace ends on time.
+    if (current) this.verified.set(clientId, { secretDigest, client, expiresAt: now + this.ttlMs });
+    return client;
+  }
+
+  /** Forget cached results (after a rotation, a disable or a settings change in this process). */
+  invalidate(clientId?: string): void {
+    if (clientId === undefined) {
+      this.verified.clear();
+      this.refused.clear();
+      return;
+    }
+    this.verified.delete(clientId);
+    for (const key of this.refused.keys()) if (key.startsWith(`${clientId}\u0000`)) this.refused.delete(key);
+  }
+}

@@ -1,0 +1,67 @@
+// Client records: creation, rotation, and seeding the sandbox world's clients into the store.
+import type { Kysely } from 'kysely';
+import type { ClientRow, ClientSettings, Database } from '../store/schema.js';
+import { hashSecret, newSecret, verifySecret } from './secrets.js';
+
+export interface SeedClient {
+  id: string;
+  name: string;
+  secret: string;
+  settings?: ClientSettings;
+}
+
+export function findClient(db: Kysely<Database>, clientId: string): Promise<ClientRow | undefined> {
+  return db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+}
+
+/** Upsert world clients; a secret is re-hashed only when it changed, so restarts keep the same hash. */
+export async function seedClients(db: Kysely<Database>, clients: SeedClient[], now: Date): Promise<void> {
+  for (const c of clients) {
+    const existing = await findClient(db, c.id);
+    const settings = JSON.stringify(c.settings ?? {});
+    if (!existing) {
+      await db
+        .insertInto('clients')
+        .values({ client_id: c.id, name: c.name, secret_hash: await hashSecret(c.secret), settings, updated_at: now })
+        .onConflict((oc) => oc.column('client_id').doNothing())
+        .execute();
+      continue;
+    }
+    const secretHash = (await verifySecret(c.secret, existing.secret_hash)) ? existing.secret_hash : await hashSecret(c.secret);
+    await db
+      .updateTable('clients')
+      .set({ name: c.name, secret_hash: secretHash, settings, status: 'active', updated_at: now })
+      .where('client_id', '=', c.id)
+      .execute();
+  }
+}
+
+/** Creates a client and returns its secret: the only time the secret is ever shown. */
+export async function createClient(db: Kysely<Database>, id: string, name: string, now: Date): Promise<string> {
+  const secret = newSecret();
+  await db.insertInto('clients').values({ client_id: id, name, secret_hash: await hashSecret(secret), settings: '{}', updated_at: now }).execute();
+  return secret;
+}
+
+/** New secret; the old one keeps working for `graceMs` so callers can roll over without downtime. */
+export async function rotateSecret(db: Kysely<Database>, id: string, now: Date, graceMs: number): Promise<string | null> {
+  const existing = await findClient(db, id);
+  if (!existing) return null;
+  const secret = newSecret();
+  await db
+    .updateTable('clients')
+    .set({
+      secret_hash: await hashSecret(secret),
+      previous_secret_hash: existing.secret_hash,
+      previous_secret_expires_at: new Date(now.getTime() + graceMs),
+      updated_at: now,
+    })
+    .where('client_id', '=', id)
+    .execute();
+  return secret;
+}
+
+export async function setClientStatus(db: Kysely<Database>, id: string, status: 'active' | 'disabled', now: Date): Promise<boolean> {
+  const res = await db.updateTable('clients').set({ status, updated_at: now }).where('client_id', '=', id).executeTakeFirst();
+  return res.numUpdatedRows > 0n;
+}

@@ -1,0 +1,99 @@
+// Configuration from environment variables, validated once at boot with messages that name the variable.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  worldPath: string;
+  headerPrefix: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  sandbox: boolean;
+  adminToken: string | null;
+  bodyLimitBytes: number;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string }> = [
+  { name: 'PORT', default: '8080', meaning: 'TCP port the API listens on' },
+  { name: 'HOST', default: '127.0.0.1', meaning: 'interface to bind (0.0.0.0 to expose)' },
+  { name: 'DATA_DIR', default: './data', meaning: 'folder of the embedded PGlite database (ignored with DATABASE_URL)' },
+  { name: 'DATABASE_URL', default: '(unset: embedded PGlite)', meaning: 'postgres://… of a PostgreSQL 14+ server' },
+  { name: 'WORLD', default: './worlds/demo.yaml', meaning: 'sandbox airline world file (JSON or YAML)' },
+  { name: 'HEADER_PREFIX', default: 'service', meaning: 'brand word of the auth headers: x-<prefix>-client-id / -secret' },
+  { name: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
+  { name: 'SANDBOX', default: 'true', meaning: 'sandbox mode: movable test clock and /sandbox admin endpoints' },
+  { name: 'ADMIN_TOKEN', default: '(world sandbox.adminToken)', meaning: 'bearer token for /sandbox admin endpoints' },
+  { name: 'BODY_LIMIT_BYTES', default: '1048576', meaning: 'largest accepted request body (larger → HTTP 413)' },
+  { name: 'SHUTDOWN_GRACE_MS', default: '10000', meaning: 'how long shutdown waits for in-flight requests' },
+];
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    problems.push(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+    return fallback;
+  }
+  const n = Number(raw);
+  if (n < min || n > max) problems.push(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  problems.push(`${name} must be true or false, got ${JSON.stringify(env[name])}`);
+  return fallback;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const port = intVar(env, 'PORT', 8080, 0, 65535, problems);
+  const bodyLimitBytes = intVar(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, problems);
+  const shutdownGraceMs = intVar(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, problems);
+
+  const databaseUrl = env.DATABASE_URL?.trim() || null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+
+  const headerPrefix = (env.HEADER_PREFIX?.trim() || 'service').toLowerCase();
+  if (!/^[a-z0-9][a-z0-9-]{0,30}$/.test(headerPrefix)) {
+    problems.push(`HEADER_PREFIX must be a word of letters, digits or dashes (it becomes x-<prefix>-client-id), got ${JSON.stringify(env.HEADER_PREFIX)}`);
+  }
+
+  const logLevelRaw = (env.LOG_LEVEL?.trim() || 'info').toLowerCase();
+  const logLevel = (LOG_LEVELS as readonly string[]).includes(logLevelRaw) ? (logLevelRaw as Config['logLevel']) : 'info';
+  if (logLevel !== logLevelRaw) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
+
+  const adminToken = env.ADMIN_TOKEN?.trim() || null;
+  if (adminToken !== null && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
+
+  const config: Config = {
+    port,
+    host: env.HOST?.trim() || '127.0.0.1',
+    dataDir: path.resolve(cwd, env.DATA_DIR?.trim() || 'data'),
+    databaseUrl,
+    worldPath: path.resolve(cwd, env.WORLD?.trim() || 'worlds/demo.yaml'),
+    headerPrefix,
+    logLevel,
+    sandbox: boolVar(env, 'SANDBOX', true, problems),
+    adminToken,
+    bodyLimitBytes,
+    shutdownGraceMs,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

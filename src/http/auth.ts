@@ -1,0 +1,44 @@
+// Client authentication for spec endpoints, admin-token authentication for sandbox admin endpoints.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthenticatedClient, ClientAuthenticator } from '../clients/auth.js';
+import { digest, sameDigest } from '../clients/secrets.js';
+import { ApiError, COMMON } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    client: AuthenticatedClient | null;
+  }
+}
+
+export function clientAuthHook(authenticator: ClientAuthenticator, headerPrefix: string) {
+  const idHeader = `x-${headerPrefix}-client-id`;
+  const secretHeader = `x-${headerPrefix}-client-secret`;
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const id = request.headers[idHeader];
+    const secret = request.headers[secretHeader];
+    if (typeof id !== 'string' || typeof secret !== 'string' || id === '' || secret === '') {
+      throw new ApiError(COMMON.UNAUTHORIZED, `unauthorized: send the ${idHeader} and ${secretHeader} headers`, 401);
+    }
+    if (id.length > 128 || secret.length > 256) throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
+    const client = await authenticator.authenticate(id, secret);
+    if (!client) throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
+    request.client = client;
+  };
+}
+
+export function adminAuthHook(token: string | null) {
+  const expected = token ? digest(token) : null;
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const header = request.headers.authorization;
+    const given = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : null;
+    if (!expected || given === null || !sameDigest(digest(given), expected)) {
+      throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: send Authorization: Bearer <admin token>', 401);
+    }
+  };
+}
+
+/** The authenticated client of a spec endpoint (the hook guarantees it). */
+export function callerOf(request: FastifyRequest): AuthenticatedClient {
+  if (!request.client) throw new Error('route is missing client authentication');
+  return request.client;
+}

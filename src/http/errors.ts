@@ -1,0 +1,93 @@
+// One error type for every failure a caller may see, and the status codes of each endpoint family.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Endpoint families: each has its own validation status (DESIGN "Wire conventions"). */
+export type Family = 'pnr' | 'refund' | 'seat' | 'booking' | 'admin';
+
+export const VALIDATION_STATUS: Record<Family, number> = {
+  pnr: 100,
+  refund: 810,
+  seat: 220,
+  booking: 100,
+  admin: 100,
+};
+
+/** Statuses shared by every endpoint (public-notes "Common"). */
+export const COMMON = {
+  UNAUTHORIZED: 900,
+  NOT_JSON: 901,
+  BODY_TOO_LARGE: 413,
+  NOT_FOUND: 404,
+  SYSTEM_ERROR: 9999,
+} as const;
+
+/** A failure with its body status and msg. HTTP 200 unless the wire conventions say otherwise. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly msg: string,
+    readonly httpStatus = 200,
+  ) {
+    super(msg);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ErrorBody {
+  status: number;
+  msg: string;
+}
+
+/** Routes may add required fields to their failure bodies (extractPnr.do echoes airlinePnr …). */
+export type ErrorShaper = (base: ErrorBody, request: FastifyRequest) => Record<string, unknown>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    family?: Family;
+    errorShape?: ErrorShaper;
+    /** Spec endpoints need client credentials; health, docs and metrics do not. */
+    auth?: 'client' | 'admin' | 'none';
+  }
+}
+
+function describeValidation(err: FastifyError): string {
+  const first = err.validation?.[0];
+  if (!first) return 'invalid request';
+  const params = first.params as { requiredProperties?: string[]; missingProperty?: string } | undefined;
+  const base = first.instancePath.split('/').slice(1).join('.');
+  const missing = params?.requiredProperties?.[0] ?? params?.missingProperty;
+  if (first.keyword === 'required' && missing) {
+    return `invalid request: ${base ? `${base}.` : ''}${missing} is required`;
+  }
+  return `invalid request: ${base || 'body'} ${first.message ?? 'is invalid'}`;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, msg: string, httpStatus: number) {
+  const base: ErrorBody = { status, msg };
+  const shape = httpStatus === 200 ? request.routeOptions.config?.errorShape : undefined;
+  const body = shape ? shape(base, request) : base;
+  // Failure bodies bypass the route's success serializer: they have their own shape.
+  return reply.code(httpStatus).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+}
+
+export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof ApiError) return sendError(request, reply, err.status, err.msg, err.httpStatus);
+  const family = request.routeOptions.config?.family;
+  if (err.validation && family) return sendError(request, reply, VALIDATION_STATUS[family], describeValidation(err), 200);
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return sendError(request, reply, COMMON.NOT_JSON, 'Content-Type must be application/json', 415);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return sendError(request, reply, COMMON.BODY_TOO_LARGE, 'request body is too large', 413);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return sendError(request, reply, COMMON.NOT_JSON, 'request body is empty; send a JSON object', 400);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return sendError(request, reply, COMMON.NOT_JSON, 'request body is not valid JSON', 400);
+  }
+  if (err.validation) return sendError(request, reply, VALIDATION_STATUS.admin, describeValidation(err), 400);
+  if (err instanceof SyntaxError || err.statusCode === 400) {
+    return sendError(request, reply, COMMON.NOT_JSON, 'request body is not valid JSON', 400);
+  }
+  request.log.error({ err }, 'unhandled error');
+  return sendError(request, reply, COMMON.SYSTEM_ERROR, `system error; quote request id ${request.id} to support`, 500);
+}

@@ -1,0 +1,109 @@
+// pnr/claim.do: verify a booking made elsewhere against the airline record and create an order for the
+// calling client (spec 2.14, 4.6; DESIGN "Airline records").
+import type { Kysely } from 'kysely';
+import type { AirlineDirectory, AirlineRecord, AirlineSegment } from '../airline/connector.js';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../http/errors.js';
+import { findOrderByRecord, insertOrderFromRecord, newOrderNo } from '../orders/orders.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { Database } from '../store/schema.js';
+import { DEFAULT_TIMEOUT_MS, NOT_FOUND_MSG, normalizeName, readAirlineRecord, sameEmail } from './records.js';
+import { PNR_STATUS } from './statuses.js';
+import type { ClaimRequest, ClaimResponse } from './wire.js';
+
+export interface ClaimDeps {
+  db: Kysely<Database>;
+  airlines: AirlineDirectory;
+  clock: Clock;
+}
+
+type ClaimSegment = ClaimRequest['fromSegments'][number];
+
+function flightKey(carrier: string, flightNumber: string): string {
+  const fn = flightNumber.toUpperCase();
+  const m = /^([A-Z0-9]{2})?0*(\d+)$/.exec(fn) ?? /^([A-Z0-9]{2})0*(\d+)$/.exec(fn);
+  return m ? `${m[1] ?? carrier.toUpperCase()}${m[2]}` : fn;
+}
+
+const digits = (s: string) => s.replace(/\D/g, '');
+
+function segmentMatches(claimed: ClaimSegment, actual: AirlineSegment): boolean {
+  return (
+    flightKey(claimed.carrier, claimed.flightNumber) === flightKey(actual.carrier, actual.flightNumber) &&
+    claimed.depAirport.toUpperCase() === actual.depAirport &&
+    claimed.arrAirport.toUpperCase() === actual.arrAirport &&
+    // The caller may hold the schedule as booked or as changed by the airline since.
+    (claimed.depTime === digits(actual.depLocal) || claimed.depTime === digits(actual.bookedDepLocal))
+  );
+}
+
+function passengersProblem(req: ClaimRequest, record: AirlineRecord): string | null {
+  const key = (last: string, first: string) => `${normalizeName(last)}/${normalizeName(first)}`;
+  const onRecord = new Map(record.passengers.map((p) => [key(p.lastName, p.firstName), p]));
+  const claimed = new Set<string>();
+  for (const [i, p] of req.passengers.entries()) {
+    const [last = '', first = ''] = p.name.split('/');
+    const k = key(last, first);
+    if (!onRecord.has(k)) return `passengers[${i}] is not a passenger of this record`;
+    if (claimed.has(k)) return `passengers[${i}] is listed twice`;
+    claimed.add(k);
+  }
+  if (claimed.size !== onRecord.size) {
+    return `the record holds ${onRecord.size} passengers and the claim names ${claimed.size}: claim every passenger of the booking`;
+  }
+  return null;
+}
+
+function segmentsProblem(req: ClaimRequest, record: AirlineRecord): string | null {
+  const out = record.segments.filter((s) => s.direction === 'out');
+  const ret = record.segments.filter((s) => s.direction === 'ret');
+  const claimedRet = req.retSegments ?? [];
+  if (req.fromSegments.length !== out.length) return `the record has ${out.length} outbound segment(s), the claim ${req.fromSegments.length}`;
+  if (claimedRet.length !== ret.length) return `the record has ${ret.length} return segment(s), the claim ${claimedRet.length}`;
+  for (const [i, s] of req.fromSegments.entries()) if (!segmentMatches(s, out[i]!)) return `fromSegments[${i}] does not match the record`;
+  for (const [i, s] of claimedRet.entries()) if (!segmentMatches(s, ret[i]!)) return `retSegments[${i}] does not match the record`;
+  return null;
+}
+
+export async function claimPnr(deps: ClaimDeps, clientId: string, req: ClaimRequest): Promise<ClaimResponse> {
+  const carrier = req.fromSegments[0]!.carrier.toUpperCase();
+  const pnr = req.mmb.airlinePnr.toUpperCase();
+  const record = await readAirlineRecord(deps.airlines, carrier, pnr, DEFAULT_TIMEOUT_MS);
+  // Without the right PNR and e-mail the caller learns nothing, exactly as extractPnr.do.
+  if (!record || !sameEmail(record.contact.email, req.mmb.email)) throw new ApiError(PNR_STATUS.NOT_FOUND, NOT_FOUND_MSG);
+  if (!deps.airlines.forCarrier(carrier)?.supports(carrier, 'claims')) throw new ApiError(PNR_STATUS.CLAIM_NOT_SUPPORTED, `airline ${carrier} does not allow claiming its bookings`);
+  if (record.status === 'Cancelled') throw new ApiError(PNR_STATUS.RECORD_CANCELLED, 'the airline record is cancelled and cannot be claimed');
+  if (record.status !== 'Ticketed') throw new ApiError(PNR_STATUS.NOT_TICKETED, 'the airline record is not ticketed yet; claim it once tickets are issued');
+  const paxProblem = passengersProblem(req, record);
+  if (paxProblem) throw new ApiError(PNR_STATUS.PASSENGERS_MISMATCH, `passengers do not match the airline record: ${paxProblem}`);
+  const segProblem = segmentsProblem(req, record);
+  if (segProblem) throw new ApiError(PNR_STATUS.SEGMENTS_MISMATCH, `segments do not match the airline record: ${segProblem}`);
+  if (record.bookedByClient !== null && record.bookedByClient !== clientId) {
+    throw new ApiError(PNR_STATUS.CLAIMED_BY_OTHER, 'this booking belongs to another client of the service');
+  }
+
+  const orderNo = await ensureOrder(deps, clientId, record);
+  return { status: PNR_STATUS.OK, msg: 'claimed', orderNo, pnrCode: record.pnr };
+}
+
+/** The caller's order for the record: the existing one, or a new one. One owner per record. */
+async function ensureOrder(deps: ClaimDeps, clientId: string, record: AirlineRecord): Promise<string> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await findOrderByRecord(deps.db, record.carrier, record.pnr);
+    if (existing) {
+      if (existing.client_id !== clientId) throw new ApiError(PNR_STATUS.CLAIMED_BY_OTHER, 'this booking belongs to another client of the service');
+      return existing.order_no;
+    }
+    const orderNo = newOrderNo();
+    try {
+      await deps.db.transaction().execute((trx) =>
+        insertOrderFromRecord(trx, { orderNo, clientId, source: 'claim', record, now: deps.clock.now() }),
+      );
+      return orderNo;
+    } catch (err) {
+      // A concurrent claim of the same record (or, rarely, an order number collision): look again.
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  throw new Error('could not create the claim order after 3 attempts');
+}

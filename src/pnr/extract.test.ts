@@ -1,0 +1,194 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { assertAuthenticationRequired } from '../test-support/security.js';
+import { PLANTED } from '../test-support/planted.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+
+const [lastA, firstA, lastB, firstB, kidLast, kidFirst] = PLANTED.names;
+const [emailA, emailB] = PLANTED.emails;
+
+function extractBody(over: Record<string, unknown> = {}) {
+  return {
+    airlinePnr: 'TST001',
+    carrier: 'XS',
+    passengers: [{ firstName: firstA, lastName: lastA, passengerType: null }],
+    contact: { email: emailA },
+    routing: { fromSegments: [{ dptAirport: 'HND', arrAirport: 'SGN', flightNumber: 'XS101', depTime: '2026-01-01 10:30', arrTime: null }], retSegments: null },
+    requestSource: null,
+    channel: null,
+    mainChannel: null,
+    subChannelID: null,
+    requestOwner: null,
+    requestId: 'r-1',
+    clientRequestId: null,
+    ...over,
+  };
+}
+
+describe('extractPnr.do', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp();
+  });
+  after(() => t.close());
+
+  test('spec 2.13: returns the airline record with routing, tickets, ancillaries, contact and price', async () => {
+    const res = await call(t.app, '/extractPnr.do', extractBody());
+    assert.equal(res.http, 200);
+    const b = res.body;
+    assert.equal(b.status, 0);
+    assert.equal(b.airlinePnr, 'TST001');
+    assert.equal(b.pnrStatus, 'Ticketed');
+    assert.equal(b.pnrUsed, 'unused');
+    assert.equal(b.currency, 'EUR');
+    // 2 × (420 + 85.40) + in-flow bag 35 + seat 25; the post-ticketing bag is its own order
+    assert.equal(b.totalPrice, '1070.80');
+    const routing = b.routing as { fromSegments: Array<Record<string, unknown>>; retSegments: Array<Record<string, unknown>> };
+    assert.equal(routing.fromSegments.length, 1);
+    assert.equal(routing.retSegments.length, 1);
+    const seg = routing.fromSegments[0]!;
+    assert.equal(seg.flightNumber, 'XS101');
+    assert.equal(seg.depAirport, 'HND');
+    assert.equal(seg.depTerminal, '3');
+    assert.equal('arrTerminal' in seg, false, 'optional non-nullable fields without value are left out');
+    assert.match(String(seg.depTime), /^\d{4}-\d{2}-\d{2} 10:30$/);
+    assert.equal(seg.duration, 375); // 10:30 JST (01:30Z) → 14:45 ICT (07:45Z) = 6 h 15 min
+    assert.equal(seg.codeShare, false);
+    assert.equal(seg.operatingFlightnumber, 'XS101');
+    const pax = b.paxTicketInfos as Array<Record<string, any>>;
+    assert.equal(pax.length, 2);
+    assert.equal(pax[0]!.name, `${lastA}/${firstA}`);
+    assert.deepEqual(pax[0]!.ticketNos, ['9991000000001']);
+    assert.deepEqual(pax[0]!.airlinePNRs, ['TST001']);
+    assert.equal(pax[0]!.ticketStatus, 'OPEN_FOR_USE');
+    assert.deepEqual(pax[0]!.contactEmails, [emailA]);
+    const bag = pax[0]!.ancillaries.find((a: any) => a.auxBaggageElement);
+    assert.deepEqual(bag.auxBaggageElement, { isAllWeight: false, piece: 1, weight: 23 });
+    assert.equal(bag.ancillaryPrice, 35);
+    assert.equal(bag.currency, 'EUR');
+    const seat = pax[0]!.ancillaries.find((a: any) => a.auxSeatElement);
+    assert.deepEqual(seat.auxSeatElement, { row: '12', column: 'A' });
+    assert.equal(seat.productCode, 'SCI_SEAT_12A_XS_HND_SGN');
+    const post = pax[1]!.ancillaries[0];
+    assert.equal(post.segmentIndex, 2);
+    assert.equal(post.ancillaryPrice, 40);
+    assert.deepEqual(b.contact, { email: emailA, companyName: 'Planted Co' });
+  });
+
+  test('names and e-mail match without case, accents or spacing; the second passenger alone is enough', async () => {
+    const res = await call(
+      t.app,
+      '/extractPnr.do',
+      extractBody({ passengers: [{ firstName: firstB, lastName: ` ${lastB.toLowerCase()} ` }], contact: { email: emailA.toUpperCase() } }),
+    );
+    assert.equal(res.body.status, 0);
+  });
+
+  test('notes: the routing is the current schedule after an airline schedule change', async () => {
+    const res = await call(
+      t.app,
+      '/extractPnr.do',
+      extractBody({ airlinePnr: 'TST002', passengers: [{ firstName: kidFirst, lastName: kidLast }], contact: { email: emailB } }),
+    );
+    assert.equal(res.body.status, 0);
+    const seg = (res.body.routing as any).fromSegments[0];
+    assert.match(seg.depTime, / 15:20$/);
+    assert.match(seg.arrTime, / 17:50$/);
+    assert.equal(res.body.paxTicketInfos && (res.body.paxTicketInfos as any)[0].contactPhones.length, 1);
+  });
+
+  test('notes: ticket statuses and pnrStatus values: PARTIALLY_USED/used, OnHold, Cancelled/REFUND', async () => {
+    const used = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'USED01' }));
+    assert.equal(used.body.pnrUsed, 'used');
+    assert.equal((used.body.paxTicketInfos as any)[0].ticketStatus, 'PARTIALLY_USED');
+    const hold = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'HOLD01' }));
+    assert.equal(hold.body.status, 0);
+    assert.equal(hold.body.pnrStatus, 'OnHold');
+    assert.equal(hold.body.currency, null, 'nullable fields are explicit null when empty');
+    assert.equal(hold.body.totalPrice, null);
+    assert.deepEqual((hold.body.paxTicketInfos as any)[0].ticketNos, []);
+    assert.equal('ticketStatus' in (hold.body.paxTicketInfos as any)[0], false);
+    const canc = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'CANC01' }));
+    assert.equal(canc.body.pnrStatus, 'Cancelled');
+    assert.equal((canc.body.paxTicketInfos as any)[0].ticketStatus, 'REFUND');
+  });
+
+  test('lower-case PNR and carrier are accepted', async () => {
+    const res = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'tst001', carrier: 'xs' }));
+    assert.equal(res.body.status, 0);
+    assert.equal(res.body.airlinePnr, 'TST001');
+  });
+
+  test('enumeration: a wrong last name or e-mail answers byte for byte like a PNR that does not exist', async () => {
+    const missing = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'NOPE99' }));
+    assert.equal(missing.body.status, 99005);
+    assert.equal(missing.body.pnrStatus, 'Unknown');
+    assert.equal(missing.body.pnrUsed, null);
+    assert.equal('paxTicketInfos' in missing.body, false);
+    const wrongName = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'NOPE99' }));
+    const asWrong = [
+      await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'NOPE99' })),
+      await call(t.app, '/extractPnr.do', extractBody({ passengers: [{ firstName: firstA, lastName: 'SOMEONEELSE' }] })),
+      await call(t.app, '/extractPnr.do', extractBody({ contact: { email: 'stranger@example.com' } })),
+      await call(t.app, '/extractPnr.do', extractBody({ passengers: [{ firstName: firstA, lastName: lastA }, { firstName: 'X', lastName: 'INTRUDER' }] })),
+    ];
+    for (const r of asWrong) {
+      const normalized = r.raw.replace(/NOPE99|TST001/, 'PNR');
+      assert.equal(normalized, wrongName.raw.replace(/NOPE99|TST001/, 'PNR'));
+      assert.equal(r.http, wrongName.http);
+    }
+  });
+
+  test('another client can extract a record too (it proves knowledge of PNR, names and e-mail)', async () => {
+    const res = await call(t.app, '/extractPnr.do', extractBody(), { client: TEST_CLIENTS.beta });
+    assert.equal(res.body.status, 0);
+  });
+
+  test('declared status 99006: a slow airline answers a timeout within timeout + 200 ms', async () => {
+    const started = Date.now();
+    const res = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'HANG01', timeout: 300 }));
+    const took = Date.now() - started;
+    assert.equal(res.body.status, 99006);
+    assert.equal(res.body.airlinePnr, 'HANG01');
+    assert.ok(took >= 300 && took < 500, `answered after ${took} ms`);
+    // Airline-level latency (XT answers in 5 s) with a short budget
+    const slow = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'SLOW01', carrier: 'XT', timeout: 200 }));
+    assert.equal(slow.body.status, 99006);
+  });
+
+  test('declared status 99007: the airline system fails', async () => {
+    const res = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'FAIL01' }));
+    assert.equal(res.body.status, 99007);
+  });
+
+  test('99008: a carrier no connector serves', async () => {
+    const res = await call(t.app, '/extractPnr.do', extractBody({ carrier: 'ZZ' }));
+    assert.equal(res.body.status, 99008);
+  });
+
+  test('validation (status 100) names the field; explicit nulls and extra fields are fine', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ airlinePnr: undefined }, /airlinePnr is required/],
+      [{ carrier: 'XXX' }, /carrier/],
+      [{ passengers: [] }, /passengers/],
+      [{ contact: undefined }, /contact is required/],
+      [{ routing: undefined }, /routing is required/],
+      [{ timeout: 0 }, /timeout/],
+      [{ timeout: 'soon' }, /timeout/],
+    ];
+    for (const [over, msg] of cases) {
+      const res = await call(t.app, '/extractPnr.do', extractBody(over));
+      assert.equal(res.http, 200);
+      assert.equal(res.body.status, 100, JSON.stringify(over));
+      assert.match(String(res.body.msg), msg);
+      assert.equal(res.body.pnrStatus, 'Unknown', 'failure bodies still carry the required fields');
+    }
+    const extra = await call(t.app, '/extractPnr.do', { ...extractBody({ timeout: null }), somethingNew: { x: 1 } });
+    assert.equal(extra.body.status, 0);
+  });
+
+  test('spec 5: authentication', async () => {
+    await assertAuthenticationRequired(t.app, '/extractPnr.do', extractBody());
+  });
+});

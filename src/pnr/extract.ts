@@ -1,0 +1,110 @@
+// extractPnr.do: the airline-side record as the airline reports it now, never postbook's copy (spec 2.13).
+import type { AirlineDirectory, AirlineRecord, AirlineSegment, AirlineTicket } from '../airline/connector.js';
+import { recordPrice } from '../airline/record.js';
+import { ApiError } from '../http/errors.js';
+import { formatMinor, toAmount } from '../money/money.js';
+import { callerKnowsRecord, DEFAULT_TIMEOUT_MS, NOT_FOUND_MSG, readAirlineRecord } from './records.js';
+import { PNR_STATUS } from './statuses.js';
+import type { ExtractPnrRequest, ExtractPnrResponse, TicketStatus } from './wire.js';
+
+type Segment = NonNullable<ExtractPnrResponse['routing']>['fromSegments'][number];
+type PaxInfo = NonNullable<ExtractPnrResponse['paxTicketInfos']>[number];
+
+export async function extractPnr(airlines: AirlineDirectory, req: ExtractPnrRequest): Promise<ExtractPnrResponse> {
+  const carrier = req.carrier.toUpperCase();
+  const pnr = req.airlinePnr.toUpperCase();
+  const record = await readAirlineRecord(airlines, carrier, pnr, req.timeout ?? DEFAULT_TIMEOUT_MS);
+  const lastNames = req.passengers.map((p) => p.lastName);
+  // A wrong name or e-mail answers exactly like a PNR that does not exist: no enumeration.
+  if (!record || !callerKnowsRecord(record, lastNames, req.contact.email)) throw new ApiError(PNR_STATUS.NOT_FOUND, NOT_FOUND_MSG);
+  return toWire(record);
+}
+
+export function ticketStatusOf(ticket: AirlineTicket): TicketStatus {
+  const statuses = ticket.coupons.map((c) => c.status);
+  if (statuses.length === 0) return 'UNKNOWN';
+  if (statuses.every((s) => s === 'OPEN_FOR_USE')) return 'OPEN_FOR_USE';
+  if (statuses.every((s) => s === 'REFUND')) return 'REFUND';
+  if (statuses.every((s) => s === 'USED')) return 'USED';
+  if (statuses.some((s) => s === 'USED')) return 'PARTIALLY_USED';
+  if (statuses.some((s) => s === 'NOSHOW')) return 'NOSHOW';
+  return 'UNKNOWN';
+}
+
+function segmentOf(s: AirlineSegment): Segment {
+  return {
+    ...(s.aircraftCode ? { aircraftCode: s.aircraftCode } : {}),
+    arrAirport: s.arrAirport,
+    ...(s.arrTerminal ? { arrTerminal: s.arrTerminal } : {}),
+    arrTime: s.arrLocal,
+    carrier: s.carrier,
+    codeShare: s.codeShare,
+    depAirport: s.depAirport,
+    ...(s.depTerminal ? { depTerminal: s.depTerminal } : {}),
+    depTime: s.depLocal,
+    duration: s.durationMinutes,
+    flightNumber: s.flightNumber,
+    operatingCarrier: s.operatingCarrier,
+    operatingFlightnumber: s.operatingFlightNumber,
+  };
+}
+
+export function toWire(record: AirlineRecord): ExtractPnrResponse {
+  const price = recordPrice(record);
+  const used = record.tickets.some((t) => t.coupons.some((c) => c.status === 'USED'));
+  const paxTicketInfos: PaxInfo[] = record.passengers.map((p) => {
+    const tickets = record.tickets.filter((t) => t.paxRef === p.ref);
+    const info: PaxInfo = {
+      name: `${p.lastName}/${p.firstName}`,
+      ticketNos: tickets.map((t) => t.ticketNo),
+      airlinePNRs: [record.pnr],
+      ancillaries: tickets.flatMap((t) =>
+        t.ancillaries.map((a) => ({
+          productCode: a.productCode,
+          segmentIndex: a.segmentIndex ?? 0,
+          currency: a.currency,
+          ancillaryPrice: toAmount(a.priceMinor, a.currency),
+          ...(a.baggage
+            ? { auxBaggageElement: { isAllWeight: a.baggage.isAllWeight, piece: a.baggage.piece, ...(a.baggage.size ? { size: a.baggage.size } : {}), weight: a.baggage.weight } }
+            : {}),
+          ...(a.seat ? { auxSeatElement: { row: a.seat.row, column: a.seat.column } } : {}),
+          vendorCurrency: a.currency,
+          vendorPrice: toAmount(a.priceMinor, a.currency),
+          displayCurrency: a.currency,
+          displayPrice: toAmount(a.priceMinor, a.currency),
+        })),
+      ),
+      contactEmails: [record.contact.email],
+      contactPhones: record.contact.phone ? [record.contact.phone] : [],
+    };
+    const first = tickets[0];
+    if (first) info.ticketStatus = tickets.length === 1 ? ticketStatusOf(first) : combined(tickets.map(ticketStatusOf));
+    return info;
+  });
+  return {
+    status: PNR_STATUS.OK,
+    msg: 'success',
+    airlinePnr: record.pnr,
+    pnrStatus: record.status,
+    pnrUsed: used ? 'used' : 'unused',
+    currency: price?.currency ?? null,
+    totalPrice: price ? formatMinor(price.minor, price.currency) : null,
+    routing: {
+      fromSegments: record.segments.filter((s) => s.direction === 'out').map(segmentOf),
+      retSegments: record.segments.filter((s) => s.direction === 'ret').map(segmentOf),
+    },
+    paxTicketInfos,
+    contact: { email: record.contact.email, ...(record.contact.companyName ? { companyName: record.contact.companyName } : {}) },
+  };
+}
+
+function combined(statuses: TicketStatus[]): TicketStatus {
+  const first = statuses[0] ?? 'UNKNOWN';
+  return statuses.every((s) => s === first) ? first : 'PARTIALLY_USED';
+}
+
+/** Failure body: the required fields with the values of "no record" (spec 2.13). */
+export function extractErrorShape(base: { status: number; msg: string }, body: unknown): Record<string, unknown> {
+  const pnr = typeof (body as { airlinePnr?: unknown } | null)?.airlinePnr === 'string' ? (body as { airlinePnr: string }).airlinePnr.toUpperCase() : '';
+  return { status: base.status, msg: base.msg, airlinePnr: pnr, pnrStatus: 'Unknown', pnrUsed: null, currency: null, totalPrice: null };
+}

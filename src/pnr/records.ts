@@ -1,0 +1,49 @@
+// Reading an airline record for a caller: bounded in time, and shown only to a caller who knows it.
+import { ConnectorError, type AirlineDirectory, type AirlineRecord } from '../airline/connector.js';
+import { ApiError } from '../http/errors.js';
+import { PNR_STATUS } from './statuses.js';
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+
+/** Names compare without case, accents, spaces or punctuation ("de la Cruz" = "DELACRUZ"). */
+export function normalizeName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toUpperCase()
+    .replace(/[^A-Z]/g, '');
+}
+
+export function sameEmail(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+export const NOT_FOUND_MSG = 'no airline record matches this PNR, carrier, passengers and e-mail';
+
+/** The record from the carrier's airline, or null. Airline failures become the documented statuses. */
+export async function readAirlineRecord(
+  airlines: AirlineDirectory,
+  carrier: string,
+  pnr: string,
+  timeoutMs: number,
+): Promise<AirlineRecord | null> {
+  const connector = airlines.forCarrier(carrier);
+  if (!connector) throw new ApiError(PNR_STATUS.CARRIER_NOT_SERVED, `carrier ${carrier} is not connected to this service`);
+  try {
+    return await connector.readRecord(carrier, pnr, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    if (err instanceof ConnectorError) {
+      if (err.kind === 'timeout') throw new ApiError(PNR_STATUS.TIMEOUT, `the airline did not answer within ${timeoutMs} ms; try again`);
+      if (err.kind === 'rejected') throw new ApiError(PNR_STATUS.CARRIER_NOT_SERVED, `carrier ${carrier} is not connected to this service`);
+      throw new ApiError(PNR_STATUS.AIRLINE_ERROR, 'the airline system is unavailable; try again later');
+    }
+    throw err;
+  }
+}
+
+/** True when every given last name is on the record and the e-mail is the record's contact. */
+export function callerKnowsRecord(record: AirlineRecord, lastNames: string[], email: string): boolean {
+  if (!sameEmail(record.contact.email, email)) return false;
+  const onRecord = new Set(record.passengers.map((p) => normalizeName(p.lastName)));
+  return lastNames.length > 0 && lastNames.every((n) => onRecord.has(normalizeName(n)));
+}

@@ -1,0 +1,70 @@
+// Process entry: read config, start the service, listen, and shut down gracefully on SIGTERM/SIGINT.
+import pino from 'pino';
+import { ConfigError, loadConfig } from './config.js';
+import { createService } from './service.js';
+import { loggerOptions } from './log.js';
+import { WorldError } from './airline/sandbox/world.js';
+import { DataDirLockedError } from './store/lock.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`postbook: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const logger = pino(loggerOptions(config.logLevel));
+  let service;
+  try {
+    service = await createService(config, logger, (err) => {
+      logger.fatal({ err }, 'lost the data folder lock: stopping to protect the data');
+      process.exit(70);
+    });
+  } catch (err) {
+    if (err instanceof WorldError || err instanceof DataDirLockedError) {
+      logger.fatal(err.message);
+      process.stderr.write(`postbook: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const { app } = service;
+  await app.listen({ port: config.port, host: config.host });
+  logger.info(
+    { store: service.store.kind, world: service.world.name, sandbox: config.sandbox, headers: `x-${config.headerPrefix}-client-id` },
+    'postbook is ready',
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(() => {
+      logger.error('shutdown grace period over: exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    force.unref();
+    service
+      .close()
+      .then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err }, 'error during shutdown');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`postbook: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

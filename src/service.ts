@@ -1,0 +1,51 @@
+// Assembles a running service from configuration: store, sandbox world, airline connectors, app.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { AirlineDirectory } from './airline/connector.js';
+import { SandboxConnector } from './airline/sandbox/connector.js';
+import { loadWorldFile, type World } from './airline/sandbox/world.js';
+import { buildApp } from './app.js';
+import { seedClients } from './clients/clients.js';
+import { systemClock, TestClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { openStore, type Store } from './store/store.js';
+
+export interface Service {
+  app: FastifyInstance;
+  store: Store;
+  world: World;
+  clock: Clock;
+  close(): Promise<void>;
+}
+
+export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {
+  const clock: Clock = config.sandbox ? new TestClock() : systemClock;
+  // The world is read first: a malformed file stops the start before anything is opened.
+  const world = loadWorldFile(config.worldPath, clock.now());
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? null : config.dataDir,
+    onLockCompromised: (err) => onFatal?.(err),
+  });
+  try {
+    await seedClients(
+      store.db,
+      world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })),
+      clock.now(),
+    );
+    const airlines = new AirlineDirectory([new SandboxConnector(world)]);
+    const app = await buildApp({ config, store, airlines, clock, world, ...(logger ? { logger } : {}) });
+    return {
+      app,
+      store,
+      world,
+      clock,
+      async close() {
+        await app.close();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

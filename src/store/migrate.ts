@@ -1,0 +1,30 @@
+// One set of migrations for PGlite and PostgreSQL, run at start and by `postbook migrate`.
+import { Migrator, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import * as m0001 from './migrations/0001_foundation.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+class StaticProvider implements MigrationProvider {
+  getMigrations(): Promise<Record<string, Migration>> {
+    return Promise.resolve(MIGRATIONS);
+  }
+}
+
+export class MigrationError extends Error {}
+
+export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticProvider() });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationError(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`);
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Stable fingerprint of the migration set (names), used to key cached test templates. */
+export function migrationsFingerprint(): string {
+  return Object.keys(MIGRATIONS).join(',');
+}

@@ -1,0 +1,145 @@
+// Row types of every table, as Kysely sees them. Keep in step with migrations/.
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+/** jsonb: written as a JSON string (portable across pg and PGlite), read back parsed. */
+type Json<T> = ColumnType<T, string, string>;
+
+export interface ClientSettings {
+  /** Refund transaction fee charged per refunded passenger, e.g. "EUR 5.00". */
+  refundServiceFee?: string;
+  [key: string]: unknown;
+}
+
+export interface ClientsTable {
+  client_id: string;
+  name: string;
+  secret_hash: string;
+  /** Previous secret, valid until previous_secret_expires_at (rotation grace period). */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  status: ColumnType<'active' | 'disabled', 'active' | 'disabled' | undefined, 'active' | 'disabled'>;
+  settings: Json<ClientSettings>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export type OrderStatus = '0' | '1' | '2' | '-3';
+export type OrderSource = 'claim' | 'booking';
+export type PaymentMethod = 'deposit' | 'virtualCard' | 'ownAccount' | 'merchant';
+
+export interface OrdersTable {
+  order_no: string;
+  client_id: string;
+  source: OrderSource;
+  status: OrderStatus;
+  carrier: string;
+  airline_pnr: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+  payment_method: PaymentMethod | null;
+  currency: string;
+  /** fares + taxes + in-flow ancillaries, minor units */
+  total_minor: ColumnType<number, number | bigint, number | bigint>;
+  ticketed_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export type PassengerType = 'ADT' | 'CHD' | 'INF';
+
+export interface OrderPassengersTable {
+  order_no: string;
+  /** 1-based position on the order */
+  pax_index: number;
+  passenger_type: PassengerType;
+  last_name: string;
+  first_name: string;
+  birthday: string | null;
+  gender: string | null;
+  document_type: string | null;
+  document_number: string | null;
+  document_expiry: string | null;
+  document_issue_place: string | null;
+  nationality: string | null;
+}
+
+export interface OrderSegmentsTable {
+  order_no: string;
+  /** 1-based, outbound then inbound */
+  segment_index: number;
+  direction: 'out' | 'ret';
+  carrier: string;
+  flight_number: string;
+  dep_airport: string;
+  arr_airport: string;
+  /** airport-local wall time 'yyyy-MM-dd HH:mm', as booked */
+  dep_local: string;
+  arr_local: string;
+  dep_at: Timestamp;
+  arr_at: Timestamp;
+  cabin_class: number | null;
+  fare_family: string | null;
+  operating_carrier: string | null;
+  operating_flight_number: string | null;
+}
+
+export type CouponStatus = 'OPEN_FOR_USE' | 'USED' | 'REFUND' | 'NOSHOW' | 'UNKNOWN';
+
+export interface TicketsTable {
+  ticket_no: string;
+  order_no: string;
+  pax_index: number;
+  currency: string;
+  fare_minor: ColumnType<number, number | bigint, number | bigint>;
+  tax_minor: ColumnType<number, number | bigint, number | bigint>;
+  issued_at: Timestamp | null;
+}
+
+export interface TicketCouponsTable {
+  ticket_no: string;
+  segment_index: number;
+  status: CouponStatus;
+}
+
+export interface OrderAncillariesTable {
+  id: Generated<number>;
+  order_no: string;
+  pax_index: number;
+  segment_index: number | null;
+  /** inflow = bought with the ticket; post = a post-ticketing service order */
+  kind: 'inflow' | 'post';
+  category: string;
+  product_code: string | null;
+  post_order_no: string | null;
+  currency: string;
+  price_minor: ColumnType<number, number | bigint, number | bigint>;
+  details: Json<Record<string, unknown>>;
+}
+
+export interface IdempotencyKeysTable {
+  client_id: string;
+  endpoint: string;
+  idem_key: string;
+  request_hash: string;
+  http_status: number;
+  response: Json<unknown>;
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  clients: ClientsTable;
+  orders: OrdersTable;
+  order_passengers: OrderPassengersTable;
+  order_segments: OrderSegmentsTable;
+  tickets: TicketsTable;
+  ticket_coupons: TicketCouponsTable;
+  order_ancillaries: OrderAncillariesTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+export type ClientRow = Selectable<ClientsTable>;
+export type OrderRow = Selectable<OrdersTable>;
+export type NewOrder = Insertable<OrdersTable>;
+export type OrderUpdate = Updateable<OrdersTable>;

@@ -1,0 +1,133 @@
+// Builds an app for a test: its own fresh database (PGlite cloned from a migrated template, or a fresh
+// schema on PostgreSQL when DATABASE_URL is set), its own world and clock, and a log capture.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import { AirlineDirectory, type AirlineConnector } from '../airline/connector.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { buildWorld, type World } from '../airline/sandbox/world.js';
+import type { WorldFile } from '../airline/sandbox/world-schema.js';
+import { buildApp } from '../app.js';
+import { seedClients } from '../clients/clients.js';
+import { TestClock } from '../clock.js';
+import { loadConfig, type Config } from '../config.js';
+import { loggerOptions } from '../log.js';
+import { migrationsFingerprint } from '../store/migrate.js';
+import { openStore, type Store } from '../store/store.js';
+import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
+
+const PGLITE_VERSION = '0.5.16';
+
+/** Where this process writes its log capture (scripts/run-tests.ts reads them all afterwards). */
+function captureStream(): pino.DestinationStream {
+  const dir = process.env.POSTBOOK_LOG_CAPTURE_DIR;
+  if (!dir) return { write: () => undefined };
+  return pino.destination({ dest: path.join(dir, `${process.pid}.log`), sync: true, append: true });
+}
+let sharedStream: pino.DestinationStream | null = null;
+
+export function testLogger(level = 'trace') {
+  sharedStream ??= captureStream();
+  return pino({ ...loggerOptions(level) }, sharedStream);
+}
+
+async function templateBlob(): Promise<Blob> {
+  const file = path.join(os.tmpdir(), `postbook-pglite-template-${PGLITE_VERSION}-${migrationsFingerprint().replace(/[^a-z0-9]/gi, '_')}.tar`);
+  if (!fs.existsSync(file)) {
+    const store = await openStore({ databaseUrl: null, dataDir: null });
+    const blob = await store.dump!();
+    await store.close();
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(tmp, Buffer.from(await blob.arrayBuffer()));
+    fs.renameSync(tmp, file);
+  }
+  return new Blob([fs.readFileSync(file)]);
+}
+
+/** A fresh, migrated store for one test. */
+export async function openTestStore(): Promise<Store> {
+  const url = process.env.DATABASE_URL ?? null;
+  if (url) {
+    const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const store = await openStore({ databaseUrl: url, dataDir: null, schema, poolSize: 4 });
+    const close = store.close.bind(store);
+    return {
+      ...store,
+      async close() {
+        await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db);
+        await close();
+      },
+    };
+  }
+  return openStore({ databaseUrl: null, dataDir: null, loadDataDir: await templateBlob() });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  clock: TestClock;
+  world: World;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  world?: WorldFile;
+  env?: NodeJS.ProcessEnv;
+  store?: Store;
+  connectors?: (world: World) => AirlineConnector[];
+}
+
+export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const clock = new TestClock();
+  const config = loadConfig({ SANDBOX: 'true', LOG_LEVEL: 'trace', ...opts.env });
+  const world = buildWorld(opts.world ?? testWorld(), clock.now());
+  const store = opts.store ?? (await openTestStore());
+  await seedClients(store.db, world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), clock.now());
+  const airlines = new AirlineDirectory(opts.connectors ? opts.connectors(world) : [new SandboxConnector(world)]);
+  const app = await buildApp({ config, store, airlines, clock, world, logger: testLogger() });
+  return {
+    app,
+    store,
+    clock,
+    world,
+    config,
+    async close() {
+      await app.close();
+      if (!opts.store) await store.close();
+    },
+  };
+}
+
+export function authHeaders(client: { id: string; secret: string } = TEST_CLIENTS.alpha, prefix = 'service'): Record<string, string> {
+  return { [`x-${prefix}-client-id`]: client.id, [`x-${prefix}-client-secret`]: client.secret };
+}
+
+export const adminHeaders = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
+export interface CallResult {
+  http: number;
+  body: Record<string, unknown> & { status: number; msg: string | null };
+  headers: Record<string, string | string[] | number | undefined>;
+  raw: string;
+}
+
+export async function call(
+  app: FastifyInstance,
+  url: string,
+  payload: unknown,
+  opts: { headers?: Record<string, string>; client?: { id: string; secret: string } | null } = {},
+): Promise<CallResult> {
+  const auth = opts.client === null ? {} : authHeaders(opts.client ?? TEST_CLIENTS.alpha);
+  const res = await app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...auth, ...opts.headers },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+  return { http: res.statusCode, body: res.json(), headers: res.headers, raw: res.body };
+}
