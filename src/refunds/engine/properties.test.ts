@@ -52,7 +52,7 @@ const arbRule: fc.Arbitrary<RefundRule> = fc.record(
     refundMethod: fc.option(fc.constantFrom('CashBackToOriginalPayment', 'Voucher'), { nil: null }),
   },
   { requiredKeys: ['airline', 'ruleType'] },
-) as fc.Arbitrary<RefundRule>;
+);
 
 /** A ticket whose in-flow ancillaries share its currency (so "what was paid" is one sum). */
 const arbTicket: fc.Arbitrary<TicketForQuote> = arbCurrency.chain((currency) =>
