@@ -47,7 +47,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
-    requestIdLogLabel: 'reqId',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -57,6 +56,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // JSON only (spec 5): anything else is refused with 415 instead of being parsed as text.
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('client', null);
 
   const deps: AppDeps = {

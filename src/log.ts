@@ -18,7 +18,7 @@ export const serializers = {
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
-    serializers: serializers as LoggerOptions['serializers'],
+    serializers: serializers,
     // Belt and braces: should a header or body ever be logged by a plugin, these paths are censored.
     redact: {
       paths: ['req.headers', 'headers', 'body', 'req.body', '*.secret', '*.email', '*.password', 'authorization'],

@@ -21,8 +21,10 @@ type ClaimSegment = ClaimRequest['fromSegments'][number];
 
 function flightKey(carrier: string, flightNumber: string): string {
   const fn = flightNumber.toUpperCase();
-  const m = /^([A-Z0-9]{2})?0*(\d+)$/.exec(fn) ?? /^([A-Z0-9]{2})0*(\d+)$/.exec(fn);
-  return m ? `${m[1] ?? carrier.toUpperCase()}${m[2]}` : fn;
+  // "0201" → carrier + 201; "XS0201" → XS201
+  if (/^\d+$/.test(fn)) return `${carrier.toUpperCase()}${Number(fn)}`;
+  const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
+  return m ? `${m[1]}${Number(m[2])}` : fn;
 }
 
 const digits = (s: string) => s.replace(/\D/g, '');

@@ -59,7 +59,7 @@ function openPostgres(url: string, opts: StoreOptions): Store {
     max: opts.poolSize ?? 10,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
     types: {
-      getTypeParser: ((oid: number, format?: string) =>
+      getTypeParser: ((oid: number, format?: string): unknown =>
         oid === 20 ? int8AsNumber : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });

@@ -7,7 +7,6 @@ const Iata3 = Type.String({ pattern: '^[A-Z]{3}$', description: '3-letter IATA a
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code' });
 const Amount = Type.Number({ minimum: 0, description: 'decimal amount in the currency (at most its ISO 4217 decimals)' });
 const MoneyText = Type.String({ pattern: '^[A-Z]{3} \\d+(\\.\\d+)?$', description: 'amount with currency, e.g. "EUR 50.00"' });
-const Ymd = Type.String({ pattern: '^(\\d{8}|[+-]\\d+d)$', description: 'date yyyyMMdd, or relative to the clock: "+30d", "-5d"' });
 const WorldTime = Type.String({
   pattern: '^(\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}|[+-]\\d+d \\d{2}:\\d{2}|[+-]\\d+[hm]|now)$',
   description:

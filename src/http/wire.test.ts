@@ -1,0 +1,133 @@
+// DESIGN "Wire conventions": the error model, gzip, request ids, header prefix.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import type { AirlineRecord } from '../airline/connector.js';
+
+const body = {
+  airlinePnr: 'TST001',
+  carrier: 'XS',
+  passengers: [{ firstName: PLANTED.names[1], lastName: PLANTED.names[0] }],
+  contact: { email: PLANTED.emails[0] },
+  routing: { fromSegments: [] },
+};
+
+describe('wire conventions', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp();
+  });
+  after(() => t.close());
+
+  test('a body that is not JSON: HTTP 400, status 901', async () => {
+    const res = await call(t.app, '/extractPnr.do', '{"airlinePnr": ');
+    assert.equal(res.http, 400);
+    assert.equal(res.body.status, 901);
+    assert.match(String(res.body.msg), /not valid JSON/);
+    const empty = await t.app.inject({ method: 'POST', url: '/extractPnr.do', headers: { ...authHeaders(), 'content-type': 'application/json' }, payload: '' });
+    assert.equal(empty.statusCode, 400);
+    assert.equal(empty.json().status, 901);
+  });
+
+  test('a JSON value that is not an object is a validation failure of the family (100)', async () => {
+    const res = await call(t.app, '/extractPnr.do', '[1,2]');
+    assert.equal(res.http, 200);
+    assert.equal(res.body.status, 100);
+  });
+
+  test('a content type other than JSON: HTTP 415, status 901', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/extractPnr.do', headers: { ...authHeaders(), 'content-type': 'text/plain' }, payload: 'hello' });
+    assert.equal(res.statusCode, 415);
+    assert.deepEqual(Object.keys(res.json()), ['status', 'msg']);
+    assert.equal(res.json().status, 901);
+  });
+
+  test('a body over the limit: HTTP 413 with a status body', async () => {
+    const huge = JSON.stringify({ ...body, requestSource: 'x'.repeat(t.config.bodyLimitBytes + 10) });
+    const res = await call(t.app, '/extractPnr.do', huge);
+    assert.equal(res.http, 413);
+    assert.equal(res.body.status, 413);
+  });
+
+  test('an unknown endpoint: HTTP 404 with a status body', async () => {
+    const res = await call(t.app, '/nope.do', {});
+    assert.equal(res.http, 404);
+    assert.equal(res.body.status, 404);
+  });
+
+  test('an internal failure: HTTP 500, status 9999, no internals, the request id to quote', async () => {
+    class Broken extends SandboxConnector {
+      override readRecord(): Promise<AirlineRecord | null> {
+        return Promise.reject(new TypeError('secret internal detail at /srv/postbook/x.ts:42'));
+      }
+    }
+    const b = await makeTestApp({ connectors: (w) => [new Broken(w)] });
+    try {
+      const res = await call(b.app, '/extractPnr.do', body, { headers: { 'x-request-id': 'trace-me-123' } });
+      assert.equal(res.http, 500);
+      assert.equal(res.body.status, 9999);
+      assert.doesNotMatch(res.raw, /secret internal detail|x\.ts|TypeError|stack/);
+      assert.match(String(res.body.msg), /trace-me-123/);
+      assert.equal(res.headers['x-request-id'], 'trace-me-123');
+    } finally {
+      await b.close();
+    }
+  });
+
+  test('gzip when the caller accepts it; plain otherwise', async () => {
+    const headers = { ...authHeaders(), 'content-type': 'application/json', 'accept-encoding': 'gzip' };
+    const res = await t.app.inject({ method: 'POST', url: '/extractPnr.do', headers, payload: JSON.stringify(body) });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-encoding'], 'gzip');
+    const decoded = JSON.parse(gunzipSync(res.rawPayload).toString('utf8'));
+    assert.equal(decoded.status, 0);
+    const plain = await call(t.app, '/extractPnr.do', body);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.body.status, 0);
+  });
+
+  test('every response carries a request id; a sane caller id is kept, a weird one replaced', async () => {
+    const a = await call(t.app, '/extractPnr.do', body);
+    assert.match(String(a.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    const b = await call(t.app, '/extractPnr.do', body, { headers: { 'x-request-id': 'abc.DEF-1' } });
+    assert.equal(b.headers['x-request-id'], 'abc.DEF-1');
+    const c = await call(t.app, '/extractPnr.do', body, { headers: { 'x-request-id': 'bad id with spaces' } });
+    assert.notEqual(c.headers['x-request-id'], 'bad id with spaces');
+  });
+
+  test('Accept of */* or none is fine', async () => {
+    for (const accept of ['*/*', undefined]) {
+      const headers: Record<string, string> = { ...authHeaders(), 'content-type': 'application/json; charset=utf-8' };
+      if (accept) headers.accept = accept;
+      const res = await t.app.inject({ method: 'POST', url: '/extractPnr.do', headers, payload: JSON.stringify(body) });
+      assert.equal(res.json().status, 0);
+    }
+  });
+
+  test('HEADER_PREFIX: another brand word replaces "service" in the auth headers', async () => {
+    const b = await makeTestApp({ env: { HEADER_PREFIX: 'acme' } });
+    try {
+      const branded = await call(b.app, '/extractPnr.do', body, { client: null, headers: authHeaders(undefined, 'acme') });
+      assert.equal(branded.body.status, 0);
+      const neutral = await call(b.app, '/extractPnr.do', body);
+      assert.equal(neutral.http, 401);
+      assert.match(String(neutral.body.msg), /x-acme-client-id/);
+    } finally {
+      await b.close();
+    }
+  });
+
+  test('health, metrics and the OpenAPI document need no credentials', async () => {
+    const health = await t.app.inject({ method: 'GET', url: '/health' });
+    assert.equal(health.json().status, 'ok');
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
+    assert.match(metrics.body, /postbook_http_request_duration_seconds/);
+    const openapi = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    const doc = openapi.json();
+    assert.ok(doc.paths['/extractPnr.do'].post);
+    assert.ok(doc.paths['/pnr/claim.do'].post);
+  });
+});

@@ -1,0 +1,233 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DateTime } from 'luxon';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { assertAuthenticationRequired } from '../test-support/security.js';
+import { PLANTED } from '../test-support/planted.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+
+const [lastA, firstA, lastB, firstB, kidLast, kidFirst] = PLANTED.names;
+const [emailA, emailB] = PLANTED.emails;
+const [docA] = PLANTED.documents;
+
+/** yyyyMMddHHmm of a world flight's booked departure (airport-local). */
+function depTimeOf(t: TestApp, flightId: string, which: 'scheduled' | 'current' = 'scheduled'): string {
+  const f = t.world.flights.get(flightId)!;
+  return f[which].dep.toFormat('yyyyMMddHHmm');
+}
+
+function seg(t: TestApp, flightId: string, which: 'scheduled' | 'current' = 'scheduled') {
+  const f = t.world.flights.get(flightId)!;
+  return {
+    carrier: f.carrier,
+    flightNumber: f.flightNumber,
+    depAirport: f.from,
+    arrAirport: f.to,
+    depTime: depTimeOf(t, flightId, which),
+    arrTime: f[which].arr.toFormat('yyyyMMddHHmm'),
+    stopCities: null,
+    codeShare: 0,
+    operatingCarrier: null,
+    operatingFlightNumber: null,
+    depTerminal: null,
+    arrTerminal: null,
+    cabinClass: '1',
+    fareFamily: null,
+    flightIndex: null,
+    duration: 315,
+  };
+}
+
+function claimBody(t: TestApp, over: Record<string, unknown> = {}) {
+  return {
+    mmb: { airlinePnr: 'TST001', email: emailA },
+    passengers: [
+      { name: `${lastA}/${firstA}`, passengerType: 0, birthday: '19900101', gender: 'F', cardNum: docA, cardType: 'PP', cardIssuePlace: 'JP', cardExpired: '20300101', nationality: 'JP' },
+      { name: `${lastB}/${firstB}`, passengerType: 0 },
+    ],
+    fromSegments: [seg(t, 'out')],
+    retSegments: [seg(t, 'ret')],
+    ...over,
+  };
+}
+
+describe('pnr/claim.do', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp();
+  });
+  after(() => t.close());
+
+  test('spec 2.14: a verified claim creates an order owned by the caller, copied from the record', async () => {
+    const res = await call(t.app, '/pnr/claim.do', claimBody(t));
+    assert.equal(res.http, 200);
+    assert.equal(res.body.status, 0);
+    assert.equal(res.body.pnrCode, 'TST001');
+    assert.match(String(res.body.orderNo), /^\d{16}$/);
+    const orderNo = String(res.body.orderNo);
+    const order = await t.store.db.selectFrom('orders').selectAll().where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+    assert.equal(order.client_id, TEST_CLIENTS.alpha.id);
+    assert.equal(order.status, '2'); // spec 3.2: ticketed
+    assert.equal(order.source, 'claim');
+    assert.equal(order.payment_method, 'deposit');
+    assert.equal(order.currency, 'EUR');
+    assert.equal(order.total_minor, 107080);
+    const pax = await t.store.db.selectFrom('order_passengers').selectAll().where('order_no', '=', orderNo).orderBy('pax_index').execute();
+    assert.deepEqual(pax.map((p) => [p.last_name, p.first_name, p.passenger_type]), [[lastA, firstA, 'ADT'], [lastB, firstB, 'ADT']]);
+    assert.equal(pax[0]!.document_number, docA);
+    const segs = await t.store.db.selectFrom('order_segments').selectAll().where('order_no', '=', orderNo).orderBy('segment_index').execute();
+    assert.deepEqual(segs.map((s) => [s.segment_index, s.direction, s.flight_number]), [[1, 'out', 'XS101'], [2, 'ret', 'XS102']]);
+    const tickets = await t.store.db.selectFrom('tickets').selectAll().where('order_no', '=', orderNo).orderBy('ticket_no').execute();
+    assert.deepEqual(tickets.map((x) => [x.ticket_no, x.fare_minor, x.tax_minor, x.pax_index]), [['9991000000001', 42000, 8540, 1], ['9991000000002', 42000, 8540, 2]]);
+    const coupons = await t.store.db.selectFrom('ticket_coupons').selectAll().where('ticket_no', 'in', ['9991000000001', '9991000000002']).execute();
+    assert.equal(coupons.length, 4);
+    const anc = await t.store.db.selectFrom('order_ancillaries').selectAll().where('order_no', '=', orderNo).orderBy('id').execute();
+    assert.deepEqual(anc.map((a) => [a.kind, a.category, a.price_minor, a.post_order_no]), [
+      ['inflow', 'StandardCheckInBaggage', 3500, null],
+      ['inflow', 'Seat', 2500, null],
+      ['post', 'StandardCheckInBaggage', 4000, 'PT-1'],
+    ]);
+
+    // The same client claiming again gets the same order number, and no second order exists.
+    const again = await call(t.app, '/pnr/claim.do', claimBody(t));
+    assert.equal(again.body.status, 0);
+    assert.equal(again.body.orderNo, orderNo);
+    const count = await t.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('airline_pnr', '=', 'TST001').executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 1);
+
+    // Another client is refused (99014) and learns no order number.
+    const other = await call(t.app, '/pnr/claim.do', claimBody(t), { client: TEST_CLIENTS.beta });
+    assert.equal(other.body.status, 99014);
+    assert.equal('orderNo' in other.body, false);
+  });
+
+  test('a record whose schedule changed may be claimed with the old or the new times', async () => {
+    const base = { mmb: { airlinePnr: 'TST002', email: emailB }, passengers: [{ name: `${kidLast}/${kidFirst}` }], retSegments: null };
+    const oldTimes = await call(t.app, '/pnr/claim.do', { ...base, fromSegments: [seg(t, 'changed', 'scheduled')] });
+    assert.equal(oldTimes.body.status, 0);
+    const newTimes = await call(t.app, '/pnr/claim.do', { ...base, fromSegments: [seg(t, 'changed', 'current')] });
+    assert.equal(newTimes.body.orderNo, oldTimes.body.orderNo);
+    const segRow = await t.store.db.selectFrom('order_segments').selectAll().where('order_no', '=', String(oldTimes.body.orderNo)).executeTakeFirstOrThrow();
+    assert.equal(segRow.dep_local, t.world.flights.get('changed')!.current.dep.toFormat('yyyy-MM-dd HH:mm'), 'the order holds the current schedule');
+  });
+
+  test('flight numbers without prefix or with leading zeros, names in any case', async () => {
+    const s = { ...seg(t, 'changed'), flightNumber: '0201' };
+    const res = await call(t.app, '/pnr/claim.do', {
+      mmb: { airlinePnr: 'tst002', email: emailB.toUpperCase() },
+      passengers: [{ name: `${kidLast.toLowerCase()}/${kidFirst.toLowerCase()}` }],
+      fromSegments: [s],
+    });
+    assert.equal(res.body.status, 0);
+  });
+
+  test('enumeration: unknown PNR and wrong e-mail answer identically (99005)', async () => {
+    const unknown = await call(t.app, '/pnr/claim.do', claimBody(t, { mmb: { airlinePnr: 'NOPE99', email: emailA } }));
+    const wrongEmail = await call(t.app, '/pnr/claim.do', claimBody(t, { mmb: { airlinePnr: 'TST001', email: 'stranger@example.com' } }));
+    assert.equal(unknown.body.status, 99005);
+    assert.equal(wrongEmail.raw, unknown.raw);
+  });
+
+  test('every refusal has its status and a clear msg', async () => {
+    const out = (id: string) => [seg(t, id)];
+    const cases: Array<[string, Record<string, unknown>, number, RegExp]> = [
+      ['passenger not on the record', { passengers: [{ name: `${lastA}/${firstA}` }, { name: 'STRANGER/SAM' }] }, 99010, /passengers\[1\] is not a passenger/],
+      ['a passenger left out', { passengers: [{ name: `${lastA}/${firstA}` }] }, 99010, /claim every passenger/],
+      ['a passenger twice', { passengers: [{ name: `${lastA}/${firstA}` }, { name: `${lastA}/${firstA}` }] }, 99010, /listed twice/],
+      ['wrong flight', { fromSegments: [{ ...seg(t, 'out'), flightNumber: 'XS999' }] }, 99011, /fromSegments\[0\]/],
+      ['wrong date', { fromSegments: [{ ...seg(t, 'out'), depTime: DateTime.now().plus({ days: 40 }).toFormat('yyyyMMddHHmm') }] }, 99011, /fromSegments\[0\]/],
+      ['return left out', { retSegments: null }, 99011, /return segment/],
+      ['extra outbound', { fromSegments: [seg(t, 'out'), seg(t, 'ret')] }, 99011, /outbound/],
+      ['cancelled record', { mmb: { airlinePnr: 'CANC01', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: out('out'), retSegments: null }, 99012, /cancelled/],
+      ['unticketed record', { mmb: { airlinePnr: 'HOLD01', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: out('out'), retSegments: null }, 99013, /not ticketed/],
+      ['airline without claims', { mmb: { airlinePnr: 'NOCLM1', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: out('xn'), retSegments: null }, 99015, /does not allow/],
+      ['booked through another client', { mmb: { airlinePnr: 'BETA01', email: emailB }, passengers: [{ name: `${lastB}/${firstB}` }], fromSegments: out('out'), retSegments: null }, 99014, /another client/],
+      ['airline error', { mmb: { airlinePnr: 'FAIL01', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: out('out'), retSegments: null }, 99007, /unavailable/],
+      ['carrier not served', { fromSegments: [{ ...seg(t, 'out'), carrier: 'ZZ' }] }, 99008, /not connected/],
+    ];
+    for (const [name, over, status, msg] of cases) {
+      const res = await call(t.app, '/pnr/claim.do', claimBody(t, over));
+      assert.equal(res.http, 200, name);
+      assert.equal(res.body.status, status, `${name}: ${res.body.msg}`);
+      assert.match(String(res.body.msg), msg, name);
+      assert.equal('orderNo' in res.body, false, `${name}: no order number on failure`);
+    }
+    // None of the refusals created an order.
+    const orders = await t.store.db.selectFrom('orders').select('airline_pnr').execute();
+    assert.ok(orders.every((o) => ['TST001', 'TST002'].includes(String(o.airline_pnr))));
+  });
+
+  test('the booking client itself may claim a record it booked through the service', async () => {
+    const res = await call(
+      t.app,
+      '/pnr/claim.do',
+      { mmb: { airlinePnr: 'BETA01', email: emailB }, passengers: [{ name: `${lastB}/${firstB}` }], fromSegments: [seg(t, 'out')] },
+      { client: TEST_CLIENTS.beta },
+    );
+    assert.equal(res.body.status, 0);
+  });
+
+  test('validation (status 100) names the field', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ mmb: { email: emailA } }, /mmb.airlinePnr is required/],
+      [{ mmb: { airlinePnr: 'TST001' } }, /mmb.email is required/],
+      [{ passengers: [{ name: 'NOSLASH' }] }, /passengers.0.name/],
+      [{ passengers: [] }, /passengers/],
+      [{ fromSegments: [] }, /fromSegments/],
+      [{ fromSegments: [{ ...seg(t, 'out'), depTime: '2026-01-01 10:00' }] }, /fromSegments.0.depTime/],
+      [{ passengers: [{ name: 'A/B', passengerType: 7 }] }, /passengerType/],
+    ];
+    for (const [over, msg] of cases) {
+      const res = await call(t.app, '/pnr/claim.do', claimBody(t, over));
+      assert.equal(res.body.status, 100, JSON.stringify(over));
+      assert.match(String(res.body.msg), msg);
+    }
+  });
+
+  test('Idempotency-Key replays the first answer; another body with the same key is refused', async () => {
+    const w = await makeTestApp();
+    try {
+      const key = { 'idempotency-key': 'claim-key-1' };
+      const first = await call(w.app, '/pnr/claim.do', claimBody(w), { headers: key });
+      assert.equal(first.body.status, 0);
+      const replay = await call(w.app, '/pnr/claim.do', claimBody(w), { headers: key });
+      assert.equal(replay.raw, first.raw);
+      const changed = await call(w.app, '/pnr/claim.do', claimBody(w, { mmb: { airlinePnr: 'TST002', email: emailB } }), { headers: key });
+      assert.equal(changed.body.status, 100);
+      assert.match(String(changed.body.msg), /Idempotency-Key/);
+      // Keys are per client: the other client's same key is a new request (and is refused as not theirs).
+      const beta = await call(w.app, '/pnr/claim.do', claimBody(w), { headers: key, client: TEST_CLIENTS.beta });
+      assert.equal(beta.body.status, 99014);
+      // A business refusal is final and replayed too.
+      const k2 = { 'idempotency-key': 'claim-key-2' };
+      const refused = await call(w.app, '/pnr/claim.do', claimBody(w, { passengers: [{ name: 'STRANGER/SAM' }] }), { headers: k2 });
+      assert.equal(refused.body.status, 99010);
+      const refusedAgain = await call(w.app, '/pnr/claim.do', claimBody(w, { passengers: [{ name: 'STRANGER/SAM' }] }), { headers: k2 });
+      assert.equal(refusedAgain.raw, refused.raw);
+      const bad = await call(w.app, '/pnr/claim.do', claimBody(w), { headers: { 'idempotency-key': 'x'.repeat(300) } });
+      assert.equal(bad.body.status, 100);
+    } finally {
+      await w.close();
+    }
+  });
+
+  test('concurrent claims of one record by two clients: exactly one order, one owner', async () => {
+    const w = await makeTestApp();
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => call(w.app, '/pnr/claim.do', claimBody(w), { client: i % 2 ? TEST_CLIENTS.beta : TEST_CLIENTS.alpha })),
+      );
+      const winners = new Set(results.filter((r) => r.body.status === 0).map((r) => r.body.orderNo));
+      assert.equal(winners.size, 1);
+      assert.ok(results.every((r) => r.body.status === 0 || r.body.status === 99014));
+      const orders = await w.store.db.selectFrom('orders').selectAll().execute();
+      assert.equal(orders.length, 1);
+    } finally {
+      await w.close();
+    }
+  });
+
+  test('spec 5: authentication', async () => {
+    await assertAuthenticationRequired(t.app, '/pnr/claim.do', claimBody(t));
+  });
+});
