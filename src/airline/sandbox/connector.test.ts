@@ -1,0 +1,171 @@
+// The sandbox airline connector: answers from the world, with the world's latency and failures.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { ConnectorError } from '../connector.js';
+import { SandboxConnector } from './connector.js';
+import { buildWorld } from './world.js';
+import type { WorldFile } from './world-schema.js';
+import { testWorld } from '../../test-support/world.js';
+
+const NOW = new Date('2026-01-15T10:00:00Z');
+const LATENCY_MS = 150;
+
+function connector(mutate: (w: WorldFile) => void = () => {}) {
+  const w = structuredClone(testWorld());
+  mutate(w);
+  const world = buildWorld(w, NOW, 'test');
+  return { world, sandbox: new SandboxConnector(world) };
+}
+
+/** The test world with the tardy airline XT answering in LATENCY_MS instead of seconds. */
+const fastTardy = (w: WorldFile) => {
+  w.airlines.find((a) => a.code === 'XT')!.behaviour = { latencyMs: LATENCY_MS };
+};
+
+const signal = () => AbortSignal.timeout(10_000);
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const start = performance.now();
+  const result = await fn();
+  return { ms: performance.now() - start, result };
+}
+
+async function rejection(p: Promise<unknown>): Promise<ConnectorError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof ConnectorError, `expected a ConnectorError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('expected the call to fail');
+}
+
+describe('SandboxConnector', () => {
+  test('answers for the carriers of the world', () => {
+    const { sandbox } = connector();
+    assert.equal(sandbox.name, 'sandbox');
+    assert.deepEqual(sandbox.carriers().sort(), ['XN', 'XS', 'XT']);
+  });
+
+  test('supports(): absent = supported, false = not, unknown carrier = not', () => {
+    const { sandbox } = connector();
+    for (const f of ['claims', 'refunds', 'voids', 'seatSelection'] as const) assert.equal(sandbox.supports('XS', f), true, f);
+    assert.equal(sandbox.supports('XN', 'claims'), false);
+    assert.equal(sandbox.supports('XN', 'refunds'), true);
+    assert.equal(sandbox.supports('ZZ', 'claims'), false);
+  });
+
+  test('reads a record', async () => {
+    const { sandbox } = connector();
+    const record = await sandbox.readRecord('XS', 'TST001', { signal: signal() });
+    assert.ok(record);
+    assert.equal(record.pnr, 'TST001');
+    assert.equal(record.carrier, 'XS');
+    assert.equal(record.status, 'Ticketed');
+    assert.equal(record.segments.length, 2);
+    assert.equal(record.tickets.length, 2);
+    assert.ok(record.segments[0]!.depAt instanceof Date);
+  });
+
+  test('returns a deep copy: mutating the answer does not change the world', async () => {
+    const { world, sandbox } = connector();
+    const before = structuredClone(world.bookings.get('XS/TST001')!.record);
+    const record = await sandbox.readRecord('XS', 'TST001', { signal: signal() });
+    assert.ok(record);
+    record.status = 'Cancelled';
+    record.passengers[0]!.lastName = 'CHANGED';
+    record.segments[0]!.depAt.setTime(0);
+    record.segments.pop();
+    record.tickets[0]!.coupons[0]!.status = 'USED';
+    record.tickets[0]!.ancillaries.length = 0;
+    assert.deepEqual(world.bookings.get('XS/TST001')!.record, before);
+    const again = await sandbox.readRecord('XS', 'TST001', { signal: signal() });
+    assert.deepEqual(again, before);
+  });
+
+  test('unknown PNR → null', async () => {
+    const { sandbox } = connector();
+    assert.equal(await sandbox.readRecord('XS', 'NOPE99', { signal: signal() }), null);
+    // the PNR exists, but at another carrier
+    assert.equal(await sandbox.readRecord('XN', 'TST001', { signal: signal() }), null);
+  });
+
+  test('unknown carrier → ConnectorError rejected, not retryable', async () => {
+    const { sandbox } = connector();
+    const err = await rejection(sandbox.readRecord('ZZ', 'TST001', { signal: signal() }));
+    assert.equal(err.kind, 'rejected');
+    assert.equal(err.retryable, false);
+  });
+
+  test('honours the airline latency', async () => {
+    const { sandbox } = connector(fastTardy);
+    const { ms, result } = await timed(() => sandbox.readRecord('XT', 'SLOW01', { signal: signal() }));
+    assert.equal(result?.pnr, 'SLOW01');
+    assert.ok(ms >= LATENCY_MS - 5, `answered after ${ms} ms`);
+  });
+
+  test('an unknown PNR on a slow airline costs the same latency as a known one', async () => {
+    const { sandbox } = connector(fastTardy);
+    const unknown = await timed(() => sandbox.readRecord('XT', 'NOPE99', { signal: signal() }));
+    assert.equal(unknown.result, null);
+    assert.ok(unknown.ms >= LATENCY_MS - 5, `unknown PNR answered after ${unknown.ms} ms`);
+    // On the 5 s airline a short budget runs out for an unknown PNR exactly as for a known one:
+    // the answer "no such PNR" is not faster than a record (timing must not reveal which PNRs exist).
+    const slow = connector().sandbox;
+    const known = await rejection(slow.readRecord('XT', 'SLOW01', { signal: AbortSignal.timeout(50) }));
+    const missing = await rejection(slow.readRecord('XT', 'NOPE99', { signal: AbortSignal.timeout(50) }));
+    assert.equal(known.kind, 'timeout');
+    assert.equal(missing.kind, 'timeout');
+  });
+
+  test('a booking may add latency on a fast airline', async () => {
+    const { sandbox } = connector((w) => {
+      w.bookings.find((b) => b.pnr === 'TST002')!.behaviour = { latencyMs: LATENCY_MS };
+    });
+    const { ms } = await timed(() => sandbox.readRecord('XS', 'TST002', { signal: signal() }));
+    assert.ok(ms >= LATENCY_MS - 5, `answered after ${ms} ms`);
+  });
+
+  test('latency is cut short by the AbortSignal: ConnectorError timeout, retryable', async () => {
+    const { sandbox } = connector(); // XT answers in 5 s
+    const start = performance.now();
+    const err = await rejection(sandbox.readRecord('XT', 'SLOW01', { signal: AbortSignal.timeout(50) }));
+    const ms = performance.now() - start;
+    assert.equal(err.kind, 'timeout');
+    assert.equal(err.retryable, true);
+    assert.ok(ms < 2_000, `gave up after ${ms} ms`);
+  });
+
+  test('an already aborted signal fails at once with timeout', async () => {
+    const { sandbox } = connector();
+    const err = await rejection(sandbox.readRecord('XS', 'TST001', { signal: AbortSignal.abort() }));
+    assert.equal(err.kind, 'timeout');
+  });
+
+  test('failure "timeout": the airline never answers, the caller\'s signal ends the wait', async () => {
+    const { sandbox } = connector();
+    const start = performance.now();
+    const err = await rejection(sandbox.readRecord('XS', 'HANG01', { signal: AbortSignal.timeout(50) }));
+    assert.equal(err.kind, 'timeout');
+    assert.equal(err.retryable, true);
+    assert.ok(performance.now() - start < 2_000);
+  });
+
+  test('failure "error" → ConnectorError unavailable, retryable', async () => {
+    const { sandbox } = connector();
+    const err = await rejection(sandbox.readRecord('XS', 'FAIL01', { signal: signal() }));
+    assert.equal(err.kind, 'unavailable');
+    assert.equal(err.retryable, true);
+  });
+
+  test('airline-wide failure "error" applies to unknown PNRs too; a booking may override it', async () => {
+    const { sandbox } = connector((w) => {
+      w.airlines.find((a) => a.code === 'XS')!.behaviour = { failure: 'error' };
+      w.bookings.find((b) => b.pnr === 'TST002')!.behaviour = { failure: 'none' };
+    });
+    assert.equal((await rejection(sandbox.readRecord('XS', 'TST001', { signal: signal() }))).kind, 'unavailable');
+    assert.equal((await rejection(sandbox.readRecord('XS', 'NOPE99', { signal: signal() }))).kind, 'unavailable');
+    assert.equal((await sandbox.readRecord('XS', 'TST002', { signal: signal() }))?.pnr, 'TST002');
+  });
+});
