@@ -84,9 +84,14 @@ export function loadWorldFile(file: string, now: Date): World {
   return buildWorld(parseWorldText(text, file), now, path.relative(process.cwd(), file) || file);
 }
 
-/** Wall-clock world time → instant, in `zone`. */
+/**
+ * Wall-clock world time → instant, in `zone`. "+Nd HH:mm" counts days from one calendar date for the
+ * whole world (the UTC date of `now`), not from each airport's own local date: otherwise an arrival could
+ * land before its departure whenever the two airports are on different local dates.
+ */
 export function resolveWorldTime(text: string, zone: string, now: Date): DateTime | null {
   const base = DateTime.fromJSDate(now, { zone });
+  if (!base.isValid) return null;
   if (text === 'now') return base;
   let m = /^([+-])(\d+)([hm])$/.exec(text);
   if (m) {
@@ -95,9 +100,13 @@ export function resolveWorldTime(text: string, zone: string, now: Date): DateTim
   }
   m = /^([+-])(\d+)d (\d{2}):(\d{2})$/.exec(text);
   if (m) {
+    const hour = Number(m[3]);
+    const minute = Number(m[4]);
+    if (hour > 23 || minute > 59) return null;
     const days = Number(m[2]) * (m[1] === '-' ? -1 : 1);
-    const dt = base.startOf('day').plus({ days }).set({ hour: Number(m[3]), minute: Number(m[4]) });
-    return dt.isValid && Number(m[3]) < 24 && Number(m[4]) < 60 ? dt : null;
+    const date = DateTime.fromJSDate(now, { zone: 'UTC' }).plus({ days });
+    const dt = DateTime.fromObject({ year: date.year, month: date.month, day: date.day, hour, minute }, { zone });
+    return dt.isValid ? dt : null;
   }
   const abs = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm', { zone });
   return abs.isValid ? abs : null;
@@ -113,9 +122,10 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
   if (!check.Check(data)) {
     const first = check.Errors(data)[0];
     const where = pointerToPath(first?.instancePath ?? '');
+    // TypeBox reports a field that additionalProperties: false forbids at the field's own path.
     const detail =
-      first?.keyword === 'additionalProperties'
-        ? `has an unknown field ${JSON.stringify((first.params as { additionalProperties?: string[] }).additionalProperties?.[0] ?? '')}`
+      first?.keyword === 'additionalProperties' || first?.keyword === 'boolean'
+        ? 'is an unknown field (check its spelling against docs/world.md)'
         : (first?.message ?? 'is invalid');
     throw new WorldError(file, where, detail);
   }
