@@ -33,9 +33,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const { app } = service;
-  await app.listen({ port: config.port, host: config.host });
+  const url = await app.listen({ port: config.port, host: config.host });
   logger.info(
-    { store: service.store.kind, world: service.world.name, sandbox: config.sandbox, headers: `x-${config.headerPrefix}-client-id` },
+    { url, store: service.store.kind, world: service.world.name, sandbox: config.sandbox, authHeader: `x-${config.headerPrefix}-client-id` },
     'postbook is ready',
   );
 

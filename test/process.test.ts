@@ -1,0 +1,151 @@
+// The server as a process: start on the embedded defaults, one process per data folder, graceful
+// shutdown, nothing lost across a restart or a kill -9, and clear refusals of bad configuration.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const tmpDirs: string[] = [];
+const children: ChildProcess[] = [];
+
+function tmpDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-proc-'));
+  tmpDirs.push(d);
+  return d;
+}
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnServer(env: Record<string, string>, script = 'src/server.ts') {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, exit, stdout: () => out, stderr: () => err };
+}
+
+async function startServer(env: Record<string, string>): Promise<Running> {
+  const s = spawnServer(env);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const line = s.stdout().split('\n').find((l) => l.includes('postbook is ready'));
+    if (line) return { child: s.child, url: JSON.parse(line).url as string, stdout: s.stdout, exit: s.exit };
+    const exited = await Promise.race([s.exit.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
+    if (exited) throw new Error(`server exited early: ${s.stderr()} ${s.stdout()}`);
+  }
+  throw new Error('server did not become ready in 60 s');
+}
+
+const DEMO_HEADERS = {
+  'content-type': 'application/json',
+  'x-service-client-id': 'demo-agency',
+  'x-service-client-secret': 'demo-agency-secret-2026',
+};
+
+async function post(url: string, pathName: string, body: unknown) {
+  const res = await fetch(url + pathName, { method: 'POST', headers: DEMO_HEADERS, body: JSON.stringify(body) });
+  return { http: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** The claim of the demo world's DEMO02 (one passenger, one segment whose schedule changed). */
+function demoClaim() {
+  // XS201 CDG→JFK departs "+5d 13:00" Paris time as booked; world days count from the UTC date.
+  const day = DateTime.utc().plus({ days: 5 });
+  const dep = DateTime.fromObject({ year: day.year, month: day.month, day: day.day, hour: 13 }, { zone: 'Europe/Paris' });
+  return {
+    mmb: { airlinePnr: 'DEMO02', email: 'carl.change@example.com' },
+    passengers: [{ name: 'CHANGE/CARL' }],
+    fromSegments: [{ carrier: 'XS', flightNumber: 'XS201', depAirport: 'CDG', arrAirport: 'JFK', depTime: dep.toFormat('yyyyMMddHHmm') }],
+  };
+}
+
+after(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('server process', () => {
+  test('starts on the embedded defaults, refuses a second process on the same folder, drains on SIGTERM', async () => {
+    const dataDir = tmpDir();
+    const first = await startServer({ DATA_DIR: dataDir });
+    const health = await fetch(first.url + '/health');
+    assert.deepEqual(await health.json(), { status: 'ok', store: 'pglite' });
+
+    // A second server on the same DATA_DIR must refuse (PGlite would silently lose data).
+    const second = spawnServer({ DATA_DIR: dataDir });
+    const secondExit = await second.exit;
+    assert.equal(secondExit.code, 78);
+    assert.match(second.stderr(), /in use by another postbook process/);
+    // And so must the CLI.
+    const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } });
+    let cliErr = '';
+    cli.stderr.on('data', (d: Buffer) => (cliErr += d.toString()));
+    const cliCode = await new Promise((r) => cli.on('exit', r));
+    assert.equal(cliCode, 78);
+    assert.match(cliErr, /in use by another postbook process/);
+
+    // Graceful shutdown: a request in flight (the XT airline answers in 20 s; timeout 1500 ms) completes.
+    const inflight = post(first.url, '/extractPnr.do', {
+      airlinePnr: 'SLOW01',
+      carrier: 'XT',
+      timeout: 1500,
+      passengers: [{ firstName: 'MAX', lastName: 'SLOW' }],
+      contact: { email: 'max.slow@example.com' },
+      routing: { fromSegments: [] },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    first.child.kill('SIGTERM');
+    const answered = await inflight;
+    assert.equal(answered.body.status, 99006);
+    const exit = await first.exit;
+    assert.equal(exit.code, 0, first.stdout());
+    assert.match(first.stdout(), /draining in-flight requests/);
+    assert.match(first.stdout(), /"msg":"stopped"/);
+  });
+
+  test('a claimed order survives a restart and a kill -9', async () => {
+    const dataDir = tmpDir();
+    let server = await startServer({ DATA_DIR: dataDir });
+    const claimed = await post(server.url, '/pnr/claim.do', demoClaim());
+    assert.equal(claimed.body.status, 0, JSON.stringify(claimed.body));
+    server.child.kill('SIGKILL');
+    await server.exit;
+    // The lock of the killed process goes stale; the restart waits for it and takes over.
+    server = await startServer({ DATA_DIR: dataDir });
+    const again = await post(server.url, '/pnr/claim.do', demoClaim());
+    assert.equal(again.body.orderNo, claimed.body.orderNo);
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exit).code, 0);
+  });
+
+  test('bad configuration and a malformed world are refused at start with a clear message', async () => {
+    const badEnv = spawnServer({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+    assert.equal((await badEnv.exit).code, 78);
+    assert.match(badEnv.stderr(), /PORT must be a whole number/);
+    assert.match(badEnv.stderr(), /LOG_LEVEL must be one of/);
+
+    const dir = tmpDir();
+    const world = path.join(dir, 'broken.yaml');
+    const demo = fs.readFileSync(path.join(ROOT, 'worlds/demo.yaml'), 'utf8');
+    fs.writeFileSync(world, demo.replace('{ code: CDG, name: Paris Charles de Gaulle, timeZone: Europe/Paris }', '{ code: CDG, name: Paris, timeZone: Europe/Atlantis }'));
+    const badWorld = spawnServer({ WORLD: world, DATA_DIR: path.join(dir, 'data') });
+    assert.equal((await badWorld.exit).code, 78);
+    assert.match(badWorld.stderr(), /broken\.yaml: airports\[2\]\.timeZone is not an IANA time zone/);
+  });
+});
