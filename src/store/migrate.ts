@@ -1,5 +1,5 @@
 // One set of migrations for PGlite and PostgreSQL, run at start and by `postbook migrate`.
-import { Migrator, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import * as m0001 from './migrations/0001_foundation.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -15,7 +15,10 @@ class StaticProvider implements MigrationProvider {
 export class MigrationError extends Error {}
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new StaticProvider() });
+  // Kysely looks for its bookkeeping tables by name across all schemas unless told which one: pin it to
+  // the connection's own schema so another schema's tables (another app, another test) are not mistaken.
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableSchema: rows[0]?.schema ?? 'public' });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
