@@ -1,0 +1,58 @@
+// DESIGN "Security": scrypt hashes, constant-time checks, rotation with a grace period, disabling.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TestClock } from '../clock.js';
+import { openTestStore } from '../test-support/app.js';
+import type { Store } from '../store/store.js';
+import { ClientAuthenticator } from './auth.js';
+import { createClient, findClient, rotateSecret, seedClients, setClientStatus } from './clients.js';
+import { hashSecret, verifySecret } from './secrets.js';
+
+let store: Store;
+before(async () => {
+  store = await openTestStore();
+});
+after(() => store.close());
+
+test('secrets are stored as scrypt hashes, never in plain', async () => {
+  const clock = new TestClock();
+  const secret = await createClient(store.db, 'cli-created', 'Created', clock.now());
+  const row = await findClient(store.db, 'cli-created');
+  assert.ok(row);
+  assert.match(row.secret_hash, /^scrypt\$16384\$8\$1\$/);
+  assert.ok(!row.secret_hash.includes(secret));
+  assert.equal(await verifySecret(secret, row.secret_hash), true);
+  assert.equal(await verifySecret(secret + 'x', row.secret_hash), false);
+  assert.notEqual(await hashSecret(secret), await hashSecret(secret), 'salted');
+});
+
+test('rotation: the old secret works during the grace period, then stops', async () => {
+  const clock = new TestClock();
+  const old = await createClient(store.db, 'rotating', 'Rotating', clock.now());
+  const auth = new ClientAuthenticator(store.db, clock);
+  assert.ok(await auth.authenticate('rotating', old));
+  const fresh = await rotateSecret(store.db, 'rotating', clock.now(), 3600_000);
+  assert.ok(fresh);
+  auth.invalidate('rotating');
+  assert.ok(await auth.authenticate('rotating', fresh));
+  assert.ok(await auth.authenticate('rotating', old), 'old secret inside the grace period');
+  clock.advance(3601_000);
+  assert.equal(await auth.authenticate('rotating', old), null, 'old secret after the grace period');
+  assert.ok(await auth.authenticate('rotating', fresh));
+});
+
+test('a disabled client is refused; unknown ids and wrong secrets are refused alike', async () => {
+  const clock = new TestClock();
+  await seedClients(store.db, [{ id: 'seeded', name: 'Seeded', secret: 'seeded-secret-0001' }], clock.now());
+  const auth = new ClientAuthenticator(store.db, clock);
+  assert.ok(await auth.authenticate('seeded', 'seeded-secret-0001'));
+  assert.equal(await auth.authenticate('seeded', 'wrong-secret-0001'), null);
+  assert.equal(await auth.authenticate('nobody', 'seeded-secret-0001'), null);
+  await setClientStatus(store.db, 'seeded', 'disabled', clock.now());
+  auth.invalidate('seeded');
+  assert.equal(await auth.authenticate('seeded', 'seeded-secret-0001'), null);
+  // Re-seeding keeps the stored hash when the secret did not change.
+  const before = (await findClient(store.db, 'seeded'))!.secret_hash;
+  await seedClients(store.db, [{ id: 'seeded', name: 'Seeded', secret: 'seeded-secret-0001' }], clock.now());
+  assert.equal((await findClient(store.db, 'seeded'))!.secret_hash, before);
+});

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from './config.js';
+
+test('defaults: embedded store in ./data, demo world, sandbox on, header prefix "service"', () => {
+  const c = loadConfig({}, '/srv/app');
+  assert.equal(c.port, 8080);
+  assert.equal(c.dataDir, '/srv/app/data');
+  assert.equal(c.databaseUrl, null);
+  assert.equal(c.worldPath, '/srv/app/worlds/demo.yaml');
+  assert.equal(c.headerPrefix, 'service');
+  assert.equal(c.logLevel, 'info');
+  assert.equal(c.sandbox, true);
+});
+
+test('every variable is read', () => {
+  const c = loadConfig(
+    {
+      PORT: '9090',
+      DATA_DIR: '/var/lib/postbook',
+      DATABASE_URL: 'postgres://u@h/db',
+      WORLD: 'w.json',
+      HEADER_PREFIX: 'Acme',
+      LOG_LEVEL: 'debug',
+      SANDBOX: 'off',
+      ADMIN_TOKEN: 'a-long-enough-admin-token',
+      BODY_LIMIT_BYTES: '2048',
+      SHUTDOWN_GRACE_MS: '500',
+    },
+    '/x',
+  );
+  assert.deepEqual(
+    [c.port, c.dataDir, c.databaseUrl, c.worldPath, c.headerPrefix, c.logLevel, c.sandbox, c.adminToken, c.bodyLimitBytes, c.shutdownGraceMs],
+    [9090, '/var/lib/postbook', 'postgres://u@h/db', '/x/w.json', 'acme', 'debug', false, 'a-long-enough-admin-token', 2048, 500],
+  );
+});
+
+test('bad values are all reported at once, each naming its variable', () => {
+  try {
+    loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://x', HEADER_PREFIX: 'bad prefix!', LOG_LEVEL: 'chatty', SANDBOX: 'maybe', ADMIN_TOKEN: 'short' });
+    assert.fail('expected a ConfigError');
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    const text = err.message;
+    for (const name of ['PORT', 'DATABASE_URL', 'HEADER_PREFIX', 'LOG_LEVEL', 'SANDBOX', 'ADMIN_TOKEN']) assert.match(text, new RegExp(name));
+    assert.equal(err.problems.length, 6);
+  }
+});
