@@ -1,0 +1,585 @@
+// The durable job queue the refund workers use: pg-boss 10.4.2 on the store's own Kysely connection, on both
+// stores (embedded PGlite and PostgreSQL). Decision record: docs/decisions/0009-job-queue.md.
+//
+// pg-boss provides the tables (schema `pgboss` by default), the job state machine (created → active →
+// completed, or retry → … → failed), retries with backoff, SKIP LOCKED fetching and maintenance (expiry of
+// jobs left active by a dead worker, archiving). This module adds:
+// - transactional send: `send(name, data, { trx })` inserts the job on the caller's transaction;
+// - its own worker loop (fetch → handlers → complete/fail) instead of pg-boss's `work()`: it fetches again at
+//   once while jobs keep coming, completes per outcome, passes an AbortSignal, is woken by local sends, and
+//   drains on stop;
+// - restart recovery in embedded mode (jobs a killed process left `active` are failed into a retry at start);
+// - stats() for metrics.
+import PgBoss from 'pg-boss';
+import type { BaseLogger } from 'pino';
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { Store, StoreKind } from '../store/store.js';
+import { recordingExecutor, storeExecutor, transactionExecutor, type TrackedExecutor } from './executor.js';
+
+export type JobLogger = Pick<BaseLogger, 'debug' | 'info' | 'warn' | 'error'>;
+
+/**
+ * - `standard`: every send is a job; `singletonKey` is refused (it would not deduplicate anything).
+ * - `short`: at most one job per singletonKey waiting for its first run; a send whose key already waits is
+ *   dropped (send returns null). Every send to such a queue must carry a singletonKey.
+ * pg-boss's `singleton` and `stately` policies are left out on purpose: when the head of the queue has the
+ * key of a running job, pg-boss 10's fetch fails on their unique index and returns nothing, so one long job
+ * stalls its whole queue. Serialise work on one refund with a row lock on the refund instead.
+ */
+export type QueuePolicy = 'standard' | 'short';
+
+export interface QueueDeclaration {
+  policy?: QueuePolicy;
+  /** Retries after the first attempt (default: the queue-wide `retryLimit`). */
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  /** Exponential backoff with jitter from retryDelaySeconds (pg-boss: delay·2^n/2 · (1 + random)). */
+  retryBackoff?: boolean;
+  /** How long one attempt may run; see JobQueueOptions.expireInSeconds. */
+  expireInSeconds?: number;
+}
+
+export interface JobQueueOptions {
+  store: Pick<Store, 'db' | 'kind'>;
+  /** Defaults to store.kind (and must equal it when given). */
+  kind?: StoreKind;
+  /** PostgreSQL schema for pg-boss's tables (default `pgboss`); tests pass one of their own. */
+  schema?: string;
+  logger: JobLogger;
+  /** Every queue this process sends to or works on, created (or updated) at start(). */
+  queues: Record<string, QueueDeclaration>;
+  /**
+   * How long one attempt may run before it counts as failed (default 60 s). The worker aborts the handler's
+   * signal and fails the attempt then; on PostgreSQL, maintenance also fails attempts whose worker died
+   * (kill -9, lost machine) once this has passed, so another worker retries them. Keep every airline call's
+   * own timeout well below it.
+   */
+  expireInSeconds?: number;
+  /** Defaults for queues that do not set their own: 5 retries, 5 s delay, with backoff. */
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  /** How often pg-boss maintenance runs (expiry, archiving); default 30 s. Only one instance runs it per interval. */
+  maintenanceIntervalSeconds?: number;
+  /** Completed jobs move to the archive table after this (default 1 h); failed ones after archiveFailedAfterSeconds (default 7 days). */
+  archiveCompletedAfterSeconds?: number;
+  archiveFailedAfterSeconds?: number;
+  /** Archived jobs are deleted after this many days (default 7). */
+  deleteAfterDays?: number;
+  /**
+   * At start(), fail every job left `active` so it is retried at once (default: on for PGlite, off for
+   * PostgreSQL). Only correct when no other process can be working on the same schema: in embedded mode the
+   * data-folder lock guarantees that. On PostgreSQL, expiry (expireInSeconds) recovers them instead.
+   */
+  recoverActiveOnStart?: boolean;
+  /** Graceful stop: how long to wait for running handlers before failing them into a retry (default 10 s). */
+  stopTimeoutMs?: number;
+}
+
+export interface SendOptions {
+  /** Insert the job on this transaction: it commits, or rolls back, with the caller's rows. */
+  trx?: Transaction<Database>;
+  /** Not before this many seconds from now. */
+  startAfterSeconds?: number;
+  /** Deduplication key; only on queues declared with policy `short` (and required there). */
+  singletonKey?: string;
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  expireInSeconds?: number;
+  /** Higher runs first (default 0). */
+  priority?: number;
+}
+
+export interface WorkOptions {
+  /** Jobs fetched at once; their handlers run concurrently (default 1). */
+  batchSize?: number;
+  /** How long an idle worker waits before polling again (default 2 s). Local sends wake it earlier. */
+  pollingIntervalSeconds?: number;
+}
+
+export interface JobInfo {
+  id: string;
+  queue: string;
+  /** 1 for the first run, 2 for the first retry, … */
+  attempt: number;
+  /** Retries allowed after the first attempt. */
+  retryLimit: number;
+  singletonKey: string | null;
+  createdOn: Date;
+  /** Aborted when the attempt runs out of time (expireInSeconds) or the queue stops without waiting. */
+  signal: AbortSignal;
+}
+
+/** Resolve to complete the job; throw (or reject) to fail this attempt: it is retried while attempts remain. */
+export type JobHandler<T> = (data: T, job: JobInfo) => Promise<void>;
+
+export const JOB_STATES = ['created', 'retry', 'active', 'completed', 'cancelled', 'failed'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+export type StateCounts = Record<JobState, number>;
+
+export interface QueueStats {
+  /** Per queue (every declared queue appears, with zeros when empty). Archived jobs are not counted. */
+  queues: Record<string, StateCounts>;
+  total: StateCounts;
+}
+
+export interface JobQueue {
+  readonly schema: string;
+  readonly kind: StoreKind;
+  start(): Promise<void>;
+  /**
+   * Stops fetching. graceful (default): waits up to `timeoutMs` (default stopTimeoutMs) for running handlers;
+   * not graceful: does not wait. Handlers still running then get their signal aborted and their jobs failed
+   * into a retry. Does not close the store. A stopped queue cannot be started again: create a new one.
+   */
+  stop(opts?: { graceful?: boolean; timeoutMs?: number }): Promise<void>;
+  /** The job id, or null when a `short` queue already holds a waiting job with the same singletonKey. */
+  send<T extends object>(name: string, data: T, opts?: SendOptions): Promise<string | null>;
+  work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): void;
+  stats(): Promise<QueueStats>;
+}
+
+export class UnknownQueueError extends Error {
+  constructor(name: string) {
+    super(`job queue "${name}" is not declared: add it to createJobQueue({ queues })`);
+    this.name = 'UnknownQueueError';
+  }
+}
+
+const DEFAULTS = {
+  schema: 'pgboss',
+  expireInSeconds: 60,
+  retryLimit: 5,
+  retryDelaySeconds: 5,
+  retryBackoff: true,
+  maintenanceIntervalSeconds: 30,
+  archiveCompletedAfterSeconds: 3600,
+  archiveFailedAfterSeconds: 7 * 24 * 3600,
+  deleteAfterDays: 7,
+  stopTimeoutMs: 10_000,
+  batchSize: 1,
+  pollingIntervalSeconds: 2,
+};
+const MIN_POLLING_SECONDS = 0.05;
+const WAKE_COALESCE_MS = 10;
+/** Our one addition to pg-boss's schema (see ensureFetchIndex). */
+export const FETCH_INDEX = 'postbook_job_fetch';
+const MAX_EXPIRE_SECONDS = 24 * 3600 - 1; // pg-boss: "expiration cannot exceed 24 hours"
+
+function check(ok: boolean, message: string): asserts ok {
+  if (!ok) throw new TypeError(message);
+}
+const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
+function checkRetry(where: string, o: { retryLimit?: number; retryDelaySeconds?: number; expireInSeconds?: number }) {
+  check(o.retryLimit === undefined || isCount(o.retryLimit), `${where}: retryLimit must be an integer ≥ 0`);
+  check(o.retryDelaySeconds === undefined || isCount(o.retryDelaySeconds), `${where}: retryDelaySeconds must be an integer ≥ 0`);
+  check(
+    o.expireInSeconds === undefined || (Number.isInteger(o.expireInSeconds) && o.expireInSeconds >= 1 && o.expireInSeconds <= MAX_EXPIRE_SECONDS),
+    `${where}: expireInSeconds must be an integer from 1 to ${MAX_EXPIRE_SECONDS}`,
+  );
+}
+
+const errorMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+export function createJobQueue(opts: JobQueueOptions): JobQueue {
+  return new PgBossJobQueue(opts);
+}
+
+interface Declared {
+  policy: QueuePolicy;
+  retryLimit: number;
+  retryDelaySeconds: number;
+  retryBackoff: boolean;
+  expireInSeconds: number;
+}
+
+type LifeCycle = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
+
+class PgBossJobQueue implements JobQueue {
+  readonly schema: string;
+  readonly kind: StoreKind;
+  private readonly exec: TrackedExecutor;
+  private readonly boss: PgBoss;
+  private readonly log: JobLogger;
+  private readonly declared = new Map<string, Declared>();
+  private readonly workers: WorkerLoop[] = [];
+  private readonly recoverActive: boolean;
+  private readonly stopTimeoutMs: number;
+  private state: LifeCycle = 'new';
+
+  constructor(opts: JobQueueOptions) {
+    const { store } = opts;
+    check(!opts.kind || opts.kind === store.kind, `createJobQueue: kind "${opts.kind}" but the store is ${store.kind}`);
+    this.kind = store.kind;
+    this.schema = opts.schema ?? DEFAULTS.schema;
+    // The schema name is written into SQL (by pg-boss and by stats()): a plain identifier only.
+    check(/^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(this.schema), 'createJobQueue: schema must be a plain identifier of at most 50 characters');
+    checkRetry('createJobQueue', opts);
+    this.log = opts.logger;
+    this.recoverActive = opts.recoverActiveOnStart ?? store.kind === 'pglite';
+    this.stopTimeoutMs = opts.stopTimeoutMs ?? DEFAULTS.stopTimeoutMs;
+    for (const [name, q] of Object.entries(opts.queues)) {
+      check(/^[A-Za-z0-9_.-]{1,100}$/.test(name), `job queue name "${name}": letters, digits, dot, dash, underscore (at most 100)`);
+      checkRetry(`job queue ${name}`, q);
+      check(q.policy === undefined || q.policy === 'standard' || q.policy === 'short', `job queue ${name}: policy must be standard or short`);
+      this.declared.set(name, {
+        policy: q.policy ?? 'standard',
+        retryLimit: q.retryLimit ?? opts.retryLimit ?? DEFAULTS.retryLimit,
+        retryDelaySeconds: q.retryDelaySeconds ?? opts.retryDelaySeconds ?? DEFAULTS.retryDelaySeconds,
+        retryBackoff: q.retryBackoff ?? opts.retryBackoff ?? DEFAULTS.retryBackoff,
+        expireInSeconds: q.expireInSeconds ?? opts.expireInSeconds ?? DEFAULTS.expireInSeconds,
+      });
+    }
+    this.exec = storeExecutor(store.db);
+    this.boss = new PgBoss({
+      db: this.exec,
+      schema: this.schema,
+      migrate: true,
+      // Cron schedules (and the clock-skew monitor that comes with them) are not used: timers are jobs with
+      // startAfterSeconds. Left on, they would add a queue and two pollers.
+      schedule: false,
+      // No monitor-states events either: stats() answers on demand.
+      supervise: true,
+      maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds ?? DEFAULTS.maintenanceIntervalSeconds,
+      archiveCompletedAfterSeconds: opts.archiveCompletedAfterSeconds ?? DEFAULTS.archiveCompletedAfterSeconds,
+      archiveFailedAfterSeconds: opts.archiveFailedAfterSeconds ?? DEFAULTS.archiveFailedAfterSeconds,
+      deleteAfterDays: opts.deleteAfterDays ?? DEFAULTS.deleteAfterDays,
+      expireInSeconds: opts.expireInSeconds ?? DEFAULTS.expireInSeconds,
+      retryLimit: opts.retryLimit ?? DEFAULTS.retryLimit,
+      retryDelay: opts.retryDelaySeconds ?? DEFAULTS.retryDelaySeconds,
+      retryBackoff: opts.retryBackoff ?? DEFAULTS.retryBackoff,
+    });
+    // An EventEmitter 'error' without a listener would throw; maintenance errors are logged and retried next time.
+    this.boss.on('error', (err: unknown) => this.log.error({ err, jobSchema: this.schema }, 'job queue maintenance error'));
+  }
+
+  async start(): Promise<void> {
+    check(this.state === 'new', `job queue: start() called when ${this.state}`);
+    this.state = 'starting';
+    try {
+      await this.boss.start(); // creates or migrates pg-boss's schema (one advisory-locked script)
+      await this.ensureFetchIndex();
+      for (const [name, q] of this.declared) {
+        const options: PgBoss.Queue = {
+          name,
+          policy: q.policy,
+          retryLimit: q.retryLimit,
+          retryDelay: q.retryDelaySeconds,
+          retryBackoff: q.retryBackoff,
+          expireInSeconds: q.expireInSeconds,
+        };
+        await this.boss.createQueue(name, options); // no-op when it exists…
+        await this.boss.updateQueue(name, options); // …so the declaration is applied as well
+      }
+      if (this.recoverActive) await this.recover();
+    } catch (err) {
+      this.state = 'stopped';
+      await this.boss.stop({ graceful: false, close: false }).catch(() => undefined);
+      throw err;
+    }
+    this.state = 'started';
+    for (const w of this.workers) w.start();
+    this.log.info({ jobSchema: this.schema, queues: [...this.declared.keys()], workers: this.workers.length }, 'job queue started');
+  }
+
+  /**
+   * pg-boss 10's fetch orders waiting jobs by (priority desc, created_on, id), but its only fetch index is on
+   * (name, start_after): every fetch sorts every waiting job of the queue (21 ms per fetch with 20,000
+   * waiting on PGlite, on the main thread). This index matches the order, so a fetch reads a few index
+   * entries (1.5 ms). Created on the partitioned parent, it reaches every queue's partition, present and
+   * future. queue.test.ts checks that pg-boss's fetch still uses it.
+   */
+  private async ensureFetchIndex(): Promise<void> {
+    const exists = async () =>
+      (await this.exec.executeSql(`select to_regclass('${this.schema}.${FETCH_INDEX}') is not null as present`)).rows[0]?.present === true;
+    // Checked first: CREATE INDEX IF NOT EXISTS would still lock the job table for a moment on every start.
+    if (await exists()) return;
+    try {
+      await this.exec.executeSql(
+        `create index if not exists ${FETCH_INDEX} on ${this.schema}.job (name, priority desc, created_on, id) where state < 'active'`,
+      );
+    } catch (err) {
+      if (!(await exists())) throw err; // another process created it at the same moment
+    }
+  }
+
+  /** Embedded mode: the previous process died (or stopped hard) with these jobs running; retry them now. */
+  private async recover(): Promise<void> {
+    const { rows } = await this.exec.executeSql(`select name, id::text as id from ${this.schema}.job where state = 'active'`);
+    for (const row of rows) {
+      const name = String(row.name);
+      await this.boss.fail(name, String(row.id), { message: 'interrupted: the process stopped while this job was running' });
+    }
+    if (rows.length > 0) this.log.warn({ jobs: rows.length, jobSchema: this.schema }, 'job queue: jobs left running by the previous process were put back for retry');
+  }
+
+  async stop({ graceful = true, timeoutMs = this.stopTimeoutMs }: { graceful?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    if (this.state === 'new') {
+      this.state = 'stopped';
+      return;
+    }
+    if (this.state !== 'started') return;
+    this.state = 'stopping';
+    for (const w of this.workers) w.stop();
+    if (graceful && this.workers.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(this.workers.map((w) => w.done)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
+      clearTimeout(timer);
+    }
+    // Whatever still runs is abandoned: its signal is aborted and its job failed now, so it is retried
+    // (by the next process, or at once by another worker on PostgreSQL) instead of waiting for expiry.
+    for (const w of this.workers) {
+      const ids = w.abandonAll();
+      if (ids.length > 0) this.log.warn({ queue: w.name, jobs: ids.length }, 'job queue: stopping with jobs still running; they will be retried');
+      for (const id of ids) {
+        await this.boss
+          .fail(w.name, id, { message: 'interrupted: the job queue stopped while this job was running' })
+          .catch((err: unknown) => this.log.error({ err, queue: w.name, jobId: id }, 'job queue: could not release a running job'));
+      }
+    }
+    await Promise.all(this.workers.map((w) => w.done)); // prompt now: only database steps remain
+    await this.boss.stop({ graceful: false, close: false });
+    await this.exec.drain(); // a maintenance run still on its way to the database
+    this.state = 'stopped';
+    this.log.info({ jobSchema: this.schema }, 'job queue stopped');
+  }
+
+  async send<T extends object>(name: string, data: T, opts: SendOptions = {}): Promise<string | null> {
+    const q = this.declared.get(name);
+    if (!q) throw new UnknownQueueError(name);
+    check(this.state !== 'new' && this.state !== 'starting', 'job queue: send() before start() (the queues may not exist yet)');
+    check(data !== null && typeof data === 'object', 'job data must be an object');
+    checkRetry(`send to ${name}`, opts);
+    const { trx, startAfterSeconds, singletonKey, priority } = opts;
+    check(startAfterSeconds === undefined || (Number.isFinite(startAfterSeconds) && startAfterSeconds >= 0), 'startAfterSeconds must be ≥ 0');
+    check(priority === undefined || Number.isInteger(priority), 'priority must be an integer');
+    if (q.policy === 'short') check(typeof singletonKey === 'string' && singletonKey.length > 0, `job queue ${name} (policy short): send needs a singletonKey`);
+    else check(singletonKey === undefined, `job queue ${name}: singletonKey needs a queue declared with policy 'short'`);
+    check(trx === undefined || trx.isTransaction, 'send: trx must be a transaction (inside db.transaction().execute)');
+
+    const id = await this.boss.send(name, data, {
+      ...(trx ? { db: transactionExecutor(trx) } : {}),
+      ...(startAfterSeconds ? { startAfter: startAfterSeconds } : {}),
+      ...(singletonKey !== undefined ? { singletonKey } : {}),
+      ...(opts.retryLimit !== undefined ? { retryLimit: opts.retryLimit } : {}),
+      ...(opts.retryDelaySeconds !== undefined ? { retryDelay: opts.retryDelaySeconds } : {}),
+      ...(opts.retryBackoff !== undefined ? { retryBackoff: opts.retryBackoff } : {}),
+      ...(opts.expireInSeconds !== undefined ? { expireInSeconds: opts.expireInSeconds } : {}),
+      ...(priority !== undefined ? { priority } : {}),
+    });
+    // pg-boss joins the insert to its queue table: a missing queue row would drop the job without an error.
+    if (id === null && q.policy !== 'short') throw new Error(`job not stored: queue "${name}" is missing from ${this.schema}.queue`);
+    // Wake local idle workers. On PGlite their fetch waits behind the caller's transaction (one connection),
+    // so it sees the job once committed; on PostgreSQL a transactional send leaves it to the next poll.
+    if (id !== null && !startAfterSeconds && (!trx || this.kind === 'pglite')) {
+      for (const w of this.workers) if (w.name === name) w.wake();
+    }
+    return id;
+  }
+
+  work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): void {
+    if (!this.declared.has(name)) throw new UnknownQueueError(name);
+    check(this.state === 'new' || this.state === 'starting' || this.state === 'started', `job queue: work() called when ${this.state}`);
+    const batchSize = opts.batchSize ?? DEFAULTS.batchSize;
+    const polling = opts.pollingIntervalSeconds ?? DEFAULTS.pollingIntervalSeconds;
+    check(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 1000, 'work: batchSize must be an integer from 1 to 1000');
+    check(Number.isFinite(polling) && polling >= MIN_POLLING_SECONDS, `work: pollingIntervalSeconds must be ≥ ${MIN_POLLING_SECONDS}`);
+    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, handler as JobHandler<unknown>);
+    this.workers.push(worker);
+    if (this.state === 'started') worker.start();
+  }
+
+  async stats(): Promise<QueueStats> {
+    const zero = (): StateCounts => ({ created: 0, retry: 0, active: 0, completed: 0, cancelled: 0, failed: 0 });
+    const stats: QueueStats = { queues: {}, total: zero() };
+    for (const name of this.declared.keys()) stats.queues[name] = zero();
+    const { rows } = await this.exec.executeSql(
+      `select name, state::text as state, count(*)::int as count from ${this.schema}.job group by name, state`,
+    );
+    for (const row of rows) {
+      const state = String(row.state) as JobState;
+      if (!JOB_STATES.includes(state)) continue;
+      const n = Number(row.count);
+      const q = (stats.queues[String(row.name)] ??= zero());
+      q[state] += n;
+      stats.total[state] += n;
+    }
+    return stats;
+  }
+}
+
+interface Running {
+  id: string;
+  controller: AbortController;
+  abandoned: boolean;
+  /** Settles the attempt at once as abandoned (the handler may go on; its outcome is ignored). */
+  release(reason: Error): void;
+}
+
+type Outcome = { run: Running; job: PgBoss.JobWithMetadata<unknown>; error: unknown; ok: boolean };
+
+/** One polling loop on one queue. */
+class WorkerLoop {
+  private stopping = false;
+  /** Set by abandonAll(): running attempts were given up; jobs fetched from now on are handed back. */
+  private hardStopped = false;
+  private woken = false;
+  private wakeSleeper: (() => void) | null = null;
+  private readonly running = new Map<string, Running>();
+  private fetchErrors = 0;
+  done: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly boss: PgBoss,
+    private readonly exec: TrackedExecutor,
+    private readonly log: JobLogger,
+    readonly name: string,
+    private readonly batchSize: number,
+    private readonly intervalMs: number,
+    private readonly handler: JobHandler<unknown>,
+  ) {}
+
+  start(): void {
+    this.done = this.loop().catch((err: unknown) => this.log.error({ err, queue: this.name }, 'job worker crashed'));
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.wakeSleeper?.();
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.wake();
+  }
+
+  /**
+   * Gives up every running attempt: aborts its signal, settles it at once (its outcome will be ignored) and
+   * returns the job ids, which the caller fails into a retry. The loop then ends promptly.
+   */
+  abandonAll(): string[] {
+    this.stopping = true;
+    this.hardStopped = true;
+    this.wake();
+    const ids: string[] = [];
+    for (const run of this.running.values()) {
+      if (run.abandoned) continue;
+      const reason = new Error('the job queue stopped while this job was running');
+      run.abandoned = true;
+      run.controller.abort(reason);
+      run.release(reason);
+      ids.push(run.id);
+    }
+    return ids;
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    if (this.woken || this.stopping) {
+      this.woken = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      let timer = setTimeout(resolve, ms);
+      this.wakeSleeper = () => {
+        clearTimeout(timer);
+        this.wakeSleeper = null;
+        // A burst of sends wakes the worker once: a few milliseconds later, one fetch takes a whole batch.
+        if (this.stopping) resolve();
+        else timer = setTimeout(resolve, WAKE_COALESCE_MS);
+      };
+    });
+    this.wakeSleeper = null;
+    this.woken = false;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      this.woken = false;
+      const rec = recordingExecutor(this.exec);
+      // pg-boss's fetch swallows SQL errors (it expects only unique violations); the recording executor sees them.
+      const jobs = await this.boss.fetch<unknown>(this.name, { batchSize: this.batchSize, includeMetadata: true, db: rec });
+      if (rec.error !== undefined) {
+        this.fetchErrors++;
+        if (this.fetchErrors === 1 || this.fetchErrors % 60 === 0) {
+          this.log.error({ err: rec.error, queue: this.name, failures: this.fetchErrors }, 'job worker: fetch failed');
+        }
+        await this.sleep(Math.min(this.intervalMs * 2 ** Math.min(this.fetchErrors, 6), 30_000));
+        continue;
+      }
+      this.fetchErrors = 0;
+      if (this.hardStopped) {
+        // Fetched while the queue stopped without waiting: hand them back for a retry rather than start them.
+        for (const job of jobs) await this.failJob(job.id, 'the job queue stopped before this job could start');
+        break;
+      }
+      if (jobs.length > 0) await this.runBatch(jobs);
+      // A full batch means more may be waiting: fetch again at once.
+      if (jobs.length < this.batchSize) await this.sleep(this.intervalMs);
+    }
+  }
+
+  private async failJob(id: string, message: string): Promise<void> {
+    await this.boss
+      .fail(this.name, id, { message })
+      .catch((err: unknown) => this.log.error({ err, queue: this.name, jobId: id }, 'job worker: could not mark a job failed (it will expire)'));
+  }
+
+  private async runBatch(jobs: PgBoss.JobWithMetadata<unknown>[]): Promise<void> {
+    const outcomes = await Promise.all(jobs.map((job) => this.runOne(job)));
+    // One statement completes the batch. A job that finished early stays `active` until its siblings end:
+    // should the process die meanwhile, it runs again (handlers must be idempotent in any case).
+    const done = outcomes.filter((o) => o.ok && !o.run.abandoned).map((o) => o.job.id);
+    if (done.length > 0) {
+      await this.boss
+        .complete(this.name, done)
+        .catch((err: unknown) => this.log.error({ err, queue: this.name, jobs: done.length }, 'job worker: could not mark jobs completed (they will run again)'));
+    }
+    for (const o of outcomes) {
+      if (o.ok || o.run.abandoned) continue;
+      const fields = { queue: this.name, jobId: o.job.id, attempt: o.job.retryCount + 1, retryLimit: o.job.retryLimit, err: o.error };
+      if (o.job.retryCount >= o.job.retryLimit) this.log.error(fields, 'job failed: no retries left');
+      else this.log.warn(fields, 'job attempt failed: will retry');
+      await this.failJob(o.job.id, errorMessage(o.error));
+    }
+  }
+
+  private async runOne(job: PgBoss.JobWithMetadata<unknown>): Promise<Outcome> {
+    let release!: (reason: Error) => void;
+    const released = new Promise<never>((_, reject) => (release = reject));
+    const run: Running = { id: job.id, controller: new AbortController(), abandoned: false, release };
+    this.running.set(job.id, run);
+    // pg-boss hands expireInSeconds over as a numeric string ('60.000000').
+    const limitMs = Math.max(1, Number(job.expireInSeconds) || 60) * 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new Error(`job ran longer than its ${limitMs / 1000} s limit (expireInSeconds)`);
+        run.controller.abort(err);
+        reject(err);
+      }, limitMs);
+    });
+    const info: JobInfo = {
+      id: job.id,
+      queue: this.name,
+      attempt: job.retryCount + 1,
+      retryLimit: job.retryLimit,
+      singletonKey: job.singletonKey,
+      createdOn: job.createdOn,
+      signal: run.controller.signal,
+    };
+    try {
+      await Promise.race([Promise.resolve().then(() => this.handler(job.data, info)), timedOut, released]);
+      return { run, job, ok: true, error: undefined };
+    } catch (error) {
+      return { run, job, ok: false, error };
+    } finally {
+      clearTimeout(timer);
+      this.running.delete(job.id);
+    }
+  }
+}
