@@ -32,7 +32,7 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
       world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })),
       clock.now(),
     );
-    const airlines = new AirlineDirectory([new SandboxConnector(world)]);
+    const airlines = new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock })]);
     const app = await buildApp({ config, store, airlines, clock, world, ...(logger ? { logger } : {}) });
     return {
       app,

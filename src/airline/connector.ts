@@ -66,6 +66,8 @@ export interface AirlineTicket {
   fareMinor: number;
   taxMinor: number;
   issuedAt: Date | null;
+  /** False when the airline cannot confirm whether the tax is refundable (refunds answer 826). */
+  taxStatusConfirmed: boolean;
   coupons: Array<{ segmentIndex: number; status: CouponStatus }>;
   ancillaries: AirlineAncillary[];
 }
@@ -105,6 +107,72 @@ export class ConnectorError extends Error {
 
 export type AirlineFeature = 'claims' | 'refunds' | 'voids' | 'seatSelection';
 
+/** A refund rule as the airline publishes it (spec 2.8). */
+export interface AirlineRefundRule {
+  airline: string;
+  ruleType: '0' | '1' | '2' | '3' | '4';
+  passengerType?: 'ADT' | 'CHD' | 'INF' | null;
+  penaltyAmount?: string | null;
+  penaltyPercent?: number | null;
+  penaltyPercentBase?: 'fare' | 'fare+tax' | null;
+  airlineFee?: string | null;
+  taxRefundable?: boolean | null;
+  fareRefundable?: boolean | null;
+  refundableAncillaries?: string[] | null;
+  startMinute?: number | null;
+  endMinute?: number | null;
+  refundMethod?: 'CashBackToOriginalPayment' | 'Voucher' | null;
+}
+
+/** What an airline publishes about refunds: its rules and its processing times. */
+export interface AirlineRefundTerms {
+  carrier: string;
+  rules: AirlineRefundRule[];
+  confirmationDays: number;
+  refundDays: number;
+  fastConfirmation: boolean;
+  /** sameDay: a void is possible until 23:59 of the ticket's issue day in `homeTimeZone`. */
+  voidWindow: 'sameDay' | 'none';
+  homeTimeZone: string;
+  /** Voluntary refunds are accepted until this many days after the first departure (null = no limit). */
+  refundDeadlineDaysAfterDeparture: number | null;
+  /** Routes (`DEP-ARR` airport pairs) the airline does not refund through this channel (843). */
+  routesWithoutRefund: string[];
+  /** The airline accepts one refund per booking: after one, further requests are duplicates (816). */
+  oneRefundPerBooking: boolean;
+}
+
+/** The refund request postbook sends to the airline. `refundCode` is the idempotency key. */
+export interface AirlineRefundSubmission {
+  refundCode: string;
+  pnr: string;
+  ticketNos: string[];
+  reason: '0' | '1' | '4';
+  currency: string;
+  /** What the tickets cost (fare + tax + in-flow ancillaries), minor units. */
+  paidMinor: number;
+  /** postbook's accurate estimate, or null for a CannotQuote refund (the airline decides the amount). */
+  quotedRefundMinor: number | null;
+  /** The booking was claimed (a refund claim), not booked through postbook. */
+  isClaim: boolean;
+}
+
+export interface AirlineRefundReceipt {
+  /** The airline's own reference of the refund. */
+  airlineRefundId: string;
+  /** True when the airline had already received this refundCode (a retry after a crash or time-out). */
+  duplicate: boolean;
+}
+
+/** The airline's view of a submitted refund. */
+export type AirlineRefundState =
+  | { state: 'processing' }
+  | { state: 'rejected'; cancelReason: string }
+  | { state: 'withdrawn'; cancelReason: string }
+  /** accepted, money on its way (deposit-paid bookings show "Airline refunding") */
+  | { state: 'refunding'; amountMinor: number; currency: string }
+  | { state: 'refunded'; amountMinor: number; currency: string; voucherCode: string | null };
+
 export interface AirlineConnector {
   readonly name: string;
   /** Carriers this connector answers for. */
@@ -113,6 +181,12 @@ export interface AirlineConnector {
   supports(carrier: string, feature: AirlineFeature): boolean;
   /** The record, or null when the airline has no such PNR. Throws ConnectorError. */
   readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null>;
+  /** Refund rules and processing terms of a carrier, or null when the carrier is not served. */
+  refundTerms(carrier: string): AirlineRefundTerms | null;
+  /** Submits a refund; idempotent on `refundCode`. Throws ConnectorError (retryable or not). */
+  submitRefund(carrier: string, submission: AirlineRefundSubmission, opts: CallOptions): Promise<AirlineRefundReceipt>;
+  /** Where a submitted refund stands. Throws ConnectorError; an unknown refundCode is a non-retryable 'rejected' error. */
+  refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState>;
 }
 
 /** Routes each carrier to its connector. */

@@ -128,6 +128,30 @@ export interface IdempotencyKeysTable {
   created_at: CreatedAt;
 }
 
+/** The sandbox airline's refund books (migration 0003): written only by airline/sandbox. */
+export interface SandboxRefundsTable {
+  refund_code: string;
+  carrier: string;
+  pnr: string;
+  ticket_nos: Json<string[]>;
+  reason: '0' | '1' | '4';
+  currency: string;
+  paid_minor: ColumnType<number, number | bigint, number | bigint>;
+  quoted_refund_minor: ColumnType<number | null, number | bigint | null, number | bigint | null>;
+  is_claim: boolean;
+  airline_refund_id: string;
+  /** How many times submitRefund was called with this refundCode. */
+  submit_calls: ColumnType<number, number | undefined, number>;
+  submitted_at: Timestamp;
+  last_submitted_at: Timestamp;
+  decision: 'accept' | 'reject' | 'withdraw';
+  cancel_reason: string | null;
+  processing_seconds: number;
+  /** What the airline pays when it accepts. */
+  refund_minor: ColumnType<number | null, number | bigint | null, number | bigint | null>;
+  voucher: boolean;
+}
+
 export interface Database {
   clients: ClientsTable;
   orders: OrdersTable;
@@ -137,6 +161,7 @@ export interface Database {
   ticket_coupons: TicketCouponsTable;
   order_ancillaries: OrderAncillariesTable;
   idempotency_keys: IdempotencyKeysTable;
+  sandbox_refunds: SandboxRefundsTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;

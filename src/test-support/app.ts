@@ -8,7 +8,7 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { AirlineDirectory, type AirlineConnector } from '../airline/connector.js';
-import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { SandboxConnector, type SandboxBooks } from '../airline/sandbox/connector.js';
 import { buildWorld, type World } from '../airline/sandbox/world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import { buildApp } from '../app.js';
@@ -79,7 +79,8 @@ export interface TestAppOptions {
   world?: WorldFile;
   env?: NodeJS.ProcessEnv;
   store?: Store;
-  connectors?: (world: World) => AirlineConnector[];
+  /** Replaces the sandbox connector; `books` are the test's database and clock, for a SandboxConnector (subclass). */
+  connectors?: (world: World, books: SandboxBooks) => AirlineConnector[];
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -88,7 +89,8 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const world = buildWorld(opts.world ?? testWorld(), clock.now());
   const store = opts.store ?? (await openTestStore());
   await seedClients(store.db, world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), clock.now());
-  const airlines = new AirlineDirectory(opts.connectors ? opts.connectors(world) : [new SandboxConnector(world)]);
+  const books: SandboxBooks = { db: store.db, clock };
+  const airlines = new AirlineDirectory(opts.connectors ? opts.connectors(world, books) : [new SandboxConnector(world, books)]);
   const app = await buildApp({ config, store, airlines, clock, world, logger: testLogger() });
   return {
     app,

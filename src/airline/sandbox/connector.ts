@@ -1,12 +1,48 @@
 // The built-in sandbox airline: answers from a world file, with the latency and failures the world asks for.
+// Its refund books live in the service's database (sandbox_refunds): a refund it received survives a crash,
+// and its timeline follows the service clock (see refunds.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConnectorError, type AirlineConnector, type AirlineFeature, type AirlineRecord, type CallOptions } from '../connector.js';
-import type { World, WorldBehaviourLike } from './types.js';
+import type { Kysely } from 'kysely';
+import {
+  ConnectorError,
+  type AirlineConnector,
+  type AirlineFeature,
+  type AirlineRecord,
+  type AirlineRefundRule,
+  type AirlineRefundReceipt,
+  type AirlineRefundState,
+  type AirlineRefundSubmission,
+  type AirlineRefundTerms,
+  type CallOptions,
+} from '../connector.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { isCurrency } from '../../money/money.js';
+import { quoteTicket, type TicketForQuote } from '../../refunds/engine/index.js';
+import type { Database } from '../../store/schema.js';
+import { decideRefund, recordRefund, refundStateAt, ticketNosOf } from './refunds.js';
+import type { SandboxBooking, World, WorldBehaviourLike } from './types.js';
+import type { WorldAirline } from './world-schema.js';
+
+/** Where the sandbox airline keeps its refund books, and whose clock it follows. */
+export interface SandboxBooks {
+  db: Kysely<Database>;
+  clock: Clock;
+}
 
 export class SandboxConnector implements AirlineConnector {
   readonly name = 'sandbox';
+  private readonly clock: Clock;
 
-  constructor(private readonly world: World) {}
+  /**
+   * `books`: the service's database and clock. Without them the airline still answers records and refund
+   * terms, but refuses refund submissions and status queries (it has nowhere to keep them).
+   */
+  constructor(
+    private readonly world: World,
+    private readonly books: SandboxBooks | null = null,
+  ) {
+    this.clock = books?.clock ?? systemClock;
+  }
 
   carriers(): string[] {
     return [...this.world.airlines.keys()];
@@ -18,12 +54,162 @@ export class SandboxConnector implements AirlineConnector {
   }
 
   async readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null> {
-    const airline = this.world.airlines.get(carrier);
-    if (!airline) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} does not exist`);
+    const airline = this.airline(carrier);
     const booking = this.world.bookings.get(`${carrier}/${pnr}`);
     // A missing PNR costs the same latency as an existing one: timing must not reveal which PNRs exist.
     await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
-    return booking ? structuredClone(booking.record) : null;
+    const refunded = await this.refundedTickets(carrier, pnr);
+    if (!booking) return null;
+    const record = structuredClone(booking.record);
+    // The airline's own refunds show on the coupons once the money went out (flown coupons stay USED).
+    for (const t of record.tickets) {
+      if (!refunded.has(t.ticketNo)) continue;
+      for (const c of t.coupons) if (c.status !== 'USED') c.status = 'REFUND';
+    }
+    return record;
+  }
+
+  refundTerms(carrier: string): AirlineRefundTerms | null {
+    const a = this.world.airlines.get(carrier);
+    if (!a) return null;
+    return {
+      carrier,
+      rules: rulesOf(a),
+      confirmationDays: a.confirmationDays,
+      refundDays: a.refundDays,
+      fastConfirmation: a.fastConfirmation,
+      voidWindow: a.voidWindow ?? 'none',
+      homeTimeZone: a.homeTimeZone ?? 'UTC',
+      refundDeadlineDaysAfterDeparture: a.refundDeadlineDaysAfterDeparture ?? null,
+      routesWithoutRefund: [...(a.routesWithoutRefund ?? [])],
+      oneRefundPerBooking: a.oneRefundPerBooking ?? false,
+    };
+  }
+
+  async submitRefund(carrier: string, s: AirlineRefundSubmission, opts: CallOptions): Promise<AirlineRefundReceipt> {
+    const airline = this.airline(carrier);
+    const db = this.db();
+    const booking = this.world.bookings.get(`${carrier}/${s.pnr}`);
+    await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
+
+    const refuse = (why: string): never => {
+      throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses refund ${s.refundCode}: ${why}`);
+    };
+    if (airline.supports?.refunds === false) refuse('the airline does not take refunds through this channel');
+    if (!booking) return refuse(`it has no booking ${s.pnr}`);
+    if (!/^\S{1,64}$/.test(s.refundCode)) refuse('the refundCode is empty, too long or holds spaces');
+    if (!['0', '1', '4'].includes(s.reason)) refuse(`unknown refund reason ${s.reason}`);
+    const ticketNos = [...new Set(s.ticketNos.map((t) => t.replace('-', '')))];
+    if (ticketNos.length === 0) refuse('no ticket named');
+    const tickets = ticketNos.map((no) => booking.record.tickets.find((t) => t.ticketNo === no) ?? refuse(`ticket ${no} is not on booking ${s.pnr}`));
+    if (!isCurrency(s.currency)) refuse(`unknown currency ${s.currency}`);
+    if (!Number.isSafeInteger(s.paidMinor) || s.paidMinor < 0) refuse('paidMinor is not a non-negative integer');
+    if (s.quotedRefundMinor !== null && (!Number.isSafeInteger(s.quotedRefundMinor) || s.quotedRefundMinor < 0)) {
+      refuse('quotedRefundMinor is not a non-negative integer');
+    }
+
+    const now = this.clock.now();
+    const duplicate = await this.alreadyAccepted(db, airline, s.refundCode, booking, ticketNos);
+    const decision = decideRefund({ ...airline.refundBehaviour, ...booking.refundBehaviour }, s, duplicate);
+    const receipt = await recordRefund(db, {
+      refundCode: s.refundCode,
+      carrier,
+      pnr: s.pnr,
+      ticketNos,
+      reason: s.reason,
+      currency: s.currency,
+      paidMinor: s.paidMinor,
+      quotedRefundMinor: s.quotedRefundMinor,
+      isClaim: s.isClaim,
+      decision,
+      voucher: this.refundsInVoucher(airline, booking, tickets, s.reason, now),
+      at: now,
+    });
+    if (!receipt) return refuse('the refundCode is already recorded for another booking');
+    return { airlineRefundId: receipt.airlineRefundId, duplicate: receipt.submitCalls > 1 };
+  }
+
+  async refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState> {
+    const airline = this.airline(carrier);
+    const db = this.db();
+    const row = await db.selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).where('carrier', '=', carrier).executeTakeFirst();
+    const booking = row ? this.world.bookings.get(`${carrier}/${row.pnr}`) : undefined;
+    await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
+    if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no refund ${refundCode}`);
+    return refundStateAt(row, this.clock.now());
+  }
+
+  private airline(carrier: string): WorldAirline {
+    const airline = this.world.airlines.get(carrier);
+    if (!airline) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} does not exist`);
+    return airline;
+  }
+
+  private db(): Kysely<Database> {
+    if (!this.books) throw new ConnectorError('unavailable', false, 'the sandbox airline was started without its refund books (database)');
+    return this.books.db;
+  }
+
+  /** Tickets of the booking whose refund reached `refunded` by now. */
+  private async refundedTickets(carrier: string, pnr: string): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (!this.books) return out;
+    const rows = await this.books.db
+      .selectFrom('sandbox_refunds')
+      .selectAll()
+      .where('carrier', '=', carrier)
+      .where('pnr', '=', pnr)
+      .where('decision', '=', 'accept')
+      .execute();
+    const now = this.clock.now();
+    for (const row of rows) if (refundStateAt(row, now).state === 'refunded') for (const no of ticketNosOf(row)) out.add(no);
+    return out;
+  }
+
+  /**
+   * Whether the airline already accepted another refund of these tickets, or (oneRefundPerBooking) of this
+   * booking: it then rejects the new one as a duplicate refund record.
+   */
+  private async alreadyAccepted(db: Kysely<Database>, airline: WorldAirline, refundCode: string, booking: SandboxBooking, ticketNos: string[]): Promise<boolean> {
+    const rows = await db
+      .selectFrom('sandbox_refunds')
+      .select(['ticket_nos'])
+      .where('carrier', '=', booking.record.carrier)
+      .where('pnr', '=', booking.record.pnr)
+      .where('decision', '=', 'accept')
+      .where('refund_code', '<>', refundCode)
+      .execute();
+    if (rows.length > 0 && airline.oneRefundPerBooking) return true;
+    return rows.some((r) => ticketNosOf(r).some((no) => ticketNos.includes(no)));
+  }
+
+  /** Whether the airline's rule that applies to these tickets now refunds in vouchers (the airline applies its own rules). */
+  private refundsInVoucher(airline: WorldAirline, booking: SandboxBooking, tickets: AirlineRecord['tickets'], reason: '0' | '1' | '4', now: Date): boolean {
+    const first = booking.record.segments[0];
+    if (!first) return false;
+    const rules = rulesOf(airline);
+    const rates = this.world.rates;
+    return tickets.some((t) => {
+      const pax = booking.record.passengers.find((p) => p.ref === t.paxRef);
+      const ticket: TicketForQuote = {
+        ticketNo: t.ticketNo,
+        carrier: airline.code,
+        passengerType: pax?.type ?? 'ADT',
+        currency: t.currency,
+        fareMinor: t.fareMinor,
+        taxMinor: t.taxMinor,
+        firstDeparture: { local: first.depLocal, timeZone: first.depTimeZone },
+        ancillaries: t.ancillaries.filter((a) => a.kind === 'inflow').map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
+        postTicketingServices: t.ancillaries
+          .filter((a) => a.kind === 'post')
+          .map((a) => ({ postTicketingOrderNo: a.postOrderNo ?? '', category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
+      };
+      try {
+        return quoteTicket({ ticket, rules, reason, now, rates: (from, to) => rates[`${from}/${to}`] }).refundMethod === 'Voucher';
+      } catch {
+        return false;
+      }
+    });
   }
 
   private async behave(b: WorldBehaviourLike, signal: AbortSignal): Promise<void> {
@@ -40,4 +226,9 @@ export class SandboxConnector implements AirlineConnector {
     if (signal.aborted) throw new ConnectorError('timeout', true, 'the airline did not answer in time');
     if (b.failure === 'error') throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
   }
+}
+
+/** The airline's rules as it publishes them (spec 2.8): the world's rules with the airline code. */
+function rulesOf(a: WorldAirline): AirlineRefundRule[] {
+  return a.refundRules.map((r) => ({ airline: a.code, ...r }));
 }

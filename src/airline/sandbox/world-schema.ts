@@ -26,6 +26,45 @@ export const Behaviour = Type.Object(
   { additionalProperties: false, description: 'how the airline (or one booking) behaves when called' },
 );
 
+/** The cancelReason texts of spec 2.11: the only ones a sandbox airline may give (the loader checks). */
+export const SPEC_CANCEL_REASONS = [
+  'does not match airline policy',
+  'no schedule change from the airline, see fare rules for cancellation charges',
+  'voluntary cancellation is non-refundable',
+  'airline policy allows only a voucher refund',
+  'refund request cancelled by the user',
+  'travel already completed',
+  'refund not yet received from the airline, try later',
+  "order paid by the caller's own virtual card, refund it yourself",
+  "issued through the caller's own B2B account, refund it yourself",
+  "refund available through the airline's consumer website, refund it yourself",
+  'refund claim voucher invalid',
+  'duplicate refund record',
+  'more supporting material needed to meet airline requirements',
+  'actual refund amount below the service fee, so rejected',
+] as const;
+
+export const RefundBehaviour = Type.Object(
+  {
+    decision: Type.Optional(
+      Type.Union([Type.Literal('accept'), Type.Literal('reject'), Type.Literal('withdraw')], {
+        description: 'accept (default); reject; withdraw (a refund claim is withdrawn; any other refund is rejected)',
+      }),
+    ),
+    cancelReason: Type.Optional(
+      Type.String({ description: 'one of the cancelReason texts of spec 2.11; default "does not match airline policy" (withdraw: "refund request cancelled by the user")' }),
+    ),
+    processingSeconds: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 31_536_000, description: 'seconds until the airline decides; the money follows as long again; default 20' }),
+    ),
+    payPercentOfQuote: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'accepted: pays this % of the quoted refund; default 100' })),
+    cannotQuotePercentOfPaid: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 100, description: 'accepted without an accurate quote (CannotQuote): pays this % of what the tickets cost; default 80' }),
+    ),
+  },
+  { additionalProperties: false, description: 'how the sandbox airline decides the refunds it receives (a booking\'s fields override its airline\'s)' },
+);
+
 export const PassengerTypeLit = Type.Union([Type.Literal('ADT'), Type.Literal('CHD'), Type.Literal('INF')]);
 
 export const RefundRule = Type.Object(
@@ -82,17 +121,18 @@ const Airline = Type.Object(
       ),
     ),
     refundRules: Type.Array(RefundRule, { description: 'refund rules, spec 2.8; list order breaks ties' }),
-    refundBehaviour: Type.Optional(
-      Type.Object(
-        {
-          decision: Type.Optional(Type.Union([Type.Literal('accept'), Type.Literal('reject')])),
-          cancelReason: Type.Optional(Type.String()),
-          processingSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
-          payPercentOfQuote: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-        },
-        { additionalProperties: false, description: 'how the sandbox airline decides refunds' },
-      ),
+    refundDeadlineDaysAfterDeparture: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 3650, description: 'voluntary refunds are accepted until this many days after the first departure; absent = no limit' }),
     ),
+    routesWithoutRefund: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Z]{3}-[A-Z]{3}$', description: 'a route as "DEP-ARR" airport codes, e.g. "CDG-LHR"' }), {
+        description: 'routes the airline does not refund through this channel (843); a booking with a segment on one of them',
+      }),
+    ),
+    oneRefundPerBooking: Type.Optional(
+      Type.Boolean({ description: 'the airline accepts one refund per booking: a further request for the same booking is a duplicate (816); default false' }),
+    ),
+    refundBehaviour: Type.Optional(RefundBehaviour),
     behaviour: Type.Optional(Behaviour),
   },
   { additionalProperties: false },
@@ -233,6 +273,9 @@ const Ticket = Type.Object(
     tax: Amount,
     coupons: Type.Array(CouponStatusLit, { minItems: 1, description: 'one status per booking segment, in order' }),
     ancillaries: Type.Optional(Type.Array(Ancillary, { description: 'bought with the ticket (in-flow)' })),
+    taxStatusUnconfirmed: Type.Optional(
+      Type.Boolean({ description: 'true: the airline cannot confirm whether the tax is refundable (refunds answer 826); default false' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -281,6 +324,7 @@ const Booking = Type.Object(
     issuedAt: Type.Optional(WorldTime),
     bookedBy: Type.Optional(Type.String({ description: 'client id that booked it through postbook' })),
     behaviour: Type.Optional(Behaviour),
+    refundBehaviour: Type.Optional(RefundBehaviour),
     note: Type.Optional(Type.String({ description: 'what the booking demonstrates (documentation only)' })),
   },
   { additionalProperties: false },
@@ -344,3 +388,4 @@ export type WorldBooking = Static<typeof Booking>;
 export type WorldRefundRule = Static<typeof RefundRule>;
 export type WorldClient = Static<typeof Client>;
 export type WorldBehaviour = Static<typeof Behaviour>;
+export type WorldRefundBehaviour = Static<typeof RefundBehaviour>;

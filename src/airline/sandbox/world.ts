@@ -5,7 +5,16 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import YAML from 'yaml';
 import { Compile } from 'typebox/compile';
-import { WorldSchema, type WorldAirline, type WorldBehaviour, type WorldClient, type WorldFile, type WorldFlight } from './world-schema.js';
+import {
+  SPEC_CANCEL_REASONS,
+  WorldSchema,
+  type WorldAirline,
+  type WorldBehaviour,
+  type WorldClient,
+  type WorldFile,
+  type WorldFlight,
+  type WorldRefundBehaviour,
+} from './world-schema.js';
 import { isExact, MoneyError, parseMoney, toMinor } from '../../money/money.js';
 import type { AirlineAncillary, AirlinePassenger, AirlineRecord, AirlineSegment, AirlineTicket, ScheduleStatus } from '../connector.js';
 
@@ -37,6 +46,8 @@ export interface ResolvedFlight {
 export interface SandboxBooking {
   record: AirlineRecord;
   behaviour: WorldBehaviour;
+  /** Overrides the airline's refundBehaviour field by field. */
+  refundBehaviour: WorldRefundBehaviour;
   issuedAt: Date | null;
   note: string | null;
 }
@@ -172,12 +183,25 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
   w.airports.forEach((a, i) => {
     if (!DateTime.fromJSDate(now, { zone: a.timeZone }).isValid) fail(`airports[${i}].timeZone`, `is not an IANA time zone: ${a.timeZone}`);
   });
+  const cancelReasons: ReadonlySet<string> = new Set(SPEC_CANCEL_REASONS);
+  const cancelReason = (b: WorldRefundBehaviour | undefined, at: string) => {
+    if (b?.cancelReason !== undefined && !cancelReasons.has(b.cancelReason)) {
+      fail(`${at}.refundBehaviour.cancelReason`, `is not one of the cancelReason texts of spec 2.11 (e.g. "${SPEC_CANCEL_REASONS[0]}"; all of them: docs/world.md)`);
+    }
+  };
+
   const airlines = new Map(w.airlines.map((a) => [a.code, a]));
   w.airlines.forEach((a, i) => {
     if (a.homeTimeZone && !DateTime.fromJSDate(now, { zone: a.homeTimeZone }).isValid) fail(`airlines[${i}].homeTimeZone`, 'is not an IANA time zone');
     a.refundRules.forEach((r, j) => {
       moneyText(r.penaltyAmount, `airlines[${i}].refundRules[${j}].penaltyAmount`);
       moneyText(r.airlineFee, `airlines[${i}].refundRules[${j}].airlineFee`);
+    });
+    cancelReason(a.refundBehaviour, `airlines[${i}]`);
+    a.routesWithoutRefund?.forEach((route, j) => {
+      for (const code of route.split('-')) {
+        if (!airports.has(code)) fail(`airlines[${i}].routesWithoutRefund[${j}]`, `names airport ${code}, which airports[] does not list`);
+      }
     });
   });
   const aircraft = new Map(w.aircraft.map((a) => [a.code, a]));
@@ -230,6 +254,7 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
     const at = `bookings[${i}]`;
     if (!airlines.has(b.carrier)) fail(`${at}.carrier`, `names airline ${b.carrier}, which airlines[] does not list`);
     if (b.bookedBy && !clientIds.has(b.bookedBy)) fail(`${at}.bookedBy`, `names client ${b.bookedBy}, which clients[] does not list`);
+    cancelReason(b.refundBehaviour, at);
     unique(b.passengers, (p) => p.ref, `${at}.passengers`, 'passenger ref');
     const paxRefs = new Set(b.passengers.map((p) => p.ref));
 
@@ -315,6 +340,7 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
         fareMinor: money(t.fare, t.currency, `${tat}.fare`),
         taxMinor: money(t.tax, t.currency, `${tat}.tax`),
         issuedAt: null,
+        taxStatusConfirmed: t.taxStatusUnconfirmed !== true,
         coupons: t.coupons.map((status, k) => ({ segmentIndex: k + 1, status })),
         ancillaries: (t.ancillaries ?? []).map((a, k) => ancillaryOf(a, t.currency, `${tat}.ancillaries[${k}]`, 'inflow', null)),
       };
@@ -365,6 +391,7 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
         bookedByClient: b.bookedBy ?? null,
       },
       behaviour: b.behaviour ?? {},
+      refundBehaviour: b.refundBehaviour ?? {},
       issuedAt,
       note: b.note ?? null,
     });

@@ -1,0 +1,607 @@
+// The sandbox airline's refund side: terms from the world, durable idempotent submissions in the service's
+// database, the decision and timeline (processing → refunding → refunded; rejected; withdrawn) on the
+// service clock, amounts, vouchers, coupons in the record, and the behaviour knobs.
+import { describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConnectorError, type AirlineRefundSubmission } from '../connector.js';
+import { SandboxConnector } from './connector.js';
+import { percentOfMinor } from './refunds.js';
+import { buildWorld, loadWorldFile, WorldError } from './world.js';
+import type { WorldFile } from './world-schema.js';
+import { TestClock } from '../../clock.js';
+import { openTestStore } from '../../test-support/app.js';
+import { testWorld } from '../../test-support/world.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const SECOND = 1000;
+const signal = () => AbortSignal.timeout(10_000);
+
+/** A fresh database, a frozen test clock, the test world (adjusted) and a sandbox airline keeping its books there. */
+async function setup(t: TestContext, mutate: (w: WorldFile) => void = () => {}) {
+  const clock = new TestClock();
+  clock.freeze();
+  const w = structuredClone(testWorld());
+  mutate(w);
+  const world = buildWorld(w, clock.now(), 'test');
+  const store = await openTestStore();
+  t.after(() => store.close());
+  const sandbox = new SandboxConnector(world, { db: store.db, clock });
+  const rows = () => store.db.selectFrom('sandbox_refunds').selectAll().orderBy('refund_code').execute();
+  return { clock, world, store, sandbox, rows };
+}
+
+/** A refund of TST002 (one adult, EUR 1200.00 + 210.35), accurately quoted at EUR 1000.00. */
+function submission(over: Partial<AirlineRefundSubmission> = {}): AirlineRefundSubmission {
+  return {
+    refundCode: 'RF-0001',
+    pnr: 'TST002',
+    ticketNos: ['9991000000011'],
+    reason: '1',
+    currency: 'EUR',
+    paidMinor: 141035,
+    quotedRefundMinor: 100000,
+    isClaim: false,
+    ...over,
+  };
+}
+
+async function rejection(p: Promise<unknown>): Promise<ConnectorError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof ConnectorError, `expected a ConnectorError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('expected the call to fail');
+}
+
+/** A sandbox airline without books: enough for its terms and records. */
+function bookless(mutate: (w: WorldFile) => void = () => {}) {
+  const w = structuredClone(testWorld());
+  mutate(w);
+  return new SandboxConnector(buildWorld(w, new Date(), 'test'));
+}
+
+const airline = (w: WorldFile, code: string) => w.airlines.find((a) => a.code === code)!;
+const booking = (w: WorldFile, pnr: string) => w.bookings.find((b) => b.pnr === pnr)!;
+
+/** Adds XV, an airline that refunds in vouchers, with one booking VOU001 (EUR 89.00 + 21.50). */
+function voucherAirline(w: WorldFile) {
+  w.airlines.push({
+    code: 'XV',
+    name: 'Voucher Air',
+    confirmationDays: 0,
+    refundDays: 3,
+    fastConfirmation: true,
+    refundRules: [
+      { ruleType: '0', fareRefundable: true, taxRefundable: true, refundMethod: 'Voucher' },
+      { ruleType: '1', fareRefundable: true, taxRefundable: true, penaltyPercent: 10, refundMethod: 'Voucher' },
+    ],
+  });
+  w.flights.push({ id: 'xv', carrier: 'XV', flightNumber: 'XV11', from: 'CDG', to: 'JFK', departure: '+6d 07:15', arrival: '+6d 09:35', aircraft: '320' });
+  w.bookings.push({
+    pnr: 'VOU001',
+    carrier: 'XV',
+    status: 'Ticketed',
+    contact: { email: 'v@example.com' },
+    passengers: [{ ref: 'a', type: 'ADT', lastName: 'VOUCHER', firstName: 'KIM' }],
+    segments: [{ flight: 'xv' }],
+    paymentMethod: 'deposit',
+    tickets: [{ ticketNo: '888-1000000081', passenger: 'a', currency: 'EUR', fare: 89, tax: 21.5, coupons: ['OPEN_FOR_USE'] }],
+  });
+}
+
+/** Adds a booking JPY001 on XS priced in yen (exponent 0): JPY 48000 + 5600. */
+function yenBooking(w: WorldFile) {
+  w.bookings.push({
+    pnr: 'JPY001',
+    carrier: 'XS',
+    status: 'Ticketed',
+    contact: { email: 'y@example.com' },
+    passengers: [{ ref: 'a', type: 'ADT', lastName: 'YEN', firstName: 'JUN' }],
+    segments: [{ flight: 'out' }],
+    tickets: [{ ticketNo: '999-1000000991', passenger: 'a', currency: 'JPY', fare: 48000, tax: 5600, coupons: ['OPEN_FOR_USE'] }],
+  });
+}
+
+describe('sandbox airline: refund terms', () => {
+  test('from the world airline, with the defaults', () => {
+    const sandbox = bookless((w) => {
+      airline(w, 'XS').refundRules = [
+        { ruleType: '1', passengerType: 'ADT', startMinute: 1440, endMinute: 0, penaltyPercent: 50, fareRefundable: true, taxRefundable: true },
+        { ruleType: '4', fareRefundable: true, taxRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
+      ];
+    });
+    const terms = sandbox.refundTerms('XS');
+    assert.deepEqual(terms, {
+      carrier: 'XS',
+      rules: [
+        { airline: 'XS', ruleType: '1', passengerType: 'ADT', startMinute: 1440, endMinute: 0, penaltyPercent: 50, fareRefundable: true, taxRefundable: true },
+        { airline: 'XS', ruleType: '4', fareRefundable: true, taxRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
+      ],
+      confirmationDays: 2,
+      refundDays: 7,
+      fastConfirmation: false,
+      voidWindow: 'none',
+      homeTimeZone: 'UTC',
+      refundDeadlineDaysAfterDeparture: null,
+      routesWithoutRefund: [],
+      oneRefundPerBooking: false,
+    });
+    assert.equal(sandbox.refundTerms('ZZ'), null);
+  });
+
+  test('the refund policy fields of the world airline', () => {
+    const sandbox = bookless((w) => {
+      Object.assign(airline(w, 'XS'), {
+        voidWindow: 'sameDay',
+        homeTimeZone: 'Asia/Tokyo',
+        fastConfirmation: true,
+        refundDeadlineDaysAfterDeparture: 3,
+        routesWithoutRefund: ['HND-SGN', 'CDG-JFK'],
+        oneRefundPerBooking: true,
+      });
+    });
+    const terms = sandbox.refundTerms('XS')!;
+    assert.equal(terms.voidWindow, 'sameDay');
+    assert.equal(terms.homeTimeZone, 'Asia/Tokyo');
+    assert.equal(terms.fastConfirmation, true);
+    assert.equal(terms.refundDeadlineDaysAfterDeparture, 3);
+    assert.deepEqual(terms.routesWithoutRefund, ['HND-SGN', 'CDG-JFK']);
+    assert.equal(terms.oneRefundPerBooking, true);
+    // a copy: changing the answer does not change the airline
+    terms.routesWithoutRefund.push('XXX-YYY');
+    assert.deepEqual(sandbox.refundTerms('XS')!.routesWithoutRefund, ['HND-SGN', 'CDG-JFK']);
+  });
+
+  test('taxStatusConfirmed: false only for a ticket marked taxStatusUnconfirmed', async () => {
+    const sandbox = bookless();
+    const tax = await sandbox.readRecord('XS', 'TAX001', { signal: signal() });
+    assert.equal(tax?.tickets[0]?.taxStatusConfirmed, false);
+    const plain = await sandbox.readRecord('XS', 'TST001', { signal: signal() });
+    assert.deepEqual(
+      plain?.tickets.map((x) => x.taxStatusConfirmed),
+      [true, true],
+    );
+  });
+});
+
+describe('sandbox airline: submitting refunds', () => {
+  test('idempotent on refundCode: the second call is a duplicate, one row, submit_calls 2', async (t) => {
+    const { sandbox, rows, clock } = await setup(t);
+    const first = await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    assert.equal(first.duplicate, false);
+    assert.match(first.airlineRefundId, /^XS-RF-[0-9A-F]{10}$/);
+    const submittedAt = clock.now();
+    clock.advance(5 * SECOND);
+    const second = await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    assert.deepEqual(second, { airlineRefundId: first.airlineRefundId, duplicate: true });
+    const all = await rows();
+    assert.equal(all.length, 1);
+    const row = all[0]!;
+    assert.equal(row.refund_code, 'RF-0001');
+    assert.equal(row.submit_calls, 2);
+    assert.equal(row.carrier, 'XS');
+    assert.equal(row.pnr, 'TST002');
+    assert.deepEqual(row.ticket_nos, ['9991000000011']);
+    assert.equal(row.paid_minor, 141035);
+    assert.equal(row.quoted_refund_minor, 100000);
+    assert.equal(row.is_claim, false);
+    assert.equal(row.airline_refund_id, first.airlineRefundId);
+    // times are the service clock's, not the database's
+    assert.equal(new Date(row.submitted_at).getTime(), submittedAt.getTime());
+    assert.equal(new Date(row.last_submitted_at).getTime(), submittedAt.getTime() + 5 * SECOND);
+  });
+
+  test('a restarted airline (a new connector on the same database) still knows the refundCode', async (t) => {
+    const { sandbox, world, store, clock, rows } = await setup(t);
+    const first = await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    const restarted = new SandboxConnector(world, { db: store.db, clock });
+    const again = await restarted.submitRefund('XS', submission(), { signal: signal() });
+    assert.deepEqual(again, { airlineRefundId: first.airlineRefundId, duplicate: true });
+    assert.equal((await rows()).length, 1);
+  });
+
+  test('50 concurrent submits of one refundCode: one row, one first receipt, submit_calls 50', async (t) => {
+    const { sandbox, rows } = await setup(t);
+    const receipts = await Promise.all(Array.from({ length: 50 }, () => sandbox.submitRefund('XS', submission(), { signal: signal() })));
+    assert.equal(receipts.filter((r) => !r.duplicate).length, 1);
+    assert.equal(new Set(receipts.map((r) => r.airlineRefundId)).size, 1);
+    const all = await rows();
+    assert.equal(all.length, 1);
+    assert.equal(all[0]!.submit_calls, 50);
+  });
+
+  test('a refundCode already recorded for another booking is refused, not retryable', async (t) => {
+    const { sandbox, rows } = await setup(t);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    const err = await rejection(sandbox.submitRefund('XS', submission({ pnr: 'TST001', ticketNos: ['9991000000001'] }), { signal: signal() }));
+    assert.equal(err.kind, 'rejected');
+    assert.equal(err.retryable, false);
+    const all = await rows();
+    assert.equal(all.length, 1);
+    assert.equal(all[0]!.submit_calls, 1);
+  });
+
+  test('refused before anything is recorded: unknown carrier, PNR or ticket; no ticket; refunds not supported', async (t) => {
+    const { sandbox, rows } = await setup(t, (w) => {
+      airline(w, 'XN').supports = { claims: false, refunds: false };
+    });
+    const cases: Array<[string, AirlineRefundSubmission]> = [
+      ['ZZ', submission()],
+      ['XS', submission({ pnr: 'NOPE99' })],
+      ['XS', submission({ ticketNos: ['9991000000001'] })], // a ticket of TST001
+      ['XS', submission({ ticketNos: [] })],
+      ['XS', submission({ refundCode: '' })],
+      ['XS', submission({ currency: 'XXZ' })],
+      ['XN', submission({ pnr: 'NOCLM1', ticketNos: ['7771000000091'] })],
+    ];
+    for (const [carrier, s] of cases) {
+      const err = await rejection(sandbox.submitRefund(carrier, s, { signal: signal() }));
+      assert.equal(err.kind, 'rejected', `${carrier} ${JSON.stringify(s)}`);
+      assert.equal(err.retryable, false);
+    }
+    assert.equal((await rows()).length, 0);
+  });
+
+  test('ticket numbers are accepted with or without the dash', async (t) => {
+    const { sandbox, rows } = await setup(t);
+    await sandbox.submitRefund('XS', submission({ ticketNos: ['999-1000000011'] }), { signal: signal() });
+    assert.deepEqual((await rows())[0]!.ticket_nos, ['9991000000011']);
+  });
+
+  test('without its books (no database) the airline refuses refunds but still publishes its terms', async () => {
+    const sandbox = bookless();
+    assert.equal(sandbox.refundTerms('XS')?.carrier, 'XS');
+    const err = await rejection(sandbox.submitRefund('XS', submission(), { signal: signal() }));
+    assert.equal(err.kind, 'unavailable');
+    assert.equal(err.retryable, false);
+    assert.equal((await sandbox.readRecord('XS', 'TST002', { signal: signal() }))?.pnr, 'TST002');
+  });
+});
+
+describe('sandbox airline: decision and timeline on the service clock', () => {
+  test('accepted: processing → refunding → refunded (default 20 s per step), the quoted amount', async (t) => {
+    const { sandbox, clock } = await setup(t);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    const status = () => sandbox.refundStatus('XS', 'RF-0001', { signal: signal() });
+    assert.deepEqual(await status(), { state: 'processing' });
+    clock.advance(20 * SECOND - 1);
+    assert.deepEqual(await status(), { state: 'processing' });
+    clock.advance(1);
+    assert.deepEqual(await status(), { state: 'refunding', amountMinor: 100000, currency: 'EUR' });
+    clock.advance(20 * SECOND - 1);
+    assert.equal((await status()).state, 'refunding');
+    clock.advance(1);
+    assert.deepEqual(await status(), { state: 'refunded', amountMinor: 100000, currency: 'EUR', voucherCode: null });
+    clock.advance(30 * 24 * 3600 * SECOND);
+    assert.equal((await status()).state, 'refunded');
+  });
+
+  test('the timeline counts from the first submission, not from a retry', async (t) => {
+    const { sandbox, clock } = await setup(t);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    clock.advance(15 * SECOND);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    clock.advance(5 * SECOND);
+    assert.equal((await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'refunding');
+  });
+
+  test('processingSeconds and the decision is the airline\'s at submission: a later world does not change it', async (t) => {
+    const { sandbox, clock, world, store } = await setup(t, (w) => {
+      airline(w, 'XS').refundBehaviour = { processingSeconds: 5 };
+    });
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    clock.advance(5 * SECOND);
+    assert.equal((await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'refunding');
+    const w2 = structuredClone(world.raw);
+    airline(w2, 'XS').refundBehaviour = { decision: 'reject', processingSeconds: 600 };
+    const reloaded = new SandboxConnector(buildWorld(w2, clock.now(), 'test'), { db: store.db, clock });
+    clock.advance(5 * SECOND);
+    assert.equal((await reloaded.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'refunded');
+  });
+
+  test('processingSeconds 0: refunded at once', async (t) => {
+    const { sandbox } = await setup(t, (w) => {
+      airline(w, 'XS').refundBehaviour = { processingSeconds: 0 };
+    });
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    assert.equal((await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'refunded');
+  });
+
+  test('rejected (booking-level refundBehaviour): processing, then rejected with its cancelReason, for good', async (t) => {
+    const { sandbox, clock } = await setup(t);
+    await sandbox.submitRefund('XS', submission({ pnr: 'REJ001', ticketNos: ['9991000000111'], paidMinor: 12000, quotedRefundMinor: 12000 }), { signal: signal() });
+    // the same airline accepts its other bookings
+    await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0002' }), { signal: signal() });
+    const status = (code: string) => sandbox.refundStatus('XS', code, { signal: signal() });
+    assert.deepEqual(await status('RF-0001'), { state: 'processing' });
+    clock.advance(20 * SECOND);
+    assert.deepEqual(await status('RF-0001'), { state: 'rejected', cancelReason: 'voluntary cancellation is non-refundable' });
+    assert.equal((await status('RF-0002')).state, 'refunding');
+    clock.advance(3600 * SECOND);
+    assert.deepEqual(await status('RF-0001'), { state: 'rejected', cancelReason: 'voluntary cancellation is non-refundable' });
+  });
+
+  test('rejected with the default cancelReason when the world gives none', async (t) => {
+    const { sandbox, clock } = await setup(t, (w) => {
+      airline(w, 'XS').refundBehaviour = { decision: 'reject' };
+    });
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    clock.advance(20 * SECOND);
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() }), { state: 'rejected', cancelReason: 'does not match airline policy' });
+  });
+
+  test('withdrawn: a refund claim is withdrawn; the same decision rejects a refund that is not a claim', async (t) => {
+    const { sandbox, clock } = await setup(t, (w) => {
+      booking(w, 'TST002').refundBehaviour = { decision: 'withdraw' };
+    });
+    await sandbox.submitRefund('XS', submission({ pnr: 'WDR001', ticketNos: ['9991000000121'], isClaim: true }), { signal: signal() });
+    await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0002', isClaim: true }), { signal: signal() });
+    await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0003', pnr: 'WDR001', ticketNos: ['9991000000121'], isClaim: false }), { signal: signal() });
+    const status = (code: string) => sandbox.refundStatus('XS', code, { signal: signal() });
+    assert.deepEqual(await status('RF-0001'), { state: 'processing' });
+    clock.advance(20 * SECOND);
+    assert.deepEqual(await status('RF-0001'), { state: 'withdrawn', cancelReason: 'refund request cancelled by the user' });
+    assert.deepEqual(await status('RF-0002'), { state: 'withdrawn', cancelReason: 'refund request cancelled by the user' });
+    assert.deepEqual(await status('RF-0003'), { state: 'rejected', cancelReason: 'refund request cancelled by the user' });
+  });
+
+  test('oneRefundPerBooking: a second refund of the booking is rejected as a duplicate refund record', async (t) => {
+    const { sandbox, clock } = await setup(t, (w) => {
+      airline(w, 'XS').oneRefundPerBooking = true;
+    });
+    const one = { pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: 50000 };
+    await sandbox.submitRefund('XS', submission(one), { signal: signal() });
+    await sandbox.submitRefund('XS', submission({ ...one, refundCode: 'RF-0002', ticketNos: ['9991000000002'] }), { signal: signal() });
+    // another booking is not affected
+    await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0003' }), { signal: signal() });
+    clock.advance(20 * SECOND);
+    const status = (code: string) => sandbox.refundStatus('XS', code, { signal: signal() });
+    assert.equal((await status('RF-0001')).state, 'refunding');
+    assert.deepEqual(await status('RF-0002'), { state: 'rejected', cancelReason: 'duplicate refund record' });
+    assert.equal((await status('RF-0003')).state, 'refunding');
+  });
+
+  test('a ticket the airline already accepted a refund for is refused as a duplicate; after a rejection it may be tried again', async (t) => {
+    const { sandbox, clock } = await setup(t);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0002' }), { signal: signal() });
+    clock.advance(20 * SECOND);
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0002', { signal: signal() }), { state: 'rejected', cancelReason: 'duplicate refund record' });
+    const rejectedFirst = await setup(t, (w) => {
+      booking(w, 'TST002').refundBehaviour = { decision: 'reject' };
+    });
+    await rejectedFirst.sandbox.submitRefund('XS', submission(), { signal: signal() });
+    assert.equal((await rejectedFirst.rows())[0]!.decision, 'reject');
+  });
+
+  test('unknown refundCode, or one of another carrier: rejected, not retryable', async (t) => {
+    const { sandbox } = await setup(t);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    for (const [carrier, code] of [
+      ['XS', 'RF-NOPE'],
+      ['XN', 'RF-0001'],
+      ['ZZ', 'RF-0001'],
+    ] as const) {
+      const err = await rejection(sandbox.refundStatus(carrier, code, { signal: signal() }));
+      assert.equal(err.kind, 'rejected', `${carrier} ${code}`);
+      assert.equal(err.retryable, false);
+    }
+  });
+});
+
+describe('sandbox airline: amounts', () => {
+  test('accurate quote × payPercentOfQuote, rounded half-up to minor units', async (t) => {
+    const { sandbox, clock } = await setup(t, (w) => {
+      airline(w, 'XS').refundBehaviour = { payPercentOfQuote: 90 };
+    });
+    await sandbox.submitRefund('XS', submission({ quotedRefundMinor: 10005 }), { signal: signal() });
+    clock.advance(20 * SECOND);
+    // 10005 × 0.9 = 9004.5 → 9005
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() }), { state: 'refunding', amountMinor: 9005, currency: 'EUR' });
+    clock.advance(20 * SECOND);
+    assert.equal((await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'refunded');
+  });
+
+  test('CannotQuote: the airline pays cannotQuotePercentOfPaid of what the tickets cost (default 80 %)', async (t) => {
+    const { sandbox, clock } = await setup(t, (w) => {
+      booking(w, 'TST001').refundBehaviour = { cannotQuotePercentOfPaid: 33.3 };
+    });
+    await sandbox.submitRefund('XS', submission({ quotedRefundMinor: null }), { signal: signal() });
+    await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0002', pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: null }), { signal: signal() });
+    clock.advance(40 * SECOND);
+    // 141035 × 0.8 = 112828
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() }), { state: 'refunded', amountMinor: 112828, currency: 'EUR', voucherCode: null });
+    // 56540 × 0.333 = 18827.82 → 18828
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0002', { signal: signal() }), { state: 'refunded', amountMinor: 18828, currency: 'EUR', voucherCode: null });
+  });
+
+  test('JPY (exponent 0): whole yen, half-up', async (t) => {
+    const { sandbox, clock } = await setup(t, (w) => {
+      yenBooking(w);
+      booking(w, 'JPY001').refundBehaviour = { payPercentOfQuote: 50, cannotQuotePercentOfPaid: 55 };
+    });
+    const yen = { pnr: 'JPY001', ticketNos: ['9991000000991'], currency: 'JPY', paidMinor: 53600 };
+    await sandbox.submitRefund('XS', submission({ ...yen, quotedRefundMinor: 48001 }), { signal: signal() });
+    await sandbox.submitRefund('XS', submission({ ...yen, refundCode: 'RF-0002', quotedRefundMinor: null }), { signal: signal() });
+    clock.advance(20 * SECOND);
+    // 48001 × 0.5 = 24000.5 → 24001
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() }), { state: 'refunding', amountMinor: 24001, currency: 'JPY' });
+    // a second refund of the same ticket is a duplicate
+    assert.equal((await sandbox.refundStatus('XS', 'RF-0002', { signal: signal() })).state, 'rejected');
+  });
+
+  test('percentOfMinor: exact decimal arithmetic, one half-up rounding', () => {
+    assert.equal(percentOfMinor(1, 50, 'EUR'), 1); // 0.5 → 1
+    assert.equal(percentOfMinor(3, 50, 'EUR'), 2); // 1.5 → 2
+    assert.equal(percentOfMinor(10005, 90, 'EUR'), 9005);
+    assert.equal(percentOfMinor(53600, 55, 'JPY'), 29480);
+    assert.equal(percentOfMinor(48001, 50, 'JPY'), 24001);
+    assert.equal(percentOfMinor(12345, 100, 'KWD'), 12345);
+    assert.equal(percentOfMinor(12345, 0, 'USD'), 0);
+    assert.equal(percentOfMinor(1000, 12.345, 'EUR'), 123); // 123.45 → 123
+    assert.equal(percentOfMinor(1000, 12.35, 'EUR'), 124); // 123.5 → 124
+    assert.equal(percentOfMinor(100_000_000, 0.0000001, 'EUR'), 0); // 0.1 → 0, no exponent notation
+    // float arithmetic would give 0.285 × 100 = 28.499999999999996 → 28
+    assert.equal(percentOfMinor(57, 50, 'EUR'), 29);
+    assert.throws(() => percentOfMinor(-1, 50, 'EUR'), RangeError);
+  });
+});
+
+describe('sandbox airline: vouchers and the record', () => {
+  test('an airline whose rule refunds in vouchers: refunded with voucherCode V-<airlineRefundId>', async (t) => {
+    const { sandbox, clock } = await setup(t, voucherAirline);
+    const receipt = await sandbox.submitRefund(
+      'XV',
+      submission({ pnr: 'VOU001', ticketNos: ['8881000000081'], paidMinor: 11050, quotedRefundMinor: 10160 }),
+      { signal: signal() },
+    );
+    clock.advance(20 * SECOND);
+    assert.deepEqual(await sandbox.refundStatus('XV', 'RF-0001', { signal: signal() }), { state: 'refunding', amountMinor: 10160, currency: 'EUR' });
+    clock.advance(20 * SECOND);
+    assert.deepEqual(await sandbox.refundStatus('XV', 'RF-0001', { signal: signal() }), {
+      state: 'refunded',
+      amountMinor: 10160,
+      currency: 'EUR',
+      voucherCode: `V-${receipt.airlineRefundId}`,
+    });
+  });
+
+  test('after refunded, readRecord shows the refunded ticket\'s coupons as REFUND; other tickets untouched', async (t) => {
+    const { sandbox, clock } = await setup(t);
+    const coupons = async () =>
+      (await sandbox.readRecord('XS', 'TST001', { signal: signal() }))!.tickets.map((x) => [x.ticketNo, x.coupons.map((c) => c.status)]);
+    await sandbox.submitRefund('XS', submission({ pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }), { signal: signal() });
+    const open = [
+      ['9991000000001', ['OPEN_FOR_USE', 'OPEN_FOR_USE']],
+      ['9991000000002', ['OPEN_FOR_USE', 'OPEN_FOR_USE']],
+    ];
+    assert.deepEqual(await coupons(), open);
+    clock.advance(20 * SECOND);
+    assert.deepEqual(await coupons(), open, 'refunding: not yet');
+    clock.advance(20 * SECOND);
+    assert.deepEqual(await coupons(), [
+      ['9991000000001', ['REFUND', 'REFUND']],
+      ['9991000000002', ['OPEN_FOR_USE', 'OPEN_FOR_USE']],
+    ]);
+  });
+
+  test('a rejected refund leaves the coupons open', async (t) => {
+    const { sandbox, clock } = await setup(t);
+    await sandbox.submitRefund('XS', submission({ pnr: 'REJ001', ticketNos: ['9991000000111'], paidMinor: 12000, quotedRefundMinor: 12000 }), { signal: signal() });
+    clock.advance(3600 * SECOND);
+    const record = await sandbox.readRecord('XS', 'REJ001', { signal: signal() });
+    assert.deepEqual(record!.tickets[0]!.coupons.map((c) => c.status), ['OPEN_FOR_USE']);
+  });
+});
+
+describe('sandbox airline: behaviour knobs on refunds', () => {
+  test('failure "error" on the booking: submitRefund fails retryable (unavailable), nothing recorded', async (t) => {
+    const { sandbox, rows } = await setup(t);
+    const err = await rejection(sandbox.submitRefund('XS', submission({ pnr: 'FAIL01', ticketNos: ['9991000000061'] }), { signal: signal() }));
+    assert.equal(err.kind, 'unavailable');
+    assert.equal(err.retryable, true);
+    assert.equal((await rows()).length, 0);
+  });
+
+  test('failure "timeout": the airline never answers, the signal ends the wait (timeout, retryable)', async (t) => {
+    const { sandbox, rows } = await setup(t);
+    const start = performance.now();
+    const err = await rejection(sandbox.submitRefund('XS', submission({ pnr: 'HANG01', ticketNos: ['9991000000071'] }), { signal: AbortSignal.timeout(50) }));
+    assert.equal(err.kind, 'timeout');
+    assert.equal(err.retryable, true);
+    assert.ok(performance.now() - start < 2_000);
+    assert.equal((await rows()).length, 0);
+  });
+
+  test('airline latency applies to submitRefund and refundStatus, cut short by the signal', async (t) => {
+    const { sandbox } = await setup(t); // XT answers in 5 s
+    const slow = submission({ pnr: 'SLOW01', ticketNos: ['6661000000081'], currency: 'USD', paidMinor: 70000, quotedRefundMinor: 60000 });
+    const err = await rejection(sandbox.submitRefund('XT', slow, { signal: AbortSignal.timeout(50) }));
+    assert.equal(err.kind, 'timeout');
+    const status = await rejection(sandbox.refundStatus('XT', 'RF-0001', { signal: AbortSignal.timeout(50) }));
+    assert.equal(status.kind, 'timeout', 'an unknown code on a slow airline costs the latency too');
+  });
+
+  test('a latency the caller waits out: the refund is recorded and answered', async (t) => {
+    const { sandbox } = await setup(t, (w) => {
+      airline(w, 'XT').behaviour = { latencyMs: 100 };
+    });
+    const slow = submission({ pnr: 'SLOW01', ticketNos: ['6661000000081'], currency: 'USD', paidMinor: 70000, quotedRefundMinor: 60000 });
+    const start = performance.now();
+    const receipt = await sandbox.submitRefund('XT', slow, { signal: signal() });
+    assert.equal(receipt.duplicate, false);
+    assert.deepEqual(await sandbox.refundStatus('XT', 'RF-0001', { signal: signal() }), { state: 'processing' });
+    assert.ok(performance.now() - start >= 195);
+  });
+
+  test('airline failure "error": refundStatus fails retryable after the refund was recorded', async (t) => {
+    const { sandbox, store, world, clock } = await setup(t);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    const w2 = structuredClone(world.raw);
+    airline(w2, 'XS').behaviour = { failure: 'error' };
+    const failing = new SandboxConnector(buildWorld(w2, clock.now(), 'test'), { db: store.db, clock });
+    const err = await rejection(failing.refundStatus('XS', 'RF-0001', { signal: signal() }));
+    assert.equal(err.kind, 'unavailable');
+    assert.equal(err.retryable, true);
+  });
+});
+
+describe('world fields for refunds', () => {
+  const NOW = new Date('2026-01-15T10:00:00Z');
+  function refused(mutate: (w: WorldFile) => void, fieldPath: string, problem: RegExp) {
+    const w = structuredClone(testWorld());
+    mutate(w);
+    assert.throws(
+      () => buildWorld(w, NOW, 'bad.yaml'),
+      (err: unknown) => err instanceof WorldError && err.fieldPath === fieldPath && problem.test(err.message) && err.message.includes('bad.yaml'),
+    );
+  }
+
+  test('a cancelReason that is not one of spec 2.11\'s texts is refused with its path (airline and booking)', () => {
+    refused((w) => (airline(w, 'XN').refundBehaviour = { decision: 'reject', cancelReason: 'computer says no' }), 'airlines[1].refundBehaviour.cancelReason', /spec 2\.11/);
+    refused((w) => (booking(w, 'TST002').refundBehaviour = { cancelReason: 'Does not match airline policy' }), 'bookings[1].refundBehaviour.cancelReason', /spec 2\.11/);
+  });
+
+  test('every text of spec 2.11 is accepted', () => {
+    const w = structuredClone(testWorld());
+    airline(w, 'XS').refundBehaviour = { decision: 'reject', cancelReason: "refund available through the airline's consumer website, refund it yourself" };
+    booking(w, 'TST002').refundBehaviour = { decision: 'withdraw', cancelReason: 'actual refund amount below the service fee, so rejected' };
+    assert.doesNotThrow(() => buildWorld(w, NOW, 'ok.yaml'));
+  });
+
+  test('refundBehaviour: unknown decision, percent out of range, unknown field are refused by shape', () => {
+    refused((w) => (airline(w, 'XS').refundBehaviour = { decision: 'maybe' as 'accept' }), 'airlines[0].refundBehaviour.decision', /./);
+    refused((w) => (airline(w, 'XS').refundBehaviour = { cannotQuotePercentOfPaid: 101 }), 'airlines[0].refundBehaviour.cannotQuotePercentOfPaid', /./);
+    refused((w) => Object.assign(booking(w, 'TST002'), { refundBehaviour: { payPercent: 5 } }), 'bookings[1].refundBehaviour.payPercent', /unknown field/);
+  });
+
+  test('routesWithoutRefund: "DEP-ARR" of listed airports', () => {
+    refused((w) => (airline(w, 'XS').routesWithoutRefund = ['HND-XXX']), 'airlines[0].routesWithoutRefund[0]', /airport XXX/);
+    refused((w) => (airline(w, 'XS').routesWithoutRefund = ['HND SGN']), 'airlines[0].routesWithoutRefund[0]', /pattern/);
+    refused((w) => (airline(w, 'XS').refundDeadlineDaysAfterDeparture = -1), 'airlines[0].refundDeadlineDaysAfterDeparture', /./);
+  });
+});
+
+describe('the demo world shows the refund side', () => {
+  test('a rejected booking, a withdrawn claim, an unconfirmed tax, a deadline, a route without refunds, one refund per booking', async () => {
+    const world = loadWorldFile(path.join(REPO, 'worlds', 'demo.yaml'), new Date('2026-01-15T10:00:00Z'));
+    const sandbox = new SandboxConnector(world);
+    const b = (pnr: string) => [...world.bookings.values()].find((x) => x.record.pnr === pnr)!;
+    assert.deepEqual(b('DEMO10').refundBehaviour, { decision: 'reject', cancelReason: 'voluntary cancellation is non-refundable' });
+    assert.equal(b('DEMO11').refundBehaviour.decision, 'withdraw');
+    assert.equal(b('DEMO11').record.bookedByClient, null, 'claimable');
+    assert.equal(b('DEMO12').record.tickets[0]!.taxStatusConfirmed, false);
+    const deadline = sandbox.refundTerms(b('DEMO13').record.carrier)!;
+    assert.ok(deadline.refundDeadlineDaysAfterDeparture !== null);
+    assert.ok(b('DEMO13').record.segments[0]!.depAt.getTime() + (deadline.refundDeadlineDaysAfterDeparture + 1) * 86_400_000 < Date.parse('2026-01-15T10:00:00Z'));
+    const route = b('DEMO14').record.segments[0]!;
+    assert.ok(sandbox.refundTerms('XR')!.routesWithoutRefund.includes(`${route.depAirport}-${route.arrAirport}`));
+    assert.equal(sandbox.refundTerms(b('DEMO15').record.carrier)!.oneRefundPerBooking, true);
+    assert.equal(b('DEMO15').record.tickets.length, 2);
+    for (const pnr of ['DEMO01', 'DEMO02', 'DEMO08']) assert.deepEqual(b(pnr).refundBehaviour, {}, `${pnr} unchanged: accepted`);
+  });
+});
