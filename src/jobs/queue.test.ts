@@ -67,7 +67,7 @@ test('a job sent in a committed transaction is handled, and its row is there whe
     await probeTable(h.store.db as Kysely<unknown>);
     const q = h.queue({ queues: { probe: {} } });
     const seen: { data: { id: string }; rowThere: boolean; job: JobInfo }[] = [];
-    q.work<{ id: string }>('probe', FAST, async (data, job) => {
+    await q.work<{ id: string }>('probe', FAST, async (data, job) => {
       const row = await sql<{ id: string }>`select id from jq_probe where id = ${data.id}`.execute(h.store.db);
       seen.push({ data, rowThere: row.rows.length === 1, job });
     });
@@ -95,7 +95,7 @@ test('a job sent in a rolled-back transaction never runs (nor does its row exist
     await probeTable(h.store.db as Kysely<unknown>);
     const q = h.queue({ queues: { probe: {} } });
     const seen: string[] = [];
-    q.work<{ id: string }>('probe', FAST, async (data) => {
+    await q.work<{ id: string }>('probe', FAST, async (data) => {
       seen.push(data.id);
     });
     await q.start();
@@ -126,7 +126,7 @@ test('a throwing handler is retried retryLimit times, then the job is failed', {
   try {
     const q = h.queue({ queues: { flaky: { retryLimit: 2 } } });
     const attempts: Record<string, number[]> = { always: [], once: [] };
-    q.work<{ kind: 'always' | 'once' }>('flaky', FAST, async (data, job) => {
+    await q.work<{ kind: 'always' | 'once' }>('flaky', FAST, async (data, job) => {
       attempts[data.kind]!.push(job.attempt);
       if (data.kind === 'always' || job.attempt === 1) throw new Error(`airline said no (${data.kind})`);
     });
@@ -155,7 +155,7 @@ test('startAfterSeconds delays a job', { timeout: 30_000 }, async () => {
   try {
     const q = h.queue({ queues: { later: {} } });
     const ranAt: number[] = [];
-    q.work('later', FAST, async () => {
+    await q.work('later', FAST, async () => {
       ranAt.push(Date.now());
     });
     await q.start();
@@ -190,7 +190,7 @@ test('singletonKey: a short queue keeps one waiting job per key; misuse is refus
     await assert.rejects(q.send('nowhere', { n: 7 }), UnknownQueueError);
 
     const seen: number[] = [];
-    q.work<{ n: number }>('dedupe', { ...FAST, batchSize: 10 }, async (data) => {
+    await q.work<{ n: number }>('dedupe', { ...FAST, batchSize: 10 }, async (data) => {
       seen.push(data.n);
     });
     await waitFor('the two jobs', () => seen.length === 2);
@@ -222,7 +222,7 @@ test('restart recovery: a job left active by a dead process is handled by the ne
 
     const second = h.queue({ queues: decl, ...extra });
     const seen: JobInfo[] = [];
-    second.work('crashy', FAST, async (_data, job) => {
+    await second.work('crashy', FAST, async (_data, job) => {
       seen.push(job);
     });
     await second.start();
@@ -240,7 +240,7 @@ test('stop without waiting: the running handler is aborted and its job runs agai
     const first = h.queue({ queues: { slow: {} } });
     let aborted = false;
     let started = false;
-    first.work('slow', FAST, async (_data, job) => {
+    await first.work('slow', FAST, async (_data, job) => {
       started = true;
       await new Promise<void>((resolve) => job.signal.addEventListener('abort', () => resolve()));
       aborted = true;
@@ -255,7 +255,7 @@ test('stop without waiting: the running handler is aborted and its job runs agai
 
     const second = h.queue({ queues: { slow: {} } });
     const seen: number[] = [];
-    second.work('slow', FAST, async (_data, job) => {
+    await second.work('slow', FAST, async (_data, job) => {
       seen.push(job.attempt);
     });
     await second.start();
@@ -271,13 +271,13 @@ test('graceful stop waits for running handlers; a handler may send follow-up job
   try {
     const q = h.queue({ queues: { step1: {}, step2: {} } });
     const done: string[] = [];
-    q.work<{ ref: string }>('step1', FAST, async (data) => {
+    await q.work<{ ref: string }>('step1', FAST, async (data) => {
       await h.store.db.transaction().execute(async (trx) => {
         await q.send('step2', { ref: data.ref }, { trx });
       });
       done.push(`1:${data.ref}`);
     });
-    q.work<{ ref: string }>('step2', FAST, async (data) => {
+    await q.work<{ ref: string }>('step2', FAST, async (data) => {
       await sleep(300);
       done.push(`2:${data.ref}`);
     });
@@ -316,8 +316,8 @@ test('two queue instances on one PostgreSQL schema: 200 jobs, each handled exact
         throw err;
       }
     };
-    a.work('many', { batchSize: 5, pollingIntervalSeconds: 0.5 }, handler(storeA, 'a'));
-    b.work('many', { batchSize: 5, pollingIntervalSeconds: 0.5 }, handler(storeB, 'b'));
+    await a.work('many', { batchSize: 5, pollingIntervalSeconds: 0.5 }, handler(storeA, 'a'));
+    await b.work('many', { batchSize: 5, pollingIntervalSeconds: 0.5 }, handler(storeB, 'b'));
     await a.start();
     await b.start();
     for (let n = 0; n < 200; n++) await (n % 2 ? a : b).send('many', { n });
@@ -366,7 +366,7 @@ test('expiry: a job whose worker vanished is retried once expireInSeconds has pa
     const raw = new PgBoss({ db: storeExecutor(h.store.db), schema: h.schema, schedule: false, supervise: false });
     assert.equal((await raw.fetch('crashy'))[0]?.id, id);
     const seen: JobInfo[] = [];
-    q.work('crashy', FAST, async (_data, job) => {
+    await q.work('crashy', FAST, async (_data, job) => {
       seen.push(job);
     });
     await waitFor('the expired job to run again', () => seen.length === 1, 20_000);

@@ -137,7 +137,8 @@ export interface JobQueue {
   stop(opts?: { graceful?: boolean; timeoutMs?: number }): Promise<void>;
   /** The job id, or null when a `short` queue already holds a waiting job with the same singletonKey. */
   send<T extends object>(name: string, data: T, opts?: SendOptions): Promise<string | null>;
-  work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): void;
+  /** Registers a worker; it starts polling at start() (or at once when already started). */
+  work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): Promise<void>;
   stats(): Promise<QueueStats>;
 }
 
@@ -382,7 +383,7 @@ class PgBossJobQueue implements JobQueue {
     return id;
   }
 
-  work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): void {
+  async work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): Promise<void> {
     if (!this.declared.has(name)) throw new UnknownQueueError(name);
     check(this.state === 'new' || this.state === 'starting' || this.state === 'started', `job queue: work() called when ${this.state}`);
     const batchSize = opts.batchSize ?? DEFAULTS.batchSize;

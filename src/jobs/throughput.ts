@@ -31,7 +31,7 @@ export async function measureQueueThroughput(store: Store, opts: { jobs?: number
     let handled = 0;
     let allHandled: () => void = () => undefined;
     const drained = new Promise<void>((resolve) => (allHandled = resolve));
-    q1.work('bench', { batchSize, pollingIntervalSeconds: 0.05 }, async () => {
+    await q1.work('bench', { batchSize, pollingIntervalSeconds: 0.05 }, async () => {
       if (++handled === jobs) allHandled();
     });
     const q0 = createJobQueue({ store, logger, schema, queues: { bench: {} } });
@@ -51,7 +51,7 @@ export async function measureQueueThroughput(store: Store, opts: { jobs?: number
     let handled2 = 0;
     let allHandled2: () => void = () => undefined;
     const drained2 = new Promise<void>((resolve) => (allHandled2 = resolve));
-    q2.work('bench2', { batchSize, pollingIntervalSeconds: 0.05 }, async () => {
+    await q2.work('bench2', { batchSize, pollingIntervalSeconds: 0.05 }, async () => {
       if (++handled2 === jobs) allHandled2();
     });
     await q2.start();
