@@ -15,6 +15,8 @@ import { registerRoutes } from './http/routes.js';
 import { Metrics } from './http/metrics.js';
 import { loggerOptions } from './log.js';
 import type { Store } from './store/store.js';
+import type { RefundDeps, RefundScheduler } from './refunds/deps.js';
+import { ratesFrom } from './refunds/pricing.js';
 
 export interface AppOptions {
   config: Config;
@@ -25,6 +27,8 @@ export interface AppOptions {
   world?: World | null;
   /** A ready pino logger (tests capture its output); default: one built from config.logLevel. */
   logger?: FastifyBaseLogger;
+  /** Schedules refund lifecycle jobs (the job queue); refunds are created with their first job. */
+  refundScheduler: RefundScheduler;
 }
 
 export interface AppDeps {
@@ -37,6 +41,7 @@ export interface AppDeps {
   authenticator: ClientAuthenticator;
   idempotency: Idempotency;
   metrics: Metrics;
+  refunds: RefundDeps;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -70,6 +75,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     authenticator: new ClientAuthenticator(store.db, clock),
     idempotency: new Idempotency(store.db),
     metrics: new Metrics(),
+    refunds: {
+      db: store.db,
+      airlines: opts.airlines,
+      clock,
+      rates: ratesFrom(opts.world?.rates ?? {}),
+      offerTtlMs: config.offerTtlMinutes * 60_000,
+      scheduler: opts.refundScheduler,
+    },
   };
   app.decorate('deps', deps);
 

@@ -13,6 +13,12 @@ export interface Config {
   adminToken: string | null;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
+  /** How long a refund quote's refundOfferId can be submitted. */
+  offerTtlMinutes: number;
+  /** Seconds between two looks at a refund the airline is processing. */
+  refundPollSeconds: number;
+  /** Run the refund workers in this process (always with the embedded store). */
+  runWorkers: boolean;
 }
 
 export class ConfigError extends Error {
@@ -35,6 +41,9 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'ADMIN_TOKEN', default: '(world sandbox.adminToken)', meaning: 'bearer token for /sandbox admin endpoints' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', meaning: 'largest accepted request body (larger → HTTP 413)' },
   { name: 'SHUTDOWN_GRACE_MS', default: '10000', meaning: 'how long shutdown waits for in-flight requests' },
+  { name: 'WORKERS', default: 'true', meaning: 'run the refund workers in the API process (with DATABASE_URL, false leaves them to `postbook worker` processes)' },
+  { name: 'OFFER_TTL_MINUTES', default: '30', meaning: 'how long a refundOfferId from refundQuotation.do can be submitted' },
+  { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
 ];
 
 function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
@@ -58,11 +67,18 @@ function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean, proble
   return fallback;
 }
 
+function boolean_(env: NodeJS.ProcessEnv, problems: string[]): boolean {
+  const run = boolVar(env, 'WORKERS', true, problems);
+  // Embedded PGlite is one process: the API process must carry the workers.
+  return run || !env.DATABASE_URL?.trim();
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
   const port = intVar(env, 'PORT', 8080, 0, 65535, problems);
   const bodyLimitBytes = intVar(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, problems);
   const shutdownGraceMs = intVar(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, problems);
+  const offerTtlMinutes = intVar(env, 'OFFER_TTL_MINUTES', 30, 1, 7 * 24 * 60, problems);
 
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -93,7 +109,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminToken,
     bodyLimitBytes,
     shutdownGraceMs,
+    offerTtlMinutes,
+    refundPollSeconds: 0,
+    runWorkers: boolean_(env, problems),
   };
+  config.refundPollSeconds = intVar(env, 'REFUND_POLL_SECONDS', config.sandbox ? 2 : 300, 1, 86_400, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -8,12 +8,17 @@ import { seedClients } from './clients/clients.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openStore, type Store } from './store/store.js';
+import { seedBookedOrders } from './orders/seed.js';
+import { createRefundWorkers, type RefundWorkers } from './refunds/workers.js';
+import pino from 'pino';
+import { loggerOptions } from './log.js';
 
 export interface Service {
   app: FastifyInstance;
   store: Store;
   world: World;
   clock: Clock;
+  workers: RefundWorkers;
   close(): Promise<void>;
 }
 
@@ -32,15 +37,21 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
       world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })),
       clock.now(),
     );
+    await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now());
     const airlines = new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock })]);
-    const app = await buildApp({ config, store, airlines, clock, world, ...(logger ? { logger } : {}) });
+    const log = logger ?? pino(loggerOptions(config.logLevel));
+    const workers = createRefundWorkers({ store, airlines, clock, logger: log, pollSeconds: config.refundPollSeconds });
+    await workers.start(config.runWorkers);
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler });
     return {
       app,
       store,
       world,
       clock,
+      workers,
       async close() {
         await app.close();
+        await workers.stop();
         await store.close();
       },
     };

@@ -12,6 +12,18 @@ import { claimPnr } from '../pnr/claim.js';
 import { PNR_STATUS } from '../pnr/statuses.js';
 import { ClaimRequest, ClaimResponse, ExtractPnrRequest, ExtractPnrResponse } from '../pnr/wire.js';
 import type { StoredAnswer } from './idempotency.js';
+import { quoteRefund } from '../refunds/quote.js';
+import { submitRefund } from '../refunds/submit.js';
+import { queryRefunds } from '../refunds/query.js';
+import {
+  QueryRefundOrdersRequest,
+  QueryRefundOrdersResponse,
+  RefundQuotationRequest,
+  RefundQuotationResponse,
+  RefundSubmitRequest,
+  RefundSubmitResponse,
+} from '../refunds/wire.js';
+import type { RefundCaller } from '../refunds/deps.js';
 import { TestClock } from '../clock.js';
 
 type App = FastifyInstance<never, never, never, never, TypeBoxTypeProvider> | FastifyInstance;
@@ -85,6 +97,58 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         );
         return sendAnswer(request, reply, answer);
       },
+    );
+  });
+
+  // ---- refunds: spec 4.1–4.3 ----
+  void app.register(async (scope) => {
+    scope.addHook('onRequest', clientAuthHook(deps.authenticator, deps.config.headerPrefix));
+    const api = scope.withTypeProvider<TypeBoxTypeProvider>();
+    const caller = (request: FastifyRequest): RefundCaller => {
+      const c = callerOf(request);
+      return { clientId: c.clientId, settings: c.settings };
+    };
+
+    api.post(
+      '/refundQuotation.do',
+      {
+        config: { family: 'refund' },
+        schema: { summary: 'Quote a refund and get a refundOfferId', tags: ['refunds'], body: RefundQuotationRequest, response: { 200: RefundQuotationResponse, ...TRANSPORT_ERRORS } },
+      },
+      async (request) => quoteRefund(deps.refunds, caller(request), request.body),
+    );
+
+    api.post(
+      '/refund.do',
+      {
+        config: { family: 'refund' },
+        schema: {
+          summary: 'Submit a refund (by refundOfferId, or by refundRequestList in one step)',
+          tags: ['refunds'],
+          headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+          body: RefundSubmitRequest,
+          response: { 200: RefundSubmitResponse, ...TRANSPORT_ERRORS },
+        },
+      },
+      async (request, reply) => {
+        const who = caller(request);
+        const answer = await deps.idempotency.run(
+          { clientId: who.clientId, endpoint: 'refund.do', key: request.headers['idempotency-key'], body: request.body, validationStatus: VALIDATION_STATUS.refund },
+          () => answerOf(() => submitRefund(deps.refunds, who, request.body)),
+          // 814 means "try again shortly": not a final answer
+          (a) => (a.body as { status: number }).status !== 814,
+        );
+        return sendAnswer(request, reply, answer);
+      },
+    );
+
+    api.post(
+      '/queryRefundOrders.do',
+      {
+        config: { family: 'refund', errorShape: (base) => ({ ...base, refundOrders: [] }) },
+        schema: { summary: 'Refund orders of an order, newest first', tags: ['refunds'], body: QueryRefundOrdersRequest, response: { 200: QueryRefundOrdersResponse, ...TRANSPORT_ERRORS } },
+      },
+      async (request) => queryRefunds(deps.refunds, caller(request), request.body),
     );
   });
 

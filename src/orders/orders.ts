@@ -85,6 +85,8 @@ export async function insertOrderFromRecord(
         fare_family: s.fareFamily,
         operating_carrier: s.operatingCarrier,
         operating_flight_number: s.operatingFlightNumber,
+        dep_time_zone: s.depTimeZone,
+        booked_dep_local: s.bookedDepLocal,
       })),
     )
     .execute();
@@ -93,7 +95,16 @@ export async function insertOrderFromRecord(
     if (pax === undefined) throw new Error(`ticket ${t.ticketNo} names an unknown passenger`);
     await trx
       .insertInto('tickets')
-      .values({ ticket_no: t.ticketNo, order_no: orderNo, pax_index: pax, currency: t.currency, fare_minor: t.fareMinor, tax_minor: t.taxMinor, issued_at: t.issuedAt })
+      .values({
+        ticket_no: t.ticketNo,
+        order_no: orderNo,
+        pax_index: pax,
+        currency: t.currency,
+        fare_minor: t.fareMinor,
+        tax_minor: t.taxMinor,
+        issued_at: t.issuedAt,
+        tax_status_confirmed: t.taxStatusConfirmed,
+      })
       .execute();
     if (t.coupons.length > 0) {
       await trx

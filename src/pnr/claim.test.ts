@@ -153,7 +153,7 @@ describe('pnr/claim.do', () => {
       assert.equal('orderNo' in res.body, false, `${name}: no order number on failure`);
     }
     // None of the refusals created an order.
-    const orders = await t.store.db.selectFrom('orders').select('airline_pnr').execute();
+    const orders = await t.store.db.selectFrom('orders').select('airline_pnr').where('source', '=', 'claim').execute();
     assert.ok(orders.every((o) => ['TST001', 'TST002'].includes(String(o.airline_pnr))));
   });
 
@@ -220,7 +220,7 @@ describe('pnr/claim.do', () => {
       const winners = new Set(results.filter((r) => r.body.status === 0).map((r) => r.body.orderNo));
       assert.equal(winners.size, 1);
       assert.ok(results.every((r) => r.body.status === 0 || r.body.status === 99014));
-      const orders = await w.store.db.selectFrom('orders').selectAll().execute();
+      const orders = await w.store.db.selectFrom('orders').selectAll().where('airline_pnr', '=', 'TST001').execute();
       assert.equal(orders.length, 1);
     } finally {
       await w.close();

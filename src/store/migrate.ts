@@ -1,10 +1,12 @@
 // One set of migrations for PGlite and PostgreSQL, run at start and by `postbook migrate`.
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import * as m0001 from './migrations/0001_foundation.js';
+import * as m0002 from './migrations/0002_refunds.js';
 import * as m0003 from './migrations/0003_sandbox_airline.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_refunds': m0002,
   '0003_sandbox_airline': m0003,
 };
 

@@ -83,6 +83,10 @@ export interface OrderSegmentsTable {
   fare_family: string | null;
   operating_carrier: string | null;
   operating_flight_number: string | null;
+  /** IANA zone of the departure airport (refund windows are airport-local). */
+  dep_time_zone: string | null;
+  /** 'yyyy-MM-dd HH:mm' as first booked, when the airline changed the schedule since. */
+  booked_dep_local: string | null;
 }
 
 export type CouponStatus = 'OPEN_FOR_USE' | 'USED' | 'REFUND' | 'NOSHOW' | 'UNKNOWN';
@@ -95,6 +99,7 @@ export interface TicketsTable {
   fare_minor: ColumnType<number, number | bigint, number | bigint>;
   tax_minor: ColumnType<number, number | bigint, number | bigint>;
   issued_at: Timestamp | null;
+  tax_status_confirmed: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface TicketCouponsTable {
@@ -126,6 +131,64 @@ export interface IdempotencyKeysTable {
   http_status: number;
   response: Json<unknown>;
   created_at: CreatedAt;
+}
+
+export type RefundReasonCode = '0' | '1' | '4';
+type Minor = ColumnType<number, number | bigint, number | bigint>;
+
+export interface RefundOffersTable {
+  offer_id: string;
+  client_id: string;
+  order_no: string;
+  reason: RefundReasonCode;
+  ticket_nos: string[];
+  request: Json<unknown>;
+  quote: Json<unknown>;
+  status: 'active' | 'used' | 'superseded';
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface RefundOrdersTable {
+  refund_code: string;
+  client_id: string;
+  order_no: string;
+  offer_id: string;
+  reason: RefundReasonCode;
+  status: number;
+  path: 'deposit' | 'card';
+  quote_type: 'AccurateQuote' | 'CannotQuote';
+  refund_method: 'CashBackToOriginalPayment' | 'Voucher';
+  currency: string;
+  estimated_refund_minor: Minor;
+  actual_refund_minor: Minor | null;
+  post_refund_minor: Minor;
+  service_fee_currency: string;
+  service_fee_minor: Minor;
+  display_currency: string | null;
+  details: Json<unknown>;
+  cancel_reason: string | null;
+  airline_refund_id: string | null;
+  completed_on: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RefundTicketsTable {
+  refund_code: string;
+  ticket_no: string;
+  pax_index: number;
+  live: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+export interface RefundStatusHistoryTable {
+  id: Generated<number>;
+  refund_code: string;
+  from_status: number | null;
+  to_status: number;
+  at: Timestamp;
+  cause: string;
 }
 
 /** The sandbox airline's refund books (migration 0003): written only by airline/sandbox. */
@@ -161,6 +224,10 @@ export interface Database {
   ticket_coupons: TicketCouponsTable;
   order_ancillaries: OrderAncillariesTable;
   idempotency_keys: IdempotencyKeysTable;
+  refund_offers: RefundOffersTable;
+  refund_orders: RefundOrdersTable;
+  refund_tickets: RefundTicketsTable;
+  refund_status_history: RefundStatusHistoryTable;
   sandbox_refunds: SandboxRefundsTable;
 }
 

@@ -18,6 +18,8 @@ import { loadConfig, type Config } from '../config.js';
 import { loggerOptions } from '../log.js';
 import { migrationsFingerprint } from '../store/migrate.js';
 import { openStore, type Store } from '../store/store.js';
+import { seedBookedOrders } from '../orders/seed.js';
+import { createRefundWorkers, type RefundWorkers } from '../refunds/workers.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
 
 const PGLITE_VERSION = '0.5.16';
@@ -67,6 +69,7 @@ export async function openTestStore(): Promise<Store> {
 }
 
 export interface TestApp {
+  workers: RefundWorkers;
   app: FastifyInstance;
   store: Store;
   clock: TestClock;
@@ -81,6 +84,8 @@ export interface TestAppOptions {
   store?: Store;
   /** Replaces the sandbox connector; `books` are the test's database and clock, for a SandboxConnector (subclass). */
   connectors?: (world: World, books: SandboxBooks) => AirlineConnector[];
+  /** Run the refund workers (default: the queue only takes jobs; tests drive the lifecycle themselves). */
+  workers?: boolean;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -91,15 +96,29 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   await seedClients(store.db, world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), clock.now());
   const books: SandboxBooks = { db: store.db, clock };
   const airlines = new AirlineDirectory(opts.connectors ? opts.connectors(world, books) : [new SandboxConnector(world, books)]);
-  const app = await buildApp({ config, store, airlines, clock, world, logger: testLogger() });
+  await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now());
+  const logger = testLogger();
+  const workers = createRefundWorkers({
+    store,
+    airlines,
+    clock,
+    logger,
+    pollSeconds: 1,
+    ...(store.kind === 'postgres' ? { schema: `jq_${process.pid}_${randomBytes(4).toString('hex')}` } : {}),
+  });
+  await workers.start(opts.workers ?? false);
+  const app = await buildApp({ config, store, airlines, clock, world, logger, refundScheduler: workers.lifecycle.scheduler });
   return {
     app,
     store,
     clock,
     world,
     config,
+    workers,
     async close() {
       await app.close();
+      await workers.stop();
+      if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(workers.queue.schema)} cascade`.execute(store.db);
       if (!opts.store) await store.close();
     },
   };

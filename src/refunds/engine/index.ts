@@ -3,5 +3,5 @@ export { quoteTicket } from './quote.js';
 export { quoteRequest } from './request.js';
 export { windowContains, windowWidth, rankCandidates } from './rules.js';
 export { departureInstant, minutesBetween, RefundEngineInputError } from './time.js';
-export { lookupRate } from './convert.js';
+export { lookupRate, convertMinor } from './convert.js';
 export type * from './types.js';

@@ -1,0 +1,193 @@
+// The refund checks, in DESIGN's order ("Checks and their codes"), after shape (810), order (801/824).
+// Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
+import { DateTime } from 'luxon';
+import type { AirlineRefundTerms } from '../airline/connector.js';
+import { ApiError } from '../http/errors.js';
+import { normalizeName } from '../pnr/records.js';
+import type { OrderContext, PaxRow, SegmentRow, TicketRow } from './context.js';
+import { REFUND_STATUS as S } from './statuses.js';
+import type { RefundRequestItem } from './wire.js';
+
+export type Reason = '0' | '1' | '4';
+
+export interface Pick {
+  pax: PaxRow;
+  tickets: TicketRow[];
+}
+
+export interface Selection {
+  reason: Reason;
+  picks: Pick[];
+}
+
+export interface CheckEnv {
+  terms: AirlineRefundTerms | null;
+  supportsRefunds: boolean;
+  supportsVoids: boolean;
+  now: Date;
+  /** refund.do only: voluntary after departure goes to the operator console (825). */
+  forSubmit: boolean;
+  /** Client setting: voluntary refunds need at least this many minutes before departure (840). */
+  minMinutesBeforeDeparture: number | null;
+}
+
+const fail = (status: number, msg: string): never => {
+  throw new ApiError(status, msg);
+};
+
+/** 810 checks that need no order: reasons, one reason per request, no passenger twice. */
+export function checkShape(items: RefundRequestItem[]): Reason {
+  for (const [i, item] of items.entries()) {
+    if (!['0', '1', '4'].includes(item.refundReason)) {
+      fail(
+        S.INVALID,
+        `refundRequestList[${i}].refundReason ${JSON.stringify(item.refundReason)} is not supported online: use 0 (involuntary), 1 (voluntary) or 4 (void); other cases such as medical or death need customer service`,
+      );
+    }
+  }
+  const reasons = new Set(items.map((i) => i.refundReason));
+  if (reasons.size > 1) fail(S.INVALID, 'invalid request: every passenger of one request needs the same refundReason; send separate requests');
+  const seen = new Set<string>();
+  for (const [i, item] of items.entries()) {
+    const key = `${normalizeName(item.lastName)}/${normalizeName(item.firstName)}`;
+    if (seen.has(key)) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed`);
+    seen.add(key);
+  }
+  return items[0]!.refundReason as Reason;
+}
+
+function flightKey(carrier: string, flightNo: string): string {
+  const fn = flightNo.toUpperCase();
+  if (/^\d+$/.test(fn)) return `${carrier}${Number(fn)}`;
+  const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
+  return m ? `${m[1]}${Number(m[2])}` : fn;
+}
+
+const ymd = (local: string | null) => (local ? local.slice(0, 10).replace(/-/g, '') : null);
+
+function findSegment(ctx: OrderContext, seg: RefundRequestItem['segments'][number]): SegmentRow | undefined {
+  return ctx.segments.find(
+    (s) =>
+      flightKey(s.carrier, seg.flightNo) === flightKey(s.carrier, s.flightNumber) &&
+      s.depAirport === seg.depAirport.toUpperCase() &&
+      s.arrAirport === seg.arrAirport.toUpperCase() &&
+      (seg.depDate === ymd(s.depLocal) || seg.depDate === ymd(s.bookedDepLocal)),
+  );
+}
+
+/** Scheduled departure of a ticket's first segment. */
+export function firstDeparture(ctx: OrderContext, ticket: TicketRow): SegmentRow {
+  const idx = Math.min(...ticket.coupons.map((c) => c.segmentIndex));
+  return ctx.segments.find((s) => s.index === idx) ?? ctx.segments[0]!;
+}
+
+const name = (p: { lastName: string; firstName: string }) => `${p.lastName}/${p.firstName}`;
+
+export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reason: Reason, env: CheckEnv): Selection {
+  const { order } = ctx;
+  // 809: spec 3.2, a refund needs a ticketed order
+  if (order.status !== '2') fail(S.NOT_TICKETED, 'order not yet ticketed; wait for order_status=2');
+  // 842/843
+  const terms = env.terms;
+  if (!terms || !env.supportsRefunds) fail(S.AIRLINE_NOT_SERVED, `refund service is not supported for airline ${order.carrier}`);
+  if (reason === '4' && (!env.supportsVoids || terms!.voidWindow === 'none')) {
+    fail(S.ROUTE_NOT_SERVED, `void is not covered for airline ${order.carrier}; use a refund (reason 0 or 1)`);
+  }
+  const blocked = ctx.segments.find((s) => terms!.routesWithoutRefund.includes(`${s.depAirport}-${s.arrAirport}`));
+  if (blocked) fail(S.ROUTE_NOT_SERVED, `refund service is not supported for the route ${blocked.depAirport}-${blocked.arrAirport} of this booking`);
+  // 841
+  if (order.payment_method === 'merchant') fail(S.PAYMENT_UNSUPPORTED, 'payment method not supported for refund; contact the airline');
+
+  // 807 / 812 / 815 / 8041 / 811 / 804, per passenger
+  const picks: Pick[] = [];
+  const used = new Set<number>();
+  for (const [i, item] of items.entries()) {
+    const sameLast = ctx.passengers.filter((p) => normalizeName(p.lastName) === normalizeName(item.lastName));
+    if (sameLast.length === 0) fail(S.PASSENGER_NOT_FOUND, `refundRequestList[${i}]: passenger not found in this order`);
+    const pax = sameLast.find((p) => normalizeName(p.firstName) === normalizeName(item.firstName) && !used.has(p.paxIndex));
+    if (!pax) fail(S.PASSENGER_INCONSISTENT, `refundRequestList[${i}]: passenger details are inconsistent with the original booking`);
+    used.add(pax!.paxIndex);
+    const paxTickets = ctx.tickets.filter((t) => t.paxIndex === pax!.paxIndex);
+    if (paxTickets.length === 0) fail(S.TICKET_NOT_FOUND, `refundRequestList[${i}]: no ticket found for this passenger`);
+    const requested = new Set<number>();
+    for (const [j, seg] of item.segments.entries()) {
+      const found = findSegment(ctx, seg);
+      if (!found || !paxTickets.some((t) => t.coupons.some((c) => c.segmentIndex === found.index))) {
+        fail(S.SEGMENT_NOT_FOUND, `refundRequestList[${i}].segments[${j}]: segment not found in this order`);
+      }
+      requested.add(found!.index);
+    }
+    const covered = paxTickets.filter((t) => t.coupons.some((c) => requested.has(c.segmentIndex)));
+    for (const t of covered) {
+      if (!t.coupons.every((c) => requested.has(c.segmentIndex))) {
+        fail(S.INCOMPLETE_ITINERARY, `refundRequestList[${i}]: incomplete itinerary; list every leg and segment of ticket ${t.ticketNo}`);
+      }
+    }
+    if (covered.length < paxTickets.length) {
+      fail(S.PNR_TOGETHER, `refundRequestList[${i}]: all segments of the same PNR must be submitted together (the passenger holds ${paxTickets.length} tickets)`);
+    }
+    picks.push({ pax: pax!, tickets: covered });
+  }
+  const tickets = picks.flatMap((p) => p.tickets);
+
+  // 820: spec 1 rule 3
+  if (tickets.some((t) => t.coupons.some((c) => c.status === 'USED'))) fail(S.TICKET_USED, 'ticket already used; a flown segment cannot be refunded');
+
+  // 802: who stays on the booking after this request (passengers without a live refund)
+  const refundedPax = new Set(ctx.tickets.filter((t) => ctx.liveRefunds.has(t.ticketNo)).map((t) => t.paxIndex));
+  const requestedPax = new Set(picks.map((p) => p.pax.paxIndex));
+  const remaining = ctx.passengers.filter((p) => !requestedPax.has(p.paxIndex) && !refundedPax.has(p.paxIndex));
+  if (remaining.some((p) => p.type !== 'ADT') && !remaining.some((p) => p.type === 'ADT')) {
+    fail(S.CHILD_ALONE, 'a child or infant cannot travel alone on this booking: include them in the refund');
+  }
+  // 823: a void covers every passenger still on the booking
+  if (reason === '4' && remaining.length > 0) fail(S.ALL_PASSENGERS, 'a void must apply to all passengers; partial void not allowed');
+
+  // 803
+  const dup = tickets.find((t) => ctx.liveRefunds.has(t.ticketNo));
+  if (dup) fail(S.ALREADY_SUBMITTED, `refund already submitted for ticket ${dup.ticketNo} (refundCode ${ctx.liveRefunds.get(dup.ticketNo)!.refundCode}); query its status`);
+  // 816–818: order-level duplicates
+  if (terms!.oneRefundPerBooking && ctx.liveRefunds.size > 0) {
+    fail(S.ORDER_DUPLICATE, 'refund already submitted for this order (the airline takes one refund per booking); query status instead of resubmitting');
+  }
+  if (tickets.some((t) => t.coupons.every((c) => c.status === 'REFUND'))) {
+    fail(S.ORDER_REFUNDED_AT_AIRLINE, 'the airline already shows this ticket refunded; query status instead of resubmitting');
+  }
+  if (reason === '4' && ctx.liveRefunds.size > 0) fail(S.ORDER_VOID_AFTER_REFUND, 'refund already submitted for this order; a void is no longer possible');
+
+  const now = env.now.getTime();
+  const firstDep = Math.min(...tickets.map((t) => firstDeparture(ctx, t).depAt.getTime()));
+  // 825: refund.do only; the quote still answers (DESIGN)
+  if (env.forSubmit && reason === '1' && now >= firstDep) {
+    fail(S.OPERATOR_CONSOLE, 'a voluntary refund after departure must be submitted through the operator console');
+  }
+  // 822: void until the end of the issue day in the airline's zone
+  if (reason === '4') {
+    const zone = terms!.homeTimeZone;
+    const today = DateTime.fromMillis(now, { zone }).toISODate();
+    const late = tickets.find((t) => {
+      const issued = t.issuedAt ?? ctx.order.ticketed_at;
+      return !issued || DateTime.fromJSDate(issued, { zone }).toISODate() !== today;
+    });
+    if (late) fail(S.VOID_DEADLINE, `the void deadline has passed (same day as issue, ${zone}); request a refund instead`);
+  }
+  // 821
+  if (reason !== '4' && terms!.refundDeadlineDaysAfterDeparture !== null && now > firstDep + terms!.refundDeadlineDaysAfterDeparture * 86_400_000) {
+    fail(S.REFUND_DEADLINE, `refund deadline exceeded: the airline accepts refunds until ${terms!.refundDeadlineDaysAfterDeparture} days after departure`);
+  }
+  // 840
+  if (reason === '1' && env.minMinutesBeforeDeparture !== null && firstDep - now < env.minMinutesBeforeDeparture * 60_000) {
+    fail(S.CLIENT_CRITERIA, `your cancellation criteria are not met: voluntary refunds need ${env.minMinutesBeforeDeparture} minutes before departure`);
+  }
+  // 806
+  if (order.payment_method === 'ownAccount') fail(S.SELF_REFUND, "issued through the caller's own B2B account: submit the refund yourself");
+  // 819
+  if (order.source === 'claim' && order.payment_method === null) fail(S.CLAIM_PAYMENT_UNSUPPORTED, 'refund claim not supported for this payment method');
+  // 826
+  const unconfirmed = tickets.find((t) => !t.taxStatusConfirmed);
+  if (unconfirmed) fail(S.TAX_UNCONFIRMED, `the airline cannot confirm the tax refund status of ticket ${unconfirmed.ticketNo}; try later or contact customer service`);
+
+  return { reason, picks };
+}
+
+export { name as paxName };

@@ -1,0 +1,215 @@
+// The refund lifecycle (DESIGN "Refund lifecycle"): workers carry each refund order through its statuses.
+// deposit: 0 → 1 → 3 → 2, and 0 or 1 → 4; pass-through virtual card and refund claims: 0 → 1 → 5, 0 or 1 → 4,
+// 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
+// transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
+// so a retried or duplicated job never moves a refund twice.
+import type { Kysely, Transaction } from 'kysely';
+import { DateTime } from 'luxon';
+import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
+import type { Clock } from '../clock.js';
+import type { Database } from '../store/schema.js';
+import type { RefundScheduler } from './deps.js';
+import type { PricedQuote } from './pricing.js';
+import { CANCEL_REASON } from './statuses.js';
+
+/** The part of the job queue the lifecycle uses (src/jobs implements it). */
+export interface LifecycleQueue {
+  send(name: string, data: object, opts?: { trx?: Transaction<Database>; startAfterSeconds?: number; singletonKey?: string }): Promise<unknown>;
+  work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown) => Promise<void>): Promise<unknown>;
+}
+
+export interface LifecycleDeps {
+  db: Kysely<Database>;
+  airlines: AirlineDirectory;
+  clock: Clock;
+  queue: LifecycleQueue;
+  /** Seconds between two looks at a refund the airline is processing. */
+  pollSeconds: number;
+  /** Budget of one airline call. */
+  airlineTimeoutMs: number;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+export const JOB_SUBMIT = 'refund-submit';
+export const JOB_POLL = 'refund-poll';
+
+interface JobData {
+  refundCode: string;
+}
+
+function codeOf(data: unknown): string {
+  const code = (data as JobData | null)?.refundCode;
+  if (typeof code !== 'string') throw new Error('refund job without refundCode');
+  return code;
+}
+
+export class RefundLifecycle {
+  constructor(private readonly deps: LifecycleDeps) {}
+
+  readonly scheduler: RefundScheduler = {
+    scheduleSubmission: async (trx, refundCode) => {
+      await this.deps.queue.send(JOB_SUBMIT, { refundCode }, { trx, singletonKey: `submit-${refundCode}` });
+    },
+  };
+
+  async startWorkers(): Promise<void> {
+    await this.deps.queue.work(JOB_SUBMIT, { batchSize: 5, pollingIntervalSeconds: 0.5 }, (data) => this.submitStep(codeOf(data)));
+    await this.deps.queue.work(JOB_POLL, { batchSize: 10, pollingIntervalSeconds: 0.5 }, (data) => this.pollStep(codeOf(data)));
+  }
+
+  /** Moves a refund from `from` to `to` if it is still at `from`; returns whether it moved. */
+  async transition(
+    trx: Transaction<Database>,
+    refundCode: string,
+    from: number,
+    to: number,
+    cause: string,
+    patch: Partial<{ cancel_reason: string; airline_refund_id: string; actual_refund_minor: number; completed_on: string; details: string }> = {},
+  ): Promise<boolean> {
+    const now = this.deps.clock.now();
+    const res = await trx
+      .updateTable('refund_orders')
+      .set({ status: to, updated_at: now, ...patch })
+      .where('refund_code', '=', refundCode)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    if (res.numUpdatedRows === 0n) return false;
+    await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause }).execute();
+    // A rejected or withdrawn refund frees its tickets for a new request.
+    if (to === 4 || to === 6) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
+    this.deps.log.info({ refundCode, from, to }, 'refund status changed');
+    return true;
+  }
+
+  private async load(refundCode: string) {
+    return this.deps.db
+      .selectFrom('refund_orders')
+      .innerJoin('orders', 'orders.order_no', 'refund_orders.order_no')
+      .select([
+        'refund_orders.refund_code',
+        'refund_orders.status',
+        'refund_orders.path',
+        'refund_orders.reason',
+        'refund_orders.currency',
+        'refund_orders.quote_type',
+        'refund_orders.estimated_refund_minor',
+        'refund_orders.post_refund_minor',
+        'refund_orders.service_fee_minor',
+        'refund_orders.service_fee_currency',
+        'refund_orders.details',
+        'orders.carrier',
+        'orders.airline_pnr',
+        'orders.source',
+      ])
+      .where('refund_orders.refund_code', '=', refundCode)
+      .executeTakeFirst();
+  }
+
+  private signal(): AbortSignal {
+    return AbortSignal.timeout(this.deps.airlineTimeoutMs);
+  }
+
+  private async schedulePoll(refundCode: string, trx?: Transaction<Database>): Promise<void> {
+    await this.deps.queue.send(JOB_POLL, { refundCode }, { ...(trx ? { trx } : {}), startAfterSeconds: this.deps.pollSeconds, singletonKey: `poll-${refundCode}` });
+  }
+
+  /** 0 → 1: submit to the airline. */
+  async submitStep(refundCode: string): Promise<void> {
+    const r = await this.load(refundCode);
+    if (!r || r.status !== 0) return;
+    const connector = this.deps.airlines.forCarrier(r.carrier);
+    const details = r.details as PricedQuote;
+    if (!connector) {
+      await this.deps.db.transaction().execute((trx) => this.transition(trx, refundCode, 0, 4, 'no airline connection', { cancel_reason: CANCEL_REASON.POLICY }));
+      return;
+    }
+    let receipt;
+    try {
+      receipt = await connector.submitRefund(
+        r.carrier,
+        {
+          refundCode,
+          pnr: r.airline_pnr ?? '',
+          ticketNos: details.tickets.map((t) => t.ticketNo),
+          reason: r.reason,
+          currency: r.currency,
+          paidMinor: details.tickets.reduce((a, t) => a + t.paidMinor, 0),
+          quotedRefundMinor: r.quote_type === 'AccurateQuote' ? r.estimated_refund_minor : null,
+          isClaim: r.source === 'claim',
+        },
+        { signal: this.signal() },
+      );
+    } catch (err) {
+      if (err instanceof ConnectorError && !err.retryable) {
+        await this.deps.db.transaction().execute((trx) =>
+          this.transition(trx, refundCode, 0, 4, `airline refused the submission: ${err.message}`, { cancel_reason: CANCEL_REASON.POLICY }),
+        );
+        return;
+      }
+      this.deps.log.warn({ refundCode, err: (err as Error).message }, 'refund submission failed; will retry');
+      throw err;
+    }
+    await this.deps.db.transaction().execute(async (trx) => {
+      const moved = await this.transition(trx, refundCode, 0, 1, `submitted to the airline (${receipt.airlineRefundId}${receipt.duplicate ? ', resent' : ''})`, {
+        airline_refund_id: receipt.airlineRefundId,
+      });
+      if (moved) await this.schedulePoll(refundCode, trx);
+    });
+  }
+
+  /** 1 → 3 → 2, 1 → 5, 1 → 4, 1 → 6: follow the airline's decision. */
+  async pollStep(refundCode: string): Promise<void> {
+    const r = await this.load(refundCode);
+    if (!r || (r.status !== 1 && r.status !== 3)) return;
+    const connector = this.deps.airlines.forCarrier(r.carrier);
+    if (!connector) return;
+    const state = await connector.refundStatus(r.carrier, refundCode, { signal: this.signal() }).catch((err: unknown) => {
+      if (err instanceof ConnectorError && !err.retryable) return { state: 'rejected' as const, cancelReason: CANCEL_REASON.POLICY };
+      throw err;
+    });
+    const db = this.deps.db;
+    switch (state.state) {
+      case 'processing':
+        await this.schedulePoll(refundCode);
+        return;
+      case 'rejected':
+        await db.transaction().execute((trx) => this.transition(trx, refundCode, r.status, 4, 'rejected by the airline', { cancel_reason: state.cancelReason }));
+        return;
+      case 'withdrawn':
+        await db.transaction().execute((trx) =>
+          this.transition(trx, refundCode, r.status, r.path === 'card' ? 6 : 4, 'withdrawn at the airline', { cancel_reason: state.cancelReason }),
+        );
+        return;
+      case 'refunding':
+        await db.transaction().execute(async (trx) => {
+          // Deposit refunds show "Airline refunding"; card refunds go straight to fulfilment when paid.
+          if (r.path === 'deposit' && r.status === 1) await this.transition(trx, refundCode, 1, 3, 'accepted by the airline; refund under way', { actual_refund_minor: state.amountMinor });
+          await this.schedulePoll(refundCode, trx);
+        });
+        return;
+      case 'refunded': {
+        const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
+        const details = { ...(r.details as object), outcome: { voucherCode: state.voucherCode } };
+        // DESIGN 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
+        const net = state.amountMinor + Number(r.post_refund_minor) - (r.service_fee_currency === state.currency ? r.service_fee_minor : 0);
+        await db.transaction().execute(async (trx) => {
+          if (net < 0) {
+            await this.transition(trx, refundCode, r.status, 4, 'airline refund below the service fee', {
+              cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE,
+              actual_refund_minor: state.amountMinor,
+            });
+            return;
+          }
+          const patch = { actual_refund_minor: state.amountMinor, completed_on: today, details: JSON.stringify(details) };
+          if (r.path === 'deposit') {
+            if (r.status === 1) await this.transition(trx, refundCode, 1, 3, 'accepted by the airline', { actual_refund_minor: state.amountMinor });
+            await this.transition(trx, refundCode, 3, 2, 'refunded by the airline; credited to the deposit', patch);
+          } else {
+            await this.transition(trx, refundCode, 1, 5, 'refunded by the airline to the original payment', patch);
+          }
+        });
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// Shared first half of quote and submit: shape, order, checks in DESIGN's order, the engine's quote.
+import { ApiError } from '../http/errors.js';
+import { checkRequest, checkShape, type Selection } from './checks.js';
+import { findOrderForCaller, loadOrderContext, type OrderContext } from './context.js';
+import type { RefundCaller, RefundDeps } from './deps.js';
+import { priceSelection, type PricedQuote } from './pricing.js';
+import { REFUND_STATUS as S } from './statuses.js';
+import type { RefundRequestItem } from './wire.js';
+
+export interface OrderRef {
+  orderNo?: string | null | undefined;
+  airlinePNR?: string | null | undefined;
+  carrier?: string | null | undefined;
+}
+
+export interface Prepared {
+  ctx: OrderContext;
+  selection: Selection;
+  priced: PricedQuote;
+}
+
+/** 810 when the order is identified neither by orderNo nor by airlinePNR + carrier (spec 4.1). */
+export function checkOrderRef(ref: OrderRef): void {
+  if (!ref.orderNo && !(ref.airlinePNR && ref.carrier)) {
+    throw new ApiError(S.INVALID, 'invalid request: identify the order by orderNo, or by airlinePNR together with carrier');
+  }
+}
+
+export async function loadCallerOrder(deps: RefundDeps, caller: RefundCaller, ref: OrderRef): Promise<OrderContext> {
+  checkOrderRef(ref);
+  const found = await findOrderForCaller(deps.db, caller.clientId, ref);
+  if (found.kind === 'ancillary') throw new ApiError(S.ANCILLARY_ORDER, 'wrong order number: use the main ticket order, not the ancillary order');
+  // Another client's order is answered exactly like an unknown one.
+  if (found.kind === 'none') throw new ApiError(S.ORDER_NOT_FOUND, 'order not found for refund; check the main ticket order number');
+  return loadOrderContext(deps.db, found.order);
+}
+
+export async function prepareRefund(
+  deps: RefundDeps,
+  caller: RefundCaller,
+  ref: OrderRef,
+  items: RefundRequestItem[],
+  forSubmit: boolean,
+): Promise<Prepared> {
+  const reason = checkShape(items);
+  const ctx = await loadCallerOrder(deps, caller, ref);
+  const connector = deps.airlines.forCarrier(ctx.order.carrier);
+  const terms = connector?.refundTerms(ctx.order.carrier) ?? null;
+  const now = deps.clock.now();
+  const min = caller.settings.refundCriteria?.minMinutesBeforeDeparture;
+  const selection = checkRequest(ctx, items, reason, {
+    terms,
+    supportsRefunds: connector?.supports(ctx.order.carrier, 'refunds') ?? false,
+    supportsVoids: connector?.supports(ctx.order.carrier, 'voids') ?? false,
+    now,
+    forSubmit,
+    minMinutesBeforeDeparture: typeof min === 'number' ? min : null,
+  });
+  const priced = priceSelection({ ctx, selection, terms: terms!, now, rates: deps.rates, serviceFeeText: caller.settings.refundServiceFee });
+  return { ctx, selection, priced };
+}

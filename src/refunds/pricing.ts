@@ -1,0 +1,251 @@
+// From a checked selection to the quote a caller sees: the engine's itemised result shaped for the wire.
+import { ApiError } from '../http/errors.js';
+import { parseMoney, toAmount } from '../money/money.js';
+import type { AirlineRefundTerms } from '../airline/connector.js';
+import { quoteRequest, convertMinor, type Rates, type RefundRule, type TicketForQuote } from './engine/index.js';
+import type { OrderContext } from './context.js';
+import { firstDeparture, type Selection } from './checks.js';
+import { REFUND_STATUS as S } from './statuses.js';
+import type { Static } from 'typebox';
+import type { RefundRuleWire } from './wire.js';
+import type { RefundVoucher } from './wire.js';
+
+/** What an offer stores: enough to answer the quote again and to create the refund order. */
+export interface PricedQuote {
+  orderNo: string;
+  reason: '0' | '1' | '4';
+  quoteType: 'AccurateQuote' | 'CannotQuote';
+  refundMethod: 'CashBackToOriginalPayment' | 'Voucher';
+  isRefundable: boolean;
+  fastConfirmation: 0 | 1;
+  expectedConfirmationDate: string;
+  expectedRefundDate: string;
+  currency: string;
+  tickets: Array<{ ticketNo: string; paxIndex: number; lastName: string; firstName: string; paidMinor: number; refundMinor: number }>;
+  fare: { originalMinor: number; refundMinor: number };
+  post: Array<{ postTicketingOrderNo: string; currency: string; originalMinor: number; refundMinor: number }>;
+  vouchers: Array<{ airline: string; currency: string; valueMinor: number; eligible: string[]; travelStart: string; travelEnd: string }> | null;
+  serviceFee: { currency: string; minor: number };
+  refundRules: RefundRuleWire[];
+}
+
+export function ratesFrom(table: Record<string, string>): Rates {
+  return (from: string, to: string) => table[`${from}/${to}`] ?? null;
+}
+
+function ruleToWire(r: RefundRule): RefundRuleWire {
+  const out: Record<string, unknown> = { airline: r.airline, ruleType: r.ruleType };
+  for (const k of [
+    'passengerType',
+    'penaltyAmount',
+    'penaltyPercent',
+    'penaltyPercentBase',
+    'airlineFee',
+    'taxRefundable',
+    'fareRefundable',
+    'refundableAncillaries',
+    'startMinute',
+    'endMinute',
+    'refundMethod',
+  ] as const) {
+    const v = r[k];
+    if (v !== null && v !== undefined) out[k] = Array.isArray(v) ? [...(v as string[])] : v;
+  }
+  return out as RefundRuleWire;
+}
+
+export function priceSelection(args: {
+  ctx: OrderContext;
+  selection: Selection;
+  terms: AirlineRefundTerms;
+  now: Date;
+  rates: Rates;
+  serviceFeeText: string | undefined;
+}): PricedQuote {
+  const { ctx, selection, terms, now, rates } = args;
+  const items = selection.picks.flatMap((pick) =>
+    pick.tickets.map((t) => {
+      const dep = firstDeparture(ctx, t);
+      const ticket: TicketForQuote = {
+        ticketNo: t.ticketNo,
+        carrier: ctx.order.carrier,
+        passengerType: pick.pax.type,
+        currency: t.currency,
+        fareMinor: t.fareMinor,
+        taxMinor: t.taxMinor,
+        firstDeparture: { local: dep.depLocal, timeZone: dep.depTimeZone },
+        ancillaries: ctx.ancillaries
+          .filter((a) => a.kind === 'inflow' && a.paxIndex === pick.pax.paxIndex)
+          .map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
+        postTicketingServices: ctx.ancillaries
+          .filter((a) => a.kind === 'post' && a.paxIndex === pick.pax.paxIndex)
+          .map((a) => ({ postTicketingOrderNo: a.postOrderNo ?? '', category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
+      };
+      return { ticket, reason: selection.reason, pax: pick.pax };
+    }),
+  );
+  const currencies = new Set(items.map((i) => i.ticket.currency));
+  if (currencies.size > 1) throw new ApiError(S.INVALID, 'tickets in different currencies cannot share one request; quote them separately');
+  const currency = items[0]!.ticket.currency;
+  const fee = args.serviceFeeText ? parseMoney(args.serviceFeeText) : { currency, minor: 0 };
+
+  const result = quoteRequest({
+    items: items.map(({ ticket, reason }) => ({ ticket, reason })),
+    rules: terms.rules,
+    now,
+    rates,
+    airlineTerms: { confirmationDays: terms.confirmationDays, refundDays: terms.refundDays, fastConfirmation: terms.fastConfirmation },
+    serviceFeePerPassenger: fee,
+  });
+  if (!result.ok) throw new ApiError(S.INVALID, result.msg);
+  const q = result.quote;
+  const total = q.totals[0]!;
+  const cannot = q.quoteType === 'CannotQuote';
+  const tickets = items.map(({ ticket, pax }) => {
+    const tq = q.tickets.find((t) => t.ticketNo === ticket.ticketNo)!;
+    return {
+      ticketNo: ticket.ticketNo,
+      paxIndex: pax.paxIndex,
+      lastName: pax.lastName,
+      firstName: pax.firstName,
+      paidMinor: tq.fareMinor + tq.taxMinor + (tq.ancillaryPaidMinor ?? 0),
+      refundMinor: cannot ? 0 : tq.totalRefundMinor,
+    };
+  });
+  const post = q.tickets.flatMap((t) =>
+    t.postTicketingRefunds.map((p) => ({
+      postTicketingOrderNo: p.postTicketingOrderNo,
+      currency: p.currency,
+      originalMinor: p.originalMinor,
+      refundMinor: cannot ? 0 : p.refundMinor,
+    })),
+  );
+  const segDates = ctx.segments.map((s) => s.depLocal.slice(0, 10).replace(/-/g, '')).sort();
+  const names = items.map((i) => `${i.pax.lastName}/${i.pax.firstName}`);
+  return {
+    orderNo: ctx.order.order_no,
+    reason: selection.reason,
+    quoteType: q.quoteType,
+    refundMethod: q.refundMethod,
+    isRefundable: q.isRefundable,
+    fastConfirmation: q.fastConfirmation,
+    expectedConfirmationDate: q.expectedConfirmationDate,
+    expectedRefundDate: q.expectedRefundDate,
+    currency,
+    tickets,
+    fare: { originalMinor: total.fareMinor + total.taxMinor + (total.ancillaryPaidMinor ?? 0), refundMinor: total.refundMinor },
+    post,
+    vouchers:
+      q.vouchers?.map((v) => ({
+        airline: v.airline,
+        currency: v.currency,
+        valueMinor: v.valueMinor,
+        eligible: names,
+        travelStart: segDates[0] ?? '',
+        travelEnd: segDates[segDates.length - 1] ?? '',
+      })) ?? null,
+    serviceFee: { currency: q.serviceFee.currency, minor: q.serviceFee.transactionFeeMinor },
+    refundRules: q.refundRules.map(ruleToWire),
+  };
+}
+
+/** An amount in the display currency, or null when none was asked or no rate is configured. */
+export function display(minor: number, from: string, displayCurrency: string | null, rates: Rates): number | null {
+  if (!displayCurrency) return null;
+  const c = convertMinor(minor, from, displayCurrency, rates);
+  return c.ok ? toAmount(c.minor, displayCurrency) : null;
+}
+
+export interface WireQuoteParts {
+  fastConfirmation: 0 | 1;
+  expectedConfirmationDate: string;
+  expectedRefundDate: string;
+  refundQuoteType: 'AccurateQuote' | 'CannotQuote';
+  refundMethod: 'CashBackToOriginalPayment' | 'Voucher';
+  refundTickets: Array<{ lastName: string; firstName: string; ticketNo: string }>;
+  refundFareAmount: {
+    currency: string;
+    originalFareAmount: number;
+    estimatedRefundAmount: number;
+    displayOriginalFareAmount: number | null;
+    displayEstimatedRefundAmount: number | null;
+  } | null;
+  refundVouchers: Array<Static<typeof RefundVoucher>> | null;
+  refundRules: RefundRuleWire[];
+  orderNo: string;
+  isRefundable: boolean;
+}
+
+/** The wire fields shared by the quote, submit and query answers. */
+export function wireParts(
+  p: PricedQuote,
+  opts: { displayCurrency: string | null; rates: Rates; actualRefundMinor?: number | null; voucherState?: { id: string | null; code: string | null; startDate: string | null; endDate: string | null } },
+): WireQuoteParts {
+  const refundMinor = opts.actualRefundMinor ?? p.fare.refundMinor;
+  return {
+    fastConfirmation: p.fastConfirmation,
+    expectedConfirmationDate: p.expectedConfirmationDate,
+    expectedRefundDate: p.expectedRefundDate,
+    refundQuoteType: p.quoteType,
+    refundMethod: p.refundMethod,
+    refundTickets: p.tickets.map((t) => ({ lastName: t.lastName, firstName: t.firstName, ticketNo: t.ticketNo })),
+    // spec 2.4: non-null for cash back; DESIGN 8: null for vouchers
+    refundFareAmount:
+      p.refundMethod === 'Voucher'
+        ? null
+        : {
+            currency: p.currency,
+            originalFareAmount: toAmount(p.fare.originalMinor, p.currency),
+            estimatedRefundAmount: toAmount(refundMinor, p.currency),
+            displayOriginalFareAmount: display(p.fare.originalMinor, p.currency, opts.displayCurrency, opts.rates),
+            displayEstimatedRefundAmount: display(refundMinor, p.currency, opts.displayCurrency, opts.rates),
+          },
+    refundVouchers:
+      p.vouchers?.map((v, i) => ({
+        voucherId: opts.voucherState?.id ? `${opts.voucherState.id}-${i + 1}` : null,
+        voucherCode: opts.voucherState?.code ?? null,
+        eligiblePassengers: v.eligible.map((n) => ({ name: n })),
+        airline: v.airline,
+        estimatedRefundAmount: toAmount(opts.actualRefundMinor ?? v.valueMinor, v.currency),
+        currency: v.currency,
+        voucherStartDate: opts.voucherState?.startDate ?? null,
+        voucherEndDate: opts.voucherState?.endDate ?? null,
+        travelStartDate: v.travelStart || null,
+        travelEndDate: v.travelEnd || null,
+        note: `Usable for new ${v.airline} flights of the eligible passengers; valid 12 months from its start date.`,
+      })) ?? null,
+    refundRules: p.refundRules,
+    orderNo: p.orderNo,
+    isRefundable: p.isRefundable,
+  };
+}
+
+/** Quote/submit answer: the post-ticketing services as one object (spec 2.5), summed when several. */
+export function postAsObject(p: PricedQuote, displayCurrency: string | null, rates: Rates) {
+  if (p.post.length === 0) return null;
+  const currency = p.post[0]!.currency;
+  const same = p.post.filter((x) => x.currency === currency);
+  const original = same.reduce((a, x) => a + x.originalMinor, 0);
+  const refund = same.reduce((a, x) => a + x.refundMinor, 0);
+  return {
+    postTicketingOrderNo: same.map((x) => x.postTicketingOrderNo).join(','),
+    currency,
+    originalPostTicketingServiceAmount: toAmount(original, currency),
+    estimatedRefundAmount: toAmount(refund, currency),
+    displayPostTicketingServiceAmount: display(original, currency, displayCurrency, rates),
+    displayEstimatedRefundAmount: display(refund, currency, displayCurrency, rates),
+  };
+}
+
+/** Query answer: one object per post-ticketing order (spec 2.5). */
+export function postAsArray(p: PricedQuote, displayCurrency: string | null, rates: Rates) {
+  if (p.post.length === 0) return null;
+  return p.post.map((x) => ({
+    postTicketingOrderNo: x.postTicketingOrderNo,
+    currency: x.currency,
+    originalPostTicketingServiceAmount: toAmount(x.originalMinor, x.currency),
+    estimatedRefundAmount: toAmount(x.refundMinor, x.currency),
+    displayPostTicketingServiceAmount: display(x.originalMinor, x.currency, displayCurrency, rates),
+    displayEstimatedRefundAmount: display(x.refundMinor, x.currency, displayCurrency, rates),
+  }));
+}

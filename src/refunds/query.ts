@@ -1,0 +1,69 @@
+// queryRefundOrders.do (spec 4.3): the caller's refund orders of one order, newest first.
+import { ApiError } from '../http/errors.js';
+import { toAmount } from '../money/money.js';
+import type { RefundOrdersTable } from '../store/schema.js';
+import type { Selectable } from 'kysely';
+import type { RefundCaller, RefundDeps } from './deps.js';
+import { checkOrderRef, loadCallerOrder } from './prepare.js';
+import { display, postAsArray, wireParts, type PricedQuote } from './pricing.js';
+import { REFUND_STATUS as S } from './statuses.js';
+import type { QueryRefundOrdersRequest, QueryRefundOrdersResponse, RefundOrderWire } from './wire.js';
+
+/** State kept beside the priced quote once the airline has answered. */
+export interface RefundOutcome {
+  voucherCode?: string | null;
+}
+
+export function refundOrderToWire(deps: RefundDeps, row: Selectable<RefundOrdersTable>, displayOverride: string | null): RefundOrderWire {
+  const details = row.details as PricedQuote & { outcome?: RefundOutcome };
+  const displayCurrency = displayOverride ?? row.display_currency;
+  const done = row.status === 2 || row.status === 5;
+  const startDate = done ? row.completed_on : null;
+  const endDate = startDate ? String(Number(startDate.slice(0, 4)) + 1) + startDate.slice(4) : null;
+  const parts = wireParts(details, {
+    displayCurrency,
+    rates: deps.rates,
+    actualRefundMinor: row.actual_refund_minor,
+    voucherState: { id: `vch_${row.refund_code}`, code: details.outcome?.voucherCode ?? null, startDate, endDate },
+  });
+  return {
+    orderNo: row.order_no,
+    refundCode: row.refund_code,
+    displayCurrency,
+    expectedConfirmationDate: parts.expectedConfirmationDate,
+    expectedRefundDate: parts.expectedRefundDate,
+    refundQuoteType: parts.refundQuoteType,
+    refundTickets: parts.refundTickets,
+    refundFareAmount: parts.refundFareAmount,
+    refundPostTicketingServiceAmounts: postAsArray(details, displayCurrency, deps.rates),
+    refundVouchers: parts.refundVouchers,
+    serviceFee: {
+      currency: row.service_fee_currency,
+      transactionFee: toAmount(row.service_fee_minor, row.service_fee_currency),
+      displayTransactionFee: display(row.service_fee_minor, row.service_fee_currency, displayCurrency, deps.rates),
+    },
+    refundRules: parts.refundRules,
+    refundStatus: row.status,
+    refundOfferId: row.offer_id,
+    refundMethod: parts.refundMethod,
+    cancelReason: row.cancel_reason,
+  };
+}
+
+export async function queryRefunds(deps: RefundDeps, caller: RefundCaller, req: QueryRefundOrdersRequest): Promise<QueryRefundOrdersResponse> {
+  let orderNo: string;
+  if (!req.orderNo && !(req.airlinePNR && req.carrier) && req.refundCode) {
+    // Following a refund by its code alone is what callers do (spec 1): find its order for them.
+    const row = await deps.db.selectFrom('refund_orders').select('order_no').where('refund_code', '=', req.refundCode).where('client_id', '=', caller.clientId).executeTakeFirst();
+    if (!row) throw new ApiError(S.ORDER_NOT_FOUND, 'order not found for refund; check the refundCode or the main ticket order number');
+    orderNo = row.order_no;
+  } else {
+    checkOrderRef(req);
+    orderNo = (await loadCallerOrder(deps, caller, req)).order.order_no;
+  }
+  let q = deps.db.selectFrom('refund_orders').selectAll().where('order_no', '=', orderNo).where('client_id', '=', caller.clientId);
+  if (req.refundCode) q = q.where('refund_code', '=', req.refundCode);
+  const rows = await q.orderBy('created_at', 'desc').orderBy('refund_code', 'desc').execute();
+  const displayCurrency = req.displayCurrency ? req.displayCurrency.toUpperCase() : null;
+  return { status: S.OK, msg: 'success', refundOrders: rows.map((r) => refundOrderToWire(deps, r, displayCurrency)) };
+}

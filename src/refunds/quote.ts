@@ -1,0 +1,66 @@
+// refundQuotation.do (spec 4.1): quote and store an offer; a newer quote supersedes older ones.
+import { randomBytes } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { RefundCaller, RefundDeps } from './deps.js';
+import { prepareRefund } from './prepare.js';
+import { postAsObject, wireParts, type PricedQuote } from './pricing.js';
+import { REFUND_STATUS } from './statuses.js';
+import { toAmount } from '../money/money.js';
+import type { RefundQuotationRequest, RefundQuotationResponse } from './wire.js';
+
+export function newOfferId(): string {
+  return `rfo_${randomBytes(18).toString('base64url')}`;
+}
+
+/** Older active offers covering any of these tickets stop being usable (DESIGN "Offers and submission"). */
+export async function supersedeOffers(trx: Transaction<Database>, orderNo: string, ticketNos: string[]): Promise<void> {
+  await trx
+    .updateTable('refund_offers')
+    .set({ status: 'superseded' })
+    .where('order_no', '=', orderNo)
+    .where('status', '=', 'active')
+    .where(sql<boolean>`ticket_nos && ${sql.val(ticketNos)}::text[]`)
+    .execute();
+}
+
+export async function insertOffer(
+  trx: Transaction<Database>,
+  args: { offerId: string; clientId: string; priced: PricedQuote; request: unknown; status: 'active' | 'used'; now: Date; ttlMs: number },
+): Promise<void> {
+  const { offerId, clientId, priced, now } = args;
+  await trx
+    .insertInto('refund_offers')
+    .values({
+      offer_id: offerId,
+      client_id: clientId,
+      order_no: priced.orderNo,
+      reason: priced.reason,
+      ticket_nos: priced.tickets.map((t) => t.ticketNo),
+      request: JSON.stringify(args.request),
+      quote: JSON.stringify(priced),
+      status: args.status,
+      expires_at: new Date(now.getTime() + args.ttlMs),
+      created_at: now,
+      used_at: args.status === 'used' ? now : null,
+    })
+    .execute();
+}
+
+export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: RefundQuotationRequest): Promise<RefundQuotationResponse> {
+  const { priced } = await prepareRefund(deps, caller, req, req.refundRequestList, false);
+  const offerId = newOfferId();
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    await supersedeOffers(trx, priced.orderNo, priced.tickets.map((t) => t.ticketNo));
+    await insertOffer(trx, { offerId, clientId: caller.clientId, priced, request: req.refundRequestList, status: 'active', now, ttlMs: deps.offerTtlMs });
+  });
+  return {
+    status: REFUND_STATUS.OK,
+    msg: priced.isRefundable ? 'success' : 'success: the ticket is non-refundable under airline policy',
+    ...wireParts(priced, { displayCurrency: null, rates: deps.rates }),
+    refundOfferId: offerId,
+    refundPostTicketingServiceAmounts: postAsObject(priced, null, deps.rates),
+    serviceFee: { currency: priced.serviceFee.currency, transactionFee: toAmount(priced.serviceFee.minor, priced.serviceFee.currency) },
+  };
+}

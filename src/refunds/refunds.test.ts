@@ -1,0 +1,245 @@
+// Refund endpoints end to end on the sandbox airline: spec 4.1–4.3, 7.1, DESIGN "Offers and submission",
+// the check order and the lifecycle.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DateTime } from 'luxon';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { assertAuthenticationRequired } from '../test-support/security.js';
+import { PLANTED } from '../test-support/planted.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { refundWorld } from '../test-support/refund-world.js';
+
+const [lastA, firstA, lastB, firstB] = PLANTED.names;
+
+/** yyyyMMdd of a world flight's departure (airport-local). */
+const depDate = (t: TestApp, flightId: string) => t.world.flights.get(flightId)!.current.dep.toFormat('yyyyMMdd');
+const seg = (t: TestApp, flightId: string) => {
+  const f = t.world.flights.get(flightId)!;
+  return { depDate: depDate(t, flightId), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+};
+
+async function orderNoOf(t: TestApp, pnr: string): Promise<string> {
+  const row = await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow();
+  return row.order_no;
+}
+
+describe('refundQuotation.do', () => {
+  let t: TestApp;
+  let dep001: string;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    dep001 = await orderNoOf(t, 'DEP001');
+  });
+  after(() => t.close());
+
+  const item = (tt: TestApp, last: string, first: string, reason = '1', flights = ['out', 'ret']) => ({
+    lastName: last,
+    firstName: first,
+    refundReason: reason,
+    segments: flights.map((f) => seg(tt, f)),
+  });
+
+  test('spec 4.1 / DESIGN arithmetic: an accurate voluntary quote, itemised, with an offer', async () => {
+    const res = await call(t.app, '/refundQuotation.do', { orderNo: dep001, airlinePNR: null, carrier: null, refundRequestList: [item(t, lastA, firstA)] });
+    assert.equal(res.http, 200);
+    const b = res.body as any;
+    assert.equal(b.status, 0, b.msg);
+    assert.equal(b.refundQuoteType, 'AccurateQuote');
+    assert.equal(b.isRefundable, true);
+    assert.equal(b.refundMethod, 'CashBackToOriginalPayment');
+    assert.match(b.refundOfferId, /^rfo_[A-Za-z0-9_-]{24}$/);
+    // 3 days out: window (1440, 525600] → EUR 50 penalty; fare 420 + tax 85.40 − 50 + bag 35 = 490.40
+    assert.deepEqual(b.refundFareAmount, { currency: 'EUR', originalFareAmount: 540.4, estimatedRefundAmount: 490.4, displayOriginalFareAmount: null, displayEstimatedRefundAmount: null });
+    assert.equal(b.refundVouchers, null);
+    assert.equal(b.refundPostTicketingServiceAmounts, null);
+    assert.deepEqual(b.serviceFee, { currency: 'EUR', transactionFee: 5 });
+    assert.deepEqual(b.refundTickets, [{ lastName: lastA, firstName: firstA, ticketNo: '9992000000001' }]);
+    assert.equal(b.orderNo, dep001);
+    assert.equal(b.fastConfirmation, 0);
+    const today = DateTime.fromJSDate(t.clock.now(), { zone: 'UTC' });
+    assert.equal(b.expectedConfirmationDate, today.plus({ days: 2 }).toFormat('yyyyMMdd'));
+    assert.equal(b.expectedRefundDate, today.plus({ days: 9 }).toFormat('yyyyMMdd'));
+    // refundRules: the airline's rules for ADT (typed ADT or generic)
+    assert.ok(b.refundRules.length >= 4);
+    assert.ok(b.refundRules.every((r: any) => r.airline === 'XS' && (r.passengerType === undefined || r.passengerType === 'ADT')));
+    for (const forbidden of ['refundStatus', 'refundCode', 'cancelReason', 'refundReason', 'displayCurrency']) assert.equal(forbidden in b, false, forbidden);
+  });
+
+  test('post-ticketing services come as one object in the quote (spec 2.5)', async () => {
+    const res = await call(t.app, '/refundQuotation.do', { orderNo: dep001, refundRequestList: [item(t, lastB, firstB, '0')] });
+    const b = res.body as any;
+    assert.equal(b.status, 0, b.msg);
+    assert.deepEqual(b.refundPostTicketingServiceAmounts, {
+      postTicketingOrderNo: 'PT-DEP1',
+      currency: 'EUR',
+      originalPostTicketingServiceAmount: 40,
+      estimatedRefundAmount: 40,
+      displayPostTicketingServiceAmount: null,
+      displayEstimatedRefundAmount: null,
+    });
+  });
+
+  test('by airlinePNR + carrier as well as by orderNo', async () => {
+    const res = await call(t.app, '/refundQuotation.do', { orderNo: null, airlinePNR: 'dep001', carrier: 'XS', refundRequestList: [item(t, lastA, firstA)] });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+  });
+
+  test('spec 7.1: every check answers its code, in DESIGN order', async () => {
+    const fam = await orderNoOf(t, 'FAM001');
+    const cases: Array<[string, Record<string, unknown>, number]> = [
+      ['810 no order reference', { refundRequestList: [item(t, lastA, firstA)] }, 810],
+      ['810 unsupported reason (medical)', { orderNo: dep001, refundRequestList: [item(t, lastA, firstA, '2')] }, 810],
+      ['810 mixed reasons', { orderNo: dep001, refundRequestList: [item(t, lastA, firstA, '0'), item(t, lastB, firstB, '1')] }, 810],
+      ['801 unknown order', { orderNo: '1234567890123456', refundRequestList: [item(t, lastA, firstA)] }, 801],
+      ['824 ancillary order number', { orderNo: 'PT-DEP1', refundRequestList: [item(t, lastA, firstA)] }, 824],
+      ['809 not ticketed', { orderNo: await orderNoOf(t, 'HOLD02'), refundRequestList: [item(t, 'WAIT', 'WALT', '1', ['out'])] }, 809],
+      ['841 merchant payment', { orderNo: await orderNoOf(t, 'MER001'), refundRequestList: [item(t, 'MERCH', 'MO', '1', ['out'])] }, 841],
+      ['807 passenger not on the order', { orderNo: dep001, refundRequestList: [item(t, 'NOBODY', firstA)] }, 807],
+      ['812 inconsistent first name', { orderNo: dep001, refundRequestList: [item(t, lastA, 'SOMEONE')] }, 812],
+      ['8041 segment not on the order', { orderNo: dep001, refundRequestList: [{ ...item(t, lastA, firstA), segments: [seg(t, 'out'), { ...seg(t, 'ret'), flightNo: 'XS999' }] }] }, 8041],
+      ['811 a leg left out', { orderNo: dep001, refundRequestList: [item(t, lastA, firstA, '1', ['out'])] }, 811],
+      ['820 a coupon used', { orderNo: await orderNoOf(t, 'USED02'), refundRequestList: [item(t, 'FLOWN', 'FIA', '0', ['past', 'ret'])] }, 820],
+      ['802 child left alone', { orderNo: fam, refundRequestList: [item(t, 'PARENT', 'PAT', '1', ['out'])] }, 802],
+      ['823 partial void', { orderNo: dep001, refundRequestList: [item(t, lastA, firstA, '4')] }, 823],
+      ['822 void after the issue day', { orderNo: await orderNoOf(t, 'OLD001'), refundRequestList: [item(t, 'OLDIE', 'OZ', '4', ['out'])] }, 822],
+      ['806 own B2B account', { orderNo: await orderNoOf(t, 'OWN001'), refundRequestList: [item(t, 'OWNER', 'OLA', '1', ['out'])] }, 806],
+    ];
+    for (const [name, body, status] of cases) {
+      const res = await call(t.app, '/refundQuotation.do', body);
+      assert.equal(res.http, 200, name);
+      assert.equal(res.body.status, status, `${name}: got ${res.body.status} ${res.body.msg}`);
+      assert.equal(typeof res.body.msg, 'string');
+    }
+  });
+
+  test('another client’s order answers exactly like an unknown one (801)', async () => {
+    const theirs = await call(t.app, '/refundQuotation.do', { orderNo: dep001, refundRequestList: [item(t, lastA, firstA)] }, { client: TEST_CLIENTS.beta });
+    const unknown = await call(t.app, '/refundQuotation.do', { orderNo: '1234567890123456', refundRequestList: [item(t, lastA, firstA)] }, { client: TEST_CLIENTS.beta });
+    assert.equal(theirs.body.status, 801);
+    assert.equal(theirs.raw, unknown.raw);
+  });
+
+  test('validation names the field (810)', async () => {
+    const res = await call(t.app, '/refundQuotation.do', { orderNo: dep001, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: [{ depDate: '2026-01-01', flightNo: 'XS101', depAirport: 'HND', arrAirport: 'SGN' }] }] });
+    assert.equal(res.body.status, 810);
+    assert.match(String(res.body.msg), /refundRequestList.0.segments.0.depDate/);
+  });
+
+  test('spec 5: authentication', async () => {
+    await assertAuthenticationRequired(t.app, '/refundQuotation.do', { orderNo: dep001, refundRequestList: [item(t, lastA, firstA)] });
+    await assertAuthenticationRequired(t.app, '/refund.do', { orderNo: dep001, refundOfferId: 'rfo_x' });
+    await assertAuthenticationRequired(t.app, '/queryRefundOrders.do', { orderNo: dep001 });
+  });
+});
+
+describe('refund.do and queryRefundOrders.do', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+  });
+  after(() => t.close());
+
+  const item = (last: string, first: string, reason = '1', flights = ['out', 'ret']) => ({
+    lastName: last,
+    firstName: first,
+    refundReason: reason,
+    segments: flights.map((f) => seg(t, f)),
+  });
+
+  test('quote → submit by refundOfferId → query: status 0, every §2.9/§2.10 field', async () => {
+    const orderNo = await orderNoOf(t, 'DEP001');
+    const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item(lastA, firstA)] });
+    assert.equal(quote.body.status, 0, String(quote.body.msg));
+    const offerId = String(quote.body.refundOfferId);
+
+    const submitted = await call(t.app, '/refund.do', { orderNo, refundOfferId: offerId, refundRequestList: null, displayCurrency: 'USD' });
+    const s = submitted.body as any;
+    assert.equal(s.status, 0, s.msg);
+    assert.match(s.refundCode, /^\d{16}$/);
+    assert.equal(s.refundStatus, 0);
+    assert.equal(s.refundReason, '1');
+    assert.equal(s.cancelReason, null);
+    assert.equal(s.displayCurrency, 'USD');
+    assert.equal(s.refundOfferId, offerId);
+    // display amounts through the configured rate EUR/USD 1.08, half-up once
+    assert.equal(s.refundFareAmount.estimatedRefundAmount, 490.4);
+    assert.equal(s.refundFareAmount.displayEstimatedRefundAmount, 529.63);
+    assert.deepEqual(s.serviceFee, { currency: 'EUR', transactionFee: 5, displayTransactionFee: 5.4 });
+
+    // the offer is single use: 813
+    const again = await call(t.app, '/refund.do', { orderNo, refundOfferId: offerId });
+    assert.equal(again.body.status, 813);
+
+    // the same passenger again → 803
+    const dup = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item(lastA, firstA)] });
+    assert.equal(dup.body.status, 803);
+
+    const q = await call(t.app, '/queryRefundOrders.do', { orderNo, refundCode: s.refundCode });
+    const r = (q.body as any).refundOrders;
+    assert.equal(q.body.status, 0);
+    assert.equal(r.length, 1);
+    assert.equal(r[0].refundCode, s.refundCode);
+    assert.equal(r[0].refundStatus, 0);
+    assert.equal(r[0].orderNo, orderNo);
+    assert.equal(r[0].refundOfferId, offerId);
+    assert.equal(r[0].displayCurrency, 'USD');
+    assert.equal(r[0].refundPostTicketingServiceAmounts, null);
+    for (const k of ['expectedConfirmationDate', 'expectedRefundDate', 'refundQuoteType', 'refundTickets', 'serviceFee', 'refundRules', 'refundMethod', 'cancelReason', 'refundVouchers']) {
+      assert.ok(k in r[0], k);
+    }
+    // by code alone, and by airlinePNR + carrier
+    const byCode = await call(t.app, '/queryRefundOrders.do', { refundCode: s.refundCode });
+    assert.equal((byCode.body as any).refundOrders.length, 1);
+    const byPnr = await call(t.app, '/queryRefundOrders.do', { airlinePNR: 'DEP001', carrier: 'XS' });
+    assert.equal((byPnr.body as any).refundOrders[0].refundCode, s.refundCode);
+    // another client: exactly like unknown (801)
+    const theirs = await call(t.app, '/queryRefundOrders.do', { orderNo }, { client: TEST_CLIENTS.beta });
+    const unknown = await call(t.app, '/queryRefundOrders.do', { orderNo: '1111111111111111' }, { client: TEST_CLIENTS.beta });
+    assert.equal(theirs.body.status, 801);
+    assert.equal(theirs.raw, unknown.raw);
+    assert.deepEqual((theirs.body as any).refundOrders, []);
+  });
+
+  test('a newer quote supersedes the older offer (813); an expired offer answers 805', async () => {
+    const orderNo = await orderNoOf(t, 'FAM001');
+    const body = { orderNo, refundRequestList: [item('PARENT', 'PAT', '0', ['out']), item('PARENT', 'KIM', '0', ['out'])] };
+    const first = await call(t.app, '/refundQuotation.do', body);
+    const second = await call(t.app, '/refundQuotation.do', body);
+    assert.equal(first.body.status, 0, String(first.body.msg));
+    const superseded = await call(t.app, '/refund.do', { orderNo, refundOfferId: first.body.refundOfferId });
+    assert.equal(superseded.body.status, 813);
+    assert.match(String(superseded.body.msg), /newer quote/);
+    t.clock.advance(31 * 60_000); // DESIGN: offers live 30 minutes by default
+    const expired = await call(t.app, '/refund.do', { orderNo, refundOfferId: second.body.refundOfferId });
+    assert.equal(expired.body.status, 805);
+    const unknown = await call(t.app, '/refund.do', { orderNo, refundOfferId: 'rfo_doesnotexist' });
+    assert.equal(unknown.body.status, 813);
+  });
+
+  test('refund.do by refundRequestList quotes and submits in one step; Idempotency-Key replays it', async () => {
+    const orderNo = await orderNoOf(t, 'FAM001');
+    const body = { orderNo, refundOfferId: null, refundRequestList: [item('PARENT', 'PAT', '0', ['out']), item('PARENT', 'KIM', '0', ['out'])] };
+    const key = { 'idempotency-key': 'fam-refund-1' };
+    const first = await call(t.app, '/refund.do', body, { headers: key });
+    assert.equal(first.body.status, 0, String(first.body.msg));
+    const replay = await call(t.app, '/refund.do', body, { headers: key });
+    assert.equal(replay.raw, first.raw);
+    const rows = await t.store.db.selectFrom('refund_orders').selectAll().where('order_no', '=', orderNo).execute();
+    assert.equal(rows.length, 1);
+    const history = await t.store.db.selectFrom('refund_status_history').selectAll().where('refund_code', '=', String(first.body.refundCode)).execute();
+    assert.deepEqual(history.map((h) => [h.from_status, h.to_status]), [[null, 0]]);
+    const both = await call(t.app, '/refund.do', { ...body, refundOfferId: 'rfo_x' });
+    assert.equal(both.body.status, 810);
+  });
+
+  test('825: a voluntary refund after departure goes to the operator console; the quote still answers', async () => {
+    const orderNo = await orderNoOf(t, 'PAST01');
+    const body = { orderNo, refundRequestList: [item('LATE', 'LOU', '1', ['past'])] };
+    const quote = await call(t.app, '/refundQuotation.do', body);
+    assert.equal(quote.body.status, 0, String(quote.body.msg));
+    // rule with a negative window: tax back less the EUR 10 airline fee
+    assert.equal((quote.body as any).refundFareAmount.estimatedRefundAmount, 40);
+    const submit = await call(t.app, '/refund.do', { orderNo, refundOfferId: quote.body.refundOfferId });
+    assert.equal(submit.body.status, 825);
+  });
+});

@@ -1,0 +1,53 @@
+// Wires the refund lifecycle to the job queue: the queue declarations and the start/stop of both.
+import type { FastifyBaseLogger } from 'fastify';
+import type { AirlineDirectory } from '../airline/connector.js';
+import type { Clock } from '../clock.js';
+import { createJobQueue, type JobQueue } from '../jobs/queue.js';
+import type { Store } from '../store/store.js';
+import { JOB_POLL, JOB_SUBMIT, RefundLifecycle } from './lifecycle.js';
+
+export interface RefundWorkers {
+  queue: JobQueue;
+  lifecycle: RefundLifecycle;
+  /** Starts the queue (creates its tables and queues); with `work` also the refund workers. */
+  start(work: boolean): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createRefundWorkers(args: {
+  store: Store;
+  airlines: AirlineDirectory;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  pollSeconds: number;
+  /** pg-boss schema; tests on PostgreSQL use one of their own. */
+  schema?: string;
+}): RefundWorkers {
+  const queue = createJobQueue({
+    store: args.store,
+    logger: args.logger,
+    ...(args.schema ? { schema: args.schema } : {}),
+    // One waiting job per refund and step; a retried or duplicated send is dropped.
+    queues: { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' } },
+    // Airline calls time out after 15 s, well inside one attempt.
+    expireInSeconds: 60,
+  });
+  const lifecycle = new RefundLifecycle({
+    db: args.store.db,
+    airlines: args.airlines,
+    clock: args.clock,
+    queue,
+    pollSeconds: args.pollSeconds,
+    airlineTimeoutMs: 15_000,
+    log: args.logger,
+  });
+  return {
+    queue,
+    lifecycle,
+    async start(work) {
+      await queue.start();
+      if (work) await lifecycle.startWorkers();
+    },
+    stop: () => queue.stop({ graceful: true }),
+  };
+}
