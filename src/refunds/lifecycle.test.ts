@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { DateTime } from 'luxon';
 import { PLANTED } from '../test-support/planted.js';
 import { refundWorld } from '../test-support/refund-world.js';
 
@@ -71,5 +72,86 @@ describe('refund lifecycle (workers running)', () => {
       routing: { fromSegments: [] },
     });
     assert.equal((ex.body as any).paxTicketInfos[0].ticketStatus, 'REFUND');
+  });
+});
+
+describe('refund lifecycle: outcomes by payment method and airline decision', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld(), workers: true });
+  });
+  after(() => t.close());
+
+  const seg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  const claimSeg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { carrier: f.carrier, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.scheduled.dep.toFormat('yyyyMMddHHmm') };
+  };
+  const claim = async (pnr: string, email: string, names: string[], flightId: string) => {
+    const res = await call(t.app, '/pnr/claim.do', { mmb: { airlinePnr: pnr, email }, passengers: names.map((name) => ({ name })), fromSegments: [claimSeg(flightId)] });
+    assert.equal(res.body.status, 0, `${pnr}: ${res.body.msg}`);
+    return String(res.body.orderNo);
+  };
+  const booked = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const refund = async (orderNo: string, last: string, first: string, flightId: string, reason: string) => {
+    const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: reason, segments: [seg(flightId)] }] });
+    assert.equal(res.body.status, 0, `${last}: ${res.body.msg}`);
+    return { orderNo, code: String(res.body.refundCode), quote: res.body as any };
+  };
+  const final = async (r: { orderNo: string; code: string }) =>
+    waitFor(`refund ${r.code} final`, async () => {
+      const q = await call(t.app, '/queryRefundOrders.do', { orderNo: r.orderNo, refundCode: r.code });
+      const o = (q.body as any).refundOrders[0];
+      return [2, 4, 5, 6].includes(o.refundStatus) ? o : null;
+    });
+
+  test('card and claim 0→1→5, rejection →4, withdrawn claim →6, CannotQuote takes the airline amount, vouchers start on completion, below the fee →4', async () => {
+    const [emailA, emailB] = PLANTED.emails;
+    const card = await refund(await claim('TST002', emailB, [`${PLANTED.names[4]}/${PLANTED.names[5]}`], 'changed'), PLANTED.names[4]!, PLANTED.names[5]!, 'changed', '0');
+    const rejected = await refund(await claim('REJ001', emailA!, [`${lastA}/${firstA}`], 'out'), lastA!, firstA!, 'out', '1');
+    const withdrawn = await refund(await claim('WDR001', emailA!, [`${lastA}/${firstA}`], 'out'), lastA!, firstA!, 'out', '1');
+    const cannot = await refund(await booked('CANQ01'), 'CANNOT', 'ANN', 'xc', '1');
+    assert.equal(cannot.quote.refundQuoteType, 'CannotQuote');
+    assert.equal(cannot.quote.refundFareAmount.estimatedRefundAmount, 0);
+    const voucher = await refund(await booked('VCH001'), 'VOUCHERS', 'ANN', 'xv', '1');
+    assert.equal(voucher.quote.refundMethod, 'Voucher');
+    assert.equal(voucher.quote.refundFareAmount, null);
+    assert.equal(voucher.quote.refundVouchers[0].estimatedRefundAmount, 220); // 240 − 10 % of the fare (200)
+    const below = await refund(await booked('BELOW1'), 'BELOW', 'ANN', 'out', '1');
+
+    await waitFor('all submitted', async () => {
+      const rows = await t.store.db.selectFrom('refund_orders').select('status').execute();
+      return rows.every((r) => r.status !== 0);
+    });
+    t.clock.advance(40_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    t.clock.advance(40_000);
+
+    const c = await final(card);
+    assert.equal(c.refundStatus, 5);
+    const rj = await final(rejected);
+    assert.equal(rj.refundStatus, 4);
+    assert.equal(rj.cancelReason, 'voluntary cancellation is non-refundable');
+    const wd = await final(withdrawn);
+    assert.equal(wd.refundStatus, 6);
+    assert.equal(wd.cancelReason, 'refund request cancelled by the user');
+    const cq = await final(cannot);
+    assert.equal(cq.refundStatus, 2);
+    assert.equal(cq.refundFareAmount.estimatedRefundAmount, 192); // 80 % of the 240 paid
+    const v = await final(voucher);
+    assert.equal(v.refundStatus, 2);
+    const today = DateTime.fromJSDate(t.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
+    assert.equal(v.refundVouchers[0].voucherStartDate, today);
+    assert.match(v.refundVouchers[0].voucherCode, /^V-/);
+    assert.deepEqual(v.refundVouchers[0].eligiblePassengers, [{ name: 'VOUCHERS/ANN' }]);
+    const b = await final(below);
+    assert.equal(b.refundStatus, 4);
+    assert.equal(b.cancelReason, 'actual refund amount below the service fee, so rejected');
+    // A rejected or withdrawn refund frees the passenger for a new request.
+    const again = await call(t.app, '/refundQuotation.do', { orderNo: rejected.orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '0', segments: [seg('out')] }] });
+    assert.equal(again.body.status, 0, String(again.body.msg));
   });
 });

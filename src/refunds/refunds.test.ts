@@ -7,7 +7,7 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { refundWorld } from '../test-support/refund-world.js';
+import { GAMMA, refundWorld } from '../test-support/refund-world.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -241,5 +241,84 @@ describe('refund.do and queryRefundOrders.do', () => {
     assert.equal((quote.body as any).refundFareAmount.estimatedRefundAmount, 40);
     const submit = await call(t.app, '/refund.do', { orderNo, refundOfferId: quote.body.refundOfferId });
     assert.equal(submit.body.status, 825);
+  });
+});
+
+describe('spec 7.1: the remaining refund codes, each provoked', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+  });
+  after(() => t.close());
+
+  const one = (last: string, first: string, flights: string[], reason = '1') => ({
+    lastName: last,
+    firstName: first,
+    refundReason: reason,
+    segments: flights.map((f) => seg(t, f)),
+  });
+  const quote = async (pnr: string, items: unknown[], client: { id: string; secret: string } = TEST_CLIENTS.alpha) =>
+    call(t.app, '/refundQuotation.do', { orderNo: await orderNoOf(t, pnr), refundRequestList: items }, { client });
+  const submit = async (pnr: string, items: unknown[]) => call(t.app, '/refund.do', { orderNo: await orderNoOf(t, pnr), refundRequestList: items });
+
+  test('842 airline without refund service; 843 route not served; 843 void not covered', async () => {
+    assert.equal((await quote('NSV001', [one('NOSERVICE', 'ANN', ['xq'])])).body.status, 842);
+    assert.equal((await quote('RTE001', [one('ROUTE', 'ANN', ['xr'])])).body.status, 843);
+    assert.equal((await quote('NRF001', [one('NONREF', 'ANN', ['xz'], '4')])).body.status, 843);
+  });
+
+  test('815 a passenger without a ticket (infant on the adult’s ticket)', async () => {
+    assert.equal((await quote('INF001', [one('LAP', 'LIO', ['out'])])).body.status, 815);
+  });
+
+  test('804 a passenger holding two tickets in one PNR must refund both', async () => {
+    assert.equal((await quote('TWO001', [one('TWOTICKETS', 'TIM', ['out'])])).body.status, 804);
+    assert.equal((await quote('TWO001', [one('TWOTICKETS', 'TIM', ['out', 'ret'])])).body.status, 0);
+  });
+
+  test('817 the airline already shows the ticket refunded', async () => {
+    assert.equal((await quote('RFD001', [one('ELSEWHERE', 'ED', ['out'])])).body.status, 817);
+  });
+
+  test('816 one refund per booking; 818 a void after a refund', async () => {
+    assert.equal((await submit('ONE001', [one('ONCE', 'OTTO', ['xo'], '0')])).body.status, 0);
+    assert.equal((await quote('ONE001', [one('ONCE', 'OLGA', ['xo'], '0')])).body.status, 816);
+    assert.equal((await submit('VOID01', [one('VOIDER', 'VAL', ['out'], '1')])).body.status, 0);
+    assert.equal((await quote('VOID01', [one('VOIDER', 'VIC', ['out'], '4')])).body.status, 818);
+  });
+
+  test('821 refund deadline passed', async () => {
+    assert.equal((await quote('DDL001', [one('DEADLINE', 'ANN', ['xd'], '0')])).body.status, 821);
+  });
+
+  test('826 tax status unconfirmed', async () => {
+    assert.equal((await quote('TAX002', [one('TAXY', 'ANN', ['out'])])).body.status, 826);
+  });
+
+  test('840 the client’s own cancellation criteria', async () => {
+    const res = await quote('CRIT01', [one('CRITERIA', 'ANN', ['out'])], GAMMA);
+    assert.equal(res.body.status, 840);
+    // an involuntary refund is not the client's cancellation
+    assert.equal((await quote('CRIT01', [one('CRITERIA', 'ANN', ['out'], '0')], GAMMA)).body.status, 0);
+  });
+
+  test('808 submitting a non-refundable quote; the quote itself says isRefundable false', async () => {
+    const q = await quote('NRF001', [one('NONREF', 'ANN', ['xz'])]);
+    assert.equal(q.body.status, 0);
+    assert.equal(q.body.isRefundable, false);
+    const s = await call(t.app, '/refund.do', { orderNo: await orderNoOf(t, 'NRF001'), refundOfferId: q.body.refundOfferId });
+    assert.equal(s.body.status, 808);
+  });
+
+  test('819 a refund claim for a booking paid outside any known method', async () => {
+    const f = t.world.flights.get('out')!;
+    const claim = await call(t.app, '/pnr/claim.do', {
+      mmb: { airlinePnr: 'CLM001', email: PLANTED.emails[0] },
+      passengers: [{ name: 'CLAIMED/ANN' }],
+      fromSegments: [{ carrier: 'XS', flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.scheduled.dep.toFormat('yyyyMMddHHmm') }],
+    });
+    assert.equal(claim.body.status, 0, String(claim.body.msg));
+    const res = await call(t.app, '/refundQuotation.do', { orderNo: claim.body.orderNo, refundRequestList: [one('CLAIMED', 'ANN', ['out'])] });
+    assert.equal(res.body.status, 819);
   });
 });

@@ -6,6 +6,9 @@ import { TEST_CLIENTS, testWorld } from './world.js';
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const [emailA] = PLANTED.emails;
 
+/** A client with its own cancellation criteria (840). */
+export const GAMMA = { id: 'client-gamma', secret: 'gamma-secret-not-planted-0003' };
+
 /** The test world with refund rules and the bookings the refund cases need. */
 export function refundWorld(): WorldFile {
   const w = testWorld();
@@ -98,6 +101,116 @@ export function refundWorld(): WorldFile {
       tickets: [{ ticketNo: '999-2000000061', passenger: 'a', currency: 'EUR', fare: 300, tax: 50, coupons: ['OPEN_FOR_USE'] }],
     },
   );
+  // Airlines and bookings for the remaining spec 7.1 codes.
+  const airline = (code: string, name: string, extra: Record<string, unknown> = {}) =>
+    w.airlines.push({ code, name, confirmationDays: 1, refundDays: 3, fastConfirmation: false, refundRules: [{ ruleType: '0', fareRefundable: true, taxRefundable: true }, { ruleType: '1', fareRefundable: true, taxRefundable: true }], ...extra });
+  airline('XQ', 'No Refunds Here', { supports: { refunds: false } });
+  airline('XR', 'Route Gaps', { routesWithoutRefund: ['HND-SGN'] });
+  airline('XD', 'Deadline Air', { refundDeadlineDaysAfterDeparture: 1 });
+  airline('XO', 'Once Air', { oneRefundPerBooking: true });
+  airline('XZ', 'Zero Refund', { refundRules: [{ ruleType: '1', fareRefundable: false, taxRefundable: false }] });
+  const flight = (id: string, carrier: string, departure: string, arrival: string) =>
+    w.flights.push({ id, carrier, flightNumber: `${carrier}77`, from: 'HND', to: 'SGN', departure, arrival, aircraft: '320' });
+  flight('xq', 'XQ', '+4d 10:00', '+4d 14:00');
+  flight('xr', 'XR', '+4d 10:00', '+4d 14:00');
+  flight('xd', 'XD', '-3d 10:00', '-3d 14:00');
+  flight('xo', 'XO', '+4d 10:00', '+4d 14:00');
+  flight('xz', 'XZ', '+4d 10:00', '+4d 14:00');
+  const one = (pnr: string, carrier: string, flightId: string, last: string, ticketNo: string, extra: Record<string, unknown> = {}) =>
+    w.bookings.push({
+      ...bookedBase,
+      pnr,
+      carrier,
+      passengers: [{ ref: 'a', type: 'ADT', lastName: last, firstName: 'ANN' }],
+      segments: [{ flight: flightId }],
+      tickets: [{ ticketNo, passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
+      ...extra,
+    } as WorldFile['bookings'][number]);
+  one('NSV001', 'XQ', 'xq', 'NOSERVICE', '111-2000000101');
+  one('RTE001', 'XR', 'xr', 'ROUTE', '111-2000000102');
+  one('DDL001', 'XD', 'xd', 'DEADLINE', '111-2000000103');
+  one('NRF001', 'XZ', 'xz', 'NONREF', '111-2000000104');
+  one('TAX002', 'XS', 'out', 'TAXY', '999-2000000105', {
+    tickets: [{ ticketNo: '999-2000000105', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'], taxStatusUnconfirmed: true }],
+  });
+  one('CRIT01', 'XS', 'out', 'CRITERIA', '999-2000000106', { bookedBy: 'client-gamma' });
+  one('CLM001', 'XS', 'out', 'CLAIMED', '999-2000000107', { bookedBy: undefined, paymentMethod: undefined });
+  w.bookings.push(
+    {
+      ...bookedBase,
+      pnr: 'ONE001',
+      carrier: 'XO',
+      passengers: [
+        { ref: 'a', type: 'ADT', lastName: 'ONCE', firstName: 'OTTO' },
+        { ref: 'b', type: 'ADT', lastName: 'ONCE', firstName: 'OLGA' },
+      ],
+      segments: [{ flight: 'xo' }],
+      tickets: [
+        { ticketNo: '111-2000000111', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] },
+        { ticketNo: '111-2000000112', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] },
+      ],
+    },
+    {
+      ...bookedBase,
+      pnr: 'TWO001',
+      passengers: [{ ref: 'a', type: 'ADT', lastName: 'TWOTICKETS', firstName: 'TIM' }],
+      segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
+      tickets: [
+        { ticketNo: '999-2000000121', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, segments: [1], coupons: ['OPEN_FOR_USE'] },
+        { ticketNo: '999-2000000122', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, segments: [2], coupons: ['OPEN_FOR_USE'] },
+      ],
+    },
+    {
+      ...bookedBase,
+      pnr: 'INF001',
+      passengers: [
+        { ref: 'a', type: 'ADT', lastName: 'LAP', firstName: 'LENA' },
+        { ref: 'i', type: 'INF', lastName: 'LAP', firstName: 'LIO' },
+      ],
+      segments: [{ flight: 'out' }],
+      tickets: [{ ticketNo: '999-2000000131', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
+    },
+    {
+      ...bookedBase,
+      pnr: 'RFD001',
+      passengers: [
+        { ref: 'a', type: 'ADT', lastName: 'ELSEWHERE', firstName: 'ED' },
+        { ref: 'b', type: 'ADT', lastName: 'ELSEWHERE', firstName: 'EVA' },
+      ],
+      segments: [{ flight: 'out' }],
+      tickets: [
+        { ticketNo: '999-2000000141', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['REFUND'] },
+        { ticketNo: '999-2000000142', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] },
+      ],
+    },
+    {
+      ...bookedBase,
+      pnr: 'VOID01',
+      passengers: [
+        { ref: 'a', type: 'ADT', lastName: 'VOIDER', firstName: 'VAL' },
+        { ref: 'b', type: 'ADT', lastName: 'VOIDER', firstName: 'VIC' },
+      ],
+      segments: [{ flight: 'out' }],
+      tickets: [
+        { ticketNo: '999-2000000151', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] },
+        { ticketNo: '999-2000000152', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] },
+      ],
+    },
+  );
+  airline('XC', 'Cannot Quote Air', { refundRules: [{ ruleType: '0', fareRefundable: true, taxRefundable: true }], refundBehaviour: { processingSeconds: 30, cannotQuotePercentOfPaid: 80 } });
+  airline('XV', 'Voucher Air', {
+    refundRules: [{ ruleType: '1', fareRefundable: true, taxRefundable: true, penaltyPercent: 10, refundMethod: 'Voucher' }],
+    refundBehaviour: { processingSeconds: 30 },
+  });
+  flight('xc', 'XC', '+4d 10:00', '+4d 14:00');
+  flight('xv', 'XV', '+4d 10:00', '+4d 14:00');
+  one('CANQ01', 'XC', 'xc', 'CANNOT', '111-2000000161');
+  one('VCH001', 'XV', 'xv', 'VOUCHERS', '111-2000000162');
+  one('BELOW1', 'XS', 'out', 'BELOW', '999-2000000163', {
+    tickets: [{ ticketNo: '999-2000000163', passenger: 'a', currency: 'EUR', fare: 20, tax: 2, coupons: ['OPEN_FOR_USE'] }],
+    refundBehaviour: { payPercentOfQuote: 1 },
+  });
+  w.clients.push({ ...GAMMA, name: 'Gamma Tours', settings: { refundServiceFee: 'EUR 1.00', refundCriteria: { minMinutesBeforeDeparture: 14_400 } } });
   return w;
 }
 

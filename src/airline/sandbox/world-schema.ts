@@ -271,7 +271,13 @@ const Ticket = Type.Object(
     currency: Currency,
     fare: Amount,
     tax: Amount,
-    coupons: Type.Array(CouponStatusLit, { minItems: 1, description: 'one status per booking segment, in order' }),
+    segments: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1 }), {
+        minItems: 1,
+        description: 'booking segments (1-based) this ticket covers, when a passenger holds several tickets; default all',
+      }),
+    ),
+    coupons: Type.Array(CouponStatusLit, { minItems: 1, description: 'one status per segment the ticket covers, in order' }),
     ancillaries: Type.Optional(Type.Array(Ancillary, { description: 'bought with the ticket (in-flow)' })),
     taxStatusUnconfirmed: Type.Optional(
       Type.Boolean({ description: 'true: the airline cannot confirm whether the tax is refundable (refunds answer 826); default false' }),
@@ -339,6 +345,16 @@ const Client = Type.Object(
       Type.Object(
         {
           refundServiceFee: Type.Optional(MoneyText),
+          refundCriteria: Type.Optional(
+            Type.Object(
+              {
+                minMinutesBeforeDeparture: Type.Optional(
+                  Type.Integer({ minimum: 0, description: 'voluntary refunds closer to departure than this are refused (840)' }),
+                ),
+              },
+              { additionalProperties: false, description: "the client's own cancellation criteria" },
+            ),
+          ),
           rateLimits: Type.Optional(
             Type.Object(
               { ancillaryPerMinute: Type.Optional(Type.Integer({ minimum: 1 })), verifyPerMinute: Type.Optional(Type.Integer({ minimum: 1 })) },

@@ -332,7 +332,12 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
       const ticketNo = t.ticketNo.replace('-', '');
       if (ticketNos.has(ticketNo)) fail(`${tat}.ticketNo`, `repeats ticket ${t.ticketNo}`);
       ticketNos.add(ticketNo);
-      if (t.coupons.length !== segments.length) fail(`${tat}.coupons`, `has ${t.coupons.length} coupon(s) for ${segments.length} segment(s)`);
+      const covered = t.segments ?? segments.map((s) => s.index);
+      covered.forEach((n, k) => {
+        if (n > segments.length) fail(`${tat}.segments[${k}]`, `is ${n}, but the booking has ${segments.length} segment(s)`);
+      });
+      if (new Set(covered).size !== covered.length) fail(`${tat}.segments`, 'lists a segment twice');
+      if (t.coupons.length !== covered.length) fail(`${tat}.coupons`, `has ${t.coupons.length} coupon(s) for ${covered.length} segment(s)`);
       return {
         ticketNo,
         paxRef: t.passenger,
@@ -341,14 +346,15 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
         taxMinor: money(t.tax, t.currency, `${tat}.tax`),
         issuedAt: null,
         taxStatusConfirmed: t.taxStatusUnconfirmed !== true,
-        coupons: t.coupons.map((status, k) => ({ segmentIndex: k + 1, status })),
+        coupons: t.coupons.map((status, k) => ({ segmentIndex: covered[k]!, status })),
         ancillaries: (t.ancillaries ?? []).map((a, k) => ancillaryOf(a, t.currency, `${tat}.ancillaries[${k}]`, 'inflow', null)),
       };
     });
     if (b.status === 'Ticketed') {
       if (tickets.length === 0) fail(`${at}.tickets`, 'must hold a ticket per passenger when status is Ticketed');
       b.passengers.forEach((p, j) => {
-        if (!tickets.some((t) => t.paxRef === p.ref)) fail(`${at}.passengers[${j}]`, `(${p.ref}) has no ticket although the booking is Ticketed`);
+        // An infant may travel on an adult's ticket (some airlines issue none of its own).
+        if (p.type !== 'INF' && !tickets.some((t) => t.paxRef === p.ref)) fail(`${at}.passengers[${j}]`, `(${p.ref}) has no ticket although the booking is Ticketed`);
       });
     }
     (b.postTicketingServices ?? []).forEach((s, j) => {
