@@ -110,9 +110,9 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
 
   test('card and claim 0→1→5, rejection →4, withdrawn claim →6, CannotQuote takes the airline amount, vouchers start on completion, below the fee →4', async () => {
     const [emailA, emailB] = PLANTED.emails;
-    const card = await refund(await claim('TST002', emailB, [`${PLANTED.names[4]}/${PLANTED.names[5]}`], 'changed'), PLANTED.names[4]!, PLANTED.names[5]!, 'changed', '0');
-    const rejected = await refund(await claim('REJ001', emailA!, [`${lastA}/${firstA}`], 'out'), lastA!, firstA!, 'out', '1');
-    const withdrawn = await refund(await claim('WDR001', emailA!, [`${lastA}/${firstA}`], 'out'), lastA!, firstA!, 'out', '1');
+    const card = await refund(await claim('TST002', emailB, [`${PLANTED.names[4]}/${PLANTED.names[5]}`], 'changed'), PLANTED.names[4], PLANTED.names[5], 'changed', '0');
+    const rejected = await refund(await claim('REJ001', emailA, [`${lastA}/${firstA}`], 'out'), lastA, firstA, 'out', '1');
+    const withdrawn = await refund(await claim('WDR001', emailA, [`${lastA}/${firstA}`], 'out'), lastA, firstA, 'out', '1');
     const cannot = await refund(await booked('CANQ01'), 'CANNOT', 'ANN', 'xc', '1');
     assert.equal(cannot.quote.refundQuoteType, 'CannotQuote');
     assert.equal(cannot.quote.refundFareAmount.estimatedRefundAmount, 0);

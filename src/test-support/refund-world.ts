@@ -125,7 +125,7 @@ export function refundWorld(): WorldFile {
       segments: [{ flight: flightId }],
       tickets: [{ ticketNo, passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
       ...extra,
-    } as WorldFile['bookings'][number]);
+    });
   one('NSV001', 'XQ', 'xq', 'NOSERVICE', '111-2000000101');
   one('RTE001', 'XR', 'xr', 'ROUTE', '111-2000000102');
   one('DDL001', 'XD', 'xd', 'DEADLINE', '111-2000000103');
