@@ -1,6 +1,7 @@
 // The built-in sandbox airline: answers from a world file, with the latency and failures the world asks for.
 // Its refund books live in the service's database (sandbox_refunds): a refund it received survives a crash,
 // and its timeline follows the service clock (see refunds.ts).
+import type { SandboxRefundRow } from './refunds.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import {
@@ -125,6 +126,7 @@ export class SandboxConnector implements AirlineConnector {
       voucher: this.refundsInVoucher(airline, booking, tickets, s.reason, now),
       at: now,
     });
+    this.acceptedCache.delete(`${carrier}/${s.pnr}`);
     if (!receipt) return refuse('the refundCode is already recorded for another booking');
     return { airlineRefundId: receipt.airlineRefundId, duplicate: receipt.submitCalls > 1 };
   }
@@ -151,20 +153,36 @@ export class SandboxConnector implements AirlineConnector {
   }
 
   /** Tickets of the booking whose refund reached `refunded` by now. */
+  /**
+   * Accepted refunds of a PNR, cached for a second: extraction is the hot read path and the rows change only
+   * when a refund is submitted (which drops the entry here; another process's submissions show within 1 s).
+   * The state itself is computed from the clock at every read.
+   */
+  private readonly acceptedCache = new Map<string, { rows: SandboxRefundRow[]; at: number }>();
+  private static readonly CACHE_MS = 1_000;
+
   private async refundedTickets(carrier: string, pnr: string): Promise<Set<string>> {
     const out = new Set<string>();
     if (!this.books) return out;
-    const rows = await this.books.db
-      .selectFrom('sandbox_refunds')
-      .selectAll()
-      .where('carrier', '=', carrier)
-      .where('pnr', '=', pnr)
-      .where('decision', '=', 'accept')
-      .execute();
+    const key = `${carrier}/${pnr}`;
+    let hit = this.acceptedCache.get(key);
+    if (!hit || Date.now() - hit.at > SandboxConnector.CACHE_MS) {
+      const rows = await this.books.db
+        .selectFrom('sandbox_refunds')
+        .selectAll()
+        .where('carrier', '=', carrier)
+        .where('pnr', '=', pnr)
+        .where('decision', '=', 'accept')
+        .execute();
+      hit = { rows, at: Date.now() };
+      if (this.acceptedCache.size > 10_000) this.acceptedCache.clear();
+      this.acceptedCache.set(key, hit);
+    }
     const now = this.clock.now();
-    for (const row of rows) if (refundStateAt(row, now).state === 'refunded') for (const no of ticketNosOf(row)) out.add(no);
+    for (const row of hit.rows) if (refundStateAt(row, now).state === 'refunded') for (const no of ticketNosOf(row)) out.add(no);
     return out;
   }
+
 
   /**
    * Whether the airline already accepted another refund of these tickets, or (oneRefundPerBooking) of this
