@@ -1,0 +1,203 @@
+// `npm run bench`: starts postbook in-process on loopback (embedded PGlite in a fresh temporary folder, or
+// the PostgreSQL of DATABASE_URL), runs the measures of measures.ts, prints a table, and records each
+// measure's row in BENCHMARKS.md. Exits non-zero when a measure could not run cleanly (errors, non-2xx or
+// wrong answers), never because a ratio misses its target.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../src/config.js';
+import { createService } from '../src/service.js';
+import { formatRps, formatTarget, meetsTarget, MEASURES, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
+import { updateBenchmarksFile, type Row } from './report.js';
+import type { LoadSettings } from './harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BENCHMARKS_FILE = path.join(ROOT, 'BENCHMARKS.md');
+const DEMO_CLIENT = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
+
+function settingsFromEnv(env: NodeJS.ProcessEnv): LoadSettings {
+  const raw = env.BENCH_SECONDS?.trim();
+  const seconds = raw ? Number(raw) : 10;
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) {
+    throw new Error(`BENCH_SECONDS must be a whole number of seconds between 1 and 3600, got ${JSON.stringify(raw)}`);
+  }
+  const profileDir = env.BENCH_CPU_PROFILE?.trim() ? path.resolve(env.BENCH_CPU_PROFILE.trim()) : null;
+  return { seconds, warmupSeconds: 2, connections: 10, profileDir };
+}
+
+function machine(): string {
+  const cpus = os.cpus();
+  const model = (cpus[0]?.model ?? 'unknown CPU').replace(/\s+/g, ' ').trim();
+  const memGiB = (os.totalmem() / 2 ** 30).toFixed(1);
+  return `${model}, ${cpus.length} cores, ${memGiB} GiB, Node ${process.version}`;
+}
+
+/** The code measured: colleagues commit often and the working tree may hold their unfinished changes. */
+function sourceRevision(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const head = git('rev-parse', '--short', 'HEAD');
+    return git('status', '--porcelain', '--', 'src') === '' ? head : `${head} + uncommitted src changes`;
+  } catch {
+    return 'unknown revision';
+  }
+}
+
+function selectMeasures(args: string[]): Measure[] {
+  if (args.length === 0) return MEASURES;
+  const unknown = args.filter((a) => !MEASURES.some((m) => m.id.toLowerCase() === a.toLowerCase()));
+  if (unknown.length > 0) throw new Error(`unknown measure ${unknown.join(', ')}; known: ${MEASURES.map((m) => m.id).join(', ')}`);
+  return MEASURES.filter((m) => args.some((a) => m.id.toLowerCase() === a.toLowerCase()));
+}
+
+function printTable(headers: string[], rows: string[][], alignRight: boolean[]): void {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (alignRight[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  console.log(line(headers));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+/** Other processes using more than this share of the CPU during a counted run make its figure noisy. */
+const NOISY_OTHERS_CPU = 0.1;
+
+function noiseNote(outcome: MeasureOutcome): string {
+  const worst = Math.max(0, ...outcome.loads.map((l) => l.othersCpu));
+  return worst > NOISY_OTHERS_CPU ? `; noisy: other processes used up to ${Math.round(worst * 100)}% of the CPU` : '';
+}
+
+interface Done {
+  measure: Measure;
+  outcome: MeasureOutcome | null;
+  error: string | null;
+}
+
+async function main(): Promise<number> {
+  const settings = settingsFromEnv(process.env);
+  const measures = selectMeasures(process.argv.slice(2));
+  const databaseUrl = process.env.DATABASE_URL?.trim() || null;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-'));
+  const removeDataDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
+  process.once('SIGINT', () => {
+    removeDataDir();
+    process.exit(130);
+  });
+
+  const revision = sourceRevision();
+  const done: Done[] = [];
+  let storeKind: BenchContext['storeKind'];
+  try {
+    const config = loadConfig(
+      {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: dataDir,
+        WORLD: 'worlds/demo.yaml',
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      },
+      ROOT,
+    );
+    const service = await createService(config);
+    try {
+      await service.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = service.app.server.address() as AddressInfo;
+      storeKind = service.store.kind;
+      const ctx: BenchContext = {
+        settings,
+        service,
+        storeKind,
+        baseUrl: `http://127.0.0.1:${port}`,
+        authHeaders: {
+          [`x-${config.headerPrefix}-client-id`]: DEMO_CLIENT.id,
+          [`x-${config.headerPrefix}-client-secret`]: DEMO_CLIENT.secret,
+        },
+      };
+      console.log(
+        `postbook on ${ctx.baseUrl}, store ${storeKind}; ${settings.connections} connections, ` +
+          `${settings.warmupSeconds} s warm-up + ${settings.seconds} s per target\n${machine()}\ncode at ${revision}`,
+      );
+      console.log('');
+      for (const measure of measures) {
+        console.log(`• ${measure.name} …`);
+        try {
+          done.push({ measure, outcome: await measure.run(ctx), error: null });
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          console.error(`  FAILED: ${message}`);
+          done.push({ measure, outcome: null, error: message });
+        }
+      }
+    } finally {
+      await service.close();
+    }
+  } finally {
+    removeDataDir();
+  }
+
+  console.log('');
+  printTable(
+    ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', '2xx answers', 'seconds', "others' CPU"],
+    done.flatMap((d) =>
+      (d.outcome?.loads ?? []).map((l) => [
+        l.label,
+        formatRps(l.rps),
+        String(l.p50Ms),
+        String(l.p99Ms),
+        String(l.requests),
+        String(l.seconds),
+        `${Math.round(l.othersCpu * 100)}%${l.othersCpu > NOISY_OTHERS_CPU ? ' (noisy)' : ''}`,
+      ]),
+    ),
+    [false, true, true, true, true, true, true],
+  );
+  console.log('');
+  printTable(
+    ['measure', 'value', 'target', 'verdict'],
+    done.map((d) => [
+      d.measure.name,
+      d.outcome ? d.outcome.value.toFixed(2) : '—',
+      formatTarget(d.measure.target),
+      d.outcome ? (meetsTarget(d.outcome.value, d.measure.target) ? 'meets target' : 'BELOW TARGET') : 'FAILED',
+    ]),
+    [false, true, false, false],
+  );
+
+  const date = new Date().toISOString().slice(0, 10);
+  const rows: Row[] = done.flatMap(({ measure, outcome }) =>
+    outcome
+      ? [
+          {
+            measure: measure.name,
+            value: `${outcome.value.toFixed(2)}${meetsTarget(outcome.value, measure.target) ? '' : ' **below target**'} (${outcome.detail}; code at ${revision}${noiseNote(outcome)})`,
+            target: formatTarget(measure.target),
+            date,
+            machine: machine(),
+          },
+        ]
+      : [],
+  );
+  if (rows.length > 0 && settings.profileDir) {
+    console.log('\nprofiled run (BENCH_CPU_PROFILE): figures skewed by the profiler, BENCHMARKS.md left unchanged');
+  } else if (rows.length > 0) {
+    updateBenchmarksFile(BENCHMARKS_FILE, storeKind, rows, MEASURES.map((m) => m.name));
+    console.log(`\n${path.relative(process.cwd(), BENCHMARKS_FILE) || BENCHMARKS_FILE}: ${rows.length} row(s) of the ${storeKind} table updated`);
+  }
+  const failed = done.filter((d) => d.error !== null);
+  if (failed.length > 0) {
+    console.error(`\n${failed.length} measure(s) FAILED to run: ${failed.map((d) => d.measure.id).join(', ')}`);
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,205 @@
+// The pieces every measure is built from: an autocannon load against one target (warm-up, then the
+// counted run, then a strict check of every answer), and a bare Fastify route serving a fixed body.
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import Fastify from 'fastify';
+
+export interface LoadSettings {
+  /** Counted seconds per target (BENCH_SECONDS, default 10). */
+  seconds: number;
+  /** Warm-up seconds before each counted run, not counted. */
+  warmupSeconds: number;
+  connections: number;
+  /** BENCH_CPU_PROFILE: folder receiving a CPU profile of this (the server's) thread per counted run. */
+  profileDir: string | null;
+}
+
+export interface LoadRequest {
+  /** Name of the target in the printed table. */
+  label: string;
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /**
+   * The exact body every answer must have. The reference body was checked once (status 0) before the
+   * load, so byte-for-byte equality means every single answer was a success.
+   */
+  expectBody: string;
+}
+
+export interface LoadResult {
+  label: string;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  seconds: number;
+  /**
+   * Share of the machine's CPU time used by other processes (not this one, not PostgreSQL) during the
+   * counted run: colleagues' test suites on the same cores skew one target and not the other.
+   */
+  othersCpu: number;
+}
+
+/** A load whose answers were not all 2xx and identical to the reference body: the figure is void. */
+export class LoadFailure extends Error {}
+
+function problemsOf(r: Result): string[] {
+  const problems: string[] = [];
+  if (r.errors > 0) problems.push(`${r.errors} connection errors (${r.timeouts} of them timeouts)`);
+  if (r.non2xx > 0) {
+    const codes = Object.entries(r.statusCodeStats)
+      .filter(([code]) => !code.startsWith('2'))
+      .map(([code, s]) => `${s.count}× HTTP ${code}`);
+    problems.push(`${r.non2xx} non-2xx answers (${codes.join(', ')})`);
+  }
+  if (r.mismatches > 0) problems.push(`${r.mismatches} answers differing from the reference body (status ≠ 0 or other content)`);
+  if (r.resets > 0) problems.push(`${r.resets} request pipeline resets`);
+  if (r['2xx'] === 0) problems.push('no 2xx answer at all');
+  return problems;
+}
+
+/**
+ * Load one target: warm-up (checked, not counted), then the counted run. The requests are fired from an
+ * autocannon worker thread so the load generator does not share the event loop of the server under test.
+ */
+export async function load(settings: LoadSettings, req: LoadRequest): Promise<LoadResult> {
+  const run = async (seconds: number, phase: string): Promise<Result> => {
+    const result = await autocannon({
+      url: req.url,
+      method: req.method,
+      headers: req.headers,
+      ...(req.body !== undefined ? { body: req.body } : {}),
+      connections: settings.connections,
+      duration: seconds,
+      workers: 1,
+      expectBody: req.expectBody,
+      title: `${req.label} (${phase})`,
+    });
+    const problems = problemsOf(result);
+    if (problems.length > 0) throw new LoadFailure(`${req.label}, ${phase}: ${problems.join('; ')}`);
+    return result;
+  };
+  if (settings.warmupSeconds > 0) await run(settings.warmupSeconds, 'warm-up');
+  const before = cpuSnapshot();
+  const r = settings.profileDir
+    ? await profiled(path.join(settings.profileDir, `${req.label.replace(/[^A-Za-z0-9.-]+/g, '_')}.cpuprofile`), () => run(settings.seconds, 'measured run'))
+    : await run(settings.seconds, 'measured run');
+  return {
+    label: req.label,
+    rps: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    requests: r['2xx'],
+    seconds: r.duration,
+    othersCpu: othersCpuSince(before),
+  };
+}
+
+interface CpuSnapshot {
+  busyMs: number;
+  totalMs: number;
+  own: NodeJS.CpuUsage;
+  postgresMs: number;
+}
+
+/**
+ * CPU ms of the local PostgreSQL server processes (Linux /proc; 0 elsewhere). They work for the service
+ * under test in PostgreSQL mode, so they are not counted as other processes. Clock ticks assumed 100/s.
+ */
+function postgresCpuMs(): number {
+  let ticks = 0;
+  try {
+    for (const pid of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const close = stat.lastIndexOf(')');
+        if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+        const fields = stat.slice(close + 2).split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return ticks * 10;
+}
+
+function cpuSnapshot(): CpuSnapshot {
+  let busyMs = 0;
+  let totalMs = 0;
+  for (const { times } of os.cpus()) {
+    const busy = times.user + times.nice + times.sys + times.irq;
+    busyMs += busy;
+    totalMs += busy + times.idle;
+  }
+  return { busyMs, totalMs, own: process.cpuUsage(), postgresMs: postgresCpuMs() };
+}
+
+/** CPU time of the whole machine minus this process's (server and load-generator threads) and PostgreSQL's. */
+function othersCpuSince(before: CpuSnapshot): number {
+  const now = cpuSnapshot();
+  const own = process.cpuUsage(before.own);
+  const totalMs = now.totalMs - before.totalMs;
+  if (totalMs <= 0) return 0;
+  const othersMs = now.busyMs - before.busyMs - (own.user + own.system) / 1000 - (now.postgresMs - before.postgresMs);
+  return Math.min(1, Math.max(0, othersMs / totalMs));
+}
+
+/** Runs `work` under the V8 profiler of this thread and writes the profile (open it in Chrome DevTools). */
+async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    const result = await work();
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(profile));
+    console.log(`  CPU profile: ${file}`);
+    return result;
+  } finally {
+    session.disconnect();
+  }
+}
+
+export interface BareRoute {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The yardstick: a Fastify app (same version as postbook, default options) with one route answering a
+ * pre-serialised JSON body. POST routes parse the JSON request body like the real route does.
+ */
+export async function startBareRoute(method: 'GET' | 'POST', routePath: string, body: string): Promise<BareRoute> {
+  const app = Fastify({ logger: false });
+  app.route({
+    method,
+    url: routePath,
+    handler: async (_request, reply) => reply.type('application/json; charset=utf-8').send(body),
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}${routePath}`, close: () => app.close() };
+}
+
+/** One request with fetch, for the reference answer a measure checks and sizes its yardstick by. */
+export async function fetchOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>): Promise<{ http: number; text: string }> {
+  const res = await fetch(req.url, {
+    method: req.method,
+    // identity: the reference is the uncompressed body, as autocannon (which sends no accept-encoding) gets it
+    headers: { ...req.headers, 'accept-encoding': 'identity' },
+    ...(req.body !== undefined ? { body: req.body } : {}),
+  });
+  return { http: res.status, text: await res.text() };
+}

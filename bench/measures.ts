@@ -1,0 +1,125 @@
+// The measures of `npm run bench`, one entry each (DESIGN "Performance targets"). Adding a measure = adding
+// an object to MEASURES: a name (its row in BENCHMARKS.md), a target, and a run function.
+import type { Service } from '../src/service.js';
+import type { StoreKind } from '../src/store/store.js';
+import { fetchOnce, load, LoadFailure, startBareRoute, type LoadRequest, type LoadResult, type LoadSettings } from './harness.js';
+
+export interface BenchContext {
+  settings: LoadSettings;
+  service: Service;
+  storeKind: StoreKind;
+  /** http://127.0.0.1:<port> of the running postbook. */
+  baseUrl: string;
+  /** Client credentials of the demo agency, under the configured header prefix. */
+  authHeaders: Record<string, string>;
+}
+
+export interface Target {
+  cmp: '>=' | '<=';
+  value: number;
+}
+
+export interface MeasureOutcome {
+  /** The figure compared with the target. */
+  value: number;
+  /** The BENCHMARKS.md value cell after the figure: what it was computed from. */
+  detail: string;
+  /** Every load of the measure, for the printed table. */
+  loads: LoadResult[];
+}
+
+export interface Measure {
+  /** Short name to pick measures on the command line (`npm run bench -- extractPnr`). */
+  id: string;
+  /** Row key in BENCHMARKS.md: keep it stable, a renamed measure starts a new row. */
+  name: string;
+  target: Target;
+  run(ctx: BenchContext): Promise<MeasureOutcome>;
+}
+
+export function meetsTarget(value: number, target: Target): boolean {
+  return target.cmp === '>=' ? value >= target.value : value <= target.value;
+}
+
+export function formatTarget(target: Target): string {
+  return `${target.cmp === '>=' ? '≥' : '≤'} ${target.value}`;
+}
+
+export const formatRps = (rps: number): string => Math.round(rps).toLocaleString('en-US');
+
+/**
+ * The usual shape of a measure: the rps of an endpoint divided by the rps of a yardstick measured in the
+ * same run. The yardstick is loaded first, then the subject, each for the same duration.
+ */
+export async function rpsRatio(ctx: BenchContext, yardstick: LoadRequest, subject: LoadRequest): Promise<MeasureOutcome> {
+  const base = await load(ctx.settings, yardstick);
+  const measured = await load(ctx.settings, subject);
+  const value = measured.rps / base.rps;
+  return {
+    value,
+    detail: `${subject.label} ${formatRps(measured.rps)} req/s ÷ ${yardstick.label} ${formatRps(base.rps)} req/s, ${ctx.settings.seconds} s each`,
+    loads: [base, measured],
+  };
+}
+
+/** A reference answer must be HTTP 200 with body status 0 before its bytes are used as the expectation. */
+async function referenceAnswer(req: Omit<LoadRequest, 'expectBody'>): Promise<string> {
+  const { http, text } = await fetchOnce(req);
+  let status: unknown;
+  try {
+    status = (JSON.parse(text) as { status?: unknown }).status;
+  } catch {
+    status = undefined;
+  }
+  if (http !== 200 || status !== 0) throw new LoadFailure(`${req.label}: reference request answered HTTP ${http}: ${text.slice(0, 300)}`);
+  return text;
+}
+
+// ---- extractPnr.do ----
+
+/** The demo walk-through booking, as an agency would ask for it (spec 4.5). */
+const EXTRACT_DEMO01 = {
+  airlinePnr: 'DEMO01',
+  carrier: 'XS',
+  timeout: null,
+  passengers: [{ firstName: 'ANA', lastName: 'TRAVELLER', passengerType: null }],
+  contact: { email: 'ana.traveller@example.com' },
+  routing: {
+    fromSegments: [{ dptAirport: 'HND', arrAirport: 'SGN', flightNumber: 'XS101', depTime: null, arrTime: null }],
+    retSegments: null,
+  },
+  requestSource: null,
+  channel: null,
+  mainChannel: null,
+  subChannelID: null,
+  requestOwner: null,
+  requestId: 'bench-1',
+  clientRequestId: null,
+};
+
+const extractPnr: Measure = {
+  id: 'extractPnr',
+  name: 'extractPnr.do (sandbox) rps ÷ bare route with a same-size JSON',
+  target: { cmp: '>=', value: 0.5 },
+  async run(ctx) {
+    const request = {
+      method: 'POST' as const,
+      headers: { ...ctx.authHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify(EXTRACT_DEMO01),
+    };
+    const subject = { ...request, label: 'extractPnr.do', url: `${ctx.baseUrl}/extractPnr.do` };
+    const answer = await referenceAnswer(subject);
+    const bare = await startBareRoute('POST', '/extractPnr.do', answer);
+    try {
+      return await rpsRatio(
+        ctx,
+        { ...request, label: `bare route (${Buffer.byteLength(answer)} B JSON)`, url: bare.url, expectBody: answer },
+        { ...subject, expectBody: answer },
+      );
+    } finally {
+      await bare.close();
+    }
+  },
+};
+
+export const MEASURES: Measure[] = [extractPnr];

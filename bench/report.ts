@@ -1,0 +1,115 @@
+// BENCHMARKS.md: one table per store kind, one row per measure. A run replaces the rows of the measures
+// it ran and keeps every other row as it was.
+import fs from 'node:fs';
+import type { StoreKind } from '../src/store/store.js';
+
+export interface Row {
+  measure: string;
+  value: string;
+  target: string;
+  date: string;
+  machine: string;
+}
+
+export type Tables = Record<StoreKind, Row[]>;
+
+const SECTIONS: Array<{ kind: StoreKind; heading: string }> = [
+  { kind: 'pglite', heading: 'PGlite (embedded, the default)' },
+  { kind: 'postgres', heading: 'PostgreSQL (DATABASE_URL)' },
+];
+
+const COLUMNS = ['measure', 'value', 'target', 'date', 'machine'] as const;
+
+const INTRO = `# Benchmarks
+
+Run \`npm run bench\` (embedded PGlite in a fresh temporary data folder) or
+\`DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench\` (PostgreSQL, the database used as it
+is; the migrations are idempotent). \`BENCH_SECONDS=30\` changes the counted seconds per target (default
+10, after a 2 s warm-up that is not counted); \`npm run bench -- extractPnr\` runs only the named measures;
+\`BENCH_CPU_PROFILE=/tmp/prof\` writes a CPU profile of the server thread for each counted run (open it
+in Chrome DevTools) and leaves this file unchanged.
+
+The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`worlds/demo.yaml\` and
+LOG_LEVEL=silent, and loads each target in turn with autocannon (10 connections, fired from a worker
+thread) using the real request and the demo agency's credentials. Every answer must be 2xx and identical
+to a reference answer checked once to carry status 0; otherwise the measure fails, the command exits
+non-zero and its row is left unchanged.
+
+The figures are **ratios of two targets measured in the same run**, because absolute numbers drift 2× on
+these machines; the req/s in the value column are context, not results, and so is the code revision
+measured (commit, and whether \`src/\` had uncommitted changes). Targets are those of DESIGN.md
+"Performance targets". A ratio that misses its target is marked **below target** — a benchmark is not a
+test and never fails on it. A value noted *noisy* had other processes (say, a colleague's test suite)
+using more than 10% of the machine's CPU during one of its counted runs: run it again on a quiet machine.
+Each run replaces only the rows of the measures it ran.
+`;
+
+function escapeCell(text: string): string {
+  return text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+}
+
+function splitRow(line: string): string[] {
+  const inner = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '');
+  return inner.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+}
+
+/** The rows of each store's table in an existing BENCHMARKS.md (missing file or section: no rows). */
+export function parseTables(text: string): Tables {
+  const tables: Tables = { pglite: [], postgres: [] };
+  let current: StoreKind | null = null;
+  for (const line of text.split(/\r?\n/)) {
+    if (line.startsWith('## ')) {
+      const title = line.slice(3).trim();
+      current = SECTIONS.find((s) => title.startsWith(s.heading.split(' ')[0]!))?.kind ?? null;
+      continue;
+    }
+    if (!current || !line.trim().startsWith('|')) continue;
+    const cells = splitRow(line);
+    if (cells.length < COLUMNS.length) continue;
+    if (cells[0] === 'measure' || cells.every((c) => /^:?-+:?$/.test(c))) continue;
+    const [measure, value, target, date, machine] = cells as [string, string, string, string, string];
+    tables[current].push({ measure, value, target, date, machine });
+  }
+  return tables;
+}
+
+/** Put `row` in the table of `kind`: replaces the row of the same measure, else appends it. */
+export function upsertRow(tables: Tables, kind: StoreKind, row: Row): void {
+  const rows = tables[kind];
+  const at = rows.findIndex((r) => r.measure === row.measure);
+  if (at >= 0) rows[at] = row;
+  else rows.push(row);
+}
+
+/** Rows in the order of the known measures, then any other rows in the order they had. */
+function ordered(rows: Row[], order: string[]): Row[] {
+  const rank = (r: Row) => {
+    const i = order.indexOf(r.measure);
+    return i < 0 ? order.length : i;
+  };
+  return rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i).map(({ r }) => r);
+}
+
+export function renderTables(tables: Tables, order: string[]): string {
+  const parts = [INTRO];
+  for (const { kind, heading } of SECTIONS) {
+    parts.push(`## ${heading}\n`);
+    const rows = ordered(tables[kind], order);
+    if (rows.length === 0) {
+      parts.push('Not measured yet.\n');
+      continue;
+    }
+    const lines = [`| ${COLUMNS.join(' | ')} |`, `|${COLUMNS.map(() => '---').join('|')}|`];
+    for (const r of rows) lines.push(`| ${[r.measure, r.value, r.target, r.date, r.machine].map(escapeCell).join(' | ')} |`);
+    parts.push(`${lines.join('\n')}\n`);
+  }
+  return parts.join('\n');
+}
+
+export function updateBenchmarksFile(file: string, kind: StoreKind, rows: Row[], order: string[]): void {
+  const tables = parseTables(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+  for (const row of rows) upsertRow(tables, kind, row);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, renderTables(tables, order));
+  fs.renameSync(tmp, file);
+}
