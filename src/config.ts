@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Redis of the rate pools and look-to-book counters, shared by every API process; null: in memory. */
+  redisUrl: string | null;
   worldPath: string;
   headerPrefix: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -34,6 +36,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'HOST', default: '127.0.0.1', meaning: 'interface to bind (0.0.0.0 to expose)' },
   { name: 'DATA_DIR', default: './data', meaning: 'folder of the embedded PGlite database (ignored with DATABASE_URL)' },
   { name: 'DATABASE_URL', default: '(unset: embedded PGlite)', meaning: 'postgres://… of a PostgreSQL 14+ server' },
+  { name: 'REDIS_URL', default: '(unset: rate pools in memory)', meaning: 'redis://… (or rediss://) holding the rate pools and look-to-book counters, so they hold across API processes' },
   { name: 'WORLD', default: './worlds/demo.yaml', meaning: 'sandbox airline world file (JSON or YAML)' },
   { name: 'HEADER_PREFIX', default: 'service', meaning: 'brand word of the auth headers: x-<prefix>-client-id / -secret' },
   { name: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
@@ -85,6 +88,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
+  const redisUrl = env.REDIS_URL?.trim() || null;
+  if (redisUrl !== null) {
+    let ok = false;
+    try {
+      const u = new URL(redisUrl);
+      ok = (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+    } catch {
+      ok = false;
+    }
+    if (!ok) problems.push('REDIS_URL must look like redis://host:port (or rediss:// for TLS)');
+  }
+
   const headerPrefix = (env.HEADER_PREFIX?.trim() || 'service').toLowerCase();
   if (!/^[a-z0-9][a-z0-9-]{0,30}$/.test(headerPrefix)) {
     problems.push(`HEADER_PREFIX must be a word of letters, digits or dashes (it becomes x-<prefix>-client-id), got ${JSON.stringify(env.HEADER_PREFIX)}`);
@@ -102,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: env.HOST?.trim() || '127.0.0.1',
     dataDir: path.resolve(cwd, env.DATA_DIR?.trim() || 'data'),
     databaseUrl,
+    redisUrl,
     worldPath: path.resolve(cwd, env.WORLD?.trim() || 'worlds/demo.yaml'),
     headerPrefix,
     logLevel,

@@ -1,8 +1,15 @@
 // Rate pools (spec 8, public-notes "Rate limits"): per client, rolling 60 s. seatAvailability.do and
-// getLuggage.do share the ancillary pool; verify.do and getOffers.do share the verify pool.
-// INTERFACE ONLY for now: the limiter behind it is being built (issue 4). Routes of a pool are registered
-// inside one Fastify plugin scope, and the scope calls `pool.attach(scope)` first.
-import type { FastifyInstance } from 'fastify';
+// getLuggage.do share the ancillary pool; verify.do and getOffers.do share the verify pool. Routes of a pool
+// are registered inside one Fastify plugin scope, and the scope calls `pool.attach(scope)` first.
+//
+// The limiter is @fastify/rate-limit with a rolling-window store (window-store.ts): in memory by default,
+// in Redis with REDIS_URL so a pool holds across API processes. It runs as a preHandler hook of the pool's
+// scope, so authentication failures (onRequest) and validation failures never reach it and never count;
+// refused requests are not recorded by the store. Decision record 0013.
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { Redis } from 'ioredis';
+import { MemoryWindowStore, RedisWindowStore, storeCtor, type WindowStore } from './window-store.js';
 
 export type PoolName = 'ancillary' | 'verify';
 
@@ -18,7 +25,103 @@ export interface RatePools {
   close(): Promise<void>;
 }
 
-/** Placeholder until the limiter lands: attaches nothing. */
+export interface PoolDefaults {
+  ancillaryPerMinute: number;
+  verifyPerMinute: number;
+}
+
+export const DEFAULT_POOL_LIMITS: PoolDefaults = { ancillaryPerMinute: 60, verifyPerMinute: 60 };
+
+export interface RatePoolsOptions {
+  /** Counts in Redis when given (the caller owns the connection); in this process's memory when null. */
+  redis: Redis | null;
+  /** Requests per minute of a client without `rateLimits` in its settings. */
+  defaults?: PoolDefaults;
+  /** Prefix of the Redis keys (tests use their own). */
+  keyPrefix?: string;
+  /** Window length; 60 s in production. */
+  windowMs?: number;
+  /** Time source of the in-memory store (tests); Redis uses its own clock. */
+  now?: () => number;
+  /** Where a Redis failure is reported (the pools then let requests through: a limiter outage is no outage). */
+  log?: Pick<FastifyBaseLogger, 'warn'>;
+}
+
+const SETTING: Record<PoolName, keyof PoolDefaults> = { ancillary: 'ancillaryPerMinute', verify: 'verifyPerMinute' };
+
+/** The client's own limit for a pool (client settings `rateLimits`), else the default. */
+export function poolLimit(settings: Record<string, unknown> | undefined, pool: PoolName, defaults: PoolDefaults): number {
+  const limits = settings?.rateLimits as Partial<PoolDefaults> | undefined;
+  const own = limits?.[SETTING[pool]];
+  return typeof own === 'number' && Number.isInteger(own) && own >= 1 ? own : defaults[SETTING[pool]];
+}
+
+/** The wire body of a refused request (DESIGN "Wire conventions": both spellings). */
+export function overLimitBody(pool: PoolName, limit: number, retryAfter: number) {
+  const message = `rate limit exceeded: the ${pool} pool allows ${limit} requests per minute; retry in ${retryAfter} s`;
+  return { status: 429, msg: message, code: 429, message, limitType: pool, limit, retryAfter };
+}
+
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<RatePoolsOptions, 'windowMs'>> & { defaults: PoolDefaults }): RatePool {
+  return {
+    name,
+    attach(scope) {
+      // fastify-plugin: the limiter decorates this scope only. global: false — the plugin's onRoute hook
+      // would miss the routes this scope declares right after attach(), and its groupId does not share a
+      // counter across routes (STACK.md, upstream #463); one hook on the scope with one key per client does.
+      void scope.register(rateLimit, {
+        global: false,
+        hook: 'preHandler',
+        store: storeCtor(store),
+        timeWindow: opts.windowMs,
+        max: (request: FastifyRequest) => poolLimit(request.client?.settings, name, opts.defaults),
+        keyGenerator: (request: FastifyRequest) => `${name}:${request.client?.clientId ?? ''}`,
+        // Only authenticated callers are counted; a scope without authentication is not limited.
+        allowList: (request: FastifyRequest) => request.client == null,
+        // The store reports Redis failures; the request then passes.
+        skipOnError: true,
+      });
+      let limiter: Limiter | undefined;
+      // preHandler: after authentication (onRequest) and body validation, so neither failure counts.
+      scope.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+        limiter ??= scope.createRateLimit();
+        const verdict = await limiter(request);
+        if (verdict.isAllowed) return;
+        if (!verdict.isExceeded) {
+          reply.header('x-ratelimit-limit', verdict.max).header('x-ratelimit-remaining', verdict.remaining);
+          return;
+        }
+        const retryAfter = Math.min(60, Math.max(0, verdict.ttlInSeconds));
+        return reply
+          .code(429)
+          .header('retry-after', String(retryAfter))
+          .header('x-ratelimit-limit', verdict.max)
+          .header('x-ratelimit-remaining', 0)
+          .type('application/json; charset=utf-8')
+          .serializer(JSON.stringify)
+          .send(overLimitBody(name, verdict.max, retryAfter));
+      });
+    },
+  };
+}
+
+export function createRatePools(opts: RatePoolsOptions): RatePools {
+  const defaults = opts.defaults ?? DEFAULT_POOL_LIMITS;
+  const windowMs = opts.windowMs ?? 60_000;
+  const prefix = opts.keyPrefix ?? 'postbook:rate:';
+  const onError = (err: Error) => opts.log?.warn({ err: { message: err.message } }, 'rate pool store failed; request let through');
+  const store: WindowStore = opts.redis ? new RedisWindowStore(opts.redis, prefix, onError) : new MemoryWindowStore(opts.now);
+  return {
+    ancillary: createPool('ancillary', store, { windowMs, defaults }),
+    verify: createPool('verify', store, { windowMs, defaults }),
+    // The Redis connection belongs to the caller; the in-memory logs go with the process.
+    close: async () => undefined,
+  };
+}
+
+/** No limiter at all (benchmarks of the bare handlers; code written before the limiter landed). */
 export function unlimitedPools(): RatePools {
   const pool = (name: PoolName): RatePool => ({ name, attach: () => undefined });
   return { ancillary: pool('ancillary'), verify: pool('verify'), close: async () => undefined };

@@ -1,0 +1,165 @@
+// Rate pools: sharing within a pool, independence across pools and clients, per-client limits, the
+// counting rules of public-notes, the 429 answer, the rolling window, and (with REDIS_URL) one pool across
+// two app instances.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createRatePools, poolLimit, DEFAULT_POOL_LIMITS } from './pools.js';
+import { poolCall, poolTestApp, POOL_ROUTES, type TestClients } from './test-app.js';
+
+const CLIENTS: TestClients = {
+  alpha: {},
+  beta: {},
+  small: { rateLimits: { ancillaryPerMinute: 3, verifyPerMinute: 5 } },
+};
+
+/** Accepted (HTTP 200) answers among n calls spread over the given urls. */
+async function accepted(app: Parameters<typeof poolCall>[0], urls: readonly string[], n: number, client = 'alpha') {
+  let ok = 0;
+  for (let i = 0; i < n; i++) if ((await poolCall(app, urls[i % urls.length]!, client)).http === 200) ok++;
+  return ok;
+}
+
+test('the two routes of a pool share one counter of 60 per client; the other pool and other clients are independent', async () => {
+  const app = await poolTestApp(createRatePools({ redis: null }), CLIENTS);
+  try {
+    assert.equal(await accepted(app, POOL_ROUTES.ancillary, 80), 60);
+    // both routes of the pool are now refused
+    for (const url of POOL_ROUTES.ancillary) assert.equal((await poolCall(app, url, 'alpha')).http, 429);
+    // the verify pool has its own 60
+    assert.equal(await accepted(app, POOL_ROUTES.verify, 61), 60);
+    // another client has its own counters
+    assert.equal(await accepted(app, POOL_ROUTES.ancillary, 60, 'beta'), 60);
+  } finally {
+    await app.close();
+  }
+});
+
+test('a per-client limit from the client settings applies to each pool', async () => {
+  const app = await poolTestApp(createRatePools({ redis: null }), CLIENTS);
+  try {
+    assert.equal(await accepted(app, POOL_ROUTES.ancillary, 10, 'small'), 3);
+    assert.equal(await accepted(app, POOL_ROUTES.verify, 10, 'small'), 5);
+  } finally {
+    await app.close();
+  }
+  assert.equal(poolLimit({ rateLimits: { ancillaryPerMinute: 0 } }, 'ancillary', DEFAULT_POOL_LIMITS), 60, 'invalid setting → default');
+  assert.equal(poolLimit({ rateLimits: { verifyPerMinute: 7 } }, 'ancillary', DEFAULT_POOL_LIMITS), 60, 'other pool setting → default');
+  assert.equal(poolLimit(undefined, 'verify', { ancillaryPerMinute: 1, verifyPerMinute: 9 }), 9, 'configured default');
+});
+
+test('invalid bodies and missing or wrong credentials do not count; business failures do', async () => {
+  const app = await poolTestApp(createRatePools({ redis: null }), CLIENTS);
+  try {
+    for (let i = 0; i < 20; i++) {
+      const invalid = await poolCall(app, '/seatAvailability.do', 'small', { sessionId: '' });
+      assert.equal(invalid.http, 200);
+      assert.equal(invalid.body.status, 220, 'validation failure answers the seat family code');
+      assert.equal((await poolCall(app, '/getLuggage.do', null)).http, 401);
+      const wrong = await app.inject({
+        method: 'POST',
+        url: '/getLuggage.do',
+        headers: { 'content-type': 'application/json', 'x-service-client-id': 'small', 'x-service-client-secret': 'nope' },
+        payload: '{"sessionId":"s"}',
+      });
+      assert.equal(wrong.statusCode, 401);
+    }
+    // the client's 3 are all still there; a business failure (status 214) uses one of them
+    const failed = await poolCall(app, '/seatAvailability.do', 'small', { sessionId: 's', fail: true });
+    assert.equal(failed.http, 200);
+    assert.equal(failed.body.status, 214);
+    assert.equal(await accepted(app, POOL_ROUTES.ancillary, 5, 'small'), 2);
+  } finally {
+    await app.close();
+  }
+});
+
+test('over the limit: HTTP 429, the DESIGN body, Retry-After in whole seconds; refusals are not counted and the window rolls', async () => {
+  let now = 1_000_000;
+  const app = await poolTestApp(createRatePools({ redis: null, now: () => now }), CLIENTS);
+  try {
+    // requests at t=0 s, 10 s, 20 s fill the 3 of client "small"
+    for (const at of [0, 10_000, 20_000]) {
+      now = 1_000_000 + at;
+      assert.equal((await poolCall(app, '/seatAvailability.do', 'small')).http, 200);
+    }
+    now = 1_000_000 + 30_500;
+    const refused = await poolCall(app, '/getLuggage.do', 'small');
+    assert.equal(refused.http, 429);
+    assert.match(String(refused.headers['content-type']), /^application\/json/);
+    assert.deepEqual(Object.keys(refused.body).sort(), ['code', 'limit', 'limitType', 'message', 'msg', 'retryAfter', 'status']);
+    assert.equal(refused.body.status, 429);
+    assert.equal(refused.body.code, 429);
+    assert.equal(refused.body.limitType, 'ancillary');
+    assert.equal(refused.body.limit, 3);
+    assert.equal(refused.body.msg, refused.body.message);
+    // the first request leaves the window at t=60 s: 29.5 s from now → 30 whole seconds
+    assert.equal(refused.body.retryAfter, 30);
+    assert.equal(refused.headers['retry-after'], '30');
+    // many refusals later, the first slot still frees at t=60 s (refusals were not recorded)
+    for (let i = 0; i < 50; i++) assert.equal((await poolCall(app, '/getLuggage.do', 'small')).http, 429);
+    now = 1_000_000 + 59_999;
+    assert.equal((await poolCall(app, '/getLuggage.do', 'small')).http, 429);
+    now = 1_000_000 + 60_000;
+    assert.equal((await poolCall(app, '/getLuggage.do', 'small')).http, 200, 'rolling: one slot freed');
+    assert.equal((await poolCall(app, '/getLuggage.do', 'small')).http, 429, 'rolling: only one');
+    now = 1_000_000 + 70_000;
+    assert.equal((await poolCall(app, '/getLuggage.do', 'small')).http, 200, 'the t=10 s request left the window');
+    // accepted answers carry the remaining count
+    now = 1_000_000 + 200_000;
+    const fresh = await poolCall(app, '/seatAvailability.do', 'small');
+    assert.equal(fresh.headers['x-ratelimit-limit'], '3');
+    assert.equal(fresh.headers['x-ratelimit-remaining'], '2');
+  } finally {
+    await app.close();
+  }
+});
+
+const REDIS_URL = process.env.REDIS_URL;
+
+test('with Redis, two app instances share one pool: exactly 60 of 80 accepted', { skip: REDIS_URL ? false : 'REDIS_URL is not set (.ci/run sets it)' }, async () => {
+  const keyPrefix = `postbook:test:${process.pid}:${randomBytes(4).toString('hex')}:`;
+  const redisA = new Redis(REDIS_URL!);
+  const redisB = new Redis(REDIS_URL!);
+  const appA = await poolTestApp(createRatePools({ redis: redisA, keyPrefix }), CLIENTS);
+  const appB = await poolTestApp(createRatePools({ redis: redisB, keyPrefix }), CLIENTS);
+  try {
+    const calls = Array.from({ length: 80 }, (_, i) => poolCall(i % 2 ? appA : appB, POOL_ROUTES.ancillary[i % 4 < 2 ? 0 : 1], 'alpha'));
+    const answers = await Promise.all(calls);
+    assert.equal(answers.filter((a) => a.http === 200).length, 60);
+    const refused = answers.filter((a) => a.http === 429);
+    assert.equal(refused.length, 20);
+    for (const r of refused) {
+      assert.equal(r.body.limitType, 'ancillary');
+      const retry = Number(r.headers['retry-after']);
+      assert.ok(Number.isInteger(retry) && retry >= 0 && retry <= 60, `Retry-After ${retry}`);
+      assert.equal(r.body.retryAfter, retry);
+    }
+    // the verify pool and another client are untouched, across instances too
+    assert.equal((await poolCall(appA, '/verify.do', 'alpha')).http, 200);
+    assert.equal((await poolCall(appB, '/getLuggage.do', 'beta')).http, 200);
+  } finally {
+    await appA.close();
+    await appB.close();
+    const keys = await redisA.keys(`${keyPrefix}*`);
+    if (keys.length > 0) await redisA.del(...keys);
+    redisA.disconnect();
+    redisB.disconnect();
+  }
+});
+
+test('with Redis down, requests pass and the failure is logged', async () => {
+  // a port nothing listens on; fail fast instead of queueing
+  const redis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  const warnings: unknown[] = [];
+  const app = await poolTestApp(createRatePools({ redis, log: { warn: (obj: unknown) => void warnings.push(obj) } }), CLIENTS);
+  try {
+    assert.equal(await accepted(app, POOL_ROUTES.ancillary, 5, 'small'), 5);
+    assert.ok(warnings.length >= 5);
+  } finally {
+    await app.close();
+    redis.disconnect();
+  }
+});

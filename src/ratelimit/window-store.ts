@@ -1,0 +1,123 @@
+// Rolling-window stores for @fastify/rate-limit. The plugin's own stores count fixed windows that start at a
+// key's first request (60 requests at 0:59 and 60 more at 1:01 pass); spec 8 and public-notes ask for a
+// rolling window, so these keep the time of every accepted request (a sliding log) and never record a
+// refused one (public-notes: requests refused by the limiter do not count). Decision record 0013.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+
+type Result = { current: number; ttl: number };
+type Callback = (error: Error | null, result?: Result) => void;
+
+/**
+ * What the plugin needs of a store. `current` is the count including this request (more than `max` when
+ * refused); `ttl` is how long until the next slot frees (the Retry-After of a refused request).
+ */
+export interface WindowStore {
+  incr(key: string, cb: Callback, windowMs: number, max: number): void;
+  child(): WindowStore;
+}
+
+/** The plugin builds its store with `new options.store(params)`: hand it this one instance. */
+export function storeCtor(store: WindowStore): FastifyRateLimitStoreCtor {
+  const ctor = function () {
+    return store;
+  };
+  return ctor as unknown as FastifyRateLimitStoreCtor;
+}
+
+/** In-process sliding log: per key, the times of accepted requests, oldest first. */
+export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
+  private readonly logs = new Map<string, number[]>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  incr(key: string, cb: Callback, windowMs: number, max: number): void {
+    const t = this.now();
+    let log = this.logs.get(key);
+    if (!log) {
+      if (this.logs.size >= 10_000) this.sweep(t, windowMs);
+      log = [];
+      this.logs.set(key, log);
+    }
+    let expired = 0;
+    while (expired < log.length && log[expired]! <= t - windowMs) expired++;
+    if (expired > 0) log.splice(0, expired);
+    if (log.length < max) {
+      log.push(t);
+      cb(null, { current: log.length, ttl: log[0]! + windowMs - t });
+      return;
+    }
+    // Refused: not recorded. The next slot frees when the request that fills the limit leaves the window
+    // (the limit may have been lowered below what the log holds).
+    cb(null, { current: log.length + 1, ttl: log[log.length - max]! + windowMs - t });
+  }
+
+  child(): MemoryWindowStore {
+    return this;
+  }
+
+  /** Forgets keys whose whole log has left the window. */
+  private sweep(t: number, windowMs: number) {
+    for (const [key, log] of this.logs) {
+      if (log.length === 0 || log[log.length - 1]! <= t - windowMs) this.logs.delete(key);
+    }
+  }
+}
+
+// Runs in Redis: one atomic step per request, on Redis's clock so every API process agrees.
+const SLIDING_LOG = `
+local key = KEYS[1]
+local window = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local n = redis.call('ZCARD', key)
+if n < max then
+  redis.call('ZADD', key, now, ARGV[3])
+  redis.call('PEXPIRE', key, window)
+  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return {n + 1, tonumber(first[2]) + window - now}
+end
+local at = redis.call('ZRANGE', key, n - max, n - max, 'WITHSCORES')
+return {n + 1, tonumber(at[2]) + window - now}
+`;
+
+interface SlidingLogRedis extends Redis {
+  postbookSlidingLog(key: string, windowMs: number, max: number, member: string): Promise<[number, number]>;
+}
+
+/** Sliding log in a Redis sorted set per key: the pool holds across API processes. */
+export class RedisWindowStore implements WindowStore, FastifyRateLimitStore {
+  private readonly redis: SlidingLogRedis;
+  private readonly memberPrefix = randomBytes(6).toString('hex');
+  private seq = 0;
+
+  constructor(
+    redis: Redis,
+    private readonly keyPrefix: string,
+    private readonly onError: (err: Error) => void = () => undefined,
+  ) {
+    this.redis = redis as SlidingLogRedis;
+    if (typeof this.redis.postbookSlidingLog !== 'function') {
+      redis.defineCommand('postbookSlidingLog', { numberOfKeys: 1, lua: SLIDING_LOG });
+    }
+  }
+
+  incr(key: string, cb: Callback, windowMs: number, max: number): void {
+    // Members must be unique even for two requests in one millisecond from two processes.
+    const member = `${this.memberPrefix}:${(this.seq = (this.seq + 1) % Number.MAX_SAFE_INTEGER)}`;
+    this.redis.postbookSlidingLog(this.keyPrefix + key, windowMs, max, member).then(
+      ([current, ttl]) => cb(null, { current, ttl }),
+      (err: Error) => {
+        this.onError(err);
+        cb(err);
+      },
+    );
+  }
+
+  child(): RedisWindowStore {
+    return this;
+  }
+}
