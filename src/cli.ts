@@ -1,11 +1,17 @@
-// Operator command line: migrations, client credentials, world checks. Refuses to open an embedded data
-// folder that a running server holds (PGlite allows one process only).
+// Operator command line: migrations, client credentials, world checks, and `worker`, a process that runs
+// only the refund workers on a shared PostgreSQL. Refuses to open an embedded data folder that a running
+// server holds (PGlite allows one process only).
+import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, type Store } from './store/store.js';
 import { createClient, rotateSecret, setClientStatus } from './clients/clients.js';
 import { loadWorldFile, WorldError } from './airline/sandbox/world.js';
 import { DataDirLockedError } from './store/lock.js';
-import { systemClock } from './clock.js';
+import { systemClock, TestClock, type Clock } from './clock.js';
+import { AirlineDirectory } from './airline/connector.js';
+import { SandboxConnector } from './airline/sandbox/connector.js';
+import { createRefundWorkers } from './refunds/workers.js';
+import { loggerOptions } from './log.js';
 
 const USAGE = `usage: postbook <command>
   migrate                              apply pending database migrations
@@ -13,6 +19,8 @@ const USAGE = `usage: postbook <command>
   clients rotate <id> [--grace-hours N] new secret; the old one works N hours more (default 24)
   clients disable <id> | enable <id>   refuse or allow a client's calls
   world check [file]                   validate a world file (default: $WORLD)
+  worker                               run only the refund workers, no HTTP (needs DATABASE_URL);
+                                       SIGTERM/SIGINT stop it gracefully
 Configuration comes from the same environment variables as the server (README "Configuration").`;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -30,10 +38,57 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): P
   }
 }
 
+/**
+ * `postbook worker`: the refund workers of DESIGN "Growing past one machine" in a process of their own, on
+ * the job tables the API processes share (run the API with WORKERS=false, or not: workers of both kinds
+ * share the jobs, each job done once). Same world and airline connectors as the server (src/service.ts).
+ * Resolves with the exit code once stopped.
+ */
+async function runWorker(config: Config): Promise<number> {
+  if (!config.databaseUrl) {
+    process.stderr.write(
+      'postbook worker needs DATABASE_URL (a shared PostgreSQL). With the embedded store (PGlite) the API process runs ' +
+        'the refund workers itself and no second process can open its data folder: start the server alone.\n',
+    );
+    return 78;
+  }
+  const logger = pino(loggerOptions(config.logLevel));
+  // A sandbox clock of its own, as every process has: POST /sandbox/clock on an API process does not move it.
+  const clock: Clock = config.sandbox ? new TestClock() : systemClock;
+  const world = loadWorldFile(config.worldPath, clock.now());
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: null });
+  let workers;
+  try {
+    const airlines = new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock })]);
+    workers = createRefundWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
+    await workers.start(true);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  logger.info({ store: store.kind, world: world.name, sandbox: config.sandbox, pollSeconds: config.refundPollSeconds }, 'postbook worker is ready');
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  logger.info({ signal }, 'worker shutting down: finishing the refund steps under way');
+  const force = setTimeout(() => {
+    logger.error('shutdown grace period over: exiting');
+    process.exit(1);
+  }, config.shutdownGraceMs + 15_000);
+  force.unref();
+  await workers.stop(); // graceful: running steps finish (up to 10 s), the rest are handed back for a retry
+  await store.close();
+  logger.info('worker stopped');
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   const config = loadConfig();
   const now = systemClock.now();
+  if (cmd === 'worker' && sub === undefined) return runWorker(config);
   if (cmd === 'migrate') {
     await withStore(config, async () => undefined); // openStore migrates
     out('migrations: up to date');

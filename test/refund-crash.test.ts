@@ -1,0 +1,388 @@
+// Crash safety of the refund lifecycle and the separate worker process (docs/decisions/0011).
+//
+// 1. Start processing 200 refunds, kill -9 the server mid-way, restart it on the same data: every refund
+//    reaches a terminal status, along a proper path of statuses, and the sandbox airline recorded each
+//    refundCode exactly once (its books are a table of the same database: they survive the crash too).
+// 2. `postbook worker`: with DATABASE_URL, API processes with WORKERS=false plus worker processes carry the
+//    refunds; with the embedded store the command refuses to start.
+//
+// The server runs as a child process, as in test/process.test.ts. Names in the generated world are
+// fictional, and the test checks that none of them reached the server's log.
+import { after, describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { openStore, type Store } from '../src/store/store.js';
+import { CRASH_ADMIN_TOKEN, CRASH_CLIENT, crashBookings, crashRefundBody, writeCrashWorld, type CrashBooking } from '../scripts/make-crash-world.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const DATABASE_URL = process.env.DATABASE_URL ?? null;
+const tmpDirs: string[] = [];
+const children: ChildProcess[] = [];
+const databases: Array<() => Promise<void>> = [];
+
+after(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const drop of databases) await drop().catch(() => undefined);
+  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tmpDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-crash-'));
+  tmpDirs.push(d);
+  return d;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const secondsSince = (t: number) => ((Date.now() - t) / 1000).toFixed(1);
+
+// ---- child processes ----
+
+interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Parsed JSON log lines of stdout. */
+  lines: () => Array<Record<string, unknown>>;
+}
+
+function spawnNode(args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const lines = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          return {}; // a line cut by kill -9
+        }
+      });
+  return { child, exit, stdout: () => out, stderr: () => err, lines };
+}
+
+async function waitForLog(p: Proc, msg: string, ms = 60_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const line = p.lines().find((l) => l.msg === msg);
+    if (line) return line;
+    const exited = await Promise.race([p.exit.then(() => true), sleep(100).then(() => false)]);
+    if (exited) throw new Error(`process exited before "${msg}": ${p.stderr()} ${p.stdout().slice(-2000)}`);
+  }
+  throw new Error(`no "${msg}" within ${ms / 1000} s`);
+}
+
+async function startServer(env: Record<string, string>): Promise<Proc & { url: string }> {
+  const p = spawnNode(['src/server.ts'], env);
+  const ready = await waitForLog(p, 'postbook is ready');
+  return { ...p, url: String(ready.url) };
+}
+
+async function startWorker(env: Record<string, string>): Promise<Proc> {
+  const p = spawnNode(['src/cli.ts', 'worker'], env);
+  await waitForLog(p, 'postbook worker is ready');
+  return p;
+}
+
+/** Status changes the process logged ("refund status changed", {refundCode, from, to}). */
+const transitions = (p: Proc) => p.lines().filter((l) => l.msg === 'refund status changed') as Array<{ refundCode: string; from: number; to: number }>;
+
+// ---- HTTP ----
+
+const HEADERS = { 'content-type': 'application/json', 'x-service-client-id': CRASH_CLIENT.id, 'x-service-client-secret': CRASH_CLIENT.secret };
+
+async function post(url: string, pathName: string, body: unknown, headers: Record<string, string> = HEADERS): Promise<Record<string, any>> {
+  const res = await fetch(url + pathName, { method: 'POST', headers, body: JSON.stringify(body) });
+  return (await res.json()) as Record<string, any>;
+}
+
+/** Runs fn over items, `width` at a time; results in item order. */
+async function inParallel<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!);
+      }
+    }),
+  );
+  return out;
+}
+
+async function submitAll(url: string, bookings: CrashBooking[]): Promise<string[]> {
+  const answers = await inParallel(bookings, 10, (b) => post(url, '/refund.do', crashRefundBody(b)));
+  const failed = answers.filter((a) => a.status !== 0);
+  assert.equal(failed.length, 0, `every refund.do succeeds: ${failed.map((a) => `${a.status} ${a.msg}`).slice(0, 3).join('; ')}`);
+  const codes = answers.map((a) => String(a.refundCode));
+  assert.equal(new Set(codes).size, bookings.length, 'one refundCode per refund');
+  return codes;
+}
+
+/** refundStatus of each code, by queryRefundOrders.do. */
+async function statuses(url: string, codes: string[]): Promise<Map<string, number>> {
+  const answers = await inParallel(codes, 10, (refundCode) => post(url, '/queryRefundOrders.do', { refundCode }));
+  const out = new Map<string, number>();
+  answers.forEach((a, i) => {
+    assert.equal(a.status, 0, `queryRefundOrders.do: ${a.status} ${a.msg}`);
+    out.set(codes[i]!, Number(a.refundOrders[0].refundStatus));
+  });
+  return out;
+}
+
+/** Polls until every code satisfies `done`; returns the last statuses. Only codes not yet done are asked again. */
+async function waitAll(url: string, codes: string[], done: (status: number) => boolean, what: string, ms: number): Promise<Map<string, number>> {
+  const deadline = Date.now() + ms;
+  const last = new Map<string, number>();
+  let open = codes;
+  for (;;) {
+    for (const [code, s] of await statuses(url, open)) last.set(code, s);
+    open = open.filter((c) => !done(last.get(c)!));
+    if (open.length === 0) return last;
+    if (Date.now() > deadline) {
+      const counts: Record<number, number> = {};
+      for (const c of open) counts[last.get(c)!] = (counts[last.get(c)!] ?? 0) + 1;
+      throw new Error(`${open.length} of ${codes.length} refunds not ${what} after ${ms / 1000} s (statuses ${JSON.stringify(counts)})`);
+    }
+    await sleep(500);
+  }
+}
+
+// ---- PostgreSQL: a database of its own per test (the server's job tables use the default pg-boss schema) ----
+
+async function freshDatabase(): Promise<string> {
+  const name = `pb_crash_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: DATABASE_URL! });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  databases.push(async () => {
+    const c = new pg.Client({ connectionString: DATABASE_URL! });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+  });
+  const url = new URL(DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Every refund's statuses in order, as "from>to" steps. */
+async function historyOf(store: Store): Promise<Map<string, string[]>> {
+  const rows = await store.db.selectFrom('refund_status_history').select(['refund_code', 'from_status', 'to_status']).orderBy('id').execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = out.get(r.refund_code) ?? [];
+    list.push(`${r.from_status ?? 'null'}>${r.to_status}`);
+    out.set(r.refund_code, list);
+  }
+  return out;
+}
+
+/** "value×count" of a list of numbers. */
+function distribution(values: number[]): string {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => a - b).map(([v, n]) => `${v}×${n}`).join(' ');
+}
+
+/** The fictional names and e-mails of the world never reach the log (DESIGN "Security"). */
+function assertNoPersonalData(procs: Proc[], bookings: CrashBooking[]) {
+  const text = procs.map((p) => p.stdout() + p.stderr()).join('\n');
+  // Last names of four letters or more: short words could occur by chance in random ids.
+  const names = [...new Set(bookings.map((b) => b.lastName))].filter((n) => n.length >= 4);
+  for (const n of names) assert.ok(!text.includes(n), `a passenger name reached the log (${n.slice(0, 2)}…)`);
+  assert.ok(!text.includes('@example.com'), 'an e-mail reached the log');
+}
+
+// ---- 1. kill -9 in the middle of 200 refunds ----
+
+const N = 200;
+const PROCESSING_SECONDS = 3600; // the airline decides only when the test moves the clock
+const LATENCY_MS = 200; // each airline answer takes this long: many refunds are in flight at the kill
+
+// On PostgreSQL the jobs a killed process left active come back only by pg-boss's expiry: expireInSeconds
+// is 60 s (hard-coded in src/refunds/workers.ts, no configuration knob) plus up to one 30 s maintenance
+// interval, and restart recovery is off there because other processes may be running those jobs. That is
+// ~1.5 min of waiting on top of the run. CRASH_TEST_ON_POSTGRES=1 runs it anyway (about 2 minutes).
+const crashSkip =
+  DATABASE_URL && process.env.CRASH_TEST_ON_POSTGRES !== '1'
+    ? 'on PostgreSQL, jobs left active by kill -9 return only after expiry (60 s + up to 30 s maintenance; no knob to shorten it): set CRASH_TEST_ON_POSTGRES=1 to run it (~2 min)'
+    : false;
+
+describe('refund lifecycle across a crash', () => {
+  test(`${N} refunds: kill -9 mid-way, restart; each reaches status 2 and the airline recorded each refundCode once`, { skip: crashSkip, timeout: 300_000 }, async (ctx: TestContext) => {
+    const t0 = Date.now();
+    const dir = tmpDir();
+    const world = path.join(dir, 'crash-world.json');
+    writeCrashWorld(world, { bookings: N, processingSeconds: PROCESSING_SECONDS, latencyMs: LATENCY_MS });
+    const bookings = crashBookings(N);
+    const dataDir = path.join(dir, 'data');
+    const databaseUrl = DATABASE_URL ? await freshDatabase() : null;
+    const env: Record<string, string> = { WORLD: world, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }) };
+    const report = (line: string) => ctx.diagnostic(`${line} [${secondsSince(t0)} s]`);
+
+    // -- first life: take 200 refunds, kill -9 while the workers are carrying them --
+    const first = await startServer(env);
+    report(`server up on ${databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
+    const tSubmit = Date.now();
+    const codes = await submitAll(first.url, bookings);
+    const logged = new Set(transitions(first).filter((s) => s.to === 1).map((s) => s.refundCode)).size;
+    // The first life never moves its sandbox clock: the service clock is the wall clock there.
+    const killedAt = new Date();
+    first.child.kill('SIGKILL');
+    const killed = await first.exit;
+    assert.equal(killed.signal, 'SIGKILL');
+    report(`${N} refund.do acknowledged in ${secondsSince(tSubmit)} s; kill -9 (${logged} status changes to 1 seen in its log by then)`);
+
+    // -- second life: the same data; the embedded lock of the killed process goes stale first (~10 s) --
+    const tRestart = Date.now();
+    const second = await startServer(env);
+    const recovered = second.lines().find((l) => l.msg === 'job queue: jobs left running by the previous process were put back for retry');
+    report(
+      `restarted in ${secondsSince(tRestart)} s; ` +
+        (databaseUrl ? 'jobs left active come back when pg-boss expires them' : `jobs found active and put back for retry: ${recovered ? String(recovered.jobs) : 0}`),
+    );
+
+    const atOne = await waitAll(second.url, codes, (s) => s >= 1, 'submitted to the airline', 150_000);
+    assert.ok([...atOne.values()].every((s) => s === 1), 'nothing is decided before the clock moves');
+    report('all at status 1 (airline processing)');
+
+    // The airline decides after processingSeconds and pays as long again: move the clock past both.
+    const clock = await post(second.url, '/sandbox/clock', { advanceMinutes: Math.ceil((2 * PROCESSING_SECONDS) / 60) + 1 }, {
+      'content-type': 'application/json',
+      authorization: `Bearer ${CRASH_ADMIN_TOKEN}`,
+    });
+    assert.ok(typeof clock.now === 'string', JSON.stringify(clock));
+    const final = await waitAll(second.url, codes, (s) => [2, 4, 5, 6].includes(s), 'terminal', 90_000);
+    report('all terminal');
+    assert.deepEqual(distribution([...final.values()]), `2×${N}`, 'every deposit refund ends 2 Refunded');
+
+    second.child.kill('SIGTERM');
+    const stopped = await second.exit;
+    assert.equal(stopped.code, 0, second.stderr());
+    assertNoPersonalData([first, second], bookings);
+
+    // -- the books, read directly --
+    const store = await openStore(databaseUrl ? { databaseUrl, dataDir: null } : { databaseUrl: null, dataDir });
+    try {
+      const orders = await store.db.selectFrom('refund_orders').select(['refund_code', 'status']).execute();
+      assert.equal(orders.length, N, 'one refund order per refund.do');
+      assert.deepEqual(new Set(orders.map((o) => o.refund_code)), new Set(codes));
+      assert.ok(orders.every((o) => o.status === 2));
+
+      const airline = await store.db.selectFrom('sandbox_refunds').select(['refund_code', 'submit_calls']).execute();
+      assert.equal(airline.length, N, 'the airline holds one record per refund');
+      assert.deepEqual(new Set(airline.map((a) => a.refund_code)), new Set(codes), 'and exactly the refundCodes postbook made');
+
+      const history = await historyOf(store);
+      const improper = codes.filter((c) => (history.get(c) ?? []).join(' ') !== 'null>0 0>1 1>3 3>2');
+      assert.deepEqual(improper.map((c) => `${c}: ${(history.get(c) ?? []).join(' ')}`), [], 'every refund went null→0→1→3→2, each step once');
+
+      // Where the kill caught them (history times and the airline's first-arrival times are the service clock).
+      const atOneBefore = await store.db.selectFrom('refund_status_history').select('refund_code').where('to_status', '=', 1).where('at', '<=', killedAt).execute();
+      const atAirlineBefore = airline.length - (await store.db.selectFrom('sandbox_refunds').select('refund_code').where('submitted_at', '>', killedAt).execute()).length;
+      report(
+        `at the kill: ${atOneBefore.length} refunds at status 1, ${N - atOneBefore.length} at 0; ` +
+          `${atAirlineBefore - atOneBefore.length} of these already received by the airline (the window a resend covers)`,
+      );
+
+      const resent = await store.db.selectFrom('refund_status_history').select('refund_code').where('to_status', '=', 1).where('cause', 'like', '%resent%').execute();
+      const jobs = await sql<{ state: string; n: number; retried: number }>`
+        select state::text as state, count(*)::int as n, count(*) filter (where retry_count > 0)::int as retried from pgboss.job group by state`.execute(store.db);
+      const jobStates = Object.fromEntries(jobs.rows.map((r) => [r.state, Number(r.n)]));
+      const retried = jobs.rows.reduce((a, r) => a + Number(r.retried), 0);
+      assert.equal(jobStates.failed ?? 0, 0, `no job ran out of retries: ${JSON.stringify(jobStates)}`);
+      const calls = airline.map((a) => a.submit_calls);
+      assert.equal(calls.filter((c) => c > 1).length, resent.length, 'every second submission is one the lifecycle recorded as resent');
+      report(
+        `airline submit_calls per refundCode: ${distribution(calls)}; 0→1 on a resent submission: ${resent.length}; ` +
+          `jobs: ${JSON.stringify(jobStates)}, ${retried} of them needed more than one attempt`,
+      );
+    } finally {
+      await store.close();
+    }
+    report('done');
+  });
+});
+
+// ---- 2. postbook worker ----
+
+describe('postbook worker', () => {
+  test('refuses to start on the embedded store, with the reason', async () => {
+    const dir = tmpDir();
+    const p = spawnNode(['src/cli.ts', 'worker'], { DATA_DIR: path.join(dir, 'data') });
+    assert.equal((await p.exit).code, 78);
+    assert.match(p.stderr(), /postbook worker needs DATABASE_URL/);
+    assert.match(p.stderr(), /the API process runs the refund workers itself/);
+    assert.equal(fs.existsSync(path.join(dir, 'data')), false, 'the data folder was not touched');
+  });
+
+  test(
+    'PostgreSQL: an API process with WORKERS=false and two worker processes carry refunds to their final status, each step once',
+    { skip: DATABASE_URL ? false : 'needs DATABASE_URL: workers in their own process share the job tables of a PostgreSQL server', timeout: 120_000 },
+    async (ctx: TestContext) => {
+      const t0 = Date.now();
+      const dir = tmpDir();
+      const world = path.join(dir, 'world.json');
+      const n = 20;
+      // The airline decides after 1 s of real time: a worker's sandbox clock is its own (not moved by the API).
+      writeCrashWorld(world, { bookings: n, processingSeconds: 1, latencyMs: 0 });
+      const bookings = crashBookings(n);
+      const env = { WORLD: world, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', DATABASE_URL: await freshDatabase() };
+
+      const api = await startServer({ ...env, WORKERS: 'false' });
+      const codes = await submitAll(api.url, bookings.slice(0, 5));
+      await sleep(2000);
+      const waiting = await statuses(api.url, codes);
+      assert.deepEqual([...new Set(waiting.values())], [0], 'without a worker process, refunds wait at 0');
+
+      const workers = [await startWorker(env), await startWorker(env)];
+      codes.push(...(await submitAll(api.url, bookings.slice(5))));
+      const final = await waitAll(api.url, codes, (s) => [2, 4, 5, 6].includes(s), 'terminal', 60_000);
+      assert.deepEqual([...new Set(final.values())], [2]);
+      assert.equal(transitions(api).length, 0, 'the API process moved no refund');
+      const moved = workers.map((w) => transitions(w));
+      assert.equal(moved.flat().length, 3 * n, 'three transitions per refund (0→1, 1→3, 3→2), each logged once');
+      ctx.diagnostic(`${n} refunds to status 2 in ${secondsSince(t0)} s; transitions per worker: ${moved.map((m) => m.length).join(' + ')}`);
+
+      for (const w of workers) w.child.kill('SIGTERM');
+      for (const w of workers) {
+        assert.equal((await w.exit).code, 0, w.stderr());
+        assert.ok(w.lines().some((l) => l.msg === 'worker stopped'));
+      }
+      api.child.kill('SIGTERM');
+      assert.equal((await api.exit).code, 0, api.stderr());
+      assertNoPersonalData([api, ...workers], bookings);
+
+      const store = await openStore({ databaseUrl: env.DATABASE_URL, dataDir: null });
+      try {
+        const airline = await store.db.selectFrom('sandbox_refunds').select(['refund_code', 'submit_calls']).execute();
+        assert.equal(airline.length, n);
+        assert.ok(airline.every((a) => a.submit_calls === 1), `each refundCode submitted once: ${distribution(airline.map((a) => a.submit_calls))}`);
+        const history = await historyOf(store);
+        assert.ok(codes.every((c) => (history.get(c) ?? []).join(' ') === 'null>0 0>1 1>3 3>2'));
+      } finally {
+        await store.close();
+      }
+    },
+  );
+});
