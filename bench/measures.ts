@@ -122,4 +122,6 @@ const extractPnr: Measure = {
   },
 };
 
-export const MEASURES: Measure[] = [extractPnr];
+import { refundQuotation, refundSubmit } from './refund-measures.js';
+
+export const MEASURES: Measure[] = [extractPnr, refundQuotation, refundSubmit];

@@ -1,5 +1,6 @@
 // Everything a refund decision reads about one order, loaded in one go (no airline call).
 import type { Kysely } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { CouponStatus, Database, OrderRow, PassengerType } from '../store/schema.js';
 
 export interface PaxRow {
@@ -87,28 +88,38 @@ export async function findOrderForCaller(
   return { kind: 'none' };
 }
 
+/**
+ * One round trip: the order's passengers, segments, tickets with coupons, ancillaries and live refunds as
+ * JSON arrays of a single query (the embedded store pays per statement, DESIGN performance targets).
+ */
 export async function loadOrderContext(db: Kysely<Database>, order: OrderRow): Promise<OrderContext> {
   const orderNo = order.order_no;
-  const [passengers, segments, tickets, coupons, ancillaries, refunds] = await Promise.all([
-    db.selectFrom('order_passengers').selectAll().where('order_no', '=', orderNo).orderBy('pax_index').execute(),
-    db.selectFrom('order_segments').selectAll().where('order_no', '=', orderNo).orderBy('segment_index').execute(),
-    db.selectFrom('tickets').selectAll().where('order_no', '=', orderNo).orderBy('ticket_no').execute(),
-    db
-      .selectFrom('ticket_coupons')
-      .innerJoin('tickets', 'tickets.ticket_no', 'ticket_coupons.ticket_no')
-      .select(['ticket_coupons.ticket_no', 'ticket_coupons.segment_index', 'ticket_coupons.status'])
-      .where('tickets.order_no', '=', orderNo)
-      .orderBy('ticket_coupons.segment_index')
-      .execute(),
-    db.selectFrom('order_ancillaries').selectAll().where('order_no', '=', orderNo).orderBy('id').execute(),
-    db
-      .selectFrom('refund_tickets')
-      .innerJoin('refund_orders', 'refund_orders.refund_code', 'refund_tickets.refund_code')
-      .select(['refund_tickets.ticket_no', 'refund_orders.refund_code', 'refund_orders.status', 'refund_orders.reason'])
-      .where('refund_orders.order_no', '=', orderNo)
-      .where('refund_tickets.live', '=', true)
-      .execute(),
-  ]);
+  const row = await db
+    .selectNoFrom((eb) => [
+      jsonArrayFrom(eb.selectFrom('order_passengers').selectAll().where('order_no', '=', orderNo).orderBy('pax_index')).as('passengers'),
+      jsonArrayFrom(eb.selectFrom('order_segments').selectAll().where('order_no', '=', orderNo).orderBy('segment_index')).as('segments'),
+      jsonArrayFrom(eb.selectFrom('tickets').selectAll().where('order_no', '=', orderNo).orderBy('ticket_no')).as('tickets'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('ticket_coupons')
+          .innerJoin('tickets', 'tickets.ticket_no', 'ticket_coupons.ticket_no')
+          .select(['ticket_coupons.ticket_no', 'ticket_coupons.segment_index', 'ticket_coupons.status'])
+          .where('tickets.order_no', '=', orderNo)
+          .orderBy('ticket_coupons.segment_index'),
+      ).as('coupons'),
+      jsonArrayFrom(eb.selectFrom('order_ancillaries').selectAll().where('order_no', '=', orderNo).orderBy('id')).as('ancillaries'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('refund_tickets')
+          .innerJoin('refund_orders', 'refund_orders.refund_code', 'refund_tickets.refund_code')
+          .select(['refund_tickets.ticket_no', 'refund_orders.refund_code', 'refund_orders.status', 'refund_orders.reason'])
+          .where('refund_orders.order_no', '=', orderNo)
+          .where('refund_tickets.live', '=', true),
+      ).as('refunds'),
+    ])
+    .executeTakeFirstOrThrow();
+  const { passengers, segments, tickets, coupons, ancillaries, refunds } = row;
+  const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
   return {
     order,
     passengers: passengers.map((p) => ({ paxIndex: p.pax_index, type: p.passenger_type, lastName: p.last_name, firstName: p.first_name })),
@@ -122,16 +133,16 @@ export async function loadOrderContext(db: Kysely<Database>, order: OrderRow): P
       depLocal: s.dep_local,
       bookedDepLocal: s.booked_dep_local,
       depTimeZone: s.dep_time_zone ?? 'UTC',
-      depAt: s.dep_at,
-      arrAt: s.arr_at,
+      depAt: date(s.dep_at),
+      arrAt: date(s.arr_at),
     })),
     tickets: tickets.map((t) => ({
       ticketNo: t.ticket_no,
       paxIndex: t.pax_index,
       currency: t.currency,
-      fareMinor: t.fare_minor,
-      taxMinor: t.tax_minor,
-      issuedAt: t.issued_at,
+      fareMinor: Number(t.fare_minor),
+      taxMinor: Number(t.tax_minor),
+      issuedAt: t.issued_at === null ? null : date(t.issued_at),
       taxStatusConfirmed: t.tax_status_confirmed,
       coupons: coupons.filter((c) => c.ticket_no === t.ticket_no).map((c) => ({ segmentIndex: c.segment_index, status: c.status })),
     })),
@@ -142,8 +153,8 @@ export async function loadOrderContext(db: Kysely<Database>, order: OrderRow): P
       category: a.category,
       postOrderNo: a.post_order_no,
       currency: a.currency,
-      priceMinor: a.price_minor,
+      priceMinor: Number(a.price_minor),
     })),
-    liveRefunds: new Map(refunds.map((r) => [r.ticket_no, { refundCode: r.refund_code, status: r.status, reason: r.reason }])),
+    liveRefunds: new Map(refunds.map((r) => [r.ticket_no, { refundCode: r.refund_code, status: Number(r.status), reason: String(r.reason) }])),
   };
 }

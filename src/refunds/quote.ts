@@ -51,10 +51,18 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
   const { priced } = await prepareRefund(deps, caller, req, req.refundRequestList, false);
   const offerId = newOfferId();
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
-    await supersedeOffers(trx, priced.orderNo, priced.tickets.map((t) => t.ticketNo));
-    await insertOffer(trx, { offerId, clientId: caller.clientId, priced, request: req.refundRequestList, status: 'active', now, ttlMs: deps.offerTtlMs });
-  });
+  // One statement (atomic on its own): supersede the older offers for these tickets and store the new one.
+  const ticketNos = priced.tickets.map((t) => t.ticketNo);
+  await sql`
+    with superseded as (
+      update refund_offers set status = 'superseded'
+      where order_no = ${priced.orderNo} and status = 'active' and ticket_nos && ${sql.val(ticketNos)}::text[]
+      returning 1
+    )
+    insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
+    values (${offerId}, ${caller.clientId}, ${priced.orderNo}, ${priced.reason}, ${sql.val(ticketNos)}::text[],
+            ${JSON.stringify(req.refundRequestList)}, ${JSON.stringify(priced)}, 'active',
+            ${new Date(now.getTime() + deps.offerTtlMs)}, ${now})`.execute(deps.db);
   return {
     status: REFUND_STATUS.OK,
     msg: priced.isRefundable ? 'success' : 'success: the ticket is non-refundable under airline policy',
