@@ -1,0 +1,232 @@
+// Look-to-book (spec 7.2 status 223, DESIGN "Look-to-book"): per client, seat requests vs paid orders over a
+// rolling day. A client with `lookToBook: { maxRatio, minRequests }` in its settings is refused with 223 once
+// its requests reach minRequests and requests ÷ max(1, paid orders) pass maxRatio; without it, no check.
+//
+// Cheap on the seat map hot path: seat requests are minute buckets over 24 h in this process's memory (or in
+// Redis with REDIS_URL, read at most every `redisReadMs` per client); paid orders come from the store
+// (booking orders ticketed in the last day), read only when the ratio could be exceeded and then trusted for
+// `cacheMs`, plus the ones this process records. Everything runs on the service clock, so moving the sandbox
+// clock a day forward clears the counts, exactly as it ages the orders. Decision record 0013.
+import type { Kysely } from 'kysely';
+import type { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../http/errors.js';
+import type { ClientSettings, Database } from '../store/schema.js';
+
+/** The seat status of spec 7.2. */
+export const LOOK_TO_BOOK_EXCEEDED = 223;
+
+const DAY_MINUTES = 24 * 60;
+const DAY_MS = DAY_MINUTES * 60_000;
+
+/** Same shape as src/booking/look-to-book.ts `LookToBook` (settings may be passed when the caller has them). */
+export interface LookToBookCounter {
+  /** Throws ApiError(223) (HTTP 200) when the client's seat requests per paid order passed its threshold. */
+  check(clientId: string, settings?: ClientSettings): Promise<void>;
+  recordSeatRequest(clientId: string): Promise<void>;
+  recordPaidOrder(clientId: string): Promise<void>;
+}
+
+export interface LookToBookSetting {
+  maxRatio: number;
+  minRequests: number;
+}
+
+/** The client's setting, or null (no check) when absent or malformed. */
+export function lookToBookSetting(settings: ClientSettings | undefined): LookToBookSetting | null {
+  const s = settings?.lookToBook as Partial<LookToBookSetting> | undefined;
+  if (!s || typeof s.maxRatio !== 'number' || !Number.isFinite(s.maxRatio) || typeof s.minRequests !== 'number' || !Number.isFinite(s.minRequests)) return null;
+  return { maxRatio: s.maxRatio, minRequests: s.minRequests };
+}
+
+/** The pure rule: refused when requests ≥ minRequests and requests ÷ max(1, paid) > maxRatio. */
+export function exceeds(setting: LookToBookSetting, requests: number, paid: number): boolean {
+  return requests >= setting.minRequests && requests / Math.max(1, paid) > setting.maxRatio;
+}
+
+/** Counts per minute over the last 24 h, in a ring of 1440 slots; the total is kept as slots age out. */
+export class RollingDay {
+  private readonly counts = new Uint32Array(DAY_MINUTES);
+  private readonly minutes = new Int32Array(DAY_MINUTES).fill(-1);
+  private sum = 0;
+  private swept = -1;
+
+  add(minute: number, n = 1): void {
+    this.age(minute);
+    const slot = minute % DAY_MINUTES;
+    if (this.minutes[slot] !== minute) {
+      this.sum -= this.counts[slot]!;
+      this.counts[slot] = 0;
+      this.minutes[slot] = minute;
+    }
+    this.counts[slot]! += n;
+    this.sum += n;
+  }
+
+  /** Count in the minutes (minute - 1439 … minute). */
+  total(minute: number): number {
+    this.age(minute);
+    return this.sum;
+  }
+
+  private age(minute: number) {
+    if (minute <= this.swept) return;
+    const oldest = minute - DAY_MINUTES; // slots of this minute or earlier have left the day
+    const from = Math.max(this.swept - DAY_MINUTES + 1, oldest - DAY_MINUTES + 1);
+    for (let m = from; m <= oldest; m++) {
+      const slot = ((m % DAY_MINUTES) + DAY_MINUTES) % DAY_MINUTES;
+      if (this.minutes[slot]! >= 0 && this.minutes[slot]! <= oldest) {
+        this.sum -= this.counts[slot]!;
+        this.counts[slot] = 0;
+        this.minutes[slot] = -1;
+      }
+    }
+    this.swept = minute;
+  }
+}
+
+// Sums a client's minute buckets that are still in the day and drops the rest (runs in Redis).
+const SUM_DAY = `
+local floor = tonumber(ARGV[1])
+local all = redis.call('HGETALL', KEYS[1])
+local sum = 0
+local old = {}
+for i = 1, #all, 2 do
+  if tonumber(all[i]) > floor then sum = sum + tonumber(all[i + 1]) else old[#old + 1] = all[i] end
+end
+if #old > 0 then redis.call('HDEL', KEYS[1], unpack(old)) end
+return sum
+`;
+
+interface SumDayRedis extends Redis {
+  postbookSumDay(key: string, floor: number): Promise<number>;
+}
+
+export interface LookToBookOptions {
+  db: Kysely<Database>;
+  clock: Clock;
+  /** Seat requests counted in Redis (shared by every API process) when given; the caller owns it. */
+  redis?: Redis | null;
+  keyPrefix?: string;
+  /** How long a client's settings and its paid-order count from the store are trusted. */
+  cacheMs?: number;
+  /** With Redis: how long one read of a client's day of seat requests is reused (plus local increments). */
+  redisReadMs?: number;
+  /** Settings of a client that check() was not given; default: the clients table. */
+  settingsOf?: (clientId: string) => Promise<ClientSettings | undefined>;
+  log?: Pick<FastifyBaseLogger, 'warn'>;
+}
+
+interface Cached<T> {
+  value: T;
+  at: number;
+}
+
+export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
+  const { db, clock } = opts;
+  const cacheMs = opts.cacheMs ?? 30_000;
+  const redisReadMs = opts.redisReadMs ?? 2_000;
+  const prefix = opts.keyPrefix ?? 'postbook:l2b:';
+  const redis = (opts.redis ?? null) as SumDayRedis | null;
+  if (redis && typeof redis.postbookSumDay !== 'function') redis.defineCommand('postbookSumDay', { numberOfKeys: 1, lua: SUM_DAY });
+  const settingsOf =
+    opts.settingsOf ??
+    (async (clientId: string) => (await db.selectFrom('clients').select('settings').where('client_id', '=', clientId).executeTakeFirst())?.settings);
+
+  const settings = new Map<string, Cached<ClientSettings | undefined>>();
+  const paid = new Map<string, Cached<number>>();
+  const local = new Map<string, RollingDay>(); // memory mode: the counts; Redis mode: not used
+  const remote = new Map<string, Cached<number> & { pending: number }>(); // Redis mode: last read + own adds since
+
+  const fresh = (c: Cached<unknown> | undefined, now: number, ttl: number) => c !== undefined && now - c.at >= 0 && now - c.at < ttl;
+  const bounded = <K, V>(map: Map<K, V>) => {
+    if (map.size > 10_000) map.clear();
+    return map;
+  };
+  const warn = (err: unknown) => opts.log?.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'look-to-book counter in Redis failed');
+
+  async function settingsFor(clientId: string, now: number) {
+    const hit = settings.get(clientId);
+    if (fresh(hit, now, cacheMs)) return hit!.value;
+    const value = await settingsOf(clientId);
+    bounded(settings).set(clientId, { value, at: now });
+    return value;
+  }
+
+  async function seatRequests(clientId: string, now: number): Promise<number> {
+    const minute = Math.floor(now / 60_000);
+    if (!redis) return local.get(clientId)?.total(minute) ?? 0;
+    const hit = remote.get(clientId);
+    if (hit && fresh(hit, now, redisReadMs)) return hit.value + hit.pending;
+    try {
+      const value = Number(await redis.postbookSumDay(prefix + clientId, minute - DAY_MINUTES));
+      bounded(remote).set(clientId, { value, at: now, pending: 0 });
+      return value;
+    } catch (err) {
+      warn(err);
+      return hit ? hit.value + hit.pending : 0;
+    }
+  }
+
+  async function paidOrders(clientId: string, now: number): Promise<number> {
+    const hit = paid.get(clientId);
+    if (fresh(hit, now, cacheMs)) return hit!.value;
+    const row = await db
+      .selectFrom('orders')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .where('client_id', '=', clientId)
+      .where('source', '=', 'booking')
+      .where('status', '=', '2')
+      .where('ticketed_at', '>', new Date(now - DAY_MS))
+      .where('ticketed_at', '<=', new Date(now))
+      .executeTakeFirst();
+    const value = Number(row?.n ?? 0);
+    bounded(paid).set(clientId, { value, at: now });
+    return value;
+  }
+
+  return {
+    async check(clientId, given) {
+      const now = clock.now().getTime();
+      const setting = lookToBookSetting(given ?? (await settingsFor(clientId, now)));
+      if (!setting) return;
+      const requests = await seatRequests(clientId, now);
+      // requests ÷ max(1, paid) ≤ requests: below the ratio without paid orders, no need to count them
+      if (!exceeds(setting, requests, 0)) return;
+      const orders = await paidOrders(clientId, now);
+      if (!exceeds(setting, requests, orders)) return;
+      throw new ApiError(
+        LOOK_TO_BOOK_EXCEEDED,
+        `seat requests per paid order exceeded: ${requests} seat requests and ${orders} paid orders in the last 24 hours, ` +
+          `the agreement allows ${setting.maxRatio} per paid order; book and pay, or try again later`,
+      );
+    },
+
+    async recordSeatRequest(clientId) {
+      const now = clock.now().getTime();
+      const minute = Math.floor(now / 60_000);
+      if (!redis) {
+        let day = local.get(clientId);
+        if (!day) bounded(local).set(clientId, (day = new RollingDay()));
+        day.add(minute);
+        return;
+      }
+      const hit = remote.get(clientId);
+      if (hit) hit.pending++;
+      // Not awaited: the seat map answer does not wait for Redis.
+      redis
+        .multi()
+        .hincrby(prefix + clientId, String(minute), 1)
+        .pexpire(prefix + clientId, DAY_MS + 60_000)
+        .exec()
+        .catch(warn);
+    },
+
+    async recordPaidOrder(clientId) {
+      // The store has the order too: the next read after `cacheMs` counts it from there.
+      const hit = paid.get(clientId);
+      if (hit) hit.value++;
+    },
+  };
+}
