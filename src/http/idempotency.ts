@@ -1,5 +1,6 @@
 // Optional Idempotency-Key: the same key with the same body replays the first answer; with another body it
 // is refused. Only final answers are kept: a system error or an airline time-out may be retried for real.
+// Concurrent twins wait for the first answer instead of running the work twice.
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
@@ -22,15 +23,25 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** http_status of a row whose first request is still running. */
+const PENDING = 0;
+/** A pending row older than this belongs to a request that died (crash): the next one takes over. */
+const ABANDONED_MS = 5 * 60_000;
+
 export class Idempotency {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly waitMs = 10_000,
+  ) {}
 
   /**
-   * Runs `work` once per (client, endpoint, key). `isFinal` says whether an answer may be replayed.
-   * `validationStatus` is the family's code for a key reused with another body.
+   * Runs `work` once per (client, endpoint, key): the first request claims the key with a pending row,
+   * concurrent ones wait for its answer and replay it. `isFinal` says whether an answer may be replayed
+   * (otherwise the key is released for a real retry). `busy` answers a request whose twin is still
+   * running after the wait (or null: run it anyway — for endpoints idempotent by themselves).
    */
   async run(
-    args: { clientId: string; endpoint: string; key: string | undefined; body: unknown; validationStatus: number },
+    args: { clientId: string; endpoint: string; key: string | undefined; body: unknown; validationStatus: number; busy: StoredAnswer | null },
     work: () => Promise<StoredAnswer>,
     isFinal: (answer: StoredAnswer) => boolean,
   ): Promise<StoredAnswer> {
@@ -38,34 +49,90 @@ export class Idempotency {
     if (key === undefined) return work();
     if (!KEY_PATTERN.test(key)) throw new ApiError(args.validationStatus, 'invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters');
     const requestHash = createHash('sha256').update(canonical(args.body)).digest('hex');
-    const replay = await this.find(clientId, endpoint, key, requestHash, args.validationStatus);
-    if (replay) return replay;
-    const answer = await work();
-    if (!isFinal(answer)) return answer;
-    const inserted = await this.db
-      .insertInto('idempotency_keys')
-      .values({ client_id: clientId, endpoint, idem_key: key, request_hash: requestHash, http_status: answer.httpStatus, response: JSON.stringify(answer.body) })
-      .onConflict((oc) => oc.columns(['client_id', 'endpoint', 'idem_key']).doNothing())
-      .executeTakeFirst();
-    if (inserted.numInsertedOrUpdatedRows === 0n) {
-      // A concurrent request with the same key finished first: its answer is the one to give.
-      return (await this.find(clientId, endpoint, key, requestHash, args.validationStatus)) ?? answer;
-    }
-    return answer;
-  }
+    const where = { clientId, endpoint, key, requestHash, validationStatus: args.validationStatus };
 
-  private async find(clientId: string, endpoint: string, key: string, requestHash: string, validationStatus: number): Promise<StoredAnswer | null> {
-    const row = await this.db
-      .selectFrom('idempotency_keys')
-      .select(['request_hash', 'http_status', 'response'])
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      if (await this.claim(where)) break;
+      const row = await this.find(where);
+      if (row && row.httpStatus !== PENDING) return row;
+      if (Date.now() > deadline) {
+        if (args.busy) return args.busy;
+        return work();
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    let answer: StoredAnswer;
+    try {
+      answer = await work();
+    } catch (err) {
+      await this.release(where);
+      throw err;
+    }
+    if (!isFinal(answer)) {
+      await this.release(where);
+      return answer;
+    }
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ http_status: answer.httpStatus, response: JSON.stringify(answer.body) })
       .where('client_id', '=', clientId)
       .where('endpoint', '=', endpoint)
       .where('idem_key', '=', key)
+      .execute();
+    return answer;
+  }
+
+  /** Takes the key (a new pending row, or an abandoned one); false when another request holds it. */
+  private async claim(w: Where): Promise<boolean> {
+    const inserted = await this.db
+      .insertInto('idempotency_keys')
+      .values({ client_id: w.clientId, endpoint: w.endpoint, idem_key: w.key, request_hash: w.requestHash, http_status: PENDING, response: 'null' })
+      .onConflict((oc) => oc.columns(['client_id', 'endpoint', 'idem_key']).doNothing())
+      .executeTakeFirst();
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return true;
+    const takenOver = await this.db
+      .updateTable('idempotency_keys')
+      .set({ request_hash: w.requestHash, created_at: new Date() } as never)
+      .where('client_id', '=', w.clientId)
+      .where('endpoint', '=', w.endpoint)
+      .where('idem_key', '=', w.key)
+      .where('http_status', '=', PENDING)
+      .where('created_at', '<', new Date(Date.now() - ABANDONED_MS))
+      .executeTakeFirst();
+    return takenOver.numUpdatedRows > 0n;
+  }
+
+  private async release(w: Where): Promise<void> {
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('client_id', '=', w.clientId)
+      .where('endpoint', '=', w.endpoint)
+      .where('idem_key', '=', w.key)
+      .where('http_status', '=', PENDING)
+      .execute();
+  }
+
+  private async find(w: Where): Promise<StoredAnswer | null> {
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'http_status', 'response'])
+      .where('client_id', '=', w.clientId)
+      .where('endpoint', '=', w.endpoint)
+      .where('idem_key', '=', w.key)
       .executeTakeFirst();
     if (!row) return null;
-    if (row.request_hash !== requestHash) {
-      throw new ApiError(validationStatus, 'invalid request: this Idempotency-Key was already used with a different request body');
+    if (row.request_hash !== w.requestHash) {
+      throw new ApiError(w.validationStatus, 'invalid request: this Idempotency-Key was already used with a different request body');
     }
     return { httpStatus: row.http_status, body: row.response };
   }
+}
+
+interface Where {
+  clientId: string;
+  endpoint: string;
+  key: string;
+  requestHash: string;
+  validationStatus: number;
 }

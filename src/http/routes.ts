@@ -91,6 +91,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
             key: request.headers['idempotency-key'],
             body: request.body,
             validationStatus: VALIDATION_STATUS.pnr,
+            // a claim is idempotent by itself (one order per record): a twin still running after the wait is run again
+            busy: null,
           },
           () => answerOf(() => claimPnr(deps, client.clientId, request.body)),
           (a) => ![PNR_STATUS.TIMEOUT, PNR_STATUS.AIRLINE_ERROR].includes((a.body as { status: number }).status as 99006),
@@ -133,7 +135,14 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
       async (request, reply) => {
         const who = caller(request);
         const answer = await deps.idempotency.run(
-          { clientId: who.clientId, endpoint: 'refund.do', key: request.headers['idempotency-key'], body: request.body, validationStatus: VALIDATION_STATUS.refund },
+          {
+            clientId: who.clientId,
+            endpoint: 'refund.do',
+            key: request.headers['idempotency-key'],
+            body: request.body,
+            validationStatus: VALIDATION_STATUS.refund,
+            busy: { httpStatus: 200, body: { status: 814, msg: 'refund submission already in progress; wait before retrying' } },
+          },
           () => answerOf(() => submitRefund(deps.refunds, who, request.body)),
           // 814 means "try again shortly": not a final answer
           (a) => (a.body as { status: number }).status !== 814,

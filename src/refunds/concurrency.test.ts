@@ -93,11 +93,7 @@ describe(`refund.do under concurrency (${process.env.DATABASE_URL ? 'PostgreSQL'
   // Known bug on PostgreSQL (src/http/idempotency.ts): concurrent requests with one key all run the command;
   // the winner's success and the losers' 803 race to be stored, and the 803 usually wins, so no answer (not
   // even a later replay) carries the refundCode. The fix is to reserve the key before running the command.
-  const idempotencyBug = process.env.DATABASE_URL
-    ? 'src/http/idempotency.ts stores whichever final answer comes first: the losers’ 803 can replace the winner’s success (fix: reserve the key first)'
-    : false;
-
-  test('10 concurrent refund.do with one Idempotency-Key and body → one refund order; every success has its refundCode', { todo: idempotencyBug }, async (ctx) => {
+  test('10 concurrent refund.do with one Idempotency-Key and body → one refund order; every success has its refundCode', async (ctx) => {
     const orderNo = await orderNoOf('FAM001');
     const body = { orderNo, refundOfferId: null, refundRequestList: [item('PARENT', 'PAT', ['out'], '0'), item('PARENT', 'KIM', ['out'], '0')] };
     const headers = { 'idempotency-key': 'concurrent-fam-1' };
@@ -113,7 +109,8 @@ describe(`refund.do under concurrency (${process.env.DATABASE_URL ? 'PostgreSQL'
     assert.equal(rows.length, 1, `one refund order in the store (${summary})`);
     const code = rows[0]!.refund_code;
     const won = results.filter((r) => r.body.status === 0);
-    assert.ok(won.length >= 1, `the caller learns the refundCode from at least one answer: ${summary}`);
+    // Twins wait for the first answer and replay it: every caller learns the one refundCode.
+    assert.equal(won.length, 10, `every twin replays the success: ${summary}`);
     assert.ok(won.every((r) => r.body.refundCode === code), 'every success carries the one refundCode');
     assert.ok(results.every((r) => r.body.status === 0 || LOSING.has(r.body.status)), `the others answer 803 or 814: ${summary}`);
     assert.equal(replay.body.status, 0, `the replay after the race is the success: ${summary}`);

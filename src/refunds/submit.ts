@@ -4,7 +4,7 @@ import { randomInt } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { ApiError } from '../http/errors.js';
 import { toAmount } from '../money/money.js';
-import { constraintOf, isUniqueViolation, sqlState } from '../store/errors.js';
+import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
 import type { Database, OrderRow } from '../store/schema.js';
 import { checkRequest, checkShape } from './checks.js';
 import { loadCallerOrder, prepareRefund } from './prepare.js';
@@ -88,7 +88,7 @@ function mapConflict(err: unknown): never {
     if (c.includes('offer')) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'this refundOfferId was already used');
   }
   // lock_not_available (NOWAIT) or a serialization conflict: another submission holds the offer
-  if (sqlState(err) === '55P03' || sqlState(err) === '40001') throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress; wait before retrying');
+  if (sqlState(err) === '55P03' || isSerializationFailure(err)) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress; wait before retrying');
   throw err;
 }
 
