@@ -136,7 +136,7 @@ export const refundSubmit: Measure = {
         headers,
         payload: JSON.stringify({ orderNo, refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '0', segments }] }),
       });
-      const status = (res.json() as { status: number }).status;
+      const status = res.json<{ status: number }>().status;
       if (res.statusCode !== 200 || status !== 0) {
         failures++;
         firstFailure ||= res.body.slice(0, 200);
