@@ -8,8 +8,7 @@ import { createClient, rotateSecret, setClientStatus } from './clients/clients.j
 import { loadWorldFile, WorldError } from './airline/sandbox/world.js';
 import { DataDirLockedError } from './store/lock.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
-import { AirlineDirectory } from './airline/connector.js';
-import { SandboxConnector } from './airline/sandbox/connector.js';
+import { createAirlines } from './service.js';
 import { createRefundWorkers } from './refunds/workers.js';
 import { loggerOptions } from './log.js';
 
@@ -59,7 +58,7 @@ async function runWorker(config: Config): Promise<number> {
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: null });
   let workers;
   try {
-    const airlines = new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock })]);
+    const airlines = createAirlines(world, store, clock);
     workers = createRefundWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
     await workers.start(true);
   } catch (err) {

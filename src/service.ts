@@ -22,6 +22,11 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** The airline connectors of a process: today the sandbox airline, keeping its books in the store. */
+export function createAirlines(world: World, store: Store, clock: Clock): AirlineDirectory {
+  return new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock })]);
+}
+
 export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {
   const clock: Clock = config.sandbox ? new TestClock() : systemClock;
   // The world is read first: a malformed file stops the start before anything is opened.
@@ -38,7 +43,7 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
       clock.now(),
     );
     await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now());
-    const airlines = new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock })]);
+    const airlines = createAirlines(world, store, clock);
     const log = logger ?? pino(loggerOptions(config.logLevel));
     const workers = createRefundWorkers({ store, airlines, clock, logger: log, pollSeconds: config.refundPollSeconds });
     await workers.start(config.runWorkers);

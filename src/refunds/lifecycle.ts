@@ -57,6 +57,18 @@ export class RefundLifecycle {
     await this.deps.queue.work(JOB_POLL, { batchSize: 10, pollingIntervalSeconds: 0.5 }, (data) => this.pollStep(codeOf(data)));
   }
 
+  private readonly afterCommit = new WeakMap<Transaction<Database>, Array<() => void>>();
+
+  /** A transaction whose queued log lines are written after it commits. */
+  private async inTransaction(fn: (trx: Transaction<Database>) => Promise<unknown>): Promise<void> {
+    const pending: Array<() => void> = [];
+    await this.deps.db.transaction().execute(async (trx) => {
+      this.afterCommit.set(trx, pending);
+      await fn(trx);
+    });
+    for (const write of pending) write();
+  }
+
   /** Moves a refund from `from` to `to` if it is still at `from`; returns whether it moved. */
   async transition(
     trx: Transaction<Database>,
@@ -77,7 +89,9 @@ export class RefundLifecycle {
     await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause }).execute();
     // A rejected or withdrawn refund frees its tickets for a new request.
     if (to === 4 || to === 6) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
-    this.deps.log.info({ refundCode, from, to }, 'refund status changed');
+    // Logged once the transaction commits: a rolled-back transition never happened.
+    const log = this.deps.log;
+    this.afterCommit.get(trx)?.push(() => log.info({ refundCode, from, to }, 'refund status changed'));
     return true;
   }
 
@@ -120,7 +134,7 @@ export class RefundLifecycle {
     const connector = this.deps.airlines.forCarrier(r.carrier);
     const details = r.details as PricedQuote;
     if (!connector) {
-      await this.deps.db.transaction().execute((trx) => this.transition(trx, refundCode, 0, 4, 'no airline connection', { cancel_reason: CANCEL_REASON.POLICY }));
+      await this.inTransaction((trx) => this.transition(trx, refundCode, 0, 4, 'no airline connection', { cancel_reason: CANCEL_REASON.POLICY }));
       return;
     }
     let receipt;
@@ -141,7 +155,7 @@ export class RefundLifecycle {
       );
     } catch (err) {
       if (err instanceof ConnectorError && !err.retryable) {
-        await this.deps.db.transaction().execute((trx) =>
+        await this.inTransaction((trx) =>
           this.transition(trx, refundCode, 0, 4, `airline refused the submission: ${err.message}`, { cancel_reason: CANCEL_REASON.POLICY }),
         );
         return;
@@ -149,7 +163,7 @@ export class RefundLifecycle {
       this.deps.log.warn({ refundCode, err: (err as Error).message }, 'refund submission failed; will retry');
       throw err;
     }
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.inTransaction(async (trx) => {
       const moved = await this.transition(trx, refundCode, 0, 1, `submitted to the airline (${receipt.airlineRefundId}${receipt.duplicate ? ', resent' : ''})`, {
         airline_refund_id: receipt.airlineRefundId,
       });
@@ -167,21 +181,20 @@ export class RefundLifecycle {
       if (err instanceof ConnectorError && !err.retryable) return { state: 'rejected' as const, cancelReason: CANCEL_REASON.POLICY };
       throw err;
     });
-    const db = this.deps.db;
     switch (state.state) {
       case 'processing':
         await this.schedulePoll(refundCode);
         return;
       case 'rejected':
-        await db.transaction().execute((trx) => this.transition(trx, refundCode, r.status, 4, 'rejected by the airline', { cancel_reason: state.cancelReason }));
+        await this.inTransaction((trx) => this.transition(trx, refundCode, r.status, 4, 'rejected by the airline', { cancel_reason: state.cancelReason }));
         return;
       case 'withdrawn':
-        await db.transaction().execute((trx) =>
+        await this.inTransaction((trx) =>
           this.transition(trx, refundCode, r.status, r.path === 'card' ? 6 : 4, 'withdrawn at the airline', { cancel_reason: state.cancelReason }),
         );
         return;
       case 'refunding':
-        await db.transaction().execute(async (trx) => {
+        await this.inTransaction(async (trx) => {
           // Deposit refunds show "Airline refunding"; card refunds go straight to fulfilment when paid.
           if (r.path === 'deposit' && r.status === 1) await this.transition(trx, refundCode, 1, 3, 'accepted by the airline; refund under way', { actual_refund_minor: state.amountMinor });
           await this.schedulePoll(refundCode, trx);
@@ -192,7 +205,7 @@ export class RefundLifecycle {
         const details = { ...(r.details as object), outcome: { voucherCode: state.voucherCode } };
         // DESIGN 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
         const net = state.amountMinor + Number(r.post_refund_minor) - (r.service_fee_currency === state.currency ? r.service_fee_minor : 0);
-        await db.transaction().execute(async (trx) => {
+        await this.inTransaction(async (trx) => {
           if (net < 0) {
             await this.transition(trx, refundCode, r.status, 4, 'airline refund below the service fee', {
               cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE,
