@@ -200,6 +200,22 @@ describe('refund.do and queryRefundOrders.do', () => {
     assert.deepEqual((theirs.body as any).refundOrders, []);
   });
 
+  test('spec 4.3: several refunds of one order come newest first; refundCode narrows; post-ticketing as an array', async () => {
+    const orderNo = await orderNoOf(t, 'DEP001');
+    t.clock.advance(1000);
+    const second = await call(t.app, '/refund.do', { orderNo, refundRequestList: [item(lastB, firstB, '0')] });
+    assert.equal(second.body.status, 0, String(second.body.msg));
+    const all = (await call(t.app, '/queryRefundOrders.do', { orderNo })).body as any;
+    assert.equal(all.refundOrders.length, 2);
+    assert.equal(all.refundOrders[0].refundCode, second.body.refundCode, 'newest first');
+    assert.deepEqual(all.refundOrders[0].refundPostTicketingServiceAmounts, [
+      { postTicketingOrderNo: 'PT-DEP1', currency: 'EUR', originalPostTicketingServiceAmount: 40, estimatedRefundAmount: 40, displayPostTicketingServiceAmount: null, displayEstimatedRefundAmount: null },
+    ]);
+    const one = (await call(t.app, '/queryRefundOrders.do', { orderNo, refundCode: all.refundOrders[1].refundCode, displayCurrency: 'USD' })).body as any;
+    assert.equal(one.refundOrders.length, 1);
+    assert.equal(one.refundOrders[0].displayCurrency, 'USD');
+  });
+
   test('a newer quote supersedes the older offer (813); an expired offer answers 805', async () => {
     const orderNo = await orderNoOf(t, 'FAM001');
     const body = { orderNo, refundRequestList: [item('PARENT', 'PAT', '0', ['out']), item('PARENT', 'KIM', '0', ['out'])] };
