@@ -163,3 +163,22 @@ test('with Redis down, requests pass and the failure is logged', async () => {
     redis.disconnect();
   }
 });
+
+test('the in-memory log stays exact over many windows and large limits', async () => {
+  const { MemoryWindowStore } = await import('./window-store.js');
+  let now = 0;
+  const store = new MemoryWindowStore(() => now);
+  const incr = (max: number) =>
+    new Promise<{ current: number; ttl: number }>((resolve, reject) => store.incr('k', (err, r) => (err || !r ? reject(err ?? new Error('no result')) : resolve(r)), 60_000, max));
+  // 10 requests a second for 10 minutes against a limit of 500 per minute: exactly 500 in any 60 s
+  const accepted: number[] = [];
+  for (let i = 0; i < 6000; i++) {
+    now = i * 100;
+    if ((await incr(500)).current <= 500) accepted.push(now);
+  }
+  for (let i = 0; i < accepted.length; i++) {
+    const inWindow = accepted.filter((t) => t > accepted[i]! - 60_000 && t <= accepted[i]!).length;
+    assert.ok(inWindow <= 500, `at ${accepted[i]} ms: ${inWindow} in the window`);
+  }
+  assert.equal(accepted.length, 500 * 10);
+});

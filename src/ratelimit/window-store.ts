@@ -26,9 +26,15 @@ export function storeCtor(store: WindowStore): FastifyRateLimitStoreCtor {
   return ctor as unknown as FastifyRateLimitStoreCtor;
 }
 
-/** In-process sliding log: per key, the times of accepted requests, oldest first. */
+/** Accepted request times of one key, oldest first, from `head` on (a queue without shifting on every call). */
+interface Log {
+  times: number[];
+  head: number;
+}
+
+/** In-process sliding log: per key, the times of accepted requests. Memory: 8 bytes per request in the window. */
 export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
-  private readonly logs = new Map<string, number[]>();
+  private readonly logs = new Map<string, Log>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -37,20 +43,25 @@ export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
     let log = this.logs.get(key);
     if (!log) {
       if (this.logs.size >= 10_000) this.sweep(t, windowMs);
-      log = [];
+      log = { times: [], head: 0 };
       this.logs.set(key, log);
     }
-    let expired = 0;
-    while (expired < log.length && log[expired]! <= t - windowMs) expired++;
-    if (expired > 0) log.splice(0, expired);
-    if (log.length < max) {
-      log.push(t);
-      cb(null, { current: log.length, ttl: log[0]! + windowMs - t });
+    const { times } = log;
+    while (log.head < times.length && times[log.head]! <= t - windowMs) log.head++;
+    if (log.head > 64 && log.head * 2 > times.length) {
+      times.copyWithin(0, log.head);
+      times.length -= log.head;
+      log.head = 0;
+    }
+    const count = times.length - log.head;
+    if (count < max) {
+      times.push(t);
+      cb(null, { current: count + 1, ttl: times[log.head]! + windowMs - t });
       return;
     }
     // Refused: not recorded. The next slot frees when the request that fills the limit leaves the window
     // (the limit may have been lowered below what the log holds).
-    cb(null, { current: log.length + 1, ttl: log[log.length - max]! + windowMs - t });
+    cb(null, { current: count + 1, ttl: times[times.length - max]! + windowMs - t });
   }
 
   child(): MemoryWindowStore {
@@ -60,7 +71,8 @@ export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
   /** Forgets keys whose whole log has left the window. */
   private sweep(t: number, windowMs: number) {
     for (const [key, log] of this.logs) {
-      if (log.length === 0 || log[log.length - 1]! <= t - windowMs) this.logs.delete(key);
+      const last = log.times[log.times.length - 1];
+      if (last === undefined || last <= t - windowMs) this.logs.delete(key);
     }
   }
 }
