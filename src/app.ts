@@ -17,6 +17,9 @@ import { loggerOptions } from './log.js';
 import type { Store } from './store/store.js';
 import type { RefundDeps, RefundScheduler } from './refunds/deps.js';
 import { ratesFrom } from './refunds/pricing.js';
+import { unlimitedPools, type RatePools } from './ratelimit/pools.js';
+import { noLookToBook, type LookToBook } from './booking/look-to-book.js';
+import { SeatMapCache } from './seats/cache.js';
 
 export interface AppOptions {
   config: Config;
@@ -42,6 +45,12 @@ export interface AppDeps {
   idempotency: Idempotency;
   metrics: Metrics;
   refunds: RefundDeps;
+  /** Rate pools of spec 8 (the limiter replaces unlimitedPools). */
+  pools: RatePools;
+  /** Look-to-book (223): a no-op until the counter lands. */
+  lookToBook: LookToBook;
+  /** Seat maps by flight and cabin, dropped on every seat sale. */
+  seatMaps: SeatMapCache;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -83,6 +92,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       offerTtlMs: config.offerTtlMinutes * 60_000,
       scheduler: opts.refundScheduler,
     },
+    pools: unlimitedPools(),
+    lookToBook: noLookToBook(),
+    seatMaps: new SeatMapCache(),
   };
   app.decorate('deps', deps);
 

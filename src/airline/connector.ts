@@ -203,4 +203,139 @@ export class AirlineDirectory {
   forCarrier(carrier: string): AirlineConnector | null {
     return this.byCarrier.get(carrier) ?? null;
   }
+
+  /** Every carrier some connector serves. */
+  carriers(): string[] {
+    return [...this.byCarrier.keys()];
+  }
+}
+
+// ---- booking chain (issue 4): search, price, seat maps, luggage, booking and ticketing ----
+
+/** A flight as callers name it: carrier, flight number with prefix, local departure date (yyyyMMdd). */
+export interface FlightRef {
+  carrier: string;
+  flightNumber: string;
+  depDate: string;
+  depAirport?: string;
+  arrAirport?: string;
+}
+
+export type TransactionFeeMode = 'PER_SEGMENT' | 'PER_TICKET' | 'PER_PAX' | 'PER_BOOKING';
+
+export interface PaxFare {
+  fareMinor: number;
+  taxMinor: number;
+}
+
+/** What the airline asks for an itinerary, per passenger type, in one currency. */
+export interface ItineraryPrice {
+  currency: string;
+  adult: PaxFare;
+  child: PaxFare;
+  infant: PaxFare;
+  /** The airline's booking fee and how it is charged. */
+  feeMinor: number;
+  feeMode: TransactionFeeMode;
+}
+
+export interface PricedItinerary {
+  carrier: string;
+  /** index/direction set: 1-based, outbound then return; cabinClass and fareFamily as priced. */
+  segments: AirlineSegment[];
+  price: ItineraryPrice;
+  /** Seats the airline still sells on the fullest segment. */
+  seatsLeft: number;
+  /** The airline sells seats and bags with the ticket. */
+  ancillarySupported: boolean;
+}
+
+export interface SearchQuery {
+  depAirport: string;
+  arrAirport: string;
+  depDate: string;
+  retDate: string | null;
+  cabinClass: number;
+}
+
+export interface SeatMapSeat {
+  column: string;
+  occupied: boolean;
+  /** IATA PADIS 9825 codes. */
+  characteristics: string[];
+  priceMinor: number;
+  currency: string;
+}
+
+export interface SeatMapCabin {
+  deck: 'Main' | 'Upper';
+  cabinClass: number;
+  columns: Array<{ designator: string; characteristics: 'A' | 'M' | 'W' }>;
+  rows: { first: number; last: number };
+  exitRows: Array<{ first: number; last: number }>;
+  seatRows: Array<{ number: number; seats: SeatMapSeat[] }>;
+}
+
+/** Why an airline shows no seat map. */
+export type SeatMapRefusal = 'airlineWithoutSeats' | 'routeWithoutSeats' | 'noFareFamily' | 'selectionFailed' | 'unknown';
+
+export type SeatMapAnswer = { ok: true; cabins: SeatMapCabin[] } | { ok: false; reason: SeatMapRefusal; message: string };
+
+export interface BaggageProduct {
+  category: 'StandardCheckInBaggage' | 'CabinBaggage' | 'CabinBaggageUnderSeat' | 'CabinBaggageOverheadLocker';
+  piece: number;
+  weight: number;
+  priceMinor: number;
+  currency: string;
+  segmentIndex: number;
+  code: string;
+  canPurchaseWithTicket: boolean;
+  canPurchasePostTicket: boolean;
+}
+
+export type IfSeatOccupied = 'SIMILAR_SEAT' | 'STOP_SEAT' | 'STOP_TICKET';
+
+export type RequestedAncillary =
+  | { kind: 'seat'; paxRef: string; segmentIndex: number; seat: string; priceMinor: number; currency: string }
+  | { kind: 'baggage'; paxRef: string; segmentIndex: number; code: string };
+
+export interface BookingRequest {
+  /** postbook's orderNo: a retried call with the same key returns the same booking. */
+  idempotencyKey: string;
+  clientId: string;
+  carrier: string;
+  segments: Array<{ flight: FlightRef; direction: 'out' | 'ret'; cabinClass: number; fareFamily: string | null }>;
+  passengers: AirlinePassenger[];
+  contact: { email: string; phone: string | null };
+  price: ItineraryPrice;
+  ancillaries: RequestedAncillary[];
+  ifSeatOccupied: IfSeatOccupied;
+}
+
+export type SeatOutcome = { paxRef: string; segmentIndex: number; requested: string; assigned: string | null };
+
+/** 'seatTaken' (STOP_TICKET, or no similar seat), 'seatUnknown' (no such seat), 'soldOut', 'flightUnknown'. */
+export type BookingRefusal = 'seatTaken' | 'seatUnknown' | 'soldOut' | 'flightUnknown';
+
+export type BookingAnswer =
+  | { ok: true; record: AirlineRecord; seats: SeatOutcome[] }
+  | { ok: false; reason: BookingRefusal; message: string };
+
+/** The airline's side of the booking chain. Optional: a connector without it serves post-booking only. */
+export interface BookingConnector {
+  search(carrier: string | null, q: SearchQuery, opts: CallOptions): Promise<PricedItinerary[]>;
+  /** Prices an itinerary (outbound then return flights); null when a flight does not exist. */
+  price(carrier: string, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, opts: CallOptions): Promise<PricedItinerary | null>;
+  /** Seat map of one flight and cabin class, with seats sold so far. */
+  seatMap(carrier: string, flight: FlightRef, cabinClass: number, fareFamily: string | null, opts: CallOptions): Promise<SeatMapAnswer>;
+  baggage(carrier: string, segments: AirlineSegment[], currency: string): BaggageProduct[];
+  /** Books (holds seats, no tickets): the record is OnHold. Idempotent on `idempotencyKey`. */
+  book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer>;
+  /** Issues the tickets of an OnHold booking; idempotent (a Ticketed booking answers its record). */
+  issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord>;
+}
+
+export interface AirlineConnector {
+  /** Booking chain support (search … ticketing); absent: the airline is not bookable through postbook. */
+  readonly booking?: BookingConnector;
 }

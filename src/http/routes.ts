@@ -25,6 +25,7 @@ import {
 } from '../refunds/wire.js';
 import type { RefundCaller } from '../refunds/deps.js';
 import { TestClock } from '../clock.js';
+import { registerBookingRoutes } from '../booking/routes.js';
 
 type App = FastifyInstance<never, never, never, never, TypeBoxTypeProvider> | FastifyInstance;
 
@@ -160,6 +161,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
       async (request) => queryRefunds(deps.refunds, caller(request), request.body),
     );
   });
+
+  registerBookingRoutes(app, deps);
 
   // ---- sandbox administration: exists only in sandbox mode ----
   if (deps.config.sandbox && deps.clock instanceof TestClock) {

@@ -90,6 +90,12 @@ export async function insertOrderFromRecord(
       })),
     )
     .execute();
+  await insertTicketsFromRecord(trx, orderNo, record);
+}
+
+/** Tickets, coupons and in-flow ancillaries of the record (an order created before ticketing gets them at payment). */
+export async function insertTicketsFromRecord(trx: Transaction<Database>, orderNo: string, record: AirlineRecord): Promise<void> {
+  const paxIndex = new Map(record.passengers.map((p, i) => [p.ref, i + 1]));
   for (const t of record.tickets) {
     const pax = paxIndex.get(t.paxRef);
     if (pax === undefined) throw new Error(`ticket ${t.ticketNo} names an unknown passenger`);

@@ -3,11 +3,13 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, typ
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_refunds.js';
 import * as m0003 from './migrations/0003_sandbox_airline.js';
+import * as m0004 from './migrations/0004_booking.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_refunds': m0002,
   '0003_sandbox_airline': m0003,
+  '0004_booking': m0004,
 };
 
 class StaticProvider implements MigrationProvider {

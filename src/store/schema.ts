@@ -229,9 +229,60 @@ export interface Database {
   refund_tickets: RefundTicketsTable;
   refund_status_history: RefundStatusHistoryTable;
   sandbox_refunds: SandboxRefundsTable;
+  booking_sessions: BookingSessionsTable;
+  booking_orders: BookingOrdersTable;
+  sandbox_bookings: SandboxBookingsTable;
+  sandbox_seat_sales: SandboxSeatSalesTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;
 export type OrderRow = Selectable<OrdersTable>;
 export type NewOrder = Insertable<OrdersTable>;
 export type OrderUpdate = Updateable<OrdersTable>;
+
+// ---- booking chain (migration 0004) ----
+
+export interface BookingSessionsTable {
+  id: string;
+  client_id: string;
+  kind: 'search' | 'verify' | 'offer';
+  carrier: string;
+  flight_key: string;
+  itinerary: Json<unknown>;
+  pax: Json<{ adults: number; children: number; infants: number }>;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface BookingOrdersTable {
+  order_no: string;
+  client_id: string;
+  session_id: string;
+  payment_deadline: Timestamp;
+  pay_state: 'unpaid' | 'paying' | 'paid';
+  payment_method: string | null;
+  card_last4: string | null;
+  fee_minor: ColumnType<number, number | bigint, number | bigint>;
+  details: Json<unknown>;
+  created_at: Timestamp;
+  paid_at: Timestamp | null;
+}
+
+/** The sandbox airline's bookings made through the booking chain: written only by airline/sandbox. */
+export interface SandboxBookingsTable {
+  carrier: string;
+  pnr: string;
+  booking_key: string;
+  status: 'OnHold' | 'Ticketed' | 'Cancelled';
+  booking: Json<unknown>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SandboxSeatSalesTable {
+  flight_key: string;
+  seat: string;
+  carrier: string;
+  pnr: string;
+  sold_at: Timestamp;
+}

@@ -23,6 +23,7 @@ import type { Database } from '../../store/schema.js';
 import { decideRefund, recordRefund, refundStateAt, ticketNosOf } from './refunds.js';
 import type { SandboxBooking, World, WorldBehaviourLike } from './types.js';
 import type { WorldAirline } from './world-schema.js';
+import { SandboxBookingApi } from './booking.js';
 
 /** Where the sandbox airline keeps its refund books, and whose clock it follows. */
 export interface SandboxBooks {
@@ -33,6 +34,8 @@ export interface SandboxBooks {
 export class SandboxConnector implements AirlineConnector {
   readonly name = 'sandbox';
   private readonly clock: Clock;
+  /** The booking chain: search, prices, seat maps, bookings and tickets (bookings in sandbox_bookings). */
+  readonly booking: SandboxBookingApi;
 
   /**
    * `books`: the service's database and clock. Without them the airline still answers records and refund
@@ -43,6 +46,12 @@ export class SandboxConnector implements AirlineConnector {
     private readonly books: SandboxBooks | null = null,
   ) {
     this.clock = books?.clock ?? systemClock;
+    this.booking = new SandboxBookingApi(world, books?.db ?? null, this.clock, (b, signal) => this.behave(b, signal));
+  }
+
+  /** A world booking, or one made through postbook's booking chain. */
+  private async findBooking(carrier: string, pnr: string): Promise<SandboxBooking | undefined> {
+    return this.world.bookings.get(`${carrier}/${pnr}`) ?? (await this.booking.findStored(carrier, pnr));
   }
 
   carriers(): string[] {
@@ -56,7 +65,7 @@ export class SandboxConnector implements AirlineConnector {
 
   async readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null> {
     const airline = this.airline(carrier);
-    const booking = this.world.bookings.get(`${carrier}/${pnr}`);
+    const booking = await this.findBooking(carrier, pnr);
     // A missing PNR costs the same latency as an existing one: timing must not reveal which PNRs exist.
     await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
     const refunded = await this.refundedTickets(carrier, pnr);
@@ -90,7 +99,7 @@ export class SandboxConnector implements AirlineConnector {
   async submitRefund(carrier: string, s: AirlineRefundSubmission, opts: CallOptions): Promise<AirlineRefundReceipt> {
     const airline = this.airline(carrier);
     const db = this.db();
-    const booking = this.world.bookings.get(`${carrier}/${s.pnr}`);
+    const booking = await this.findBooking(carrier, s.pnr);
     await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
 
     const refuse = (why: string): never => {
@@ -135,7 +144,7 @@ export class SandboxConnector implements AirlineConnector {
     const airline = this.airline(carrier);
     const db = this.db();
     const row = await db.selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).where('carrier', '=', carrier).executeTakeFirst();
-    const booking = row ? this.world.bookings.get(`${carrier}/${row.pnr}`) : undefined;
+    const booking = row ? await this.findBooking(carrier, row.pnr) : undefined;
     await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
     if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no refund ${refundCode}`);
     return refundStateAt(row, this.clock.now());

@@ -134,6 +134,21 @@ const Airline = Type.Object(
     ),
     refundBehaviour: Type.Optional(RefundBehaviour),
     behaviour: Type.Optional(Behaviour),
+    routesWithoutSeatSelection: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Z]{3}-[A-Z]{3}$' }), {
+        description: 'routes ("DEP-ARR") on which the airline offers no seat selection (seatAvailability.do 219)',
+      }),
+    ),
+    bookingFee: Type.Optional(
+      Type.Object(
+        {
+          amount: Amount,
+          currency: Currency,
+          mode: Type.Union([Type.Literal('PER_SEGMENT'), Type.Literal('PER_TICKET'), Type.Literal('PER_PAX'), Type.Literal('PER_BOOKING')]),
+        },
+        { additionalProperties: false, description: 'transaction fee verify.do shows; default 0 PER_PAX' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -211,7 +226,31 @@ const Flight = Type.Object(
     changedArrival: Type.Optional(WorldTime),
     occupiedSeats: Type.Optional(Type.Array(Type.String({ pattern: '^\\d+[A-Z]$' }))),
     seatPrices: Type.Optional(Type.Array(SeatPrice)),
-    fareFamilies: Type.Optional(Type.Array(Type.String())),
+    fareFamilies: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'fare families sold, lowest price first (verify.do prices the first); default [STANDARD]; [] = none, seatAvailability.do answers 221',
+      }),
+    ),
+    fares: Type.Optional(
+      Type.Object(
+        {
+          currency: Currency,
+          adult: Type.Object({ fare: Amount, tax: Amount }, { additionalProperties: false }),
+          child: Type.Optional(Type.Object({ fare: Amount, tax: Amount }, { additionalProperties: false })),
+          infant: Type.Optional(Type.Object({ fare: Amount, tax: Amount }, { additionalProperties: false })),
+        },
+        {
+          additionalProperties: false,
+          description: 'one-way fare of this flight per passenger type; default EUR 200 + 40 tax (child 75 % of the adult fare, infant 10 %, same tax)',
+        },
+      ),
+    ),
+    seatsForSale: Type.Optional(Type.Integer({ minimum: 0, description: 'tickets still sold on this flight (verify.do maxSeats); default 9' })),
+    seatMapBehaviour: Type.Optional(
+      Type.Union([Type.Literal('selectionFailed'), Type.Literal('unknownError')], {
+        description: 'make seatAvailability.do fail for this flight: selectionFailed = 216, unknownError = 217',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -125,6 +125,37 @@ export function resolveWorldTime(text: string, zone: string, now: Date): DateTim
 
 export const LOCAL_FORMAT = 'yyyy-MM-dd HH:mm';
 
+/** A booking segment on a resolved flight (its current schedule; the booked one when it changed). */
+export function segmentOfFlight(f: ResolvedFlight, index: number, direction: 'out' | 'ret', cabinClass: number, fareFamily: string | null): AirlineSegment {
+  const src = f.source;
+  return {
+    index,
+    direction,
+    carrier: f.carrier,
+    flightNumber: f.flightNumber,
+    depAirport: f.from,
+    arrAirport: f.to,
+    depLocal: f.current.dep.toFormat(LOCAL_FORMAT),
+    arrLocal: f.current.arr.toFormat(LOCAL_FORMAT),
+    depAt: f.current.dep.toJSDate(),
+    arrAt: f.current.arr.toJSDate(),
+    depTimeZone: f.depTimeZone,
+    arrTimeZone: f.arrTimeZone,
+    bookedDepLocal: f.scheduled.dep.toFormat(LOCAL_FORMAT),
+    bookedArrLocal: f.scheduled.arr.toFormat(LOCAL_FORMAT),
+    scheduleStatus: f.status,
+    depTerminal: src.depTerminal ?? null,
+    arrTerminal: src.arrTerminal ?? null,
+    aircraftCode: src.aircraft,
+    codeShare: Boolean(src.operatingCarrier && src.operatingCarrier !== f.carrier),
+    operatingCarrier: src.operatingCarrier ?? f.carrier,
+    operatingFlightNumber: src.operatingFlightNumber ?? f.flightNumber,
+    durationMinutes: Math.round(f.current.arr.diff(f.current.dep, 'minutes').minutes),
+    cabinClass,
+    fareFamily,
+  };
+}
+
 function keyOf(carrier: string, pnr: string): string {
   return `${carrier}/${pnr}`;
 }
@@ -232,6 +263,15 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
     const carr = f.changedArrival ? time(f.changedArrival, to.timeZone, 'changedArrival') : arr;
     if (carr <= cdep) fail(`${at}.changedArrival`, 'is not after the changed departure');
     f.seatPrices?.forEach((p, j) => money(p.price, p.currency, `${at}.seatPrices[${j}].price`));
+    if (f.fares) {
+      for (const t of ['adult', 'child', 'infant'] as const) {
+        const pf = f.fares[t];
+        if (pf) {
+          money(pf.fare, f.fares.currency, `${at}.fares.${t}.fare`);
+          money(pf.tax, f.fares.currency, `${at}.fares.${t}.tax`);
+        }
+      }
+    }
     flights.set(f.id, {
       id: f.id,
       source: f,
@@ -264,33 +304,7 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
       const direction = s.direction ?? 'out';
       if (direction === 'out' && sawReturn) fail(`${at}.segments[${j}].direction`, 'outbound segments must come before return segments');
       sawReturn ||= direction === 'ret';
-      const src = f.source;
-      return {
-        index: j + 1,
-        direction,
-        carrier: f.carrier,
-        flightNumber: f.flightNumber,
-        depAirport: f.from,
-        arrAirport: f.to,
-        depLocal: f.current.dep.toFormat(LOCAL_FORMAT),
-        arrLocal: f.current.arr.toFormat(LOCAL_FORMAT),
-        depAt: f.current.dep.toJSDate(),
-        arrAt: f.current.arr.toJSDate(),
-        depTimeZone: f.depTimeZone,
-        arrTimeZone: f.arrTimeZone,
-        bookedDepLocal: f.scheduled.dep.toFormat(LOCAL_FORMAT),
-        bookedArrLocal: f.scheduled.arr.toFormat(LOCAL_FORMAT),
-        scheduleStatus: f.status,
-        depTerminal: src.depTerminal ?? null,
-        arrTerminal: src.arrTerminal ?? null,
-        aircraftCode: src.aircraft,
-        codeShare: Boolean(src.operatingCarrier && src.operatingCarrier !== f.carrier),
-        operatingCarrier: src.operatingCarrier ?? f.carrier,
-        operatingFlightNumber: src.operatingFlightNumber ?? f.flightNumber,
-        durationMinutes: Math.round(f.current.arr.diff(f.current.dep, 'minutes').minutes),
-        cabinClass: s.cabinClass ?? 1,
-        fareFamily: s.fareFamily ?? null,
-      };
+      return segmentOfFlight(f, j + 1, direction, s.cabinClass ?? 1, s.fareFamily ?? null);
     });
     if (segments.some((s) => s.carrier !== b.carrier) && !segments.some((s) => s.carrier === b.carrier)) {
       fail(`${at}.segments`, `has no segment of the booking carrier ${b.carrier}`);

@@ -1,0 +1,487 @@
+// The sandbox airline's booking side: schedule search, pricing, seat maps, bags, bookings and ticketing.
+// Bookings made through postbook are rows of sandbox_bookings and their seats rows of sandbox_seat_sales
+// (migration 0004), so they survive a restart and a seat is sold once even under concurrent orders.
+import { randomInt } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import {
+  ConnectorError,
+  type AirlinePassenger,
+  type AirlineRecord,
+  type AirlineSegment,
+  type AirlineTicket,
+  type BaggageProduct,
+  type BookingAnswer,
+  type BookingConnector,
+  type BookingRequest,
+  type CallOptions,
+  type FlightRef,
+  type ItineraryPrice,
+  type PaxFare,
+  type PricedItinerary,
+  type SearchQuery,
+  type SeatMapAnswer,
+  type SeatMapCabin,
+  type SeatOutcome,
+} from '../connector.js';
+import type { Clock } from '../../clock.js';
+import { toMinor } from '../../money/money.js';
+import type { Database, PaymentMethod } from '../../store/schema.js';
+import { segmentOfFlight, type ResolvedFlight, type SandboxBooking, type World } from './world.js';
+import type { WorldAirline, WorldBehaviour, WorldFlight } from './world-schema.js';
+
+type Behave = (b: WorldBehaviour, signal: AbortSignal) => Promise<void>;
+
+/** What sandbox_bookings.booking holds: enough to rebuild the record against the current world schedule. */
+interface StoredBooking {
+  carrier: string;
+  pnr: string;
+  status: 'OnHold' | 'Ticketed' | 'Cancelled';
+  contact: { email: string; phone: string | null };
+  passengers: AirlinePassenger[];
+  segments: Array<{ flightId: string; direction: 'out' | 'ret'; cabinClass: number; fareFamily: string | null }>;
+  fares: Array<{ paxRef: string; currency: string; fareMinor: number; taxMinor: number }>;
+  ancillaries: Array<{
+    paxRef: string;
+    segmentIndex: number;
+    category: string;
+    productCode: string;
+    priceMinor: number;
+    currency: string;
+    seat: string | null;
+    baggage: { piece: number; weight: number } | null;
+  }>;
+  seats: SeatOutcome[];
+  tickets: Array<{ ticketNo: string; paxRef: string }>;
+  issuedAt: string | null;
+  paymentMethod: PaymentMethod | null;
+  bookedBy: string;
+}
+
+const DEFAULT_FARE: NonNullable<WorldFlight['fares']> = { currency: 'EUR', adult: { fare: 200, tax: 40 } };
+const CABIN_FARE_FACTOR: Record<number, number> = { 1: 1, 2: 3, 3: 5, 4: 1.5 };
+const DEFAULT_SEATS_FOR_SALE = 9;
+const SEAT = /^(\d+)([A-Z])$/;
+
+export function flightKeyOf(flightNumber: string, depDate: string): string {
+  return `${flightNumber}/${depDate}`;
+}
+
+export class SandboxBookingApi implements BookingConnector {
+  constructor(
+    private readonly world: World,
+    private readonly db: Kysely<Database> | null,
+    private readonly clock: Clock,
+    private readonly behave: Behave,
+  ) {}
+
+  // ---- schedule and prices ----
+
+  async search(carrier: string | null, q: SearchQuery, opts: CallOptions): Promise<PricedItinerary[]> {
+    const find = (from: string, to: string, date: string) =>
+      [...this.world.flights.values()].filter(
+        (f) =>
+          (carrier === null || f.carrier === carrier) &&
+          f.from === from &&
+          f.to === to &&
+          f.status !== 'cancelled' &&
+          f.current.dep.toFormat('yyyyMMdd') === date &&
+          f.current.dep.toJSDate() > this.clock.now(),
+      );
+    const outs = find(q.depAirport, q.arrAirport, q.depDate);
+    const rets = q.retDate ? find(q.arrAirport, q.depAirport, q.retDate) : [];
+    const combos: ResolvedFlight[][] = q.retDate ? outs.flatMap((o) => rets.filter((r) => r.carrier === o.carrier).map((r) => [o, r])) : outs.map((o) => [o]);
+    for (const f of new Set(combos.flat().map((f) => f.carrier))) await this.behave(this.airline(f).behaviour ?? {}, opts.signal);
+    return combos.slice(0, 50).map((flights) => this.priced(flights, q.cabinClass));
+  }
+
+  async price(carrier: string, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, opts: CallOptions): Promise<PricedItinerary | null> {
+    const airline = this.airline(carrier);
+    await this.behave(airline.behaviour ?? {}, opts.signal);
+    const resolved: ResolvedFlight[] = [];
+    for (const { flight } of flights) {
+      const f = this.findFlight(flight);
+      if (!f || f.status === 'cancelled') return null;
+      resolved.push(f);
+    }
+    return this.priced(resolved, cabinClass, flights.map((f) => f.direction));
+  }
+
+  private priced(flights: ResolvedFlight[], cabinClass: number, directions?: Array<'out' | 'ret'>): PricedItinerary {
+    const first = flights[0]!;
+    const airline = this.airline(first.carrier);
+    const currency = first.source.fares?.currency ?? DEFAULT_FARE.currency;
+    const sum = (pick: (f: ResolvedFlight) => PaxFare): PaxFare =>
+      flights.reduce((acc, f) => {
+        const p = pick(f);
+        return { fareMinor: acc.fareMinor + p.fareMinor, taxMinor: acc.taxMinor + p.taxMinor };
+      }, { fareMinor: 0, taxMinor: 0 });
+    const price: ItineraryPrice = {
+      currency,
+      adult: sum((f) => this.paxFare(f, 'adult', cabinClass)),
+      child: sum((f) => this.paxFare(f, 'child', cabinClass)),
+      infant: sum((f) => this.paxFare(f, 'infant', cabinClass)),
+      feeMinor: airline.bookingFee && airline.bookingFee.currency === currency ? toMinor(airline.bookingFee.amount, currency) : 0,
+      feeMode: airline.bookingFee?.mode ?? 'PER_PAX',
+    };
+    let sawRet = false;
+    const segments = flights.map((f, i) => {
+      const direction = directions?.[i] ?? (i > 0 && f.from === first.to ? 'ret' : sawRet ? 'ret' : 'out');
+      sawRet ||= direction === 'ret';
+      const families = f.source.fareFamilies ?? ['STANDARD'];
+      return segmentOfFlight(f, i + 1, direction, cabinClass, families[0] ?? null);
+    });
+    return {
+      carrier: first.carrier,
+      segments,
+      price,
+      seatsLeft: Math.min(...flights.map((f) => f.source.seatsForSale ?? DEFAULT_SEATS_FOR_SALE)),
+      ancillarySupported: airline.supports?.seatSelection !== false,
+    };
+  }
+
+  private paxFare(f: ResolvedFlight, type: 'adult' | 'child' | 'infant', cabinClass: number): PaxFare {
+    const fares = f.source.fares ?? DEFAULT_FARE;
+    const factor = CABIN_FARE_FACTOR[cabinClass] ?? 1;
+    const adult = fares.adult;
+    const given = type === 'adult' ? adult : fares[type];
+    const fare = given ? given.fare : adult.fare * (type === 'child' ? 0.75 : 0.1);
+    const tax = given ? given.tax : adult.tax;
+    return { fareMinor: toMinor(Math.round(fare * factor * 100) / 100, fares.currency), taxMinor: toMinor(tax, fares.currency) };
+  }
+
+  // ---- seats and bags ----
+
+  async seatMap(carrier: string, ref: FlightRef, cabinClass: number, fareFamily: string | null, opts: CallOptions): Promise<SeatMapAnswer> {
+    const airline = this.airline(carrier);
+    await this.behave(airline.behaviour ?? {}, opts.signal);
+    if (airline.supports?.seatSelection === false) return { ok: false, reason: 'airlineWithoutSeats', message: `airline ${carrier} does not offer seat selection` };
+    const f = this.findFlight(ref);
+    if (!f) return { ok: false, reason: 'selectionFailed', message: `flight ${ref.flightNumber} on ${ref.depDate} not found` };
+    if (airline.routesWithoutSeatSelection?.includes(`${f.from}-${f.to}`)) {
+      return { ok: false, reason: 'routeWithoutSeats', message: `airline ${carrier} offers no seat selection on ${f.from}-${f.to}` };
+    }
+    if (fareFamily === null || (f.source.fareFamilies?.length ?? 1) === 0) {
+      return { ok: false, reason: 'noFareFamily', message: 'fare family empty and no lowest-price fare family configured' };
+    }
+    if (f.source.seatMapBehaviour === 'selectionFailed') return { ok: false, reason: 'selectionFailed', message: 'the airline could not produce a seat map' };
+    if (f.source.seatMapBehaviour === 'unknownError') return { ok: false, reason: 'unknown', message: 'the airline answered with an unknown error' };
+    const cabins = await this.cabinsOf(f, cabinClass);
+    if (cabins.length === 0) return { ok: false, reason: 'selectionFailed', message: `no cabin of class ${cabinClass} on this aircraft` };
+    return { ok: true, cabins };
+  }
+
+  private async cabinsOf(f: ResolvedFlight, cabinClass: number, db: Kysely<Database> | null = this.db): Promise<SeatMapCabin[]> {
+    const aircraft = this.world.raw.aircraft.find((a) => a.code === f.source.aircraft);
+    if (!aircraft) return [];
+    const taken = new Set([...(f.source.occupiedSeats ?? []), ...(await soldSeats(db, f))]);
+    const currency = f.source.fares?.currency ?? DEFAULT_FARE.currency;
+    return aircraft.cabins
+      .filter((c) => c.cabinClass === cabinClass)
+      .map((c) => {
+        const missing = new Set(c.missingSeats ?? []);
+        const exit = (row: number) => (c.exitRows ?? []).some((r) => row >= r.first && row <= r.last);
+        const seatRows: SeatMapCabin['seatRows'] = [];
+        for (let row = c.rows.first; row <= c.rows.last; row++) {
+          const seats = c.columns
+            .filter((col) => !missing.has(`${row}${col.designator}`))
+            .map((col) => {
+              const chars: string[] = [col.characteristics === 'M' ? '9' : col.characteristics];
+              if (exit(row)) chars.push('E', 'IE');
+              if (c.extraLegRoomRows?.includes(row)) chars.push('L');
+              if (row === c.rows.first && !exit(row)) chars.push('I');
+              const price = f.source.seatPrices?.find(
+                (p) => row >= p.rows.first && row <= p.rows.last && (!p.columns || p.columns.includes(col.designator)),
+              );
+              return {
+                column: col.designator,
+                occupied: taken.has(`${row}${col.designator}`),
+                characteristics: chars,
+                priceMinor: price ? toMinor(price.price, price.currency) : 0,
+                currency: price?.currency ?? currency,
+              };
+            });
+          if (seats.length > 0) seatRows.push({ number: row, seats });
+        }
+        return { deck: c.deck, cabinClass: c.cabinClass, columns: c.columns, rows: c.rows, exitRows: c.exitRows ?? [], seatRows };
+      });
+  }
+
+  baggage(carrier: string, segments: AirlineSegment[], currency: string): BaggageProduct[] {
+    this.airline(carrier);
+    return segments.flatMap((s) => {
+      const code = (category: string) => `BAG_${category}_${s.index}_${s.carrier}_${s.depAirport}_${s.arrAirport}`;
+      return [
+        { category: 'StandardCheckInBaggage' as const, piece: 1, weight: 23, priceMinor: toMinor(35, currency), currency, segmentIndex: s.index, code: code('StandardCheckInBaggage'), canPurchaseWithTicket: true, canPurchasePostTicket: true },
+        { category: 'CabinBaggageOverheadLocker' as const, piece: 1, weight: 7, priceMinor: toMinor(15, currency), currency, segmentIndex: s.index, code: code('CabinBaggageOverheadLocker'), canPurchaseWithTicket: true, canPurchasePostTicket: false },
+      ];
+    });
+  }
+
+  // ---- bookings ----
+
+  async book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer> {
+    const db = this.books();
+    const airline = this.airline(req.carrier);
+    await this.behave(airline.behaviour ?? {}, opts.signal);
+    const again = await db.selectFrom('sandbox_bookings').select('booking').where('booking_key', '=', req.idempotencyKey).executeTakeFirst();
+    if (again) {
+      const stored = again.booking as StoredBooking;
+      return { ok: true, record: await this.recordOf(stored), seats: stored.seats };
+    }
+    const flights: ResolvedFlight[] = [];
+    for (const s of req.segments) {
+      const f = this.findFlight(s.flight);
+      if (!f || f.status === 'cancelled') return { ok: false, reason: 'flightUnknown', message: `flight ${s.flight.flightNumber} on ${s.flight.depDate} not found` };
+      flights.push(f);
+    }
+    const seated = req.passengers.filter((p) => p.type !== 'INF').length;
+    if (flights.some((f) => (f.source.seatsForSale ?? DEFAULT_SEATS_FOR_SALE) < seated)) return { ok: false, reason: 'soldOut', message: 'not enough seats left' };
+
+    const now = this.clock.now();
+    const pnr = newPnr();
+    const bags = new Map<string, BaggageProduct>();
+    for (const b of this.baggage(req.carrier, req.segments.map((s, i) => segmentOfFlight(flights[i]!, i + 1, s.direction, s.cabinClass, s.fareFamily)), req.price.currency)) {
+      bags.set(`${b.segmentIndex}/${b.code}`, b);
+    }
+    const stored: StoredBooking = {
+      carrier: req.carrier,
+      pnr,
+      status: 'OnHold',
+      contact: req.contact,
+      passengers: req.passengers,
+      segments: req.segments.map((s, i) => ({ flightId: flights[i]!.id, direction: s.direction, cabinClass: s.cabinClass, fareFamily: s.fareFamily })),
+      fares: req.passengers.map((p) => {
+        const f = p.type === 'ADT' ? req.price.adult : p.type === 'CHD' ? req.price.child : req.price.infant;
+        return { paxRef: p.ref, currency: req.price.currency, fareMinor: f.fareMinor, taxMinor: f.taxMinor };
+      }),
+      ancillaries: [],
+      seats: [],
+      tickets: [],
+      issuedAt: null,
+      paymentMethod: null,
+      bookedBy: req.clientId,
+    };
+    for (const a of req.ancillaries) {
+      if (a.kind !== 'baggage') continue;
+      const bag = bags.get(`${a.segmentIndex}/${a.code}`);
+      if (!bag) return { ok: false, reason: 'seatUnknown', message: `no baggage product ${a.code}` };
+      stored.ancillaries.push({ paxRef: a.paxRef, segmentIndex: a.segmentIndex, category: bag.category, productCode: bag.code, priceMinor: bag.priceMinor, currency: bag.currency, seat: null, baggage: { piece: bag.piece, weight: bag.weight } });
+    }
+
+    // Seats: every requested seat must exist; a taken one follows ifSeatOccupied. All in one transaction, so
+    // STOP_TICKET (or no similar seat) sells nothing.
+    class Refused extends Error {
+      constructor(readonly answer: BookingAnswer) {
+        super('refused');
+      }
+    }
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const a of req.ancillaries) {
+          if (a.kind !== 'seat') continue;
+          const f = flights[a.segmentIndex - 1];
+          const seg = req.segments[a.segmentIndex - 1];
+          if (!f || !seg) throw new Refused({ ok: false, reason: 'seatUnknown', message: `segment ${a.segmentIndex} is not in the booking` });
+          const cabins = await this.cabinsOf(f, seg.cabinClass, trx);
+          const wanted = findSeat(cabins, a.seat);
+          if (!wanted) throw new Refused({ ok: false, reason: 'seatUnknown', message: `seat ${a.seat} does not exist on ${f.flightNumber}` });
+          const key = flightKeyOfFlight(f);
+          const sell = async (seat: string) => {
+            if ((f.source.occupiedSeats ?? []).includes(seat)) return false;
+            const row = await trx
+              .insertInto('sandbox_seat_sales')
+              .values({ flight_key: key, seat, carrier: req.carrier, pnr, sold_at: now })
+              .onConflict((oc) => oc.doNothing())
+              .returning('seat')
+              .executeTakeFirst();
+            return row !== undefined;
+          };
+          let assigned: string | null = null;
+          if (!wanted.seat.occupied && (await sell(a.seat))) assigned = a.seat;
+          else if (req.ifSeatOccupied === 'STOP_TICKET') throw new Refused({ ok: false, reason: 'seatTaken', message: `seat ${a.seat} is no longer available` });
+          else if (req.ifSeatOccupied === 'SIMILAR_SEAT') {
+            for (const candidate of similarSeats(wanted.cabin, wanted.row, wanted.seat)) {
+              if (await sell(candidate.name)) {
+                assigned = candidate.name;
+                break;
+              }
+            }
+            if (!assigned) throw new Refused({ ok: false, reason: 'seatTaken', message: `seat ${a.seat} is no longer available and no similar seat is free` });
+          }
+          stored.seats.push({ paxRef: a.paxRef, segmentIndex: a.segmentIndex, requested: a.seat, assigned });
+          if (assigned) {
+            stored.ancillaries.push({
+              paxRef: a.paxRef,
+              segmentIndex: a.segmentIndex,
+              category: 'Seat',
+              productCode: `SCI_SEAT_${assigned}_${f.carrier}_${f.from}_${f.to}`,
+              // the price the caller was shown for the seat it asked for (a similar seat never costs more)
+              priceMinor: a.priceMinor,
+              currency: a.currency,
+              seat: assigned,
+              baggage: null,
+            });
+          }
+        }
+        await trx
+          .insertInto('sandbox_bookings')
+          .values({ carrier: req.carrier, pnr, booking_key: req.idempotencyKey, status: 'OnHold', booking: JSON.stringify(stored), created_at: now, updated_at: now })
+          .execute();
+      });
+    } catch (err) {
+      if (err instanceof Refused) return err.answer;
+      throw err;
+    }
+    return { ok: true, record: await this.recordOf(stored), seats: stored.seats };
+  }
+
+  async issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord> {
+    const db = this.books();
+    await this.behave(this.airline(carrier).behaviour ?? {}, opts.signal);
+    const row = await db.selectFrom('sandbox_bookings').select(['booking', 'status']).where('carrier', '=', carrier).where('pnr', '=', pnr).executeTakeFirst();
+    if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no booking ${pnr}`);
+    const stored = row.booking as StoredBooking;
+    if (stored.status === 'Ticketed') return this.recordOf(stored);
+    if (stored.status !== 'OnHold') throw new ConnectorError('rejected', false, `booking ${pnr} is ${stored.status}`);
+    const now = this.clock.now();
+    stored.status = 'Ticketed';
+    stored.issuedAt = now.toISOString();
+    stored.paymentMethod = payment.method;
+    stored.tickets = stored.passengers.map((p) => ({ ticketNo: `998${String(randomInt(0, 1e5)).padStart(5, '0')}${String(randomInt(0, 1e5)).padStart(5, '0')}`, paxRef: p.ref }));
+    // Only an OnHold booking is ticketed: two concurrent payments issue one set of tickets.
+    const done = await db
+      .updateTable('sandbox_bookings')
+      .set({ status: 'Ticketed', booking: JSON.stringify(stored), updated_at: now })
+      .where('carrier', '=', carrier)
+      .where('pnr', '=', pnr)
+      .where('status', '=', 'OnHold')
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) return this.issueTickets(carrier, pnr, payment, opts);
+    return this.recordOf(stored);
+  }
+
+  /** A booking made through postbook, as the connector's world bookings look. */
+  async findStored(carrier: string, pnr: string): Promise<SandboxBooking | undefined> {
+    if (!this.db) return undefined;
+    const row = await this.db.selectFrom('sandbox_bookings').select('booking').where('carrier', '=', carrier).where('pnr', '=', pnr).executeTakeFirst();
+    if (!row) return undefined;
+    const stored = row.booking as StoredBooking;
+    const record = await this.recordOf(stored);
+    return { record, behaviour: {}, refundBehaviour: {}, issuedAt: stored.issuedAt ? new Date(stored.issuedAt) : null, note: null };
+  }
+
+  private async recordOf(stored: StoredBooking): Promise<AirlineRecord> {
+    const segments = stored.segments.map((s, i) => {
+      const f = this.world.flights.get(s.flightId);
+      if (!f) throw new ConnectorError('unavailable', false, `booking ${stored.pnr} names flight ${s.flightId}, which the world no longer has`);
+      return segmentOfFlight(f, i + 1, s.direction, s.cabinClass, s.fareFamily);
+    });
+    const issuedAt = stored.issuedAt ? new Date(stored.issuedAt) : null;
+    const tickets: AirlineTicket[] = stored.tickets.map((t) => {
+      const fare = stored.fares.find((f) => f.paxRef === t.paxRef)!;
+      return {
+        ticketNo: t.ticketNo,
+        paxRef: t.paxRef,
+        currency: fare.currency,
+        fareMinor: fare.fareMinor,
+        taxMinor: fare.taxMinor,
+        issuedAt,
+        taxStatusConfirmed: true,
+        coupons: segments.map((s) => ({ segmentIndex: s.index, status: 'OPEN_FOR_USE' as const })),
+        ancillaries: stored.ancillaries
+          .filter((a) => a.paxRef === t.paxRef)
+          .map((a) => {
+            const m = a.seat ? SEAT.exec(a.seat) : null;
+            return {
+              kind: 'inflow' as const,
+              category: a.category,
+              segmentIndex: a.segmentIndex,
+              productCode: a.productCode,
+              currency: a.currency,
+              priceMinor: a.priceMinor,
+              postOrderNo: null,
+              baggage: a.baggage ? { ...a.baggage, size: null, isAllWeight: false } : null,
+              seat: m ? { row: m[1] as string, column: m[2] as string } : null,
+            };
+          }),
+      };
+    });
+    return {
+      carrier: stored.carrier,
+      pnr: stored.pnr,
+      status: stored.status,
+      contact: { email: stored.contact.email, phone: stored.contact.phone, companyName: null },
+      passengers: structuredClone(stored.passengers),
+      segments,
+      tickets,
+      paymentMethod: stored.paymentMethod,
+      bookedByClient: stored.bookedBy,
+    };
+  }
+
+  private findFlight(ref: FlightRef): ResolvedFlight | undefined {
+    for (const f of this.world.flights.values()) {
+      if (f.carrier !== ref.carrier || f.flightNumber !== ref.flightNumber) continue;
+      if (f.current.dep.toFormat('yyyyMMdd') !== ref.depDate && f.scheduled.dep.toFormat('yyyyMMdd') !== ref.depDate) continue;
+      if (ref.depAirport && ref.depAirport !== f.from) continue;
+      if (ref.arrAirport && ref.arrAirport !== f.to) continue;
+      return f;
+    }
+    return undefined;
+  }
+
+  private airline(carrier: string): WorldAirline {
+    const a = this.world.airlines.get(carrier);
+    if (!a) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} does not exist`);
+    return a;
+  }
+
+  private books(): Kysely<Database> {
+    if (!this.db) throw new ConnectorError('unavailable', false, 'the sandbox airline was started without its books (database)');
+    return this.db;
+  }
+}
+
+async function soldSeats(db: Kysely<Database> | null, f: ResolvedFlight): Promise<string[]> {
+  if (!db) return [];
+  const rows = await db.selectFrom('sandbox_seat_sales').select('seat').where('flight_key', '=', flightKeyOfFlight(f)).execute();
+  return rows.map((r) => r.seat);
+}
+
+/** Seat sales are keyed by flight number and scheduled local departure date. */
+export function flightKeyOfFlight(f: ResolvedFlight): string {
+  return flightKeyOf(f.flightNumber, f.scheduled.dep.toFormat('yyyyMMdd'));
+}
+
+type FoundSeat = { cabin: SeatMapCabin; row: number; seat: SeatMapCabin['seatRows'][number]['seats'][number] };
+
+function findSeat(cabins: SeatMapCabin[], name: string): FoundSeat | null {
+  const m = SEAT.exec(name);
+  if (!m) return null;
+  const number = Number(m[1]);
+  for (const cabin of cabins) {
+    const row = cabin.seatRows.find((r) => r.number === number);
+    const seat = row?.seats.find((s) => s.column === m[2]);
+    if (seat) return { cabin, row: number, seat };
+  }
+  return null;
+}
+
+/** Free seats of the same cabin with the same position (window/aisle/middle) and no higher price, nearest row first. */
+function similarSeats(cabin: SeatMapCabin, row: number, wanted: FoundSeat['seat']): Array<{ name: string }> {
+  const out: Array<{ name: string; distance: number }> = [];
+  for (const r of cabin.seatRows) {
+    for (const s of r.seats) {
+      if (s.occupied || s.characteristics[0] !== wanted.characteristics[0] || s.priceMinor > wanted.priceMinor) continue;
+      out.push({ name: `${r.number}${s.column}`, distance: Math.abs(r.number - row) });
+    }
+  }
+  return out.sort((a, b) => a.distance - b.distance).slice(0, 20);
+}
+
+const PNR_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+function newPnr(): string {
+  let s = '';
+  for (let i = 0; i < 6; i++) s += PNR_ALPHABET[randomInt(0, PNR_ALPHABET.length)];
+  return s;
+}

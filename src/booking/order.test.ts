@@ -1,0 +1,139 @@
+// order.do, pay.do, queryOrderDetails.do, verify.do and getOffers.do: their statuses, ifSeatOccupied, card
+// handling, durability of the sandbox airline's bookings across a restart, and the security cases.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
+import { assertAuthenticationRequired } from '../test-support/security.js';
+import { PLANTED } from '../test-support/planted.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { bookingWorld } from './test-world.js';
+import { contact, depDate, flightSeg, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from './test-helpers.js';
+
+const [lastA, firstA, lastB, firstB] = PLANTED.names;
+const [emailA] = PLANTED.emails;
+
+describe('booking chain statuses', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: bookingWorld() });
+  });
+  after(() => t.close());
+
+  const map = async (sessionId: string, id = 'bk-narrow') =>
+    (await call(t.app, '/seatAvailability.do', { sessionId, carrier: 'XS', outboundSegments: seatSegments(t, [id]) })).body.cabins as Cabin[];
+  const order = (body: Record<string, unknown>, client: { id: string; secret: string } = TEST_CLIENTS.alpha) =>
+    call(t.app, '/order.do', { contact, ...body }, { client });
+
+  test('security: every booking endpoint needs credentials', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const o = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
+    const seg = t.world.flights.get('bk-narrow')!;
+    const cases: Array<[string, unknown]> = [
+      ['/search.do', { depAirport: 'HND', arrAirport: 'SGN', depDate: depDate(t, 'bk-narrow'), adults: 1 }],
+      ['/verify.do', { adults: 1, fromSegments: [flightSeg(t, 'bk-narrow')] }],
+      ['/getOffers.do', { adults: 1, outboundSegments: [{ carrier: 'XS', departureAirport: 'HND', arrivalAirport: 'SGN', flightNumber: seg.flightNumber, departureDate: depDate(t, 'bk-narrow') }] }],
+      ['/getLuggage.do', { offerId: s.sessionId }],
+      ['/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact }],
+      ['/pay.do', { orderNo: o.body.orderNo, paymentMethod: 4 }],
+      ['/queryOrderDetails.do', { orderNo: o.body.orderNo }],
+    ];
+    for (const [url, body] of cases) await assertAuthenticationRequired(t.app, url, body);
+  });
+
+  test('verify.do: 201 unknown routing, 202 unknown flight, 203 passenger mix, 100 shape', async () => {
+    assert.equal((await call(t.app, '/verify.do', { adults: 1, routingIdentifier: 'rt_nope' })).body.status, 201);
+    assert.equal((await call(t.app, '/verify.do', { adults: 1, fromSegments: [{ ...flightSeg(t, 'bk-narrow'), flightNumber: 'XS999' }] })).body.status, 202);
+    assert.equal((await call(t.app, '/verify.do', { adults: 1, infants: 2, fromSegments: [flightSeg(t, 'bk-narrow')] })).body.status, 203);
+    assert.equal((await call(t.app, '/verify.do', { adults: 0, fromSegments: [flightSeg(t, 'bk-narrow')] })).body.status, 100);
+    const fee = await call(t.app, '/verify.do', { adults: 1, fromSegments: [flightSeg(t, 'bk-route-ok')] });
+    assert.deepEqual([(fee.body.routing as { transactionFee: number }).transactionFee, (fee.body.routing as { transactionFeeMode: string }).transactionFeeMode], [5, 'PER_BOOKING']);
+  });
+
+  test('order.do: 301 session, 302 passenger mix, 309 codes, 320 missing seat, infants get no seat', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const cabins = await map(s.sessionId);
+    assert.equal((await order({ sessionId: 'ses_nope', passengers: [passenger(lastA, firstA)] })).body.status, 301);
+    assert.equal((await order({ passengers: [passenger(lastA, firstA)] })).body.status, 301);
+    assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] }, TEST_CLIENTS.beta)).body.status, 301, "another client's session");
+    assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), passenger(lastB, firstB)] })).body.status, 302);
+    const code = seatOf(cabins, 1, '17A').productCode;
+    for (const bad of ['NOPE', code.replace('_XS_', '_XQ_'), code.slice(0, -1) + (code.endsWith('a') ? 'b' : 'a'), 'BAG_StandardCheckInBaggage_9_XS_HND_SGN']) {
+      assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: bad, segmentIndex: 1 }])] })).body.status, 309, bad);
+    }
+    assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: code, segmentIndex: 2 }])] })).body.status, 309, 'segment not in the session');
+    const missing = code.replace('SCI_SEAT_17A_', 'SCI_SEAT_30B_');
+    assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: missing, segmentIndex: 1 }])] })).body.status, 320, 'a seat the aircraft does not have');
+  });
+
+  test('ifSeatOccupied: SIMILAR_SEAT (default) gives a similar seat, STOP_SEAT drops it, STOP_TICKET refuses (328)', async () => {
+    const first = await verifyFlights(t, ['bk-narrow']);
+    const second = await verifyFlights(t, ['bk-narrow']);
+    const stale = await map(second.sessionId);
+    const taken = await order({ sessionId: first.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: seatOf(await map(first.sessionId), 1, '18F').productCode, segmentIndex: 1 }])] });
+    assert.equal(taken.body.status, 0);
+    const want = [{ productCode: seatOf(stale, 1, '18F').productCode, segmentIndex: 1 }];
+    const stop = await order({ sessionId: second.sessionId, ifSeatOccupied: 'STOP_TICKET', passengers: [passenger(lastB, firstB, want)] });
+    assert.equal(stop.body.status, 328);
+    const drop = await order({ sessionId: second.sessionId, ifSeatOccupied: 'STOP_SEAT', passengers: [passenger(lastB, firstB, want)] });
+    assert.equal(drop.body.status, 0);
+    assert.equal((drop.body.seats as Array<{ seat: string | null }>)[0]!.seat, null);
+    assert.equal(drop.body.totalPrice, 350, 'the dropped seat is not charged');
+    const similar = await order({ sessionId: second.sessionId, passengers: [passenger(lastB, firstB, want)] });
+    assert.equal(similar.body.status, 0);
+    const seat = (similar.body.seats as Array<{ seat: string }>)[0]!.seat;
+    assert.match(seat, /^\d+[AF]$/, 'a window seat like the one asked for');
+    assert.notEqual(seat, '18F');
+  });
+
+  test('pay.do: 800, 403, 400 card, 401 past the deadline, 404 paid, and an unpaid order answers 809 for refunds', async () => {
+    assert.equal((await call(t.app, '/pay.do', { orderNo: '1234567890123456', paymentMethod: 1 })).body.status, 800);
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const o = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
+    const orderNo = o.body.orderNo as string;
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 1 }, { client: TEST_CLIENTS.beta })).body.status, 800, "another client's order");
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 4 })).body.status, 403);
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 3 })).body.status, 400, 'card missing');
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: { cardNumber: '4111 1111 1111 1112' } })).body.status, 400, 'Luhn');
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 9 })).body.status, 400);
+    const late = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 1 })).body.status, 0);
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 1 })).body.status, 404);
+    t.clock.advance(61 * 60_000);
+    assert.equal((await call(t.app, '/pay.do', { orderNo: late.body.orderNo, paymentMethod: 1 })).body.status, 401);
+    const details = await call(t.app, '/queryOrderDetails.do', { orderNo: late.body.orderNo });
+    assert.equal(details.body.orderStatus, '0');
+    assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo: '1234567890123456' })).body.status, 800);
+    assert.equal((await call(t.app, '/queryOrderDetails.do', { airlinePNR: 'ZZZZZZ', carrier: 'XS' })).body.status, 703);
+    assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo: late.body.orderNo }, { client: TEST_CLIENTS.beta })).body.status, 800);
+  });
+});
+
+describe('sandbox bookings survive a restart', () => {
+  test('a ticketed booking made through the chain is extracted by a new app on the same database', async () => {
+    const store = await openTestStore();
+    let pnr: string;
+    const t1 = await makeTestApp({ world: bookingWorld(), store });
+    try {
+      const s = await verifyFlights(t1, ['bk-narrow']);
+      const cabins = (await call(t1.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t1, ['bk-narrow']) })).body.cabins as Cabin[];
+      const o = await call(t1.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: seatOf(cabins, 1, '19C').productCode, segmentIndex: 1 }])], contact });
+      assert.equal(o.body.status, 0, o.body.msg ?? '');
+      pnr = o.body.pnrCode as string;
+      assert.equal((await call(t1.app, '/pay.do', { orderNo: o.body.orderNo, paymentMethod: 1 })).body.status, 0);
+    } finally {
+      await t1.close();
+    }
+    const t2 = await makeTestApp({ world: bookingWorld(), store });
+    try {
+      const extract = await call(t2.app, '/extractPnr.do', { airlinePnr: pnr, carrier: 'XS', passengers: [{ firstName: firstA, lastName: lastA }], contact: { email: emailA }, routing: { fromSegments: [] } });
+      assert.equal(extract.body.status, 0, extract.body.msg ?? '');
+      assert.ok(JSON.stringify(extract.body).includes('19C'));
+      const s = await verifyFlights(t2, ['bk-narrow']);
+      const cabins = (await call(t2.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t2, ['bk-narrow']) })).body.cabins as Cabin[];
+      assert.equal(seatOf(cabins, 1, '19C').seatStatus, 'O');
+    } finally {
+      await t2.close();
+      await store.close();
+    }
+  });
+});

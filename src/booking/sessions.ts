@@ -1,0 +1,217 @@
+// The booking chain's stored steps: routingIdentifier (search, 6 h), sessionId (verify, 2 h), offerId
+// (getOffers, 2 h). One table, booking_sessions; every lookup is scoped to the calling client.
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { DateTime } from 'luxon';
+import type { AirlineSegment, FlightRef, ItineraryPrice, PricedItinerary } from '../airline/connector.js';
+import { toAmount } from '../money/money.js';
+import type { Database } from '../store/schema.js';
+import type { Routing, WireSegment } from './wire.js';
+
+export type SessionKind = 'search' | 'verify' | 'offer';
+
+export const SESSION_TTL_MS: Record<SessionKind, number> = {
+  search: 6 * 3_600_000,
+  verify: 2 * 3_600_000,
+  offer: 2 * 3_600_000,
+};
+
+const PREFIX: Record<SessionKind, string> = { search: 'rt_', verify: 'ses_', offer: 'ofr_' };
+
+/** A segment as the chain keeps it: plain values (no Date), enough to answer and to book. */
+export interface ChainSegment {
+  index: number;
+  direction: 'out' | 'ret';
+  carrier: string;
+  flightNumber: string;
+  depAirport: string;
+  arrAirport: string;
+  /** 'yyyy-MM-dd HH:mm' airport-local */
+  depLocal: string;
+  arrLocal: string;
+  depDate: string;
+  depTerminal: string | null;
+  arrTerminal: string | null;
+  cabinClass: number;
+  fareFamily: string | null;
+  aircraftCode: string | null;
+  codeShare: boolean;
+  operatingCarrier: string;
+  operatingFlightNumber: string;
+  durationMinutes: number;
+}
+
+export interface ChainItinerary {
+  carrier: string;
+  cabinClass: number;
+  segments: ChainSegment[];
+  price: ItineraryPrice;
+  seatsLeft: number;
+  ancillarySupported: boolean;
+}
+
+export interface PaxCounts {
+  adults: number;
+  children: number;
+  infants: number;
+}
+
+export interface ChainSession {
+  id: string;
+  kind: SessionKind;
+  clientId: string;
+  itinerary: ChainItinerary;
+  pax: PaxCounts;
+  expiresAt: Date;
+}
+
+export function chainSegmentOf(s: AirlineSegment): ChainSegment {
+  return {
+    index: s.index,
+    direction: s.direction,
+    carrier: s.carrier,
+    flightNumber: s.flightNumber,
+    depAirport: s.depAirport,
+    arrAirport: s.arrAirport,
+    depLocal: s.depLocal,
+    arrLocal: s.arrLocal,
+    depDate: s.depLocal.slice(0, 10).replaceAll('-', ''),
+    depTerminal: s.depTerminal,
+    arrTerminal: s.arrTerminal,
+    cabinClass: s.cabinClass ?? 1,
+    fareFamily: s.fareFamily,
+    aircraftCode: s.aircraftCode,
+    codeShare: s.codeShare,
+    operatingCarrier: s.operatingCarrier,
+    operatingFlightNumber: s.operatingFlightNumber,
+    durationMinutes: s.durationMinutes,
+  };
+}
+
+export function itineraryOf(p: PricedItinerary, cabinClass: number): ChainItinerary {
+  return { carrier: p.carrier, cabinClass, segments: p.segments.map(chainSegmentOf), price: p.price, seatsLeft: p.seatsLeft, ancillarySupported: p.ancillarySupported };
+}
+
+export function flightRefOf(s: ChainSegment): FlightRef {
+  return { carrier: s.carrier, flightNumber: s.flightNumber, depDate: s.depDate, depAirport: s.depAirport, arrAirport: s.arrAirport };
+}
+
+/** "XS101/20260105|XS102/20260112": how flight-only seat requests find a verify session. */
+export function flightKeyOf(flights: Array<{ flightNumber: string; depDate: string }>): string {
+  return flights.map((f) => `${f.flightNumber.toUpperCase()}/${f.depDate}`).join('|');
+}
+
+const wireTime = (local: string) => local.replace(/[- :]/g, '');
+
+export function wireSegment(s: ChainSegment): WireSegment {
+  return {
+    segmentIndex: s.index,
+    carrier: s.carrier,
+    flightNumber: s.flightNumber,
+    depAirport: s.depAirport,
+    arrAirport: s.arrAirport,
+    depTime: wireTime(s.depLocal),
+    arrTime: wireTime(s.arrLocal),
+    depTerminal: s.depTerminal,
+    arrTerminal: s.arrTerminal,
+    cabinClass: s.cabinClass,
+    fareFamily: s.fareFamily,
+    aircraftCode: s.aircraftCode,
+    codeShare: s.codeShare,
+    operatingCarrier: s.operatingCarrier,
+    operatingFlightNumber: s.operatingFlightNumber,
+    duration: s.durationMinutes,
+  };
+}
+
+export function routingOf(it: ChainItinerary): Routing {
+  const c = it.price.currency;
+  return {
+    currency: c,
+    adultPrice: toAmount(it.price.adult.fareMinor, c),
+    adultTax: toAmount(it.price.adult.taxMinor, c),
+    childPrice: toAmount(it.price.child.fareMinor, c),
+    childTax: toAmount(it.price.child.taxMinor, c),
+    infantPrice: toAmount(it.price.infant.fareMinor, c),
+    infantTax: toAmount(it.price.infant.taxMinor, c),
+    transactionFee: toAmount(it.price.feeMinor, c),
+    transactionFeeMode: it.price.feeMode,
+    fromSegments: it.segments.filter((s) => s.direction === 'out').map(wireSegment),
+    retSegments: it.segments.filter((s) => s.direction === 'ret').map(wireSegment),
+    ancillarySupported: it.ancillarySupported,
+  };
+}
+
+/** The booking fee for this passenger mix, by the airline's mode. */
+export function feeMinorOf(it: ChainItinerary, pax: PaxCounts): number {
+  const people = pax.adults + pax.children + pax.infants;
+  switch (it.price.feeMode) {
+    case 'PER_BOOKING':
+      return it.price.feeMinor;
+    case 'PER_SEGMENT':
+      return it.price.feeMinor * it.segments.length * people;
+    default:
+      return it.price.feeMinor * people;
+  }
+}
+
+export async function createSession(
+  db: Kysely<Database>,
+  args: { kind: SessionKind; clientId: string; itinerary: ChainItinerary; pax: PaxCounts; now: Date },
+): Promise<ChainSession> {
+  const id = PREFIX[args.kind] + randomBytes(18).toString('base64url');
+  const expiresAt = new Date(args.now.getTime() + SESSION_TTL_MS[args.kind]);
+  await db
+    .insertInto('booking_sessions')
+    .values({
+      id,
+      client_id: args.clientId,
+      kind: args.kind,
+      carrier: args.itinerary.carrier,
+      flight_key: flightKeyOf(args.itinerary.segments),
+      itinerary: JSON.stringify(args.itinerary),
+      pax: JSON.stringify(args.pax),
+      expires_at: expiresAt,
+      created_at: args.now,
+    })
+    .execute();
+  return { id, kind: args.kind, clientId: args.clientId, itinerary: args.itinerary, pax: args.pax, expiresAt };
+}
+
+type Row = { id: string; kind: SessionKind; client_id: string; itinerary: unknown; pax: PaxCounts; expires_at: Date };
+
+function sessionOf(r: Row): ChainSession {
+  return { id: r.id, kind: r.kind, clientId: r.client_id, itinerary: r.itinerary as ChainItinerary, pax: r.pax, expiresAt: new Date(r.expires_at) };
+}
+
+/** The client's live session of one of `kinds`; another client's, an expired or an unknown one is null. */
+export async function findSession(db: Kysely<Database>, clientId: string, id: string, kinds: SessionKind[], now: Date): Promise<ChainSession | null> {
+  const row = await db
+    .selectFrom('booking_sessions')
+    .select(['id', 'kind', 'client_id', 'itinerary', 'pax', 'expires_at'])
+    .where('id', '=', id)
+    .where('client_id', '=', clientId)
+    .where('kind', 'in', kinds)
+    .executeTakeFirst();
+  if (!row || new Date(row.expires_at).getTime() <= now.getTime()) return null;
+  return sessionOf(row);
+}
+
+/** Flight-only seat requests (spec 1, seat rule 5): the client's newest live verify session on exactly these flights. */
+export async function matchVerifySession(db: Kysely<Database>, clientId: string, flightKey: string, now: Date): Promise<ChainSession | null> {
+  const row = await db
+    .selectFrom('booking_sessions')
+    .select(['id', 'kind', 'client_id', 'itinerary', 'pax', 'expires_at'])
+    .where('client_id', '=', clientId)
+    .where('kind', '=', 'verify')
+    .where('flight_key', '=', flightKey)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? sessionOf(row) : null;
+}
+
+export function isoUtc(d: Date): string {
+  return DateTime.fromJSDate(d, { zone: 'UTC' }).toISO({ suppressMilliseconds: true }) ?? d.toISOString();
+}

@@ -1,0 +1,54 @@
+// Helpers of the booking and seat tests: flights of the test world as request segments, a verify session,
+// seats out of a map, a passenger and a contact.
+import assert from 'node:assert/strict';
+import { call, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+
+const [lastA, firstA] = PLANTED.names;
+const [emailA] = PLANTED.emails;
+const [docA] = PLANTED.documents;
+
+export const depDate = (t: TestApp, id: string) => t.world.flights.get(id)!.current.dep.toFormat('yyyyMMdd');
+export const depTime = (t: TestApp, id: string) => t.world.flights.get(id)!.current.dep.toFormat('yyyyMMddHHmm');
+
+export function flightSeg(t: TestApp, id: string, extra: Record<string, unknown> = {}) {
+  const f = t.world.flights.get(id)!;
+  return { carrier: f.carrier, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: depTime(t, id), ...extra };
+}
+
+export async function verifyFlights(t: TestApp, out: string[], ret: string[] = [], pax: Record<string, number> = { adults: 1 }, client: { id: string; secret: string } = TEST_CLIENTS.alpha) {
+  const res = await call(t.app, '/verify.do', { ...pax, fromSegments: out.map((id) => flightSeg(t, id)), retSegments: ret.map((id) => flightSeg(t, id)) }, { client });
+  assert.equal(res.body.status, 0, res.body.msg ?? '');
+  return res.body as unknown as { sessionId: string; routing: { fromSegments: Array<Record<string, unknown>>; retSegments: Array<Record<string, unknown>>; currency: string } };
+}
+
+export function seatSegments(t: TestApp, ids: string[], first = 1) {
+  return ids.map((id, i) => ({ segmentIndex: first + i, ...flightSeg(t, id) }));
+}
+
+export type Seat = { column: string; seatStatus: string; productCode: string; price: number; seatCharacteristics: string[] };
+export type Cabin = { segmentIndex: number; cabin: { deck: string; cabinClass: number; rows: Array<{ number: number; seats: Seat[] }> } };
+
+export function seatOf(cabins: Cabin[], segmentIndex: number, name: string): Seat {
+  const row = Number(name.slice(0, -1));
+  for (const c of cabins.filter((x) => x.segmentIndex === segmentIndex)) {
+    const seat = c.cabin.rows.find((r) => r.number === row)?.seats.find((s) => s.column === name.slice(-1));
+    if (seat) return seat;
+  }
+  throw new Error(`seat ${name} not in the map`);
+}
+
+export const passenger = (last: string, first: string, ancillaries: Array<{ productCode: string; segmentIndex: number }> = []) => ({
+  name: `${last}/${first}`,
+  passengerType: 0,
+  gender: 'F',
+  birthday: '19900101',
+  cardType: 'PP',
+  cardNum: docA,
+  cardExpired: '20320101',
+  nationality: 'JP',
+  ancillaries,
+});
+export const contact = { name: `${lastA} ${firstA}`, email: emailA, mobile: null };
+

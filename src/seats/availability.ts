@@ -1,0 +1,111 @@
+// seatAvailability.do: the seat maps of a booking chain's segments (spec 1 seat rules, 2.12, 4.4, 7.2).
+// Check order: shape (220) → look-to-book (223) → session (214; flight-only match or 220) → carrier (220)
+// → segment indexes (215) → airline and route (218/219) → fare family (221) → the airline's map (216/217).
+import { ConnectorError, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
+import { bookingOf, callOpts, type BookingDeps } from '../booking/pricing.js';
+import { findSession, flightKeyOf, flightRefOf, matchVerifySession, type ChainSegment, type ChainSession } from '../booking/sessions.js';
+import { ApiError } from '../http/errors.js';
+import { toAmount } from '../money/money.js';
+import { SeatMapCache } from './cache.js';
+import { seatProductCode, sessionBinding } from './product-code.js';
+import { SEAT_STATUS as S } from './statuses.js';
+import type { SeatAvailabilityRequest, SeatAvailabilityResponse, SeatCabin, SeatSegment } from './wire.js';
+
+const REFUSAL_STATUS = {
+  airlineWithoutSeats: S.AIRLINE_WITHOUT_SEATS,
+  routeWithoutSeats: S.ROUTE_WITHOUT_SEATS,
+  noFareFamily: S.NO_FARE_FAMILY,
+  selectionFailed: S.SELECTION_FAILED,
+  unknown: S.UNKNOWN_ERROR,
+} as const;
+
+export async function seatAvailability(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest): Promise<SeatAvailabilityResponse> {
+  await deps.lookToBook.check(clientId);
+  const requested = [...req.outboundSegments, ...(req.inboundSegments ?? [])];
+  const session = await sessionOf(deps, clientId, req, requested);
+  const carrier = req.carrier.toUpperCase();
+  if (carrier !== session.itinerary.carrier) {
+    throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: carrier ${carrier} is not the itinerary's carrier ${session.itinerary.carrier}`);
+  }
+  const segments = requested.map((r, i) => {
+    if (r.segmentIndex === undefined || r.segmentIndex === null) throw new ApiError(S.SEGMENT_INDEX_MISSING, `segment index missing (segment ${i + 1} of the request)`);
+    const s = session.itinerary.segments.find((x) => x.index === r.segmentIndex);
+    if (!s) throw new ApiError(S.SEGMENT_INDEX_MISSING, `segment index ${r.segmentIndex} is not in the session`);
+    if (s.flightNumber !== r.flightNumber.toUpperCase() || s.depAirport !== r.depAirport.toUpperCase() || s.arrAirport !== r.arrAirport.toUpperCase()) {
+      throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${r.segmentIndex} is ${s.flightNumber} ${s.depAirport}-${s.arrAirport} in the session`);
+    }
+    return { segment: s, cabinClass: r.cabinClass ?? s.cabinClass };
+  });
+  const connector = deps.airlines.forCarrier(carrier);
+  if (!connector?.booking || !connector.supports(carrier, 'seatSelection')) {
+    throw new ApiError(S.AIRLINE_WITHOUT_SEATS, `airline ${carrier} does not support seat selection currently`);
+  }
+
+  const cabins: SeatCabin[] = [];
+  for (const { segment, cabinClass } of segments) {
+    const answer = await seatMapOf(deps, segment, cabinClass);
+    if (!answer.ok) throw new ApiError(REFUSAL_STATUS[answer.reason], answer.message);
+    const binding = sessionBinding(session.id, segment.index);
+    for (const c of answer.cabins) cabins.push(wireCabin(segment, c, binding));
+  }
+  await deps.lookToBook.recordSeatRequest(clientId);
+  return { status: 0, msg: 'success', cabins };
+}
+
+/** The session named by the request, or (flight-only, spec 1 seat rule 5) the caller's verify session on these flights. */
+async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest, requested: SeatSegment[]): Promise<ChainSession> {
+  const now = deps.clock.now();
+  if (req.sessionId || req.offerId) {
+    const session = req.sessionId
+      ? await findSession(deps.db, clientId, req.sessionId, ['verify'], now)
+      : await findSession(deps.db, clientId, req.offerId!, ['offer'], now);
+    if (!session) throw new ApiError(S.SESSION_INVALID, `${req.sessionId ? 'sessionId' : 'offerId'} invalid or expired`);
+    return session;
+  }
+  const match = await matchVerifySession(
+    deps.db,
+    clientId,
+    flightKeyOf(requested.map((s) => ({ flightNumber: s.flightNumber, depDate: s.depTime.slice(0, 8) }))),
+    now,
+  );
+  if (!match) throw new ApiError(S.ILLEGAL_PARAMETER, 'invalid request: sessionId or offerId is required (independent mode is no longer supported)');
+  return match;
+}
+
+/** The airline's seat map of a chain segment, through the cache. Connector failures answer 217. */
+export async function seatMapOf(deps: BookingDeps, s: ChainSegment, cabinClass: number): Promise<SeatMapAnswer> {
+  const key = SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, cabinClass, s.fareFamily);
+  try {
+    return await deps.seatMaps.get(key, () => bookingOf(deps.airlines, s.carrier).seatMap(s.carrier, flightRefOf(s), cabinClass, s.fareFamily, callOpts()));
+  } catch (err) {
+    if (err instanceof ConnectorError) return { ok: false, reason: 'unknown', message: `unknown error: the airline did not answer (${err.kind})` };
+    throw err;
+  }
+}
+
+function wireCabin(s: ChainSegment, c: SeatMapCabin, binding: string): SeatCabin {
+  return {
+    segmentIndex: s.index,
+    cabin: {
+      deck: c.deck,
+      cabinClass: c.cabinClass,
+      cabinLayout: { columns: c.columns, rows: c.rows, exitRowPositions: c.exitRows },
+      rows: c.seatRows.map((r) => ({
+        number: r.number,
+        seats: r.seats.map((seat) => {
+          const price = toAmount(seat.priceMinor, seat.currency);
+          return {
+            column: seat.column,
+            seatStatus: seat.occupied ? ('O' as const) : ('F' as const),
+            seatCharacteristics: seat.characteristics,
+            price,
+            currency: seat.currency,
+            vendorPrice: price,
+            vendorCurrency: seat.currency,
+            productCode: seatProductCode(`${r.number}${seat.column}`, s.carrier, s.depAirport, s.arrAirport, binding),
+          };
+        }),
+      })),
+    },
+  };
+}

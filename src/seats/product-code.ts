@@ -1,0 +1,20 @@
+// Seat productCodes: `SCI_SEAT_4A_XS_HND_SGN_<binding>`, unique per seat and segment and bound to the
+// session they came from (public-notes). The binding is a hash of the session id and the segment index:
+// order.do recomputes it, so a code from another session, segment or client does not verify, and nothing
+// has to be stored per seat.
+import { createHash } from 'node:crypto';
+
+export function sessionBinding(sessionId: string, segmentIndex: number): string {
+  return createHash('sha256').update(`${sessionId}|${segmentIndex}`).digest('base64url').slice(0, 10).replace(/[-_]/g, 'x');
+}
+
+export function seatProductCode(seat: string, carrier: string, dep: string, arr: string, binding: string): string {
+  return `SCI_SEAT_${seat}_${carrier}_${dep}_${arr}_${binding}`;
+}
+
+const CODE = /^SCI_SEAT_(\d{1,3}[A-Z])_([A-Z0-9]{2})_([A-Z]{3})_([A-Z]{3})_([A-Za-z0-9]{10})$/;
+
+export function parseSeatProductCode(code: string): { seat: string; carrier: string; dep: string; arr: string; binding: string } | null {
+  const m = CODE.exec(code);
+  return m ? { seat: m[1]!, carrier: m[2]!, dep: m[3]!, arr: m[4]!, binding: m[5]! } : null;
+}

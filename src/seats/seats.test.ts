@@ -1,0 +1,135 @@
+// seatAvailability.do: every status of spec 7.2 provoked, the flight-only flow of spec 1 seat rule 5, the
+// error body, session binding of productCodes, the cache invalidated by a sale, and the security cases.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { assertAuthenticationRequired } from '../test-support/security.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { ApiError } from '../http/errors.js';
+import { bookingWorld } from '../booking/test-world.js';
+import { contact, passenger, seatOf, seatSegments, verifyFlights } from '../booking/test-helpers.js';
+import { PLANTED } from '../test-support/planted.js';
+
+const [lastA, firstA] = PLANTED.names;
+
+describe('seatAvailability.do', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: bookingWorld() });
+  });
+  after(() => t.close());
+
+  const seats = (body: unknown, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => call(t.app, '/seatAvailability.do', body, { client });
+  const expectStatus = async (body: unknown, status: number, label: string) => {
+    const res = await seats(body);
+    assert.equal(res.http, 200, label);
+    assert.equal(res.body.status, status, `${label}: ${res.body.msg}`);
+    assert.equal(res.body.cabins, null, `${label}: error body has cabins null`);
+    assert.equal(typeof res.body.msg, 'string');
+  };
+
+  test('security: credentials required', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    await assertAuthenticationRequired(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
+  });
+
+  test('a wide-body map: two cabins of a class on two decks, business on the upper deck, exit rows', async () => {
+    const s = await verifyFlights(t, ['bk-wide']);
+    const res = await seats({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']) });
+    assert.equal(res.body.status, 0);
+    const cabins = res.body.cabins as Array<{ cabin: { deck: string; cabinClass: number; cabinLayout: { exitRowPositions: unknown[]; columns: Array<{ characteristics: string }> } } }>;
+    assert.equal(cabins.length, 2);
+    assert.deepEqual(cabins[0]!.cabin.cabinLayout.exitRowPositions, [{ first: 20, last: 20 }, { first: 35, last: 35 }]);
+    assert.deepEqual(new Set(cabins[0]!.cabin.cabinLayout.columns.map((c) => c.characteristics)), new Set(['A', 'M', 'W']));
+    const business = await seats({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']).map((x) => ({ ...x, cabinClass: 2 })) });
+    const b = business.body.cabins as Array<{ cabin: { deck: string; cabinClass: number } }>;
+    assert.deepEqual(b.map((c) => [c.cabin.deck, c.cabin.cabinClass]), [['Upper', 2]]);
+  });
+
+  test('214: unknown, expired and another client\'s session', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const body = { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) };
+    await expectStatus({ ...body, sessionId: 'ses_nope' }, 214, 'unknown');
+    await expectStatus({ ...body, sessionId: null, offerId: 'ofr_nope' }, 214, 'unknown offer');
+    const other = await seats(body, TEST_CLIENTS.beta);
+    assert.equal(other.body.status, 214, 'another client\'s session');
+    t.clock.advance(2 * 3_600_000 + 1_000);
+    await expectStatus(body, 214, 'expired after 2 h');
+  });
+
+  test('215: segment index missing or not in the session', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const [seg] = seatSegments(t, ['bk-narrow']);
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [{ ...seg, segmentIndex: undefined }] }, 215, 'missing');
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [{ ...seg, segmentIndex: 3 }] }, 215, 'not in the session');
+  });
+
+  test('216 and 217: the sandbox fails as the world says', async () => {
+    for (const [id, status] of [['bk-fail', 216], ['bk-unknown', 217]] as const) {
+      const s = await verifyFlights(t, [id]);
+      await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, [id]) }, status, id);
+    }
+  });
+
+  test('218 airline and 219 route without seat selection; 221 no fare family', async () => {
+    const a = await verifyFlights(t, ['bk-noseats']);
+    await expectStatus({ sessionId: a.sessionId, carrier: 'XZ', outboundSegments: seatSegments(t, ['bk-noseats']) }, 218, 'airline');
+    const r = await verifyFlights(t, ['bk-route']);
+    await expectStatus({ sessionId: r.sessionId, carrier: 'XQ', outboundSegments: seatSegments(t, ['bk-route']) }, 219, 'route');
+    const ok = await verifyFlights(t, ['bk-route-ok']);
+    assert.equal((await seats({ sessionId: ok.sessionId, carrier: 'XQ', outboundSegments: seatSegments(t, ['bk-route-ok']) })).body.status, 0, 'the airline\'s other route has seats');
+    const f = await verifyFlights(t, ['bk-nofamily']);
+    await expectStatus({ sessionId: f.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-nofamily']) }, 221, 'no fare family');
+  });
+
+  test('220: shape, carrier and flights that are not the session\'s; independent mode', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const segs = seatSegments(t, ['bk-narrow']);
+    await expectStatus({ sessionId: s.sessionId, outboundSegments: segs }, 220, 'carrier missing');
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [] }, 220, 'no segments');
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XQ', outboundSegments: segs }, 220, 'another carrier');
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-fail']) }, 220, 'another flight');
+    // Flight data alone, and no verify session of this client on these flights: independent mode.
+    await expectStatus({ carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow-ret']) }, 220, 'independent mode');
+    const other = await seats({ carrier: 'XS', outboundSegments: segs }, TEST_CLIENTS.beta);
+    assert.equal(other.body.status, 220, 'another client\'s session is never matched');
+  });
+
+  test('flight-only request matches the caller\'s verify session (spec 1 seat rule 5); its codes order seats', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const res = await seats({ carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
+    assert.equal(res.body.status, 0, res.body.msg ?? '');
+    const seat = seatOf(res.body.cabins as never, 1, '15C');
+    const order = await call(t.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: seat.productCode, segmentIndex: 1 }])], contact });
+    assert.equal(order.body.status, 0, order.body.msg ?? '');
+  });
+
+  test('productCodes are bound to their session; a sale shows O at once (cache invalidated)', async () => {
+    const one = await verifyFlights(t, ['bk-narrow']);
+    const two = await verifyFlights(t, ['bk-narrow']);
+    const map1 = await seats({ sessionId: one.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
+    const map2 = await seats({ sessionId: two.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
+    const code1 = seatOf(map1.body.cabins as never, 1, '16D').productCode;
+    assert.notEqual(code1, seatOf(map2.body.cabins as never, 1, '16D').productCode);
+    const wrong = await call(t.app, '/order.do', { sessionId: two.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: code1, segmentIndex: 1 }])], contact });
+    assert.equal(wrong.body.status, 309);
+    const right = await call(t.app, '/order.do', { sessionId: one.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: code1, segmentIndex: 1 }])], contact });
+    assert.equal(right.body.status, 0);
+    const after = await seats({ sessionId: two.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
+    assert.equal(seatOf(after.body.cabins as never, 1, '16D').seatStatus, 'O');
+  });
+
+  test('223: the look-to-book check refuses before any work (counter provided by the rate-limit module)', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const ltb = t.app.deps.lookToBook;
+    const original = ltb.check.bind(ltb);
+    ltb.check = async () => {
+      throw new ApiError(223, 'ratio of seat quote requests to payment orders exceeded the allowed threshold');
+    };
+    try {
+      await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) }, 223, 'look-to-book');
+    } finally {
+      ltb.check = original;
+    }
+  });
+});

@@ -1,0 +1,57 @@
+// Wire schemas of seatAvailability.do (spec 2.12, 4.4; request fields from public-notes).
+import Type, { type Static } from 'typebox';
+import { Nullable } from '../http/wire.js';
+
+const SeatSegment = Type.Object({
+  segmentIndex: Nullable(Type.Integer({ minimum: 1, maximum: 16, description: 'from 1, continuing across outbound then inbound (missing: 215)' })),
+  flightNumber: Type.String({ pattern: '^[A-Za-z0-9]{2}\\d{1,4}$', description: 'with carrier prefix, e.g. XS101' }),
+  depAirport: Type.String({ pattern: '^[A-Za-z]{3}$' }),
+  arrAirport: Type.String({ pattern: '^[A-Za-z]{3}$' }),
+  depTime: Type.String({ pattern: '^\\d{8}(\\d{4})?$', description: 'yyyyMMddHHmm (yyyyMMdd accepted), airport-local' }),
+  cabinClass: Nullable(Type.Integer({ minimum: 1, maximum: 4, description: '1 economy, 2 business, 3 first, 4 premium economy; default: as verified' })),
+});
+export type SeatSegment = Static<typeof SeatSegment>;
+
+export const SeatAvailabilityRequest = Type.Object({
+  sessionId: Nullable(Type.String({ minLength: 1, maxLength: 80, description: 'from verify.do (send this or offerId)' })),
+  offerId: Nullable(Type.String({ minLength: 1, maxLength: 80, description: 'from getOffers.do' })),
+  carrier: Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: "IATA code of the itinerary's most significant carrier" }),
+  outboundSegments: Type.Array(SeatSegment, { minItems: 1, maxItems: 8 }),
+  inboundSegments: Nullable(Type.Array(SeatSegment, { maxItems: 8 })),
+});
+export type SeatAvailabilityRequest = Static<typeof SeatAvailabilityRequest>;
+
+const Seat = Type.Object({
+  column: Type.String(),
+  seatStatus: Type.Union([Type.Literal('F'), Type.Literal('O')], { description: 'F free, O occupied' }),
+  seatCharacteristics: Type.Array(Type.String(), { description: 'IATA PADIS 9825: A aisle, W window, 9 centre, E exit, IE not for a child, L leg space, I with infant' }),
+  price: Type.Number(),
+  currency: Type.String(),
+  vendorPrice: Type.Number(),
+  vendorCurrency: Type.String(),
+  productCode: Type.String(),
+});
+
+const Range = Type.Object({ first: Type.Integer(), last: Type.Integer() });
+
+export const SeatCabin = Type.Object({
+  segmentIndex: Type.Integer(),
+  cabin: Type.Object({
+    deck: Type.String({ description: 'Main or Upper' }),
+    cabinClass: Type.Integer(),
+    cabinLayout: Type.Object({
+      columns: Type.Array(Type.Object({ designator: Type.String(), characteristics: Type.String({ description: 'A aisle, M middle, W window' }) })),
+      rows: Range,
+      exitRowPositions: Type.Array(Range),
+    }),
+    rows: Type.Array(Type.Object({ number: Type.Integer(), seats: Type.Array(Seat) })),
+  }),
+});
+export type SeatCabin = Static<typeof SeatCabin>;
+
+export const SeatAvailabilityResponse = Type.Object({
+  status: Type.Integer(),
+  msg: Type.String(),
+  cabins: Type.Array(SeatCabin),
+});
+export type SeatAvailabilityResponse = Static<typeof SeatAvailabilityResponse>;
