@@ -46,7 +46,6 @@ export async function insertOrderFromRecord(
       updated_at: now,
     })
     .execute();
-  const paxIndex = new Map(record.passengers.map((p, i) => [p.ref, i + 1]));
   await trx
     .insertInto('order_passengers')
     .values(
