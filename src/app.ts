@@ -17,8 +17,9 @@ import { loggerOptions } from './log.js';
 import type { Store } from './store/store.js';
 import type { RefundDeps, RefundScheduler } from './refunds/deps.js';
 import { ratesFrom } from './refunds/pricing.js';
-import { unlimitedPools, type RatePools } from './ratelimit/pools.js';
-import { noLookToBook, type LookToBook } from './booking/look-to-book.js';
+import { createRatePools, type RatePools } from './ratelimit/pools.js';
+import { createLookToBook } from './ratelimit/look-to-book.js';
+import type { LookToBook } from './booking/look-to-book.js';
 import { SeatMapCache } from './seats/cache.js';
 
 export interface AppOptions {
@@ -32,6 +33,10 @@ export interface AppOptions {
   logger?: FastifyBaseLogger;
   /** Schedules refund lifecycle jobs (the job queue); refunds are created with their first job. */
   refundScheduler: RefundScheduler;
+  /** Rate pools (spec 8); default: counted in this process's memory. */
+  pools?: RatePools;
+  /** Look-to-book counter (223); default: in memory, paid orders from the store. */
+  lookToBook?: LookToBook;
 }
 
 export interface AppDeps {
@@ -45,7 +50,7 @@ export interface AppDeps {
   idempotency: Idempotency;
   metrics: Metrics;
   refunds: RefundDeps;
-  /** Rate pools of spec 8 (the limiter replaces unlimitedPools). */
+  /** Rate pools of spec 8 (in memory, or in Redis with REDIS_URL). */
   pools: RatePools;
   /** Look-to-book (223): a no-op until the counter lands. */
   lookToBook: LookToBook;
@@ -92,11 +97,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       offerTtlMs: config.offerTtlMinutes * 60_000,
       scheduler: opts.refundScheduler,
     },
-    pools: unlimitedPools(),
-    lookToBook: noLookToBook(),
+    pools: opts.pools ?? createRatePools({ redis: null, log: app.log }),
+    lookToBook: opts.lookToBook ?? createLookToBook({ db: store.db, clock, log: app.log }),
     seatMaps: new SeatMapCache(),
   };
   app.decorate('deps', deps);
+  app.addHook('onClose', async () => deps.pools.close());
 
   // While shutting down, answers close their keep-alive connections so that draining can finish.
   let closing = false;

@@ -12,6 +12,10 @@ import { seedBookedOrders } from './orders/seed.js';
 import { createRefundWorkers, type RefundWorkers } from './refunds/workers.js';
 import pino from 'pino';
 import { loggerOptions } from './log.js';
+import type { Redis } from 'ioredis';
+import { connectRedis } from './ratelimit/redis.js';
+import { createRatePools } from './ratelimit/pools.js';
+import { createLookToBook } from './ratelimit/look-to-book.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -36,6 +40,7 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
     dataDir: config.databaseUrl ? null : config.dataDir,
     onLockCompromised: (err) => onFatal?.(err),
   });
+  let redis: Redis | null = null;
   try {
     await seedClients(
       store.db,
@@ -47,7 +52,11 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
     const log = logger ?? pino(loggerOptions(config.logLevel));
     const workers = createRefundWorkers({ store, airlines, clock, logger: log, pollSeconds: config.refundPollSeconds });
     await workers.start(config.runWorkers);
-    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler });
+    // With REDIS_URL the rate pools and look-to-book counts hold across API processes.
+    redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
+    const pools = createRatePools({ redis, log });
+    const lookToBook = createLookToBook({ db: store.db, clock, redis, log });
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, pools, lookToBook });
     return {
       app,
       store,
@@ -57,10 +66,12 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
       async close() {
         await app.close();
         await workers.stop();
+        await redis?.quit();
         await store.close();
       },
     };
   } catch (err) {
+    redis?.disconnect();
     await store.close();
     throw err;
   }

@@ -19,6 +19,8 @@ import { loggerOptions } from '../log.js';
 import { migrationsFingerprint } from '../store/migrate.js';
 import { openStore, type Store } from '../store/store.js';
 import { seedBookedOrders } from '../orders/seed.js';
+import type { RatePools } from '../ratelimit/pools.js';
+import type { LookToBook } from '../booking/look-to-book.js';
 import { createRefundWorkers, type RefundWorkers } from '../refunds/workers.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
 
@@ -86,6 +88,9 @@ export interface TestAppOptions {
   connectors?: (world: World, books: SandboxBooks) => AirlineConnector[];
   /** Run the refund workers (default: the queue only takes jobs; tests drive the lifecycle themselves). */
   workers?: boolean;
+  /** Test apps count rate pools and look-to-book in memory unless a test brings its own. */
+  pools?: RatePools;
+  lookToBook?: LookToBook;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -107,7 +112,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     ...(store.kind === 'postgres' ? { schema: `jq_${process.pid}_${randomBytes(4).toString('hex')}` } : {}),
   });
   await workers.start(opts.workers ?? false);
-  const app = await buildApp({ config, store, airlines, clock, world, logger, refundScheduler: workers.lifecycle.scheduler });
+  const app = await buildApp({ config, store, airlines, clock, world, logger, refundScheduler: workers.lifecycle.scheduler, pools: opts.pools, lookToBook: opts.lookToBook });
   return {
     app,
     store,
