@@ -63,7 +63,7 @@ export async function rpsRatio(ctx: BenchContext, yardstick: LoadRequest, subjec
 }
 
 /** A reference answer must be HTTP 200 with body status 0 before its bytes are used as the expectation. */
-async function referenceAnswer(req: Omit<LoadRequest, 'expectBody'>): Promise<string> {
+export async function referenceAnswer(req: Omit<LoadRequest, 'expectBody'>): Promise<string> {
   const { http, text } = await fetchOnce(req);
   let status: unknown;
   try {
@@ -123,5 +123,6 @@ const extractPnr: Measure = {
 };
 
 import { refundQuotation, refundSubmit } from './refund-measures.js';
+import { seatAvailability } from './seat-measures.js';
 
-export const MEASURES: Measure[] = [extractPnr, refundQuotation, refundSubmit];
+export const MEASURES: Measure[] = [extractPnr, refundQuotation, refundSubmit, seatAvailability];
