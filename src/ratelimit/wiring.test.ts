@@ -1,0 +1,37 @@
+// The service's own rate pools (spec 8, public-notes "Rate limits"), as wired in app.ts: seatAvailability.do
+// and getLuggage.do share 60 a minute per client; validation failures do not count; the 61st call is a 429.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp } from '../test-support/app.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { bookingWorld } from '../booking/test-world.js';
+import { seatSegments, verifyFlights } from '../booking/test-helpers.js';
+
+test('spec 8: seatAvailability.do + getLuggage.do share one pool of 60 per client in the running app', async () => {
+  const t = await makeTestApp({ world: bookingWorld() });
+  try {
+    const client = TEST_CLIENTS.beta;
+    const s = await verifyFlights(t, ['bk-narrow'], [], { adults: 1 }, client);
+    const seatBody = { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) };
+    // validation failures are not counted (220 for the seat family)
+    for (let i = 0; i < 5; i++) assert.equal((await call(t.app, '/seatAvailability.do', { carrier: 123 }, { client })).body.status, 220);
+    const answers = [];
+    for (let i = 0; i < 30; i++) answers.push(await call(t.app, '/seatAvailability.do', seatBody, { client }));
+    for (let i = 0; i < 30; i++) answers.push(await call(t.app, '/getLuggage.do', { offerId: s.sessionId }, { client }));
+    assert.ok(answers.every((a) => a.http === 200), answers.map((a) => a.http).join(','));
+    const over = await call(t.app, '/seatAvailability.do', seatBody, { client });
+    assert.equal(over.http, 429);
+    assert.equal(over.body.status, 429);
+    assert.equal((over.body as any).code, 429);
+    assert.equal((over.body as any).limitType, 'ancillary');
+    assert.equal((over.body as any).limit, 60);
+    assert.ok(Number(over.headers['retry-after']) >= 0 && Number(over.headers['retry-after']) <= 60);
+    // the verify pool and other clients are counted apart
+    assert.equal((await verifyFlights(t, ['bk-narrow'], [], { adults: 1 }, client)).sessionId.length > 0, true);
+    const alpha = await verifyFlights(t, ['bk-narrow']);
+    const other = await call(t.app, '/seatAvailability.do', { ...seatBody, sessionId: alpha.sessionId });
+    assert.equal(other.http, 200);
+  } finally {
+    await t.close();
+  }
+});
