@@ -35,3 +35,28 @@ test('spec 8: seatAvailability.do + getLuggage.do share one pool of 60 per clien
     await t.close();
   }
 });
+
+test('spec 7.2 223: look-to-book in the running app — seat requests per paid order over a day, after a minimum volume', async () => {
+  const world = bookingWorld();
+  const beta = world.clients.find((c) => c.id === TEST_CLIENTS.beta.id)!;
+  beta.settings = { ...beta.settings, lookToBook: { maxRatio: 2, minRequests: 3 } };
+  const t = await makeTestApp({ world });
+  try {
+    const client = TEST_CLIENTS.beta;
+    const s = await verifyFlights(t, ['bk-narrow'], [], { adults: 1 }, client);
+    const seatBody = { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) };
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call(t.app, '/seatAvailability.do', seatBody, { client })).body.status);
+    // no paid order: the ratio passes 2 once 3 requests were seen
+    assert.deepEqual(statuses.slice(0, 3), [0, 0, 0]);
+    assert.ok(statuses.slice(3).includes(223), statuses.join(','));
+    const refused = await call(t.app, '/seatAvailability.do', seatBody, { client });
+    assert.equal(refused.body.status, 223);
+    assert.equal(refused.body.cabins, null);
+    // a client without the setting is never checked
+    const alpha = await verifyFlights(t, ['bk-narrow']);
+    for (let i = 0; i < 6; i++) assert.equal((await call(t.app, '/seatAvailability.do', { ...seatBody, sessionId: alpha.sessionId })).body.status, 0);
+  } finally {
+    await t.close();
+  }
+});
