@@ -120,9 +120,3 @@ export function createRatePools(opts: RatePoolsOptions): RatePools {
     close: async () => undefined,
   };
 }
-
-/** No limiter at all (benchmarks of the bare handlers; code written before the limiter landed). */
-export function unlimitedPools(): RatePools {
-  const pool = (name: PoolName): RatePool => ({ name, attach: () => undefined });
-  return { ancillary: pool('ancillary'), verify: pool('verify'), close: async () => undefined };
-}
