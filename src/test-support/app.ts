@@ -56,8 +56,18 @@ async function templateBlob(): Promise<Blob> {
 export async function openTestStore(): Promise<Store> {
   const url = process.env.DATABASE_URL ?? null;
   if (url) {
-    const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const store = await openStore({ databaseUrl: url, dataDir: null, schema, poolSize: 4 });
+    let schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    let store: Store | undefined;
+    // Seen rarely on PostgreSQL while other test apps of this process drop their schemas: a catalog race
+    // during the first migration ("schema … does not exist"). A fresh schema on a second try is enough.
+    for (let attempt = 1; !store; attempt++) {
+      try {
+        store = await openStore({ databaseUrl: url, dataDir: null, schema, poolSize: 4 });
+      } catch (err) {
+        if (attempt >= 3 || !/does not exist/.test((err as Error).message)) throw err;
+        schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+      }
+    }
     const close = store.close.bind(store);
     return {
       ...store,
