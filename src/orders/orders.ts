@@ -5,10 +5,15 @@ import type { AirlineRecord } from '../airline/connector.js';
 import type { Database, OrderRow, OrderSource, OrderStatus } from '../store/schema.js';
 import { recordPrice } from '../airline/record.js';
 
-/** 16-digit numeric order number: callers treat orderNo as a numeric string. Opaque, never reused. */
-export function newOrderNo(): string {
+/**
+ * 16 random digits (first not 0): callers expect orderNo and refundCode as numeric strings. Opaque; the
+ * unique constraints make them never reused.
+ */
+export function newNumericId(): string {
   return String(randomInt(1, 10)) + String(randomInt(0, 1e9)).padStart(9, '0') + String(randomInt(0, 1e6)).padStart(6, '0');
 }
+
+export const newOrderNo = newNumericId;
 
 export function findOrderByRecord(db: Kysely<Database>, carrier: string, pnr: string): Promise<OrderRow | undefined> {
   return db.selectFrom('orders').selectAll().where('carrier', '=', carrier).where('airline_pnr', '=', pnr).executeTakeFirst();

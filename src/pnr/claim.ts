@@ -2,6 +2,7 @@
 // calling client (spec 2.14, 4.6; DESIGN "Airline records").
 import type { Kysely } from 'kysely';
 import type { AirlineDirectory, AirlineRecord, AirlineSegment } from '../airline/connector.js';
+import { normalizeFlightNumber } from '../airline/record.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import { findOrderByRecord, insertOrderFromRecord, newOrderNo } from '../orders/orders.js';
@@ -19,19 +20,11 @@ export interface ClaimDeps {
 
 type ClaimSegment = ClaimRequest['fromSegments'][number];
 
-function flightKey(carrier: string, flightNumber: string): string {
-  const fn = flightNumber.toUpperCase();
-  // "0201" → carrier + 201; "XS0201" → XS201
-  if (/^\d+$/.test(fn)) return `${carrier.toUpperCase()}${Number(fn)}`;
-  const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
-  return m ? `${m[1]}${Number(m[2])}` : fn;
-}
-
 const digits = (s: string) => s.replace(/\D/g, '');
 
 function segmentMatches(claimed: ClaimSegment, actual: AirlineSegment): boolean {
   return (
-    flightKey(claimed.carrier, claimed.flightNumber) === flightKey(actual.carrier, actual.flightNumber) &&
+    normalizeFlightNumber(claimed.carrier, claimed.flightNumber) === normalizeFlightNumber(actual.carrier, actual.flightNumber) &&
     claimed.depAirport.toUpperCase() === actual.depAirport &&
     claimed.arrAirport.toUpperCase() === actual.arrAirport &&
     // The caller may hold the schedule as booked or as changed by the airline since.

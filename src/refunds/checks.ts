@@ -4,6 +4,7 @@ import { DateTime } from 'luxon';
 import type { AirlineRefundTerms } from '../airline/connector.js';
 import { ApiError } from '../http/errors.js';
 import { normalizeName } from '../pnr/records.js';
+import { normalizeFlightNumber } from '../airline/record.js';
 import type { OrderContext, PaxRow, SegmentRow, TicketRow } from './context.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem } from './wire.js';
@@ -56,19 +57,12 @@ export function checkShape(items: RefundRequestItem[]): Reason {
   return items[0]!.refundReason as Reason;
 }
 
-function flightKey(carrier: string, flightNo: string): string {
-  const fn = flightNo.toUpperCase();
-  if (/^\d+$/.test(fn)) return `${carrier}${Number(fn)}`;
-  const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
-  return m ? `${m[1]}${Number(m[2])}` : fn;
-}
-
 const ymd = (local: string | null) => (local ? local.slice(0, 10).replace(/-/g, '') : null);
 
 function findSegment(ctx: OrderContext, seg: RefundRequestItem['segments'][number]): SegmentRow | undefined {
   return ctx.segments.find(
     (s) =>
-      flightKey(s.carrier, seg.flightNo) === flightKey(s.carrier, s.flightNumber) &&
+      normalizeFlightNumber(s.carrier, seg.flightNo) === normalizeFlightNumber(s.carrier, s.flightNumber) &&
       s.depAirport === seg.depAirport.toUpperCase() &&
       s.arrAirport === seg.arrAirport.toUpperCase() &&
       (seg.depDate === ymd(s.depLocal) || seg.depDate === ymd(s.bookedDepLocal)),
@@ -81,7 +75,6 @@ export function firstDeparture(ctx: OrderContext, ticket: TicketRow): SegmentRow
   return ctx.segments.find((s) => s.index === idx) ?? ctx.segments[0]!;
 }
 
-const name = (p: { lastName: string; firstName: string }) => `${p.lastName}/${p.firstName}`;
 
 export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reason: Reason, env: CheckEnv): Selection {
   const { order } = ctx;
@@ -190,4 +183,3 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   return { reason, picks };
 }
 
-export { name as paxName };

@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors.js';
 import { checkRequest, checkShape, type Selection } from './checks.js';
 import { findOrderForCaller, loadOrderContext, type OrderContext } from './context.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
+import type { OrderRow } from '../store/schema.js';
 import { priceSelection, type PricedQuote } from './pricing.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem } from './wire.js';
@@ -26,13 +27,18 @@ export function checkOrderRef(ref: OrderRef): void {
   }
 }
 
-export async function loadCallerOrder(deps: RefundDeps, caller: RefundCaller, ref: OrderRef): Promise<OrderContext> {
+/** The caller's order (824 for one of its ancillary order numbers, 801 for unknown or another client's). */
+export async function findCallerOrder(deps: RefundDeps, caller: RefundCaller, ref: OrderRef): Promise<OrderRow> {
   checkOrderRef(ref);
   const found = await findOrderForCaller(deps.db, caller.clientId, ref);
   if (found.kind === 'ancillary') throw new ApiError(S.ANCILLARY_ORDER, 'wrong order number: use the main ticket order, not the ancillary order');
   // Another client's order is answered exactly like an unknown one.
   if (found.kind === 'none') throw new ApiError(S.ORDER_NOT_FOUND, 'order not found for refund; check the main ticket order number');
-  return loadOrderContext(deps.db, found.order);
+  return found.order;
+}
+
+export async function loadCallerOrder(deps: RefundDeps, caller: RefundCaller, ref: OrderRef): Promise<OrderContext> {
+  return loadOrderContext(deps.db, await findCallerOrder(deps, caller, ref));
 }
 
 export async function prepareRefund(

@@ -4,7 +4,7 @@ import { toAmount } from '../money/money.js';
 import type { RefundOrdersTable } from '../store/schema.js';
 import type { Selectable } from 'kysely';
 import type { RefundCaller, RefundDeps } from './deps.js';
-import { checkOrderRef, loadCallerOrder } from './prepare.js';
+import { findCallerOrder } from './prepare.js';
 import { display, postAsArray, wireParts, type PricedQuote } from './pricing.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { QueryRefundOrdersRequest, QueryRefundOrdersResponse, RefundOrderWire } from './wire.js';
@@ -58,8 +58,8 @@ export async function queryRefunds(deps: RefundDeps, caller: RefundCaller, req: 
     if (!row) throw new ApiError(S.ORDER_NOT_FOUND, 'order not found for refund; check the refundCode or the main ticket order number');
     orderNo = row.order_no;
   } else {
-    checkOrderRef(req);
-    orderNo = (await loadCallerOrder(deps, caller, req)).order.order_no;
+    // Only the order number is needed: not the order's passengers, tickets and refunds.
+    orderNo = (await findCallerOrder(deps, caller, req)).order_no;
   }
   let q = deps.db.selectFrom('refund_orders').selectAll().where('order_no', '=', orderNo).where('client_id', '=', caller.clientId);
   if (req.refundCode) q = q.where('refund_code', '=', req.refundCode);

@@ -1,6 +1,6 @@
 // refund.do (spec 4.2): by refundOfferId (single use, guaranteed by the database) or by refundRequestList
 // (quote and submit in one step). Creates the refund order, its status history and its first job together.
-import { randomInt } from 'node:crypto';
+import { newNumericId } from '../orders/orders.js';
 import type { Transaction } from 'kysely';
 import { ApiError } from '../http/errors.js';
 import { toAmount } from '../money/money.js';
@@ -14,9 +14,7 @@ import { insertOffer, newOfferId, supersedeOffers } from './quote.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem, RefundSubmitRequest, RefundSubmitResponse } from './wire.js';
 
-export function newRefundCode(): string {
-  return String(randomInt(1, 10)) + String(randomInt(0, 1e9)).padStart(9, '0') + String(randomInt(0, 1e6)).padStart(6, '0');
-}
+export const newRefundCode = newNumericId;
 
 /** deposit: 0 → 1 → 3 → 2; pass-through virtual card and refund claims: 0 → 1 → 5 (DESIGN lifecycle). */
 export function pathOf(order: OrderRow): 'deposit' | 'card' {
