@@ -2,15 +2,13 @@
 // shutdown, nothing lost across a restart or a kill -9, and clear refusals of bad configuration.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DateTime } from 'luxon';
+import { killChildren, ROOT, spawnNode, startServer } from './support/processes.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const tmpDirs: string[] = [];
-const children: ChildProcess[] = [];
 
 function tmpDir(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-proc-'));
@@ -18,38 +16,8 @@ function tmpDir(): string {
   return d;
 }
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function spawnServer(env: Record<string, string>, script = 'src/server.ts') {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  return { child, exit, stdout: () => out, stderr: () => err };
-}
-
-async function startServer(env: Record<string, string>): Promise<Running> {
-  const s = spawnServer(env);
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const line = s.stdout().split('\n').find((l) => l.includes('postbook is ready'));
-    if (line) return { child: s.child, url: JSON.parse(line).url as string, stdout: s.stdout, exit: s.exit };
-    const exited = await Promise.race([s.exit.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
-    if (exited) throw new Error(`server exited early: ${s.stderr()} ${s.stdout()}`);
-  }
-  throw new Error('server did not become ready in 60 s');
+function spawnServer(env: Record<string, string>) {
+  return spawnNode(['src/server.ts'], env);
 }
 
 const DEMO_HEADERS = {
@@ -76,7 +44,7 @@ function demoClaim() {
 }
 
 after(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  killChildren();
   for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -93,12 +61,9 @@ describe('server process', () => {
     assert.equal(secondExit.code, 78);
     assert.match(second.stderr(), /in use by another postbook process/);
     // And so must the CLI.
-    const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } });
-    let cliErr = '';
-    cli.stderr.on('data', (d: Buffer) => (cliErr += d.toString()));
-    const cliCode = await new Promise((r) => cli.on('exit', r));
-    assert.equal(cliCode, 78);
-    assert.match(cliErr, /in use by another postbook process/);
+    const cli = spawnNode(['src/cli.ts', 'migrate'], { DATA_DIR: dataDir });
+    assert.equal((await cli.exit).code, 78);
+    assert.match(cli.stderr(), /in use by another postbook process/);
 
     // Graceful shutdown: a request in flight (the XT airline answers in 20 s; timeout 1500 ms) completes.
     const inflight = post(first.url, '/extractPnr.do', {

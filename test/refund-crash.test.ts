@@ -10,7 +10,6 @@
 // fictional, and the test checks that none of them reached the server's log.
 import { after, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,16 +17,15 @@ import path from 'node:path';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../src/store/store.js';
+import { killChildren, spawnNode, startServer, waitForLog, type Proc } from './support/processes.js';
 import { CRASH_ADMIN_TOKEN, CRASH_CLIENT, crashBookings, crashRefundBody, writeCrashWorld, type CrashBooking } from '../scripts/make-crash-world.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const DATABASE_URL = process.env.DATABASE_URL ?? null;
 const tmpDirs: string[] = [];
-const children: ChildProcess[] = [];
 const databases: Array<() => Promise<void>> = [];
 
 after(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  killChildren();
   for (const drop of databases) await drop().catch(() => undefined);
   for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
 });
@@ -40,60 +38,6 @@ function tmpDir(): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const secondsSince = (t: number) => ((Date.now() - t) / 1000).toFixed(1);
-
-// ---- child processes ----
-
-interface Proc {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Parsed JSON log lines of stdout. */
-  lines: () => Array<Record<string, unknown>>;
-}
-
-function spawnNode(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const lines = () =>
-    out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => {
-        try {
-          return JSON.parse(l) as Record<string, unknown>;
-        } catch {
-          return {}; // a line cut by kill -9
-        }
-      });
-  return { child, exit, stdout: () => out, stderr: () => err, lines };
-}
-
-async function waitForLog(p: Proc, msg: string, ms = 60_000): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const line = p.lines().find((l) => l.msg === msg);
-    if (line) return line;
-    const exited = await Promise.race([p.exit.then(() => true), sleep(100).then(() => false)]);
-    if (exited) throw new Error(`process exited before "${msg}": ${p.stderr()} ${p.stdout().slice(-2000)}`);
-  }
-  throw new Error(`no "${msg}" within ${ms / 1000} s`);
-}
-
-async function startServer(env: Record<string, string>): Promise<Proc & { url: string }> {
-  const p = spawnNode(['src/server.ts'], env);
-  const ready = await waitForLog(p, 'postbook is ready');
-  return { ...p, url: String(ready.url) };
-}
 
 async function startWorker(env: Record<string, string>): Promise<Proc> {
   const p = spawnNode(['src/cli.ts', 'worker'], env);
