@@ -198,6 +198,8 @@ async function main(): Promise<number> {
   );
   if (rows.length > 0 && settings.profileDir) {
     console.log('\nprofiled run (BENCH_CPU_PROFILE): figures skewed by the profiler, BENCHMARKS.md left unchanged');
+  } else if (rows.length > 0 && process.env.BENCH_RECORD === '0') {
+    console.log('\nBENCH_RECORD=0: BENCHMARKS.md left unchanged');
   } else if (rows.length > 0) {
     updateBenchmarksFile(BENCHMARKS_FILE, storeKind, rows, MEASURES.map((m) => m.name));
     console.log(`\n${path.relative(process.cwd(), BENCHMARKS_FILE) || BENCHMARKS_FILE}: ${rows.length} row(s) of the ${storeKind} table updated`);

@@ -27,7 +27,8 @@ Run \`npm run bench\` (embedded PGlite in a fresh temporary data folder) or
 is; the migrations are idempotent). \`BENCH_SECONDS=30\` changes the counted seconds per target (default
 10, after a 2 s warm-up that is not counted); \`npm run bench -- extractPnr\` runs only the named measures;
 \`BENCH_CPU_PROFILE=/tmp/prof\` writes a CPU profile of the server thread for each counted run (open it
-in Chrome DevTools) and leaves this file unchanged.
+in Chrome DevTools) and leaves this file unchanged; \`npm run bench:profile -- <file>\` prints its top entries
+(self time by package and by function). \`BENCH_RECORD=0\` runs without touching this file.
 
 The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`worlds/demo.yaml\` and
 LOG_LEVEL=silent, and loads each target in turn with autocannon (10 connections, fired from a worker

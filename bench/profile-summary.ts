@@ -1,0 +1,85 @@
+// `npm run bench:profile -- <file.cpuprofile> [top]`: the top entries of a CPU profile written by
+// BENCH_CPU_PROFILE, by self time (function and file) and by the share of time spent under our own modules,
+// so BENCHMARKS.md can say where a path's time goes without opening DevTools.
+import fs from 'node:fs';
+import path from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+function shortUrl(url: string): string {
+  if (!url) return '(native)';
+  const clean = url.replace(/^file:\/\//, '');
+  const nm = clean.lastIndexOf('node_modules/');
+  if (nm >= 0) return clean.slice(nm + 'node_modules/'.length);
+  const src = clean.indexOf('/src/');
+  if (src >= 0) return clean.slice(src + 1);
+  const bench = clean.indexOf('/bench/');
+  if (bench >= 0) return clean.slice(bench + 1);
+  return path.basename(clean);
+}
+
+/** Package or top folder of a frame: fastify, typebox, pglite, src/refunds, node:internal … */
+function groupOf(url: string): string {
+  const s = shortUrl(url);
+  if (s.startsWith('src/')) return s.split('/').slice(0, 2).join('/');
+  if (s.startsWith('node:') || !s.includes('/')) return s.startsWith('node:') ? 'node' : s;
+  const parts = s.split('/');
+  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+export function summarize(profile: Profile, top: number): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  let total = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const dt = Math.max(0, deltas[i] ?? 0);
+    self.set(samples[i]!, (self.get(samples[i]!) ?? 0) + dt);
+    total += dt;
+  }
+  const fnSelf = new Map<string, number>();
+  const groupSelf = new Map<string, number>();
+  let idle = 0;
+  for (const [id, t] of self) {
+    const n = byId.get(id)!;
+    const name = n.callFrame.functionName || '(anonymous)';
+    if (name === '(idle)' || name === '(program)' || name === '(garbage collector)') {
+      if (name === '(idle)') idle += t;
+      fnSelf.set(name, (fnSelf.get(name) ?? 0) + t);
+      continue;
+    }
+    const key = `${name}  ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+    fnSelf.set(key, (fnSelf.get(key) ?? 0) + t);
+    const g = groupOf(n.callFrame.url);
+    groupSelf.set(g, (groupSelf.get(g) ?? 0) + t);
+  }
+  const pct = (t: number) => `${((100 * t) / total).toFixed(1).padStart(5)} %`;
+  const lines: string[] = [];
+  lines.push(`total ${(total / 1e6).toFixed(2)} s sampled, idle ${pct(idle).trim()}`);
+  lines.push('', 'self time by package / source folder:');
+  for (const [g, t] of [...groupSelf].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(t)}  ${g}`);
+  lines.push('', 'self time by function:');
+  for (const [f, t] of [...fnSelf].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(t)}  ${f}`);
+  return lines.join('\n');
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  const [file, topArg] = process.argv.slice(2);
+  if (!file) {
+    console.error('usage: npm run bench:profile -- <file.cpuprofile> [top entries, default 25]');
+    process.exit(2);
+  }
+  console.log(summarize(JSON.parse(fs.readFileSync(file, 'utf8')) as Profile, Number(topArg ?? 25)));
+}
