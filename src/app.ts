@@ -21,6 +21,7 @@ import { createRatePools, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
 import { SeatMapCache } from './seats/cache.js';
+import { ChainSessions } from './booking/sessions.js';
 
 export interface AppOptions {
   config: Config;
@@ -56,6 +57,8 @@ export interface AppDeps {
   lookToBook: LookToBook;
   /** Seat maps by flight and cabin, dropped on every seat sale. */
   seatMaps: SeatMapCache;
+  /** The booking chain's sessions, kept in memory once created or read (the store holds them all). */
+  sessions: ChainSessions;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -100,9 +103,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     pools: opts.pools ?? createRatePools({ redis: null, log: app.log }),
     lookToBook: opts.lookToBook ?? createLookToBook({ db: store.db, clock, log: app.log }),
     seatMaps: new SeatMapCache(),
+    sessions: new ChainSessions(store.db),
   };
   app.decorate('deps', deps);
-  app.addHook('onClose', async () => deps.pools.close());
+  // Connectors open their change feeds (the sandbox's seat inventory notifications) before any request.
+  await opts.airlines.start();
+  app.addHook('onClose', async () => {
+    await deps.pools.close();
+    await opts.airlines.close();
+  });
 
   // While shutting down, answers close their keep-alive connections so that draining can finish.
   let closing = false;

@@ -7,7 +7,7 @@ import type { AirlinePassenger, RequestedAncillary } from '../airline/connector.
 import { seatMapOf } from '../seats/availability.js';
 import { parseSeatProductCode, sessionBinding } from '../seats/product-code.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './pricing.js';
-import { feeMinorOf, findSession, flightRefOf, isoUtc, routingOf, type ChainSession } from './sessions.js';
+import { feeMinorOf, flightRefOf, isoUtc, routingOf, type ChainSession } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { OrderRequest } from './wire.js';
 
@@ -20,8 +20,8 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
   const now = deps.clock.now();
   if (!req.sessionId && !req.offerId) throw new ApiError(S.SESSION_INVALID, 'sessionId or offerId is required');
   const session = req.sessionId
-    ? await findSession(deps.db, clientId, req.sessionId, ['verify'], now)
-    : await findSession(deps.db, clientId, req.offerId!, ['offer'], now);
+    ? await deps.sessions.find(clientId, req.sessionId, ['verify'], now)
+    : await deps.sessions.find(clientId, req.offerId!, ['offer'], now);
   if (!session) throw new ApiError(S.SESSION_INVALID, `${req.sessionId ? 'sessionId' : 'offerId'} missing or expired; verify again`);
   const it = session.itinerary;
 
@@ -182,7 +182,7 @@ async function ancillariesOf(deps: BookingDeps, session: ChainSession, req: Orde
       if (seatsTaken.has(key)) throw new ApiError(S.SEAT_NOT_FOUND, `seat ${code.seat} is asked for twice on segment ${a.segmentIndex}`);
       seatsTaken.add(key);
       const map = await seatMapOf(deps, seg, seg.cabinClass);
-      const row = map.ok ? map.cabins.flatMap((c) => c.seatRows).find((r) => `${r.number}` === code.seat.slice(0, -1)) : undefined;
+      const row = 'ok' in map ? undefined : map.cabins.flatMap((c) => c.seatRows).find((r) => `${r.number}` === code.seat.slice(0, -1));
       const seat = row?.seats.find((s) => s.column === code.seat.slice(-1));
       if (!seat) throw new ApiError(S.SEAT_NOT_FOUND, `seat ${code.seat} not found on segment ${a.segmentIndex}`);
       out.push({ kind: 'seat', paxRef: pax.ref, segmentIndex: a.segmentIndex, seat: code.seat, priceMinor: seat.priceMinor, currency: seat.currency });

@@ -8,7 +8,7 @@ import { toAmount } from '../money/money.js';
 import type { Database } from '../store/schema.js';
 import type { SeatMapCache } from '../seats/cache.js';
 import type { LookToBook } from './look-to-book.js';
-import { createSession, findSession, isoUtc, itineraryOf, routingOf, type PaxCounts } from './sessions.js';
+import { isoUtc, itineraryOf, routingOf, type ChainSessions, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { GetOffersRequest, SearchRequest, VerifyRequest } from './wire.js';
 
@@ -17,6 +17,8 @@ export interface BookingDeps {
   airlines: AirlineDirectory;
   clock: Clock;
   seatMaps: SeatMapCache;
+  /** The chain's sessions (store + this process's memory). */
+  sessions: ChainSessions;
   lookToBook: LookToBook;
 }
 
@@ -62,7 +64,7 @@ export async function search(deps: BookingDeps, clientId: string, req: SearchReq
   const routings = [];
   for (const p of found.filter((f) => f.seatsLeft >= pax.adults + pax.children)) {
     const it = itineraryOf(p, cabinClass);
-    const s = await createSession(deps.db, { kind: 'search', clientId, itinerary: it, pax, now });
+    const s = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax, now });
     routings.push({ routingIdentifier: s.id, maxSeats: it.seatsLeft, ...routingOf(it) });
   }
   return { status: 0, msg: routings.length ? 'success' : 'no flights found', routings };
@@ -90,7 +92,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
   let it;
   let priceChange = false;
   if (req.routingIdentifier) {
-    const routing = await findSession(deps.db, clientId, req.routingIdentifier, ['search'], now);
+    const routing = await deps.sessions.find(clientId, req.routingIdentifier, ['search'], now);
     if (!routing) throw new ApiError(S.ROUTING_INVALID, 'routingIdentifier unknown or expired (valid 6 h); search again');
     it = await priceFlights(
       deps,
@@ -105,7 +107,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     throw new ApiError(S.INVALID, 'invalid request: send routingIdentifier or fromSegments');
   }
   if (it.seatsLeft < pax.adults + pax.children) throw new ApiError(S.SOLD_OUT, `only ${it.seatsLeft} seat(s) left`);
-  const session = await createSession(deps.db, { kind: 'verify', clientId, itinerary: it, pax, now });
+  const session = await deps.sessions.create({ kind: 'verify', clientId, itinerary: it, pax, now });
   return {
     status: 0,
     msg: 'success',
@@ -124,7 +126,7 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
     refsOf(segs.map((s) => ({ carrier: s.carrier, flightNumber: s.flightNumber, depAirport: s.departureAirport, arrAirport: s.arrivalAirport, depTime: s.departureDate })), direction);
   const it = await priceFlights(deps, [...toRefs(req.outboundSegments, 'out'), ...toRefs(req.inboundSegments ?? [], 'ret')], req.cabinClass ?? 1);
   if (it.seatsLeft < pax.adults + pax.children) throw new ApiError(S.SOLD_OUT, `only ${it.seatsLeft} seat(s) left`);
-  const offer = await createSession(deps.db, { kind: 'offer', clientId, itinerary: it, pax, now: deps.clock.now() });
+  const offer = await deps.sessions.create({ kind: 'offer', clientId, itinerary: it, pax, now: deps.clock.now() });
   const c = it.price.currency;
   const fares = [
     { passengerType: 0, count: pax.adults, price: toAmount(it.price.adult.fareMinor, c), tax: toAmount(it.price.adult.taxMinor, c) },

@@ -1,7 +1,7 @@
 // queryOrderDetails.do (by orderNo, or airlinePNR + carrier) and getLuggage.do (bags of a session or offer).
 import { ApiError } from '../http/errors.js';
 import { toAmount } from '../money/money.js';
-import { isoUtc, findSession } from './sessions.js';
+import { isoUtc } from './sessions.js';
 import { baggageProducts } from './order.js';
 import { bookingOf, type BookingDeps } from './pricing.js';
 import { BOOKING_STATUS as S } from './statuses.js';
@@ -70,7 +70,7 @@ export async function queryOrderDetails(deps: BookingDeps, clientId: string, req
 }
 
 export async function getLuggage(deps: BookingDeps, clientId: string, req: GetLuggageRequest) {
-  const session = await findSession(deps.db, clientId, req.offerId, ['offer', 'verify'], deps.clock.now());
+  const session = await deps.sessions.find(clientId, req.offerId, ['offer', 'verify'], deps.clock.now());
   if (!session) throw new ApiError(S.SESSION_INVALID, 'offerId (or sessionId) missing or expired');
   const products = baggageProducts(bookingOf(deps.airlines, session.itinerary.carrier), session.itinerary);
   return {

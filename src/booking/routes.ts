@@ -1,7 +1,7 @@
 // The booking chain's and seatAvailability.do's routes, registered from the route table (http/routes.ts).
 // Rate pools (spec 8): seatAvailability.do + getLuggage.do share the ancillary pool, verify.do + getOffers.do
 // the verify pool; each pool's routes live in one plugin scope that attaches the pool first.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../app.js';
 import { callerOf, clientAuthHook } from '../http/auth.js';
@@ -29,8 +29,22 @@ import {
   VerifyResponse,
 } from './wire.js';
 
+/** Whether an Accept-Encoding header allows gzip (q > 0, by name or by `*`). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  let star = false;
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const allowed = q === undefined || Number(q.slice(2)) > 0;
+    if (name === 'gzip') return allowed;
+    if (name === '*') star = allowed;
+  }
+  return star;
+}
+
 export function bookingDepsOf(deps: AppDeps): BookingDeps {
-  return { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, lookToBook: deps.lookToBook };
+  return { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook };
 }
 
 export function registerBookingRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -55,7 +69,17 @@ export function registerBookingRoutes(app: FastifyInstance, deps: AppDeps): void
           response: { 200: SeatAvailabilityResponse, ...TRANSPORT_ERRORS },
         },
       },
-      async (request) => seatAvailability(booking, client(request), request.body),
+      async (request, typedReply) => {
+        // untyped: the answer is bytes, already serialized by the route's response schema (reply.serialize)
+        const reply = typedReply as FastifyReply;
+        const answer = await seatAvailability(booking, client(request), request.body);
+        // The body comes as bytes from the seat map cache, serialized by this route's own response schema.
+        const gzip = acceptsGzip(request.headers['accept-encoding']) && request.headers['x-no-compression'] === undefined;
+        const bytes = deps.seatMaps.bytes(answer.parts, gzip, (body) => String(reply.serialize(body)));
+        reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+        if (bytes.gzip) return reply.header('content-encoding', 'gzip').send(bytes.gzip);
+        return reply.send(bytes.body);
+      },
     );
     api.post(
       '/getLuggage.do',

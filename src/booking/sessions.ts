@@ -155,46 +155,75 @@ export function feeMinorOf(it: ChainItinerary, pax: PaxCounts): number {
   }
 }
 
-export async function createSession(
-  db: Kysely<Database>,
-  args: { kind: SessionKind; clientId: string; itinerary: ChainItinerary; pax: PaxCounts; now: Date },
-): Promise<ChainSession> {
-  const id = PREFIX[args.kind] + randomBytes(18).toString('base64url');
-  const expiresAt = new Date(args.now.getTime() + SESSION_TTL_MS[args.kind]);
-  await db
-    .insertInto('booking_sessions')
-    .values({
-      id,
-      client_id: args.clientId,
-      kind: args.kind,
-      carrier: args.itinerary.carrier,
-      flight_key: flightKeyOf(args.itinerary.segments),
-      itinerary: JSON.stringify(args.itinerary),
-      pax: JSON.stringify(args.pax),
-      expires_at: expiresAt,
-      created_at: args.now,
-    })
-    .execute();
-  return { id, kind: args.kind, clientId: args.clientId, itinerary: args.itinerary, pax: args.pax, expiresAt };
-}
-
 type Row = { id: string; kind: SessionKind; client_id: string; itinerary: unknown; pax: PaxCounts; expires_at: Date };
 
 function sessionOf(r: Row): ChainSession {
   return { id: r.id, kind: r.kind, clientId: r.client_id, itinerary: r.itinerary as ChainItinerary, pax: r.pax, expiresAt: new Date(r.expires_at) };
 }
 
-/** The client's live session of one of `kinds`; another client's, an expired or an unknown one is null. */
-export async function findSession(db: Kysely<Database>, clientId: string, id: string, kinds: SessionKind[], now: Date): Promise<ChainSession | null> {
-  const row = await db
-    .selectFrom('booking_sessions')
-    .select(['id', 'kind', 'client_id', 'itinerary', 'pax', 'expires_at'])
-    .where('id', '=', id)
-    .where('client_id', '=', clientId)
-    .where('kind', 'in', kinds)
-    .executeTakeFirst();
-  if (!row || new Date(row.expires_at).getTime() <= now.getTime()) return null;
-  return sessionOf(row);
+const MAX_CACHED_SESSIONS = 50_000;
+
+/**
+ * The chain's sessions: stored in booking_sessions (the source of truth, shared by every API process) and
+ * kept in this process's memory once created or read, so seatAvailability.do finds its session without a
+ * query. A session never changes after it is created; only its expiry is checked on every use.
+ */
+export class ChainSessions {
+  private readonly cache = new Map<string, ChainSession>();
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(args: { kind: SessionKind; clientId: string; itinerary: ChainItinerary; pax: PaxCounts; now: Date }): Promise<ChainSession> {
+    const id = PREFIX[args.kind] + randomBytes(18).toString('base64url');
+    const expiresAt = new Date(args.now.getTime() + SESSION_TTL_MS[args.kind]);
+    await this.db
+      .insertInto('booking_sessions')
+      .values({
+        id,
+        client_id: args.clientId,
+        kind: args.kind,
+        carrier: args.itinerary.carrier,
+        flight_key: flightKeyOf(args.itinerary.segments),
+        itinerary: JSON.stringify(args.itinerary),
+        pax: JSON.stringify(args.pax),
+        expires_at: expiresAt,
+        created_at: args.now,
+      })
+      .execute();
+    const session: ChainSession = { id, kind: args.kind, clientId: args.clientId, itinerary: args.itinerary, pax: args.pax, expiresAt };
+    this.remember(session);
+    return session;
+  }
+
+  /** The client's live session of one of `kinds`; another client's, an expired or an unknown one is null. */
+  async find(clientId: string, id: string, kinds: SessionKind[], now: Date): Promise<ChainSession | null> {
+    let session: ChainSession | null | undefined = this.cache.get(id);
+    if (!session) {
+      const row = await this.db
+        .selectFrom('booking_sessions')
+        .select(['id', 'kind', 'client_id', 'itinerary', 'pax', 'expires_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      session = row ? sessionOf(row) : null;
+      // Unknown ids are not remembered, so guessing ids cannot fill the cache.
+      if (session) this.remember(session);
+    }
+    if (!session || session.clientId !== clientId || !kinds.includes(session.kind)) return null;
+    if (session.expiresAt.getTime() <= now.getTime()) {
+      this.cache.delete(id);
+      return null;
+    }
+    return session;
+  }
+
+  private remember(session: ChainSession): void {
+    if (this.cache.size >= MAX_CACHED_SESSIONS) {
+      // Oldest first out (insertion order); the store still has them.
+      const drop = this.cache.keys().next().value;
+      if (drop !== undefined) this.cache.delete(drop);
+    }
+    this.cache.set(session.id, session);
+  }
 }
 
 /** Flight-only seat requests (spec 1, seat rule 5): the client's newest live verify session on exactly these flights. */

@@ -3,13 +3,13 @@
 // → segment indexes (215) → airline and route (218/219) → fare family (221) → the airline's map (216/217).
 import { ConnectorError, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
 import { bookingOf, callOpts, type BookingDeps } from '../booking/pricing.js';
-import { findSession, flightKeyOf, flightRefOf, matchVerifySession, type ChainSegment, type ChainSession } from '../booking/sessions.js';
+import { flightKeyOf, flightRefOf, matchVerifySession, type ChainSegment, type ChainSession } from '../booking/sessions.js';
 import { ApiError } from '../http/errors.js';
 import { toAmount } from '../money/money.js';
-import { SeatMapCache } from './cache.js';
+import { SeatMapCache, type CachedSeatMap, type SeatAnswerPart } from './cache.js';
 import { seatProductCode, sessionBinding } from './product-code.js';
 import { SEAT_STATUS as S } from './statuses.js';
-import type { SeatAvailabilityRequest, SeatAvailabilityResponse, SeatCabin, SeatSegment } from './wire.js';
+import type { SeatAvailabilityRequest, SeatCabin, SeatSegment } from './wire.js';
 
 const REFUSAL_STATUS = {
   airlineWithoutSeats: S.AIRLINE_WITHOUT_SEATS,
@@ -19,7 +19,13 @@ const REFUSAL_STATUS = {
   unknown: S.UNKNOWN_ERROR,
 } as const;
 
-export async function seatAvailability(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest): Promise<SeatAvailabilityResponse> {
+/** A success: the parts the route writes as bytes (seats/cache.ts); failures are thrown as ApiError. */
+export interface SeatAvailabilityAnswer {
+  status: 0;
+  parts: SeatAnswerPart[];
+}
+
+export async function seatAvailability(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest): Promise<SeatAvailabilityAnswer> {
   await deps.lookToBook.check(clientId);
   const requested = [...req.outboundSegments, ...(req.inboundSegments ?? [])];
   const session = await sessionOf(deps, clientId, req, requested);
@@ -41,15 +47,19 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
     throw new ApiError(S.AIRLINE_WITHOUT_SEATS, `airline ${carrier} does not support seat selection currently`);
   }
 
-  const cabins: SeatCabin[] = [];
+  const parts: SeatAnswerPart[] = [];
   for (const { segment, cabinClass } of segments) {
-    const answer = await seatMapOf(deps, segment, cabinClass);
-    if (!answer.ok) throw new ApiError(REFUSAL_STATUS[answer.reason], answer.message);
-    const binding = sessionBinding(session.id, segment.index);
-    for (const c of answer.cabins) cabins.push(wireCabin(segment, c, binding));
+    const map = await seatMapOf(deps, segment, cabinClass);
+    if ('ok' in map) throw new ApiError(REFUSAL_STATUS[map.reason], map.message);
+    parts.push({
+      map,
+      signature: `${segment.index}|${segment.carrier}|${segment.depAirport}|${segment.arrAirport}`,
+      binding: sessionBinding(session.id, segment.index),
+      wireCabins: (binding) => map.cabins.map((c) => wireCabin(segment, c, binding)),
+    });
   }
   await deps.lookToBook.recordSeatRequest(clientId);
-  return { status: 0, msg: 'success', cabins };
+  return { status: 0, parts };
 }
 
 /** The session named by the request, or (flight-only, spec 1 seat rule 5) the caller's verify session on these flights. */
@@ -57,8 +67,8 @@ async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabil
   const now = deps.clock.now();
   if (req.sessionId || req.offerId) {
     const session = req.sessionId
-      ? await findSession(deps.db, clientId, req.sessionId, ['verify'], now)
-      : await findSession(deps.db, clientId, req.offerId!, ['offer'], now);
+      ? await deps.sessions.find(clientId, req.sessionId, ['verify'], now)
+      : await deps.sessions.find(clientId, req.offerId!, ['offer'], now);
     if (!session) throw new ApiError(S.SESSION_INVALID, `${req.sessionId ? 'sessionId' : 'offerId'} invalid or expired`);
     return session;
   }
@@ -73,15 +83,23 @@ async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabil
 }
 
 /** The airline's seat map of a chain segment, through the cache. Connector failures answer 217. */
-export async function seatMapOf(deps: BookingDeps, s: ChainSegment, cabinClass: number): Promise<SeatMapAnswer> {
+export async function seatMapOf(deps: BookingDeps, s: ChainSegment, cabinClass: number): Promise<CachedSeatMap | SeatMapRefusalAnswer> {
   const key = SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, cabinClass, s.fareFamily);
+  const booking = bookingOf(deps.airlines, s.carrier);
+  const ref = flightRefOf(s);
   try {
-    return await deps.seatMaps.get(key, () => bookingOf(deps.airlines, s.carrier).seatMap(s.carrier, flightRefOf(s), cabinClass, s.fareFamily, callOpts()));
+    return await deps.seatMaps.map(
+      key,
+      () => booking.seatMapVersion(s.carrier, ref),
+      () => booking.seatMap(s.carrier, ref, cabinClass, s.fareFamily, callOpts()),
+    );
   } catch (err) {
     if (err instanceof ConnectorError) return { ok: false, reason: 'unknown', message: `unknown error: the airline did not answer (${err.kind})` };
     throw err;
   }
 }
+
+type SeatMapRefusalAnswer = Exclude<SeatMapAnswer, { ok: true }>;
 
 function wireCabin(s: ChainSegment, c: SeatMapCabin, binding: string): SeatCabin {
   return {

@@ -1,35 +1,165 @@
-// Seat maps in memory, keyed by flight and cabin (DESIGN performance target: seatAvailability.do ≥ 0.6 of a
-// bare route). Every seat sale through order.do drops the flight's entries; a short TTL bounds how stale a
-// map can be when another process sold the seat (order.do still asks the airline, which refuses a taken seat).
-import type { SeatMapAnswer } from '../airline/connector.js';
+// Seat maps as final bytes (DESIGN performance target: seatAvailability.do ≥ 0.6 of a bare route).
+//
+// Two levels, both in this process's memory:
+// - maps: the airline's map of a (flight, cabin class, fare family), kept with the inventory version it was
+//   read at. It is used only while the airline's connector still reports that version: every seat sale,
+//   release or price change makes a new version (in the same transaction; other API processes learn it
+//   from the store's notifications), so a cached map never shows a sold seat as free. A map read while the
+//   airline cannot tell its version (version null) is not kept. Each map holds its answer pre-serialized
+//   per segment as fragments around the session binding of the productCodes (product-code.ts), so a new
+//   session costs one join, not a serialization.
+// - answers: the whole response body for a (session binding, segments, versions), and its gzip, so the same
+//   session asking again costs a lookup. Bounded by bytes, least recently used out first.
+import { gzipSync, constants as zlib } from 'node:zlib';
+import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
 
-const TTL_MS = 30_000;
-const MAX_ENTRIES = 5_000;
+type ShownMap = Extract<SeatMapAnswer, { ok: true }>;
+
+export interface CachedSeatMap {
+  key: string;
+  version: string | null;
+  cabins: SeatMapCabin[];
+  /** Per segment signature: the serialized cabins split where the session binding goes. */
+  fragments: Map<string, string[]>;
+}
+
+/** One segment of an answer: its map, and how its productCodes are written. */
+export interface SeatAnswerPart {
+  map: CachedSeatMap;
+  /** What the fragments depend on besides the map: segment index, carrier, airports. */
+  signature: string;
+  /** The session binding written into every productCode of the part. */
+  binding: string;
+  /** The wire cabins of this part with `binding` as the productCodes' binding (called on a fragment miss). */
+  wireCabins(binding: string): object[];
+}
+
+/** Serializes a whole success body `{status, msg, cabins}` as the route's response schema does. */
+export type Serialize = (body: { status: number; msg: string; cabins: object[] }) => string;
+
+export interface SeatAnswerBytes {
+  body: Buffer;
+  /** Present when asked for with gzip. */
+  gzip?: Buffer;
+}
+
+const MAX_MAPS = 5_000;
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** Stands for the binding while fragments are made: 10 characters that no seat map contains otherwise. */
+const PLACEHOLDER = 'Qz7Bnd0Qz7';
+
+interface StoredAnswer extends SeatAnswerBytes {
+  size: number;
+}
 
 export class SeatMapCache {
-  private readonly entries = new Map<string, { answer: SeatMapAnswer; at: number }>();
-
-  constructor(private readonly ttlMs = TTL_MS) {}
+  private readonly maps = new Map<string, CachedSeatMap>();
+  private readonly answers = new Map<string, StoredAnswer>();
+  private answerBytes = 0;
+  private frame: { head: string; tail: string } | null = null;
+  hits = 0;
+  misses = 0;
 
   static key(carrier: string, flightNumber: string, depDate: string, cabinClass: number, fareFamily: string | null): string {
     return `${carrier}|${flightNumber}/${depDate}|${cabinClass}|${fareFamily ?? ''}`;
   }
 
-  async get(key: string, load: () => Promise<SeatMapAnswer>): Promise<SeatMapAnswer> {
-    const hit = this.entries.get(key);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.answer;
+  /**
+   * The map of `key` at the airline's current version, read through `load` when the cached one is stale or
+   * missing. `version()` is the airline's current version (null: cannot tell, so nothing cached is used).
+   */
+  async map(key: string, version: () => string | null, load: () => Promise<SeatMapAnswer>): Promise<CachedSeatMap | Exclude<SeatMapAnswer, { ok: true }>> {
+    const hit = this.maps.get(key);
+    if (hit && hit.version !== null && hit.version === version()) {
+      this.hits++;
+      return hit;
+    }
+    this.misses++;
     const answer = await load();
     // Only real maps are kept: a refusal may be a passing failure.
-    if (answer.ok) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(key, { answer, at: Date.now() });
+    if (!answer.ok) return answer;
+    const entry: CachedSeatMap = { key, version: answer.version, cabins: (answer as ShownMap).cabins, fragments: new Map() };
+    if (entry.version !== null) {
+      if (this.maps.size >= MAX_MAPS && !this.maps.has(key)) this.maps.clear();
+      this.maps.set(key, entry);
+    } else {
+      this.maps.delete(key);
     }
-    return answer;
+    return entry;
   }
 
-  /** A seat was sold on this flight: every cabin's map of it is stale. */
+  /**
+   * A seat was sold on this flight by this process. With versions this is already known; it also drops the
+   * maps so a connector that cannot tell versions never serves them again.
+   */
   invalidateFlight(carrier: string, flightNumber: string, depDate: string): void {
     const prefix = `${carrier}|${flightNumber}/${depDate}|`;
-    for (const k of this.entries.keys()) if (k.startsWith(prefix)) this.entries.delete(k);
+    for (const k of this.maps.keys()) if (k.startsWith(prefix)) this.maps.delete(k);
+  }
+
+  /** The response body of these parts (and its gzip when asked), from the answer cache or joined from fragments. */
+  bytes(parts: SeatAnswerPart[], gzip: boolean, serialize: Serialize): SeatAnswerBytes {
+    let key = '';
+    for (const p of parts) key += `${p.map.key}@${p.map.version ?? '-'}#${p.signature}#${p.binding}|`;
+    const cacheable = parts.every((p) => p.map.version !== null);
+    let stored = cacheable ? this.answers.get(key) : undefined;
+    if (stored) {
+      // least recently used goes first: move to the end
+      this.answers.delete(key);
+      this.answers.set(key, stored);
+    } else {
+      const frame = this.frameOf(serialize);
+      let text = frame.head;
+      parts.forEach((p, i) => {
+        const pieces = this.fragmentsOf(p, serialize);
+        if (pieces.length === 0) return;
+        if (i > 0 && text !== frame.head) text += ',';
+        text += pieces.join(p.binding);
+      });
+      text += frame.tail;
+      const body = Buffer.from(text);
+      stored = { body, size: body.length };
+      if (cacheable) this.remember(key, stored);
+    }
+    if (gzip && !stored.gzip) {
+      stored.gzip = gzipSync(stored.body, { level: zlib.Z_BEST_SPEED });
+      if (cacheable && this.answers.has(key)) {
+        stored.size += stored.gzip.length;
+        this.answerBytes += stored.gzip.length;
+      }
+    }
+    return gzip ? { body: stored.body, gzip: stored.gzip! } : { body: stored.body };
+  }
+
+  private remember(key: string, stored: StoredAnswer): void {
+    this.answers.set(key, stored);
+    this.answerBytes += stored.size;
+    for (const [k, v] of this.answers) {
+      if (this.answerBytes <= MAX_ANSWER_BYTES) break;
+      this.answers.delete(k);
+      this.answerBytes -= v.size;
+    }
+  }
+
+  /** `{"status":0,"msg":"success","cabins":[` and `]}` as the route's serializer writes them. */
+  private frameOf(serialize: Serialize): { head: string; tail: string } {
+    if (this.frame) return this.frame;
+    const empty = serialize({ status: 0, msg: 'success', cabins: [] });
+    const at = empty.lastIndexOf('[]');
+    if (at < 0) throw new Error('seat answer frame: the serializer wrote no empty cabins array');
+    return (this.frame = { head: empty.slice(0, at + 1), tail: empty.slice(at + 1) });
+  }
+
+  private fragmentsOf(p: SeatAnswerPart, serialize: Serialize): string[] {
+    const hit = p.map.fragments.get(p.signature);
+    if (hit) return hit;
+    const frame = this.frameOf(serialize);
+    const cabins = p.wireCabins(PLACEHOLDER);
+    const text = serialize({ status: 0, msg: 'success', cabins });
+    if (!text.startsWith(frame.head) || !text.endsWith(frame.tail)) throw new Error('seat answer fragments: unexpected serializer output');
+    const inner = text.slice(frame.head.length, text.length - frame.tail.length);
+    const pieces = cabins.length === 0 ? [] : inner.split(PLACEHOLDER);
+    p.map.fragments.set(p.signature, pieces);
+    return pieces;
   }
 }

@@ -233,6 +233,7 @@ export interface Database {
   booking_orders: BookingOrdersTable;
   sandbox_bookings: SandboxBookingsTable;
   sandbox_seat_sales: SandboxSeatSalesTable;
+  sandbox_seat_versions: SandboxSeatVersionsTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -285,4 +286,11 @@ export interface SandboxSeatSalesTable {
   carrier: string;
   pnr: string;
   sold_at: Timestamp;
+}
+
+// ---- seat inventory versions (migration 0007) ----
+
+export interface SandboxSeatVersionsTable {
+  flight_key: string;
+  version: number;
 }

@@ -28,6 +28,7 @@ import { toMinor } from '../../money/money.js';
 import type { Database, PaymentMethod } from '../../store/schema.js';
 import { segmentOfFlight, type ResolvedFlight, type SandboxBooking, type World } from './world.js';
 import type { WorldAirline, WorldBehaviour, WorldFlight } from './world-schema.js';
+import { SeatInventory } from './seat-inventory.js';
 
 type Behave = (b: WorldBehaviour, signal: AbortSignal) => Promise<void>;
 
@@ -72,6 +73,7 @@ export class SandboxBookingApi implements BookingConnector {
     private readonly db: Kysely<Database> | null,
     private readonly clock: Clock,
     private readonly behave: Behave,
+    private readonly inventory: SeatInventory = new SeatInventory(null),
   ) {}
 
   // ---- schedule and prices ----
@@ -165,17 +167,26 @@ export class SandboxBookingApi implements BookingConnector {
     }
     if (f.source.seatMapBehaviour === 'selectionFailed') return { ok: false, reason: 'selectionFailed', message: 'the airline could not produce a seat map' };
     if (f.source.seatMapBehaviour === 'unknownError') return { ok: false, reason: 'unknown', message: 'the airline answered with an unknown error' };
-    const cabins = await this.cabinsOf(f, cabinClass);
+    const { cabins, version } = await this.cabinsOf(f, cabinClass);
     if (cabins.length === 0) return { ok: false, reason: 'selectionFailed', message: `no cabin of class ${cabinClass} on this aircraft` };
-    return { ok: true, cabins };
+    return { ok: true, cabins, version };
   }
 
-  private async cabinsOf(f: ResolvedFlight, cabinClass: number, db: Kysely<Database> | null = this.db): Promise<SeatMapCabin[]> {
+  seatMapVersion(carrier: string, ref: FlightRef): string | null {
+    const f = this.findFlight({ ...ref, carrier });
+    // Without books the seats never change; an unknown flight has no map to be stale.
+    if (!f || !this.db) return f ? 'static' : null;
+    return this.inventory.current(flightKeyOfFlight(f));
+  }
+
+  /** The cabins of a class with the seats sold so far, and the inventory version they were read at. */
+  private async cabinsOf(f: ResolvedFlight, cabinClass: number, db: Kysely<Database> | null = this.db): Promise<{ cabins: SeatMapCabin[]; version: string | null }> {
     const aircraft = this.world.raw.aircraft.find((a) => a.code === f.source.aircraft);
-    if (!aircraft) return [];
-    const taken = new Set([...(f.source.occupiedSeats ?? []), ...(await soldSeats(db, f))]);
+    if (!aircraft) return { cabins: [], version: null };
+    const { sold, version } = db ? await this.inventory.read(db, flightKeyOfFlight(f)) : { sold: [], version: 'static' };
+    const taken = new Set([...(f.source.occupiedSeats ?? []), ...sold]);
     const currency = f.source.fares?.currency ?? DEFAULT_FARE.currency;
-    return aircraft.cabins
+    const cabins = aircraft.cabins
       .filter((c) => c.cabinClass === cabinClass)
       .map((c) => {
         const missing = new Set(c.missingSeats ?? []);
@@ -204,6 +215,7 @@ export class SandboxBookingApi implements BookingConnector {
         }
         return { deck: c.deck, cabinClass: c.cabinClass, columns: c.columns, rows: c.rows, exitRows: c.exitRows ?? [], seatRows };
       });
+    return { cabins, version };
   }
 
   baggage(carrier: string, segments: AirlineSegment[], currency: string): BaggageProduct[] {
@@ -275,6 +287,8 @@ export class SandboxBookingApi implements BookingConnector {
         super('refused');
       }
     }
+    const sold = new Set<string>();
+    const bumped = new Map<string, number>();
     try {
       await db.transaction().execute(async (trx) => {
         for (const a of req.ancillaries) {
@@ -282,7 +296,7 @@ export class SandboxBookingApi implements BookingConnector {
           const f = flights[a.segmentIndex - 1];
           const seg = req.segments[a.segmentIndex - 1];
           if (!f || !seg) throw new Refused({ ok: false, reason: 'seatUnknown', message: `segment ${a.segmentIndex} is not in the booking` });
-          const cabins = await this.cabinsOf(f, seg.cabinClass, trx);
+          const { cabins } = await this.cabinsOf(f, seg.cabinClass, trx);
           const wanted = findSeat(cabins, a.seat);
           if (!wanted) throw new Refused({ ok: false, reason: 'seatUnknown', message: `seat ${a.seat} does not exist on ${f.flightNumber}` });
           const key = flightKeyOfFlight(f);
@@ -294,6 +308,7 @@ export class SandboxBookingApi implements BookingConnector {
               .onConflict((oc) => oc.doNothing())
               .returning('seat')
               .executeTakeFirst();
+            if (row !== undefined) sold.add(key);
             return row !== undefined;
           };
           let assigned: string | null = null;
@@ -327,7 +342,10 @@ export class SandboxBookingApi implements BookingConnector {
           .insertInto('sandbox_bookings')
           .values({ carrier: req.carrier, pnr, booking_key: req.idempotencyKey, status: 'OnHold', booking: JSON.stringify(stored), created_at: now, updated_at: now })
           .execute();
+        // Every flight with a seat sold gets a new inventory version, committed with the sale.
+        for (const key of sold) bumped.set(key, await this.inventory.bump(trx, key));
       });
+      for (const [key, version] of bumped) this.inventory.committed(key, version);
     } catch (err) {
       if (err instanceof Refused) return err.answer;
       throw err;
@@ -419,10 +437,21 @@ export class SandboxBookingApi implements BookingConnector {
     };
   }
 
+  /** Flights by carrier and number with their departure dates, built once (the world does not change). */
+  private flightIndex: Map<string, Array<{ f: ResolvedFlight; dates: [string, string] }>> | null = null;
+
   private findFlight(ref: FlightRef): ResolvedFlight | undefined {
-    for (const f of this.world.flights.values()) {
-      if (f.carrier !== ref.carrier || f.flightNumber !== ref.flightNumber) continue;
-      if (f.current.dep.toFormat('yyyyMMdd') !== ref.depDate && f.scheduled.dep.toFormat('yyyyMMdd') !== ref.depDate) continue;
+    if (!this.flightIndex) {
+      this.flightIndex = new Map();
+      for (const f of this.world.flights.values()) {
+        const k = `${f.carrier}|${f.flightNumber}`;
+        const list = this.flightIndex.get(k) ?? [];
+        list.push({ f, dates: [f.current.dep.toFormat('yyyyMMdd'), f.scheduled.dep.toFormat('yyyyMMdd')] });
+        this.flightIndex.set(k, list);
+      }
+    }
+    for (const { f, dates } of this.flightIndex.get(`${ref.carrier}|${ref.flightNumber}`) ?? []) {
+      if (dates[0] !== ref.depDate && dates[1] !== ref.depDate) continue;
       if (ref.depAirport && ref.depAirport !== f.from) continue;
       if (ref.arrAirport && ref.arrAirport !== f.to) continue;
       return f;
@@ -442,15 +471,13 @@ export class SandboxBookingApi implements BookingConnector {
   }
 }
 
-async function soldSeats(db: Kysely<Database> | null, f: ResolvedFlight): Promise<string[]> {
-  if (!db) return [];
-  const rows = await db.selectFrom('sandbox_seat_sales').select('seat').where('flight_key', '=', flightKeyOfFlight(f)).execute();
-  return rows.map((r) => r.seat);
-}
+const flightKeys = new WeakMap<ResolvedFlight, string>();
 
-/** Seat sales are keyed by flight number and scheduled local departure date. */
+/** Seat sales are keyed by flight number and scheduled local departure date (formatted once per flight). */
 export function flightKeyOfFlight(f: ResolvedFlight): string {
-  return flightKeyOf(f.flightNumber, f.scheduled.dep.toFormat('yyyyMMdd'));
+  let key = flightKeys.get(f);
+  if (key === undefined) flightKeys.set(f, (key = flightKeyOf(f.flightNumber, f.scheduled.dep.toFormat('yyyyMMdd'))));
+  return key;
 }
 
 type FoundSeat = { cabin: SeatMapCabin; row: number; seat: SeatMapCabin['seatRows'][number]['seats'][number] };
