@@ -414,3 +414,44 @@ test('pg-boss coupling: schema version 24, and its fetch reads our index instead
     await h.close();
   }
 });
+
+test('insertSql writes the row send() writes (every column but id and times), in the caller\'s statement', { timeout: 30_000 }, async () => {
+  const h = await harness();
+  try {
+    const q = h.queue({
+      queues: { plain: {}, keyed: { policy: 'short', retryLimit: 3, retryDelaySeconds: 7, retryBackoff: true, expireInSeconds: 90 } },
+      expireInSeconds: 45,
+    });
+    await q.start();
+    const cols = sql`name, data, priority, state, retry_limit, retry_count, retry_delay, retry_backoff, singleton_key, singleton_on, expire_in::text as expire_in,
+      dead_letter, policy, round(extract(epoch from start_after - created_on)) as start_delay, round(extract(epoch from keep_until - start_after)) as keep_for`;
+    const rowOf = async (id: string) =>
+      (await sql<Record<string, unknown>>`select ${cols} from ${sql.table(`${h.schema}.job`)} where id = ${id}::uuid`.execute(h.store.db)).rows[0];
+    for (const [name, opts] of [
+      ['plain', {}],
+      ['plain', { startAfterSeconds: 30 }],
+      ['keyed', { singletonKey: 'k-1' }],
+    ] as const) {
+      const viaSend = await q.send(name, { n: 1 }, opts.startAfterSeconds ? { startAfterSeconds: opts.startAfterSeconds } : 'singletonKey' in opts ? { singletonKey: 'k-send' } : {});
+      const viaSql = (await sql<{ id: string }>`with job as (${q.insertSql(name, { n: 1 }, opts)}) select id from job`.execute(h.store.db)).rows[0]?.id;
+      assert.ok(viaSend && viaSql);
+      const a = await rowOf(viaSend);
+      const b = await rowOf(viaSql);
+      if ('singletonKey' in opts) {
+        assert.equal(a!.singleton_key, 'k-send');
+        a!.singleton_key = 'k-1';
+      }
+      assert.deepEqual(b, a, `${name} ${JSON.stringify(opts)}`);
+    }
+    // short policy: a key that already waits writes nothing
+    const again = await sql<{ id: string }>`with job as (${q.insertSql('keyed', { n: 2 }, { singletonKey: 'k-1' })}) select id from job`.execute(h.store.db);
+    assert.equal(again.rows.length, 0);
+    // onlyIf false: nothing written
+    const none = await sql<{ id: string }>`with job as (${q.insertSql('plain', { n: 3 }, { onlyIf: sql`false` })}) select id from job`.execute(h.store.db);
+    assert.equal(none.rows.length, 0);
+    assert.throws(() => q.insertSql('keyed', { n: 1 }), /needs a singletonKey/);
+    assert.throws(() => q.insertSql('nope', { n: 1 }), UnknownQueueError);
+  } finally {
+    await h.close();
+  }
+});

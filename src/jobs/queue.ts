@@ -8,11 +8,13 @@
 // - its own worker loop (fetch → handlers → complete/fail) instead of pg-boss's `work()`: it fetches again at
 //   once while jobs keep coming, completes per outcome, passes an AbortSignal, is woken by local sends, and
 //   drains on stop;
+// - insertSql(): the job insert send() runs, as SQL to embed in the caller's own statement (one statement
+//   writes a refund and its job);
 // - restart recovery in embedded mode (jobs a killed process left `active` are failed into a retry at start);
 // - stats() for metrics.
 import PgBoss from 'pg-boss';
 import type { BaseLogger } from 'pino';
-import type { Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Store, StoreKind } from '../store/store.js';
 import { recordingExecutor, storeExecutor, transactionExecutor, type TrackedExecutor } from './executor.js';
@@ -140,6 +142,22 @@ export interface JobQueue {
   /** Registers a worker; it starts polling at start() (or at once when already started). */
   work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): Promise<void>;
   stats(): Promise<QueueStats>;
+  /**
+   * The INSERT that send() runs (same columns, same values), as SQL to embed in the caller's own statement,
+   * typically a CTE: `with refund as (insert …), job as (${queue.insertSql(…)}) select …`. The job commits
+   * with the caller's rows, and one statement replaces two round trips. `onlyIf` (SQL, may name the
+   * statement's other CTEs) must hold for the job to be written. Returns the job id (`returning id`); a
+   * `short` queue writes nothing when its singletonKey already waits. Call wake(name) after the commit.
+   */
+  insertSql(name: string, data: object, opts?: InsertSqlOptions): RawBuilder<{ id: string }>;
+  /** Tells this process's idle workers of `name` that jobs were committed (after insertSql). */
+  wake(name: string): void;
+}
+
+export interface InsertSqlOptions {
+  startAfterSeconds?: number;
+  singletonKey?: string;
+  onlyIf?: RawBuilder<unknown>;
 }
 
 export class UnknownQueueError extends Error {
@@ -208,6 +226,8 @@ class PgBossJobQueue implements JobQueue {
   private readonly workers: WorkerLoop[] = [];
   private readonly recoverActive: boolean;
   private readonly stopTimeoutMs: number;
+  /** pg-boss's constructor defaults, which its insert falls back to (see insertSql). */
+  private readonly sendDefaults: { expireInSeconds: number; retryLimit: number; retryDelaySeconds: number; retryBackoff: boolean };
   private state: LifeCycle = 'new';
 
   constructor(opts: JobQueueOptions) {
@@ -233,6 +253,12 @@ class PgBossJobQueue implements JobQueue {
         expireInSeconds: q.expireInSeconds ?? opts.expireInSeconds ?? DEFAULTS.expireInSeconds,
       });
     }
+    this.sendDefaults = {
+      expireInSeconds: opts.expireInSeconds ?? DEFAULTS.expireInSeconds,
+      retryLimit: opts.retryLimit ?? DEFAULTS.retryLimit,
+      retryDelaySeconds: opts.retryDelaySeconds ?? DEFAULTS.retryDelaySeconds,
+      retryBackoff: opts.retryBackoff ?? DEFAULTS.retryBackoff,
+    };
     this.exec = storeExecutor(store.db);
     this.boss = new PgBoss({
       db: this.exec,
@@ -247,10 +273,10 @@ class PgBossJobQueue implements JobQueue {
       archiveCompletedAfterSeconds: opts.archiveCompletedAfterSeconds ?? DEFAULTS.archiveCompletedAfterSeconds,
       archiveFailedAfterSeconds: opts.archiveFailedAfterSeconds ?? DEFAULTS.archiveFailedAfterSeconds,
       deleteAfterDays: opts.deleteAfterDays ?? DEFAULTS.deleteAfterDays,
-      expireInSeconds: opts.expireInSeconds ?? DEFAULTS.expireInSeconds,
-      retryLimit: opts.retryLimit ?? DEFAULTS.retryLimit,
-      retryDelay: opts.retryDelaySeconds ?? DEFAULTS.retryDelaySeconds,
-      retryBackoff: opts.retryBackoff ?? DEFAULTS.retryBackoff,
+      expireInSeconds: this.sendDefaults.expireInSeconds,
+      retryLimit: this.sendDefaults.retryLimit,
+      retryDelay: this.sendDefaults.retryDelaySeconds,
+      retryBackoff: this.sendDefaults.retryBackoff,
     });
     // An EventEmitter 'error' without a listener would throw; maintenance errors are logged and retried next time.
     this.boss.on('error', (err: unknown) => this.log.error({ err, jobSchema: this.schema }, 'job queue maintenance error'));
@@ -381,6 +407,41 @@ class PgBossJobQueue implements JobQueue {
       for (const w of this.workers) if (w.name === name) w.wake();
     }
     return id;
+  }
+
+  insertSql(name: string, data: object, opts: InsertSqlOptions = {}): RawBuilder<{ id: string }> {
+    const q = this.declared.get(name);
+    if (!q) throw new UnknownQueueError(name);
+    check(this.state !== 'new' && this.state !== 'starting', 'job queue: insertSql() before start() (the queues may not exist yet)');
+    check(data !== null && typeof data === 'object', 'job data must be an object');
+    const { startAfterSeconds, singletonKey, onlyIf } = opts;
+    check(startAfterSeconds === undefined || (Number.isFinite(startAfterSeconds) && startAfterSeconds >= 0), 'startAfterSeconds must be ≥ 0');
+    if (q.policy === 'short') check(typeof singletonKey === 'string' && singletonKey.length > 0, `job queue ${name} (policy short): insertSql needs a singletonKey`);
+    else check(singletonKey === undefined, `job queue ${name}: singletonKey needs a queue declared with policy 'short'`);
+    const d = this.sendDefaults;
+    // pg-boss 10.4.2's insertJob (plans.js) with what send() passes for our options: no per-job priority,
+    // retry, expiry, retention or dead letter, so the queue row's settings apply, then the constructor's.
+    // queue.test.ts compares a row written here with one written by send(), column by column.
+    return sql<{ id: string }>`
+      insert into ${sql.table(`${this.schema}.job`)} (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter,
+        expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
+      select gen_random_uuid(), q.name, ${JSON.stringify(data)}::jsonb, 0, j.start_after, ${singletonKey ?? null}::text, null, q.dead_letter,
+        coalesce(q.expire_seconds * interval '1s', ${d.expireInSeconds}::numeric * interval '1s'),
+        j.start_after + cast(coalesce((q.retention_minutes * 60)::text, '14 days') as interval),
+        coalesce(q.retry_limit, ${d.retryLimit}::int),
+        case when coalesce(q.retry_backoff, ${d.retryBackoff}::bool) then greatest(coalesce(q.retry_delay, ${d.retryDelaySeconds}::int), 1)
+             else coalesce(q.retry_delay, ${d.retryDelaySeconds}::int) end,
+        coalesce(q.retry_backoff, ${d.retryBackoff}::bool),
+        q.policy
+      from ${sql.table(`${this.schema}.queue`)} q,
+        (select now() + ${startAfterSeconds ?? 0}::numeric * interval '1s' as start_after) j
+      where q.name = ${name}${onlyIf ? sql` and (${onlyIf})` : sql``}
+      on conflict do nothing
+      returning id`;
+  }
+
+  wake(name: string): void {
+    for (const w of this.workers) if (w.name === name) w.wake();
   }
 
   async work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): Promise<void> {

@@ -1,13 +1,16 @@
 // What the refund commands need, passed in explicitly.
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
 import type { Rates } from './engine/index.js';
 
-/** Schedules lifecycle work inside the caller's transaction, so a refund and its job commit together. */
+/** Schedules lifecycle work inside the caller's statement, so a refund and its job commit together. */
 export interface RefundScheduler {
-  scheduleSubmission(trx: Transaction<Database>, refundCode: string): Promise<void>;
+  /** The insert of the refund's first job, as a CTE of the statement that writes the refund (only when `onlyIf` holds). */
+  submissionJobSql(refundCode: string, onlyIf?: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** After that statement committed: workers of this process look at once. */
+  submitted(): void;
 }
 
 export interface RefundDeps {

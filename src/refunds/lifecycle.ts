@@ -3,7 +3,7 @@
 // 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
 // transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
 // so a retried or duplicated job never moves a refund twice.
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
@@ -16,6 +16,8 @@ import { CANCEL_REASON } from './statuses.js';
 export interface LifecycleQueue {
   send(name: string, data: object, opts?: { trx?: Transaction<Database>; startAfterSeconds?: number; singletonKey?: string }): Promise<unknown>;
   work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown) => Promise<void>): Promise<unknown>;
+  insertSql(name: string, data: object, opts?: { startAfterSeconds?: number; singletonKey?: string; onlyIf?: RawBuilder<unknown> }): RawBuilder<unknown>;
+  wake(name: string): void;
 }
 
 export interface LifecycleDeps {
@@ -47,9 +49,9 @@ export class RefundLifecycle {
   constructor(private readonly deps: LifecycleDeps) {}
 
   readonly scheduler: RefundScheduler = {
-    scheduleSubmission: async (trx, refundCode) => {
-      await this.deps.queue.send(JOB_SUBMIT, { refundCode }, { trx, singletonKey: `submit-${refundCode}` });
-    },
+    submissionJobSql: (refundCode, onlyIf) =>
+      this.deps.queue.insertSql(JOB_SUBMIT, { refundCode }, { singletonKey: `submit-${refundCode}`, ...(onlyIf ? { onlyIf } : {}) }),
+    submitted: () => this.deps.queue.wake(JOB_SUBMIT),
   };
 
   async startWorkers(): Promise<void> {

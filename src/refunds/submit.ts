@@ -1,16 +1,17 @@
 // refund.do (spec 4.2): by refundOfferId (single use, guaranteed by the database) or by refundRequestList
-// (quote and submit in one step). Creates the refund order, its status history and its first job together.
+// (quote and submit in one step). Creates the refund order, its status history and its first job together,
+// in one statement (DESIGN "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
 import { newNumericId } from '../orders/orders.js';
-import type { Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { ApiError } from '../http/errors.js';
 import { toAmount } from '../money/money.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
-import type { Database, OrderRow } from '../store/schema.js';
+import type { OrderRow } from '../store/schema.js';
 import { checkRequest, checkShape } from './checks.js';
 import { loadCallerOrder, prepareRefund } from './prepare.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
-import { insertOffer, newOfferId, supersedeOffers } from './quote.js';
+import { newOfferId } from './quote.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem, RefundSubmitRequest, RefundSubmitResponse } from './wire.js';
 
@@ -21,41 +22,36 @@ export function pathOf(order: OrderRow): 'deposit' | 'card' {
   return order.source === 'booking' && order.payment_method === 'deposit' ? 'deposit' : 'card';
 }
 
-async function createRefundOrder(
-  trx: Transaction<Database>,
-  deps: RefundDeps,
-  args: { refundCode: string; caller: RefundCaller; order: OrderRow; offerId: string; priced: PricedQuote; displayCurrency: string | null; now: Date },
-): Promise<void> {
+/**
+ * The rows of a new refund, as CTEs of one statement (one round trip, atomic on its own): the refund order
+ * at status 0, its tickets (the partial unique index refund_tickets_one_live refuses a second live refund
+ * of a ticket: 803), the first status-history row and the submission job. The statement's CTE `offer`
+ * yields the offer's `offer_id`: nothing is written when it yields no row.
+ */
+function refundRowsSql(deps: RefundDeps, args: { refundCode: string; caller: RefundCaller; order: OrderRow; priced: PricedQuote; displayCurrency: string | null; now: Date }) {
   const { refundCode, order, priced, now } = args;
-  await trx
-    .insertInto('refund_orders')
-    .values({
-      refund_code: refundCode,
-      client_id: args.caller.clientId,
-      order_no: order.order_no,
-      offer_id: args.offerId,
-      reason: priced.reason,
-      status: 0,
-      path: pathOf(order),
-      quote_type: priced.quoteType,
-      refund_method: priced.refundMethod,
-      currency: priced.currency,
-      estimated_refund_minor: priced.fare.refundMinor,
-      post_refund_minor: priced.post.reduce((a, p) => a + p.refundMinor, 0),
-      service_fee_currency: priced.serviceFee.currency,
-      service_fee_minor: priced.serviceFee.minor,
-      display_currency: args.displayCurrency,
-      details: JSON.stringify(priced),
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  await trx
-    .insertInto('refund_tickets')
-    .values(priced.tickets.map((t) => ({ refund_code: refundCode, ticket_no: t.ticketNo, pax_index: t.paxIndex })))
-    .execute();
-  await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: null, to_status: 0, at: now, cause: 'submitted by the client' }).execute();
-  await deps.scheduler.scheduleSubmission(trx, refundCode);
+  return sql`
+    refund as (
+      insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
+      select ${refundCode}::text, ${args.caller.clientId}::text, ${order.order_no}::text, offer.offer_id, ${priced.reason}::text, 0, ${pathOf(order)}::text,
+        ${priced.quoteType}::text, ${priced.refundMethod}::text, ${priced.currency}::text, ${priced.fare.refundMinor}::bigint,
+        ${priced.post.reduce((a, p) => a + p.refundMinor, 0)}::bigint, ${priced.serviceFee.currency}::text, ${priced.serviceFee.minor}::bigint,
+        ${args.displayCurrency}::text, ${JSON.stringify(priced)}::jsonb,
+        ${now}::timestamptz, ${now}::timestamptz
+      from offer
+      returning refund_code
+    ),
+    tickets as (
+      insert into refund_tickets (refund_code, ticket_no, pax_index)
+      select refund.refund_code, t.ticket_no, t.pax_index
+      from refund, unnest(${sql.val(priced.tickets.map((t) => t.ticketNo))}::text[], ${sql.val(priced.tickets.map((t) => t.paxIndex))}::int[]) as t(ticket_no, pax_index)
+    ),
+    history as (
+      insert into refund_status_history (refund_code, from_status, to_status, at, cause)
+      select refund_code, null, 0, ${now}::timestamptz, 'submitted by the client' from refund
+    ),
+    job as (${deps.scheduler.submissionJobSql(refundCode, sql`exists (select 1 from refund)`)})`;
 }
 
 function submitAnswer(deps: RefundDeps, priced: PricedQuote, offerId: string, refundCode: string, displayCurrency: string | null): RefundSubmitResponse {
@@ -104,15 +100,26 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
   const offerId = newOfferId();
   const refundCode = newRefundCode();
   const now = deps.clock.now();
+  const ticketNos = priced.tickets.map((t) => t.ticketNo);
   try {
-    await deps.db.transaction().execute(async (trx) => {
-      await supersedeOffers(trx, priced.orderNo, priced.tickets.map((t) => t.ticketNo));
-      await insertOffer(trx, { offerId, clientId: caller.clientId, priced, request: items, status: 'used', now, ttlMs: deps.offerTtlMs });
-      await createRefundOrder(trx, deps, { refundCode, caller, order: ctx.order, offerId, priced, displayCurrency, now });
-    });
+    // One statement: older offers for these tickets superseded, this quote stored as a used offer, the refund.
+    await sql`
+      with superseded as (
+        update refund_offers set status = 'superseded'
+        where order_no = ${priced.orderNo} and status = 'active' and ticket_nos && ${sql.val(ticketNos)}::text[]
+      ),
+      offer as (
+        insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
+        values (${offerId}, ${caller.clientId}, ${priced.orderNo}, ${priced.reason}, ${sql.val(ticketNos)}::text[], ${JSON.stringify(items)}::jsonb,
+          ${JSON.stringify(priced)}::jsonb, 'used', ${new Date(now.getTime() + deps.offerTtlMs)}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)
+        returning offer_id
+      ),
+      ${refundRowsSql(deps, { refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
+      select 1`.execute(deps.db);
   } catch (err) {
     mapConflict(err);
   }
+  deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
 }
 
@@ -143,18 +150,32 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
 
   const refundCode = newRefundCode();
+  let outcome: { status: string | null; expires_at: Date | null; created: number } | undefined;
   try {
-    await deps.db.transaction().execute(async (trx) => {
-      // Hold the offer: a concurrent submission of the same offer fails at once with 814 (PostgreSQL).
-      const locked = await trx.selectFrom('refund_offers').select(['status', 'expires_at']).where('offer_id', '=', offerId).forUpdate().noWait().executeTakeFirst();
-      if (!locked || locked.status !== 'active') throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: this refundOfferId was already submitted');
-      if (locked.expires_at.getTime() <= now.getTime()) throw new ApiError(S.OFFER_EXPIRED, 'refundOfferId expired; obtain a fresh offer and resubmit');
-      await trx.updateTable('refund_offers').set({ status: 'used', used_at: now }).where('offer_id', '=', offerId).execute();
-      await createRefundOrder(trx, deps, { refundCode, caller, order: ctx.order, offerId, priced, displayCurrency, now });
-    });
+    // One statement: hold the offer (a concurrent submission of it fails at once with 814 on PostgreSQL),
+    // mark it used if still active and unexpired, and write the refund only then.
+    const res = await sql<{ status: string | null; expires_at: Date | null; created: number }>`
+      with locked as (
+        select offer_id, status, expires_at from refund_offers where offer_id = ${offerId} for update nowait
+      ),
+      offer as (
+        update refund_offers o set status = 'used', used_at = ${now}::timestamptz
+        from locked
+        where o.offer_id = locked.offer_id and locked.status = 'active' and locked.expires_at > ${now}::timestamptz
+        returning o.offer_id
+      ),
+      ${refundRowsSql(deps, { refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
+      select (select status from locked) as status, (select expires_at from locked) as expires_at, (select count(*) from refund)::int as created`.execute(deps.db);
+    outcome = res.rows[0];
   } catch (err) {
-    if (err instanceof ApiError) throw err;
     mapConflict(err);
   }
+  if (!outcome || outcome.created !== 1) {
+    if (outcome?.status === 'active' && outcome.expires_at && new Date(outcome.expires_at).getTime() <= now.getTime()) {
+      throw new ApiError(S.OFFER_EXPIRED, 'refundOfferId expired; obtain a fresh offer and resubmit');
+    }
+    throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: this refundOfferId was already submitted');
+  }
+  deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
 }
