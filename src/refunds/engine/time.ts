@@ -1,5 +1,5 @@
 // Airport-local departure → instant (DST rules settled in DESIGN), minutes to departure, calendar dates.
-import { DateTime, IANAZone } from 'luxon';
+import { IANAZone } from 'luxon';
 import type { LocalDeparture } from './types.js';
 
 export class RefundEngineInputError extends Error {}
@@ -7,6 +7,43 @@ export class RefundEngineInputError extends Error {}
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
+
+/**
+ * Zones by name, with a memo of their offsets. `IANAZone.isValidZone` builds a new Intl.DateTimeFormat on
+ * every call and each `offset` formats a date: per quote that was most of the engine's time. An offset is
+ * a pure function of (zone, instant), so memoising it changes no answer. Both maps are bounded: they are
+ * cleared when full (zone names come from the store and the airline terms: a handful in practice).
+ */
+const MAX_ZONES = 512;
+const MAX_OFFSETS_PER_ZONE = 4096;
+
+interface CachedZone {
+  zone: IANAZone;
+  offsets: Map<number, number>;
+}
+
+const zones = new Map<string, CachedZone | null>();
+
+function zoneOf(name: string): CachedZone | null {
+  let cached = zones.get(name);
+  if (cached === undefined) {
+    if (zones.size >= MAX_ZONES) zones.clear();
+    cached = IANAZone.isValidZone(name) ? { zone: IANAZone.create(name), offsets: new Map() } : null;
+    zones.set(name, cached);
+  }
+  return cached;
+}
+
+/** Minutes east of UTC in force at `instant`. */
+function offsetIn(z: CachedZone, instant: number): number {
+  let offset = z.offsets.get(instant);
+  if (offset === undefined) {
+    if (z.offsets.size >= MAX_OFFSETS_PER_ZONE) z.offsets.clear();
+    offset = z.zone.offset(instant);
+    z.offsets.set(instant, offset);
+  }
+  return offset;
+}
 
 /**
  * Epoch milliseconds of an airport-local 'yyyy-MM-dd HH:mm' in an IANA zone.
@@ -28,11 +65,9 @@ export function departureInstant(departure: LocalDeparture): number {
   if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59) {
     throw new RefundEngineInputError(`departure ${JSON.stringify(departure.local)} is not a calendar date and time`);
   }
-  if (!IANAZone.isValidZone(departure.timeZone)) {
-    throw new RefundEngineInputError(`time zone ${JSON.stringify(departure.timeZone)} is not an IANA zone`);
-  }
-  const zone = IANAZone.create(departure.timeZone);
-  const offsetAt = (instant: number): number => zone.offset(instant); // minutes east of UTC
+  const zone = zoneOf(departure.timeZone);
+  if (!zone) throw new RefundEngineInputError(`time zone ${JSON.stringify(departure.timeZone)} is not an IANA zone`);
+  const offsetAt = (instant: number): number => offsetIn(zone, instant); // minutes east of UTC
 
   // Offsets in force a day either side bracket any transition that can affect this wall time (|offset| ≤ 14 h).
   const before = offsetAt(wall - DAY);
@@ -57,11 +92,18 @@ export function instantOf(now: Date): number {
   return ms;
 }
 
-/** yyyyMMdd of the calendar day `days` after the day of `nowMs` in `zone`. */
+/**
+ * yyyyMMdd of the calendar day `days` after the day of `nowMs` in `zone`: the zone's wall-clock date of
+ * `nowMs` plus `days` calendar days (what luxon's `fromMillis(…, {zone}).startOf('day').plus({days})` gives,
+ * a test holds them equal), without building a DateTime per call.
+ */
 export function calendarDate(nowMs: number, days: number, zone: string): string {
   if (!Number.isSafeInteger(days) || days < 0) throw new RefundEngineInputError(`day count ${days} is not a whole number ≥ 0`);
-  if (!IANAZone.isValidZone(zone)) throw new RefundEngineInputError(`time zone ${JSON.stringify(zone)} is not an IANA zone`);
-  return DateTime.fromMillis(nowMs, { zone }).startOf('day').plus({ days }).toFormat('yyyyMMdd');
+  const z = zoneOf(zone);
+  if (!z) throw new RefundEngineInputError(`time zone ${JSON.stringify(zone)} is not an IANA zone`);
+  const wall = new Date(nowMs + offsetIn(z, nowMs) * MINUTE);
+  const day = new Date(Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate() + days));
+  return `${String(day.getUTCFullYear()).padStart(4, '0')}${String(day.getUTCMonth() + 1).padStart(2, '0')}${String(day.getUTCDate()).padStart(2, '0')}`;
 }
 
 export function isoInstant(ms: number): string {
