@@ -75,7 +75,7 @@ export function registerBookingRoutes(app: FastifyInstance, deps: AppDeps): void
         const answer = await seatAvailability(booking, client(request), request.body);
         // The body comes as bytes from the seat map cache, serialized by this route's own response schema.
         const gzip = acceptsGzip(request.headers['accept-encoding']) && request.headers['x-no-compression'] === undefined;
-        const bytes = deps.seatMaps.bytes(answer.parts, gzip, (body) => String(reply.serialize(body)));
+        const bytes = deps.seatMaps.bytes(answer.parts, gzip, (body) => reply.serialize(body) as string);
         reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
         if (bytes.gzip) return reply.header('content-encoding', 'gzip').send(bytes.gzip);
         return reply.send(bytes.body);

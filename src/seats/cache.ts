@@ -13,8 +13,6 @@
 import { gzipSync, constants as zlib } from 'node:zlib';
 import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
 
-type ShownMap = Extract<SeatMapAnswer, { ok: true }>;
-
 export interface CachedSeatMap {
   key: string;
   version: string | null;
@@ -78,7 +76,7 @@ export class SeatMapCache {
     const answer = await load();
     // Only real maps are kept: a refusal may be a passing failure.
     if (!answer.ok) return answer;
-    const entry: CachedSeatMap = { key, version: answer.version, cabins: (answer as ShownMap).cabins, fragments: new Map() };
+    const entry: CachedSeatMap = { key, version: answer.version, cabins: answer.cabins, fragments: new Map() };
     if (entry.version !== null) {
       if (this.maps.size >= MAX_MAPS && !this.maps.has(key)) this.maps.clear();
       this.maps.set(key, entry);

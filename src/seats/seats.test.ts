@@ -2,7 +2,8 @@
 // error body, session binding of productCodes, the cache invalidated by a sale, and the security cases.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { gunzipSync } from 'node:zlib';
+import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { ApiError } from '../http/errors.js';
@@ -117,6 +118,23 @@ describe('seatAvailability.do', () => {
     assert.equal(right.body.status, 0);
     const after = await seats({ sessionId: two.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
     assert.equal(seatOf(after.body.cabins as never, 1, '16D').seatStatus, 'O');
+  });
+
+  test('gzip: the same answer compressed (spec 5); identity when the caller does not accept it', async () => {
+    const s = await verifyFlights(t, ['bk-wide']);
+    const body = JSON.stringify({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']) });
+    const ask = (encoding: string | null) =>
+      t.app.inject({ method: 'POST', url: '/seatAvailability.do', headers: { 'content-type': 'application/json', ...authHeaders(), ...(encoding ? { 'accept-encoding': encoding } : {}) }, payload: body });
+    const plain = await ask(null);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.json().status, 0);
+    for (const enc of ['gzip', 'br;q=1, gzip;q=0.5', '*']) {
+      const zipped = await ask(enc);
+      assert.equal(zipped.headers['content-encoding'], 'gzip', enc);
+      assert.match(String(zipped.headers['content-type']), /^application\/json/);
+      assert.equal(gunzipSync(zipped.rawPayload).toString(), plain.body, enc);
+    }
+    assert.equal((await ask('gzip;q=0')).headers['content-encoding'], undefined);
   });
 
   test('223: the look-to-book check refuses before any work (counter provided by the rate-limit module)', async () => {

@@ -1,0 +1,77 @@
+// The seat map cache: maps kept per inventory version, answers joined from fragments exactly as a whole
+// serialization writes them, gzip of the same bytes (DESIGN performance targets; spec 2.12 productCode).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
+import { SeatMapCache, type SeatAnswerPart, type Serialize } from './cache.js';
+
+const cabin = (occupied: string[]): SeatMapCabin => ({
+  deck: 'Main',
+  cabinClass: 1,
+  columns: [{ designator: 'A', characteristics: 'W' }, { designator: 'B', characteristics: 'A' }],
+  rows: { first: 1, last: 2 },
+  exitRows: [],
+  seatRows: [1, 2].map((n) => ({
+    number: n,
+    seats: ['A', 'B'].map((c) => ({ column: c, occupied: occupied.includes(`${n}${c}`), characteristics: ['W'], priceMinor: 1500, currency: 'EUR' })),
+  })),
+});
+
+const serialize: Serialize = (body) => JSON.stringify(body);
+
+function part(map: Awaited<ReturnType<SeatMapCache['map']>>, index: number, binding: string): SeatAnswerPart {
+  if ('ok' in map) throw new Error('refused');
+  return {
+    map,
+    signature: `${index}|XS|HND|SGN`,
+    binding,
+    wireCabins: (b) => map.cabins.map((c) => ({ segmentIndex: index, rows: c.seatRows.map((r) => r.seats.map((s) => ({ seat: `${r.number}${s.column}`, status: s.occupied ? 'O' : 'F', productCode: `SCI_SEAT_${r.number}${s.column}_XS_HND_SGN_${b}` }))) })),
+  };
+}
+
+test('a map is reused while the airline reports its version, reloaded when the version moves', async () => {
+  const cache = new SeatMapCache();
+  let version = '0.1';
+  let loads = 0;
+  const load = async (): Promise<SeatMapAnswer> => {
+    loads++;
+    return { ok: true, cabins: [cabin(loads > 1 ? ['1A'] : [])], version };
+  };
+  const first = await cache.map('k', () => version, load);
+  const again = await cache.map('k', () => version, load);
+  assert.equal(loads, 1);
+  assert.equal(again, first);
+  version = '0.2'; // a sale
+  const after = await cache.map('k', () => version, load);
+  assert.equal(loads, 2);
+  assert.ok(!('ok' in after) && after.cabins[0]!.seatRows[0]!.seats[0]!.occupied, 'the reloaded map shows the sold seat');
+});
+
+test('a map read while the airline cannot tell its version is never reused; refusals are not kept', async () => {
+  const cache = new SeatMapCache();
+  let loads = 0;
+  await cache.map('k', () => null, async () => (loads++, { ok: true, cabins: [cabin([])], version: null }));
+  await cache.map('k', () => null, async () => (loads++, { ok: true, cabins: [cabin([])], version: null }));
+  assert.equal(loads, 2);
+  const refused = await cache.map('r', () => '0.1', async () => (loads++, { ok: false, reason: 'selectionFailed', message: 'no map' }));
+  assert.ok('ok' in refused);
+  await cache.map('r', () => '0.1', async () => (loads++, { ok: false, reason: 'selectionFailed', message: 'no map' }));
+  assert.equal(loads, 4);
+});
+
+test('bytes joined from fragments equal a whole serialization, per binding; gzip holds the same bytes', async () => {
+  const cache = new SeatMapCache();
+  const one = await cache.map('k1', () => '0.1', async () => ({ ok: true, cabins: [cabin(['2B'])], version: '0.1' }));
+  const two = await cache.map('k2', () => '0.4', async () => ({ ok: true, cabins: [cabin([]), cabin(['1A'])], version: '0.4' }));
+  for (const [b1, b2] of [['aaaaaaaaa1', 'bbbbbbbbb1'], ['ccccccccc2', 'ddddddddd2']]) {
+    const parts = [part(one, 1, b1!), part(two, 2, b2!)];
+    const expected = serialize({ status: 0, msg: 'success', cabins: parts.flatMap((p) => p.wireCabins(p.binding)) });
+    const plain = cache.bytes(parts, false, serialize);
+    assert.equal(plain.body.toString(), expected);
+    assert.equal(plain.gzip, undefined);
+    const zipped = cache.bytes(parts, true, serialize);
+    assert.equal(gunzipSync(zipped.gzip!).toString(), expected);
+    assert.equal(cache.bytes(parts, false, serialize).body, plain.body, 'the same session again: the stored bytes');
+  }
+});
