@@ -25,3 +25,35 @@ export function normalizeFlightNumber(carrier: string, flightNumber: string): st
   const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
   return m ? `${m[1]}${Number(m[2])}` : fn;
 }
+
+const DATE_SETTERS = Object.getOwnPropertyNames(Date.prototype).filter((k) => k.startsWith('set')) as Array<keyof Date>;
+function refuseChange(): never {
+  throw new TypeError('an airline record is immutable: copy it (structuredClone) to change it');
+}
+
+/**
+ * Freezes a record in place, Dates included (a frozen Date still answers setTime, so its setters are shadowed),
+ * and returns it. Connectors hand the same record object to every reader until the record changes: readers may
+ * then cache what they derive from it by identity (extractPnr.do keeps its wire answer this way).
+ */
+export function freezeRecord(record: AirlineRecord): Readonly<AirlineRecord> {
+  immutable.add(deepFreeze(record));
+  return record;
+}
+
+const immutable = new WeakSet<AirlineRecord>();
+
+/** True for a record made by freezeRecord: nothing in it can change, so what is derived from it may be kept. */
+export function isImmutableRecord(record: AirlineRecord): boolean {
+  return immutable.has(record);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  if (value instanceof Date) {
+    for (const k of DATE_SETTERS) Object.defineProperty(value, k, { value: refuseChange });
+  } else {
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return Object.freeze(value);
+}

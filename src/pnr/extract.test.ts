@@ -192,3 +192,51 @@ describe('extractPnr.do', () => {
     await assertAuthenticationRequired(t.app, '/extractPnr.do', extractBody());
   });
 });
+
+describe('extractPnr.do: the answer kept per record version', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp();
+    t.clock.freeze();
+  });
+  after(() => t.close());
+
+  const statuses = async () => {
+    const res = await call(t.app, '/extractPnr.do', extractBody());
+    assert.equal(res.body.status, 0);
+    return (res.body.paxTicketInfos as Array<{ ticketNos: string[]; ticketStatus: string }>).map((p) => [p.ticketNos[0], p.ticketStatus]);
+  };
+
+  test('the same answer byte for byte on a repeat; a wrong name still answers 99005', async () => {
+    const one = await call(t.app, '/extractPnr.do', extractBody());
+    const two = await call(t.app, '/extractPnr.do', extractBody());
+    assert.equal(one.body.status, 0);
+    assert.equal(two.raw, one.raw);
+    // spec 2.13: the check of names and e-mail runs on every request, cached record or not
+    const wrong = await call(t.app, '/extractPnr.do', extractBody({ passengers: [{ firstName: firstA, lastName: 'SOMEONEELSE' }] }));
+    assert.equal(wrong.body.status, 99005);
+    const wrongMail = await call(t.app, '/extractPnr.do', extractBody({ contact: { email: 'stranger@example.com' } }));
+    assert.equal(wrongMail.body.status, 99005);
+  });
+
+  test('a refund the airline accepted shows REFUND once refunded by the clock, after the answer was kept', async () => {
+    const open = [
+      ['9991000000001', 'OPEN_FOR_USE'],
+      ['9991000000002', 'OPEN_FOR_USE'],
+    ];
+    assert.deepEqual(await statuses(), open);
+    const airline = t.app.deps.airlines.forCarrier('XS')!;
+    await airline.submitRefund(
+      'XS',
+      { refundCode: 'RF-CACHE-1', pnr: 'TST001', ticketNos: ['9991000000001'], reason: '1', currency: 'EUR', paidMinor: 56540, quotedRefundMinor: 50000, isClaim: false },
+      { signal: AbortSignal.timeout(10_000) },
+    );
+    assert.deepEqual(await statuses(), open, 'processing: the coupons stay open');
+    // XS confirms and pays back within seconds on the test world's clock (see the sandbox refund tests)
+    t.clock.advance(40_000);
+    assert.deepEqual(await statuses(), [
+      ['9991000000001', 'REFUND'],
+      ['9991000000002', 'OPEN_FOR_USE'],
+    ]);
+  });
+});

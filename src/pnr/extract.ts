@@ -1,6 +1,6 @@
 // extractPnr.do: the airline-side record as the airline reports it now, never postbook's copy (spec 2.13).
 import type { AirlineAncillary, AirlineDirectory, AirlineRecord, AirlineSegment, AirlineTicket } from '../airline/connector.js';
-import { recordPrice } from '../airline/record.js';
+import { isImmutableRecord, recordPrice } from '../airline/record.js';
 import { ApiError } from '../http/errors.js';
 import { formatMinor, toAmount } from '../money/money.js';
 import { callerKnowsRecord, DEFAULT_TIMEOUT_MS, NOT_FOUND_MSG, readAirlineRecord } from './records.js';
@@ -17,7 +17,28 @@ export async function extractPnr(airlines: AirlineDirectory, req: ExtractPnrRequ
   const lastNames = req.passengers.map((p) => p.lastName);
   // A wrong name or e-mail answers exactly like a PNR that does not exist: no enumeration.
   if (!record || !callerKnowsRecord(record, lastNames, req.contact.email)) throw new ApiError(PNR_STATUS.NOT_FOUND, NOT_FOUND_MSG);
-  return toWire(record);
+  return wireOf(record);
+}
+
+/**
+ * The wire answer, built once per record version: a connector hands out one immutable object per version
+ * of a record (the sandbox: per booking row version and set of refunded tickets), so the object is the key.
+ * The answer is frozen as well: every request shares it, and Fastify only reads it to serialize.
+ */
+const answers = new WeakMap<AirlineRecord, ExtractPnrResponse>();
+function wireOf(record: AirlineRecord): ExtractPnrResponse {
+  if (!isImmutableRecord(record)) return toWire(record);
+  let answer = answers.get(record);
+  if (!answer) {
+    answer = deepFreeze(toWire(record));
+    answers.set(record, answer);
+  }
+  return answer;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') for (const v of Object.values(value)) deepFreeze(v);
+  return Object.freeze(value);
 }
 
 export function ticketStatusOf(ticket: AirlineTicket): TicketStatus {

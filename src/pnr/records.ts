@@ -1,5 +1,7 @@
 // Reading an airline record for a caller: bounded in time, and shown only to a caller who knows it.
 import { ConnectorError, type AirlineDirectory, type AirlineRecord } from '../airline/connector.js';
+import { Deadline } from '../airline/deadline.js';
+import { isImmutableRecord } from '../airline/record.js';
 import { ApiError } from '../http/errors.js';
 import { PNR_STATUS } from './statuses.js';
 
@@ -30,7 +32,7 @@ export async function readAirlineRecord(
   const connector = airlines.forCarrier(carrier);
   if (!connector) throw new ApiError(PNR_STATUS.CARRIER_NOT_SERVED, `carrier ${carrier} is not connected to this service`);
   try {
-    return await connector.readRecord(carrier, pnr, { signal: AbortSignal.timeout(timeoutMs) });
+    return await connector.readRecord(carrier, pnr, new Deadline(timeoutMs));
   } catch (err) {
     if (err instanceof ConnectorError) {
       if (err.kind === 'timeout') throw new ApiError(PNR_STATUS.TIMEOUT, `the airline did not answer within ${timeoutMs} ms; try again`);
@@ -44,6 +46,18 @@ export async function readAirlineRecord(
 /** True when every given last name is on the record and the e-mail is the record's contact. */
 export function callerKnowsRecord(record: AirlineRecord, lastNames: string[], email: string): boolean {
   if (!sameEmail(record.contact.email, email)) return false;
-  const onRecord = new Set(record.passengers.map((p) => normalizeName(p.lastName)));
+  const onRecord = namesOnRecord(record);
   return lastNames.length > 0 && lastNames.every((n) => onRecord.has(normalizeName(n)));
+}
+
+/** Normalized last names per record object: connectors hand out one immutable object per record version. */
+const namesByRecord = new WeakMap<AirlineRecord, ReadonlySet<string>>();
+function namesOnRecord(record: AirlineRecord): ReadonlySet<string> {
+  let names = namesByRecord.get(record);
+  if (!names) {
+    names = new Set(record.passengers.map((p) => normalizeName(p.lastName)));
+    // A record that is not frozen may still change under us: only immutable ones are remembered.
+    if (isImmutableRecord(record)) namesByRecord.set(record, names);
+  }
+  return names;
 }

@@ -2,7 +2,7 @@
 // Bookings made through postbook are rows of sandbox_bookings and their seats rows of sandbox_seat_sales
 // (migration 0004), so they survive a restart and a seat is sold once even under concurrent orders.
 import { randomInt } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   ConnectorError,
   type AirlinePassenger,
@@ -378,14 +378,43 @@ export class SandboxBookingApi implements BookingConnector {
     return this.recordOf(stored);
   }
 
-  /** A booking made through postbook, as the connector's world bookings look. */
+  /**
+   * Stored bookings as last read, by `carrier/pnr`, with the row version they were read at. Every read still
+   * asks the store for the row's version (one primary-key read), so a change made by any process — another
+   * API process or worker on PostgreSQL — shows at once; a TTL would have let a ticketing stay unseen for a
+   * while. What the cache saves is the document's transfer and parse and the record's rebuild, and it keeps one
+   * SandboxBooking object per version, which the connector and extractPnr.do cache their answers by.
+   */
+  private readonly stored = new Map<string, { xmin: string; updatedAt: Date; booking: SandboxBooking }>();
+
+  /** A booking made through postbook, as the connector's world bookings look; one object per row version. */
   async findStored(carrier: string, pnr: string): Promise<SandboxBooking | undefined> {
     if (!this.db) return undefined;
-    const row = await this.db.selectFrom('sandbox_bookings').select('booking').where('carrier', '=', carrier).where('pnr', '=', pnr).executeTakeFirst();
-    if (!row) return undefined;
+    const key = `${carrier}/${pnr}`;
+    const known = this.stored.get(key);
+    // The row's version is its xmin (a new one at every UPDATE) and, against xid wrap-around, updated_at too.
+    // The document comes along only when the row is not the version known here.
+    const row = await this.db
+      .selectFrom('sandbox_bookings')
+      .select([
+        sql<string>`xmin::text`.as('xmin'),
+        'updated_at',
+        sql<unknown>`case when xmin::text = ${known?.xmin ?? null} and updated_at = ${known?.updatedAt ?? null} then null else booking end`.as('booking'),
+      ])
+      .where('carrier', '=', carrier)
+      .where('pnr', '=', pnr)
+      .executeTakeFirst();
+    if (!row) {
+      this.stored.delete(key);
+      return undefined;
+    }
+    if (known && row.booking === null) return known.booking;
     const stored = row.booking as StoredBooking;
     const record = await this.recordOf(stored);
-    return { record, behaviour: {}, refundBehaviour: {}, issuedAt: stored.issuedAt ? new Date(stored.issuedAt) : null, note: null };
+    const booking: SandboxBooking = { record, behaviour: {}, refundBehaviour: {}, issuedAt: stored.issuedAt ? new Date(stored.issuedAt) : null, note: null };
+    if (this.stored.size >= 10_000) this.stored.clear();
+    this.stored.set(key, { xmin: row.xmin, updatedAt: row.updated_at, booking });
+    return booking;
   }
 
   private async recordOf(stored: StoredBooking): Promise<AirlineRecord> {

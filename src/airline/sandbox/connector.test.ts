@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { ConnectorError } from '../connector.js';
+import { Deadline } from '../deadline.js';
 import { SandboxConnector } from './connector.js';
 import { buildWorld } from './world.js';
 import type { WorldFile } from './world-schema.js';
@@ -68,20 +69,28 @@ describe('SandboxConnector', () => {
     assert.ok(record.segments[0]!.depAt instanceof Date);
   });
 
-  test('returns a deep copy: mutating the answer does not change the world', async () => {
+  test('the answer is immutable: a reader can change neither it nor the world', async () => {
     const { world, sandbox } = connector();
     const before = structuredClone(world.bookings.get('XS/TST001')!.record);
     const record = await sandbox.readRecord('XS', 'TST001', { signal: signal() });
     assert.ok(record);
-    record.status = 'Cancelled';
-    record.passengers[0]!.lastName = 'CHANGED';
-    record.segments[0]!.depAt.setTime(0);
-    record.segments.pop();
-    record.tickets[0]!.coupons[0]!.status = 'USED';
-    record.tickets[0]!.ancillaries.length = 0;
+    // The same object for every reader until the record changes (no copy per read): so no reader may change it.
+    assert.equal(await sandbox.readRecord('XS', 'TST001', { signal: signal() }), record);
+    assert.throws(() => (record.status = 'Cancelled'), TypeError);
+    assert.throws(() => (record.passengers[0]!.lastName = 'CHANGED'), TypeError);
+    assert.throws(() => record.segments[0]!.depAt.setTime(0), TypeError);
+    assert.throws(() => record.segments[0]!.depAt.setUTCHours(0), TypeError);
+    assert.throws(() => record.segments.pop(), TypeError);
+    assert.throws(() => (record.tickets[0]!.coupons[0]!.status = 'USED'), TypeError);
+    assert.throws(() => (record.tickets[0]!.ancillaries.length = 0), TypeError);
     assert.deepEqual(world.bookings.get('XS/TST001')!.record, before);
     const again = await sandbox.readRecord('XS', 'TST001', { signal: signal() });
     assert.deepEqual(again, before);
+    // A copy is the reader's own to change.
+    const copy = structuredClone(again);
+    copy.segments[0]!.depAt.setTime(0);
+    copy.status = 'Cancelled';
+    assert.deepEqual(await sandbox.readRecord('XS', 'TST001', { signal: signal() }), before);
   });
 
   test('unknown PNR → null', async () => {
@@ -150,6 +159,26 @@ describe('SandboxConnector', () => {
     assert.equal(err.kind, 'timeout');
     assert.equal(err.retryable, true);
     assert.ok(performance.now() - start < 2_000);
+  });
+
+  test('a Deadline (signal made only when the airline waits) keeps the deadline of its start', async () => {
+    const { sandbox } = connector();
+    // No wait: answered without a signal ever being made.
+    const fast = new Deadline(10_000);
+    assert.equal((await sandbox.readRecord('XS', 'TST001', fast))?.pnr, 'TST001');
+    // A wait: the 5 s airline is cut at the deadline counted from the Deadline's creation, not from first use.
+    const budget = new Deadline(150);
+    await new Promise((r) => setTimeout(r, 100));
+    const start = performance.now();
+    const err = await rejection(sandbox.readRecord('XT', 'SLOW01', budget));
+    const ms = performance.now() - start;
+    assert.equal(err.kind, 'timeout');
+    assert.ok(ms < 120, `gave up ${ms} ms after the call, 50 ms were left`);
+    // A budget already spent fails at once with timeout, even where the airline would not wait.
+    const spent = new Deadline(1);
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal((await rejection(sandbox.readRecord('XS', 'TST001', spent))).kind, 'timeout');
+    assert.equal((await rejection(sandbox.readRecord('XT', 'SLOW01', spent))).kind, 'timeout');
   });
 
   test('failure "error" → ConnectorError unavailable, retryable', async () => {

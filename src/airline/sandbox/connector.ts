@@ -16,6 +16,8 @@ import {
   type AirlineRefundTerms,
   type CallOptions,
 } from '../connector.js';
+import { callExpired } from '../deadline.js';
+import { freezeRecord } from '../record.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { isCurrency } from '../../money/money.js';
 import { quoteTicket, type TicketForQuote } from '../../refunds/engine/index.js';
@@ -81,16 +83,42 @@ export class SandboxConnector implements AirlineConnector {
     const airline = this.airline(carrier);
     const booking = await this.findBooking(carrier, pnr);
     // A missing PNR costs the same latency as an existing one: timing must not reveal which PNRs exist.
-    await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
+    await this.behaveWithin(behaviourOf(airline, booking), opts);
     const refunded = await this.refundedTickets(carrier, pnr);
     if (!booking) return null;
-    const record = structuredClone(booking.record);
-    // The airline's own refunds show on the coupons once the money went out (flown coupons stay USED).
-    for (const t of record.tickets) {
-      if (!refunded.has(t.ticketNo)) continue;
-      for (const c of t.coupons) if (c.status !== 'USED') c.status = 'REFUND';
+    return this.shown(booking, refunded);
+  }
+
+  /**
+   * The record readers see, one frozen object per version: a booking (world bookings never change; stored
+   * ones are a new SandboxBooking per row version, see SandboxBookingApi.findStored) and which of its tickets
+   * are refunded now. No copy per read, and a reader may cache what it derives from the object by identity.
+   */
+  private readonly versions = new WeakMap<SandboxBooking, { base: AirlineRecord; overlays: Map<string, AirlineRecord> }>();
+
+  private shown(booking: SandboxBooking, refunded: ReadonlySet<string>): AirlineRecord {
+    let v = this.versions.get(booking);
+    if (!v) {
+      // Copied once: the world's own object stays the caller's (the loader's, the seeding's) to keep.
+      v = { base: freezeRecord(structuredClone(booking.record)), overlays: new Map() };
+      this.versions.set(booking, v);
     }
-    return record;
+    if (refunded.size === 0) return v.base;
+    const tickets = v.base.tickets.filter((t) => refunded.has(t.ticketNo)).map((t) => t.ticketNo);
+    if (tickets.length === 0) return v.base;
+    const key = tickets.join(' ');
+    let overlay = v.overlays.get(key);
+    if (!overlay) {
+      const record = structuredClone(booking.record);
+      // The airline's own refunds show on the coupons once the money went out (flown coupons stay USED).
+      for (const t of record.tickets) {
+        if (!refunded.has(t.ticketNo)) continue;
+        for (const c of t.coupons) if (c.status !== 'USED') c.status = 'REFUND';
+      }
+      overlay = freezeRecord(record);
+      v.overlays.set(key, overlay);
+    }
+    return overlay;
   }
 
   refundTerms(carrier: string): AirlineRefundTerms | null {
@@ -114,7 +142,7 @@ export class SandboxConnector implements AirlineConnector {
     const airline = this.airline(carrier);
     const db = this.db();
     const booking = await this.findBooking(carrier, s.pnr);
-    await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
+    await this.behaveWithin(behaviourOf(airline, booking), opts);
 
     const refuse = (why: string): never => {
       throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses refund ${s.refundCode}: ${why}`);
@@ -159,7 +187,7 @@ export class SandboxConnector implements AirlineConnector {
     const db = this.db();
     const row = await db.selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).where('carrier', '=', carrier).executeTakeFirst();
     const booking = row ? await this.findBooking(carrier, row.pnr) : undefined;
-    await this.behave({ ...airline.behaviour, ...(booking?.behaviour ?? {}) }, opts.signal);
+    await this.behaveWithin(behaviourOf(airline, booking), opts);
     if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no refund ${refundCode}`);
     return refundStateAt(row, this.clock.now());
   }
@@ -184,9 +212,8 @@ export class SandboxConnector implements AirlineConnector {
   private readonly acceptedCache = new Map<string, { rows: SandboxRefundRow[]; at: number }>();
   private static readonly CACHE_MS = 1_000;
 
-  private async refundedTickets(carrier: string, pnr: string): Promise<Set<string>> {
-    const out = new Set<string>();
-    if (!this.books) return out;
+  private async refundedTickets(carrier: string, pnr: string): Promise<ReadonlySet<string>> {
+    if (!this.books) return NO_TICKETS;
     const key = `${carrier}/${pnr}`;
     let hit = this.acceptedCache.get(key);
     if (!hit || Date.now() - hit.at > SandboxConnector.CACHE_MS) {
@@ -201,6 +228,8 @@ export class SandboxConnector implements AirlineConnector {
       if (this.acceptedCache.size > 10_000) this.acceptedCache.clear();
       this.acceptedCache.set(key, hit);
     }
+    if (hit.rows.length === 0) return NO_TICKETS;
+    const out = new Set<string>();
     const now = this.clock.now();
     for (const row of hit.rows) if (refundStateAt(row, now).state === 'refunded') for (const no of ticketNosOf(row)) out.add(no);
     return out;
@@ -253,6 +282,13 @@ export class SandboxConnector implements AirlineConnector {
     });
   }
 
+  /** `behave` that makes the caller's AbortSignal only when the airline actually waits (see Deadline). */
+  private async behaveWithin(b: WorldBehaviourLike, opts: CallOptions): Promise<void> {
+    if (b.failure === 'timeout' || b.latencyMs) return this.behave(b, opts.signal);
+    if (callExpired(opts)) throw new ConnectorError('timeout', true, 'the airline did not answer in time');
+    if (b.failure === 'error') throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
+  }
+
   private async behave(b: WorldBehaviourLike, signal: AbortSignal): Promise<void> {
     try {
       if (b.failure === 'timeout') {
@@ -267,6 +303,15 @@ export class SandboxConnector implements AirlineConnector {
     if (signal.aborted) throw new ConnectorError('timeout', true, 'the airline did not answer in time');
     if (b.failure === 'error') throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
   }
+}
+
+const NO_TICKETS: ReadonlySet<string> = new Set();
+
+/** How the airline behaves for this booking: the booking's own knobs over the airline's. */
+function behaviourOf(airline: WorldAirline, booking: SandboxBooking | undefined): WorldBehaviourLike {
+  const own = booking?.behaviour;
+  if (!own || Object.keys(own).length === 0) return airline.behaviour ?? {};
+  return { ...airline.behaviour, ...own };
 }
 
 /** The airline's rules as it publishes them (spec 2.8): the world's rules with the airline code. */

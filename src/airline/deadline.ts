@@ -1,0 +1,34 @@
+// Call options with a time budget whose AbortSignal (and its timer) is made only when a connector waits.
+import type { CallOptions } from './connector.js';
+
+/**
+ * A caller's budget, fixed when the call starts. Most sandbox reads never wait, and an
+ * `AbortSignal.timeout` per call (a timer plus its bookkeeping) cost more than the read itself; the signal
+ * is made on first use, for the time left, so a connector that does wait still stops at the same deadline.
+ */
+export class Deadline implements CallOptions {
+  private readonly at: number;
+  private made: AbortSignal | null = null;
+
+  constructor(timeoutMs: number) {
+    this.at = performance.now() + timeoutMs;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.made) {
+      const left = Math.ceil(this.at - performance.now());
+      this.made = left > 0 ? AbortSignal.timeout(left) : AbortSignal.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }
+    return this.made;
+  }
+
+  /** True once the budget ran out; makes no signal. */
+  get expired(): boolean {
+    return this.made ? this.made.aborted : performance.now() >= this.at;
+  }
+}
+
+/** Whether the caller already gave up, without making a signal that is not there yet. */
+export function callExpired(opts: CallOptions): boolean {
+  return opts instanceof Deadline ? opts.expired : opts.signal.aborted;
+}

@@ -1,0 +1,76 @@
+// Records of bookings made through the booking chain (sandbox_bookings): one immutable object per row version,
+// and a change made by another process (another connector on the same database) shows on the next read.
+import { describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import type { BookingRequest } from '../connector.js';
+import { SandboxConnector } from './connector.js';
+import { buildWorld } from './world.js';
+import { TestClock } from '../../clock.js';
+import { openTestStore } from '../../test-support/app.js';
+import { testWorld } from '../../test-support/world.js';
+
+const signal = () => AbortSignal.timeout(10_000);
+
+/** Two sandbox airlines on one database, as two API processes on PostgreSQL would be; a frozen clock. */
+async function setup(t: TestContext) {
+  const clock = new TestClock();
+  clock.freeze();
+  const world = buildWorld(structuredClone(testWorld()), clock.now(), 'test');
+  const store = await openTestStore();
+  t.after(() => store.close());
+  const a = new SandboxConnector(world, { db: store.db, clock });
+  const b = new SandboxConnector(world, { db: store.db, clock });
+  const request: BookingRequest = {
+    idempotencyKey: 'ORDER-STORED-1',
+    clientId: 'alpha',
+    carrier: 'XS',
+    segments: [
+      { flight: { carrier: 'XS', flightNumber: 'XS101', depDate: world.flights.get('out')!.current.dep.toFormat('yyyyMMdd') }, direction: 'out', cabinClass: 1, fareFamily: 'STANDARD' },
+    ],
+    passengers: [{ ref: 'P1', type: 'ADT', lastName: 'STORED', firstName: 'RECORD', birthday: null, gender: null, document: null }],
+    contact: { email: 'stored.record@example.com', phone: null },
+    price: { currency: 'EUR', adult: { fareMinor: 20000, taxMinor: 4000 }, child: { fareMinor: 15000, taxMinor: 4000 }, infant: { fareMinor: 2000, taxMinor: 4000 }, feeMinor: 0, feeMode: 'PER_PAX' },
+    ancillaries: [],
+    ifSeatOccupied: 'STOP_SEAT',
+  };
+  const booked = await a.booking.book(request, { signal: signal() });
+  assert.ok(booked.ok);
+  return { store, clock, a, b, pnr: booked.record.pnr };
+}
+
+describe('sandbox airline: records of stored bookings', () => {
+  test('one immutable object per row version; no copy per read', async (t) => {
+    const { b, pnr } = await setup(t);
+    const first = await b.readRecord('XS', pnr, { signal: signal() });
+    assert.equal(first?.status, 'OnHold');
+    assert.equal(await b.readRecord('XS', pnr, { signal: signal() }), first);
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.passengers[0]));
+  });
+
+  test('ticketing by another process shows on the next read, under a frozen clock (same updated_at)', async (t) => {
+    const { a, b, pnr } = await setup(t);
+    const onHold = await b.readRecord('XS', pnr, { signal: signal() });
+    assert.equal(onHold?.status, 'OnHold');
+    assert.deepEqual(onHold.tickets, []);
+    const ticketed = await a.booking.issueTickets('XS', pnr, { method: 'deposit', idempotencyKey: 'PAY-1' }, { signal: signal() });
+    const seen = await b.readRecord('XS', pnr, { signal: signal() });
+    assert.equal(seen?.status, 'Ticketed');
+    assert.deepEqual(seen.tickets.map((x) => x.ticketNo), ticketed.tickets.map((x) => x.ticketNo));
+    assert.notEqual(seen, onHold);
+  });
+
+  test('any UPDATE of the row is a new version, even one that keeps updated_at', async (t) => {
+    const { store, b, pnr } = await setup(t);
+    assert.equal((await b.readRecord('XS', pnr, { signal: signal() }))?.contact.email, 'stored.record@example.com');
+    await sql`update sandbox_bookings set booking = jsonb_set(booking, '{contact,email}', '"changed@example.com"') where pnr = ${pnr}`.execute(store.db);
+    assert.equal((await b.readRecord('XS', pnr, { signal: signal() }))?.contact.email, 'changed@example.com');
+  });
+
+  test('a row that disappears is no longer answered', async (t) => {
+    const { store, b, pnr } = await setup(t);
+    assert.ok(await b.readRecord('XS', pnr, { signal: signal() }));
+    await sql`delete from sandbox_bookings where pnr = ${pnr}`.execute(store.db);
+    assert.equal(await b.readRecord('XS', pnr, { signal: signal() }), null);
+  });
+});
