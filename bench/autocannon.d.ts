@@ -25,6 +25,10 @@ declare module 'autocannon' {
     workers?: number;
     /** Each response whose body differs is counted in `mismatches`. */
     expectBody?: string;
+    /** Path of a module exporting (body) => boolean; a falsy answer counts in `mismatches` (workers: a path). */
+    verifyBody?: string;
+    /** Requests in turn; `setupRequest` is the path of a module exporting (request) => request (workers). */
+    requests?: Array<{ method?: Options['method']; path?: string; body?: string; setupRequest?: string }>;
     title?: string;
   }
 

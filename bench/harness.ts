@@ -31,6 +31,11 @@ export interface LoadRequest {
    * design (a new refundOfferId each time) leave it out; such a measure checks its answers another way.
    */
   expectBody?: string;
+  /**
+   * Bodies to send in turn instead of `body` (one per request, round robin), with a check of every answer:
+   * status 0 and the given length (the answers of such a load differ only in fixed-length ids).
+   */
+  cycle?: { bodies: string[]; answerPrefix: string; answerLength: number };
 }
 
 export interface LoadResult {
@@ -80,6 +85,7 @@ export async function load(settings: LoadSettings, req: LoadRequest): Promise<Lo
       duration: seconds,
       workers: 1,
       ...(req.expectBody !== undefined ? { expectBody: req.expectBody } : {}),
+      ...(req.cycle ? cycleOptions(req, req.cycle) : {}),
       title: `${req.label} (${phase})`,
     });
     const problems = problemsOf(result);
@@ -100,6 +106,27 @@ export async function load(settings: LoadSettings, req: LoadRequest): Promise<Lo
     seconds: r.duration,
     othersCpu: othersCpuSince(before),
   };
+}
+
+/**
+ * autocannon's worker thread cannot receive functions, only files to require: the round robin over the
+ * bodies and the answer check are written as two small CommonJS modules next to a JSON file of the bodies.
+ */
+function cycleOptions(req: LoadRequest, cycle: NonNullable<LoadRequest['cycle']>) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-cycle-'));
+  const bodies = path.join(dir, 'bodies.json');
+  fs.writeFileSync(bodies, JSON.stringify(cycle.bodies));
+  const setup = path.join(dir, 'setup-request.cjs');
+  fs.writeFileSync(
+    setup,
+    `const bodies = require(${JSON.stringify(bodies)});\nlet i = 0;\nmodule.exports = (request) => { request.body = bodies[i++ % bodies.length]; return request; };\n`,
+  );
+  const verify = path.join(dir, 'verify-body.cjs');
+  fs.writeFileSync(
+    verify,
+    `module.exports = (body) => body.length === ${cycle.answerLength} && body.startsWith(${JSON.stringify(cycle.answerPrefix)});\n`,
+  );
+  return { requests: [{ method: req.method, setupRequest: setup }], verifyBody: verify };
 }
 
 interface CpuSnapshot {

@@ -17,8 +17,8 @@ export interface CachedSeatMap {
   key: string;
   version: string | null;
   cabins: SeatMapCabin[];
-  /** Per segment signature: the serialized cabins split where the session binding goes. */
-  fragments: Map<string, string[]>;
+  /** Per segment signature: the serialized cabins, and where in them the session binding goes. */
+  fragments: Map<string, Fragment>;
 }
 
 /** One segment of an answer: its map, and how its productCodes are written. */
@@ -41,10 +41,17 @@ export interface SeatAnswerBytes {
   gzip?: Buffer;
 }
 
+/** A part's cabins as bytes with a placeholder binding, and the byte offsets of the placeholders. */
+interface Fragment {
+  template: Buffer;
+  offsets: number[];
+}
+
 const MAX_MAPS = 5_000;
-const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** Stands for the binding while fragments are made: 10 characters that no seat map contains otherwise. */
 const PLACEHOLDER = 'Qz7Bnd0Qz7';
+const PLACEHOLDER_BYTES = Buffer.from(PLACEHOLDER, 'latin1');
 
 interface StoredAnswer extends SeatAnswerBytes {
   size: number;
@@ -54,7 +61,7 @@ export class SeatMapCache {
   private readonly maps = new Map<string, CachedSeatMap>();
   private readonly answers = new Map<string, StoredAnswer>();
   private answerBytes = 0;
-  private frame: { head: string; tail: string } | null = null;
+  private frame: { head: Buffer; tail: Buffer } | null = null;
   hits = 0;
   misses = 0;
 
@@ -106,16 +113,7 @@ export class SeatMapCache {
       this.answers.delete(key);
       this.answers.set(key, stored);
     } else {
-      const frame = this.frameOf(serialize);
-      let text = frame.head;
-      parts.forEach((p, i) => {
-        const pieces = this.fragmentsOf(p, serialize);
-        if (pieces.length === 0) return;
-        if (i > 0 && text !== frame.head) text += ',';
-        text += pieces.join(p.binding);
-      });
-      text += frame.tail;
-      const body = Buffer.from(text);
+      const body = this.join(parts, serialize);
       stored = { body, size: body.length };
       if (cacheable) this.remember(key, stored);
     }
@@ -129,6 +127,26 @@ export class SeatMapCache {
     return gzip ? { body: stored.body, gzip: stored.gzip! } : { body: stored.body };
   }
 
+  /** head, each part's template with its binding written over the placeholders (comma separated), tail. */
+  private join(parts: SeatAnswerPart[], serialize: Serialize): Buffer {
+    const frame = this.frameOf(serialize);
+    const pieces = parts.map((p) => ({ p, f: this.fragmentsOf(p, serialize) })).filter((x) => x.f.template.length > 0);
+    let length = frame.head.length + frame.tail.length + Math.max(0, pieces.length - 1);
+    for (const { f } of pieces) length += f.template.length;
+    const out = Buffer.allocUnsafe(length);
+    let at = frame.head.copy(out, 0);
+    pieces.forEach(({ p, f }, i) => {
+      if (i > 0) at += out.write(',', at, 'latin1');
+      f.template.copy(out, at);
+      const binding = Buffer.from(p.binding, 'latin1');
+      if (binding.length !== PLACEHOLDER_BYTES.length) throw new Error('seat answer: a session binding is not 10 characters');
+      for (const off of f.offsets) binding.copy(out, at + off);
+      at += f.template.length;
+    });
+    frame.tail.copy(out, at);
+    return out;
+  }
+
   private remember(key: string, stored: StoredAnswer): void {
     this.answers.set(key, stored);
     this.answerBytes += stored.size;
@@ -140,24 +158,27 @@ export class SeatMapCache {
   }
 
   /** `{"status":0,"msg":"success","cabins":[` and `]}` as the route's serializer writes them. */
-  private frameOf(serialize: Serialize): { head: string; tail: string } {
+  private frameOf(serialize: Serialize): { head: Buffer; tail: Buffer } {
     if (this.frame) return this.frame;
     const empty = serialize({ status: 0, msg: 'success', cabins: [] });
     const at = empty.lastIndexOf('[]');
     if (at < 0) throw new Error('seat answer frame: the serializer wrote no empty cabins array');
-    return (this.frame = { head: empty.slice(0, at + 1), tail: empty.slice(at + 1) });
+    return (this.frame = { head: Buffer.from(empty.slice(0, at + 1)), tail: Buffer.from(empty.slice(at + 1)) });
   }
 
-  private fragmentsOf(p: SeatAnswerPart, serialize: Serialize): string[] {
+  private fragmentsOf(p: SeatAnswerPart, serialize: Serialize): Fragment {
     const hit = p.map.fragments.get(p.signature);
     if (hit) return hit;
     const frame = this.frameOf(serialize);
-    const cabins = p.wireCabins(PLACEHOLDER);
-    const text = serialize({ status: 0, msg: 'success', cabins });
-    if (!text.startsWith(frame.head) || !text.endsWith(frame.tail)) throw new Error('seat answer fragments: unexpected serializer output');
-    const inner = text.slice(frame.head.length, text.length - frame.tail.length);
-    const pieces = cabins.length === 0 ? [] : inner.split(PLACEHOLDER);
-    p.map.fragments.set(p.signature, pieces);
-    return pieces;
+    const text = Buffer.from(serialize({ status: 0, msg: 'success', cabins: p.wireCabins(PLACEHOLDER) }));
+    if (text.subarray(0, frame.head.length).compare(frame.head) !== 0 || text.subarray(text.length - frame.tail.length).compare(frame.tail) !== 0) {
+      throw new Error('seat answer fragments: unexpected serializer output');
+    }
+    const template = Buffer.from(text.subarray(frame.head.length, text.length - frame.tail.length));
+    const offsets: number[] = [];
+    for (let at = template.indexOf(PLACEHOLDER_BYTES); at >= 0; at = template.indexOf(PLACEHOLDER_BYTES, at + PLACEHOLDER_BYTES.length)) offsets.push(at);
+    const fragment = { template, offsets };
+    p.map.fragments.set(p.signature, fragment);
+    return fragment;
   }
 }
