@@ -50,6 +50,8 @@ export interface LoadResult {
    * counted run: colleagues' test suites on the same cores skew one target and not the other.
    */
   othersCpu: number;
+  /** Highest resident memory of this process (server and load generator) sampled during the counted run. */
+  peakRssBytes?: number;
 }
 
 /** A load whose answers were not all 2xx and identical to the reference body: the figure is void. */
@@ -94,9 +96,13 @@ export async function load(settings: LoadSettings, req: LoadRequest): Promise<Lo
   };
   if (settings.warmupSeconds > 0) await run(settings.warmupSeconds, 'warm-up');
   const before = cpuSnapshot();
-  const r = settings.profileDir
-    ? await profiled(path.join(settings.profileDir, `${req.label.replace(/[^A-Za-z0-9.-]+/g, '_')}.cpuprofile`), () => run(settings.seconds, 'measured run'))
-    : await run(settings.seconds, 'measured run');
+  let peakRssBytes = process.memoryUsage.rss();
+  const sampler = setInterval(() => {
+    peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
+  }, 100);
+  const r = await (settings.profileDir
+    ? profiled(path.join(settings.profileDir, `${req.label.replace(/[^A-Za-z0-9.-]+/g, '_')}.cpuprofile`), () => run(settings.seconds, 'measured run'))
+    : run(settings.seconds, 'measured run')).finally(() => clearInterval(sampler));
   return {
     label: req.label,
     rps: r.requests.average,
@@ -105,6 +111,7 @@ export async function load(settings: LoadSettings, req: LoadRequest): Promise<Lo
     requests: r['2xx'],
     seconds: r.duration,
     othersCpu: othersCpuSince(before),
+    peakRssBytes,
   };
 }
 

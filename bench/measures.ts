@@ -123,6 +123,6 @@ const extractPnr: Measure = {
 };
 
 import { refundQuotation, refundSubmit } from './refund-measures.js';
-import { seatAvailability, seatAvailabilityFresh } from './seat-measures.js';
+import { seatAvailability, seatAvailabilityFresh, seatMemory } from './seat-measures.js';
 
-export const MEASURES: Measure[] = [extractPnr, refundQuotation, refundSubmit, seatAvailability, seatAvailabilityFresh];
+export const MEASURES: Measure[] = [extractPnr, refundQuotation, refundSubmit, seatAvailability, seatAvailabilityFresh, seatMemory];

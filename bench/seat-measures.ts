@@ -1,8 +1,8 @@
 // seatAvailability.do for a wide-body aircraft (XS901, 777 with 352 seats in two cabins) ÷ a bare route
 // returning the same JSON (DESIGN targets: ≥ 0.6 with the same session repeated, ≥ 0.4 with a fresh session
 // per request: seat maps are cached as bytes, invalidated on every sale; verify.do is not counted).
-import { referenceAnswer, rpsRatio, type BenchContext, type Measure } from './measures.js';
-import { startBareRoute } from './harness.js';
+import { formatRps, referenceAnswer, rpsRatio, type BenchContext, type Measure } from './measures.js';
+import { load, startBareRoute } from './harness.js';
 
 /** More sessions than the answer cache keeps whole answers for: every request joins its bytes anew. */
 const FRESH_SESSIONS = 3_000;
@@ -66,5 +66,29 @@ export const seatAvailabilityFresh: Measure = {
     } finally {
       await bare.close();
     }
+  },
+};
+
+const MB = 1024 * 1024;
+
+export const seatMemory: Measure = {
+  id: 'seatMemory',
+  name: 'API process resident memory (MB) under the seat-map load',
+  target: { cmp: '<=', value: 250 },
+  async run(ctx) {
+    const { headers, newSession, bodyOf } = await seatRequest(ctx);
+    const subject = { label: 'seatAvailability.do (memory)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodyOf(await newSession()) };
+    const answer = await referenceAnswer(subject);
+    const loaded = await load(ctx.settings, { ...subject, expectBody: answer });
+    const peak = (loaded.peakRssBytes ?? 0) / MB;
+    const heap = process.memoryUsage();
+    return {
+      value: peak,
+      detail:
+        `peak RSS ${peak.toFixed(0)} MB during ${ctx.settings.seconds} s of seatAvailability.do at ${formatRps(loaded.rps)} req/s; ` +
+        `after it: V8 heap ${(heap.heapUsed / MB).toFixed(0)} MB used, external ${(heap.external / MB).toFixed(0)} MB; ` +
+        'the process also runs the load generator (autocannon worker thread), so this is an upper bound',
+      loads: [loaded],
+    };
   },
 };
