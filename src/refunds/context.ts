@@ -1,7 +1,7 @@
-// Everything a refund decision reads about one order, loaded in one go (no airline call).
+// Everything a refund decision reads about one order, loaded in one statement (no airline call).
 import type { Kysely } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { CouponStatus, Database, OrderRow, PassengerType } from '../store/schema.js';
+import { preparedQuery } from '../store/prepared.js';
 
 export interface PaxRow {
   paxIndex: number;
@@ -88,73 +88,110 @@ export async function findOrderForCaller(
   return { kind: 'none' };
 }
 
+/** The context query's columns beside the order's own (`o.*`): JSON arrays of positional tuples. */
+interface ContextColumns {
+  pax: Array<[number, PassengerType, string, string]> | null;
+  segs: Array<[number, 'out' | 'ret', string, string, string, string, string, string | null, string | null, string, string]> | null;
+  tix: Array<[string, number, string, number, number, string | null, boolean, Array<[number, CouponStatus]> | null]> | null;
+  anc: Array<[number, number | null, 'inflow' | 'post', string, string | null, string, number]> | null;
+  refunds: Array<[string, string, number, string]> | null;
+  /** spec 7.1 824: only computed when no order was found by orderNo. */
+  ancillary: boolean | null;
+}
+
 /**
- * One round trip: the order's passengers, segments, tickets with coupons, ancillaries and live refunds as
- * JSON arrays of a single query (the embedded store pays per statement, DESIGN performance targets).
+ * Everything a refund decision reads about one order, in ONE statement (DESIGN performance targets): the
+ * order scoped to the caller, then its passengers, segments, tickets with coupons, ancillaries and live
+ * refunds as JSON arrays of positional tuples (smaller to build and parse than objects), and, only when no
+ * order matched an orderNo, whether it is the number of a post-ticketing service order of one of the
+ * caller's orders (824). The order comes through a LEFT JOIN so a miss still answers one row. Each sub-select
+ * runs on an index of its table (src/store/hot-path-indexes.test.ts holds the plans).
  */
-export async function loadOrderContext(db: Kysely<Database>, order: OrderRow): Promise<OrderContext> {
-  const orderNo = order.order_no;
-  const row = await db
-    .selectNoFrom((eb) => [
-      jsonArrayFrom(eb.selectFrom('order_passengers').selectAll().where('order_no', '=', orderNo).orderBy('pax_index')).as('passengers'),
-      jsonArrayFrom(eb.selectFrom('order_segments').selectAll().where('order_no', '=', orderNo).orderBy('segment_index')).as('segments'),
-      jsonArrayFrom(eb.selectFrom('tickets').selectAll().where('order_no', '=', orderNo).orderBy('ticket_no')).as('tickets'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('ticket_coupons')
-          .innerJoin('tickets', 'tickets.ticket_no', 'ticket_coupons.ticket_no')
-          .select(['ticket_coupons.ticket_no', 'ticket_coupons.segment_index', 'ticket_coupons.status'])
-          .where('tickets.order_no', '=', orderNo)
-          .orderBy('ticket_coupons.segment_index'),
-      ).as('coupons'),
-      jsonArrayFrom(eb.selectFrom('order_ancillaries').selectAll().where('order_no', '=', orderNo).orderBy('id')).as('ancillaries'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('refund_tickets')
-          .innerJoin('refund_orders', 'refund_orders.refund_code', 'refund_tickets.refund_code')
-          .select(['refund_tickets.ticket_no', 'refund_orders.refund_code', 'refund_orders.status', 'refund_orders.reason'])
-          .where('refund_orders.order_no', '=', orderNo)
-          .where('refund_tickets.live', '=', true),
-      ).as('refunds'),
-    ])
-    .executeTakeFirstOrThrow();
-  const { passengers, segments, tickets, coupons, ancillaries, refunds } = row;
-  const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+function contextSql(orderMatch: string, ancillaryCheck: string): string {
+  return `select o.*,
+  (select json_agg(json_build_array(p.pax_index, p.passenger_type, p.last_name, p.first_name) order by p.pax_index)
+     from order_passengers p where p.order_no = o.order_no) as pax,
+  (select json_agg(json_build_array(s.segment_index, s.direction, s.carrier, s.flight_number, s.dep_airport, s.arr_airport,
+                                    s.dep_local, s.booked_dep_local, s.dep_time_zone, s.dep_at, s.arr_at) order by s.segment_index)
+     from order_segments s where s.order_no = o.order_no) as segs,
+  (select json_agg(json_build_array(t.ticket_no, t.pax_index, t.currency, t.fare_minor, t.tax_minor, t.issued_at, t.tax_status_confirmed,
+                                    (select json_agg(json_build_array(c.segment_index, c.status) order by c.segment_index)
+                                       from ticket_coupons c where c.ticket_no = t.ticket_no)) order by t.ticket_no)
+     from tickets t where t.order_no = o.order_no) as tix,
+  (select json_agg(json_build_array(a.pax_index, a.segment_index, a.kind, a.category, a.post_order_no, a.currency, a.price_minor) order by a.id)
+     from order_ancillaries a where a.order_no = o.order_no) as anc,
+  (select json_agg(json_build_array(rt.ticket_no, r.refund_code, r.status, r.reason))
+     from refund_orders r join refund_tickets rt on rt.refund_code = r.refund_code and rt.live
+    where r.order_no = o.order_no) as refunds,
+  ${ancillaryCheck} as ancillary
+from (select) as one left join orders o on ${orderMatch}`;
+}
+
+/** $1 client, $2 orderNo. */
+export const CONTEXT_BY_ORDER_NO_SQL = contextSql(
+  'o.order_no = $2 and o.client_id = $1',
+  `case when o.order_no is null then exists (
+     select 1 from order_ancillaries x join orders xo on xo.order_no = x.order_no where x.post_order_no = $2 and xo.client_id = $1) end`,
+);
+/** $1 client, $2 airline PNR, $3 carrier (both upper case). */
+export const CONTEXT_BY_PNR_SQL = contextSql('o.carrier = $3 and o.airline_pnr = $2 and o.client_id = $1', 'null::boolean');
+
+const contextByOrderNo = preparedQuery<OrderRow & ContextColumns>('refund_context_by_order_no', CONTEXT_BY_ORDER_NO_SQL);
+const contextByPnr = preparedQuery<OrderRow & ContextColumns>('refund_context_by_pnr', CONTEXT_BY_PNR_SQL);
+
+export type ContextLookup = { kind: 'order'; ctx: OrderContext } | { kind: 'ancillary' } | { kind: 'none' };
+
+/** The caller's order with its whole refund context, in one statement; another client's order is "none". */
+export async function loadContextForCaller(
+  db: Kysely<Database>,
+  clientId: string,
+  ref: { orderNo?: string | null; airlinePNR?: string | null; carrier?: string | null },
+): Promise<ContextLookup> {
+  const query = ref.orderNo
+    ? contextByOrderNo([clientId, ref.orderNo])
+    : contextByPnr([clientId, (ref.airlinePNR ?? '').toUpperCase(), (ref.carrier ?? '').toUpperCase()]);
+  const row = (await db.executeQuery(query)).rows[0]!;
+  const { pax, segs, tix, anc, refunds, ancillary, ...order } = row;
+  if (order.order_no === null) return ancillary ? { kind: 'ancillary' } : { kind: 'none' };
+  const date = (v: string | Date): Date => (v instanceof Date ? v : new Date(v));
   return {
-    order,
-    passengers: passengers.map((p) => ({ paxIndex: p.pax_index, type: p.passenger_type, lastName: p.last_name, firstName: p.first_name })),
-    segments: segments.map((s) => ({
-      index: s.segment_index,
-      direction: s.direction,
-      carrier: s.carrier,
-      flightNumber: s.flight_number,
-      depAirport: s.dep_airport,
-      arrAirport: s.arr_airport,
-      depLocal: s.dep_local,
-      bookedDepLocal: s.booked_dep_local,
-      depTimeZone: s.dep_time_zone ?? 'UTC',
-      depAt: date(s.dep_at),
-      arrAt: date(s.arr_at),
-    })),
-    tickets: tickets.map((t) => ({
-      ticketNo: t.ticket_no,
-      paxIndex: t.pax_index,
-      currency: t.currency,
-      fareMinor: Number(t.fare_minor),
-      taxMinor: Number(t.tax_minor),
-      issuedAt: t.issued_at === null ? null : date(t.issued_at),
-      taxStatusConfirmed: t.tax_status_confirmed,
-      coupons: coupons.filter((c) => c.ticket_no === t.ticket_no).map((c) => ({ segmentIndex: c.segment_index, status: c.status })),
-    })),
-    ancillaries: ancillaries.map((a) => ({
-      paxIndex: a.pax_index,
-      segmentIndex: a.segment_index,
-      kind: a.kind,
-      category: a.category,
-      postOrderNo: a.post_order_no,
-      currency: a.currency,
-      priceMinor: Number(a.price_minor),
-    })),
-    liveRefunds: new Map(refunds.map((r) => [r.ticket_no, { refundCode: r.refund_code, status: Number(r.status), reason: String(r.reason) }])),
+    kind: 'order',
+    ctx: {
+      order: order,
+      passengers: (pax ?? []).map(([paxIndex, type, lastName, firstName]) => ({ paxIndex, type, lastName, firstName })),
+      segments: (segs ?? []).map(([index, direction, carrier, flightNumber, depAirport, arrAirport, depLocal, bookedDepLocal, depTimeZone, depAt, arrAt]) => ({
+        index,
+        direction,
+        carrier,
+        flightNumber,
+        depAirport,
+        arrAirport,
+        depLocal,
+        bookedDepLocal,
+        depTimeZone: depTimeZone ?? 'UTC',
+        depAt: date(depAt),
+        arrAt: date(arrAt),
+      })),
+      tickets: (tix ?? []).map(([ticketNo, paxIndex, currency, fare, tax, issuedAt, taxStatusConfirmed, coupons]) => ({
+        ticketNo,
+        paxIndex,
+        currency,
+        fareMinor: Number(fare),
+        taxMinor: Number(tax),
+        issuedAt: issuedAt === null ? null : date(issuedAt),
+        taxStatusConfirmed,
+        coupons: (coupons ?? []).map(([segmentIndex, status]) => ({ segmentIndex, status })),
+      })),
+      ancillaries: (anc ?? []).map(([paxIndex, segmentIndex, kind, category, postOrderNo, currency, price]) => ({
+        paxIndex,
+        segmentIndex,
+        kind,
+        category,
+        postOrderNo,
+        currency,
+        priceMinor: Number(price),
+      })),
+      liveRefunds: new Map((refunds ?? []).map(([ticketNo, refundCode, status, reason]) => [ticketNo, { refundCode, status: Number(status), reason: String(reason) }])),
+    },
   };
 }

@@ -1,7 +1,7 @@
 // Shared first half of quote and submit: shape, order, checks in DESIGN's order, the engine's quote.
 import { ApiError } from '../http/errors.js';
 import { checkRequest, checkShape, type Selection } from './checks.js';
-import { findOrderForCaller, loadOrderContext, type OrderContext } from './context.js';
+import { findOrderForCaller, loadContextForCaller, type OrderContext } from './context.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import type { OrderRow } from '../store/schema.js';
 import { priceSelection, type PricedQuote } from './pricing.js';
@@ -31,14 +31,20 @@ export function checkOrderRef(ref: OrderRef): void {
 export async function findCallerOrder(deps: RefundDeps, caller: RefundCaller, ref: OrderRef): Promise<OrderRow> {
   checkOrderRef(ref);
   const found = await findOrderForCaller(deps.db, caller.clientId, ref);
+  return orderOrFail(found).order;
+}
+
+function orderOrFail<T extends { kind: 'order' }>(found: T | { kind: 'ancillary' } | { kind: 'none' }): T {
   if (found.kind === 'ancillary') throw new ApiError(S.ANCILLARY_ORDER, 'wrong order number: use the main ticket order, not the ancillary order');
   // Another client's order is answered exactly like an unknown one.
   if (found.kind === 'none') throw new ApiError(S.ORDER_NOT_FOUND, 'order not found for refund; check the main ticket order number');
-  return found.order;
+  return found;
 }
 
+/** The caller's order and everything a refund decision reads about it: one statement (801/824 as above). */
 export async function loadCallerOrder(deps: RefundDeps, caller: RefundCaller, ref: OrderRef): Promise<OrderContext> {
-  return loadOrderContext(deps.db, await findCallerOrder(deps, caller, ref));
+  checkOrderRef(ref);
+  return orderOrFail(await loadContextForCaller(deps.db, caller.clientId, ref)).ctx;
 }
 
 export async function prepareRefund(

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { preparedQuery } from '../store/prepared.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { prepareRefund } from './prepare.js';
 import { postAsObject, wireParts, type PricedQuote } from './pricing.js';
@@ -47,22 +48,37 @@ export async function insertOffer(
     .execute();
 }
 
+/** Supersede + insert, prepared once (no query building per quote). */
+const recordOffer = preparedQuery(
+  'refund_record_offer',
+  `with superseded as (
+     update refund_offers set status = 'superseded'
+     where order_no = $3 and status = 'active' and ticket_nos && $5::text[]
+     returning 1
+   )
+   insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
+   values ($1, $2, $3, $4, $5::text[], $6::jsonb, $7::jsonb, 'active', $8::timestamptz, $9::timestamptz)`,
+);
+
 export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: RefundQuotationRequest): Promise<RefundQuotationResponse> {
   const { priced } = await prepareRefund(deps, caller, req, req.refundRequestList, false);
   const offerId = newOfferId();
   const now = deps.clock.now();
   // One statement (atomic on its own): supersede the older offers for these tickets and store the new one.
   const ticketNos = priced.tickets.map((t) => t.ticketNo);
-  await sql`
-    with superseded as (
-      update refund_offers set status = 'superseded'
-      where order_no = ${priced.orderNo} and status = 'active' and ticket_nos && ${sql.val(ticketNos)}::text[]
-      returning 1
-    )
-    insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
-    values (${offerId}, ${caller.clientId}, ${priced.orderNo}, ${priced.reason}, ${sql.val(ticketNos)}::text[],
-            ${JSON.stringify(req.refundRequestList)}, ${JSON.stringify(priced)}, 'active',
-            ${new Date(now.getTime() + deps.offerTtlMs)}, ${now})`.execute(deps.db);
+  await deps.db.executeQuery(
+    recordOffer([
+      offerId,
+      caller.clientId,
+      priced.orderNo,
+      priced.reason,
+      ticketNos,
+      JSON.stringify(req.refundRequestList),
+      JSON.stringify(priced),
+      new Date(now.getTime() + deps.offerTtlMs),
+      now,
+    ]),
+  );
   return {
     status: REFUND_STATUS.OK,
     msg: priced.isRefundable ? 'success' : 'success: the ticket is non-refundable under airline policy',

@@ -15,6 +15,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { preparedNameOf, runPreparedOnPGlite } from './prepared.js';
 
 class Mutex {
   private tail: Promise<void> = Promise.resolve();
@@ -31,6 +32,8 @@ class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pg: PGlite) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const prepared = preparedNameOf(compiled.sql);
+    if (prepared) return runPreparedOnPGlite<R>(this.pg, prepared, compiled.sql, compiled.parameters);
     if (compiled.parameters.length === 0) {
       const results = await this.pg.exec(compiled.sql);
       const last = results[results.length - 1];

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import { lockDataDir, type DirLock } from './lock.js';
 import { migrateToLatest } from './migrate.js';
+import { usePreparedStatements } from './prepared.js';
 import type { Database } from './schema.js';
 
 export type StoreKind = 'pglite' | 'postgres';
@@ -85,6 +86,7 @@ function openPostgres(url: string, opts: StoreOptions): Store {
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  pool.on('connect', usePreparedStatements);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const listeners = new Set<() => Promise<void>>();
   return {

@@ -1,0 +1,45 @@
+// The one-statement refund context (context.ts): what it loads, and how it scopes the order to the caller.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeTestApp, type TestApp } from '../test-support/app.js';
+import { refundWorld } from '../test-support/refund-world.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { loadContextForCaller } from './context.js';
+
+describe('loadContextForCaller', () => {
+  let t: TestApp;
+  let dep001: string;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    dep001 = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+  });
+  after(() => t.close());
+
+  test('by orderNo and by PNR + carrier (any case) it loads the same context', async () => {
+    const byNo = await loadContextForCaller(t.store.db, TEST_CLIENTS.alpha.id, { orderNo: dep001 });
+    const byPnr = await loadContextForCaller(t.store.db, TEST_CLIENTS.alpha.id, { airlinePNR: 'dep001', carrier: 'xs' });
+    assert.equal(byNo.kind, 'order');
+    assert.deepEqual(byPnr, byNo);
+    if (byNo.kind !== 'order') return;
+    const { ctx } = byNo;
+    assert.equal(ctx.order.order_no, dep001);
+    assert.ok(ctx.order.created_at instanceof Date, 'order columns keep their types');
+    assert.deepEqual(ctx.passengers.map((p) => p.paxIndex), [...ctx.passengers.keys()].map((i) => i + 1));
+    assert.deepEqual(ctx.segments.map((s) => s.index), [...ctx.segments].map((s) => s.index).sort((a, b) => a - b));
+    assert.ok(ctx.segments.every((s) => s.depAt instanceof Date && !Number.isNaN(s.depAt.getTime())));
+    assert.ok(ctx.tickets.length > 0 && ctx.tickets.every((tk) => tk.coupons.length > 0 && typeof tk.fareMinor === 'number'));
+    // the world's post-ticketing service of DEP001 (spec 2.5)
+    assert.ok(ctx.ancillaries.some((a) => a.kind === 'post' && a.postOrderNo === 'PT-DEP1' && a.priceMinor === 4000));
+    assert.equal(ctx.liveRefunds.size, 0);
+  });
+
+  // spec 7.1: 824 for the caller's own ancillary order number, 801 (none) for anyone else's
+  test('an ancillary order number is "ancillary" for its owner and "none" for another client', async () => {
+    assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.alpha.id, { orderNo: 'PT-DEP1' }), { kind: 'ancillary' });
+    assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.beta.id, { orderNo: 'PT-DEP1' }), { kind: 'none' });
+    assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.beta.id, { orderNo: dep001 }), { kind: 'none' });
+    assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.beta.id, { airlinePNR: 'DEP001', carrier: 'XS' }), { kind: 'none' });
+    assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.alpha.id, { orderNo: '1234567890123456' }), { kind: 'none' });
+    assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.alpha.id, { airlinePNR: 'PT-DEP1', carrier: 'XS' }), { kind: 'none' });
+  });
+});
