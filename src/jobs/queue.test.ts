@@ -449,8 +449,45 @@ test('insertSql writes the row send() writes (every column but id and times), in
     // onlyIf false: nothing written
     const none = await sql<{ id: string }>`with job as (${q.insertSql('plain', { n: 3 }, { onlyIf: sql`false` })}) select id from job`.execute(h.store.db);
     assert.equal(none.rows.length, 0);
+    // many at once: the rows send() would write, one per source row
+    const many = await sql<{ id: string }>`with job as (${q.insertManySql('keyed', sql`select jsonb_build_object('n', g) as data, 'm-' || g as singleton_key from generate_series(1, 3) g`)}) select id from job`.execute(h.store.db);
+    assert.equal(many.rows.length, 3);
+    const m1 = await rowOf(many.rows[0]!.id);
+    const k1 = await rowOf((await sql<{ id: string }>`select id::text from ${sql.table(`${h.schema}.job`)} where singleton_key = 'k-1'`.execute(h.store.db)).rows[0]!.id);
+    assert.deepEqual({ ...m1, data: null, singleton_key: null }, { ...k1, data: null, singleton_key: null });
     assert.throws(() => q.insertSql('keyed', { n: 1 }), /needs a singletonKey/);
     assert.throws(() => q.insertSql('nope', { n: 1 }), UnknownQueueError);
+  } finally {
+    await h.close();
+  }
+});
+
+test('workBatch: one call per fetched batch; a job whose entry is an error is retried, the others completed', { timeout: 30_000 }, async () => {
+  const h = await harness();
+  try {
+    const q = h.queue({ queues: { b: { retryLimit: 2 } } });
+    const calls: number[][] = [];
+    let failedOnce = false;
+    await q.workBatch<{ n: number }>('b', { batchSize: 10, pollingIntervalSeconds: 0.1 }, async (jobs) => {
+      calls.push(jobs.map((j) => j.data.n));
+      assert.ok(jobs.every((j) => j.job.signal === jobs[0]!.job.signal), 'one signal for the batch');
+      return jobs.map((j) => {
+        if (j.data.n === 3 && !failedOnce) {
+          failedOnce = true;
+          return new Error('try n=3 again');
+        }
+        return undefined;
+      });
+    });
+    await q.start();
+    await h.store.db.transaction().execute(async (trx) => {
+      for (let n = 1; n <= 5; n++) await q.send('b', { n }, { trx });
+    });
+    await waitFor('all completed', async () => (await q.stats()).queues.b!.completed === 5);
+    assert.deepEqual(calls[0]!.sort(), [1, 2, 3, 4, 5], 'the five jobs came in one call');
+    assert.deepEqual(calls.slice(1).flat(), [3], 'only the failed one ran again');
+    const s = (await q.stats()).queues.b!;
+    assert.equal(s.failed + s.retry + s.created + s.active, 0);
   } finally {
     await h.close();
   }

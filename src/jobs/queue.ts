@@ -117,6 +117,13 @@ export interface JobInfo {
 /** Resolve to complete the job; throw (or reject) to fail this attempt: it is retried while attempts remain. */
 export type JobHandler<T> = (data: T, job: JobInfo) => Promise<void>;
 
+/**
+ * One call for a whole fetched batch (so its database work can be one statement for all). Resolves to one
+ * entry per job, in order: `undefined` completes that job, anything else fails its attempt (as the error).
+ * Throwing fails every job of the batch. The jobs share one signal, aborted at the shortest time limit.
+ */
+export type BatchHandler<T> = (jobs: Array<{ data: T; job: JobInfo }>) => Promise<unknown[]>;
+
 export const JOB_STATES = ['created', 'retry', 'active', 'completed', 'cancelled', 'failed'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 export type StateCounts = Record<JobState, number>;
@@ -141,6 +148,8 @@ export interface JobQueue {
   send<T extends object>(name: string, data: T, opts?: SendOptions): Promise<string | null>;
   /** Registers a worker; it starts polling at start() (or at once when already started). */
   work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): Promise<void>;
+  /** work() with one handler call per fetched batch (see BatchHandler). */
+  workBatch<T extends object>(name: string, opts: WorkOptions, handler: BatchHandler<T>): Promise<void>;
   stats(): Promise<QueueStats>;
   /**
    * The INSERT that send() runs (same columns, same values), as SQL to embed in the caller's own statement,
@@ -150,6 +159,11 @@ export interface JobQueue {
    * `short` queue writes nothing when its singletonKey already waits. Call wake(name) after the commit.
    */
   insertSql(name: string, data: object, opts?: InsertSqlOptions): RawBuilder<{ id: string }>;
+  /**
+   * insertSql for many jobs at once: `rows` is SQL yielding the columns `data` (jsonb) and `singleton_key`
+   * (text; null unless the queue's policy is `short`). For bulk loads (the bench's backlog).
+   */
+  insertManySql(name: string, rows: RawBuilder<unknown>, opts?: Omit<InsertSqlOptions, 'singletonKey'>): RawBuilder<{ id: string }>;
   /** Tells this process's idle workers of `name` that jobs were committed (after insertSql). */
   wake(name: string): void;
 }
@@ -410,14 +424,27 @@ class PgBossJobQueue implements JobQueue {
   }
 
   insertSql(name: string, data: object, opts: InsertSqlOptions = {}): RawBuilder<{ id: string }> {
+    check(data !== null && typeof data === 'object', 'job data must be an object');
+    const { singletonKey, ...rest } = opts;
+    this.checkInsert(name, singletonKey !== undefined, singletonKey === undefined || (typeof singletonKey === 'string' && singletonKey.length > 0));
+    return this.insertRows(name, sql`select ${JSON.stringify(data)}::jsonb as data, ${singletonKey ?? null}::text as singleton_key`, rest);
+  }
+
+  insertManySql(name: string, rows: RawBuilder<unknown>, opts: Omit<InsertSqlOptions, 'singletonKey'> = {}): RawBuilder<{ id: string }> {
+    this.checkInsert(name, this.declared.get(name)?.policy === 'short', true);
+    return this.insertRows(name, rows, opts);
+  }
+
+  private checkInsert(name: string, keyed: boolean, keyOk: boolean): void {
     const q = this.declared.get(name);
     if (!q) throw new UnknownQueueError(name);
     check(this.state !== 'new' && this.state !== 'starting', 'job queue: insertSql() before start() (the queues may not exist yet)');
-    check(data !== null && typeof data === 'object', 'job data must be an object');
-    const { startAfterSeconds, singletonKey, onlyIf } = opts;
+    if (q.policy === 'short') check(keyed && keyOk, `job queue ${name} (policy short): insertSql needs a singletonKey`);
+    else check(!keyed, `job queue ${name}: singletonKey needs a queue declared with policy 'short'`);
+  }
+
+  private insertRows(name: string, rows: RawBuilder<unknown>, { startAfterSeconds, onlyIf }: Omit<InsertSqlOptions, 'singletonKey'>): RawBuilder<{ id: string }> {
     check(startAfterSeconds === undefined || (Number.isFinite(startAfterSeconds) && startAfterSeconds >= 0), 'startAfterSeconds must be ≥ 0');
-    if (q.policy === 'short') check(typeof singletonKey === 'string' && singletonKey.length > 0, `job queue ${name} (policy short): insertSql needs a singletonKey`);
-    else check(singletonKey === undefined, `job queue ${name}: singletonKey needs a queue declared with policy 'short'`);
     const d = this.sendDefaults;
     // pg-boss 10.4.2's insertJob (plans.js) with what send() passes for our options: no per-job priority,
     // retry, expiry, retention or dead letter, so the queue row's settings apply, then the constructor's.
@@ -425,7 +452,7 @@ class PgBossJobQueue implements JobQueue {
     return sql<{ id: string }>`
       insert into ${sql.table(`${this.schema}.job`)} (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter,
         expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
-      select gen_random_uuid(), q.name, ${JSON.stringify(data)}::jsonb, 0, j.start_after, ${singletonKey ?? null}::text, null, q.dead_letter,
+      select gen_random_uuid(), q.name, r.data, 0, j.start_after, r.singleton_key, null, q.dead_letter,
         coalesce(q.expire_seconds * interval '1s', ${d.expireInSeconds}::numeric * interval '1s'),
         j.start_after + cast(coalesce((q.retention_minutes * 60)::text, '14 days') as interval),
         coalesce(q.retry_limit, ${d.retryLimit}::int),
@@ -434,7 +461,8 @@ class PgBossJobQueue implements JobQueue {
         coalesce(q.retry_backoff, ${d.retryBackoff}::bool),
         q.policy
       from ${sql.table(`${this.schema}.queue`)} q,
-        (select now() + ${startAfterSeconds ?? 0}::numeric * interval '1s' as start_after) j
+        (select now() + ${startAfterSeconds ?? 0}::numeric * interval '1s' as start_after) j,
+        (${rows}) r
       where q.name = ${name}${onlyIf ? sql` and (${onlyIf})` : sql``}
       on conflict do nothing
       returning id`;
@@ -445,13 +473,21 @@ class PgBossJobQueue implements JobQueue {
   }
 
   async work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): Promise<void> {
+    return this.addWorker(name, opts, { one: handler as JobHandler<unknown> });
+  }
+
+  async workBatch<T extends object>(name: string, opts: WorkOptions, handler: BatchHandler<T>): Promise<void> {
+    return this.addWorker(name, opts, { batch: handler as BatchHandler<unknown> });
+  }
+
+  private async addWorker(name: string, opts: WorkOptions, handler: Handlers): Promise<void> {
     if (!this.declared.has(name)) throw new UnknownQueueError(name);
     check(this.state === 'new' || this.state === 'starting' || this.state === 'started', `job queue: work() called when ${this.state}`);
     const batchSize = opts.batchSize ?? DEFAULTS.batchSize;
     const polling = opts.pollingIntervalSeconds ?? DEFAULTS.pollingIntervalSeconds;
     check(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 1000, 'work: batchSize must be an integer from 1 to 1000');
     check(Number.isFinite(polling) && polling >= MIN_POLLING_SECONDS, `work: pollingIntervalSeconds must be ≥ ${MIN_POLLING_SECONDS}`);
-    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, handler as JobHandler<unknown>);
+    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, handler);
     this.workers.push(worker);
     if (this.state === 'started') worker.start();
   }
@@ -484,6 +520,7 @@ interface Running {
 }
 
 type Outcome = { run: Running; job: PgBoss.JobWithMetadata<unknown>; error: unknown; ok: boolean };
+type Handlers = { one: JobHandler<unknown>; batch?: undefined } | { batch: BatchHandler<unknown>; one?: undefined };
 
 /** One polling loop on one queue. */
 class WorkerLoop {
@@ -503,7 +540,7 @@ class WorkerLoop {
     readonly name: string,
     private readonly batchSize: number,
     private readonly intervalMs: number,
-    private readonly handler: JobHandler<unknown>,
+    private readonly handler: Handlers,
   ) {}
 
   start(): void {
@@ -592,7 +629,7 @@ class WorkerLoop {
   }
 
   private async runBatch(jobs: PgBoss.JobWithMetadata<unknown>[]): Promise<void> {
-    const outcomes = await Promise.all(jobs.map((job) => this.runOne(job)));
+    const outcomes = this.handler.batch ? await this.runAll(jobs, this.handler.batch) : await Promise.all(jobs.map((job) => this.runOne(job)));
     // One statement completes the batch. A job that finished early stays `active` until its siblings end:
     // should the process die meanwhile, it runs again (handlers must be idempotent in any case).
     const done = outcomes.filter((o) => o.ok && !o.run.abandoned).map((o) => o.job.id);
@@ -607,6 +644,51 @@ class WorkerLoop {
       if (o.job.retryCount >= o.job.retryLimit) this.log.error(fields, 'job failed: no retries left');
       else this.log.warn(fields, 'job attempt failed: will retry');
       await this.failJob(o.job.id, errorMessage(o.error));
+    }
+  }
+
+  /** The batch handler's attempt: like runOne, for all the jobs at once (one signal, one time limit). */
+  private async runAll(jobs: PgBoss.JobWithMetadata<unknown>[], handler: BatchHandler<unknown>): Promise<Outcome[]> {
+    let release!: (reason: Error) => void;
+    const released = new Promise<never>((_, reject) => (release = reject));
+    const controller = new AbortController();
+    const runs = jobs.map((job) => {
+      const run: Running = { id: job.id, controller, abandoned: false, release };
+      this.running.set(job.id, run);
+      return run;
+    });
+    const limitMs = Math.min(...jobs.map((job) => Math.max(1, Number(job.expireInSeconds) || 60) * 1000));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new Error(`job ran longer than its ${limitMs / 1000} s limit (expireInSeconds)`);
+        controller.abort(err);
+        reject(err);
+      }, limitMs);
+    });
+    const batch = jobs.map((job) => ({
+      data: job.data,
+      job: {
+        id: job.id,
+        queue: this.name,
+        attempt: job.retryCount + 1,
+        retryLimit: job.retryLimit,
+        singletonKey: job.singletonKey,
+        createdOn: job.createdOn,
+        signal: controller.signal,
+      },
+    }));
+    try {
+      const results = await Promise.race([Promise.resolve().then(() => handler(batch)), timedOut, released]);
+      return jobs.map((job, i) => {
+        const error = results[i];
+        return { run: runs[i]!, job, ok: error === undefined, error };
+      });
+    } catch (error) {
+      return jobs.map((job, i) => ({ run: runs[i]!, job, ok: false, error }));
+    } finally {
+      clearTimeout(timer);
+      for (const job of jobs) this.running.delete(job.id);
     }
   }
 
@@ -635,7 +717,7 @@ class WorkerLoop {
       signal: run.controller.signal,
     };
     try {
-      await Promise.race([Promise.resolve().then(() => this.handler(job.data, info)), timedOut, released]);
+      await Promise.race([Promise.resolve().then(() => this.handler.one!(job.data, info)), timedOut, released]);
       return { run, job, ok: true, error: undefined };
     } catch (error) {
       return { run, job, ok: false, error };

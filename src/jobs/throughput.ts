@@ -1,9 +1,10 @@
-// The job queue's own throughput on a store: tiny jobs sent one by one, then drained by one worker. The
-// bench compares the refund lifecycle's throughput with this figure (DESIGN "Performance targets").
+// The job queue's own throughput on a store: tiny jobs sent one by one then drained (measureQueueThroughput),
+// or inserted at once then drained by a worker with given options (measureQueueDrain: the bench compares the
+// refund backlog's rate to status 1 with it, DESIGN "Performance targets").
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Store } from '../store/store.js';
-import { createJobQueue, type JobLogger } from './queue.js';
+import { createJobQueue, type JobLogger, type QueueDeclaration } from './queue.js';
 
 export interface ThroughputResult {
   jobs: number;
@@ -70,6 +71,52 @@ export async function measureQueueThroughput(store: Store, opts: { jobs?: number
       overallPerSecond: perSecond(jobs, t2 - t0),
       concurrentPerSecond: perSecond(jobs, t4 - t3),
     };
+  } finally {
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db);
+  }
+}
+
+export interface DrainResult {
+  jobs: number;
+  seconds: number;
+  perSecond: number;
+}
+
+/**
+ * The queue's own drain rate: `jobs` no-op jobs inserted at once (not counted), then one worker with the
+ * given options (those of the worker being compared) started and timed until the last job is completed.
+ */
+export async function measureQueueDrain(
+  store: Store,
+  opts: { jobs: number; batchSize: number; pollingIntervalSeconds: number; declaration?: QueueDeclaration; logger?: JobLogger },
+): Promise<DrainResult> {
+  const schema = `jq_bench_${randomBytes(4).toString('hex')}`;
+  const logger = opts.logger ?? silent;
+  const declaration = opts.declaration ?? {};
+  const short = declaration.policy === 'short';
+  try {
+    const q = createJobQueue({ store, logger, schema, queues: { noop: declaration } });
+    let handled = 0;
+    let allHandled: () => void = () => undefined;
+    const drained = new Promise<void>((resolve) => (allHandled = resolve));
+    await q.work('noop', { batchSize: opts.batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds }, async () => {
+      if (++handled === opts.jobs) allHandled();
+    });
+    // Insert the jobs with a queue that has no worker, then start the one that works.
+    const loader = createJobQueue({ store, logger, schema, queues: { noop: declaration } });
+    await loader.start();
+    for (let from = 1; from <= opts.jobs; from += 10_000) {
+      const to = Math.min(opts.jobs, from + 9_999);
+      const rows = sql`select jsonb_build_object('i', g) as data, ${short ? sql`'noop-' || g` : sql`null::text`} as singleton_key from generate_series(${from}::int, ${to}::int) g`;
+      await sql`with job as (${loader.insertManySql('noop', rows)}) select count(*) from job`.execute(store.db);
+    }
+    await loader.stop();
+    const t0 = performance.now();
+    await q.start();
+    await drained;
+    await q.stop(); // the last batch's completion is written before stop() returns
+    const seconds = (performance.now() - t0) / 1000;
+    return { jobs: opts.jobs, seconds, perSecond: opts.jobs / seconds };
   } finally {
     await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db);
   }

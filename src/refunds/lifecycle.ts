@@ -3,7 +3,7 @@
 // 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
 // transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
 // so a retried or duplicated job never moves a refund twice.
-import type { Kysely, RawBuilder, Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
@@ -16,7 +16,9 @@ import { CANCEL_REASON } from './statuses.js';
 export interface LifecycleQueue {
   send(name: string, data: object, opts?: { trx?: Transaction<Database>; startAfterSeconds?: number; singletonKey?: string }): Promise<unknown>;
   work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown) => Promise<void>): Promise<unknown>;
+  workBatch(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (jobs: Array<{ data: unknown }>) => Promise<unknown[]>): Promise<unknown>;
   insertSql(name: string, data: object, opts?: { startAfterSeconds?: number; singletonKey?: string; onlyIf?: RawBuilder<unknown> }): RawBuilder<unknown>;
+  insertManySql(name: string, rows: RawBuilder<unknown>, opts?: { startAfterSeconds?: number }): RawBuilder<unknown>;
   wake(name: string): void;
 }
 
@@ -34,6 +36,9 @@ export interface LifecycleDeps {
 
 export const JOB_SUBMIT = 'refund-submit';
 export const JOB_POLL = 'refund-poll';
+/** How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). */
+export const SUBMIT_WORKER = { batchSize: 5, pollingIntervalSeconds: 0.5 };
+export const POLL_WORKER = { batchSize: 10, pollingIntervalSeconds: 0.5 };
 
 interface JobData {
   refundCode: string;
@@ -45,6 +50,8 @@ function codeOf(data: unknown): string {
   return code;
 }
 
+type Loaded = Awaited<ReturnType<ReturnType<RefundLifecycle['loadQuery']>['executeTakeFirstOrThrow']>>;
+
 export class RefundLifecycle {
   constructor(private readonly deps: LifecycleDeps) {}
 
@@ -55,8 +62,19 @@ export class RefundLifecycle {
   };
 
   async startWorkers(): Promise<void> {
-    await this.deps.queue.work(JOB_SUBMIT, { batchSize: 5, pollingIntervalSeconds: 0.5 }, (data) => this.submitStep(codeOf(data)));
-    await this.deps.queue.work(JOB_POLL, { batchSize: 10, pollingIntervalSeconds: 0.5 }, (data) => this.pollStep(codeOf(data)));
+    // One handler call per fetched batch: one read and one write for all its refunds (see submitBatch).
+    await this.deps.queue.workBatch(JOB_SUBMIT, SUBMIT_WORKER, async (jobs) => {
+      const codes: Array<string | Error> = jobs.map((j) => {
+        try {
+          return codeOf(j.data);
+        } catch (err) {
+          return err as Error;
+        }
+      });
+      const outcomes = await this.submitBatch(codes.filter((c): c is string => typeof c === 'string'));
+      return codes.map((c) => (typeof c === 'string' ? outcomes.get(c) : c));
+    });
+    await this.deps.queue.work(JOB_POLL, POLL_WORKER, (data) => this.pollStep(codeOf(data)));
   }
 
   private readonly afterCommit = new WeakMap<Transaction<Database>, Array<() => void>>();
@@ -97,7 +115,7 @@ export class RefundLifecycle {
     return true;
   }
 
-  private async load(refundCode: string) {
+  private loadQuery() {
     return this.deps.db
       .selectFrom('refund_orders')
       .innerJoin('orders', 'orders.order_no', 'refund_orders.order_no')
@@ -117,8 +135,14 @@ export class RefundLifecycle {
         'orders.airline_pnr',
         'orders.source',
       ])
-      .where('refund_orders.refund_code', '=', refundCode)
-      .executeTakeFirst();
+  }
+
+  private async load(refundCode: string): Promise<Loaded | undefined> {
+    return this.loadQuery().where('refund_orders.refund_code', '=', refundCode).executeTakeFirst();
+  }
+
+  private async loadMany(refundCodes: string[]): Promise<Loaded[]> {
+    return this.loadQuery().where('refund_orders.refund_code', 'in', refundCodes).execute();
   }
 
   private signal(): AbortSignal {
@@ -129,19 +153,71 @@ export class RefundLifecycle {
     await this.deps.queue.send(JOB_POLL, { refundCode }, { ...(trx ? { trx } : {}), startAfterSeconds: this.deps.pollSeconds, singletonKey: `poll-${refundCode}` });
   }
 
-  /** 0 → 1: submit to the airline. */
-  async submitStep(refundCode: string): Promise<void> {
-    const r = await this.load(refundCode);
-    if (!r || r.status !== 0) return;
+  /**
+   * 0 → 1 for a batch of refunds: one read for all, each airline call on its own (outside any transaction,
+   * concurrently), then one statement moving every accepted refund that is still at 0, with its history row
+   * and its first poll job. Returns each refundCode's outcome: undefined when done (moved, or nothing left to
+   * do), the error when the airline call should be retried.
+   */
+  async submitBatch(refundCodes: string[]): Promise<Map<string, unknown>> {
+    const codes = [...new Set(refundCodes)];
+    const outcomes = new Map<string, unknown>(codes.map((c) => [c, undefined]));
+    if (codes.length === 0) return outcomes;
+    const rows = new Map((await this.loadMany(codes)).map((r) => [r.refund_code, r]));
+    const accepted: Array<{ refundCode: string; airlineRefundId: string; cause: string }> = [];
+    await Promise.all(
+      codes.map(async (refundCode) => {
+        try {
+          const receipt = await this.submitToAirline(refundCode, rows.get(refundCode));
+          if (receipt) {
+            accepted.push({
+              refundCode,
+              airlineRefundId: receipt.airlineRefundId,
+              cause: `submitted to the airline (${receipt.airlineRefundId}${receipt.duplicate ? ', resent' : ''})`,
+            });
+          }
+        } catch (err) {
+          outcomes.set(refundCode, err);
+        }
+      }),
+    );
+    if (accepted.length === 0) return outcomes;
+    const now = this.deps.clock.now();
+    const { rows: moved } = await sql<{ refund_code: string }>`
+      with v as (
+        select * from unnest(${sql.val(accepted.map((a) => a.refundCode))}::text[], ${sql.val(accepted.map((a) => a.airlineRefundId))}::text[],
+          ${sql.val(accepted.map((a) => a.cause))}::text[]) as v(refund_code, airline_refund_id, cause)
+      ),
+      moved as (
+        update refund_orders r set status = 1, updated_at = ${now}::timestamptz, airline_refund_id = v.airline_refund_id
+        from v where r.refund_code = v.refund_code and r.status = 0
+        returning r.refund_code, v.cause
+      ),
+      history as (
+        insert into refund_status_history (refund_code, from_status, to_status, at, cause)
+        select refund_code, 0, 1, ${now}::timestamptz, cause from moved
+      ),
+      polls as (${this.deps.queue.insertManySql(JOB_POLL, sql`select jsonb_build_object('refundCode', refund_code) as data, 'poll-' || refund_code as singleton_key from moved`, { startAfterSeconds: this.deps.pollSeconds })})
+      select refund_code from moved`.execute(this.deps.db);
+    // Logged once committed (the statement is its own transaction).
+    for (const m of moved) this.deps.log.info({ refundCode: m.refund_code, from: 0, to: 1 }, 'refund status changed');
+    return outcomes;
+  }
+
+  /**
+   * The airline call of 0 → 1: its receipt, or null when there is nothing to move to 1 (gone, no longer at
+   * 0, or refused for good: then moved to 4 here). Throws when the call should be retried.
+   */
+  private async submitToAirline(refundCode: string, r: Loaded | undefined) {
+    if (!r || r.status !== 0) return null;
     const connector = this.deps.airlines.forCarrier(r.carrier);
     const details = r.details as PricedQuote;
     if (!connector) {
       await this.inTransaction((trx) => this.transition(trx, refundCode, 0, 4, 'no airline connection', { cancel_reason: CANCEL_REASON.POLICY }));
-      return;
+      return null;
     }
-    let receipt;
     try {
-      receipt = await connector.submitRefund(
+      return await connector.submitRefund(
         r.carrier,
         {
           refundCode,
@@ -160,17 +236,11 @@ export class RefundLifecycle {
         await this.inTransaction((trx) =>
           this.transition(trx, refundCode, 0, 4, `airline refused the submission: ${err.message}`, { cancel_reason: CANCEL_REASON.POLICY }),
         );
-        return;
+        return null;
       }
       this.deps.log.warn({ refundCode, err: (err as Error).message }, 'refund submission failed; will retry');
       throw err;
     }
-    await this.inTransaction(async (trx) => {
-      const moved = await this.transition(trx, refundCode, 0, 1, `submitted to the airline (${receipt.airlineRefundId}${receipt.duplicate ? ', resent' : ''})`, {
-        airline_refund_id: receipt.airlineRefundId,
-      });
-      if (moved) await this.schedulePoll(refundCode, trx);
-    });
   }
 
   /** 1 → 3 → 2, 1 → 5, 1 → 4, 1 → 6: follow the airline's decision. */

@@ -6,6 +6,11 @@ import { createJobQueue, type JobQueue } from '../jobs/queue.js';
 import type { Store } from '../store/store.js';
 import { JOB_POLL, JOB_SUBMIT, RefundLifecycle } from './lifecycle.js';
 
+/** The refund queues: one waiting job per refund and step; a retried or duplicated send is dropped. */
+export const REFUND_QUEUES = { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' } } as const;
+/** Airline calls time out after 15 s, well inside one attempt. */
+export const REFUND_JOB_EXPIRE_SECONDS = 60;
+
 export interface RefundWorkers {
   queue: JobQueue;
   lifecycle: RefundLifecycle;
@@ -27,10 +32,8 @@ export function createRefundWorkers(args: {
     store: args.store,
     logger: args.logger,
     ...(args.schema ? { schema: args.schema } : {}),
-    // One waiting job per refund and step; a retried or duplicated send is dropped.
-    queues: { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' } },
-    // Airline calls time out after 15 s, well inside one attempt.
-    expireInSeconds: 60,
+    queues: REFUND_QUEUES,
+    expireInSeconds: REFUND_JOB_EXPIRE_SECONDS,
   });
   const lifecycle = new RefundLifecycle({
     db: args.store.db,

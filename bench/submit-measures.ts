@@ -1,0 +1,261 @@
+// Refund submission measures of `npm run bench` (DESIGN "Performance targets"):
+// - refund.do committed submissions/s ÷ raw single-row INSERT transactions/s on the same database;
+// - 10⁵ queued refunds taken to status 1 by the lifecycle workers ÷ the job queue's own drain rate.
+import { randomBytes, randomInt } from 'node:crypto';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import pino from 'pino';
+import type { AirlineRecord } from '../src/airline/connector.js';
+import { measureQueueDrain } from '../src/jobs/throughput.js';
+import { insertOrderFromRecord, newOrderNo } from '../src/orders/orders.js';
+import { JOB_SUBMIT, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
+import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES } from '../src/refunds/workers.js';
+import { createAirlines } from '../src/service.js';
+import type { Database } from '../src/store/schema.js';
+import { LoadFailure, type LoadResult } from './harness.js';
+import { formatRps, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
+
+/** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
+function depDate(ctx: BenchContext, flightId: string): string {
+  return ctx.service.world.flights.get(flightId)!.current.dep.toFormat('yyyyMMdd');
+}
+
+/** The walk-through booking DEMO20 (one adult, return, deposit; the sandbox airline accepts its refunds). */
+function demo20(ctx: BenchContext) {
+  return [...ctx.service.world.bookings.values()].find((b) => b.record.pnr === 'DEMO20')!;
+}
+
+/** refund.do by refundRequestList for a copy of DEMO20 (quote and submit in one step). */
+function submitBody(ctx: BenchContext, orderNo: string): string {
+  const segments = [
+    { depDate: depDate(ctx, 'XS101-out'), flightNo: 'XS101', depAirport: 'HND', arrAirport: 'SGN' },
+    { depDate: depDate(ctx, 'XS102-ret'), flightNo: 'XS102', depAirport: 'SGN', arrAirport: 'HND' },
+  ];
+  return JSON.stringify({ orderNo, refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '0', segments }] });
+}
+
+/** Runs `work` from `concurrency` loops for `seconds` (or until it returns false); returns completions/s. */
+async function rate(seconds: number, concurrency: number, work: () => Promise<boolean>): Promise<{ perSecond: number; done: number; elapsed: number }> {
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        if (!(await work())) return;
+        done++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  return { perSecond: done / elapsed, done, elapsed };
+}
+
+const loadOf = (label: string, r: { perSecond: number; done: number; elapsed: number }, othersCpu = 0): LoadResult => ({
+  label,
+  rps: r.perSecond,
+  p50Ms: 0,
+  p99Ms: 0,
+  requests: r.done,
+  seconds: r.elapsed,
+  othersCpu,
+});
+
+export const refundSubmit: Measure = {
+  id: 'refund',
+  name: 'refund.do committed submissions/s ÷ raw single-row INSERT transactions/s on the same database',
+  target: { cmp: '>=', value: 0.5 },
+  async run(ctx): Promise<MeasureOutcome> {
+    const db = ctx.service.store.db;
+    const template = demo20(ctx).record;
+    const estimate = Math.max(2000, ctx.settings.seconds * 600);
+    // Orders to refund: copies of the walk-through booking (one adult, return, deposit), made in batches.
+    const orders: string[] = [];
+    const now = new Date();
+    for (let batch = 0; batch < estimate / 200; batch++) {
+      await db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 200; i++) {
+          const n = batch * 200 + i;
+          // Unique per run (the PostgreSQL database is reused across runs): random locator and ticket numbers.
+          const pnr = `Z${randomBytes(4).toString('hex').toUpperCase().slice(0, 7)}`;
+          const record: AirlineRecord = {
+            ...template,
+            pnr,
+            tickets: template.tickets.map((t, k) => ({ ...t, ticketNo: `8${String(randomInt(0, 1e9)).padStart(9, '0')}${String(n % 100).padStart(2, '0')}${k}`, ancillaries: [] })),
+            bookedByClient: 'demo-agency',
+          };
+          const orderNo = newOrderNo();
+          await insertOrderFromRecord(trx, { orderNo, clientId: 'demo-agency', source: 'booking', record, now });
+          orders.push(orderNo);
+        }
+      });
+    }
+    const headers = { ...ctx.authHeaders, 'content-type': 'application/json' };
+    let next = 0;
+    let failures = 0;
+    let firstFailure = '';
+    const submit = async () => {
+      const orderNo = orders[next++];
+      if (!orderNo) return false;
+      const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers, payload: submitBody(ctx, orderNo) });
+      const status = res.json<{ status: number }>().status;
+      if (res.statusCode !== 200 || status !== 0) {
+        failures++;
+        firstFailure ||= res.body.slice(0, 200);
+      }
+      return true;
+    };
+    await sql`create table if not exists bench_insert (id bigint generated always as identity primary key, v text not null)`.execute(db);
+    try {
+      const insert = async () => {
+        await db.transaction().execute((trx) => sql`insert into bench_insert (v) values (${'x'})`.execute(trx));
+        return true;
+      };
+      const concurrency = 10;
+      const base = await rate(ctx.settings.seconds, concurrency, insert);
+      const measured = await rate(ctx.settings.seconds, concurrency, submit);
+      if (failures > 0) throw new LoadFailure(`refund.do: ${failures} submissions were not status 0, e.g. ${firstFailure}`);
+      if (measured.done === orders.length) {
+        console.log(`refund.do: all ${orders.length} prepared orders were used in ${measured.elapsed.toFixed(1)} s (the rate is still exact)`);
+      }
+      return {
+        value: measured.perSecond / base.perSecond,
+        detail: `refund.do ${formatRps(measured.perSecond)} commits/s ÷ single-row INSERT ${formatRps(base.perSecond)} tx/s, ${concurrency} concurrent, in process, ${ctx.settings.seconds} s each`,
+        loads: [loadOf('single-row INSERT tx', base), loadOf('refund.do (inject)', measured)],
+      };
+    } finally {
+      await sql`drop table if exists bench_insert`.execute(db);
+    }
+  },
+};
+
+// ---- backlog ----
+
+/** Columns of a table of the store, in order (the bulk copies below follow whatever the migrations made). */
+async function columnsOf(db: Kysely<Database>, table: string): Promise<string[]> {
+  const { rows } = await sql<{ column_name: string }>`
+    select column_name from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table} and is_generated = 'NEVER' and identity_generation is null
+    order by ordinal_position`.execute(db);
+  return rows.map((r) => r.column_name);
+}
+
+/** `insert into table (cols) select <override or t.col> from table t, generate_series(from, to) g where …` */
+function copyRows(table: string, cols: string[], overrides: Record<string, RawBuilder<unknown>>, where: RawBuilder<unknown>, from: number, to: number) {
+  const exprs = cols.map((c) => overrides[c] ?? sql`t.${sql.id(c)}`);
+  return sql`insert into ${sql.table(table)} (${sql.join(cols.map((c) => sql.id(c)))})
+    select ${sql.join(exprs)} from ${sql.table(table)} t, generate_series(${from}::int, ${to}::int) g where ${where}`;
+}
+
+export const refundBacklog: Measure = {
+  id: 'backlog',
+  name: '10⁵ queued refunds to status 1: throughput ÷ the job queue\'s own throughput',
+  target: { cmp: '>=', value: 0.7 },
+  async run(ctx): Promise<MeasureOutcome> {
+    const raw = process.env.BENCH_BACKLOG?.trim();
+    const n = raw ? Number(raw) : 100_000;
+    if (!Number.isInteger(n) || n < 10 || n > 10_000_000) throw new Error(`BENCH_BACKLOG must be a whole number from 10 to 10⁷, got ${JSON.stringify(raw)}`);
+    const { store, world, clock } = ctx.service;
+    const db = store.db;
+    const booking = demo20(ctx);
+    // Unique per run (the PostgreSQL database is reused across runs).
+    const tag = String(randomInt(10_000, 100_000));
+    const orderNo = (g: number) => `BL${tag}${g}`;
+    const pnr = (g: number) => `B${tag}${g}`;
+    const ticketNo = (g: number) => `7${tag}${String(g).padStart(7, '0')}`;
+    const sqlOrderNo = sql`${`BL${tag}`}::text || g`;
+    const sqlPnr = sql`${`B${tag}`}::text || g`;
+    const sqlTicket = sql`${`7${tag}`}::text || lpad(g::text, 7, '0')`;
+    const sqlCode = sql`${`9${tag}`}::text || lpad(g::text, 8, '0')`;
+    const sqlOffer = sql`${`rfo_bl${tag}_`}::text || g`;
+
+    // The template: one real refund.do of a copy of DEMO20 (g = 0), which the copies repeat with their own numbers.
+    const record: AirlineRecord = { ...booking.record, pnr: pnr(0), tickets: booking.record.tickets.map((t) => ({ ...t, ticketNo: ticketNo(0), ancillaries: [] })), bookedByClient: 'demo-agency' };
+    await db.transaction().execute((trx) => insertOrderFromRecord(trx, { orderNo: orderNo(0), clientId: 'demo-agency', source: 'booking', record, now: clock.now() }));
+    const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers: { ...ctx.authHeaders, 'content-type': 'application/json' }, payload: submitBody(ctx, orderNo(0)) });
+    const answer = res.json<{ status: number; refundCode?: string }>();
+    if (answer.status !== 0 || !answer.refundCode) throw new LoadFailure(`backlog: the template refund.do answered ${res.body.slice(0, 200)}`);
+    const tplCode = answer.refundCode;
+    const tplOffer = (await db.selectFrom('refund_orders').select('offer_id').where('refund_code', '=', tplCode).executeTakeFirstOrThrow()).offer_id;
+    // The template itself is worked by the service's own workers meanwhile: copies start from status 0 whatever it reached.
+    const fresh = { status: sql`0`, cancel_reason: sql`null`, airline_refund_id: sql`null`, actual_refund_minor: sql`null`, completed_on: sql`null`, updated_at: sql`t.created_at` };
+    const swap = (col: string) => sql`replace(replace(t.${sql.id(col)}::text, ${ticketNo(0)}, ${sqlTicket}), ${orderNo(0)}, ${sqlOrderNo})::jsonb`;
+
+    // The sandbox airline knows each copy as a booking of its world (no latency for XS).
+    const keys: string[] = [];
+    for (let g = 1; g <= n; g++) {
+      const key = `XS/${pnr(g)}`;
+      world.bookings.set(key, { ...booking, record: { ...record, pnr: pnr(g), tickets: record.tickets.map((t) => ({ ...t, ticketNo: ticketNo(g) })) } });
+      keys.push(key);
+    }
+    // Lifecycle workers of their own (own pg-boss schema), started once the backlog is in place; status 1
+    // is the measured step, so the follow-up polls are put an hour away.
+    const schema = `rb_${randomBytes(4).toString('hex')}`;
+    let toOne = 0;
+    let otherwise = 0;
+    let allAtOne: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (allAtOne = resolve));
+    const logger = pino(
+      { level: 'info' },
+      {
+        write(line: string) {
+          const o = JSON.parse(line) as { msg?: string; to?: number };
+          if (o.msg !== 'refund status changed') return;
+          if (o.to === 1) {
+            if (++toOne === n) allAtOne();
+          } else otherwise++;
+        },
+      },
+    );
+    const workers = createRefundWorkers({ store, airlines: createAirlines(world, store, clock), clock, logger, pollSeconds: 3600, schema });
+    try {
+      await workers.start(false);
+      const cols = Object.fromEntries(
+        await Promise.all(['orders', 'refund_offers', 'refund_orders', 'refund_tickets'].map(async (t) => [t, await columnsOf(db, t)] as const)),
+      ) as Record<string, string[]>;
+      const loadStarted = performance.now();
+      const chunk = 5_000;
+      for (let from = 1; from <= n; from += chunk) {
+        const to = Math.min(n, from + chunk - 1);
+        // One statement per chunk: orders, used offers, refunds at status 0, their tickets, history rows and jobs.
+        await sql`
+          with o as (${copyRows('orders', cols.orders!, { order_no: sqlOrderNo, airline_pnr: sqlPnr }, sql`t.order_no = ${orderNo(0)}`, from, to)}),
+          f as (${copyRows('refund_offers', cols.refund_offers!, { offer_id: sqlOffer, order_no: sqlOrderNo, ticket_nos: sql`array[${sqlTicket}]`, quote: swap('quote'), request: swap('request') }, sql`t.offer_id = ${tplOffer}`, from, to)}),
+          r as (${copyRows('refund_orders', cols.refund_orders!, { ...fresh, refund_code: sqlCode, order_no: sqlOrderNo, offer_id: sqlOffer, details: swap('details') }, sql`t.refund_code = ${tplCode}`, from, to)}),
+          k as (${copyRows('refund_tickets', cols.refund_tickets!, { refund_code: sqlCode, ticket_no: sqlTicket, live: sql`true` }, sql`t.refund_code = ${tplCode}`, from, to)}),
+          h as (insert into refund_status_history (refund_code, from_status, to_status, at, cause)
+                select ${sqlCode}, null, 0, now(), 'submitted by the client' from generate_series(${from}::int, ${to}::int) g),
+          j as (${workers.queue.insertManySql(JOB_SUBMIT, sql`select jsonb_build_object('refundCode', c) as data, 'submit-' || c as singleton_key from (select ${sqlCode} as c from generate_series(${from}::int, ${to}::int) g) s`)})
+          select count(*) from j`.execute(db);
+      }
+      console.log(`  backlog: ${n} refunds at status 0 with their jobs loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+
+      // The queue's own rate: as many no-op jobs, the same queue declaration and worker options.
+      const noop = await measureQueueDrain(store, { jobs: n, ...SUBMIT_WORKER, declaration: REFUND_QUEUES[JOB_SUBMIT] });
+
+      const limitMs = Math.max(120_000, (n / 10) * 1000);
+      let timer: NodeJS.Timeout | undefined;
+      const t0 = performance.now();
+      await workers.lifecycle.startWorkers();
+      await Promise.race([
+        reached,
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new LoadFailure(`backlog: only ${toOne} of ${n} refunds reached status 1 within ${limitMs / 1000} s`)), limitMs))),
+      ]);
+      clearTimeout(timer);
+      await workers.stop();
+      const seconds = (performance.now() - t0) / 1000;
+      if (otherwise > 0) throw new LoadFailure(`backlog: ${otherwise} refunds moved elsewhere than to status 1`);
+      const refunds = { perSecond: n / seconds, done: n, elapsed: seconds };
+      return {
+        value: refunds.perSecond / noop.perSecond,
+        detail:
+          `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s ÷ ${n} no-op jobs at ${formatRps(noop.perSecond)}/s ` +
+          `(same queue policy, worker batch ${SUBMIT_WORKER.batchSize}, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}`,
+        loads: [loadOf('no-op jobs drained', { perSecond: noop.perSecond, done: n, elapsed: noop.seconds }), loadOf('refunds to status 1', refunds)],
+      };
+    } finally {
+      await workers.stop().catch(() => undefined);
+      for (const key of keys) world.bookings.delete(key);
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+    }
+  },
+};
