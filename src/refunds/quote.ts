@@ -49,16 +49,14 @@ export async function insertOffer(
 }
 
 /** Supersede + insert, prepared once (no query building per quote). */
-const recordOffer = preparedQuery(
-  'refund_record_offer',
-  `with superseded as (
+export const RECORD_OFFER_SQL = `with superseded as (
      update refund_offers set status = 'superseded'
      where order_no = $3 and status = 'active' and ticket_nos && $5::text[]
      returning 1
    )
    insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
-   values ($1, $2, $3, $4, $5::text[], $6::jsonb, $7::jsonb, 'active', $8::timestamptz, $9::timestamptz)`,
-);
+   values ($1, $2, $3, $4, $5::text[], $6::jsonb, $7::jsonb, 'active', $8::timestamptz, $9::timestamptz)`;
+const recordOffer = preparedQuery('refund_record_offer', RECORD_OFFER_SQL);
 
 export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: RefundQuotationRequest): Promise<RefundQuotationResponse> {
   const { priced } = await prepareRefund(deps, caller, req, req.refundRequestList, false);

@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_refunds.js';
 import * as m0003 from './migrations/0003_sandbox_airline.js';
 import * as m0004 from './migrations/0004_booking.js';
+import * as m0005 from './migrations/0005_hot_path_indexes.js';
 import * as m0007 from './migrations/0007_seat_inventory.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_refunds': m0002,
   '0003_sandbox_airline': m0003,
   '0004_booking': m0004,
+  '0005_hot_path_indexes': m0005,
   '0007_seat_inventory': m0007,
 };
 

@@ -1,0 +1,87 @@
+// Every statement on the refund quote's hot path reads its growing tables through an index (DESIGN performance
+// targets: quote latency flat as the store grows). Thousands of orders are planted and ANALYZEd so the
+// planner chooses as it would on a full store, then each plan must hold no Seq Scan on a growing table.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CompiledQuery, sql } from 'kysely';
+import { makeTestApp, type TestApp } from '../test-support/app.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL } from '../refunds/context.js';
+import { RECORD_OFFER_SQL } from '../refunds/quote.js';
+
+const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets'];
+const ORDERS = 3000;
+
+describe('hot-path indexes', () => {
+  let t: TestApp;
+  const client = TEST_CLIENTS.alpha.id;
+  before(async () => {
+    t = await makeTestApp();
+    // Orders with one passenger, two segments, a ticket with two coupons, a post-ticketing service, two
+    // offers (one used by a refund order with its ticket), like the ones the service writes.
+    const plant = [
+      sql`
+        insert into orders (order_no, client_id, source, status, carrier, airline_pnr, payment_method, currency, total_minor)
+          select 'H' || g, ${client}, 'booking', '2', 'XS', 'HP' || g, 'deposit', 'EUR', 50000 from generate_series(1, ${ORDERS}) g`,
+      sql`
+        insert into order_passengers (order_no, pax_index, passenger_type, last_name, first_name)
+          select 'H' || g, 1, 'ADT', 'PLANTED', 'PAX' from generate_series(1, ${ORDERS}) g`,
+      sql`
+        insert into order_segments (order_no, segment_index, direction, carrier, flight_number, dep_airport, arr_airport, dep_local, arr_local, dep_at, arr_at, dep_time_zone)
+          select 'H' || g, s, case s when 1 then 'out' else 'ret' end, 'XS', 'XS10' || s, 'HND', 'SGN', '2027-01-01 10:00', '2027-01-01 15:00',
+                 now(), now(), 'Asia/Tokyo' from generate_series(1, ${ORDERS}) g, generate_series(1, 2) s`,
+      sql`
+        insert into tickets (ticket_no, order_no, pax_index, currency, fare_minor, tax_minor)
+          select 'HT' || g, 'H' || g, 1, 'EUR', 40000, 5000 from generate_series(1, ${ORDERS}) g`,
+      sql`
+        insert into ticket_coupons (ticket_no, segment_index, status)
+          select 'HT' || g, s, 'OPEN_FOR_USE' from generate_series(1, ${ORDERS}) g, generate_series(1, 2) s`,
+      sql`
+        insert into order_ancillaries (order_no, pax_index, segment_index, kind, category, post_order_no, currency, price_minor)
+          select 'H' || g, 1, null, k, 'StandardCheckInBaggage', case k when 'post' then 'HPT' || g end, 'EUR', 3000
+          from generate_series(1, ${ORDERS}) g, unnest(array['inflow', 'post']) k`,
+      sql`
+        insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
+          select 'rfo_h' || g || '_' || v, ${client}, 'H' || g, '1', array['HT' || g], '[]', '{}', case v when 1 then 'used' else 'active' end, now(), now()
+          from generate_series(1, ${ORDERS}) g, generate_series(1, 2) v`,
+      sql`
+        insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
+                                   estimated_refund_minor, service_fee_currency, service_fee_minor, details, created_at, updated_at)
+          select 'HR' || g, ${client}, 'H' || g, 'rfo_h' || g || '_1', '1', 1, 'deposit', 'AccurateQuote', 'CashBackToOriginalPayment', 'EUR', 1, 'EUR', 0, '{}', now(), now()
+          from generate_series(1, ${ORDERS}) g`,
+      sql`
+        insert into refund_tickets (refund_code, ticket_no, pax_index)
+          select 'HR' || g, 'HT' || g, 1 from generate_series(1, ${ORDERS}) g`,
+    ];
+    for (const statement of plant) await statement.execute(t.store.db);
+    await sql`analyze`.execute(t.store.db);
+  });
+  after(() => t.close());
+
+  async function plan(text: string, parameters: unknown[]): Promise<string> {
+    const { rows } = await t.store.db.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${text}`, parameters));
+    return rows.map((r) => Object.values(r)[0]).join('\n');
+  }
+
+  function assertIndexed(name: string, text: string) {
+    const scanned = GROWING.filter((table) => new RegExp(`Seq Scan on ${table}\\b`).test(text));
+    assert.deepEqual(scanned, [], `${name} reads ${scanned.join(', ')} sequentially:\n${text}`);
+  }
+
+  const hotPaths: Array<[string, string, () => unknown[]]> = [
+    ['refundQuotation.do context by orderNo', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'H1234']],
+    // spec 7.1 824: an unknown orderNo is looked up among the post-ticketing service orders
+    ['refundQuotation.do context by an ancillary order number', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'HPT1234']],
+    ['refundQuotation.do context by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [client, 'HP1234', 'XS']],
+    ['refundQuotation.do offer (supersede + insert)', RECORD_OFFER_SQL, () => ['rfo_new', client, 'H1234', '1', ['HT1234'], '[]', '{}', new Date(), new Date()]],
+  ];
+  for (const [name, text, params] of hotPaths) {
+    test(`${name}: no sequential scan of a growing table`, async () => {
+      assertIndexed(name, await plan(text, params()));
+    });
+  }
+
+  test('the check can fail: a plan that reads a growing table whole is reported', async () => {
+    assert.throws(() => assertIndexed('probe', 'Seq Scan on order_ancillaries  (cost=0.00..1.00 rows=1 width=0)'), /order_ancillaries/);
+  });
+});
