@@ -84,7 +84,7 @@ export interface DrainResult {
 
 /**
  * The queue's own drain rate: `jobs` no-op jobs inserted at once (not counted), then one worker with the
- * given options (those of the worker being compared) started and timed until the last job is completed.
+ * given options (those of the worker being compared) registered and timed until the last job is completed.
  */
 export async function measureQueueDrain(
   store: Store,
@@ -96,23 +96,20 @@ export async function measureQueueDrain(
   const short = declaration.policy === 'short';
   try {
     const q = createJobQueue({ store, logger, schema, queues: { noop: declaration } });
-    let handled = 0;
-    let allHandled: () => void = () => undefined;
-    const drained = new Promise<void>((resolve) => (allHandled = resolve));
-    await q.work('noop', { batchSize: opts.batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds }, async () => {
-      if (++handled === opts.jobs) allHandled();
-    });
-    // Insert the jobs with a queue that has no worker, then start the one that works.
-    const loader = createJobQueue({ store, logger, schema, queues: { noop: declaration } });
-    await loader.start();
+    await q.start();
     for (let from = 1; from <= opts.jobs; from += 10_000) {
       const to = Math.min(opts.jobs, from + 9_999);
       const rows = sql`select jsonb_build_object('i', g) as data, ${short ? sql`'noop-' || g` : sql`null::text`} as singleton_key from generate_series(${from}::int, ${to}::int) g`;
-      await sql`with job as (${loader.insertManySql('noop', rows)}) select count(*) from job`.execute(store.db);
+      await sql`with job as (${q.insertManySql('noop', rows)}) select count(*) from job`.execute(store.db);
     }
-    await loader.stop();
+    let handled = 0;
+    let allHandled: () => void = () => undefined;
+    const drained = new Promise<void>((resolve) => (allHandled = resolve));
+    // Timed from the worker's start (the queue is started already: the worker polls at once).
     const t0 = performance.now();
-    await q.start();
+    await q.work('noop', { batchSize: opts.batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds }, async () => {
+      if (++handled === opts.jobs) allHandled();
+    });
     await drained;
     await q.stop(); // the last batch's completion is written before stop() returns
     const seconds = (performance.now() - t0) / 1000;
