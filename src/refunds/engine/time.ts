@@ -20,7 +20,11 @@ const MAX_OFFSETS_PER_ZONE = 4096;
 interface CachedZone {
   zone: IANAZone;
   offsets: Map<number, number>;
+  /** UTC itself (the engine's default calendar zone): offset 0 at every instant, nothing to look up. */
+  utc: boolean;
 }
+
+const UTC_NAMES = new Set(['UTC', 'Etc/UTC']);
 
 const zones = new Map<string, CachedZone | null>();
 
@@ -28,7 +32,7 @@ function zoneOf(name: string): CachedZone | null {
   let cached = zones.get(name);
   if (cached === undefined) {
     if (zones.size >= MAX_ZONES) zones.clear();
-    cached = IANAZone.isValidZone(name) ? { zone: IANAZone.create(name), offsets: new Map() } : null;
+    cached = IANAZone.isValidZone(name) ? { zone: IANAZone.create(name), offsets: new Map<number, number>(), utc: UTC_NAMES.has(name) } : null;
     zones.set(name, cached);
   }
   return cached;
@@ -36,6 +40,7 @@ function zoneOf(name: string): CachedZone | null {
 
 /** Minutes east of UTC in force at `instant`. */
 function offsetIn(z: CachedZone, instant: number): number {
+  if (z.utc) return 0;
   let offset = z.offsets.get(instant);
   if (offset === undefined) {
     if (z.offsets.size >= MAX_OFFSETS_PER_ZONE) z.offsets.clear();
