@@ -81,10 +81,12 @@ export class SandboxConnector implements AirlineConnector {
 
   async readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null> {
     const airline = this.airline(carrier);
-    const booking = await this.findBooking(carrier, pnr);
+    // The hot path (a world booking, refunds cached, an airline that does not wait) awaits nothing.
+    const booking = this.world.bookings.get(`${carrier}/${pnr}`) ?? (await this.booking.findStored(carrier, pnr));
     // A missing PNR costs the same latency as an existing one: timing must not reveal which PNRs exist.
-    await this.behaveWithin(behaviourOf(airline, booking), opts);
-    const refunded = await this.refundedTickets(carrier, pnr);
+    const waiting = this.behaveWithin(behaviourOf(airline, booking), opts);
+    if (waiting) await waiting;
+    const refunded = this.refundedFromCache(carrier, pnr) ?? (await this.refundedTickets(carrier, pnr));
     if (!booking) return null;
     return this.shown(booking, refunded);
   }
@@ -213,25 +215,33 @@ export class SandboxConnector implements AirlineConnector {
   private static readonly CACHE_MS = 1_000;
 
   private async refundedTickets(carrier: string, pnr: string): Promise<ReadonlySet<string>> {
-    if (!this.books) return NO_TICKETS;
+    const cached = this.refundedFromCache(carrier, pnr);
+    if (cached) return cached;
     const key = `${carrier}/${pnr}`;
-    let hit = this.acceptedCache.get(key);
-    if (!hit || Date.now() - hit.at > SandboxConnector.CACHE_MS) {
-      const rows = await this.books.db
-        .selectFrom('sandbox_refunds')
-        .selectAll()
-        .where('carrier', '=', carrier)
-        .where('pnr', '=', pnr)
-        .where('decision', '=', 'accept')
-        .execute();
-      hit = { rows, at: Date.now() };
-      if (this.acceptedCache.size > 10_000) this.acceptedCache.clear();
-      this.acceptedCache.set(key, hit);
-    }
-    if (hit.rows.length === 0) return NO_TICKETS;
+    const rows = await this.db()
+      .selectFrom('sandbox_refunds')
+      .selectAll()
+      .where('carrier', '=', carrier)
+      .where('pnr', '=', pnr)
+      .where('decision', '=', 'accept')
+      .execute();
+    if (this.acceptedCache.size > 10_000) this.acceptedCache.clear();
+    this.acceptedCache.set(key, { rows, at: Date.now() });
+    return this.refundedOf(rows);
+  }
+
+  /** refundedTickets without a promise when the cache answers (the hot path); null when the store must. */
+  private refundedFromCache(carrier: string, pnr: string): ReadonlySet<string> | null {
+    if (!this.books) return NO_TICKETS;
+    const hit = this.acceptedCache.get(`${carrier}/${pnr}`);
+    return hit && Date.now() - hit.at <= SandboxConnector.CACHE_MS ? this.refundedOf(hit.rows) : null;
+  }
+
+  private refundedOf(rows: SandboxRefundRow[]): ReadonlySet<string> {
+    if (rows.length === 0) return NO_TICKETS;
     const out = new Set<string>();
     const now = this.clock.now();
-    for (const row of hit.rows) if (refundStateAt(row, now).state === 'refunded') for (const no of ticketNosOf(row)) out.add(no);
+    for (const row of rows) if (refundStateAt(row, now).state === 'refunded') for (const no of ticketNosOf(row)) out.add(no);
     return out;
   }
 
@@ -283,10 +293,12 @@ export class SandboxConnector implements AirlineConnector {
   }
 
   /** `behave` that makes the caller's AbortSignal only when the airline actually waits (see Deadline). */
-  private async behaveWithin(b: WorldBehaviourLike, opts: CallOptions): Promise<void> {
+  /** Throws at once, or returns the wait (undefined when the airline answers without one). */
+  private behaveWithin(b: WorldBehaviourLike, opts: CallOptions): Promise<void> | undefined {
     if (b.failure === 'timeout' || b.latencyMs) return this.behave(b, opts.signal);
     if (callExpired(opts)) throw new ConnectorError('timeout', true, 'the airline did not answer in time');
     if (b.failure === 'error') throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
+    return undefined;
   }
 
   private async behave(b: WorldBehaviourLike, signal: AbortSignal): Promise<void> {
