@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
 import type { RefundScheduler } from './deps.js';
 import type { PricedQuote } from './pricing.js';
+import { executePrepared } from './statements.js';
 import { CANCEL_REASON } from './statuses.js';
 
 /** The part of the job queue the lifecycle uses (src/jobs implements it). */
@@ -142,7 +143,8 @@ export class RefundLifecycle {
   }
 
   private async loadMany(refundCodes: string[]): Promise<Loaded[]> {
-    return this.loadQuery().where('refund_orders.refund_code', 'in', refundCodes).execute();
+    // = any(array): one statement text whatever the batch size
+    return this.loadQuery().where(sql<boolean>`refund_orders.refund_code = any(${sql.val(refundCodes)}::text[])`).execute();
   }
 
   private signal(): AbortSignal {
@@ -183,7 +185,9 @@ export class RefundLifecycle {
     );
     if (accepted.length === 0) return outcomes;
     const now = this.deps.clock.now();
-    const { rows: moved } = await sql<{ refund_code: string }>`
+    const { rows: moved } = await executePrepared(
+      this.deps.db,
+      sql<{ refund_code: string }>`
       with v as (
         select * from unnest(${sql.val(accepted.map((a) => a.refundCode))}::text[], ${sql.val(accepted.map((a) => a.airlineRefundId))}::text[],
           ${sql.val(accepted.map((a) => a.cause))}::text[]) as v(refund_code, airline_refund_id, cause)
@@ -198,7 +202,8 @@ export class RefundLifecycle {
         select refund_code, 0, 1, ${now}::timestamptz, cause from moved
       ),
       polls as (${this.deps.queue.insertManySql(JOB_POLL, sql`select jsonb_build_object('refundCode', refund_code) as data, 'poll-' || refund_code as singleton_key from moved`, { startAfterSeconds: this.deps.pollSeconds })})
-      select refund_code from moved`.execute(this.deps.db);
+      select refund_code from moved`,
+    );
     // Logged once committed (the statement is its own transaction).
     for (const m of moved) this.deps.log.info({ refundCode: m.refund_code, from: 0, to: 1 }, 'refund status changed');
     return outcomes;

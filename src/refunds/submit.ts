@@ -12,6 +12,7 @@ import { loadCallerOrder, prepareRefund } from './prepare.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
 import { newOfferId } from './quote.js';
+import { executePrepared } from './statements.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem, RefundSubmitRequest, RefundSubmitResponse } from './wire.js';
 
@@ -103,7 +104,9 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
   const ticketNos = priced.tickets.map((t) => t.ticketNo);
   try {
     // One statement: older offers for these tickets superseded, this quote stored as a used offer, the refund.
-    await sql`
+    await executePrepared(
+      deps.db,
+      sql`
       with superseded as (
         update refund_offers set status = 'superseded'
         where order_no = ${priced.orderNo} and status = 'active' and ticket_nos && ${sql.val(ticketNos)}::text[]
@@ -115,7 +118,8 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
         returning offer_id
       ),
       ${refundRowsSql(deps, { refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
-      select 1`.execute(deps.db);
+      select 1`,
+    );
   } catch (err) {
     mapConflict(err);
   }
@@ -154,7 +158,9 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   try {
     // One statement: hold the offer (a concurrent submission of it fails at once with 814 on PostgreSQL),
     // mark it used if still active and unexpired, and write the refund only then.
-    const res = await sql<{ status: string | null; expires_at: Date | null; created: number }>`
+    const res = await executePrepared(
+      deps.db,
+      sql<{ status: string | null; expires_at: Date | null; created: number }>`
       with locked as (
         select offer_id, status, expires_at from refund_offers where offer_id = ${offerId} for update nowait
       ),
@@ -165,7 +171,8 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
         returning o.offer_id
       ),
       ${refundRowsSql(deps, { refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
-      select (select status from locked) as status, (select expires_at from locked) as expires_at, (select count(*) from refund)::int as created`.execute(deps.db);
+      select (select status from locked) as status, (select expires_at from locked) as expires_at, (select count(*) from refund)::int as created`,
+    );
     outcome = res.rows[0];
   } catch (err) {
     mapConflict(err);

@@ -1,0 +1,74 @@
+// refund.do's one-statement write (issue 7): 100 concurrent submissions of one offer still make exactly one
+// refund with one history row and one job (spec 7.1: the others 813 or 814); a refused submission (803)
+// leaves nothing behind, not even its offer or its job; an expired offer answers 805 and stays unused.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { refundWorld } from '../test-support/refund-world.js';
+
+const [lastA, firstA, lastB, firstB] = PLANTED.names;
+
+describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+  });
+  after(() => t.close());
+
+  const seg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  const item = (last: string, first: string) => ({ lastName: last, firstName: first, refundReason: '1', segments: ['out', 'ret'].map(seg) });
+  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const count = async (table: 'refund_orders' | 'refund_offers' | 'refund_status_history', orderNo: string) =>
+    table === 'refund_status_history'
+      ? (await t.store.db.selectFrom('refund_status_history').innerJoin('refund_orders', 'refund_orders.refund_code', 'refund_status_history.refund_code').select('id').where('order_no', '=', orderNo).execute()).length
+      : (await t.store.db.selectFrom(table).select('order_no').where('order_no', '=', orderNo).execute()).length;
+  const waitingJobs = async () => {
+    const s = (await t.workers.queue.stats()).queues['refund-submit']!;
+    return s.created + s.active + s.completed + s.retry;
+  };
+
+  test('100 concurrent refund.do with one refundOfferId → one refund, one history row, one job; the others 813/814', async (ctx) => {
+    const orderNo = await orderNoOf('DEP001');
+    const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item(lastA, firstA)] });
+    assert.equal(quote.body.status, 0, String(quote.body.msg));
+    const jobsBefore = await waitingJobs();
+    const results = await Promise.all(Array.from({ length: 100 }, () => call(t.app, '/refund.do', { orderNo, refundOfferId: quote.body.refundOfferId })));
+    const won = results.filter((r) => r.body.status === 0);
+    assert.equal(won.length, 1);
+    // spec 7.1: 813 illegal offer state (already used), 814 submission in progress
+    assert.ok(results.every((r) => r.http === 200 && [0, 813, 814].includes(r.body.status)));
+    assert.equal(await count('refund_orders', orderNo), 1);
+    assert.equal(await count('refund_status_history', orderNo), 1);
+    assert.equal((await waitingJobs()) - jobsBefore, 1, 'one submission job');
+    ctx.diagnostic(`100 × refund.do by one offer on ${t.store.kind}: ${[...new Set(results.map((r) => r.body.status))].join(', ')}`);
+  });
+
+  test('a refused submission (803: the passenger has a live refund) writes nothing', async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const offersBefore = await count('refund_offers', orderNo);
+    const jobsBefore = await waitingJobs();
+    const again = await call(t.app, '/refund.do', { orderNo, refundRequestList: [item(lastA, firstA)] });
+    assert.equal(again.body.status, 803); // spec 7.1: refund already submitted for this passenger
+    assert.equal(await count('refund_offers', orderNo), offersBefore, 'no offer stored');
+    assert.equal(await count('refund_orders', orderNo), 1);
+    assert.equal(await waitingJobs(), jobsBefore, 'no job');
+  });
+
+  test('an expired offer answers 805 and stays active, unused', async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item(lastB, firstB)] });
+    assert.equal(quote.body.status, 0, String(quote.body.msg));
+    const offerId = String(quote.body.refundOfferId);
+    await t.store.db.updateTable('refund_offers').set({ expires_at: new Date(t.clock.now().getTime() - 1000) }).where('offer_id', '=', offerId).execute();
+    const res = await call(t.app, '/refund.do', { orderNo, refundOfferId: offerId });
+    assert.equal(res.body.status, 805); // spec 7.1: refundOfferId expired
+    const offer = await t.store.db.selectFrom('refund_offers').select(['status', 'used_at']).where('offer_id', '=', offerId).executeTakeFirstOrThrow();
+    assert.equal(offer.status, 'active');
+    assert.equal(offer.used_at, null);
+    assert.equal(await count('refund_orders', orderNo), 1);
+  });
+});
