@@ -91,7 +91,16 @@ function ordered(rows: Row[], order: string[]): Row[] {
   return rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i).map(({ r }) => r);
 }
 
-export function renderTables(tables: Tables, order: string[]): string {
+/** Hand-written sections after the tables (they start at this heading) are kept as they are. */
+export const NOTES_HEADING = '## Where the time goes';
+
+/** The hand-written part of an existing file: from NOTES_HEADING to the end, or ''. */
+export function notesOf(text: string): string {
+  const at = text.indexOf(`\n${NOTES_HEADING}`);
+  return at < 0 ? '' : text.slice(at + 1);
+}
+
+export function renderTables(tables: Tables, order: string[], notes = ''): string {
   const parts = [INTRO];
   for (const { kind, heading } of SECTIONS) {
     parts.push(`## ${heading}\n`);
@@ -104,13 +113,15 @@ export function renderTables(tables: Tables, order: string[]): string {
     for (const r of rows) lines.push(`| ${[r.measure, r.value, r.target, r.date, r.machine].map(escapeCell).join(' | ')} |`);
     parts.push(`${lines.join('\n')}\n`);
   }
+  if (notes) parts.push(notes.endsWith('\n') ? notes : `${notes}\n`);
   return parts.join('\n');
 }
 
 export function updateBenchmarksFile(file: string, kind: StoreKind, rows: Row[], order: string[]): void {
-  const tables = parseTables(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const tables = parseTables(text.slice(0, text.length - notesOf(text).length));
   for (const row of rows) upsertRow(tables, kind, row);
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, renderTables(tables, order));
+  fs.writeFileSync(tmp, renderTables(tables, order, notesOf(text)));
   fs.renameSync(tmp, file);
 }
