@@ -28,7 +28,8 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   // Kysely looks for its bookkeeping tables by name across all schemas unless told which one: pin it to
   // the connection's own schema so another schema's tables (another app, another test) are not mistaken.
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableSchema: rows[0]?.schema ?? 'public' });
+  // Unordered: migrations numbered in parallel work (0005 after 0007 was applied somewhere) still run.
+  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableSchema: rows[0]?.schema ?? 'public', allowUnorderedMigrations: true });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
