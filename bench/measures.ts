@@ -122,7 +122,9 @@ const extractPnr: Measure = {
   },
 };
 
-import { refundQuotation, refundSubmit } from './refund-measures.js';
+import { refundQuotation } from './refund-measures.js';
+import { refundBacklog, refundSubmit } from './submit-measures.js';
+import { quoteScale } from './scale-measures.js';
 import { seatAvailability, seatAvailabilityFresh, seatMemory } from './seat-measures.js';
 
-export const MEASURES: Measure[] = [extractPnr, refundQuotation, refundSubmit, seatAvailability, seatAvailabilityFresh, seatMemory];
+export const MEASURES: Measure[] = [extractPnr, refundQuotation, quoteScale, refundSubmit, refundBacklog, seatAvailability, seatAvailabilityFresh, seatMemory];

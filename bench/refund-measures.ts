@@ -69,5 +69,3 @@ export const refundQuotation: Measure = {
   },
 };
 
-// refund.do submissions moved to submit-measures.ts (re-exported until measures.ts imports it from there).
-export { refundSubmit } from './submit-measures.js';
