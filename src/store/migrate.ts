@@ -5,7 +5,7 @@ import * as m0002 from './migrations/0002_refunds.js';
 import * as m0003 from './migrations/0003_sandbox_airline.js';
 import * as m0004 from './migrations/0004_booking.js';
 import * as m0005 from './migrations/0005_hot_path_indexes.js';
-import * as m0007 from './migrations/0007_seat_inventory.js';
+import * as m0006 from './migrations/0006_seat_inventory.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -13,7 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_sandbox_airline': m0003,
   '0004_booking': m0004,
   '0005_hot_path_indexes': m0005,
-  '0007_seat_inventory': m0007,
+  '0006_seat_inventory': m0006,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -28,8 +28,7 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   // Kysely looks for its bookkeeping tables by name across all schemas unless told which one: pin it to
   // the connection's own schema so another schema's tables (another app, another test) are not mistaken.
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  // Unordered: migrations numbered in parallel work (0005 after 0007 was applied somewhere) still run.
-  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableSchema: rows[0]?.schema ?? 'public', allowUnorderedMigrations: true });
+  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableSchema: rows[0]?.schema ?? 'public' });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -288,7 +288,7 @@ export interface SandboxSeatSalesTable {
   sold_at: Timestamp;
 }
 
-// ---- seat inventory versions (migration 0007) ----
+// ---- seat inventory versions (migration 0006) ----
 
 export interface SandboxSeatVersionsTable {
   flight_key: string;
