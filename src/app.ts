@@ -55,7 +55,7 @@ export interface AppDeps {
   pools: RatePools;
   /** Look-to-book (223): a no-op until the counter lands. */
   lookToBook: LookToBook;
-  /** Seat maps by flight and cabin, dropped on every seat sale. */
+  /** Seat maps as bytes, kept per seat inventory version (decision 0014). */
   seatMaps: SeatMapCache;
   /** The booking chain's sessions, kept in memory once created or read (the store holds them all). */
   sessions: ChainSessions;
@@ -106,12 +106,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     sessions: new ChainSessions(store.db),
   };
   app.decorate('deps', deps);
-  // Connectors open their change feeds (the sandbox's seat inventory notifications) before any request.
-  await opts.airlines.start();
-  app.addHook('onClose', async () => {
-    await deps.pools.close();
-    await opts.airlines.close();
-  });
+  app.addHook('onClose', async () => deps.pools.close());
 
   // While shutting down, answers close their keep-alive connections so that draining can finish.
   let closing = false;

@@ -28,7 +28,7 @@ export interface Service {
 
 /** The airline connectors of a process: today the sandbox airline, keeping its books in the store. */
 export function createAirlines(world: World, store: Store, clock: Clock): AirlineDirectory {
-  return new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock, listen: store.listen?.bind(store) ?? null })]);
+  return new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock, shared: store.kind === 'postgres' })]);
 }
 
 export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {

@@ -187,10 +187,6 @@ export interface AirlineConnector {
   submitRefund(carrier: string, submission: AirlineRefundSubmission, opts: CallOptions): Promise<AirlineRefundReceipt>;
   /** Where a submitted refund stands. Throws ConnectorError; an unknown refundCode is a non-retryable 'rejected' error. */
   refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState>;
-  /** Opens what the connector keeps open while the app serves (e.g. a change feed); called once by the app. */
-  start?(): Promise<void>;
-  /** Closes what start() opened. */
-  close?(): Promise<void>;
 }
 
 /** Routes each carrier to its connector. */
@@ -211,14 +207,6 @@ export class AirlineDirectory {
   /** Every carrier some connector serves. */
   carriers(): string[] {
     return [...this.byCarrier.keys()];
-  }
-
-  async start(): Promise<void> {
-    for (const c of new Set(this.byCarrier.values())) await c.start?.();
-  }
-
-  async close(): Promise<void> {
-    for (const c of new Set(this.byCarrier.values())) await c.close?.();
   }
 }
 
@@ -345,12 +333,12 @@ export interface BookingConnector {
   /** Seat map of one flight and cabin class, with seats sold so far. */
   seatMap(carrier: string, flight: FlightRef, cabinClass: number, fareFamily: string | null, opts: CallOptions): Promise<SeatMapAnswer>;
   /**
-   * The newest version of the flight's seat inventory known to this process, without I/O: a seat map read
-   * at another version is stale. Every seat sale, release or price change makes a new version, known here
-   * before the call that made it returns (and, across processes, as soon as the airline tells). null when
-   * the airline cannot tell now: nothing read earlier may then be trusted.
+   * The current version of the flight's seat inventory: a seat map read at another version is stale. Every
+   * seat sale, release or price change makes a new version, current before the call that made it returns.
+   * Synchronous when the connector knows it without I/O; null when the airline cannot tell (nothing read
+   * earlier may then be trusted).
    */
-  seatMapVersion(carrier: string, flight: FlightRef): string | null;
+  seatMapVersion(carrier: string, flight: FlightRef): string | null | Promise<string | null>;
   baggage(carrier: string, segments: AirlineSegment[], currency: string): BaggageProduct[];
   /** Books (holds seats, no tickets): the record is OnHold. Idempotent on `idempotencyKey`. */
   book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer>;

@@ -64,8 +64,6 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
       callOpts(),
     ),
   );
-  // Seats may have been sold (or held): every map of these flights is stale now.
-  for (const s of it.segments) deps.seatMaps.invalidateFlight(s.carrier, s.flightNumber, s.depDate);
   if (!answer.ok) {
     const status = { seatTaken: S.SEAT_UNAVAILABLE, seatUnknown: S.SEAT_NOT_FOUND, soldOut: S.SOLD_OUT, flightUnknown: S.FLIGHT_NOT_FOUND }[answer.reason];
     throw new ApiError(status, answer.message);

@@ -3,9 +3,10 @@
 // Two levels, both in this process's memory:
 // - maps: the airline's map of a (flight, cabin class, fare family), kept with the inventory version it was
 //   read at. It is used only while the airline's connector still reports that version: every seat sale,
-//   release or price change makes a new version (in the same transaction; other API processes learn it
-//   from the store's notifications), so a cached map never shows a sold seat as free. A map read while the
-//   airline cannot tell its version (version null) is not kept. Each map holds its answer pre-serialized
+//   release or price change makes a new version in its own transaction (the sandbox knows it in memory
+//   with the embedded store, and reads it from the store with PostgreSQL, where other API processes sell
+//   too), so a cached map never shows a sold seat as free. A map read while the airline cannot tell its
+//   version (version null) is not kept. Each map holds its answer pre-serialized
 //   per segment as fragments around the session binding of the productCodes (product-code.ts), so a new
 //   session costs one join, not a serialization.
 // - answers: the whole response body for a (session binding, segments, versions), and its gzip, so the same
@@ -62,8 +63,6 @@ export class SeatMapCache {
   private readonly answers = new Map<string, StoredAnswer>();
   private answerBytes = 0;
   private frame: { head: Buffer; tail: Buffer } | null = null;
-  hits = 0;
-  misses = 0;
 
   static key(carrier: string, flightNumber: string, depDate: string, cabinClass: number, fareFamily: string | null): string {
     return `${carrier}|${flightNumber}/${depDate}|${cabinClass}|${fareFamily ?? ''}`;
@@ -73,13 +72,16 @@ export class SeatMapCache {
    * The map of `key` at the airline's current version, read through `load` when the cached one is stale or
    * missing. `version()` is the airline's current version (null: cannot tell, so nothing cached is used).
    */
-  async map(key: string, version: () => string | null, load: () => Promise<SeatMapAnswer>): Promise<CachedSeatMap | Exclude<SeatMapAnswer, { ok: true }>> {
+  async map(
+    key: string,
+    version: () => string | null | Promise<string | null>,
+    load: () => Promise<SeatMapAnswer>,
+  ): Promise<CachedSeatMap | Exclude<SeatMapAnswer, { ok: true }>> {
     const hit = this.maps.get(key);
-    if (hit && hit.version !== null && hit.version === version()) {
-      this.hits++;
-      return hit;
+    if (hit && hit.version !== null) {
+      const v = version();
+      if (hit.version === (typeof v === 'string' || v === null ? v : await v)) return hit;
     }
-    this.misses++;
     const answer = await load();
     // Only real maps are kept: a refusal may be a passing failure.
     if (!answer.ok) return answer;
@@ -91,15 +93,6 @@ export class SeatMapCache {
       this.maps.delete(key);
     }
     return entry;
-  }
-
-  /**
-   * A seat was sold on this flight by this process. With versions this is already known; it also drops the
-   * maps so a connector that cannot tell versions never serves them again.
-   */
-  invalidateFlight(carrier: string, flightNumber: string, depDate: string): void {
-    const prefix = `${carrier}|${flightNumber}/${depDate}|`;
-    for (const k of this.maps.keys()) if (k.startsWith(prefix)) this.maps.delete(k);
   }
 
   /** The response body of these parts (and its gzip when asked), from the answer cache or joined from fragments. */

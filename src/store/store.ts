@@ -18,26 +18,6 @@ export interface Store {
   close(): Promise<void>;
   /** Embedded mode only: a dump of the whole cluster (used to clone migrated test databases). */
   dump?(): Promise<Blob>;
-  /**
-   * PostgreSQL mode only (embedded mode has one process, so whatever changes the store is in this process):
-   * LISTEN on `channel` + '.' + the store's schema, the channel that `notifyChannel(channel)` names in SQL.
-   * Several API processes learn this way what the others committed.
-   */
-  listen?(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
-}
-
-export interface ListenHandlers {
-  onMessage(payload: string): void;
-  /**
-   * false: notifications may be missed from now on (the listening connection broke; it reconnects by itself);
-   * true: listening (again). Anything learnt before a `false` must be treated as possibly stale.
-   */
-  onLive(live: boolean): void;
-}
-
-/** The SQL expression of a notification channel, as `Store.listen` listens to it (schema-scoped). */
-export function notifyChannel(channel: string) {
-  return sql<string>`${channel} || '.' || current_schema()`;
 }
 
 export interface StoreOptions {
@@ -88,81 +68,7 @@ function openPostgres(url: string, opts: StoreOptions): Store {
   pool.on('error', () => undefined);
   pool.on('connect', usePreparedStatements);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const listeners = new Set<() => Promise<void>>();
-  return {
-    db,
-    kind: 'postgres',
-    listen: async (channel, handlers) => {
-      const stop = await listenOn(url, opts.schema ?? null, channel, handlers);
-      listeners.add(stop);
-      return async () => {
-        listeners.delete(stop);
-        await stop();
-      };
-    },
-    async close() {
-      await Promise.all([...listeners].map((stop) => stop()));
-      await db.destroy();
-    },
-  };
-}
-
-const LISTEN_RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
-
-/**
- * One dedicated connection per listened channel (LISTEN cannot share a pooled connection). It reconnects
- * after a failure, and tells `onLive(false)` at once so the caller stops trusting what it learnt.
- */
-async function listenOn(url: string, schema: string | null, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
-  let stopped = false;
-  let client: pg.Client | null = null;
-  let attempt = 0;
-  let retry: NodeJS.Timeout | null = null;
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
-    const lost = () => {
-      if (client !== c) return;
-      client = null;
-      handlers.onLive(false);
-      c.removeAllListeners('notification');
-      c.end().catch(() => undefined);
-      if (!stopped) schedule();
-    };
-    c.on('error', lost);
-    c.on('end', lost);
-    c.on('notification', (n) => {
-      if (n.payload !== undefined) handlers.onMessage(n.payload);
-    });
-    await c.connect();
-    const { rows } = await c.query<{ name: string }>(`select $1::text || '.' || current_schema() as name`, [channel]);
-    await c.query(`listen ${pg.escapeIdentifier(rows[0]!.name)}`);
-    if (stopped) {
-      await c.end();
-      return;
-    }
-    client = c;
-    attempt = 0;
-    handlers.onLive(true);
-  };
-  const schedule = () => {
-    const wait = LISTEN_RETRY_MS[Math.min(attempt++, LISTEN_RETRY_MS.length - 1)]!;
-    retry = setTimeout(() => {
-      retry = null;
-      connect().catch(() => {
-        if (!stopped) schedule();
-      });
-    }, wait);
-    retry.unref();
-  };
-  handlers.onLive(false);
-  await connect();
-  return async () => {
-    stopped = true;
-    if (retry) clearTimeout(retry);
-    const c = client;
-    client = null;
-    if (c) await c.end().catch(() => undefined);
-  };
+  return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
 async function openPGlite(opts: StoreOptions): Promise<Store> {

@@ -109,7 +109,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const world = buildWorld(opts.world ?? testWorld(), clock.now());
   const store = opts.store ?? (await openTestStore());
   await seedClients(store.db, world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), clock.now());
-  const books: SandboxBooks = { db: store.db, clock, listen: store.listen?.bind(store) ?? null };
+  const books: SandboxBooks = { db: store.db, clock, shared: store.kind === 'postgres' };
   const airlines = new AirlineDirectory(opts.connectors ? opts.connectors(world, books) : [new SandboxConnector(world, books)]);
   await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now());
   const logger = testLogger();

@@ -73,7 +73,7 @@ export class SandboxBookingApi implements BookingConnector {
     private readonly db: Kysely<Database> | null,
     private readonly clock: Clock,
     private readonly behave: Behave,
-    private readonly inventory: SeatInventory = new SeatInventory(null),
+    private readonly inventory: SeatInventory = new SeatInventory(null, false),
   ) {}
 
   // ---- schedule and prices ----
@@ -172,7 +172,7 @@ export class SandboxBookingApi implements BookingConnector {
     return { ok: true, cabins, version };
   }
 
-  seatMapVersion(carrier: string, ref: FlightRef): string | null {
+  seatMapVersion(carrier: string, ref: FlightRef): string | null | Promise<string> {
     const f = this.findFlight({ ...ref, carrier });
     // Without books the seats never change; an unknown flight has no map to be stale.
     if (!f || !this.db) return f ? 'static' : null;
@@ -342,8 +342,9 @@ export class SandboxBookingApi implements BookingConnector {
           .insertInto('sandbox_bookings')
           .values({ carrier: req.carrier, pnr, booking_key: req.idempotencyKey, status: 'OnHold', booking: JSON.stringify(stored), created_at: now, updated_at: now })
           .execute();
-        // Every flight with a seat sold gets a new inventory version, committed with the sale.
-        for (const key of sold) bumped.set(key, await this.inventory.bump(trx, key));
+        // Every flight with a seat sold gets a new inventory version, committed with the sale (in key order,
+        // so two orders on the same flights lock their version rows in the same order: no deadlock).
+        for (const key of [...sold].sort()) bumped.set(key, await this.inventory.bump(trx, key));
       });
       for (const [key, version] of bumped) this.inventory.committed(key, version);
     } catch (err) {

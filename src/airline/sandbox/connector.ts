@@ -26,14 +26,14 @@ import { decideRefund, recordRefund, refundStateAt, ticketNosOf } from './refund
 import type { SandboxBooking, World, WorldBehaviourLike } from './types.js';
 import type { WorldAirline } from './world-schema.js';
 import { SandboxBookingApi } from './booking.js';
-import { SeatInventory, type Listen } from './seat-inventory.js';
+import { SeatInventory } from './seat-inventory.js';
 
 /** Where the sandbox airline keeps its refund books, and whose clock it follows. */
 export interface SandboxBooks {
   db: Kysely<Database>;
   clock: Clock;
-  /** The store's LISTEN (PostgreSQL): how this process learns of seat sales made by other API processes. */
-  listen?: Listen | null;
+  /** Other processes change the same books (PostgreSQL): seat inventory versions are then read from the store. */
+  shared?: boolean;
 }
 
 export class SandboxConnector implements AirlineConnector {
@@ -51,18 +51,8 @@ export class SandboxConnector implements AirlineConnector {
     private readonly books: SandboxBooks | null = null,
   ) {
     this.clock = books?.clock ?? systemClock;
-    this.seatInventory = new SeatInventory(books?.listen ?? null);
-    this.booking = new SandboxBookingApi(world, books?.db ?? null, this.clock, (b, signal) => this.behave(b, signal), this.seatInventory);
-  }
-
-  private readonly seatInventory: SeatInventory;
-
-  async start(): Promise<void> {
-    await this.seatInventory.start();
-  }
-
-  async close(): Promise<void> {
-    await this.seatInventory.stop();
+    const seatInventory = new SeatInventory(books?.db ?? null, books?.shared ?? false);
+    this.booking = new SandboxBookingApi(world, books?.db ?? null, this.clock, (b, signal) => this.behave(b, signal), seatInventory);
   }
 
   /** A world booking, or one made through postbook's booking chain. */
