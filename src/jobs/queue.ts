@@ -680,6 +680,11 @@ class WorkerLoop {
     }));
     try {
       const results = await Promise.race([Promise.resolve().then(() => handler(batch)), timedOut, released]);
+      // One result per job, or the batch failed: a missing entry must not complete a job silently.
+      if (!Array.isArray(results) || results.length !== jobs.length) {
+        const error = new Error(`batch handler of "${this.name}" answered ${Array.isArray(results) ? results.length : typeof results} results for ${jobs.length} jobs`);
+        return jobs.map((job, i) => ({ run: runs[i]!, job, ok: false, error }));
+      }
       return jobs.map((job, i) => {
         const error = results[i];
         return { run: runs[i]!, job, ok: error === undefined, error };

@@ -107,8 +107,14 @@ interface ContextColumns {
  * caller's orders (824). The order comes through a LEFT JOIN so a miss still answers one row. Each sub-select
  * runs on an index of its table (src/store/hot-path-indexes.test.ts holds the plans).
  */
+/**
+ * The orders columns by name, not `o.*`: a prepared statement whose result shape changes (a column added by
+ * a later migration) fails on every pooled connection that prepared it.
+ */
+const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at';
+
 function contextSql(orderMatch: string, ancillaryCheck: string): string {
-  return `select o.*,
+  return `select ${ORDER_COLUMNS},
   (select json_agg(json_build_array(p.pax_index, p.passenger_type, p.last_name, p.first_name) order by p.pax_index)
      from order_passengers p where p.order_no = o.order_no) as pax,
   (select json_agg(json_build_array(s.segment_index, s.direction, s.carrier, s.flight_number, s.dep_airport, s.arr_airport,

@@ -1,11 +1,9 @@
 // refundQuotation.do (spec 4.1): quote and store an offer; a newer quote supersedes older ones.
 import { randomBytes } from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
-import type { Database } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { prepareRefund } from './prepare.js';
-import { postAsObject, wireParts, type PricedQuote } from './pricing.js';
+import { postAsObject, wireParts } from './pricing.js';
 import { REFUND_STATUS } from './statuses.js';
 import { toAmount } from '../money/money.js';
 import type { RefundQuotationRequest, RefundQuotationResponse } from './wire.js';
@@ -14,41 +12,10 @@ export function newOfferId(): string {
   return `rfo_${randomBytes(18).toString('base64url')}`;
 }
 
-/** Older active offers covering any of these tickets stop being usable (DESIGN "Offers and submission"). */
-export async function supersedeOffers(trx: Transaction<Database>, orderNo: string, ticketNos: string[]): Promise<void> {
-  await trx
-    .updateTable('refund_offers')
-    .set({ status: 'superseded' })
-    .where('order_no', '=', orderNo)
-    .where('status', '=', 'active')
-    .where(sql<boolean>`ticket_nos && ${sql.val(ticketNos)}::text[]`)
-    .execute();
-}
-
-export async function insertOffer(
-  trx: Transaction<Database>,
-  args: { offerId: string; clientId: string; priced: PricedQuote; request: unknown; status: 'active' | 'used'; now: Date; ttlMs: number },
-): Promise<void> {
-  const { offerId, clientId, priced, now } = args;
-  await trx
-    .insertInto('refund_offers')
-    .values({
-      offer_id: offerId,
-      client_id: clientId,
-      order_no: priced.orderNo,
-      reason: priced.reason,
-      ticket_nos: priced.tickets.map((t) => t.ticketNo),
-      request: JSON.stringify(args.request),
-      quote: JSON.stringify(priced),
-      status: args.status,
-      expires_at: new Date(now.getTime() + args.ttlMs),
-      created_at: now,
-      used_at: args.status === 'used' ? now : null,
-    })
-    .execute();
-}
-
-/** Supersede + insert, prepared once (no query building per quote). */
+/**
+ * Older active offers covering any of these tickets stop being usable (DESIGN "Offers and submission") and
+ * the new one is stored: one statement, prepared once (no query building per quote).
+ */
 export const RECORD_OFFER_SQL = `with superseded as (
      update refund_offers set status = 'superseded'
      where order_no = $3 and status = 'active' and ticket_nos && $5::text[]

@@ -282,8 +282,10 @@ export class SandboxConnector implements AirlineConnector {
     });
   }
 
-  /** `behave` that makes the caller's AbortSignal only when the airline actually waits (see Deadline). */
-  /** Throws at once, or returns the wait (undefined when the airline answers without one). */
+  /**
+   * `behave` that makes the caller's AbortSignal only when the airline actually waits (see Deadline): throws
+   * at once, or returns the wait (undefined when the airline answers without one).
+   */
   private behaveWithin(b: WorldBehaviourLike, opts: CallOptions): Promise<void> | undefined {
     if (b.failure === 'timeout' || b.latencyMs) return this.behave(b, opts.signal);
     if (callExpired(opts)) throw new ConnectorError('timeout', true, 'the airline did not answer in time');
