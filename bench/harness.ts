@@ -33,9 +33,9 @@ export interface LoadRequest {
   expectBody?: string;
   /**
    * Bodies to send in turn instead of `body` (one per request, round robin), with a check of every answer:
-   * status 0 and the given length (the answers of such a load differ only in fixed-length ids).
+   * identical to `reference` except at `varying` (offsets of one id of `varyingLength` characters, repeated).
    */
-  cycle?: { bodies: string[]; answerPrefix: string; answerLength: number };
+  cycle?: { bodies: string[]; reference: string; varying: number[]; varyingLength: number };
 }
 
 export interface LoadResult {
@@ -128,10 +128,19 @@ function cycleOptions(req: LoadRequest, cycle: NonNullable<LoadRequest['cycle']>
     setup,
     `const bodies = require(${JSON.stringify(bodies)});\nlet i = 0;\nmodule.exports = (request) => { request.body = bodies[i++ % bodies.length]; return request; };\n`,
   );
+  // An answer's varying ids are all one id (a session's binding): masked, the answer must equal the masked
+  // reference (one native replace and one compare per answer, so the check does not slow the load).
+  const mask = 'x'.repeat(cycle.varyingLength);
+  const idAt = (text: string, at: number) => text.slice(at, at + cycle.varyingLength);
+  const first = cycle.varying[0] ?? 0;
+  if (cycle.varying.some((at) => idAt(cycle.reference, at) !== idAt(cycle.reference, first))) throw new Error('cycle: the varying ids of the reference differ');
+  const reference = path.join(dir, 'reference.json');
+  fs.writeFileSync(reference, JSON.stringify({ masked: cycle.reference.replaceAll(idAt(cycle.reference, first), mask), first, size: cycle.varyingLength, mask }));
   const verify = path.join(dir, 'verify-body.cjs');
   fs.writeFileSync(
     verify,
-    `module.exports = (body) => body.length === ${cycle.answerLength} && body.startsWith(${JSON.stringify(cycle.answerPrefix)});\n`,
+    `const ref = require(${JSON.stringify(reference)});\n` +
+      `module.exports = (body) => body.length === ref.masked.length && body.replaceAll(body.slice(ref.first, ref.first + ref.size), ref.mask) === ref.masked;\n`,
   );
   return { requests: [{ method: req.method, setupRequest: setup }], verifyBody: verify };
 }

@@ -60,14 +60,19 @@ export const seatAvailabilityFresh: Measure = {
       return await rpsRatio(
         ctx,
         { ...subject, label: `bare route (${Buffer.byteLength(answer)} B JSON)`, url: bare.url, expectBody: answer },
-        // Every answer differs only in its productCodes' session binding (same length): status 0 and size checked.
-        { ...subject, cycle: { bodies, answerPrefix: '{"status":0,"msg":"success","cabins":[{', answerLength: Buffer.byteLength(answer) } },
+        // Every answer is the reference but for its productCodes' session binding (10 characters each).
+        { ...subject, cycle: { bodies, reference: answer, varying: bindingOffsets(answer), varyingLength: 10 } },
       );
     } finally {
       await bare.close();
     }
   },
 };
+
+/** Where the session binding of each productCode (`SCI_SEAT_12A_XS_CDG_JFK_<binding>`) sits in an answer. */
+function bindingOffsets(answer: string): number[] {
+  return [...answer.matchAll(/"productCode":"SCI_SEAT_[0-9A-Z]+_[A-Z0-9]{2}_[A-Z]{3}_[A-Z]{3}_([A-Za-z0-9]{10})"/g)].map((m) => m.index + m[0].length - 11);
+}
 
 const MB = 1024 * 1024;
 
