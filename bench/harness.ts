@@ -239,11 +239,14 @@ export async function startBareRoute(method: 'GET' | 'POST', routePath: string, 
 
 /** One request with fetch, for the reference answer a measure checks and sizes its yardstick by. */
 export async function fetchOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>): Promise<{ http: number; text: string }> {
-  const res = await fetch(req.url, {
+  const send = () => fetch(req.url, {
     method: req.method,
     // identity: the reference is the uncompressed body, as autocannon (which sends no accept-encoding) gets it
     headers: { ...req.headers, 'accept-encoding': 'identity' },
     ...(req.body !== undefined ? { body: req.body } : {}),
   });
+  // After minutes without a request (a long measure before) the kept-alive connection may have been closed
+  // by the server: one retry on a fresh connection.
+  const res = await send().catch(() => send());
   return { http: res.status, text: await res.text() };
 }

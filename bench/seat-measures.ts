@@ -13,7 +13,9 @@ async function seatRequest(ctx: BenchContext) {
   const headers = { ...ctx.authHeaders, 'content-type': 'application/json' };
   const segment = { carrier: 'XS', flightNumber: 'XS901', depAirport: flight.from, arrAirport: flight.to, depTime };
   const newSession = async () => {
-    const verify = await fetch(`${ctx.baseUrl}/verify.do`, { method: 'POST', headers, body: JSON.stringify({ adults: 1, fromSegments: [segment] }) });
+    const send = () => fetch(`${ctx.baseUrl}/verify.do`, { method: 'POST', headers, body: JSON.stringify({ adults: 1, fromSegments: [segment] }) });
+    // one retry on a fresh connection: a kept-alive one may have been closed during a long measure before
+    const verify = await send().catch(() => send());
     const session = (await verify.json()) as { status: number; sessionId?: string; msg?: string };
     if (session.status !== 0 || !session.sessionId) throw new Error(`verify.do for XS901 answered ${session.status}: ${session.msg}`);
     return session.sessionId;
