@@ -666,18 +666,7 @@ class WorkerLoop {
         reject(err);
       }, limitMs);
     });
-    const batch = jobs.map((job) => ({
-      data: job.data,
-      job: {
-        id: job.id,
-        queue: this.name,
-        attempt: job.retryCount + 1,
-        retryLimit: job.retryLimit,
-        singletonKey: job.singletonKey,
-        createdOn: job.createdOn,
-        signal: controller.signal,
-      },
-    }));
+    const batch = jobs.map((job) => ({ data: job.data, job: this.infoOf(job, controller.signal) }));
     try {
       const results = await Promise.race([Promise.resolve().then(() => handler(batch)), timedOut, released]);
       // One result per job, or the batch failed: a missing entry must not complete a job silently.
@@ -697,6 +686,19 @@ class WorkerLoop {
     }
   }
 
+  /** What a handler learns of its job. */
+  private infoOf(job: PgBoss.JobWithMetadata<unknown>, signal: AbortSignal): JobInfo {
+    return {
+      id: job.id,
+      queue: this.name,
+      attempt: job.retryCount + 1,
+      retryLimit: job.retryLimit,
+      singletonKey: job.singletonKey,
+      createdOn: job.createdOn,
+      signal,
+    };
+  }
+
   private async runOne(job: PgBoss.JobWithMetadata<unknown>): Promise<Outcome> {
     let release!: (reason: Error) => void;
     const released = new Promise<never>((_, reject) => (release = reject));
@@ -712,15 +714,7 @@ class WorkerLoop {
         reject(err);
       }, limitMs);
     });
-    const info: JobInfo = {
-      id: job.id,
-      queue: this.name,
-      attempt: job.retryCount + 1,
-      retryLimit: job.retryLimit,
-      singletonKey: job.singletonKey,
-      createdOn: job.createdOn,
-      signal: run.controller.signal,
-    };
+    const info = this.infoOf(job, run.controller.signal);
     try {
       await Promise.race([Promise.resolve().then(() => this.handler.one!(job.data, info)), timedOut, released]);
       return { run, job, ok: true, error: undefined };

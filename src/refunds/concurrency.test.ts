@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type CallResult, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
-import { refundWorld } from '../test-support/refund-world.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const LOSING = new Set([803, 813, 814]);
@@ -27,10 +27,7 @@ describe(`refund.do under concurrency (${process.env.DATABASE_URL ? 'PostgreSQL'
   });
   after(() => t.close());
 
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   const item = (last: string, first: string, flights: string[], reason = '1') => ({ lastName: last, firstName: first, refundReason: reason, segments: flights.map(seg) });
   const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
   const refundsOf = (orderNo: string) => t.store.db.selectFrom('refund_orders').select(['refund_code', 'offer_id', 'status']).where('order_no', '=', orderNo).execute();

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
-import { refundWorld } from '../test-support/refund-world.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -16,10 +16,7 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
   });
   after(() => t.close());
 
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   const item = (last: string, first: string) => ({ lastName: last, firstName: first, refundReason: '1', segments: ['out', 'ret'].map(seg) });
   const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
   const count = async (table: 'refund_orders' | 'refund_offers' | 'refund_status_history', orderNo: string) =>

@@ -1,4 +1,5 @@
 // The test world with the refund rules and bookings the refund tests need (see refunds/*.test.ts).
+import type { World } from '../airline/sandbox/world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import { PLANTED } from './planted.js';
 import { TEST_CLIENTS, testWorld } from './world.js';
@@ -214,3 +215,9 @@ export function refundWorld(): WorldFile {
   return w;
 }
 
+
+/** A flight of the refund world as a refund request names it (spec 4.1 segments). */
+export function refundSegment(world: World, flightId: string) {
+  const f = world.flights.get(flightId)!;
+  return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+}
