@@ -70,10 +70,10 @@ export function registerBookingRoutes(app: FastifyInstance, deps: AppDeps): void
         },
       },
       async (request, typedReply) => {
-        // untyped: the answer is bytes, already serialized by the route's response schema (reply.serialize)
+        // Untyped reply: the body is bytes from the seat map cache, made by this route's own serializer
+        // (reply.serialize, the response schema) when the cache built them.
         const reply = typedReply as FastifyReply;
         const answer = await seatAvailability(booking, client(request), request.body);
-        // The body comes as bytes from the seat map cache, serialized by this route's own response schema.
         const gzip = acceptsGzip(request.headers['accept-encoding']) && request.headers['x-no-compression'] === undefined;
         const bytes = deps.seatMaps.bytes(answer.parts, gzip, (body) => reply.serialize(body) as string);
         reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
