@@ -77,6 +77,15 @@ function problemsOf(r: Result): string[] {
  * autocannon worker thread so the load generator does not share the event loop of the server under test.
  */
 export async function load(settings: LoadSettings, req: LoadRequest): Promise<LoadResult> {
+  const cycle = req.cycle ? cycleOptions(req, req.cycle) : null;
+  try {
+    return await loadWith(settings, req, cycle?.options ?? {});
+  } finally {
+    cycle?.remove();
+  }
+}
+
+async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object): Promise<LoadResult> {
   const run = async (seconds: number, phase: string): Promise<Result> => {
     const result = await autocannon({
       url: req.url,
@@ -87,7 +96,7 @@ export async function load(settings: LoadSettings, req: LoadRequest): Promise<Lo
       duration: seconds,
       workers: 1,
       ...(req.expectBody !== undefined ? { expectBody: req.expectBody } : {}),
-      ...(req.cycle ? cycleOptions(req, req.cycle) : {}),
+      ...extra,
       title: `${req.label} (${phase})`,
     });
     const problems = problemsOf(result);
@@ -142,7 +151,10 @@ function cycleOptions(req: LoadRequest, cycle: NonNullable<LoadRequest['cycle']>
     `const ref = require(${JSON.stringify(reference)});\n` +
       `module.exports = (body) => body.length === ref.masked.length && body.replaceAll(body.slice(ref.first, ref.first + ref.size), ref.mask) === ref.masked;\n`,
   );
-  return { requests: [{ method: req.method, setupRequest: setup }], verifyBody: verify };
+  return {
+    options: { requests: [{ method: req.method, setupRequest: setup }], verifyBody: verify },
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 interface CpuSnapshot {

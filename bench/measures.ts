@@ -62,6 +62,25 @@ export async function rpsRatio(ctx: BenchContext, yardstick: LoadRequest, subjec
   };
 }
 
+/**
+ * The subject's rps ÷ a bare route serving the subject's own reference answer (same size, same bytes).
+ * `measured` makes the subject's load from the answer (default: every answer must equal it).
+ */
+export async function ratioToBareRoute(
+  ctx: BenchContext,
+  subject: Omit<LoadRequest, 'expectBody'>,
+  routePath: string,
+  measured: (answer: string) => LoadRequest = (answer) => ({ ...subject, expectBody: answer }),
+): Promise<MeasureOutcome> {
+  const answer = await referenceAnswer(subject);
+  const bare = await startBareRoute(subject.method, routePath, answer);
+  try {
+    return await rpsRatio(ctx, { ...subject, label: `bare route (${Buffer.byteLength(answer)} B JSON)`, url: bare.url, expectBody: answer }, measured(answer));
+  } finally {
+    await bare.close();
+  }
+}
+
 /** A reference answer must be HTTP 200 with body status 0 before its bytes are used as the expectation. */
 export async function referenceAnswer(req: Omit<LoadRequest, 'expectBody'>): Promise<string> {
   const { http, text } = await fetchOnce(req);
@@ -107,18 +126,7 @@ const extractPnr: Measure = {
       headers: { ...ctx.authHeaders, 'content-type': 'application/json' },
       body: JSON.stringify(EXTRACT_DEMO01),
     };
-    const subject = { ...request, label: 'extractPnr.do', url: `${ctx.baseUrl}/extractPnr.do` };
-    const answer = await referenceAnswer(subject);
-    const bare = await startBareRoute('POST', '/extractPnr.do', answer);
-    try {
-      return await rpsRatio(
-        ctx,
-        { ...request, label: `bare route (${Buffer.byteLength(answer)} B JSON)`, url: bare.url, expectBody: answer },
-        { ...subject, expectBody: answer },
-      );
-    } finally {
-      await bare.close();
-    }
+    return ratioToBareRoute(ctx, { ...request, label: 'extractPnr.do', url: `${ctx.baseUrl}/extractPnr.do` }, '/extractPnr.do');
   },
 };
 

@@ -1,8 +1,8 @@
 // seatAvailability.do for a wide-body aircraft (XS901, 777 with 352 seats in two cabins) ÷ a bare route
 // returning the same JSON (DESIGN targets: ≥ 0.6 with the same session repeated, ≥ 0.4 with a fresh session
 // per request: seat maps are cached as bytes, invalidated on every sale; verify.do is not counted).
-import { formatRps, referenceAnswer, rpsRatio, type BenchContext, type Measure } from './measures.js';
-import { load, startBareRoute } from './harness.js';
+import { formatRps, ratioToBareRoute, referenceAnswer, type BenchContext, type Measure } from './measures.js';
+import { load } from './harness.js';
 
 /** More sessions than the answer cache keeps whole answers for: every request joins its bytes anew. */
 const FRESH_SESSIONS = 3_000;
@@ -36,14 +36,7 @@ export const seatAvailability: Measure = {
   async run(ctx) {
     const { headers, newSession, bodyOf } = await seatRequest(ctx);
     const body = bodyOf(await newSession());
-    const subject = { label: 'seatAvailability.do', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body };
-    const answer = await referenceAnswer(subject);
-    const bare = await startBareRoute('POST', '/seatAvailability.do', answer);
-    try {
-      return await rpsRatio(ctx, { ...subject, label: `bare route (${Buffer.byteLength(answer)} B JSON)`, url: bare.url, expectBody: answer }, { ...subject, expectBody: answer });
-    } finally {
-      await bare.close();
-    }
+    return ratioToBareRoute(ctx, { label: 'seatAvailability.do', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST', headers, body }, '/seatAvailability.do');
   },
 };
 
@@ -56,18 +49,11 @@ export const seatAvailabilityFresh: Measure = {
     const bodies: string[] = [];
     for (let i = 0; i < FRESH_SESSIONS; i += 20) bodies.push(...(await Promise.all(Array.from({ length: 20 }, async () => bodyOf(await newSession())))));
     const subject = { label: 'seatAvailability.do (fresh sessions)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! };
-    const answer = await referenceAnswer(subject);
-    const bare = await startBareRoute('POST', '/seatAvailability.do', answer);
-    try {
-      return await rpsRatio(
-        ctx,
-        { ...subject, label: `bare route (${Buffer.byteLength(answer)} B JSON)`, url: bare.url, expectBody: answer },
-        // Every answer is the reference but for its productCodes' session binding (10 characters each).
-        { ...subject, cycle: { bodies, reference: answer, varying: bindingOffsets(answer), varyingLength: 10 } },
-      );
-    } finally {
-      await bare.close();
-    }
+    // Every answer is the reference but for its productCodes' session binding (10 characters each).
+    return ratioToBareRoute(ctx, subject, '/seatAvailability.do', (answer) => ({
+      ...subject,
+      cycle: { bodies, reference: answer, varying: bindingOffsets(answer), varyingLength: 10 },
+    }));
   },
 };
 
