@@ -142,14 +142,23 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   const items = offer.request as RefundRequestItem[];
   const connector = deps.airlines.forCarrier(ctx.order.carrier);
   const min = caller.settings.refundCriteria?.minMinutesBeforeDeparture;
-  checkRequest(ctx, items, checkShape(items), {
-    terms: connector?.refundTerms(ctx.order.carrier) ?? null,
-    supportsRefunds: connector?.supports(ctx.order.carrier, 'refunds') ?? false,
-    supportsVoids: connector?.supports(ctx.order.carrier, 'voids') ?? false,
-    now,
-    forSubmit: true,
-    minMinutesBeforeDeparture: typeof min === 'number' ? min : null,
-  });
+  try {
+    checkRequest(ctx, items, checkShape(items), {
+      terms: connector?.refundTerms(ctx.order.carrier) ?? null,
+      supportsRefunds: connector?.supports(ctx.order.carrier, 'refunds') ?? false,
+      supportsVoids: connector?.supports(ctx.order.carrier, 'voids') ?? false,
+      now,
+      forSubmit: true,
+      minMinutesBeforeDeparture: typeof min === 'number' ? min : null,
+    });
+  } catch (err) {
+    // A concurrent submission of this same offer may have committed between the offer read and the order
+    // read: its refund then fails our check (803). The offer's own state is the answer (spec 7.1: 813).
+    if (err instanceof ApiError && (await offerUsedMeanwhile(deps, offerId))) {
+      throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: this refundOfferId was already submitted');
+    }
+    throw err;
+  }
   const priced = offer.quote as PricedQuote;
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
 
@@ -185,4 +194,9 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   }
   deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
+}
+
+async function offerUsedMeanwhile(deps: RefundDeps, offerId: string): Promise<boolean> {
+  const row = await deps.db.selectFrom('refund_offers').select('status').where('offer_id', '=', offerId).executeTakeFirst();
+  return row?.status === 'used';
 }
