@@ -94,7 +94,8 @@ interface ContextColumns {
   segs: Array<[number, 'out' | 'ret', string, string, string, string, string, string | null, string | null, string, string]> | null;
   tix: Array<[string, number, string, number, number, string | null, boolean, Array<[number, CouponStatus]> | null]> | null;
   anc: Array<[number, number | null, 'inflow' | 'post', string, string | null, string, number]> | null;
-  refunds: Array<[string, string, number, string]> | null;
+  /** [refundCode, status, reason, its live tickets] */
+  refunds: Array<[string, number, string, string[] | null]> | null;
   /** spec 7.1 824: only computed when no order was found by orderNo. */
   ancillary: boolean | null;
 }
@@ -105,7 +106,10 @@ interface ContextColumns {
  * refunds as JSON arrays of positional tuples (smaller to build and parse than objects), and, only when no
  * order matched an orderNo, whether it is the number of a post-ticketing service order of one of the
  * caller's orders (824). The order comes through a LEFT JOIN so a miss still answers one row. Each sub-select
- * runs on an index of its table (src/store/hot-path-indexes.test.ts holds the plans).
+ * runs on an index of its table (src/store/hot-path-indexes.test.ts holds the plans). Every sub-select is
+ * correlated (a parameter of its outer row), never a join the planner may turn into a hash join: a prepared
+ * statement runs on a generic plan whose row estimates do not know the order, and a hash join of
+ * refund_orders with refund_tickets there read refund_tickets whole on every quote (decision 0015).
  */
 /**
  * The orders columns by name, not `o.*`: a prepared statement whose result shape changes (a column added by
@@ -126,9 +130,9 @@ function contextSql(orderMatch: string, ancillaryCheck: string): string {
      from tickets t where t.order_no = o.order_no) as tix,
   (select json_agg(json_build_array(a.pax_index, a.segment_index, a.kind, a.category, a.post_order_no, a.currency, a.price_minor) order by a.id)
      from order_ancillaries a where a.order_no = o.order_no) as anc,
-  (select json_agg(json_build_array(rt.ticket_no, r.refund_code, r.status, r.reason))
-     from refund_orders r join refund_tickets rt on rt.refund_code = r.refund_code and rt.live
-    where r.order_no = o.order_no) as refunds,
+  (select json_agg(json_build_array(r.refund_code, r.status, r.reason,
+                                    (select json_agg(rt.ticket_no) from refund_tickets rt where rt.refund_code = r.refund_code and rt.live)))
+     from refund_orders r where r.order_no = o.order_no) as refunds,
   ${ancillaryCheck} as ancillary
 from (select) as one left join orders o on ${orderMatch}`;
 }
@@ -197,7 +201,11 @@ export async function loadContextForCaller(
         currency,
         priceMinor: Number(price),
       })),
-      liveRefunds: new Map((refunds ?? []).map(([ticketNo, refundCode, status, reason]) => [ticketNo, { refundCode, status: Number(status), reason: String(reason) }])),
+      liveRefunds: new Map(
+        (refunds ?? []).flatMap(([refundCode, status, reason, ticketNos]) =>
+          (ticketNos ?? []).map((ticketNo) => [ticketNo, { refundCode, status: Number(status), reason: String(reason) }] as const),
+        ),
+      ),
     },
   };
 }
