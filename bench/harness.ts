@@ -211,7 +211,7 @@ function othersCpuSince(before: CpuSnapshot): number {
 }
 
 /** Runs `work` under the V8 profiler of this thread and writes the profile (open it in Chrome DevTools). */
-async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
+export async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
   const session = new Session();
   session.connect();
   try {

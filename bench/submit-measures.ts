@@ -11,7 +11,8 @@ import { JOB_SUBMIT, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
 import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES } from '../src/refunds/workers.js';
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
-import { LoadFailure, type LoadResult } from './harness.js';
+import path from 'node:path';
+import { LoadFailure, profiled, type LoadResult } from './harness.js';
 import { formatRps, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
@@ -76,7 +77,7 @@ export const refundSubmit: Measure = {
         for (let i = 0; i < 200; i++) {
           const n = batch * 200 + i;
           // Unique per run (the PostgreSQL database is reused across runs): random locator and ticket numbers.
-          const pnr = `Z${randomBytes(4).toString('hex').toUpperCase().slice(0, 7)}`;
+          const pnr = `Z${randomBytes(5).toString('hex').toUpperCase()}`;
           const record: AirlineRecord = {
             ...template,
             pnr,
@@ -115,7 +116,10 @@ export const refundSubmit: Measure = {
       await rate(ctx.settings.warmupSeconds, concurrency, insert);
       const base = await rate(ctx.settings.seconds, concurrency, insert);
       await rate(ctx.settings.warmupSeconds, concurrency, submit);
-      const measured = await rate(ctx.settings.seconds, concurrency, submit);
+      const profileDir = ctx.settings.profileDir;
+      const measured = await (profileDir
+        ? profiled(path.join(profileDir, 'refund.do.cpuprofile'), () => rate(ctx.settings.seconds, concurrency, submit))
+        : rate(ctx.settings.seconds, concurrency, submit));
       if (failures > 0) throw new LoadFailure(`refund.do: ${failures} submissions were not status 0, e.g. ${firstFailure}`);
       if (next >= orders.length) {
         console.log(`refund.do: all ${orders.length} prepared orders were used (the rate is still exact)`);
