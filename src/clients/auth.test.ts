@@ -56,3 +56,24 @@ test('a disabled client is refused; unknown ids and wrong secrets are refused al
   await seedClients(store.db, [{ id: 'seeded', name: 'Seeded', secret: 'seeded-secret-0001' }], clock.now());
   assert.equal((await findClient(store.db, 'seeded'))!.secret_hash, before);
 });
+
+test('concurrent requests of one client after its cache entry expired share one scrypt verification', async () => {
+  const clock = new TestClock();
+  await seedClients(store.db, [{ id: 'busy', name: 'Busy', secret: 'busy-secret-000001' }], clock.now());
+  const auth = new ClientAuthenticator(store.db, clock, 50);
+  const burst = async (secret: string) => Promise.all(Array.from({ length: 20 }, () => auth.authenticate('busy', secret)));
+  assert.ok((await burst('busy-secret-000001')).every((c) => c?.clientId === 'busy'));
+  assert.equal(auth.verificationsStarted, 1, 'a cold burst: one verification');
+  await new Promise((resolve) => setTimeout(resolve, 80)); // the entry expires (TTL 50 ms)
+  assert.ok((await burst('busy-secret-000001')).every((c) => c?.clientId === 'busy'));
+  assert.equal(auth.verificationsStarted, 2, 'after expiry: one more, not twenty');
+  // A wrong secret in a burst is refused for every caller, also with one verification.
+  assert.ok((await burst('wrong-secret-00001')).every((c) => c === null));
+  assert.equal(auth.verificationsStarted, 3);
+  // invalidate() during a verification: the next caller verifies again instead of joining the old one.
+  const first = auth.authenticate('busy', 'busy-secret-000002');
+  auth.invalidate('busy');
+  const second = auth.authenticate('busy', 'busy-secret-000002');
+  assert.deepEqual(await Promise.all([first, second]), [null, null]);
+  assert.equal(auth.verificationsStarted, 5);
+});
