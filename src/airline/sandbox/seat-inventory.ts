@@ -2,15 +2,28 @@
 // row of sandbox_seat_versions in its own transaction, so a seat map read at an older version is known to
 // be stale. With the embedded store every change happens in this process, so the newest version is known
 // in memory; with PostgreSQL other API processes sell seats too, and the version is read from the store
-// (one primary-key read) before a cached map is trusted — a notification could arrive after the next request.
+// before a cached map is trusted — a notification could arrive after the next request. Those reads are
+// batched: one read is in flight at a time, and every request that arrives meanwhile waits for the next
+// one, which answers all of them in one statement. A read that starts after a request arrived sees every
+// sale committed before it arrived, so batching never serves a stale version (decision 0014).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
+
+interface VersionWaiter {
+  resolve(version: string): void;
+  reject(err: unknown): void;
+}
 
 export class SeatInventory {
   /** Newest version per flight key, from this process's sales and reads (used when the books are not shared). */
   private readonly known = new Map<string, number>();
   /** Changes when `known` is emptied (bounded memory): every version tagged before is stale then. */
   private epoch = 0;
+  /** Requests for store versions that arrived after the read in flight began, by flight key. */
+  private waiting = new Map<string, VersionWaiter[]>();
+  private reading = false;
+  /** Store reads of versions made (a test reads it: concurrent requests share reads). */
+  versionReads = 0;
 
   /**
    * `shared`: other processes change the same books (PostgreSQL), so only the store knows the newest version.
@@ -23,7 +36,37 @@ export class SeatInventory {
   /** The newest version of the flight: from memory when this process makes every change, else from the store. */
   current(flightKey: string): string | Promise<string> {
     if (!this.shared || !this.db) return this.tag(this.epoch, this.known.get(flightKey) ?? 0);
-    return this.versionIn(this.db, flightKey).then((v) => this.tag(0, v));
+    return new Promise((resolve, reject) => {
+      const list = this.waiting.get(flightKey);
+      if (list) list.push({ resolve, reject });
+      else this.waiting.set(flightKey, [{ resolve, reject }]);
+      if (!this.reading) this.readWaiting(this.db!);
+    });
+  }
+
+  /** One statement for every waiting request; then the requests that arrived meanwhile, if any. */
+  private readWaiting(db: Kysely<Database>): void {
+    const batch = this.waiting;
+    if (batch.size === 0) {
+      this.reading = false;
+      return;
+    }
+    this.reading = true;
+    this.waiting = new Map();
+    this.versionReads++;
+    this.versionsIn(db, [...batch.keys()]).then(
+      (versions) => {
+        for (const [key, waiters] of batch) {
+          const version = this.tag(0, versions.get(key) ?? 0);
+          for (const w of waiters) w.resolve(version);
+        }
+        this.readWaiting(db);
+      },
+      (err: unknown) => {
+        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+        this.readWaiting(db);
+      },
+    );
   }
 
   /** The flight's sold seats and the version they are at, read in one statement (one snapshot). */
@@ -51,9 +94,11 @@ export class SeatInventory {
     this.note(flightKey, version);
   }
 
-  private async versionIn(db: Kysely<Database>, flightKey: string): Promise<number> {
-    const row = await db.selectFrom('sandbox_seat_versions').select('version').where('flight_key', '=', flightKey).executeTakeFirst();
-    return Number(row?.version ?? 0);
+  /** The store versions of the flights (protected: a test holds a read in flight). */
+  protected async versionsIn(db: Kysely<Database>, flightKeys: string[]): Promise<Map<string, number>> {
+    const { rows } = await sql<{ flight_key: string; version: number | string }>`
+      select flight_key, version from sandbox_seat_versions where flight_key = any(${flightKeys}::text[])`.execute(db);
+    return new Map(rows.map((r) => [r.flight_key, Number(r.version)]));
   }
 
   private tag(epoch: number, version: number): string {
