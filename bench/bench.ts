@@ -106,13 +106,14 @@ async function main(): Promise<number> {
   const done: Done[] = [];
   let storeKind: BenchContext['storeKind'];
   try {
+    const worldFile = benchWorld(dataDir);
     const config = loadConfig(
       {
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'silent',
         DATA_DIR: dataDir,
-        WORLD: benchWorld(dataDir),
+        WORLD: worldFile,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       },
       ROOT,
@@ -131,6 +132,9 @@ async function main(): Promise<number> {
           [`x-${config.headerPrefix}-client-id`]: DEMO_CLIENT.id,
           [`x-${config.headerPrefix}-client-secret`]: DEMO_CLIENT.secret,
         },
+        root: ROOT,
+        worldFile,
+        databaseUrl,
       };
       console.log(
         `postbook on ${ctx.baseUrl}, store ${storeKind}; ${settings.connections} connections, ` +

@@ -36,6 +36,8 @@ export interface LoadRequest {
    * identical to `reference` except at `varying` (offsets of one id of `varyingLength` characters, repeated).
    */
   cycle?: { bodies: string[]; reference: string; varying: number[]; varyingLength: number };
+  /** The server under test runs in a process of its own (this pid): its CPU is not "other processes". */
+  serverPid?: number;
 }
 
 export interface LoadResult {
@@ -50,8 +52,6 @@ export interface LoadResult {
    * counted run: colleagues' test suites on the same cores skew one target and not the other.
    */
   othersCpu: number;
-  /** Highest resident memory of this process (server and load generator) sampled during the counted run. */
-  peakRssBytes?: number;
 }
 
 /** A load whose answers were not all 2xx and identical to the reference body: the figure is void. */
@@ -104,14 +104,10 @@ async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object)
     return result;
   };
   if (settings.warmupSeconds > 0) await run(settings.warmupSeconds, 'warm-up');
-  const before = cpuSnapshot();
-  let peakRssBytes = process.memoryUsage.rss();
-  const sampler = setInterval(() => {
-    peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
-  }, 100);
+  const before = cpuSnapshot(req.serverPid);
   const r = await (settings.profileDir
     ? profiled(path.join(settings.profileDir, `${req.label.replace(/[^A-Za-z0-9.-]+/g, '_')}.cpuprofile`), () => run(settings.seconds, 'measured run'))
-    : run(settings.seconds, 'measured run')).finally(() => clearInterval(sampler));
+    : run(settings.seconds, 'measured run'));
   return {
     label: req.label,
     rps: r.requests.average,
@@ -119,8 +115,7 @@ async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object)
     p99Ms: r.latency.p99,
     requests: r['2xx'],
     seconds: r.duration,
-    othersCpu: othersCpuSince(before),
-    peakRssBytes,
+    othersCpu: othersCpuSince(before, req.serverPid),
   };
 }
 
@@ -165,10 +160,11 @@ interface CpuSnapshot {
 }
 
 /**
- * CPU ms of the local PostgreSQL server processes (Linux /proc; 0 elsewhere). They work for the service
- * under test in PostgreSQL mode, so they are not counted as other processes. Clock ticks assumed 100/s.
+ * CPU ms of the local PostgreSQL server processes, and of the server under test when it runs in a process of
+ * its own (Linux /proc; 0 elsewhere). They work for the service under test, so they are not counted as other
+ * processes. Clock ticks assumed 100/s.
  */
-function postgresCpuMs(): number {
+function postgresCpuMs(serverPid?: number): number {
   let ticks = 0;
   try {
     for (const pid of fs.readdirSync('/proc')) {
@@ -176,7 +172,7 @@ function postgresCpuMs(): number {
       try {
         const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
         const close = stat.lastIndexOf(')');
-        if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+        if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres') && Number(pid) !== serverPid) continue;
         const fields = stat.slice(close + 2).split(' ');
         ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
       } catch {
@@ -189,7 +185,7 @@ function postgresCpuMs(): number {
   return ticks * 10;
 }
 
-function cpuSnapshot(): CpuSnapshot {
+function cpuSnapshot(serverPid?: number): CpuSnapshot {
   let busyMs = 0;
   let totalMs = 0;
   for (const { times } of os.cpus()) {
@@ -197,12 +193,12 @@ function cpuSnapshot(): CpuSnapshot {
     busyMs += busy;
     totalMs += busy + times.idle;
   }
-  return { busyMs, totalMs, own: process.cpuUsage(), postgresMs: postgresCpuMs() };
+  return { busyMs, totalMs, own: process.cpuUsage(), postgresMs: postgresCpuMs(serverPid) };
 }
 
 /** CPU time of the whole machine minus this process's (server and load-generator threads) and PostgreSQL's. */
-function othersCpuSince(before: CpuSnapshot): number {
-  const now = cpuSnapshot();
+function othersCpuSince(before: CpuSnapshot, serverPid?: number): number {
+  const now = cpuSnapshot(serverPid);
   const own = process.cpuUsage(before.own);
   const totalMs = now.totalMs - before.totalMs;
   if (totalMs <= 0) return 0;

@@ -12,6 +12,10 @@ export interface BenchContext {
   baseUrl: string;
   /** Client credentials of the demo agency, under the configured header prefix. */
   authHeaders: Record<string, string>;
+  /** The repository (to build and start postbook as a process of its own) and the world it runs. */
+  root: string;
+  worldFile: string;
+  databaseUrl: string | null;
 }
 
 export interface Target {

@@ -3,6 +3,7 @@
 // per request: seat maps are cached as bytes, invalidated on every sale; verify.do is not counted).
 import { formatRps, ratioToBareRoute, referenceAnswer, type BenchContext, type Measure } from './measures.js';
 import { load } from './harness.js';
+import { startServerProcess } from './server-process.js';
 
 /** More sessions than the answer cache keeps whole answers for: every request joins its bytes anew. */
 const FRESH_SESSIONS = 3_000;
@@ -69,19 +70,29 @@ export const seatMemory: Measure = {
   name: 'API process resident memory (MB) under the seat-map load',
   target: { cmp: '<=', value: 250 },
   async run(ctx) {
-    const { headers, newSession, bodyOf } = await seatRequest(ctx);
-    const subject = { label: 'seatAvailability.do (memory)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodyOf(await newSession()) };
-    const answer = await referenceAnswer(subject);
-    const loaded = await load(ctx.settings, { ...subject, expectBody: answer });
-    const peak = (loaded.peakRssBytes ?? 0) / MB;
-    const heap = process.memoryUsage();
-    return {
-      value: peak,
-      detail:
-        `peak RSS ${peak.toFixed(0)} MB during ${ctx.settings.seconds} s of seatAvailability.do at ${formatRps(loaded.rps)} req/s; ` +
-        `after it: V8 heap ${(heap.heapUsed / MB).toFixed(0)} MB used, external ${(heap.external / MB).toFixed(0)} MB; ` +
-        'the process also runs the load generator (autocannon worker thread), so this is an upper bound',
-      loads: [loaded],
-    };
+    // postbook as deployed, in its own process: this process's memory would include the load generator's.
+    const server = await startServerProcess(ctx);
+    try {
+      const own = { ...ctx, baseUrl: server.baseUrl };
+      const { headers, newSession, bodyOf } = await seatRequest(own);
+      const subject = { label: 'seatAvailability.do (memory, own process)', url: `${server.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodyOf(await newSession()) };
+      const answer = await referenceAnswer(subject);
+      const idle = server.rssBytes();
+      let peak = idle;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, server.rssBytes());
+      }, 100);
+      const loaded = await load(ctx.settings, { ...subject, expectBody: answer, serverPid: server.pid }).finally(() => clearInterval(sampler));
+      peak = Math.max(peak, server.rssBytes());
+      return {
+        value: peak / MB,
+        detail:
+          `peak RSS ${(peak / MB).toFixed(0)} MB of \`node dist/server.js\` (a process of its own) during ${ctx.settings.warmupSeconds} + ${ctx.settings.seconds} s of ` +
+          `seatAvailability.do at ${formatRps(loaded.rps)} req/s; ${(idle / MB).toFixed(0)} MB after start-up and one seat map, before the load`,
+        loads: [loaded],
+      };
+    } finally {
+      await server.stop();
+    }
   },
 };
