@@ -75,10 +75,12 @@ export function registerBookingRoutes(app: FastifyInstance, deps: AppDeps): void
         const reply = typedReply as FastifyReply;
         const answer = await seatAvailability(booking, client(request), request.body);
         const gzip = acceptsGzip(request.headers['accept-encoding']) && request.headers['x-no-compression'] === undefined;
-        const bytes = deps.seatMaps.bytes(answer.parts, gzip, (body) => reply.serialize(body) as string);
+        const out = deps.seatMaps.bytes(answer.parts, gzip, (body) => reply.serialize(body) as string);
+        // a reused buffer goes back once written out (after 'finish' the socket holds no reference to it)
+        if (out.release) reply.raw.once('finish', out.release);
         reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
-        if (bytes.gzip) return reply.header('content-encoding', 'gzip').send(bytes.gzip);
-        return reply.send(bytes.body);
+        if (out.gzip) reply.header('content-encoding', 'gzip');
+        return reply.send(out.bytes);
       },
     );
     api.post(

@@ -68,10 +68,34 @@ test('bytes joined from fragments equal a whole serialization, per binding; gzip
     const parts = [part(one, 1, b1!), part(two, 2, b2!)];
     const expected = serialize({ status: 0, msg: 'success', cabins: parts.flatMap((p) => p.wireCabins(p.binding)) });
     const plain = cache.bytes(parts, false, serialize);
-    assert.equal(plain.body.toString(), expected);
-    assert.equal(plain.gzip, undefined);
+    assert.equal(plain.bytes.toString(), expected);
+    assert.equal(plain.gzip, false);
+    // Kept from the second request on (most sessions ask once): the third gets the bytes of the second.
     const zipped = cache.bytes(parts, true, serialize);
-    assert.equal(gunzipSync(zipped.gzip!).toString(), expected);
-    assert.equal(cache.bytes(parts, false, serialize).body, plain.body, 'the same session again: the stored bytes');
+    assert.equal(zipped.gzip, true);
+    assert.equal(gunzipSync(zipped.bytes).toString(), expected);
+    const third = cache.bytes(parts, false, serialize);
+    assert.equal(third.bytes.toString(), expected);
+    assert.equal(third.release, undefined, 'a kept answer is never given back for reuse');
+    assert.equal(cache.bytes(parts, false, serialize).bytes, third.bytes, 'the same session again: the stored bytes');
+    assert.ok(plain.release, 'a first answer is written into a reusable buffer');
   }
+});
+
+test('a reused buffer is taken again only after it was given back', async () => {
+  const cache = new SeatMapCache();
+  const one = await cache.map('k1', () => '0.1', async () => ({ ok: true, cabins: [cabin(['2B'])], version: '0.1' }));
+  const a = cache.bytes([part(one, 1, 'aaaaaaaaa1')], false, serialize);
+  const b = cache.bytes([part(one, 1, 'bbbbbbbbb1')], false, serialize);
+  assert.notEqual(a.bytes, b.bytes, 'not given back yet: another buffer');
+  const aText = a.bytes.toString();
+  a.release!();
+  const c = cache.bytes([part(one, 1, 'ccccccccc1')], false, serialize);
+  assert.equal(c.bytes, a.bytes, 'given back: reused');
+  assert.equal(c.bytes.toString(), aText.replaceAll('aaaaaaaaa1', 'ccccccccc1'), 'and written whole for the new answer');
+  assert.ok(b.bytes.toString().includes('bbbbbbbbb1'));
+  a.release!(); // a second call of the same release does nothing: c still uses that buffer
+  const d = cache.bytes([part(one, 1, 'ddddddddd1')], false, serialize);
+  assert.notEqual(d.bytes, c.bytes, 'a buffer in use is never handed out');
+  assert.ok(c.bytes.toString().includes('ccccccccc1'));
 });

@@ -10,7 +10,10 @@
 //   per segment as fragments around the session binding of the productCodes (product-code.ts), so a new
 //   session costs one join, not a serialization.
 // - answers: the whole response body for a (session binding, segments, versions), and its gzip, so the same
-//   session asking again costs a lookup. Bounded by bytes, least recently used out first.
+//   session asking again costs a lookup. Bounded by bytes, least recently used out first. An answer is kept
+//   from its second request on (if it comes soon): most sessions ask once, and keeping their answers only
+//   churned the store and the garbage collector. An answer not kept is written into a spare buffer that
+//   comes back once the response is out (no allocation, no page faults, no garbage per answer).
 import { gzipSync, constants as zlib } from 'node:zlib';
 import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
 
@@ -37,9 +40,14 @@ export interface SeatAnswerPart {
 export type Serialize = (body: { status: number; msg: string; cabins: object[] }) => string;
 
 export interface SeatAnswerBytes {
-  body: Buffer;
-  /** Present when asked for with gzip. */
-  gzip?: Buffer;
+  /** The response body to send: the JSON, or its gzip when asked for with gzip. */
+  bytes: Buffer;
+  gzip: boolean;
+  /**
+   * Present when `bytes` is a reused buffer (an answer asked for the first time, not kept): call it once the
+   * response has been written out (the response's 'finish'), never before. Not calling it is safe.
+   */
+  release?: () => void;
 }
 
 /** A part's cabins as bytes with a placeholder binding, and the byte offsets of the placeholders. */
@@ -53,8 +61,18 @@ const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** Stands for the binding while fragments are made: 10 characters that no seat map contains otherwise. */
 const PLACEHOLDER = 'Qz7Bnd0Qz7';
 const PLACEHOLDER_BYTES = Buffer.from(PLACEHOLDER, 'latin1');
+/**
+ * Answer keys asked once (not yet kept), the most recent first-asks only: a second request soon after the
+ * first keeps the answer; one that comes after this many other first-asks is treated as a first again (its
+ * answer would have left the answer store by then anyway).
+ */
+const MAX_ASKED_ONCE = 1_024;
+/** Spare buffers per answer length: a fresh 58 KB buffer per answer cost its page faults and the GC's work. */
+const MAX_SPARE_PER_LENGTH = 64;
 
-interface StoredAnswer extends SeatAnswerBytes {
+interface StoredAnswer {
+  body: Buffer;
+  gzip?: Buffer;
   size: number;
 }
 
@@ -62,6 +80,8 @@ export class SeatMapCache {
   private readonly maps = new Map<string, CachedSeatMap>();
   private readonly answers = new Map<string, StoredAnswer>();
   private answerBytes = 0;
+  private readonly askedOnce = new Set<string>();
+  private readonly spare = new Map<number, Buffer[]>();
   private frame: { head: Buffer; tail: Buffer } | null = null;
 
   static key(carrier: string, flightNumber: string, depDate: string, cabinClass: number, fareFamily: string | null): string {
@@ -105,10 +125,28 @@ export class SeatMapCache {
       // least recently used goes first: move to the end
       this.answers.delete(key);
       this.answers.set(key, stored);
-    } else {
-      const body = this.join(parts, serialize);
+    } else if (cacheable && this.askedOnce.delete(key)) {
+      // asked a second time: kept from now on
+      const body = this.join(parts, serialize, false);
       stored = { body, size: body.length };
-      if (cacheable) this.remember(key, stored);
+      this.remember(key, stored);
+    } else {
+      if (cacheable) {
+        if (this.askedOnce.size >= MAX_ASKED_ONCE) this.askedOnce.delete(this.askedOnce.values().next().value!);
+        this.askedOnce.add(key);
+      }
+      // not kept: written into a spare buffer, given back once the response is out
+      const body = this.join(parts, serialize, true);
+      let given = false;
+      const release = () => {
+        if (given) return;
+        given = true;
+        this.giveBack(body);
+      };
+      if (!gzip) return { bytes: body, gzip: false, release };
+      const zipped = gzipSync(body, { level: zlib.Z_BEST_SPEED });
+      release();
+      return { bytes: zipped, gzip: true };
     }
     if (gzip && !stored.gzip) {
       stored.gzip = gzipSync(stored.body, { level: zlib.Z_BEST_SPEED });
@@ -117,27 +155,41 @@ export class SeatMapCache {
         this.answerBytes += stored.gzip.length;
       }
     }
-    return gzip ? { body: stored.body, gzip: stored.gzip! } : { body: stored.body };
+    return gzip ? { bytes: stored.gzip!, gzip: true } : { bytes: stored.body, gzip: false };
   }
 
   /** head, each part's template with its binding written over the placeholders (comma separated), tail. */
-  private join(parts: SeatAnswerPart[], serialize: Serialize): Buffer {
+  private join(parts: SeatAnswerPart[], serialize: Serialize, spare: boolean): Buffer {
     const frame = this.frameOf(serialize);
     const pieces = parts.map((p) => ({ p, f: this.fragmentsOf(p, serialize) })).filter((x) => x.f.template.length > 0);
     let length = frame.head.length + frame.tail.length + Math.max(0, pieces.length - 1);
     for (const { f } of pieces) length += f.template.length;
-    const out = Buffer.allocUnsafe(length);
+    const out = (spare ? this.spare.get(length)?.pop() : undefined) ?? Buffer.allocUnsafeSlow(length);
     let at = frame.head.copy(out, 0);
     pieces.forEach(({ p, f }, i) => {
       if (i > 0) at += out.write(',', at, 'latin1');
       f.template.copy(out, at);
       const binding = Buffer.from(p.binding, 'latin1');
-      if (binding.length !== PLACEHOLDER_BYTES.length) throw new Error('seat answer: a session binding is not 10 characters');
-      for (const off of f.offsets) binding.copy(out, at + off);
+      const size = binding.length;
+      if (size !== PLACEHOLDER_BYTES.length) throw new Error('seat answer: a session binding is not 10 characters');
+      // byte by byte: hundreds of 10-byte Buffer.copy calls cost more in their argument checks than in copying
+      for (const off of f.offsets) {
+        const to = at + off;
+        for (let k = 0; k < size; k++) out[to + k] = binding[k]!;
+      }
       at += f.template.length;
     });
     frame.tail.copy(out, at);
     return out;
+  }
+
+  private giveBack(buffer: Buffer): void {
+    let list = this.spare.get(buffer.length);
+    if (!list) {
+      if (this.spare.size >= MAX_MAPS) this.spare.clear();
+      this.spare.set(buffer.length, (list = []));
+    }
+    if (list.length < MAX_SPARE_PER_LENGTH) list.push(buffer);
   }
 
   private remember(key: string, stored: StoredAnswer): void {
