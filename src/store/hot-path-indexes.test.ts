@@ -7,7 +7,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL } from '../refunds/context.js';
-import { RECORD_OFFER_SQL } from '../refunds/quote.js';
+import { RECORD_OFFER_SQL, RECORD_OFFERS_SQL } from '../refunds/offers.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets'];
 const ORDERS = 3000;
@@ -21,6 +21,28 @@ describe('hot-path indexes', () => {
     ['refundQuotation.do context by an ancillary order number', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'HPT1234']],
     ['refundQuotation.do context by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [client, 'HP1234', 'XS']],
     ['refundQuotation.do offer (supersede + insert)', RECORD_OFFER_SQL, () => ['rfo_new', client, 'H1234', '1', ['HT1234'], '[]', '{}', new Date(), new Date()]],
+    // offers of concurrent quotes written together (decision 0016)
+    [
+      'refundQuotation.do offers of concurrent quotes (supersede + insert)',
+      RECORD_OFFERS_SQL,
+      () => [
+        JSON.stringify(
+          ['H1234', 'H1234', 'H2345'].map((order, i) => ({
+            offer_id: `rfo_batch_${i}`,
+            client_id: client,
+            order_no: order,
+            reason: '1',
+            ticket_nos: [`HT${order.slice(1)}`],
+            request: [],
+            quote: {},
+            status: i === 0 ? 'superseded' : 'active',
+            expires_at: new Date().toISOString(),
+            created_at: new Date().toISOString(),
+          })),
+        ),
+        ['H1234', 'H2345'],
+      ],
+    ],
   ];
   const unanalyzed = new Map<string, string>();
   before(async () => {

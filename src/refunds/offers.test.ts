@@ -1,0 +1,100 @@
+// Offers of concurrent quotes written together (decision 0016): the stored statuses are those of writing the
+// offers one after the other (a later quote of a ticket supersedes the earlier ones, spec 7.1 813), and one
+// offer's failure is not its neighbours'.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { batchStatuses, OfferRecorder, type NewOffer } from './offers.js';
+import { newOfferId } from './quote.js';
+import type { PricedQuote } from './pricing.js';
+
+const [lastA, firstA] = PLANTED.names;
+
+const offer = (orderNo: string, ticketNos: string[], over: Partial<NewOffer> = {}): NewOffer => ({
+  offerId: newOfferId(),
+  clientId: TEST_CLIENTS.alpha.id,
+  orderNo,
+  reason: '1',
+  ticketNos,
+  request: [],
+  quote: { orderNo } as PricedQuote,
+  expiresAt: new Date(Date.now() + 60_000),
+  createdAt: new Date(),
+  ...over,
+});
+
+describe('batchStatuses', () => {
+  test('a later offer of the same order sharing a ticket supersedes the earlier one', () => {
+    assert.deepEqual(batchStatuses([offer('O1', ['T1', 'T2']), offer('O1', ['T2'])]), ['superseded', 'active']);
+  });
+  test('other orders and disjoint tickets stay active; only later offers count', () => {
+    const offers = [offer('O1', ['T1']), offer('O2', ['T1']), offer('O1', ['T3']), offer('O1', ['T1', 'T3']), offer('O1', ['T9'])];
+    assert.deepEqual(batchStatuses(offers), ['superseded', 'active', 'superseded', 'active', 'active']);
+  });
+});
+
+describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+  });
+  after(() => t.close());
+
+  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const ticketsOf = async (orderNo: string) => (await t.store.db.selectFrom('tickets').select('ticket_no').where('order_no', '=', orderNo).orderBy('ticket_no').execute()).map((r) => r.ticket_no);
+  const statusOf = async (offerIds: string[]) => {
+    const rows = await t.store.db.selectFrom('refund_offers').select(['offer_id', 'status']).where('offer_id', 'in', offerIds).execute();
+    const byId = new Map(rows.map((r) => [r.offer_id, r.status]));
+    return offerIds.map((id) => byId.get(id) ?? 'missing');
+  };
+
+  test('offers recorded in one turn are written by one statement with the statuses of one-by-one writes', async () => {
+    const orderNo = await orderNoOf('FAM001');
+    const [t1, t2] = await ticketsOf(orderNo);
+    assert.ok(t1 && t2, 'FAM001 has two tickets');
+    const recorder = new OfferRecorder(t.store.db);
+    // an older active offer of t1, stored before the batch
+    const older = offer(orderNo, [t1]);
+    await recorder.record(older);
+    const statements: string[] = [];
+    const spy = { executeQuery: (q: { sql: string }) => (statements.push(q.sql), t.store.db.executeQuery(q as never)) };
+    const batched = new OfferRecorder(spy as unknown as typeof t.store.db);
+    const offers = [offer(orderNo, [t1, t2]), offer(orderNo, [t2]), offer(orderNo, [t1])];
+    await Promise.all(offers.map((o) => batched.record(o)));
+    assert.equal(statements.length, 1, 'one statement for the three offers');
+    assert.deepEqual(await statusOf([older.offerId, ...offers.map((o) => o.offerId)]), ['superseded', 'superseded', 'active', 'active']);
+  });
+
+  test("a failing offer in a batch fails alone: its neighbours are stored", async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const [t1] = await ticketsOf(orderNo);
+    const recorder = new OfferRecorder(t.store.db);
+    const good = [offer(orderNo, [t1!]), offer(orderNo, [t1!], { reason: '0' })];
+    const bad = offer('no-such-order', ['T0']); // foreign key: no such order
+    const outcomes = await Promise.allSettled([recorder.record(good[0]!), recorder.record(bad), recorder.record(good[1]!)]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(await statusOf([good[0]!.offerId, bad.offerId, good[1]!.offerId]), ['superseded', 'missing', 'active']);
+  });
+
+  test('concurrent quotes of the same tickets: one offer stays usable, every other answers 813 (spec 7.1)', async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const body = { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] };
+    const quotes = await Promise.all(Array.from({ length: 8 }, () => call(t.app, '/refundQuotation.do', body)));
+    assert.ok(quotes.every((q) => q.body.status === 0), 'every quote succeeds');
+    const ids = quotes.map((q) => String(q.body.refundOfferId));
+    const statuses = await statusOf(ids);
+    assert.equal(statuses.filter((s) => s === 'active').length, 1, `one active offer: ${statuses.join(', ')}`);
+    assert.equal(statuses.filter((s) => s === 'superseded').length, 7);
+    const latest = ids[statuses.indexOf('active')]!;
+    for (const id of ids.filter((x) => x !== latest)) {
+      const res = await call(t.app, '/refund.do', { orderNo, refundOfferId: id });
+      assert.equal(res.body.status, 813);
+      assert.match(String(res.body.msg), /newer quote/);
+    }
+    const submitted = await call(t.app, '/refund.do', { orderNo, refundOfferId: latest });
+    assert.equal(submitted.body.status, 0, String(submitted.body.msg));
+  });
+});

@@ -1,0 +1,155 @@
+// Storing a quote's offer (refundQuotation.do, spec 4.1; DESIGN "Offers and submission"): older active offers
+// of the same tickets stop being usable and the new one is stored, atomically. Offers of quotes that finish
+// while an earlier write is still running are written together by one statement: one commit for several
+// quotes (group commit, decision 0016). Every quote still answers only after its own offer is committed.
+import type { Kysely } from 'kysely';
+import { preparedQuery } from '../store/prepared.js';
+import type { Database } from '../store/schema.js';
+import type { PricedQuote } from './pricing.js';
+import type { RefundRequestItem } from './wire.js';
+
+export interface NewOffer {
+  offerId: string;
+  clientId: string;
+  orderNo: string;
+  reason: string;
+  ticketNos: string[];
+  request: RefundRequestItem[];
+  quote: PricedQuote;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+/** One offer: supersede the older active offers of its tickets and insert it ($1…$9). */
+export const RECORD_OFFER_SQL = `with superseded as (
+     update refund_offers set status = 'superseded'
+     where order_no = $3 and status = 'active' and ticket_nos && $5::text[]
+     returning 1
+   )
+   insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
+   values ($1, $2, $3, $4, $5::text[], $6::jsonb, $7::jsonb, 'active', $8::timestamptz, $9::timestamptz)`;
+
+/**
+ * Several offers in one statement: $1 a JSON array of the offers in the order they were quoted, each with its
+ * status already decided ('superseded' when a later offer of the same batch covers one of its tickets);
+ * $2 their order numbers. The stored active offers of those orders that share a ticket with an offer of the
+ * batch are superseded (read through refund_offers_order, src/store/hot-path-indexes.test.ts).
+ */
+export const RECORD_OFFERS_SQL = `with batch as (
+     select * from json_to_recordset($1::json) as b(offer_id text, client_id text, order_no text, reason text, ticket_nos text[],
+                                                      request jsonb, quote jsonb, status text, expires_at timestamptz, created_at timestamptz)
+   ), superseded as (
+     update refund_offers o set status = 'superseded'
+     where o.order_no = any($2::text[]) and o.status = 'active'
+       and exists (select 1 from batch b where b.order_no = o.order_no and b.ticket_nos && o.ticket_nos)
+     returning 1
+   )
+   insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
+   select offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at from batch`;
+
+const recordOne = preparedQuery('refund_record_offer', RECORD_OFFER_SQL);
+const recordMany = preparedQuery('refund_record_offers', RECORD_OFFERS_SQL);
+
+/** At most this many offers per statement (bounds the statement's size and the wait of the last one). */
+export const MAX_BATCH = 32;
+
+interface Pending {
+  offer: NewOffer;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+function oneParameters(o: NewOffer): unknown[] {
+  return [o.offerId, o.clientId, o.orderNo, o.reason, o.ticketNos, JSON.stringify(o.request), JSON.stringify(o.quote), o.expiresAt, o.createdAt];
+}
+
+/**
+ * The status each offer of a batch is written with: a later offer of the same order sharing a ticket
+ * supersedes it, exactly as if the offers had been written one after the other in this order.
+ */
+export function batchStatuses(offers: readonly NewOffer[]): Array<'active' | 'superseded'> {
+  return offers.map((o, i) => {
+    const mine = new Set(o.ticketNos);
+    const replaced = offers.some((later, j) => j > i && later.orderNo === o.orderNo && later.ticketNos.some((t) => mine.has(t)));
+    return replaced ? 'superseded' : 'active';
+  });
+}
+
+function manyParameters(offers: readonly NewOffer[]): unknown[] {
+  const statuses = batchStatuses(offers);
+  const rows = offers.map((o, i) => ({
+    offer_id: o.offerId,
+    client_id: o.clientId,
+    order_no: o.orderNo,
+    reason: o.reason,
+    ticket_nos: o.ticketNos,
+    request: o.request,
+    quote: o.quote,
+    status: statuses[i],
+    expires_at: o.expiresAt.toISOString(),
+    created_at: o.createdAt.toISOString(),
+  }));
+  return [JSON.stringify(rows), [...new Set(offers.map((o) => o.orderNo))]];
+}
+
+/**
+ * Writes offers for one store. While a write runs, new offers wait and are written together by the next
+ * one. A failed batch is retried offer by offer, so an offer's failure is its own quote's failure only.
+ */
+export class OfferRecorder {
+  private queue: Pending[] = [];
+  private writing = false;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  record(offer: NewOffer): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ offer, resolve, reject });
+      if (!this.writing) {
+        // Start after this turn of the event loop: quotes finishing in the same turn share the statement.
+        this.writing = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        await this.write(batch);
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        await this.db.executeQuery(recordMany(manyParameters(batch.map((p) => p.offer))));
+        for (const p of batch) p.resolve();
+        return;
+      } catch {
+        // one by one below: each offer gets its own outcome
+      }
+    }
+    for (const p of batch) {
+      try {
+        await this.db.executeQuery(recordOne(oneParameters(p.offer)));
+        p.resolve();
+      } catch (err) {
+        p.reject(err);
+      }
+    }
+  }
+}
+
+const recorders = new WeakMap<Kysely<Database>, OfferRecorder>();
+
+/** Store the offer (superseding older active offers of its tickets); resolves once it is committed. */
+export function recordOffer(db: Kysely<Database>, offer: NewOffer): Promise<void> {
+  let recorder = recorders.get(db);
+  if (!recorder) recorders.set(db, (recorder = new OfferRecorder(db)));
+  return recorder.record(offer);
+}
