@@ -185,6 +185,14 @@ export interface AirlineConnector {
   refundTerms(carrier: string): AirlineRefundTerms | null;
   /** Submits a refund; idempotent on `refundCode`. Throws ConnectorError (retryable or not). */
   submitRefund(carrier: string, submission: AirlineRefundSubmission, opts: CallOptions): Promise<AirlineRefundReceipt>;
+  /**
+   * Optional: submits several refunds of one carrier in one go (the refund workers' batches). Answers one
+   * outcome per submission, in order: the receipt, or the error submitRefund would have thrown for it, exactly
+   * as if submitRefund had been called on each in this order, one after the other (a refund that repeats an
+   * earlier one of the batch is a duplicate of it). A failure of one refund never fails the others; the call
+   * throws only when it could answer none of them. Without it, callers submit one refund at a time.
+   */
+  submitRefunds?(carrier: string, submissions: readonly AirlineRefundSubmission[], opts: CallOptions): Promise<Array<AirlineRefundReceipt | Error>>;
   /** Where a submitted refund stands. Throws ConnectorError; an unknown refundCode is a non-retryable 'rejected' error. */
   refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState>;
 }

@@ -22,7 +22,7 @@ import { systemClock, type Clock } from '../../clock.js';
 import { isCurrency } from '../../money/money.js';
 import { quoteTicket, type TicketForQuote } from '../../refunds/engine/index.js';
 import type { Database } from '../../store/schema.js';
-import { decideRefund, recordRefund, refundStateAt, ticketNosOf } from './refunds.js';
+import { decideRefund, readBooks, recordRefunds, refundStateAt, ticketNosOf, type NewSandboxRefund, type SandboxBookEntry } from './refunds.js';
 import type { SandboxBooking, World, WorldBehaviourLike } from './types.js';
 import type { WorldAirline } from './world-schema.js';
 import { SandboxBookingApi } from './booking.js';
@@ -131,13 +131,119 @@ export class SandboxConnector implements AirlineConnector {
   }
 
   async submitRefund(carrier: string, s: AirlineRefundSubmission, opts: CallOptions): Promise<AirlineRefundReceipt> {
-    const airline = this.airline(carrier);
-    const db = this.db();
+    const [outcome] = await this.submitRefunds(carrier, [s], opts);
+    if (outcome === undefined || outcome instanceof Error) throw outcome ?? new Error('no outcome');
+    return outcome;
+  }
+
+  /**
+   * The airline takes a batch as it takes single refunds, one after the other in order (a later refund of the
+   * batch sees the earlier ones), with one read and one write of its books for the whole batch. Each refund's
+   * booking, wait and checks are its own: one that fails answers its error, the others go on.
+   */
+  async submitRefunds(carrier: string, submissions: readonly AirlineRefundSubmission[], opts: CallOptions): Promise<Array<AirlineRefundReceipt | Error>> {
+    let airline: WorldAirline;
+    let db: Kysely<Database>;
+    try {
+      airline = this.airline(carrier);
+      db = this.db();
+    } catch (err) {
+      return submissions.map(() => asError(err));
+    }
+    // Concurrently, as separate calls: a booking's wait (latency, time-out) does not add to another's.
+    const checked = await Promise.all(submissions.map((s) => this.checkSubmission(carrier, airline, s, opts).catch(asError)));
+    // Per submission: its error, or its refundCode and which of the batch's calls of that refundCode it is.
+    const outcomes: Array<Error | { refundCode: string; nth: number }> = checked.map((c) => (c instanceof Error ? c : { refundCode: c.s.refundCode, nth: 1 }));
+    const valid = checked.filter((c): c is CheckedRefund => !(c instanceof Error));
+    if (valid.length === 0) return checked as Error[];
+
+    const now = this.clock.now();
+    let books: SandboxBookEntry[];
+    try {
+      books = await readBooks(db, carrier, [...new Set(valid.map((c) => c.s.refundCode))], [...new Set(valid.map((c) => c.s.pnr))]);
+    } catch (err) {
+      return checked.map((c) => (c instanceof Error ? c : asError(err)));
+    }
+    // The refundCodes the airline already has (for whichever booking), and the refunds it accepted per booking.
+    const known = new Map<string, SandboxBookEntry>();
+    const accepted = new Map<string, Array<{ refundCode: string; ticketNos: string[] }>>();
+    const pnrs = new Set(valid.map((c) => c.s.pnr));
+    for (const row of books) {
+      known.set(row.refund_code, row);
+      if (row.carrier === carrier && row.decision === 'accept' && pnrs.has(row.pnr)) {
+        const list = accepted.get(row.pnr) ?? [];
+        list.push({ refundCode: row.refund_code, ticketNos: ticketNosOf(row) });
+        accepted.set(row.pnr, list);
+      }
+    }
+    const anotherBooking = (s: AirlineRefundSubmission) => refusal(carrier, s, 'the refundCode is already recorded for another booking');
+
+    // In order: what each refund would meet had the ones before it been recorded already.
+    const toRecord = new Map<string, NewSandboxRefund>();
+    checked.forEach((c, i) => {
+      if (c instanceof Error) return;
+      const { s, booking, ticketNos, tickets } = c;
+      const earlier = toRecord.get(s.refundCode);
+      if (earlier) {
+        // The same refundCode again in this batch: a resend of the earlier one.
+        if (earlier.pnr !== s.pnr) outcomes[i] = anotherBooking(s);
+        else outcomes[i] = { refundCode: s.refundCode, nth: ++earlier.calls };
+        return;
+      }
+      const stored = known.get(s.refundCode);
+      if (stored && (stored.carrier !== carrier || stored.pnr !== s.pnr)) {
+        outcomes[i] = anotherBooking(s);
+        return;
+      }
+      const others = (accepted.get(s.pnr) ?? []).filter((a) => a.refundCode !== s.refundCode);
+      const duplicate = (others.length > 0 && airline.oneRefundPerBooking === true) || others.some((a) => a.ticketNos.some((no) => ticketNos.includes(no)));
+      const decision = decideRefund({ ...airline.refundBehaviour, ...booking.refundBehaviour }, s, duplicate);
+      toRecord.set(s.refundCode, {
+        refundCode: s.refundCode,
+        pnr: s.pnr,
+        ticketNos,
+        reason: s.reason,
+        currency: s.currency,
+        paidMinor: s.paidMinor,
+        quotedRefundMinor: s.quotedRefundMinor,
+        isClaim: s.isClaim,
+        decision,
+        voucher: this.refundsInVoucher(airline, booking, tickets, s.reason, now),
+        calls: 1,
+      });
+      // A new refund the airline accepts counts for the later ones (a known refundCode keeps its first decision).
+      if (!stored && decision.decision === 'accept') {
+        const list = accepted.get(s.pnr) ?? [];
+        list.push({ refundCode: s.refundCode, ticketNos });
+        accepted.set(s.pnr, list);
+      }
+    });
+
+    let recorded: Awaited<ReturnType<typeof recordRefunds>>;
+    try {
+      recorded = await recordRefunds(db, carrier, now, [...toRecord.values()]);
+    } catch (err) {
+      return outcomes.map((o) => (o instanceof Error ? o : asError(err)));
+    } finally {
+      for (const pnr of pnrs) this.acceptedCache.delete(`${carrier}/${pnr}`);
+    }
+    return outcomes.map((o, i) => {
+      if (o instanceof Error) return o;
+      const row = recorded.get(o.refundCode);
+      if (!row) return anotherBooking(submissions[i]!);
+      // Calls of this refundCode when this one arrived: those before the batch, then the batch's in order.
+      const calls = row.submitCalls - toRecord.get(o.refundCode)!.calls + o.nth;
+      return { airlineRefundId: row.airlineRefundId, duplicate: calls > 1 };
+    });
+  }
+
+  /** One refund's booking, the airline's wait for it, and the checks the airline makes before its books. */
+  private async checkSubmission(carrier: string, airline: WorldAirline, s: AirlineRefundSubmission, opts: CallOptions): Promise<CheckedRefund> {
     const booking = await this.findBooking(carrier, s.pnr);
     await this.behaveWithin(behaviourOf(airline, booking), opts);
 
     const refuse = (why: string): never => {
-      throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses refund ${s.refundCode}: ${why}`);
+      throw refusal(carrier, s, why);
     };
     if (airline.supports?.refunds === false) refuse('the airline does not take refunds through this channel');
     if (!booking) return refuse(`it has no booking ${s.pnr}`);
@@ -151,27 +257,7 @@ export class SandboxConnector implements AirlineConnector {
     if (s.quotedRefundMinor !== null && (!Number.isSafeInteger(s.quotedRefundMinor) || s.quotedRefundMinor < 0)) {
       refuse('quotedRefundMinor is not a non-negative integer');
     }
-
-    const now = this.clock.now();
-    const duplicate = await this.alreadyAccepted(db, airline, s.refundCode, booking, ticketNos);
-    const decision = decideRefund({ ...airline.refundBehaviour, ...booking.refundBehaviour }, s, duplicate);
-    const receipt = await recordRefund(db, {
-      refundCode: s.refundCode,
-      carrier,
-      pnr: s.pnr,
-      ticketNos,
-      reason: s.reason,
-      currency: s.currency,
-      paidMinor: s.paidMinor,
-      quotedRefundMinor: s.quotedRefundMinor,
-      isClaim: s.isClaim,
-      decision,
-      voucher: this.refundsInVoucher(airline, booking, tickets, s.reason, now),
-      at: now,
-    });
-    this.acceptedCache.delete(`${carrier}/${s.pnr}`);
-    if (!receipt) return refuse('the refundCode is already recorded for another booking');
-    return { airlineRefundId: receipt.airlineRefundId, duplicate: receipt.submitCalls > 1 };
+    return { s, booking, ticketNos, tickets };
   }
 
   async refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState> {
@@ -236,23 +322,6 @@ export class SandboxConnector implements AirlineConnector {
   }
 
 
-  /**
-   * Whether the airline already accepted another refund of these tickets, or (oneRefundPerBooking) of this
-   * booking: it then rejects the new one as a duplicate refund record.
-   */
-  private async alreadyAccepted(db: Kysely<Database>, airline: WorldAirline, refundCode: string, booking: SandboxBooking, ticketNos: string[]): Promise<boolean> {
-    const rows = await db
-      .selectFrom('sandbox_refunds')
-      .select(['ticket_nos'])
-      .where('carrier', '=', booking.record.carrier)
-      .where('pnr', '=', booking.record.pnr)
-      .where('decision', '=', 'accept')
-      .where('refund_code', '<>', refundCode)
-      .execute();
-    if (rows.length > 0 && airline.oneRefundPerBooking) return true;
-    return rows.some((r) => ticketNosOf(r).some((no) => ticketNos.includes(no)));
-  }
-
   /** Whether the airline's rule that applies to these tickets now refunds in vouchers (the airline applies its own rules). */
   private refundsInVoucher(airline: WorldAirline, booking: SandboxBooking, tickets: AirlineRecord['tickets'], reason: '0' | '1' | '4', now: Date): boolean {
     const first = booking.record.segments[0];
@@ -310,6 +379,22 @@ export class SandboxConnector implements AirlineConnector {
 }
 
 const NO_TICKETS: ReadonlySet<string> = new Set();
+
+/** A submission past the airline's checks, with what its books need. */
+interface CheckedRefund {
+  s: AirlineRefundSubmission;
+  booking: SandboxBooking;
+  ticketNos: string[];
+  tickets: AirlineRecord['tickets'];
+}
+
+function refusal(carrier: string, s: AirlineRefundSubmission, why: string): ConnectorError {
+  return new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses refund ${s.refundCode}: ${why}`);
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
 
 /** How the airline behaves for this booking: the booking's own knobs over the airline's. */
 function behaviourOf(airline: WorldAirline, booking: SandboxBooking | undefined): WorldBehaviourLike {

@@ -5,7 +5,8 @@ import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConnectorError, type AirlineRefundSubmission } from '../connector.js';
+import type { KyselyPlugin } from 'kysely';
+import { ConnectorError, type AirlineRefundReceipt, type AirlineRefundSubmission } from '../connector.js';
 import { SandboxConnector } from './connector.js';
 import { percentOfMinor } from './refunds.js';
 import { buildWorld, loadWorldFile, WorldError } from './world.js';
@@ -547,6 +548,143 @@ describe('sandbox airline: behaviour knobs on refunds', () => {
     const err = await rejection(failing.refundStatus('XS', 'RF-0001', { signal: signal() }));
     assert.equal(err.kind, 'unavailable');
     assert.equal(err.retryable, true);
+  });
+});
+
+describe('sandbox airline: a batch of refunds (submitRefunds)', () => {
+  /** A sandbox airline whose books count the statements run on them. */
+  async function counted(t: TestContext, mutate: (w: WorldFile) => void = () => {}) {
+    const base = await setup(t, mutate);
+    let statements = 0;
+    const plugin: KyselyPlugin = {
+      transformQuery: (a) => a.node,
+      transformResult: async (a) => {
+        statements++;
+        return a.result;
+      },
+    };
+    const sandbox = new SandboxConnector(base.world, { db: base.store.db.withPlugin(plugin), clock: base.clock });
+    return { ...base, sandbox, statements: () => statements };
+  }
+
+  /** An outcome as comparable data: a receipt's duplicate flag and which recorded refund it names, or the error. */
+  async function shown(outcome: AirlineRefundReceipt | Error, rows: () => Promise<Array<{ refund_code: string; airline_refund_id: string }>>) {
+    if (outcome instanceof ConnectorError) return { error: outcome.kind, retryable: outcome.retryable, message: outcome.message };
+    if (outcome instanceof Error) return { error: outcome.message };
+    const row = (await rows()).find((r) => r.airline_refund_id === outcome.airlineRefundId);
+    return { duplicate: outcome.duplicate, refundCode: row?.refund_code ?? 'no such refund' };
+  }
+
+  // Against RF-0001 already received for TST002: a resend of it, a new refund, another refund of the same
+  // ticket (a duplicate refund record), a refund the airline rejects, one whose booking fails (retryable), one
+  // naming a ticket of another booking (refused for good), the new refund again, RF-0001 for another booking.
+  const batch: AirlineRefundSubmission[] = [
+    submission(),
+    submission({ refundCode: 'RF-0002', pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
+    submission({ refundCode: 'RF-0003', pnr: 'TST001', ticketNos: ['999-1000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
+    submission({ refundCode: 'RF-0004', pnr: 'REJ001', ticketNos: ['9991000000111'], paidMinor: 12000, quotedRefundMinor: 12000 }),
+    submission({ refundCode: 'RF-0005', pnr: 'FAIL01', ticketNos: ['9991000000061'] }),
+    submission({ refundCode: 'RF-0006', pnr: 'TST001', ticketNos: ['9991000000011'] }),
+    submission({ refundCode: 'RF-0002', pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
+    submission({ pnr: 'TST001', ticketNos: ['9991000000001'] }),
+  ];
+
+  test('each refund answered as submitRefund one after the other would answer it; one read and one write of the books', async (t) => {
+    const batched = await counted(t);
+    const oneByOne = await setup(t);
+    for (const airline of [batched, oneByOne]) await airline.sandbox.submitRefund('XS', submission(), { signal: signal() });
+    batched.clock.advance(5 * SECOND);
+    oneByOne.clock.advance(5 * SECOND);
+
+    const before = batched.statements();
+    const outcomes = await batched.sandbox.submitRefunds('XS', batch, { signal: signal() });
+    assert.equal(batched.statements() - before, 2, 'one read and one write for the whole batch');
+    const expected: Array<AirlineRefundReceipt | Error> = [];
+    for (const s of batch) expected.push(await oneByOne.sandbox.submitRefund('XS', s, { signal: signal() }).catch((err: Error) => err));
+
+    const got = await Promise.all(outcomes.map((o) => shown(o, batched.rows)));
+    assert.deepEqual(got, await Promise.all(expected.map((o) => shown(o, oneByOne.rows))));
+    const refused = (code: string, why: string) => ({ error: 'rejected', retryable: false, message: `sandbox airline XS refuses refund ${code}: ${why}` });
+    assert.deepEqual(got, [
+      { duplicate: true, refundCode: 'RF-0001' },
+      { duplicate: false, refundCode: 'RF-0002' },
+      { duplicate: false, refundCode: 'RF-0003' },
+      { duplicate: false, refundCode: 'RF-0004' },
+      { error: 'unavailable', retryable: true, message: 'the airline system answered with an error' },
+      refused('RF-0006', 'ticket 9991000000011 is not on booking TST001'),
+      { duplicate: true, refundCode: 'RF-0002' },
+      refused('RF-0001', 'the refundCode is already recorded for another booking'),
+    ]);
+    // The same books, but for the airline's own references (and times: each airline has its own frozen clock).
+    const books = async (a: typeof oneByOne) =>
+      (await a.rows()).map(({ airline_refund_id: _, submitted_at, last_submitted_at, ...rest }) => {
+        const ago = (at: Date) => a.clock.now().getTime() - new Date(at).getTime();
+        return { ...rest, submitted: ago(submitted_at), lastSubmitted: ago(last_submitted_at) };
+      });
+    assert.deepEqual(await books(batched), await books(oneByOne));
+    const rows = await batched.rows();
+    assert.deepEqual(
+      rows.map((r) => [r.refund_code, r.submit_calls, r.decision, r.cancel_reason]),
+      [
+        ['RF-0001', 2, 'accept', null],
+        ['RF-0002', 2, 'accept', null],
+        ['RF-0003', 1, 'reject', 'duplicate refund record'],
+        ['RF-0004', 1, 'reject', 'voluntary cancellation is non-refundable'],
+      ],
+    );
+    assert.equal(new Date(rows[0]!.last_submitted_at).getTime(), batched.clock.now().getTime());
+  });
+
+  test('a batch that repeats an accepted refund\'s booking, one refund per booking: later refunds of it are duplicates', async (t) => {
+    const { sandbox, rows } = await counted(t, (w) => {
+      airline(w, 'XS').oneRefundPerBooking = true;
+    });
+    const one = { pnr: 'TST001', paidMinor: 56540, quotedRefundMinor: 50000 };
+    const outcomes = await sandbox.submitRefunds(
+      'XS',
+      [submission({ ...one, ticketNos: ['9991000000001'] }), submission({ ...one, refundCode: 'RF-0002', ticketNos: ['9991000000002'] }), submission({ refundCode: 'RF-0003' })],
+      { signal: signal() },
+    );
+    assert.ok(outcomes.every((o) => !(o instanceof Error) && !o.duplicate));
+    assert.deepEqual(
+      (await rows()).map((r) => [r.refund_code, r.decision, r.cancel_reason]),
+      [
+        ['RF-0001', 'accept', null],
+        ['RF-0002', 'reject', 'duplicate refund record'],
+        ['RF-0003', 'accept', null],
+      ],
+    );
+  });
+
+  test('a booking the airline never answers for: that refund times out, the others are recorded', async (t) => {
+    const { sandbox, rows } = await setup(t);
+    const outcomes = await sandbox.submitRefunds('XS', [submission({ pnr: 'HANG01', ticketNos: ['9991000000071'], refundCode: 'RF-HANG' }), submission()], {
+      signal: AbortSignal.timeout(100),
+    });
+    assert.ok(outcomes[0] instanceof ConnectorError);
+    assert.equal(outcomes[0].kind, 'timeout');
+    assert.equal(outcomes[0].retryable, true);
+    assert.ok(!(outcomes[1] instanceof Error));
+    assert.deepEqual((await rows()).map((r) => r.refund_code), ['RF-0001']);
+  });
+
+  test('an unknown carrier, or an airline without its books: every refund of the batch gets the error, nothing recorded', async (t) => {
+    const { sandbox, rows } = await setup(t);
+    for (const outcome of await sandbox.submitRefunds('ZZ', [submission(), submission({ refundCode: 'RF-0002' })], { signal: signal() })) {
+      assert.ok(outcome instanceof ConnectorError);
+      assert.equal(outcome.kind, 'rejected');
+      assert.equal(outcome.retryable, false);
+    }
+    const withoutBooks = await bookless().submitRefunds('XS', [submission(), submission({ refundCode: 'RF-0002' })], { signal: signal() });
+    assert.deepEqual(
+      withoutBooks.map((o) => o instanceof ConnectorError && [o.kind, o.retryable]),
+      [
+        ['unavailable', false],
+        ['unavailable', false],
+      ],
+    );
+    assert.deepEqual(await sandbox.submitRefunds('XS', [], { signal: signal() }), []);
+    assert.equal((await rows()).length, 0);
   });
 });
 

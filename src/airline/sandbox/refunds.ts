@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { exponentOf, toMinor } from '../../money/money.js';
 import type { Database, SandboxRefundsTable } from '../../store/schema.js';
+import { preparedQuery } from '../../store/prepared.js';
 import type { AirlineRefundState } from '../connector.js';
 import type { WorldRefundBehaviour } from './world-schema.js';
 
@@ -102,7 +103,6 @@ export function ticketNosOf(row: Pick<SandboxRefundRow, 'ticket_nos'>): string[]
 
 export interface NewSandboxRefund {
   refundCode: string;
-  carrier: string;
   pnr: string;
   ticketNos: string[];
   reason: '0' | '1' | '4';
@@ -112,47 +112,82 @@ export interface NewSandboxRefund {
   isClaim: boolean;
   decision: SandboxDecision;
   voucher: boolean;
-  at: Date;
+  /** How many submissions of this refundCode the call carries (more than 1: it repeated itself). */
+  calls: number;
 }
 
+export type SandboxBookEntry = Pick<SandboxRefundRow, 'refund_code' | 'carrier' | 'pnr' | 'ticket_nos' | 'decision'>;
+
+// Fixed texts over arrays, whatever the batch size: named prepared statements, parsed and planned once.
+const booksQuery = preparedQuery<SandboxBookEntry>(
+  'sandbox_refund_books',
+  `select refund_code, carrier, pnr, ticket_nos, decision from sandbox_refunds
+   where refund_code = any($1::text[]) or (carrier = $2 and pnr = any($3::text[]) and decision = 'accept')`,
+);
+
 /**
- * Records a refund, idempotent on refundCode: one INSERT … ON CONFLICT DO UPDATE that counts the call.
- * Safe under concurrency (the row lock of the conflicting row serialises the updates): exactly one caller
- * sees submit_calls = 1. Null when the refundCode is already recorded for another booking.
+ * What the books say about a batch of refunds of `carrier`, in one read: the rows of these refundCodes
+ * (whichever booking they belong to) and every accepted refund of these bookings.
  */
-export async function recordRefund(
+export async function readBooks(db: Kysely<Database>, carrier: string, refundCodes: string[], pnrs: string[]): Promise<SandboxBookEntry[]> {
+  return (await db.executeQuery(booksQuery([refundCodes, carrier, pnrs]))).rows;
+}
+
+const recordQuery = preparedQuery<{ refund_code: string; airline_refund_id: string; submit_calls: number }>(
+  'sandbox_refund_record',
+  `insert into sandbox_refunds (refund_code, carrier, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim,
+     airline_refund_id, submit_calls, submitted_at, last_submitted_at, decision, cancel_reason, processing_seconds, refund_minor, voucher)
+   select v.refund_code, $1, v.pnr, v.ticket_nos::jsonb, v.reason, v.currency, v.paid_minor, v.quoted_refund_minor, v.is_claim,
+     v.airline_refund_id, v.submit_calls, $2::timestamptz, $2::timestamptz, v.decision, v.cancel_reason, v.processing_seconds, v.refund_minor, v.voucher
+   from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::int[],
+     $13::text[], $14::text[], $15::int[], $16::bigint[], $17::boolean[])
+     as v(refund_code, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim, airline_refund_id, submit_calls,
+       decision, cancel_reason, processing_seconds, refund_minor, voucher)
+   on conflict (refund_code) do update
+     set submit_calls = sandbox_refunds.submit_calls + excluded.submit_calls, last_submitted_at = excluded.last_submitted_at
+     where sandbox_refunds.carrier = excluded.carrier and sandbox_refunds.pnr = excluded.pnr
+   returning refund_code, airline_refund_id, submit_calls`,
+);
+
+/**
+ * Records refunds of `carrier` received at `at`, in one statement, idempotent on refundCode: a new refundCode
+ * is a new row with its decision; a known one only counts the calls (submit_calls + calls) and keeps what was
+ * decided at its first arrival. Safe under concurrency: the conflicting row's lock serialises the updates,
+ * so exactly one caller ever sees a refundCode's first call; rows go in refundCode order, so two batches
+ * never wait on each other's rows crosswise. The refundCodes must be distinct. Answers the refundCodes
+ * recorded (new or counted) with their airline reference and calls so far; a refundCode recorded for
+ * another booking is absent.
+ */
+export async function recordRefunds(
   db: Kysely<Database>,
-  r: NewSandboxRefund,
-): Promise<{ airlineRefundId: string; submitCalls: number } | null> {
-  const row = await db
-    .insertInto('sandbox_refunds')
-    .values({
-      refund_code: r.refundCode,
-      carrier: r.carrier,
-      pnr: r.pnr,
-      ticket_nos: JSON.stringify(r.ticketNos),
-      reason: r.reason,
-      currency: r.currency,
-      paid_minor: r.paidMinor,
-      quoted_refund_minor: r.quotedRefundMinor,
-      is_claim: r.isClaim,
-      airline_refund_id: newAirlineRefundId(r.carrier),
-      submit_calls: 1,
-      submitted_at: r.at,
-      last_submitted_at: r.at,
-      decision: r.decision.decision,
-      cancel_reason: r.decision.cancelReason,
-      processing_seconds: r.decision.processingSeconds,
-      refund_minor: r.decision.refundMinor,
-      voucher: r.voucher,
-    })
-    .onConflict((oc) =>
-      oc
-        .column('refund_code')
-        .doUpdateSet((eb) => ({ submit_calls: eb('sandbox_refunds.submit_calls', '+', 1), last_submitted_at: r.at }))
-        .where((eb) => eb.and([eb('sandbox_refunds.carrier', '=', eb.ref('excluded.carrier')), eb('sandbox_refunds.pnr', '=', eb.ref('excluded.pnr'))])),
-    )
-    .returning(['airline_refund_id', 'submit_calls'])
-    .executeTakeFirst();
-  return row ? { airlineRefundId: row.airline_refund_id, submitCalls: row.submit_calls } : null;
+  carrier: string,
+  at: Date,
+  refunds: readonly NewSandboxRefund[],
+): Promise<Map<string, { airlineRefundId: string; submitCalls: number }>> {
+  const out = new Map<string, { airlineRefundId: string; submitCalls: number }>();
+  if (refunds.length === 0) return out;
+  const rs = [...refunds].sort((a, b) => (a.refundCode < b.refundCode ? -1 : a.refundCode > b.refundCode ? 1 : 0));
+  const { rows } = await db.executeQuery(
+    recordQuery([
+      carrier,
+      at,
+      rs.map((r) => r.refundCode),
+      rs.map((r) => r.pnr),
+      rs.map((r) => JSON.stringify(r.ticketNos)),
+      rs.map((r) => r.reason),
+      rs.map((r) => r.currency),
+      rs.map((r) => r.paidMinor),
+      rs.map((r) => r.quotedRefundMinor),
+      rs.map((r) => r.isClaim),
+      rs.map(() => newAirlineRefundId(carrier)),
+      rs.map((r) => r.calls),
+      rs.map((r) => r.decision.decision),
+      rs.map((r) => r.decision.cancelReason),
+      rs.map((r) => r.decision.processingSeconds),
+      rs.map((r) => r.decision.refundMinor),
+      rs.map((r) => r.voucher),
+    ]),
+  );
+  for (const row of rows) out.set(row.refund_code, { airlineRefundId: row.airline_refund_id, submitCalls: Number(row.submit_calls) });
+  return out;
 }
