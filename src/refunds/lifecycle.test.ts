@@ -5,7 +5,10 @@ import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { DateTime } from 'luxon';
 import { PLANTED } from '../test-support/planted.js';
-import { refundWorld } from '../test-support/refund-world.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { ConnectorError, type AirlineConnector } from '../airline/connector.js';
+import { SandboxConnector, type SandboxBooks } from '../airline/sandbox/connector.js';
+import type { World } from '../airline/sandbox/world.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -154,4 +157,103 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
     const again = await call(t.app, '/refundQuotation.do', { orderNo: rejected.orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '0', segments: [seg('out')] }] });
     assert.equal(again.body.status, 0, String(again.body.msg));
   });
+});
+
+describe('refund lifecycle: one batch of submissions, mixed outcomes', () => {
+  /** The sandbox airline with its calls counted; `batches: false` hides submitRefunds (a connector without it). */
+  function spied(batches: boolean) {
+    const calls = { one: 0, many: 0 };
+    const connectors = (world: World, books: SandboxBooks): AirlineConnector[] => {
+      const sandbox = new SandboxConnector(world, books);
+      const connector: AirlineConnector = {
+        name: sandbox.name,
+        booking: sandbox.booking,
+        carriers: () => sandbox.carriers(),
+        supports: (carrier, feature) => sandbox.supports(carrier, feature),
+        readRecord: (carrier, pnr, opts) => sandbox.readRecord(carrier, pnr, opts),
+        refundTerms: (carrier) => sandbox.refundTerms(carrier),
+        refundStatus: (carrier, code, opts) => sandbox.refundStatus(carrier, code, opts),
+        submitRefund: (carrier, s, opts) => {
+          calls.one++;
+          return sandbox.submitRefund(carrier, s, opts);
+        },
+      };
+      if (batches) {
+        connector.submitRefunds = (carrier, list, opts) => {
+          calls.many++;
+          return sandbox.submitRefunds(carrier, list, opts);
+        };
+      }
+      return [connector];
+    };
+    return { calls, connectors };
+  }
+
+  for (const batches of [true, false]) {
+    test(`${batches ? 'a connector taking batches: one airline call' : 'a connector without submitRefunds: one call per refund'}; accepted → 1, resent → 1, refused → 4, a failing booking stays at 0 and is retried`, async (ctx) => {
+      const { calls, connectors } = spied(batches);
+      const t = await makeTestApp({ world: refundWorld(), connectors });
+      ctx.after(() => t.close());
+      const lifecycle = t.workers.lifecycle;
+      const refund = async (pnr: string, last: string, first: string, flights: string[]) => {
+        const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+        const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: flights.map((f) => refundSegment(t.world, f)) }] });
+        assert.equal(res.body.status, 0, `${pnr}: ${res.body.msg}`);
+        return String(res.body.refundCode);
+      };
+      const accepted = await refund('DEP001', lastA, firstA, ['out', 'ret']);
+      const resent = await refund('BELOW1', 'BELOW', 'ANN', ['out']);
+      const refused = await refund('VOID01', 'VOIDER', 'VAL', ['out']);
+      const failing = await refund('TWO001', 'TWOTICKETS', 'TIM', ['out', 'ret']);
+
+      // `resent` reached the airline once already, but its move to 1 was lost (a crash in between).
+      assert.deepEqual([...(await lifecycle.submitBatch([resent]))], [[resent, undefined]]);
+      await t.store.db.updateTable('refund_orders').set({ status: 0, airline_refund_id: null }).where('refund_code', '=', resent).execute();
+      await t.store.db.deleteFrom('refund_status_history').where('refund_code', '=', resent).where('to_status', '=', 1).execute();
+      // The airline lost VOID01 (refused for good) and fails for TWO001 (retryable).
+      t.world.bookings.delete('XS/VOID01');
+      const two = t.world.bookings.get('XS/TWO001')!;
+      t.world.bookings.set('XS/TWO001', { ...two, behaviour: { failure: 'error' } });
+      const before = { ...calls };
+
+      const outcomes = await lifecycle.submitBatch([accepted, resent, refused, failing, accepted]);
+      assert.deepEqual(batches ? [calls.many - before.many, calls.one - before.one] : [calls.many, calls.one - before.one], batches ? [1, 0] : [0, 4]);
+      assert.deepEqual([...outcomes.keys()], [accepted, resent, refused, failing]);
+      assert.equal(outcomes.get(accepted), undefined);
+      assert.equal(outcomes.get(resent), undefined);
+      assert.equal(outcomes.get(refused), undefined);
+      const err = outcomes.get(failing);
+      assert.ok(err instanceof ConnectorError && err.kind === 'unavailable' && err.retryable, String(err));
+
+      const row = (code: string) => t.store.db.selectFrom('refund_orders').select(['status', 'cancel_reason', 'airline_refund_id']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+      const causes = async (code: string) =>
+        (await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status', 'cause']).where('refund_code', '=', code).orderBy('id').execute()).map((h) => [h.from_status, h.to_status, h.cause]);
+      const airline = (code: string) => t.store.db.selectFrom('sandbox_refunds').select(['airline_refund_id', 'submit_calls']).where('refund_code', '=', code).executeTakeFirst();
+
+      const a = await airline(accepted);
+      assert.equal(a?.submit_calls, 1);
+      assert.deepEqual(await row(accepted), { status: 1, cancel_reason: null, airline_refund_id: a.airline_refund_id });
+      assert.deepEqual((await causes(accepted)).at(-1), [0, 1, `submitted to the airline (${a.airline_refund_id})`]);
+
+      const r = await airline(resent);
+      assert.equal(r?.submit_calls, 2);
+      assert.deepEqual(await row(resent), { status: 1, cancel_reason: null, airline_refund_id: r.airline_refund_id });
+      assert.deepEqual((await causes(resent)).at(-1), [0, 1, `submitted to the airline (${r.airline_refund_id}, resent)`]);
+
+      assert.equal(await airline(refused), undefined);
+      assert.deepEqual(await row(refused), { status: 4, cancel_reason: 'does not match airline policy', airline_refund_id: null });
+      assert.deepEqual((await causes(refused)).at(-1), [0, 4, `airline refused the submission: sandbox airline XS refuses refund ${refused}: it has no booking VOID01`]);
+
+      assert.equal(await airline(failing), undefined);
+      assert.deepEqual(await row(failing), { status: 0, cancel_reason: null, airline_refund_id: null });
+
+      // The retry, once the airline answers again, moves it; the others stay where they are.
+      t.world.bookings.set('XS/TWO001', two);
+      const retried = await lifecycle.submitBatch([failing, accepted, refused]);
+      assert.deepEqual([...retried.values()], [undefined, undefined, undefined]);
+      assert.equal((await row(failing)).status, 1);
+      assert.equal((await airline(accepted))?.submit_calls, 1, 'a refund already at 1 is not sent again');
+      assert.deepEqual((await causes(refused)).map(([from, to]) => [from, to]), [[null, 0], [0, 4]], 'refused once, for good');
+    });
+  }
 });

@@ -3,11 +3,18 @@
 // 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
 // transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
 // so a retried or duplicated job never moves a refund twice.
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { DateTime } from 'luxon';
-import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
+import {
+  ConnectorError,
+  type AirlineConnector,
+  type AirlineDirectory,
+  type AirlineRefundReceipt,
+  type AirlineRefundSubmission,
+} from '../airline/connector.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
+import { preparedNameOf, preparedQuery } from '../store/prepared.js';
 import type { RefundScheduler } from './deps.js';
 import type { PricedQuote } from './pricing.js';
 import { executePrepared } from './statements.js';
@@ -142,9 +149,15 @@ export class RefundLifecycle {
     return this.loadQuery().where('refund_orders.refund_code', '=', refundCode).executeTakeFirst();
   }
 
+  /** The batch read's text: built once, run as a named prepared statement (= any(array): one text for any batch). */
+  private loadManyText: string | undefined;
+
   private async loadMany(refundCodes: string[]): Promise<Loaded[]> {
-    // = any(array): one statement text whatever the batch size
-    return this.loadQuery().where(sql<boolean>`refund_orders.refund_code = any(${sql.val(refundCodes)}::text[])`).execute();
+    if (this.loadManyText === undefined) {
+      this.loadManyText = this.loadQuery().where(sql<boolean>`refund_orders.refund_code = any(${sql.val([])}::text[])`).compile().sql;
+      if (preparedNameOf(this.loadManyText) === undefined) preparedQuery('refund_load_batch', this.loadManyText);
+    }
+    return (await this.deps.db.executeQuery(CompiledQuery.raw(this.loadManyText, [refundCodes]))).rows as Loaded[];
   }
 
   private signal(): AbortSignal {
@@ -156,10 +169,11 @@ export class RefundLifecycle {
   }
 
   /**
-   * 0 → 1 for a batch of refunds: one read for all, each airline call on its own (outside any transaction,
-   * concurrently), then one statement moving every accepted refund that is still at 0, with its history row
-   * and its first poll job. Returns each refundCode's outcome: undefined when done (moved, or nothing left to
-   * do), the error when the airline call should be retried.
+   * 0 → 1 for a batch of refunds: one read for all, the airline calls outside any transaction (one call per
+   * carrier when its connector takes batches, else one per refund, concurrently), then one statement moving
+   * every accepted refund that is still at 0, with its history row and its first poll job. Returns each
+   * refundCode's outcome: undefined when done (moved, or nothing left to do), the error when the airline call
+   * should be retried.
    */
   async submitBatch(refundCodes: string[]): Promise<Map<string, unknown>> {
     const codes = [...new Set(refundCodes)];
@@ -167,20 +181,44 @@ export class RefundLifecycle {
     if (codes.length === 0) return outcomes;
     const rows = new Map((await this.loadMany(codes)).map((r) => [r.refund_code, r]));
     const accepted: Array<{ refundCode: string; airlineRefundId: string; cause: string }> = [];
+    // The refunds still to submit, by carrier (a connector serves its carriers one call at a time).
+    const byCarrier = new Map<string, { connector: AirlineConnector; refunds: Array<{ refundCode: string; submission: AirlineRefundSubmission }> }>();
+    for (const refundCode of codes) {
+      const r = rows.get(refundCode);
+      if (!r || r.status !== 0) continue;
+      const connector = this.deps.airlines.forCarrier(r.carrier);
+      if (!connector) {
+        await this.refuse(refundCode, 'no airline connection', outcomes);
+        continue;
+      }
+      let submission: AirlineRefundSubmission;
+      try {
+        submission = this.submissionOf(refundCode, r);
+      } catch (err) {
+        outcomes.set(refundCode, err);
+        continue;
+      }
+      const group = byCarrier.get(r.carrier) ?? { connector, refunds: [] };
+      group.refunds.push({ refundCode, submission });
+      byCarrier.set(r.carrier, group);
+    }
     await Promise.all(
-      codes.map(async (refundCode) => {
-        try {
-          const receipt = await this.submitToAirline(refundCode, rows.get(refundCode));
-          if (receipt) {
-            accepted.push({
-              refundCode,
-              airlineRefundId: receipt.airlineRefundId,
-              cause: `submitted to the airline (${receipt.airlineRefundId}${receipt.duplicate ? ', resent' : ''})`,
-            });
-          }
-        } catch (err) {
-          outcomes.set(refundCode, err);
-        }
+      [...byCarrier].map(async ([carrier, { connector, refunds }]) => {
+        const answers = await this.submitToAirline(connector, carrier, refunds.map((x) => x.submission));
+        await Promise.all(
+          refunds.map(async ({ refundCode }, i) => {
+            const answer = answers[i]!;
+            if (!(answer instanceof Error)) {
+              const cause = `submitted to the airline (${answer.airlineRefundId}${answer.duplicate ? ', resent' : ''})`;
+              accepted.push({ refundCode, airlineRefundId: answer.airlineRefundId, cause });
+            } else if (answer instanceof ConnectorError && !answer.retryable) {
+              await this.refuse(refundCode, `airline refused the submission: ${answer.message}`, outcomes);
+            } else {
+              this.deps.log.warn({ refundCode, err: answer.message }, 'refund submission failed; will retry');
+              outcomes.set(refundCode, answer);
+            }
+          }),
+        );
       }),
     );
     if (accepted.length === 0) return outcomes;
@@ -209,43 +247,48 @@ export class RefundLifecycle {
     return outcomes;
   }
 
-  /**
-   * The airline call of 0 → 1: its receipt, or null when there is nothing to move to 1 (gone, no longer at
-   * 0, or refused for good: then moved to 4 here). Throws when the call should be retried.
-   */
-  private async submitToAirline(refundCode: string, r: Loaded | undefined) {
-    if (!r || r.status !== 0) return null;
-    const connector = this.deps.airlines.forCarrier(r.carrier);
-    const details = r.details as PricedQuote;
-    if (!connector) {
-      await this.inTransaction((trx) => this.transition(trx, refundCode, 0, 4, 'no airline connection', { cancel_reason: CANCEL_REASON.POLICY }));
-      return null;
-    }
+  /** 0 → 4 for a refund the airline will never take; should that transition fail, the refund's job is retried. */
+  private async refuse(refundCode: string, cause: string, outcomes: Map<string, unknown>): Promise<void> {
     try {
-      return await connector.submitRefund(
-        r.carrier,
-        {
-          refundCode,
-          pnr: r.airline_pnr ?? '',
-          ticketNos: details.tickets.map((t) => t.ticketNo),
-          reason: r.reason,
-          currency: r.currency,
-          paidMinor: details.tickets.reduce((a, t) => a + t.paidMinor, 0),
-          quotedRefundMinor: r.quote_type === 'AccurateQuote' ? r.estimated_refund_minor : null,
-          isClaim: r.source === 'claim',
-        },
-        { signal: this.signal() },
-      );
+      await this.inTransaction((trx) => this.transition(trx, refundCode, 0, 4, cause, { cancel_reason: CANCEL_REASON.POLICY }));
     } catch (err) {
-      if (err instanceof ConnectorError && !err.retryable) {
-        await this.inTransaction((trx) =>
-          this.transition(trx, refundCode, 0, 4, `airline refused the submission: ${err.message}`, { cancel_reason: CANCEL_REASON.POLICY }),
-        );
-        return null;
-      }
-      this.deps.log.warn({ refundCode, err: (err as Error).message }, 'refund submission failed; will retry');
-      throw err;
+      outcomes.set(refundCode, err);
     }
+  }
+
+  /** What the airline is sent for a refund (the refundCode is its idempotency key). */
+  private submissionOf(refundCode: string, r: Loaded): AirlineRefundSubmission {
+    const details = r.details as PricedQuote;
+    return {
+      refundCode,
+      pnr: r.airline_pnr ?? '',
+      ticketNos: details.tickets.map((t) => t.ticketNo),
+      reason: r.reason,
+      currency: r.currency,
+      paidMinor: details.tickets.reduce((a, t) => a + t.paidMinor, 0),
+      quotedRefundMinor: r.quote_type === 'AccurateQuote' ? r.estimated_refund_minor : null,
+      isClaim: r.source === 'claim',
+    };
+  }
+
+  /**
+   * The airline calls of 0 → 1 for refunds of one carrier: one answer per submission, in order, the receipt
+   * or the error. One call when the connector takes batches, else one call per refund, concurrently.
+   */
+  private async submitToAirline(connector: AirlineConnector, carrier: string, submissions: AirlineRefundSubmission[]): Promise<Array<AirlineRefundReceipt | Error>> {
+    const asError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
+    const signal = this.signal();
+    if (connector.submitRefunds) {
+      try {
+        const answers = await connector.submitRefunds(carrier, submissions, { signal });
+        if (answers.length === submissions.length) return answers;
+        const err = new Error(`airline connector ${connector.name} answered ${answers.length} outcomes for ${submissions.length} refunds`);
+        return submissions.map(() => err);
+      } catch (err) {
+        return submissions.map(() => asError(err));
+      }
+    }
+    return Promise.all(submissions.map((s) => connector.submitRefund(carrier, s, { signal }).catch(asError)));
   }
 
   /** 1 → 3 → 2, 1 → 5, 1 → 4, 1 → 6: follow the airline's decision. */
