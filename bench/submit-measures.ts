@@ -153,6 +153,8 @@ function copyRows(table: string, cols: string[], overrides: Record<string, RawBu
     select ${sql.join(exprs)} from ${sql.table(table)} t, generate_series(${from}::int, ${to}::int) g where ${where}`;
 }
 
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
 export const refundBacklog: Measure = {
   id: 'backlog',
   name: '10⁵ queued refunds to status 1: throughput ÷ the job queue\'s own throughput',
@@ -237,19 +239,31 @@ export const refundBacklog: Measure = {
       console.log(`  backlog: ${n} refunds at status 0 with their jobs loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 
       // The queue's own rate: as many no-op jobs, the same queue declaration and worker options.
-      const noop = await measureQueueDrain(store, { jobs: n, ...SUBMIT_WORKER, declaration: REFUND_QUEUES[JOB_SUBMIT] });
+      const profileDir = ctx.settings.profileDir;
+      const drain = () => measureQueueDrain(store, { jobs: n, ...SUBMIT_WORKER, declaration: REFUND_QUEUES[JOB_SUBMIT] });
+      // This process's CPU per job besides the wall-clock rates: steadier than they are on a busy machine (with
+      // PGlite it includes the database's work; with PostgreSQL the server's is elsewhere).
+      const cpu0 = process.cpuUsage();
+      const noop = await (profileDir ? profiled(path.join(profileDir, 'backlog.noop.cpuprofile'), drain) : drain());
+      const noopCpuMs = cpuMs(process.cpuUsage(cpu0)) / n;
 
       const limitMs = Math.max(120_000, (n / 10) * 1000);
       let timer: NodeJS.Timeout | undefined;
       const t0 = performance.now();
-      await workers.lifecycle.startWorkers();
-      await Promise.race([
-        reached,
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new LoadFailure(`backlog: only ${toOne} of ${n} refunds reached status 1 within ${limitMs / 1000} s`)), limitMs))),
-      ]);
+      const cpu1 = process.cpuUsage();
+      const worked = async () => {
+        await workers.lifecycle.startWorkers();
+        await Promise.race([
+          reached,
+          new Promise((_, reject) => (timer = setTimeout(() => reject(new LoadFailure(`backlog: only ${toOne} of ${n} refunds reached status 1 within ${limitMs / 1000} s`)), limitMs))),
+        ]);
+      };
+      await (profileDir ? profiled(path.join(profileDir, 'backlog.cpuprofile'), worked) : worked());
       clearTimeout(timer);
       await workers.stop();
       const seconds = (performance.now() - t0) / 1000;
+      const refundCpuMs = cpuMs(process.cpuUsage(cpu1)) / n;
+      console.log(`  backlog: this process's CPU ${refundCpuMs.toFixed(2)} ms per refund, ${noopCpuMs.toFixed(2)} ms per no-op job`);
       if (otherwise > 0) throw new LoadFailure(`backlog: ${otherwise} refunds moved elsewhere than to status 1`);
       const refunds = { perSecond: n / seconds, done: n, elapsed: seconds };
       return {
