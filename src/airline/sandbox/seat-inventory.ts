@@ -7,7 +7,14 @@
 // one, which answers all of them in one statement. A read that starts after a request arrived sees every
 // sale committed before it arrived, so batching never serves a stale version (decision 0014).
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { preparedQuery } from '../../store/prepared.js';
 import type { Database } from '../../store/schema.js';
+
+/** $1 the flight keys: their stored versions (a flight never sold has no row). */
+const versionsOf = preparedQuery<{ flight_key: string; version: number | string }>(
+  'sandbox_seat_versions_of',
+  'select flight_key, version from sandbox_seat_versions where flight_key = any($1::text[])',
+);
 
 interface VersionWaiter {
   resolve(version: string): void;
@@ -96,8 +103,7 @@ export class SeatInventory {
 
   /** The store versions of the flights (protected: a test holds a read in flight). */
   protected async versionsIn(db: Kysely<Database>, flightKeys: string[]): Promise<Map<string, number>> {
-    const { rows } = await sql<{ flight_key: string; version: number | string }>`
-      select flight_key, version from sandbox_seat_versions where flight_key = any(${flightKeys}::text[])`.execute(db);
+    const { rows } = await db.executeQuery(versionsOf([flightKeys]));
     return new Map(rows.map((r) => [r.flight_key, Number(r.version)]));
   }
 
