@@ -54,12 +54,23 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
     parts.push({
       map,
       signature: `${segment.index}|${segment.carrier}|${segment.depAirport}|${segment.arrAirport}`,
-      binding: sessionBinding(session.id, segment.index),
+      binding: bindingOf(session, segment.index),
       wireCabins: (binding) => map.cabins.map((c) => wireCabin(segment, c, binding)),
     });
   }
   await deps.lookToBook.recordSeatRequest(clientId);
   return { status: 0, parts };
+}
+
+/** Session bindings per session object (kept in memory by ChainSessions): a sha256 once, not per request. */
+const bindings = new WeakMap<ChainSession, Map<number, string>>();
+
+function bindingOf(session: ChainSession, segmentIndex: number): string {
+  let known = bindings.get(session);
+  if (!known) bindings.set(session, (known = new Map<number, string>()));
+  let binding = known.get(segmentIndex);
+  if (binding === undefined) known.set(segmentIndex, (binding = sessionBinding(session.id, segmentIndex)));
+  return binding;
 }
 
 /** The session named by the request, or (flight-only, spec 1 seat rule 5) the caller's verify session on these flights. */
