@@ -99,3 +99,15 @@ test('a reused buffer is taken again only after it was given back', async () => 
   assert.notEqual(d.bytes, c.bytes, 'a buffer in use is never handed out');
   assert.ok(c.bytes.toString().includes('ccccccccc1'));
 });
+
+test('spare buffers are bounded in bytes: beyond 8 MB, given-back buffers are left to the garbage collector', async () => {
+  const cache = new SeatMapCache();
+  const one = await cache.map('k1', () => '0.1', async () => ({ ok: true, cabins: [cabin(['2B'])], version: '0.1' }));
+  const answer = (i: number) => cache.bytes([part(one, 1, `b${String(i).padStart(9, '0')}`)], false, serialize);
+  const size = answer(0).bytes.length;
+  const count = Math.ceil((10 * 1024 * 1024) / size); // 10 MB of answers, all in flight at once
+  const held = Array.from({ length: count }, (_, i) => answer(i + 1));
+  for (const a of held) a.release!();
+  assert.ok(cache.spareBufferBytes <= 8 * 1024 * 1024, `${cache.spareBufferBytes} bytes held`);
+  assert.ok(cache.spareBufferBytes > 8 * 1024 * 1024 - size, 'filled up to the bound');
+});

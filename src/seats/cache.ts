@@ -67,8 +67,11 @@ const PLACEHOLDER_BYTES = Buffer.from(PLACEHOLDER, 'latin1');
  * answer would have left the answer store by then anyway).
  */
 const MAX_ASKED_ONCE = 1_024;
-/** Spare buffers per answer length: a fresh 58 KB buffer per answer cost its page faults and the GC's work. */
-const MAX_SPARE_PER_LENGTH = 64;
+/**
+ * Spare buffers, by answer length, at most this many bytes in all (about 140 answers of a wide-body map): a
+ * fresh 58 KB buffer per answer cost its page faults and the GC's work.
+ */
+const MAX_SPARE_BYTES = 8 * 1024 * 1024;
 
 interface StoredAnswer {
   body: Buffer;
@@ -82,6 +85,7 @@ export class SeatMapCache {
   private answerBytes = 0;
   private readonly askedOnce = new Set<string>();
   private readonly spare = new Map<number, Buffer[]>();
+  private spareBytes = 0;
   private frame: { head: Buffer; tail: Buffer } | null = null;
 
   static key(carrier: string, flightNumber: string, depDate: string, cabinClass: number, fareFamily: string | null): string {
@@ -164,7 +168,9 @@ export class SeatMapCache {
     const pieces = parts.map((p) => ({ p, f: this.fragmentsOf(p, serialize) })).filter((x) => x.f.template.length > 0);
     let length = frame.head.length + frame.tail.length + Math.max(0, pieces.length - 1);
     for (const { f } of pieces) length += f.template.length;
-    const out = (spare ? this.spare.get(length)?.pop() : undefined) ?? Buffer.allocUnsafeSlow(length);
+    const reused = spare ? this.spare.get(length)?.pop() : undefined;
+    if (reused) this.spareBytes -= reused.length;
+    const out = reused ?? Buffer.allocUnsafeSlow(length);
     let at = frame.head.copy(out, 0);
     pieces.forEach(({ p, f }, i) => {
       if (i > 0) at += out.write(',', at, 'latin1');
@@ -184,12 +190,16 @@ export class SeatMapCache {
   }
 
   private giveBack(buffer: Buffer): void {
+    if (this.spareBytes + buffer.length > MAX_SPARE_BYTES) return; // left to the garbage collector
     let list = this.spare.get(buffer.length);
-    if (!list) {
-      if (this.spare.size >= MAX_MAPS) this.spare.clear();
-      this.spare.set(buffer.length, (list = []));
-    }
-    if (list.length < MAX_SPARE_PER_LENGTH) list.push(buffer);
+    if (!list) this.spare.set(buffer.length, (list = []));
+    list.push(buffer);
+    this.spareBytes += buffer.length;
+  }
+
+  /** Bytes held in spare buffers (bounded by MAX_SPARE_BYTES; a test reads it). */
+  get spareBufferBytes(): number {
+    return this.spareBytes;
   }
 
   private remember(key: string, stored: StoredAnswer): void {
