@@ -128,7 +128,8 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
 }
 
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
-  const offer = await deps.db.selectFrom('refund_offers').selectAll().where('offer_id', '=', offerId).where('client_id', '=', caller.clientId).executeTakeFirst();
+  const readOffer = () => deps.db.selectFrom('refund_offers').selectAll().where('offer_id', '=', offerId).where('client_id', '=', caller.clientId).executeTakeFirst();
+  const offer = await readOffer();
   if (!offer) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
   const now = deps.clock.now();
   if (offer.status === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: this refundOfferId was already submitted');
@@ -154,7 +155,7 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   } catch (err) {
     // A concurrent submission of this same offer may have committed between the offer read and the order
     // read: its refund then fails our check (803). The offer's own state is the answer (spec 7.1: 813).
-    if (err instanceof ApiError && (await offerUsedMeanwhile(deps, offerId))) {
+    if (err instanceof ApiError && (await readOffer())?.status === 'used') {
       throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: this refundOfferId was already submitted');
     }
     throw err;
@@ -194,9 +195,4 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   }
   deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
-}
-
-async function offerUsedMeanwhile(deps: RefundDeps, offerId: string): Promise<boolean> {
-  const row = await deps.db.selectFrom('refund_offers').select('status').where('offer_id', '=', offerId).executeTakeFirst();
-  return row?.status === 'used';
 }
