@@ -156,7 +156,7 @@ interface CpuSnapshot {
   busyMs: number;
   totalMs: number;
   own: NodeJS.CpuUsage;
-  postgresMs: number;
+  servingMs: number;
 }
 
 /**
@@ -164,7 +164,7 @@ interface CpuSnapshot {
  * its own (Linux /proc; 0 elsewhere). They work for the service under test, so they are not counted as other
  * processes. Clock ticks assumed 100/s.
  */
-function postgresCpuMs(serverPid?: number): number {
+function servingCpuMs(serverPid?: number): number {
   let ticks = 0;
   try {
     for (const pid of fs.readdirSync('/proc')) {
@@ -193,16 +193,16 @@ function cpuSnapshot(serverPid?: number): CpuSnapshot {
     busyMs += busy;
     totalMs += busy + times.idle;
   }
-  return { busyMs, totalMs, own: process.cpuUsage(), postgresMs: postgresCpuMs(serverPid) };
+  return { busyMs, totalMs, own: process.cpuUsage(), servingMs: servingCpuMs(serverPid) };
 }
 
-/** CPU time of the whole machine minus this process's (server and load-generator threads) and PostgreSQL's. */
+/** CPU time of the whole machine minus this process's (server and load-generator threads), PostgreSQL's and a server process's under test. */
 function othersCpuSince(before: CpuSnapshot, serverPid?: number): number {
   const now = cpuSnapshot(serverPid);
   const own = process.cpuUsage(before.own);
   const totalMs = now.totalMs - before.totalMs;
   if (totalMs <= 0) return 0;
-  const othersMs = now.busyMs - before.busyMs - (own.user + own.system) / 1000 - (now.postgresMs - before.postgresMs);
+  const othersMs = now.busyMs - before.busyMs - (own.user + own.system) / 1000 - (now.servingMs - before.servingMs);
   return Math.min(1, Math.max(0, othersMs / totalMs));
 }
 
