@@ -3,6 +3,7 @@
 // while an earlier write is still running are written together by one statement: one commit for several
 // quotes (group commit, decision 0016). Every quote still answers only after its own offer is committed.
 import type { Kysely } from 'kysely';
+import { GroupCommitter } from '../store/group-commit.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import type { PricedQuote } from './pricing.js';
@@ -50,15 +51,6 @@ export const RECORD_OFFERS_SQL = `with batch as (
 const recordOne = preparedQuery('refund_record_offer', RECORD_OFFER_SQL);
 const recordMany = preparedQuery('refund_record_offers', RECORD_OFFERS_SQL);
 
-/** At most this many offers per statement (bounds the statement's size and the wait of the last one). */
-export const MAX_BATCH = 32;
-
-interface Pending {
-  offer: NewOffer;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
 function oneParameters(o: NewOffer): unknown[] {
   return [o.offerId, o.clientId, o.orderNo, o.reason, o.ticketNos, JSON.stringify(o.request), JSON.stringify(o.quote), o.expiresAt, o.createdAt];
 }
@@ -92,56 +84,19 @@ function manyParameters(offers: readonly NewOffer[]): unknown[] {
   return [JSON.stringify(rows), [...new Set(offers.map((o) => o.orderNo))]];
 }
 
-/**
- * Writes offers for one store. While a write runs, new offers wait and are written together by the next
- * one. A failed batch is retried offer by offer, so an offer's failure is its own quote's failure only.
- */
+/** Writes offers for one store, those of concurrent quotes together (src/store/group-commit.ts). */
 export class OfferRecorder {
-  private queue: Pending[] = [];
-  private writing = false;
+  private readonly committer: GroupCommitter<NewOffer>;
 
-  constructor(private readonly db: Kysely<Database>) {}
-
-  record(offer: NewOffer): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ offer, resolve, reject });
-      if (!this.writing) {
-        // Start after this turn of the event loop: quotes finishing in the same turn share the statement.
-        this.writing = true;
-        setImmediate(() => void this.drain());
-      }
+  constructor(db: Kysely<Database>) {
+    this.committer = new GroupCommitter<NewOffer>({
+      many: async (offers) => void (await db.executeQuery(recordMany(manyParameters(offers)))),
+      one: async (offer) => void (await db.executeQuery(recordOne(oneParameters(offer)))),
     });
   }
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        await this.write(batch);
-      }
-    } finally {
-      this.writing = false;
-    }
-  }
-
-  private async write(batch: Pending[]): Promise<void> {
-    if (batch.length > 1) {
-      try {
-        await this.db.executeQuery(recordMany(manyParameters(batch.map((p) => p.offer))));
-        for (const p of batch) p.resolve();
-        return;
-      } catch {
-        // one by one below: each offer gets its own outcome
-      }
-    }
-    for (const p of batch) {
-      try {
-        await this.db.executeQuery(recordOne(oneParameters(p.offer)));
-        p.resolve();
-      } catch (err) {
-        p.reject(err);
-      }
-    }
+  record(offer: NewOffer): Promise<void> {
+    return this.committer.write(offer);
   }
 }
 
