@@ -9,6 +9,8 @@ import type { Rates } from './engine/index.js';
 export interface RefundScheduler {
   /** The insert of the refund's first job, as a CTE of the statement that writes the refund (only when `onlyIf` holds). */
   submissionJobSql(refundCode: string, onlyIf?: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** The same for several refunds: `refundCodes` is SQL yielding a column `refund_code` (a CTE of the statement). */
+  submissionJobsSql(refundCodes: RawBuilder<unknown>): RawBuilder<unknown>;
   /** After that statement committed: workers of this process look at once. */
   submitted(): void;
 }

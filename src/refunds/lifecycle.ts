@@ -45,7 +45,7 @@ export interface LifecycleDeps {
 export const JOB_SUBMIT = 'refund-submit';
 export const JOB_POLL = 'refund-poll';
 /** How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). */
-export const SUBMIT_WORKER = { batchSize: 5, pollingIntervalSeconds: 0.5 };
+export const SUBMIT_WORKER = { batchSize: 25, pollingIntervalSeconds: 0.5 };
 export const POLL_WORKER = { batchSize: 10, pollingIntervalSeconds: 0.5 };
 
 interface JobData {
@@ -66,6 +66,11 @@ export class RefundLifecycle {
   readonly scheduler: RefundScheduler = {
     submissionJobSql: (refundCode, onlyIf) =>
       this.deps.queue.insertSql(JOB_SUBMIT, { refundCode }, { singletonKey: `submit-${refundCode}`, ...(onlyIf ? { onlyIf } : {}) }),
+    submissionJobsSql: (refundCodes) =>
+      this.deps.queue.insertManySql(
+        JOB_SUBMIT,
+        sql`select jsonb_build_object('refundCode', c.refund_code) as data, 'submit-' || c.refund_code as singleton_key from (${refundCodes}) c`,
+      ),
     submitted: () => this.deps.queue.wake(JOB_SUBMIT),
   };
 

@@ -56,6 +56,55 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     assert.equal(await waitingJobs(), jobsBefore, 'no job');
   });
 
+  test('concurrent refund.do by refundRequestList share one statement; each gets its own refund, history row and job', async () => {
+    // group commit (decision 0018): two orders submitted at once
+    const orders = [await orderNoOf('OLD001'), await orderNoOf('TWO001')];
+    const jobsBefore = await waitingJobs();
+    const db = t.store.db;
+    const statements: string[] = [];
+    const original = db.executeQuery.bind(db);
+    db.executeQuery = ((q: { sql: string }) => (statements.push(q.sql), original(q as never))) as typeof db.executeQuery;
+    let results;
+    try {
+      results = await Promise.all(
+        [
+          { lastName: 'OLDIE', firstName: 'OZ', refundReason: '1', segments: [seg('out')] },
+          { lastName: 'TWOTICKETS', firstName: 'TIM', refundReason: '1', segments: [seg('out'), seg('ret')] },
+        ].map((one, i) => call(t.app, '/refund.do', { orderNo: orders[i], refundRequestList: [one] })),
+      );
+    } finally {
+      db.executeQuery = original;
+    }
+    assert.deepEqual(results.map((r) => r.body.status), [0, 0], JSON.stringify(results.map((r) => r.body.msg)));
+    assert.equal(statements.filter((q) => q.includes('insert into refund_orders')).length, 1, 'one statement wrote both refunds');
+    const codes = results.map((r) => String(r.body.refundCode));
+    assert.equal(new Set(codes).size, 2);
+    const refunds = await db.selectFrom('refund_orders').select(['refund_code', 'offer_id', 'status']).where('refund_code', 'in', codes).execute();
+    assert.deepEqual(refunds.map((r) => r.status), [0, 0]);
+    const offers = await db.selectFrom('refund_offers').select(['offer_id', 'status']).where('offer_id', 'in', refunds.map((r) => r.offer_id!)).execute();
+    assert.deepEqual(offers.map((o) => o.status), ['used', 'used']);
+    for (const orderNo of orders) assert.equal(await count('refund_status_history', orderNo), 1);
+    const tickets = await db.selectFrom('refund_tickets').select(['refund_code', 'ticket_no']).where('refund_code', 'in', codes).execute();
+    assert.deepEqual(tickets.map((x) => x.ticket_no).sort(), ['9992000000051', '9992000000121', '9992000000122']);
+    assert.equal((await waitingJobs()) - jobsBefore, 2, 'one submission job each');
+  });
+
+  test('concurrent refund.do of the same passengers by refundRequestList: one refund, the others 803 and nothing left behind', async () => {
+    const orderNo = await orderNoOf('FAM001');
+    const offersBefore = await count('refund_offers', orderNo);
+    const refundsBefore = await count('refund_orders', orderNo);
+    const jobsBefore = await waitingJobs();
+    const results = await Promise.all(Array.from({ length: 6 }, () =>
+        call(t.app, '/refund.do', { orderNo, refundRequestList: ['PAT', 'KIM'].map((first) => ({ lastName: 'PARENT', firstName: first, refundReason: '1', segments: [seg('out')] })) }),
+      ),
+    );
+    // spec 7.1: 803 refund already submitted for this passenger
+    assert.deepEqual(results.map((r) => r.body.status).sort(), [0, 803, 803, 803, 803, 803]);
+    assert.equal(await count('refund_orders', orderNo), refundsBefore + 1);
+    assert.equal(await count('refund_offers', orderNo), offersBefore + 1, 'only the winner stored its offer');
+    assert.equal((await waitingJobs()) - jobsBefore, 1);
+  });
+
   test('an expired offer answers 805 and stays active, unused', async () => {
     const orderNo = await orderNoOf('DEP001');
     const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item(lastB, firstB)] });

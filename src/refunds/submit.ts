@@ -5,11 +5,12 @@ import { newNumericId } from '../orders/orders.js';
 import { sql } from 'kysely';
 import { ApiError } from '../http/errors.js';
 import { toAmount } from '../money/money.js';
+import { GroupCommitter } from '../store/group-commit.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
 import type { OrderRow } from '../store/schema.js';
 import { checkRequest, checkShape } from './checks.js';
 import { loadCallerOrder, prepareRefund } from './prepare.js';
-import type { RefundCaller, RefundDeps } from './deps.js';
+import type { RefundCaller, RefundDeps, RefundScheduler } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
@@ -29,7 +30,7 @@ export function pathOf(order: OrderRow): 'deposit' | 'card' {
  * of a ticket: 803), the first status-history row and the submission job. The statement's CTE `offer`
  * yields the offer's `offer_id`: nothing is written when it yields no row.
  */
-function refundRowsSql(deps: RefundDeps, args: { refundCode: string; caller: RefundCaller; order: OrderRow; priced: PricedQuote; displayCurrency: string | null; now: Date }) {
+function refundRowsSql(deps: RefundDeps, args: { refundCode: string; caller: Pick<RefundCaller, 'clientId'>; order: OrderRow; priced: PricedQuote; displayCurrency: string | null; now: Date }) {
   const { refundCode, order, priced, now } = args;
   return sql`
     refund as (
@@ -95,36 +96,138 @@ export async function submitRefund(deps: RefundDeps, caller: RefundCaller, req: 
   return hasOffer ? submitOffer(deps, caller, req, req.refundOfferId!, displayCurrency) : submitList(deps, caller, req, req.refundRequestList!, displayCurrency);
 }
 
+/** A refund by refundRequestList, priced and checked, ready to be written with its (used) offer. */
+interface NewSubmission {
+  offerId: string;
+  refundCode: string;
+  clientId: string;
+  order: OrderRow;
+  priced: PricedQuote;
+  items: RefundRequestItem[];
+  displayCurrency: string | null;
+  now: Date;
+  expiresAt: Date;
+}
+
+/** One submission: older offers for its tickets superseded, its quote stored as a used offer, the refund. */
+function oneSubmissionSql(deps: RefundDeps, s: NewSubmission) {
+  const ticketNos = s.priced.tickets.map((t) => t.ticketNo);
+  return sql`
+    with superseded as (
+      update refund_offers set status = 'superseded'
+      where order_no = ${s.priced.orderNo} and status = 'active' and ticket_nos && ${sql.val(ticketNos)}::text[]
+    ),
+    offer as (
+      insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
+      values (${s.offerId}, ${s.clientId}, ${s.priced.orderNo}, ${s.priced.reason}, ${sql.val(ticketNos)}::text[], ${JSON.stringify(s.items)}::jsonb,
+        ${JSON.stringify(s.priced)}::jsonb, 'used', ${s.expiresAt}::timestamptz, ${s.now}::timestamptz, ${s.now}::timestamptz)
+      returning offer_id
+    ),
+    ${refundRowsSql(deps, { refundCode: s.refundCode, caller: { clientId: s.clientId }, order: s.order, priced: s.priced, displayCurrency: s.displayCurrency, now: s.now })}
+    select 1`;
+}
+
+/**
+ * Submissions of concurrent refund.do calls in one statement (group commit, decision 0018): the same rows as
+ * oneSubmissionSql for each, from one JSON document. Two submissions of the batch for the same ticket fail
+ * the statement on refund_tickets_one_live; the group committer then writes them one by one (the later one
+ * answers 803, as it would have alone).
+ */
+function manySubmissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
+  const rows = batch.map((s) => ({
+    offer_id: s.offerId,
+    refund_code: s.refundCode,
+    client_id: s.clientId,
+    order_no: s.order.order_no,
+    reason: s.priced.reason,
+    ticket_nos: s.priced.tickets.map((t) => t.ticketNo),
+    pax_indexes: s.priced.tickets.map((t) => t.paxIndex),
+    request: s.items,
+    quote: s.priced,
+    path: pathOf(s.order),
+    quote_type: s.priced.quoteType,
+    refund_method: s.priced.refundMethod,
+    currency: s.priced.currency,
+    estimated_refund_minor: s.priced.fare.refundMinor,
+    post_refund_minor: s.priced.post.reduce((a, p) => a + p.refundMinor, 0),
+    service_fee_currency: s.priced.serviceFee.currency,
+    service_fee_minor: s.priced.serviceFee.minor,
+    display_currency: s.displayCurrency,
+    expires_at: s.expiresAt.toISOString(),
+    at: s.now.toISOString(),
+  }));
+  return sql`
+    with batch as (
+      select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(offer_id text, refund_code text, client_id text, order_no text,
+        reason text, ticket_nos text[], pax_indexes int[], request jsonb, quote jsonb, path text, quote_type text, refund_method text,
+        currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
+        display_currency text, expires_at timestamptz, at timestamptz)
+    ),
+    superseded as (
+      update refund_offers o set status = 'superseded'
+      where o.order_no = any(${sql.val([...new Set(batch.map((s) => s.order.order_no))])}::text[]) and o.status = 'active'
+        and exists (select 1 from batch b where b.order_no = o.order_no and b.ticket_nos && o.ticket_nos)
+    ),
+    offer as (
+      insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
+      select offer_id, client_id, order_no, reason, ticket_nos, request, quote, 'used', expires_at, at, at from batch
+    ),
+    refund as (
+      insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
+      select refund_code, client_id, order_no, offer_id, reason, 0, path, quote_type, refund_method, currency,
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote, at, at
+      from batch
+    ),
+    tickets as (
+      insert into refund_tickets (refund_code, ticket_no, pax_index)
+      select b.refund_code, t.ticket_no, t.pax_index from batch b, unnest(b.ticket_nos, b.pax_indexes) as t(ticket_no, pax_index)
+    ),
+    history as (
+      insert into refund_status_history (refund_code, from_status, to_status, at, cause)
+      select refund_code, null, 0, at, 'submitted by the client' from batch
+    ),
+    job as (${deps.scheduler.submissionJobsSql(sql`select refund_code from batch`)})
+    select 1`;
+}
+
+/** One writer of submissions per service (its scheduler names the job queue the statements write to). */
+const submissionWriters = new WeakMap<RefundScheduler, GroupCommitter<NewSubmission>>();
+
+function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<void> {
+  let writer = submissionWriters.get(deps.scheduler);
+  if (!writer) {
+    writer = new GroupCommitter<NewSubmission>({
+      many: async (batch) => void (await executePrepared(deps.db, manySubmissionsSql(deps, batch))),
+      one: async (one) => void (await executePrepared(deps.db, oneSubmissionSql(deps, one))),
+    });
+    submissionWriters.set(deps.scheduler, writer);
+  }
+  return writer.write(s);
+}
+
 async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, items: RefundRequestItem[], displayCurrency: string | null) {
   const { ctx, priced } = await prepareRefund(deps, caller, req, items, true);
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
-  const offerId = newOfferId();
-  const refundCode = newRefundCode();
   const now = deps.clock.now();
-  const ticketNos = priced.tickets.map((t) => t.ticketNo);
+  const submission: NewSubmission = {
+    offerId: newOfferId(),
+    refundCode: newRefundCode(),
+    clientId: caller.clientId,
+    order: ctx.order,
+    priced,
+    items,
+    displayCurrency,
+    now,
+    expiresAt: new Date(now.getTime() + deps.offerTtlMs),
+  };
   try {
-    // One statement: older offers for these tickets superseded, this quote stored as a used offer, the refund.
-    await executePrepared(
-      deps.db,
-      sql`
-      with superseded as (
-        update refund_offers set status = 'superseded'
-        where order_no = ${priced.orderNo} and status = 'active' and ticket_nos && ${sql.val(ticketNos)}::text[]
-      ),
-      offer as (
-        insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
-        values (${offerId}, ${caller.clientId}, ${priced.orderNo}, ${priced.reason}, ${sql.val(ticketNos)}::text[], ${JSON.stringify(items)}::jsonb,
-          ${JSON.stringify(priced)}::jsonb, 'used', ${new Date(now.getTime() + deps.offerTtlMs)}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)
-        returning offer_id
-      ),
-      ${refundRowsSql(deps, { refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
-      select 1`,
-    );
+    await writeSubmission(deps, submission);
   } catch (err) {
     mapConflict(err);
   }
   deps.scheduler.submitted();
-  return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
+  return submitAnswer(deps, priced, submission.offerId, submission.refundCode, displayCurrency);
 }
 
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
