@@ -114,6 +114,9 @@ async function main(): Promise<number> {
         LOG_LEVEL: 'silent',
         DATA_DIR: dataDir,
         WORLD: worldFile,
+        // The production interval (the sandbox's 2 s makes demo refunds move visibly; under refund.do's load it
+        // would have the workers look at every refund in flight twice a second).
+        REFUND_POLL_SECONDS: '300',
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       },
       ROOT,

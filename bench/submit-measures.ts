@@ -67,10 +67,15 @@ export const refundSubmit: Measure = {
   target: { cmp: '>=', value: 0.5 },
   async run(ctx): Promise<MeasureOutcome> {
     const db = ctx.service.store.db;
-    const template = demo20(ctx).record;
+    const demo = demo20(ctx);
+    const template = demo.record;
     const estimate = Math.max(2000, (ctx.settings.seconds + ctx.settings.warmupSeconds) * 600);
     // Orders to refund: copies of the walk-through booking (one adult, return, deposit), made in batches.
     const orders: string[] = [];
+    // The sandbox airline knows each copy as a booking of its world, so the refund workers running meanwhile
+    // take the normal path (accepted, 0 → 1 in batches), not a refusal per refund for an unknown booking.
+    const world = ctx.service.world;
+    const keys: string[] = [];
     const now = new Date();
     for (let batch = 0; batch < estimate / 200; batch++) {
       await db.transaction().execute(async (trx) => {
@@ -87,6 +92,9 @@ export const refundSubmit: Measure = {
           const orderNo = newOrderNo();
           await insertOrderFromRecord(trx, { orderNo, clientId: 'demo-agency', source: 'booking', record, now });
           orders.push(orderNo);
+          const key = `${record.carrier}/${pnr}`;
+          world.bookings.set(key, { ...demo, record });
+          keys.push(key);
         }
       });
     }
@@ -130,6 +138,7 @@ export const refundSubmit: Measure = {
         loads: [loadOf('single-row INSERT tx', base), loadOf('refund.do (inject)', measured)],
       };
     } finally {
+      for (const key of keys) world.bookings.delete(key);
       await sql`drop table if exists bench_insert`.execute(db);
     }
   },
