@@ -28,7 +28,7 @@ export const RECORD_OFFER_SQL = `with superseded as (
      returning 1
    )
    insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
-   values ($1, $2, $3, $4, $5::text[], $6::jsonb, $7::jsonb, 'active', $8::timestamptz, $9::timestamptz)`;
+   values ($1, $2, $3, $4, $5::text[], $6::json, $7::json, 'active', $8::timestamptz, $9::timestamptz)`;
 
 /**
  * Several offers in one statement: $1 a JSON array of the offers in the order they were quoted, each with its
@@ -38,7 +38,7 @@ export const RECORD_OFFER_SQL = `with superseded as (
  */
 export const RECORD_OFFERS_SQL = `with batch as (
      select * from json_to_recordset($1::json) as b(offer_id text, client_id text, order_no text, reason text, ticket_nos text[],
-                                                      request jsonb, quote jsonb, status text, expires_at timestamptz, created_at timestamptz)
+                                                      request json, quote json, status text, expires_at timestamptz, created_at timestamptz)
    ), superseded as (
      update refund_offers o set status = 'superseded'
      where o.order_no = any($2::text[]) and o.status = 'active'

@@ -119,8 +119,8 @@ function oneSubmissionSql(deps: RefundDeps, s: NewSubmission) {
     ),
     offer as (
       insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
-      values (${s.offerId}, ${s.clientId}, ${s.priced.orderNo}, ${s.priced.reason}, ${sql.val(ticketNos)}::text[], ${JSON.stringify(s.items)}::jsonb,
-        ${JSON.stringify(s.priced)}::jsonb, 'used', ${s.expiresAt}::timestamptz, ${s.now}::timestamptz, ${s.now}::timestamptz)
+      values (${s.offerId}, ${s.clientId}, ${s.priced.orderNo}, ${s.priced.reason}, ${sql.val(ticketNos)}::text[], ${JSON.stringify(s.items)}::json,
+        ${JSON.stringify(s.priced)}::json, 'used', ${s.expiresAt}::timestamptz, ${s.now}::timestamptz, ${s.now}::timestamptz)
       returning offer_id
     ),
     ${refundRowsSql(deps, { refundCode: s.refundCode, caller: { clientId: s.clientId }, order: s.order, priced: s.priced, displayCurrency: s.displayCurrency, now: s.now })}
@@ -159,7 +159,7 @@ function manySubmissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
   return sql`
     with batch as (
       select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(offer_id text, refund_code text, client_id text, order_no text,
-        reason text, ticket_nos text[], pax_indexes int[], request jsonb, quote jsonb, path text, quote_type text, refund_method text,
+        reason text, ticket_nos text[], pax_indexes int[], request json, quote json, path text, quote_type text, refund_method text,
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
         display_currency text, expires_at timestamptz, at timestamptz)
     ),
@@ -176,7 +176,7 @@ function manySubmissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
       insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
       select refund_code, client_id, order_no, offer_id, reason, 0, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote, at, at
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote::jsonb, at, at
       from batch
     ),
     tickets as (

@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003_sandbox_airline.js';
 import * as m0004 from './migrations/0004_booking.js';
 import * as m0005 from './migrations/0005_hot_path_indexes.js';
 import * as m0006 from './migrations/0006_seat_inventory.js';
+import * as m0007 from './migrations/0007_offer_documents_as_json.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_booking': m0004,
   '0005_hot_path_indexes': m0005,
   '0006_seat_inventory': m0006,
+  '0007_offer_documents_as_json': m0007,
 };
 
 class StaticProvider implements MigrationProvider {
