@@ -9,7 +9,7 @@ import type { World } from './airline/sandbox/world.js';
 import { ClientAuthenticator } from './clients/auth.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import { COMMON, errorHandler, sendError } from './http/errors.js';
+import { errorHandler, notFoundHandler } from './http/errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerRoutes } from './http/routes.js';
 import { Metrics } from './http/metrics.js';
@@ -123,7 +123,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.elapsedTime / 1000);
   });
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, COMMON.NOT_FOUND, `no endpoint ${request.method} ${request.url.split('?')[0]}`, 404));
+  app.setNotFoundHandler(notFoundHandler(app));
 
   await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
   await app.register(swagger, {

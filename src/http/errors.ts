@@ -1,5 +1,5 @@
 // One error type for every failure a caller may see, and the status codes of each endpoint family.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Endpoint families: each has its own validation status (DESIGN "Wire conventions"). */
 export type Family = 'pnr' | 'refund' | 'seat' | 'booking' | 'admin';
@@ -18,6 +18,7 @@ export const COMMON = {
   NOT_JSON: 901,
   BODY_TOO_LARGE: 413,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   SYSTEM_ERROR: 9999,
 } as const;
 
@@ -90,4 +91,22 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
   }
   request.log.error({ err }, 'unhandled error');
   return sendError(request, reply, COMMON.SYSTEM_ERROR, `system error; quote request id ${request.id} to support`, 500);
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * No route for this method and path: 405 with an Allow header when the path exists with other methods (a GET on
+ * a POST endpoint), else 404.
+ */
+export function notFoundHandler(app: Pick<FastifyInstance, 'hasRoute'>) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const url = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((method) => method !== request.method && app.hasRoute({ method, url }));
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(request, reply, COMMON.METHOD_NOT_ALLOWED, `method ${request.method} is not allowed on ${url}; use ${allowed.join(' or ')}`, 405);
+    }
+    return sendError(request, reply, COMMON.NOT_FOUND, `no endpoint ${request.method} ${url}`, 404);
+  };
 }

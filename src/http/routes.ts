@@ -49,6 +49,13 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   // ---- operational, unauthenticated ----
+  // A newcomer's first request: where the API is described.
+  typed.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
+    service: 'postbook',
+    openapi: '/openapi.json',
+    health: '/health',
+    msg: 'every endpoint, its request and its answers: GET /openapi.json',
+  }));
   typed.get('/health', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ status: 'ok', store: deps.store.kind }));
   typed.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
     reply.type(deps.metrics.contentType).send(await deps.metrics.render()),

@@ -130,4 +130,38 @@ describe('wire conventions', () => {
     assert.ok(doc.paths['/extractPnr.do'].post);
     assert.ok(doc.paths['/pnr/claim.do'].post);
   });
+
+  test('GET / points to the OpenAPI document, without credentials', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/' });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /application\/json/);
+    assert.equal(res.json().openapi, '/openapi.json');
+    const doc = await t.app.inject({ method: 'GET', url: res.json().openapi });
+    assert.equal(doc.statusCode, 200);
+  });
+
+  test('a wrong method on an endpoint: HTTP 405, an Allow header and a status body', async () => {
+    for (const url of ['/refund.do', '/seatAvailability.do', '/pnr/claim.do', '/order.do']) {
+      // no credentials needed to learn the method
+      const res = await t.app.inject({ method: 'GET', url: `${url}?x=1` });
+      assert.equal(res.statusCode, 405, url);
+      assert.equal(res.headers.allow, 'POST', url);
+      assert.deepEqual(Object.keys(res.json()), ['status', 'msg']);
+      assert.equal(res.json().status, 405);
+      assert.match(res.json().msg, /GET is not allowed on .*; use POST/);
+    }
+    for (const method of ['PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const) {
+      const res = await t.app.inject({ method, url: '/refundQuotation.do' });
+      assert.equal(res.statusCode, 405, method);
+      assert.equal(res.headers.allow, 'POST', method);
+    }
+    const health = await t.app.inject({ method: 'POST', url: '/health', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    assert.equal(health.statusCode, 405);
+    assert.equal(health.headers.allow, 'GET, HEAD');
+    assert.equal(health.json().status, 405);
+    // a path no method has is still 404
+    const none = await t.app.inject({ method: 'GET', url: '/nope.do' });
+    assert.equal(none.statusCode, 404);
+    assert.equal(none.json().status, 404);
+  });
 });
