@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { AirlineDirectory } from './airline/connector.js';
 import type { World } from './airline/sandbox/world.js';
 import { ClientAuthenticator } from './clients/auth.js';
@@ -13,6 +12,7 @@ import { errorHandler, notFoundHandler } from './http/errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerRoutes } from './http/routes.js';
 import { Metrics } from './http/metrics.js';
+import { wireValidatorCompiler } from './http/validation.js';
 import { loggerOptions } from './log.js';
 import type { Store } from './store/store.js';
 import type { RefundDeps, RefundScheduler } from './refunds/deps.js';
@@ -77,7 +77,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
   });
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // TypeBox, then the values no store can hold, on every route (src/http/validation.ts)
+  app.setValidatorCompiler(wireValidatorCompiler);
   // JSON only (spec 5): anything else is refused with 415 instead of being parsed as text.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('client', null);
