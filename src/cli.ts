@@ -12,7 +12,8 @@ import { createAirlines } from './service.js';
 import { createRefundWorkers } from './refunds/workers.js';
 import { loggerOptions } from './log.js';
 
-const USAGE = `usage: postbook <command>
+const USAGE = `usage: postbook <command>      (from a checkout: npm run cli -- <command>)
+  help, --help                         this text
   migrate                              apply pending database migrations
   clients add <id> <name>              create a client; prints its secret once
   clients rotate <id> [--grace-hours N] new secret; the old one works N hours more (default 24)
@@ -85,6 +86,11 @@ async function runWorker(config: Config): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
+  // Asked for: the usage on stdout, exit 0 (before the configuration, so help works with a broken one).
+  if (cmd === 'help' || cmd === '--help' || cmd === '-h') {
+    out(USAGE);
+    return 0;
+  }
   const config = loadConfig();
   const now = systemClock.now();
   if (cmd === 'worker' && sub === undefined) return runWorker(config);

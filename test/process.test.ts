@@ -113,4 +113,18 @@ describe('server process', () => {
     assert.equal((await badWorld.exit).code, 78);
     assert.match(badWorld.stderr(), /broken\.yaml: airports\[2\]\.timeZone is not an IANA time zone/);
   });
+
+  test('the CLI prints its usage for --help and help (exit 0), and for no or an unknown command (exit 2)', async () => {
+    for (const arg of ['--help', '-h', 'help']) {
+      const help = spawnNode(['src/cli.ts', arg], { PORT: 'not read for help' });
+      assert.equal((await help.exit).code, 0, arg);
+      assert.match(help.stdout(), /usage: postbook <command>/);
+      assert.match(help.stdout(), /clients add <id> <name>/);
+    }
+    for (const args of [[], ['nonsense']]) {
+      const wrong = spawnNode(['src/cli.ts', ...args], {});
+      assert.equal((await wrong.exit).code, 2, args.join(' '));
+      assert.match(wrong.stderr(), /usage: postbook <command>/);
+    }
+  });
 });
