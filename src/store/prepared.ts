@@ -5,6 +5,7 @@ import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglit
 import type pg from 'pg';
 
 const wire = protocol.serialize;
+type BackendMessage = Parameters<typeof pgliteParse.parseResults>[0][number];
 
 /** statement text → its name; one name per text (a name must never be reused with another text). */
 const NAMES = new Map<string, string>();
@@ -44,8 +45,15 @@ export function usePreparedStatements(client: pg.PoolClient): void {
   };
 }
 
-/** Per PGlite instance (its one session): names already parsed there, with their parameter type oids. */
-const parsedOnPGlite = new WeakMap<PGlite, Map<string, number[]>>();
+/** A statement parsed on a PGlite session: its parameter type oids and its result's row description. */
+interface ParsedOnPGlite {
+  types: number[];
+  /** The RowDescription message of the statement's result (none for a statement without rows). */
+  rows: BackendMessage | undefined;
+}
+
+/** Per PGlite instance (its one session): names already parsed there. */
+const parsedOnPGlite = new WeakMap<PGlite, Map<string, ParsedOnPGlite>>();
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -58,33 +66,37 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /**
- * PGlite: bind + describe + execute + sync of a named statement in one protocol message (PGlite's own
- * `query()` re-parses and re-plans the text on every call, in six protocol steps). The caller holds the
- * dialect's connection; PGlite's own query lock is taken too, so nothing interleaves.
+ * PGlite: bind + execute + sync of a named statement in one protocol message (PGlite's own `query()`
+ * re-parses and re-plans the text on every call, in six protocol steps). The statement is described once,
+ * when it is parsed: its row description is kept and put in front of every result, so no call asks the
+ * server to describe the same columns again. The caller holds the dialect's connection; PGlite's own query
+ * lock is taken too, so nothing interleaves.
  */
 export async function runPreparedOnPGlite<R>(db: PGlite, name: string, text: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
   return db.runExclusive(async () => {
     let parsed = parsedOnPGlite.get(db);
-    if (!parsed) parsedOnPGlite.set(db, (parsed = new Map<string, number[]>()));
-    let types = parsed.get(name);
-    if (!types) {
+    if (!parsed) parsedOnPGlite.set(db, (parsed = new Map<string, ParsedOnPGlite>()));
+    let statement = parsed.get(name);
+    if (!statement) {
       const described = await db.execProtocol(concat([wire.parse({ name, text }), wire.describe({ type: 'S', name }), wire.sync()]), {
         syncToFs: false,
       });
-      types = pgliteParse.parseDescribeStatementResults(described.messages);
-      parsed.set(name, types);
+      statement = {
+        types: pgliteParse.parseDescribeStatementResults(described.messages),
+        rows: described.messages.find((m) => m.name === 'rowDescription'),
+      };
+      parsed.set(name, statement);
     }
-    const oids = types;
+    const oids = statement.types;
     // Parameters serialised exactly as PGlite's query() does.
     const values = parameters.map((value, i) => {
       if (value === null || value === undefined) return null;
       const serialize = db.serializers[oids[i]!];
       return serialize ? serialize(value) : (value as { toString(): string }).toString();
     });
-    const result = await db.execProtocol(
-      concat([wire.bind({ statement: name, values }), wire.describe({ type: 'P' }), wire.execute({}), wire.sync()]),
-    );
-    const [res] = pgliteParse.parseResults(result.messages, db.parsers);
+    const result = await db.execProtocol(concat([wire.bind({ statement: name, values }), wire.execute({}), wire.sync()]));
+    const messages = statement.rows ? [statement.rows, ...result.messages] : result.messages;
+    const [res] = pgliteParse.parseResults(messages, db.parsers);
     return {
       rows: (res?.rows ?? []) as R[],
       numAffectedRows: res?.affectedRows !== undefined ? BigInt(res.affectedRows) : undefined,
