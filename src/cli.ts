@@ -29,6 +29,7 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): P
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? null : config.dataDir,
+    sharedBuffersMb: config.pgliteSharedBuffersMb,
     lockWaitMs: 0,
   });
   try {

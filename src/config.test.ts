@@ -46,3 +46,11 @@ test('bad values are all reported at once, each naming its variable', () => {
     assert.equal(err.problems.length, 6);
   }
 });
+
+test('PGLITE_SHARED_BUFFERS_MB: 16 by default (decision 0017), a whole number of MB from 1 to 4096', () => {
+  assert.equal(loadConfig({}).pgliteSharedBuffersMb, 16);
+  assert.equal(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '128' }).pgliteSharedBuffersMb, 128);
+  for (const bad of ['0', '5000', '16MB']) {
+    assert.throws(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad }), /PGLITE_SHARED_BUFFERS_MB must be/);
+  }
+});

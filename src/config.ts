@@ -21,6 +21,8 @@ export interface Config {
   refundPollSeconds: number;
   /** Run the refund workers in this process (always with the embedded store). */
   runWorkers: boolean;
+  /** Embedded store: PostgreSQL's shared_buffers in MB (decision 0017). */
+  pgliteSharedBuffersMb: number;
 }
 
 export class ConfigError extends Error {
@@ -46,6 +48,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'SHUTDOWN_GRACE_MS', default: '10000', meaning: 'how long shutdown waits for in-flight requests' },
   { name: 'WORKERS', default: 'true', meaning: 'run the refund workers in the API process (with DATABASE_URL, false leaves them to `postbook worker` processes)' },
   { name: 'OFFER_TTL_MINUTES', default: '30', meaning: 'how long a refundOfferId from refundQuotation.do can be submitted' },
+  { name: 'PGLITE_SHARED_BUFFERS_MB', default: '16', meaning: 'embedded store: PostgreSQL shared_buffers in MB (more holds more of a large database in memory; decision 0017)' },
   { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
 ];
 
@@ -128,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     offerTtlMinutes,
     refundPollSeconds: 0,
     runWorkers: boolean_(env, problems),
+    pgliteSharedBuffersMb: intVar(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 4096, problems),
   };
   config.refundPollSeconds = intVar(env, 'REFUND_POLL_SECONDS', config.sandbox ? 2 : 300, 1, 86_400, problems);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -38,6 +38,7 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? null : config.dataDir,
+    sharedBuffersMb: config.pgliteSharedBuffersMb,
     onLockCompromised: (err) => onFatal?.(err),
   });
   let redis: Redis | null = null;

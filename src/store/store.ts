@@ -1,4 +1,5 @@
 // Opens the system of record: embedded PGlite in DATA_DIR by default, or PostgreSQL via DATABASE_URL.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
@@ -33,7 +34,17 @@ export interface StoreOptions {
   /** Embedded mode: how long to wait for a stale lock of a crashed process; 0 = fail at once. */
   lockWaitMs?: number;
   poolSize?: number;
+  /** Embedded mode: PostgreSQL's shared_buffers in MB (default PGLITE_SHARED_BUFFERS_MB). */
+  sharedBuffersMb?: number;
 }
+
+/**
+ * shared_buffers of the embedded store, in MB (decision 0017). PGlite runs postgres in the process's WASM
+ * heap, and initdb's default of 128 MB is memory the process touches at start and keeps for good. 16 MB hold
+ * the demo world's hot pages; pages beyond them are read from the OS page cache of the data folder.
+ * Durability does not depend on it: buffers cache the data files, every commit still writes its WAL.
+ */
+export const PGLITE_SHARED_BUFFERS_MB = 16;
 
 const int8AsNumber = (value: string) => {
   const n = Number(value);
@@ -87,14 +98,16 @@ async function openPGlite(opts: StoreOptions): Promise<Store> {
       opts.lockWaitMs,
     );
     dataDir = path.join(opts.dataDir, 'pglite');
-    fs.mkdirSync(dataDir, { recursive: true });
   }
   let pglite: PGlite;
   try {
+    if (dataDir && !opts.loadDataDir) await createClusterIfMissing(dataDir);
+    if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
     pglite = new PGlite({
       ...(dataDir ? { dataDir } : {}),
       ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
       parsers: { [pgliteTypes.INT8]: int8AsNumber },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB}MB`],
     });
     await pglite.waitReady;
   } catch (err) {
@@ -116,3 +129,29 @@ async function openPGlite(opts: StoreOptions): Promise<Store> {
   };
 }
 
+/**
+ * A new embedded cluster is created (initdb) in a short-lived child process, in a sibling folder renamed into
+ * place once complete. PGlite runs initdb in a second WASM instance of its own, and in the server process
+ * that left about 450 MB resident for good (decision 0017); a cut-off creation leaves no half-made cluster
+ * behind for the next start to open.
+ */
+async function createClusterIfMissing(dataDir: string): Promise<void> {
+  if (fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return;
+  // A folder with files but no cluster is not ours to replace: PGlite reports what is wrong with it.
+  if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) return;
+  const fresh = `${dataDir}.initdb`;
+  fs.rmSync(fresh, { recursive: true, force: true });
+  fs.mkdirSync(fresh, { recursive: true });
+  const script = 'const { PGlite } = await import(process.argv[1]); const pg = await PGlite.create({ dataDir: process.argv[2] }); await pg.close();';
+  await new Promise<void>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script, import.meta.resolve('@electric-sql/pglite'), fresh],
+      { timeout: 300_000 },
+      (err, _stdout, stderr) => (err ? reject(new Error(`creating the embedded database in ${dataDir} failed: ${stderr.trim() || err.message}`)) : resolve()),
+    );
+  });
+  if (!fs.existsSync(path.join(fresh, 'PG_VERSION'))) throw new Error(`creating the embedded database in ${dataDir} failed: no cluster was written`);
+  fs.rmSync(dataDir, { recursive: true, force: true }); // empty (checked above)
+  fs.renameSync(fresh, dataDir);
+}
