@@ -90,7 +90,7 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     const refunds = await db.selectFrom('refund_orders').select(['refund_code', 'offer_id', 'status', 'order_no']).where('refund_code', 'in', codes).execute();
     assert.deepEqual(refunds.map((r) => r.status), [0, 0, 0]);
     assert.deepEqual(refunds.map((r) => r.order_no).sort(), [...orders].sort());
-    const offers = await db.selectFrom('refund_offers').select(['offer_id', 'status']).where('offer_id', 'in', refunds.map((r) => r.offer_id!)).execute();
+    const offers = await db.selectFrom('refund_offers').select(['offer_id', 'status']).where('offer_id', 'in', refunds.map((r) => r.offer_id)).execute();
     assert.deepEqual(offers.map((o) => o.status), ['used', 'used', 'used']);
     for (const orderNo of orders) assert.equal(await count('refund_status_history', orderNo), 1);
     const tickets = await db.selectFrom('refund_tickets').select(['refund_code', 'ticket_no']).where('refund_code', 'in', codes).execute();
