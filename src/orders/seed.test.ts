@@ -1,0 +1,60 @@
+// Seeded world orders move with the world's relative times (docs/world.md: "the demo never goes stale"): a
+// service started again on a later day with the same database must quote the booking's flights of that day.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildWorld } from '../airline/sandbox/world.js';
+import { call, makeTestApp, openTestStore } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import type { Store } from '../store/store.js';
+import { seedClients } from '../clients/clients.js';
+import { seedBookedOrders } from './seed.js';
+
+const DAY = 24 * 3600 * 1000;
+const [lastA, firstA] = PLANTED.names;
+
+describe(`seeded orders follow the world's calendar (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let store: Store;
+  before(async () => {
+    store = await openTestStore();
+  });
+  after(() => store.close());
+
+  test('an order seeded two days ago has today’s flight times after the next start; its refunds stay', async () => {
+    const earlier = new Date(Date.now() - 2 * DAY);
+    const old = buildWorld(refundWorld(), earlier);
+    await seedClients(store.db, old.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), earlier);
+    assert.ok((await seedBookedOrders(store.db, [...old.bookings.values()].map((b) => b.record), earlier)) > 0);
+    const order = await store.db.selectFrom('orders').select(['order_no', 'ticketed_at']).where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow();
+    const before = await store.db.selectFrom('order_segments').select(['segment_index', 'dep_at']).where('order_no', '=', order.order_no).orderBy('segment_index').execute();
+
+    // The next start, today: the app seeds the same store from the world resolved now.
+    const t = await makeTestApp({ world: refundWorld(), store });
+    try {
+      const after = await store.db.selectFrom('order_segments').select(['segment_index', 'dep_at']).where('order_no', '=', order.order_no).orderBy('segment_index').execute();
+      assert.deepEqual(
+        after.map((s, i) => Math.round((s.dep_at.getTime() - before[i]!.dep_at.getTime()) / DAY)),
+        before.map(() => 2),
+        'every departure moved by the two days',
+      );
+      const same = await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').execute();
+      assert.deepEqual(same.map((o) => o.order_no), [order.order_no], 'the same order, not a second one');
+      // spec 4.1: today's dates find the segments (before the alignment: 8041 segment not found)
+      const body = { orderNo: order.order_no, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] };
+      const quote = await call(t.app, '/refundQuotation.do', body);
+      assert.equal(quote.body.status, 0, String(quote.body.msg));
+      const submitted = await call(t.app, '/refund.do', body);
+      assert.equal(submitted.body.status, 0, String(submitted.body.msg));
+    } finally {
+      await t.close();
+    }
+    // Another start: the refund written in between stays, and nothing needs to move.
+    const t2 = await makeTestApp({ world: refundWorld(), store });
+    try {
+      const refunds = await store.db.selectFrom('refund_orders').select('refund_code').where('order_no', '=', order.order_no).execute();
+      assert.equal(refunds.length, 1);
+    } finally {
+      await t2.close();
+    }
+  });
+});
