@@ -117,6 +117,7 @@ async function main(): Promise<number> {
         // The production interval (the sandbox's 2 s makes demo refunds move visibly; under refund.do's load it
         // would have the workers look at every refund in flight twice a second).
         REFUND_POLL_SECONDS: '300',
+        PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB ?? '16',
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       },
       ROOT,
