@@ -21,39 +21,34 @@ export interface NewOffer {
   createdAt: Date;
 }
 
-/** One offer: supersede the older active offers of its tickets and insert it ($1…$9). */
-export const RECORD_OFFER_SQL = `with superseded as (
-     update refund_offers set status = 'superseded'
-     where order_no = $3 and status = 'active' and ticket_nos && $5::text[]
-     returning 1
-   )
-   insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
-   values ($1, $2, $3, $4, $5::text[], $6::json, $7::json, 'active', $8::timestamptz, $9::timestamptz)`;
+/**
+ * "A newer quote supersedes older offers", the one place it is written (DESIGN "Offers and submission"): the
+ * UPDATE, for a CTE named `batch` with columns order_no and ticket_nos, of the stored active offers of those
+ * orders that share a ticket with a row of the batch. Offers (RECORD_OFFERS_SQL) and submissions by
+ * refundRequestList (src/refunds/submit.ts) both write through it. The order numbers come as one array
+ * (an InitPlan), so every plan reads refund_offers through refund_offers_order
+ * (src/store/hot-path-indexes.test.ts).
+ */
+export const SUPERSEDE_OLDER_OFFERS_SQL = `update refund_offers o set status = 'superseded'
+     where o.order_no = any(array(select b.order_no from batch b)) and o.status = 'active'
+       and exists (select 1 from batch b where b.order_no = o.order_no and b.ticket_nos && o.ticket_nos)`;
 
 /**
- * Several offers in one statement: $1 a JSON array of the offers in the order they were quoted, each with its
- * status already decided ('superseded' when a later offer of the same batch covers one of its tickets);
- * $2 their order numbers. The stored active offers of those orders that share a ticket with an offer of the
- * batch are superseded (read through refund_offers_order, src/store/hot-path-indexes.test.ts).
+ * Offers in one statement (one or several; group commit, decision 0016): $1 a JSON array of the offers in
+ * the order they were quoted, each with its status already decided ('superseded' when a later offer of the
+ * same batch covers one of its tickets).
  */
 export const RECORD_OFFERS_SQL = `with batch as (
      select * from json_to_recordset($1::json) as b(offer_id text, client_id text, order_no text, reason text, ticket_nos text[],
                                                       request json, quote json, status text, expires_at timestamptz, created_at timestamptz)
    ), superseded as (
-     update refund_offers o set status = 'superseded'
-     where o.order_no = any($2::text[]) and o.status = 'active'
-       and exists (select 1 from batch b where b.order_no = o.order_no and b.ticket_nos && o.ticket_nos)
+     ${SUPERSEDE_OLDER_OFFERS_SQL}
      returning 1
    )
    insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
    select offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at from batch`;
 
-const recordOne = preparedQuery('refund_record_offer', RECORD_OFFER_SQL);
-const recordMany = preparedQuery('refund_record_offers', RECORD_OFFERS_SQL);
-
-function oneParameters(o: NewOffer): unknown[] {
-  return [o.offerId, o.clientId, o.orderNo, o.reason, o.ticketNos, JSON.stringify(o.request), JSON.stringify(o.quote), o.expiresAt, o.createdAt];
-}
+const recordOffers = preparedQuery('refund_record_offers', RECORD_OFFERS_SQL);
 
 /**
  * The status each offer of a batch is written with: a later offer of the same order sharing a ticket
@@ -81,7 +76,7 @@ function manyParameters(offers: readonly NewOffer[]): unknown[] {
     expires_at: o.expiresAt.toISOString(),
     created_at: o.createdAt.toISOString(),
   }));
-  return [JSON.stringify(rows), [...new Set(offers.map((o) => o.orderNo))]];
+  return [JSON.stringify(rows)];
 }
 
 /** Writes offers for one store, those of concurrent quotes together (src/store/group-commit.ts). */
@@ -90,8 +85,8 @@ export class OfferRecorder {
 
   constructor(db: Kysely<Database>) {
     this.committer = new GroupCommitter<NewOffer>({
-      many: async (offers) => void (await db.executeQuery(recordMany(manyParameters(offers)))),
-      one: async (offer) => void (await db.executeQuery(recordOne(oneParameters(offer)))),
+      many: async (offers) => void (await db.executeQuery(recordOffers(manyParameters(offers)))),
+      one: async (offer) => void (await db.executeQuery(recordOffers(manyParameters([offer])))),
     });
   }
 

@@ -12,6 +12,7 @@ import { checkRequest, checkShape } from './checks.js';
 import { loadCallerOrder, prepareRefund } from './prepare.js';
 import type { RefundCaller, RefundDeps, RefundScheduler } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
+import { SUPERSEDE_OLDER_OFFERS_SQL } from './offers.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
 import { REFUND_STATUS as S } from './statuses.js';
@@ -109,27 +110,10 @@ interface NewSubmission {
   expiresAt: Date;
 }
 
-/** One submission: older offers for its tickets superseded, its quote stored as a used offer, the refund. */
-function oneSubmissionSql(deps: RefundDeps, s: NewSubmission) {
-  const ticketNos = s.priced.tickets.map((t) => t.ticketNo);
-  return sql`
-    with superseded as (
-      update refund_offers set status = 'superseded'
-      where order_no = ${s.priced.orderNo} and status = 'active' and ticket_nos && ${sql.val(ticketNos)}::text[]
-    ),
-    offer as (
-      insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
-      values (${s.offerId}, ${s.clientId}, ${s.priced.orderNo}, ${s.priced.reason}, ${sql.val(ticketNos)}::text[], ${JSON.stringify(s.items)}::json,
-        ${JSON.stringify(s.priced)}::json, 'used', ${s.expiresAt}::timestamptz, ${s.now}::timestamptz, ${s.now}::timestamptz)
-      returning offer_id
-    ),
-    ${refundRowsSql(deps, { refundCode: s.refundCode, caller: { clientId: s.clientId }, order: s.order, priced: s.priced, displayCurrency: s.displayCurrency, now: s.now })}
-    select 1`;
-}
-
 /**
- * Submissions of concurrent refund.do calls in one statement (group commit, decision 0018): the same rows as
- * oneSubmissionSql for each, from one JSON document. Two submissions of the batch for the same ticket fail
+ * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
+ * JSON document: older offers of their tickets superseded, each quote stored as a used offer, and the rows
+ * refundRowsSql writes for a submission by offer (refund order, tickets, history row, job). Two submissions of the batch for the same ticket fail
  * the statement on refund_tickets_one_live; the group committer then writes them one by one (the later one
  * answers 803, as it would have alone).
  */
@@ -163,11 +147,7 @@ function manySubmissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
         display_currency text, expires_at timestamptz, at timestamptz)
     ),
-    superseded as (
-      update refund_offers o set status = 'superseded'
-      where o.order_no = any(${sql.val([...new Set(batch.map((s) => s.order.order_no))])}::text[]) and o.status = 'active'
-        and exists (select 1 from batch b where b.order_no = o.order_no and b.ticket_nos && o.ticket_nos)
-    ),
+    superseded as (${sql.raw(SUPERSEDE_OLDER_OFFERS_SQL)}),
     offer as (
       insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
       select offer_id, client_id, order_no, reason, ticket_nos, request, quote, 'used', expires_at, at, at from batch
@@ -199,7 +179,7 @@ function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<void> {
   if (!writer) {
     writer = new GroupCommitter<NewSubmission>({
       many: async (batch) => void (await executePrepared(deps.db, manySubmissionsSql(deps, batch))),
-      one: async (one) => void (await executePrepared(deps.db, oneSubmissionSql(deps, one))),
+      one: async (one) => void (await executePrepared(deps.db, manySubmissionsSql(deps, [one]))),
     });
     submissionWriters.set(deps.scheduler, writer);
   }
