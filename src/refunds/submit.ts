@@ -113,9 +113,9 @@ interface NewSubmission {
 /**
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
  * JSON document: older offers of their tickets superseded, each quote stored as a used offer, and the rows
- * refundRowsSql writes for a submission by offer (refund order, tickets, history row, job). Two submissions of the batch for the same ticket fail
- * the statement on refund_tickets_one_live; the group committer then writes them one by one (the later one
- * answers 803, as it would have alone).
+ * refundRowsSql writes for a submission by offer (refund order, tickets, history row, job). Two submissions
+ * of the batch for the same ticket fail the statement on refund_tickets_one_live; the group committer then
+ * writes them one by one (the later one answers 803, as it would have alone).
  */
 function manySubmissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
   const rows = batch.map((s) => ({
