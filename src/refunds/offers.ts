@@ -62,7 +62,7 @@ export function batchStatuses(offers: readonly NewOffer[]): Array<'active' | 'su
   });
 }
 
-function manyParameters(offers: readonly NewOffer[]): unknown[] {
+function offersParameters(offers: readonly NewOffer[]): unknown[] {
   const statuses = batchStatuses(offers);
   const rows = offers.map((o, i) => ({
     offer_id: o.offerId,
@@ -84,10 +84,7 @@ export class OfferRecorder {
   private readonly committer: GroupCommitter<NewOffer>;
 
   constructor(db: Kysely<Database>) {
-    this.committer = new GroupCommitter<NewOffer>({
-      many: async (offers) => void (await db.executeQuery(recordOffers(manyParameters(offers)))),
-      one: async (offer) => void (await db.executeQuery(recordOffers(manyParameters([offer])))),
-    });
+    this.committer = new GroupCommitter<NewOffer>(async (offers) => void (await db.executeQuery(recordOffers(offersParameters(offers)))));
   }
 
   record(offer: NewOffer): Promise<void> {

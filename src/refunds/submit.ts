@@ -117,7 +117,7 @@ interface NewSubmission {
  * of the batch for the same ticket fail the statement on refund_tickets_one_live; the group committer then
  * writes them one by one (the later one answers 803, as it would have alone).
  */
-function manySubmissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
+function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
   const rows = batch.map((s) => ({
     offer_id: s.offerId,
     refund_code: s.refundCode,
@@ -177,10 +177,7 @@ const submissionWriters = new WeakMap<RefundScheduler, GroupCommitter<NewSubmiss
 function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<void> {
   let writer = submissionWriters.get(deps.scheduler);
   if (!writer) {
-    writer = new GroupCommitter<NewSubmission>({
-      many: async (batch) => void (await executePrepared(deps.db, manySubmissionsSql(deps, batch))),
-      one: async (one) => void (await executePrepared(deps.db, manySubmissionsSql(deps, [one]))),
-    });
+    writer = new GroupCommitter<NewSubmission>(async (batch) => void (await executePrepared(deps.db, submissionsSql(deps, batch))));
     submissionWriters.set(deps.scheduler, writer);
   }
   return writer.write(s);

@@ -2,13 +2,11 @@
 // written together by the next statement, so concurrent requests share one statement and one commit instead
 // of queueing for a commit each. A caller's promise settles only once its own write committed or failed.
 
-/** How one kind of write is done: several items in one statement, or one item alone. */
-export interface GroupWrites<T> {
-  /** Writes every item in one statement; throws (writing none) when any of them cannot be written. */
-  many(items: readonly T[]): Promise<void>;
-  /** Writes one item; a failure here is this item's own. */
-  one(item: T): Promise<void>;
-}
+/**
+ * How one kind of write is done: the given items (one or several) in one statement; it throws, writing none,
+ * when any of them cannot be written.
+ */
+export type GroupWrite<T> = (items: readonly T[]) => Promise<void>;
 
 interface Pending<T> {
   item: T;
@@ -27,7 +25,7 @@ export class GroupCommitter<T> {
   private writing = false;
 
   constructor(
-    private readonly writes: GroupWrites<T>,
+    private readonly writeItems: GroupWrite<T>,
     readonly maxBatch = 32,
   ) {}
 
@@ -52,7 +50,7 @@ export class GroupCommitter<T> {
   private async writeBatch(batch: Array<Pending<T>>): Promise<void> {
     if (batch.length > 1) {
       try {
-        await this.writes.many(batch.map((p) => p.item));
+        await this.writeItems(batch.map((p) => p.item));
         for (const p of batch) p.resolve();
         return;
       } catch {
@@ -61,7 +59,7 @@ export class GroupCommitter<T> {
     }
     for (const p of batch) {
       try {
-        await this.writes.one(p.item);
+        await this.writeItems([p.item]);
         p.resolve();
       } catch (err) {
         p.reject(err);
