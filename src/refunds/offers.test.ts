@@ -1,13 +1,14 @@
-// Offers of concurrent quotes written together (decision 0016): the stored statuses are those of writing the
-// offers one after the other (a later quote of a ticket supersedes the earlier ones, spec 7.1 813), and one
-// offer's failure is not its neighbours'.
+// Offers of concurrent quotes written together (decision 0016): their states are those of writing the offers
+// one after the other (a later quote of a ticket supersedes the earlier ones, spec 7.1 813; decision 0019:
+// read from the write order, nothing rewritten), and one offer's failure is not its neighbours'.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { batchStatuses, OfferRecorder, type NewOffer } from './offers.js';
+import { sql } from 'kysely';
+import { offerStateSql, OfferRecorder, type NewOffer, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import type { PricedQuote } from './pricing.js';
 
@@ -26,16 +27,6 @@ const offer = (orderNo: string, ticketNos: string[], over: Partial<NewOffer> = {
   ...over,
 });
 
-describe('batchStatuses', () => {
-  test('a later offer of the same order sharing a ticket supersedes the earlier one', () => {
-    assert.deepEqual(batchStatuses([offer('O1', ['T1', 'T2']), offer('O1', ['T2'])]), ['superseded', 'active']);
-  });
-  test('other orders and disjoint tickets stay active; only later offers count', () => {
-    const offers = [offer('O1', ['T1']), offer('O2', ['T1']), offer('O1', ['T3']), offer('O1', ['T1', 'T3']), offer('O1', ['T9'])];
-    assert.deepEqual(batchStatuses(offers), ['superseded', 'active', 'superseded', 'active', 'active']);
-  });
-});
-
 describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let t: TestApp;
   before(async () => {
@@ -45,11 +36,52 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
 
   const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
   const ticketsOf = async (orderNo: string) => (await t.store.db.selectFrom('tickets').select('ticket_no').where('order_no', '=', orderNo).orderBy('ticket_no').execute()).map((r) => r.ticket_no);
+  /** Each offer's state as refund.do reads it (offerStateSql). */
   const statusOf = async (offerIds: string[]) => {
-    const rows = await t.store.db.selectFrom('refund_offers').select(['offer_id', 'status']).where('offer_id', 'in', offerIds).execute();
-    const byId = new Map(rows.map((r) => [r.offer_id, r.status]));
+    const rows = await t.store.db
+      .selectFrom('refund_offers as o')
+      .select(['o.offer_id', sql<OfferState>`${sql.raw(offerStateSql('o'))}`.as('state')])
+      .where('o.offer_id', 'in', offerIds)
+      .execute();
+    const byId = new Map(rows.map((r) => [r.offer_id, r.state]));
     return offerIds.map((id) => byId.get(id) ?? 'missing');
   };
+
+  test('a later offer of the same order sharing a ticket supersedes an earlier one, in one batch as one by one', async () => {
+    const orderNo = await orderNoOf('FAM001');
+    const other = await orderNoOf('DEP001');
+    const [t1, t2] = await ticketsOf(orderNo);
+    const [u1] = await ticketsOf(other);
+    const recorder = new OfferRecorder(t.store.db);
+    // in one batch: T1 then the other order's ticket, T2 alone, T1+T2, then a disjoint offer of T2 again
+    const batch = [offer(orderNo, [t1!]), offer(other, [u1!]), offer(orderNo, [t2!]), offer(orderNo, [t1!, t2!]), offer(other, [u1!])];
+    await Promise.all(batch.map((o) => recorder.record(o)));
+    assert.deepEqual(await statusOf(batch.map((o) => o.offerId)), ['superseded', 'superseded', 'superseded', 'active', 'active']);
+    // one by one, the same rule: a later offer of T2 alone supersedes the T1+T2 offer (it shares T2)
+    const later = offer(orderNo, [t2!]);
+    await recorder.record(later);
+    assert.deepEqual(await statusOf([batch[3]!.offerId, later.offerId]), ['superseded', 'active']);
+    // a quote of the same order on other tickets supersedes nothing
+    const [t3] = (await ticketsOf(orderNo)).filter((x) => x !== t1 && x !== t2);
+    if (t3) {
+      const disjoint = offer(orderNo, [t3]);
+      await recorder.record(disjoint);
+      assert.deepEqual(await statusOf([later.offerId, disjoint.offerId]), ['active', 'active']);
+    }
+  });
+
+  test('quotes rewrite no stored offer (decision 0019): a hot order leaves no dead rows behind', async () => {
+    const orderNo = await orderNoOf('FAM001');
+    const [t1] = await ticketsOf(orderNo);
+    const recorder = new OfferRecorder(t.store.db);
+    const first = offer(orderNo, [t1!]);
+    await recorder.record(first);
+    const before = await t.store.db.selectFrom('refund_offers').select(['status', 'used_at']).where('offer_id', '=', first.offerId).executeTakeFirstOrThrow();
+    for (let i = 0; i < 5; i++) await recorder.record(offer(orderNo, [t1!]));
+    const after = await t.store.db.selectFrom('refund_offers').select(['status', 'used_at']).where('offer_id', '=', first.offerId).executeTakeFirstOrThrow();
+    assert.deepEqual(after, before, 'the older offer row is as it was written');
+    assert.deepEqual(await statusOf([first.offerId]), ['superseded']);
+  });
 
   test('offers recorded in one turn are written by one statement with the statuses of one-by-one writes', async () => {
     const orderNo = await orderNoOf('FAM001');

@@ -12,13 +12,16 @@ import { checkRequest, checkShape } from './checks.js';
 import { loadCallerOrder, prepareRefund } from './prepare.js';
 import type { RefundCaller, RefundDeps, RefundScheduler } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
-import { SUPERSEDE_OLDER_OFFERS_SQL } from './offers.js';
+import { offerStateSql, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem, RefundSubmitRequest, RefundSubmitResponse } from './wire.js';
 
 export const newRefundCode = newNumericId;
+
+const USED_MSG = 'illegal refund offer state: this refundOfferId was already submitted';
+const SUPERSEDED_MSG = 'illegal refund offer state: a newer quote replaced this refundOfferId; use the latest one';
 
 /** deposit: 0 → 1 → 3 → 2; pass-through virtual card and refund claims: 0 → 1 → 5 (DESIGN lifecycle). */
 export function pathOf(order: OrderRow): 'deposit' | 'card' {
@@ -112,7 +115,8 @@ interface NewSubmission {
 
 /**
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
- * JSON document: older offers of their tickets superseded, each quote stored as a used offer, and the rows
+ * JSON document: each quote stored as a used offer (which makes older offers of its tickets superseded,
+ * decision 0019), and the rows
  * refundRowsSql writes for a submission by offer (refund order, tickets, history row, job). Two submissions
  * of the batch for the same ticket fail the statement on refund_tickets_one_live; the group committer then
  * writes them one by one (the later one answers 803, as it would have alone).
@@ -147,7 +151,6 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
         display_currency text, expires_at timestamptz, at timestamptz)
     ),
-    superseded as (${sql.raw(SUPERSEDE_OLDER_OFFERS_SQL)}),
     offer as (
       insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
       select offer_id, client_id, order_no, reason, ticket_nos, request, quote, 'used', expires_at, at, at from batch
@@ -208,12 +211,18 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
 }
 
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
-  const readOffer = () => deps.db.selectFrom('refund_offers').selectAll().where('offer_id', '=', offerId).where('client_id', '=', caller.clientId).executeTakeFirst();
+  const readOffer = () =>
+    deps.db
+      .selectFrom('refund_offers as o')
+      .select(['o.order_no', 'o.request', 'o.quote', 'o.expires_at', sql<OfferState>`${sql.raw(offerStateSql('o'))}`.as('state')])
+      .where('o.offer_id', '=', offerId)
+      .where('o.client_id', '=', caller.clientId)
+      .executeTakeFirst();
   const offer = await readOffer();
   if (!offer) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
   const now = deps.clock.now();
-  if (offer.status === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: this refundOfferId was already submitted');
-  if (offer.status === 'superseded') throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: a newer quote replaced this refundOfferId; use the latest one');
+  if (offer.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
+  if (offer.state === 'superseded') throw new ApiError(S.OFFER_ILLEGAL_STATE, SUPERSEDED_MSG);
   if (offer.expires_at.getTime() <= now.getTime()) throw new ApiError(S.OFFER_EXPIRED, 'refundOfferId expired; obtain a fresh offer and resubmit');
 
   // The order named in the request, when named, must be the offer's.
@@ -235,43 +244,42 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   } catch (err) {
     // A concurrent submission of this same offer may have committed between the offer read and the order
     // read: its refund then fails our check (803). The offer's own state is the answer (spec 7.1: 813).
-    if (err instanceof ApiError && (await readOffer())?.status === 'used') {
-      throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: this refundOfferId was already submitted');
-    }
+    if (err instanceof ApiError && (await readOffer())?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
     throw err;
   }
   const priced = offer.quote as PricedQuote;
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
 
   const refundCode = newRefundCode();
-  let outcome: { status: string | null; expires_at: Date | null; created: number } | undefined;
+  let outcome: { state: OfferState | null; expires_at: Date | null; created: number } | undefined;
   try {
     // One statement: hold the offer (a concurrent submission of it fails at once with 814 on PostgreSQL),
-    // mark it used if still active and unexpired, and write the refund only then.
+    // mark it used if still active (not used, no newer quote of its tickets) and unexpired, and write the
+    // refund only then.
     const res = await executePrepared(
       deps.db,
-      sql<{ status: string | null; expires_at: Date | null; created: number }>`
+      sql<{ state: OfferState | null; expires_at: Date | null; created: number }>`
       with locked as (
-        select offer_id, status, expires_at from refund_offers where offer_id = ${offerId} for update nowait
+        select o.offer_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at from refund_offers o where o.offer_id = ${offerId} for update of o nowait
       ),
       offer as (
         update refund_offers o set status = 'used', used_at = ${now}::timestamptz
         from locked
-        where o.offer_id = locked.offer_id and locked.status = 'active' and locked.expires_at > ${now}::timestamptz
+        where o.offer_id = locked.offer_id and locked.state = 'active' and locked.expires_at > ${now}::timestamptz
         returning o.offer_id
       ),
       ${refundRowsSql(deps, { refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
-      select (select status from locked) as status, (select expires_at from locked) as expires_at, (select count(*) from refund)::int as created`,
+      select (select state from locked) as state, (select expires_at from locked) as expires_at, (select count(*) from refund)::int as created`,
     );
     outcome = res.rows[0];
   } catch (err) {
     mapConflict(err);
   }
   if (!outcome || outcome.created !== 1) {
-    if (outcome?.status === 'active' && outcome.expires_at && new Date(outcome.expires_at).getTime() <= now.getTime()) {
+    if (outcome?.state === 'active' && outcome.expires_at && new Date(outcome.expires_at).getTime() <= now.getTime()) {
       throw new ApiError(S.OFFER_EXPIRED, 'refundOfferId expired; obtain a fresh offer and resubmit');
     }
-    throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: this refundOfferId was already submitted');
+    throw new ApiError(S.OFFER_ILLEGAL_STATE, outcome?.state === 'superseded' ? SUPERSEDED_MSG : USED_MSG);
   }
   deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);

@@ -7,7 +7,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL } from '../refunds/context.js';
-import { RECORD_OFFERS_SQL } from '../refunds/offers.js';
+import { offerStateSql, RECORD_OFFERS_SQL } from '../refunds/offers.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets'];
 const ORDERS = 3000;
@@ -21,17 +21,20 @@ describe('hot-path indexes', () => {
     ['refundQuotation.do context by an ancillary order number', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'HPT1234']],
     ['refundQuotation.do context by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [client, 'HP1234', 'XS']],
     [
-      'refundQuotation.do offer (supersede + insert)',
+      'refundQuotation.do offer (insert)',
       RECORD_OFFERS_SQL,
-      () => [JSON.stringify([{ offer_id: 'rfo_new', client_id: client, order_no: 'H1234', reason: '1', ticket_nos: ['HT1234'], request: [], quote: {}, status: 'active', expires_at: new Date().toISOString(), created_at: new Date().toISOString() }])],
+      () => [JSON.stringify([{ n: 0, offer_id: 'rfo_new', client_id: client, order_no: 'H1234', reason: '1', ticket_nos: ['HT1234'], request: [], quote: {}, expires_at: new Date().toISOString(), created_at: new Date().toISOString() }])],
     ],
+    // refund.do by refundOfferId: is a newer offer of the same order sharing a ticket there (decision 0019)
+    ['refund.do offer state', `select ${offerStateSql('o')} as state from refund_offers o where o.offer_id = $1`, () => ['rfo_h1234_2']],
     // offers of concurrent quotes written together (decision 0016)
     [
-      'refundQuotation.do offers of concurrent quotes (supersede + insert)',
+      'refundQuotation.do offers of concurrent quotes (insert)',
       RECORD_OFFERS_SQL,
       () => [
         JSON.stringify(
           ['H1234', 'H1234', 'H2345'].map((order, i) => ({
+            n: i,
             offer_id: `rfo_batch_${i}`,
             client_id: client,
             order_no: order,
@@ -39,7 +42,6 @@ describe('hot-path indexes', () => {
             ticket_nos: [`HT${order.slice(1)}`],
             request: [],
             quote: {},
-            status: i === 0 ? 'superseded' : 'active',
             expires_at: new Date().toISOString(),
             created_at: new Date().toISOString(),
           })),

@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004_booking.js';
 import * as m0005 from './migrations/0005_hot_path_indexes.js';
 import * as m0006 from './migrations/0006_seat_inventory.js';
 import * as m0007 from './migrations/0007_offer_documents_as_json.js';
+import * as m0008 from './migrations/0008_offers_insert_only.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_hot_path_indexes': m0005,
   '0006_seat_inventory': m0006,
   '0007_offer_documents_as_json': m0007,
+  '0008_offers_insert_only': m0008,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -144,10 +144,16 @@ export interface RefundOffersTable {
   ticket_nos: string[];
   request: Json<unknown>;
   quote: Json<unknown>;
+  /**
+   * As stored: 'active' until used. Whether an active offer is superseded is derived (decision 0019,
+   * OFFER_STATE_SQL in src/refunds/offers.ts); 'superseded' is only found in rows written before that.
+   */
   status: 'active' | 'used' | 'superseded';
   expires_at: Timestamp;
   created_at: Timestamp;
   used_at: Timestamp | null;
+  /** Write order of the offers (identity): a later offer of the same order sharing a ticket supersedes. */
+  seq: Generated<string>;
 }
 
 export interface RefundOrdersTable {
