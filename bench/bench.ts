@@ -164,7 +164,7 @@ async function main(): Promise<number> {
 
   console.log('');
   printTable(
-    ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', '2xx answers', 'seconds', "others' CPU"],
+    ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', '2xx answers', 'seconds', "others' CPU", 'CPU µs/answer: server thread / other threads / PostgreSQL'],
     done.flatMap((d) =>
       (d.outcome?.loads ?? []).map((l) => [
         l.label,
@@ -174,9 +174,10 @@ async function main(): Promise<number> {
         String(l.requests),
         String(l.seconds),
         `${Math.round(l.othersCpu * 100)}%${l.othersCpu > NOISY_OTHERS_CPU ? ' (noisy)' : ''}`,
+        l.cpuUsPerRequest ? `${Math.round(l.cpuUsPerRequest.server)} / ${Math.round(l.cpuUsPerRequest.otherThreads)} / ${Math.round(l.cpuUsPerRequest.postgres)}` : '—',
       ]),
     ),
-    [false, true, true, true, true, true, true],
+    [false, true, true, true, true, true, true, true],
   );
   console.log('');
   printTable(

@@ -52,6 +52,15 @@ export interface LoadResult {
    * counted run: colleagues' test suites on the same cores skew one target and not the other.
    */
   othersCpu: number;
+  /**
+   * CPU time per answered request during the counted run, where it went (Linux /proc; absent elsewhere): the
+   * server under test (its event-loop thread, or its process when it runs in one of its own), this process's
+   * other threads (autocannon's worker; V8's garbage-collector helpers, PGlite's none), and the PostgreSQL
+   * server processes. On
+   * a machine whose cores are all busy, a target's rate ÷ its yardstick's is close to the inverse ratio of
+   * their total CPU per request: this says which part makes the difference.
+   */
+  cpuUsPerRequest?: { server: number; otherThreads: number; postgres: number };
 }
 
 /** A load whose answers were not all 2xx and identical to the reference body: the figure is void. */
@@ -116,6 +125,7 @@ async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object)
     requests: r['2xx'],
     seconds: r.duration,
     othersCpu: othersCpuSince(before, req.serverPid),
+    ...cpuPerRequestSince(before, r['2xx'], req.serverPid),
   };
 }
 
@@ -157,32 +167,42 @@ interface CpuSnapshot {
   totalMs: number;
   own: NodeJS.CpuUsage;
   servingMs: number;
+  postgresMs: number;
+  /** This process's main (event-loop) thread, or the server process under test. */
+  serverMs: number;
 }
 
-/**
- * CPU ms of the local PostgreSQL server processes, and of the server under test when it runs in a process of
- * its own (Linux /proc; 0 elsewhere). They work for the service under test, so they are not counted as other
- * processes. Clock ticks assumed 100/s.
- */
-function servingCpuMs(serverPid?: number): number {
-  let ticks = 0;
+const CLOCK_TICK_MS = 10; // Linux USER_HZ 100
+
+/** utime + stime of one /proc stat file, in ms; null when it cannot be read. */
+function statCpuMs(file: string): number | null {
+  try {
+    const stat = fs.readFileSync(file, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS; // utime, stime (fields 14 and 15 of stat)
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms of the local PostgreSQL server processes (Linux /proc; 0 elsewhere). */
+function postgresCpuMs(): number {
+  let ms = 0;
   try {
     for (const pid of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(pid)) continue;
       try {
         const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const close = stat.lastIndexOf(')');
-        if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres') && Number(pid) !== serverPid) continue;
-        const fields = stat.slice(close + 2).split(' ');
-        ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+        if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
       } catch {
-        // the process ended meanwhile
+        continue; // the process ended meanwhile
       }
+      ms += statCpuMs(`/proc/${pid}/stat`) ?? 0;
     }
   } catch {
     return 0;
   }
-  return ticks * 10;
+  return ms;
 }
 
 function cpuSnapshot(serverPid?: number): CpuSnapshot {
@@ -193,7 +213,37 @@ function cpuSnapshot(serverPid?: number): CpuSnapshot {
     busyMs += busy;
     totalMs += busy + times.idle;
   }
-  return { busyMs, totalMs, own: process.cpuUsage(), servingMs: servingCpuMs(serverPid) };
+  const postgresMs = postgresCpuMs();
+  const serverMs = statCpuMs(serverPid ? `/proc/${serverPid}/stat` : `/proc/self/task/${process.pid}/stat`) ?? 0;
+  // PostgreSQL and a server process under test work for the service under test: not "other processes".
+  return { busyMs, totalMs, own: process.cpuUsage(), postgresMs, serverMs, servingMs: postgresMs + (serverPid ? serverMs : 0) };
+}
+
+/**
+ * Starts counting CPU where LoadResult.cpuUsPerRequest says; the returned function gives the figures per
+ * answer since the start. For measures that drive the service without autocannon (in-process inject, the
+ * job queue), the driver runs on the server's thread and counts as the server's.
+ */
+export function startCpuMeter(serverPid?: number): (answers: number) => Pick<LoadResult, 'cpuUsPerRequest'> {
+  const before = cpuSnapshot(serverPid);
+  return (answers) => cpuPerRequestSince(before, answers, serverPid);
+}
+
+/** CPU µs per answered request since `before`, by where it went (see LoadResult.cpuUsPerRequest). */
+function cpuPerRequestSince(before: CpuSnapshot, answers: number, serverPid?: number): Pick<LoadResult, 'cpuUsPerRequest'> {
+  if (answers <= 0 || !fs.existsSync('/proc/self/task')) return {};
+  const now = cpuSnapshot(serverPid);
+  const own = process.cpuUsage(before.own);
+  const ownMs = (own.user + own.system) / 1000;
+  const serverMs = now.serverMs - before.serverMs;
+  const perRequest = (ms: number) => Math.max(0, (ms * 1000) / answers);
+  return {
+    cpuUsPerRequest: {
+      server: perRequest(serverMs),
+      otherThreads: perRequest(serverPid ? ownMs : ownMs - serverMs),
+      postgres: perRequest(now.postgresMs - before.postgresMs),
+    },
+  };
 }
 
 /** CPU time of the whole machine minus this process's (server and load-generator threads), PostgreSQL's and a server process's under test. */

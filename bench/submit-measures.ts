@@ -12,7 +12,7 @@ import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES } from '.
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
 import path from 'node:path';
-import { LoadFailure, profiled, type LoadResult } from './harness.js';
+import { LoadFailure, profiled, startCpuMeter, type LoadResult } from './harness.js';
 import { formatRps, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
@@ -35,7 +35,8 @@ function submitBody(ctx: BenchContext, orderNo: string): string {
 }
 
 /** Runs `work` from `concurrency` loops for `seconds` (or until it returns false); returns completions/s. */
-async function rate(seconds: number, concurrency: number, work: () => Promise<boolean>): Promise<{ perSecond: number; done: number; elapsed: number }> {
+async function rate(seconds: number, concurrency: number, work: () => Promise<boolean>): Promise<Rate> {
+  const cpu = startCpuMeter();
   const started = performance.now();
   const deadline = started + seconds * 1000;
   let done = 0;
@@ -48,10 +49,12 @@ async function rate(seconds: number, concurrency: number, work: () => Promise<bo
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  return { perSecond: done / elapsed, done, elapsed };
+  return { perSecond: done / elapsed, done, elapsed, ...cpu(done) };
 }
 
-const loadOf = (label: string, r: { perSecond: number; done: number; elapsed: number }, othersCpu = 0): LoadResult => ({
+type Rate = { perSecond: number; done: number; elapsed: number } & Pick<LoadResult, 'cpuUsPerRequest'>;
+
+const loadOf = (label: string, r: Rate, othersCpu = 0): LoadResult => ({
   label,
   rps: r.perSecond,
   p50Ms: 0,
@@ -59,6 +62,7 @@ const loadOf = (label: string, r: { perSecond: number; done: number; elapsed: nu
   requests: r.done,
   seconds: r.elapsed,
   othersCpu,
+  ...(r.cpuUsPerRequest ? { cpuUsPerRequest: r.cpuUsPerRequest } : {}),
 });
 
 export const refundSubmit: Measure = {
@@ -253,13 +257,16 @@ export const refundBacklog: Measure = {
       // This process's CPU per job besides the wall-clock rates: steadier than they are on a busy machine (with
       // PGlite it includes the database's work; with PostgreSQL the server's is elsewhere).
       const cpu0 = process.cpuUsage();
+      const noopMeter = startCpuMeter();
       const noop = await (profileDir ? profiled(path.join(profileDir, 'backlog.noop.cpuprofile'), drain) : drain());
       const noopCpuMs = cpuMs(process.cpuUsage(cpu0)) / n;
+      const noopCpu = noopMeter(n);
 
       const limitMs = Math.max(120_000, (n / 10) * 1000);
       let timer: NodeJS.Timeout | undefined;
       const t0 = performance.now();
       const cpu1 = process.cpuUsage();
+      const refundMeter = startCpuMeter();
       const worked = async () => {
         await workers.lifecycle.startWorkers();
         await Promise.race([
@@ -272,15 +279,16 @@ export const refundBacklog: Measure = {
       await workers.stop();
       const seconds = (performance.now() - t0) / 1000;
       const refundCpuMs = cpuMs(process.cpuUsage(cpu1)) / n;
+      const refundCpu = refundMeter(n);
       console.log(`  backlog: this process's CPU ${refundCpuMs.toFixed(2)} ms per refund, ${noopCpuMs.toFixed(2)} ms per no-op job`);
       if (otherwise > 0) throw new LoadFailure(`backlog: ${otherwise} refunds moved elsewhere than to status 1`);
-      const refunds = { perSecond: n / seconds, done: n, elapsed: seconds };
+      const refunds = { perSecond: n / seconds, done: n, elapsed: seconds, ...refundCpu };
       return {
         value: refunds.perSecond / noop.perSecond,
         detail:
           `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s ÷ ${n} no-op jobs at ${formatRps(noop.perSecond)}/s ` +
           `(same queue policy, worker batch ${SUBMIT_WORKER.batchSize}, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}`,
-        loads: [loadOf('no-op jobs drained', { perSecond: noop.perSecond, done: n, elapsed: noop.seconds }), loadOf('refunds to status 1', refunds)],
+        loads: [loadOf('no-op jobs drained', { perSecond: noop.perSecond, done: n, elapsed: noop.seconds, ...noopCpu }), loadOf('refunds to status 1', refunds)],
       };
     } finally {
       await workers.stop().catch(() => undefined);
