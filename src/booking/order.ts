@@ -1,6 +1,6 @@
 // order.do: books the session's itinerary with the airline (seats held, no tickets) and creates the
 // client's unpaid order ("0") with a payment deadline. Seats and bags come as passengers[].ancillaries.
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { insertOrderFromRecord, newOrderNo } from '../orders/orders.js';
 import type { AirlinePassenger, RequestedAncillary } from '../airline/connector.js';

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import { ConnectorError, type AirlineDirectory, type BookingConnector, type FlightRef } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import type { Database } from '../store/schema.js';
 import type { SeatMapCache } from '../seats/cache.js';

@@ -1,5 +1,5 @@
 // queryOrderDetails.do (by orderNo, or airlinePNR + carrier) and getLuggage.do (bags of a session or offer).
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { isoUtc } from './sessions.js';
 import { baggageProducts } from './order.js';

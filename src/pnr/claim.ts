@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { AirlineDirectory, AirlineRecord, AirlineSegment } from '../airline/connector.js';
 import { normalizeFlightNumber } from '../airline/record.js';
 import type { Clock } from '../clock.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { findOrderByRecord, insertOrderFromRecord, newOrderNo } from '../orders/orders.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { Database } from '../store/schema.js';

@@ -2,7 +2,7 @@
 import { ConnectorError, type AirlineDirectory, type AirlineRecord } from '../airline/connector.js';
 import { Deadline } from '../airline/deadline.js';
 import { isImmutableRecord } from '../airline/record.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { PNR_STATUS } from './statuses.js';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;

@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import type { ClientSettings, Database } from '../store/schema.js';
 
 /** The seat status of spec 7.2. */

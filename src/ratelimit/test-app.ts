@@ -4,7 +4,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { ApiError, COMMON, errorHandler } from '../http/errors.js';
+import { ApiError, COMMON } from '../errors.js';
+import { errorHandler } from '../http/errors.js';
 import type { ClientSettings } from '../store/schema.js';
 import { testLogger } from '../test-support/app.js';
 import type { RatePool, RatePools } from './pools.js';

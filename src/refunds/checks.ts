@@ -2,7 +2,7 @@
 // Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
 import { DateTime } from 'luxon';
 import type { AirlineRefundTerms } from '../airline/connector.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { normalizeName } from '../pnr/records.js';
 import { normalizeFlightNumber } from '../airline/record.js';
 import type { OrderContext, PaxRow, SegmentRow, TicketRow } from './context.js';

@@ -1,5 +1,5 @@
 // Shared first half of quote and submit: shape, order, checks in DESIGN's order, the engine's quote.
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { checkRequest, checkShape, type Selection } from './checks.js';
 import { findOrderForCaller, loadContextForCaller, type OrderContext } from './context.js';
 import type { RefundCaller, RefundDeps } from './deps.js';

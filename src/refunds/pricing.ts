@@ -1,5 +1,5 @@
 // From a checked selection to the quote a caller sees: the engine's itemised result shaped for the wire.
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { parseMoney, toAmount } from '../money/money.js';
 import type { AirlineRefundTerms } from '../airline/connector.js';
 import { quoteRequest, convertMinor, type Rates, type RefundRule, type TicketForQuote } from './engine/index.js';

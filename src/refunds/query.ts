@@ -1,5 +1,5 @@
 // queryRefundOrders.do (spec 4.3): the caller's refund orders of one order, newest first.
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import type { RefundOrdersTable } from '../store/schema.js';
 import type { Selectable } from 'kysely';

@@ -3,7 +3,7 @@
 // in one statement (DESIGN "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
 import { newNumericId } from '../orders/orders.js';
 import { sql } from 'kysely';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';

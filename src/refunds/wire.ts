@@ -1,6 +1,6 @@
 // Wire schemas of refundQuotation.do, refund.do and queryRefundOrders.do (spec 2.1–2.11, 4.1–4.3).
 import Type, { type Static } from 'typebox';
-import { Nullable, OrNull } from '../http/wire.js';
+import { Nullable, OrNull } from '../wire.js';
 
 const Code3 = Type.String({ pattern: '^[A-Za-z]{3}$' });
 

@@ -4,7 +4,7 @@
 import { ConnectorError, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
 import { bookingOf, callOpts, type BookingDeps } from '../booking/pricing.js';
 import { flightKeyOf, flightRefOf, matchVerifySession, type ChainSegment, type ChainSession } from '../booking/sessions.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { SeatMapCache, type CachedSeatMap, type SeatAnswerPart } from './cache.js';
 import { seatProductCode, sessionBinding } from './product-code.js';
