@@ -21,7 +21,7 @@ import { ratesFrom } from './refunds/pricing.js';
 import { createRatePools, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
-import { SeatMapCache } from './seats/cache.js';
+import { SeatMapCache } from './booking/seat-cache.js';
 import { ChainSessions } from './booking/sessions.js';
 
 export interface AppOptions {

@@ -11,7 +11,7 @@ import type { Store } from './store/store.js';
 import type { RefundDeps } from './refunds/deps.js';
 import type { RatePools } from './ratelimit/pools.js';
 import type { LookToBook } from './booking/look-to-book.js';
-import type { SeatMapCache } from './seats/cache.js';
+import type { SeatMapCache } from './booking/seat-cache.js';
 import type { ChainSessions } from './booking/sessions.js';
 
 export interface AppDeps {

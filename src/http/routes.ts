@@ -30,11 +30,12 @@ import {
   RefundSubmitRequest,
   RefundSubmitResponse,
 } from '../refunds/wire.js';
-import { seatAvailability } from '../seats/availability.js';
-import { SeatAvailabilityRequest, SeatAvailabilityResponse } from '../seats/wire.js';
+import { seatAvailability } from '../booking/seat-availability.js';
+import { SeatAvailabilityRequest, SeatAvailabilityResponse } from '../booking/seat-wire.js';
 import { createOrder } from '../booking/order.js';
 import { payOrder } from '../booking/pay.js';
-import { getOffers, search, verify, type BookingDeps } from '../booking/pricing.js';
+import type { BookingDeps } from '../booking/airline-calls.js';
+import { getOffers, search, verify } from '../booking/pricing.js';
 import { getLuggage, queryOrderDetails } from '../booking/query.js';
 import {
   GetLuggageRequest,

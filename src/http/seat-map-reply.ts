@@ -1,8 +1,8 @@
 // seatAvailability.do writes its answer as bytes from the seat map cache (decision 0014), gzipped when the
 // caller accepts it; this is the HTTP half of that, kept out of the route table.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SeatMapCache } from '../seats/cache.js';
-import type { SeatAvailabilityAnswer } from '../seats/availability.js';
+import type { SeatMapCache } from '../booking/seat-cache.js';
+import type { SeatAvailabilityAnswer } from '../booking/seat-availability.js';
 
 /** Whether an Accept-Encoding header allows gzip (q > 0, by name or by `*`). */
 export function acceptsGzip(header: string | undefined): boolean {

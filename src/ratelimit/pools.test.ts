@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createRatePools, poolLimit, DEFAULT_POOL_LIMITS } from './pools.js';
-import { poolCall, poolTestApp, POOL_ROUTES, type TestClients } from './test-app.js';
+import { poolCall, poolTestApp, POOL_ROUTES, type TestClients } from '../test-support/pool-app.js';
 
 const CLIENTS: TestClients = {
   alpha: {},

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { bookingWorld } from '../booking/test-world.js';
-import { seatSegments, verifyFlights } from '../booking/test-helpers.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { seatSegments, verifyFlights } from '../test-support/booking.js';
 
 test('spec 8: seatAvailability.do + getLuggage.do share one pool of 60 per client in the running app', async () => {
   const t = await makeTestApp({ world: bookingWorld() });

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
-import { SeatMapCache, type SeatAnswerPart, type Serialize } from './cache.js';
+import { SeatMapCache, type SeatAnswerPart, type Serialize } from './seat-cache.js';
 
 const cabin = (occupied: string[]): SeatMapCabin => ({
   deck: 'Main',
