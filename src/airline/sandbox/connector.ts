@@ -23,8 +23,8 @@ import { isCurrency } from '../../money/money.js';
 import { quoteTicket, type TicketForQuote } from '../../refunds/engine/index.js';
 import type { Database } from '../../store/schema.js';
 import { decideRefund, readBooks, recordRefunds, refundStateAt, ticketNosOf, type NewSandboxRefund, type SandboxBookEntry } from './refunds.js';
-import type { SandboxBooking, World, WorldBehaviourLike } from './types.js';
-import type { WorldAirline } from './world-schema.js';
+import type { SandboxBooking, World } from './world.js';
+import type { WorldAirline, WorldBehaviour } from './world-schema.js';
 import { SandboxBookingApi } from './booking.js';
 import { SeatInventory } from './seat-inventory.js';
 
@@ -355,14 +355,14 @@ export class SandboxConnector implements AirlineConnector {
    * `behave` that makes the caller's AbortSignal only when the airline actually waits (see Deadline): throws
    * at once, or returns the wait (undefined when the airline answers without one).
    */
-  private behaveWithin(b: WorldBehaviourLike, opts: CallOptions): Promise<void> | undefined {
+  private behaveWithin(b: WorldBehaviour, opts: CallOptions): Promise<void> | undefined {
     if (b.failure === 'timeout' || b.latencyMs) return this.behave(b, opts.signal);
     if (callExpired(opts)) throw new ConnectorError('timeout', true, 'the airline did not answer in time');
     if (b.failure === 'error') throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
     return undefined;
   }
 
-  private async behave(b: WorldBehaviourLike, signal: AbortSignal): Promise<void> {
+  private async behave(b: WorldBehaviour, signal: AbortSignal): Promise<void> {
     try {
       if (b.failure === 'timeout') {
         // The airline never answers: wait until the caller gives up.
@@ -397,7 +397,7 @@ function asError(err: unknown): Error {
 }
 
 /** How the airline behaves for this booking: the booking's own knobs over the airline's. */
-function behaviourOf(airline: WorldAirline, booking: SandboxBooking | undefined): WorldBehaviourLike {
+function behaviourOf(airline: WorldAirline, booking: SandboxBooking | undefined): WorldBehaviour {
   const own = booking?.behaviour;
   if (!own || Object.keys(own).length === 0) return airline.behaviour ?? {};
   return { ...airline.behaviour, ...own };
