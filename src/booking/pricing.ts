@@ -4,7 +4,7 @@ import type { BookingConnector, FlightRef } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
-import { isoUtc, itineraryOf, routingOf, type ChainSessions, type PaxCounts } from './sessions.js';
+import { isoUtc, itineraryOf, routingOf, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { GetOffersRequest, SearchRequest, VerifyRequest } from './wire.js';
 

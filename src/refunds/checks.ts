@@ -2,6 +2,7 @@
 // Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
 import { DateTime } from 'luxon';
 import type { AirlineRefundTerms } from '../airline/connector.js';
+import type { RefundReason } from './engine/index.js';
 import { ApiError } from '../errors.js';
 import { normalizeName } from '../pnr/records.js';
 import { normalizeFlightNumber } from '../airline/record.js';
@@ -9,7 +10,7 @@ import type { OrderContext, PaxRow, SegmentRow, TicketRow } from './context.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem } from './wire.js';
 
-export type Reason = '0' | '1' | '4';
+export type Reason = RefundReason;
 
 export interface Pick {
   pax: PaxRow;

@@ -1,5 +1,6 @@
 // Everything a refund decision reads about one order, loaded in one statement (no airline call).
 import type { Kysely } from 'kysely';
+import type { AirlineSegment } from '../airline/connector.js';
 import type { CouponStatus, Database, OrderRow, PassengerType } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared.js';
 
@@ -10,19 +11,10 @@ export interface PaxRow {
   firstName: string;
 }
 
-export interface SegmentRow {
-  index: number;
-  direction: 'out' | 'ret';
-  carrier: string;
-  flightNumber: string;
-  depAirport: string;
-  arrAirport: string;
-  depLocal: string;
+/** A segment of the order as the refund checks read it: the airline's segment (airline/connector.ts), as stored. */
+export type SegmentRow = Pick<AirlineSegment, 'index' | 'direction' | 'carrier' | 'flightNumber' | 'depAirport' | 'arrAirport' | 'depLocal' | 'depTimeZone' | 'depAt' | 'arrAt'> & {
   bookedDepLocal: string | null;
-  depTimeZone: string;
-  depAt: Date;
-  arrAt: Date;
-}
+};
 
 export interface TicketRow {
   ticketNo: string;

@@ -2,7 +2,7 @@
 import { ApiError } from '../errors.js';
 import { parseMoney, toAmount } from '../money/money.js';
 import type { AirlineRefundTerms } from '../airline/connector.js';
-import { quoteRequest, convertMinor, type Rates, type RefundRule, type TicketForQuote } from './engine/index.js';
+import { quoteRequest, convertMinor, type Rates, type RefundMethod, type RefundReason, type RefundRule, type TicketForQuote } from './engine/index.js';
 import type { OrderContext } from './context.js';
 import { firstDeparture, type Selection } from './checks.js';
 import { REFUND_STATUS as S } from './statuses.js';
@@ -13,9 +13,9 @@ import type { RefundVoucher } from './wire.js';
 /** What an offer stores: enough to answer the quote again and to create the refund order. */
 export interface PricedQuote {
   orderNo: string;
-  reason: '0' | '1' | '4';
+  reason: RefundReason;
   quoteType: 'AccurateQuote' | 'CannotQuote';
-  refundMethod: 'CashBackToOriginalPayment' | 'Voucher';
+  refundMethod: RefundMethod;
   isRefundable: boolean;
   fastConfirmation: 0 | 1;
   expectedConfirmationDate: string;

@@ -323,7 +323,7 @@ export class SandboxConnector implements AirlineConnector {
 
 
   /** Whether the airline's rule that applies to these tickets now refunds in vouchers (the airline applies its own rules). */
-  private refundsInVoucher(airline: WorldAirline, booking: SandboxBooking, tickets: AirlineRecord['tickets'], reason: '0' | '1' | '4', now: Date): boolean {
+  private refundsInVoucher(airline: WorldAirline, booking: SandboxBooking, tickets: AirlineRecord['tickets'], reason: AirlineRefundSubmission['reason'], now: Date): boolean {
     const first = booking.record.segments[0];
     if (!first) return false;
     const rules = rulesOf(airline);
