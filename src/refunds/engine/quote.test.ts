@@ -252,9 +252,33 @@ const cases: Case[] = [
       taxMinor: 5_000,
     },
   },
+  // A rule amount whose currency has no rate: all amounts 0, but the chosen rule still decides isRefundable and
+  // refundMethod (docs/architecture.md "Refund arithmetic"; before issue 8 it answered true and cash back).
   {
-    name: '4/edge: CannotQuote from a missing rate keeps cash back even when the rule says Voucher',
+    name: '4/edge: no rate for the penalty → CannotQuote, a voucher-only rule stays Voucher',
     rules: [rule({ fareRefundable: true, refundMethod: 'Voucher', penaltyAmount: 'USD 10.00' })],
+    expect: { quoteType: 'CannotQuote', refundMethod: 'Voucher', isRefundable: true, totalRefundMinor: 0, penaltyMinor: 0, appliedIndex: 0 },
+  },
+  {
+    name: '4/edge: no rate for the airline fee → CannotQuote, a rule that refunds nothing stays not refundable',
+    rules: [rule({ fareRefundable: false, taxRefundable: false, airlineFee: 'CHF 5.00' })],
+    expect: { quoteType: 'CannotQuote', refundMethod: 'CashBackToOriginalPayment', isRefundable: false, totalRefundMinor: 0, appliedIndex: 0 },
+  },
+  {
+    name: '4/edge: no rate → CannotQuote, refundable through an ancillary of the ticket, Voucher',
+    ticket: { ancillaries: [bag] },
+    rules: [rule({ refundableAncillaries: ['StandardCheckInBaggage'], refundMethod: 'Voucher', penaltyAmount: 'USD 10.00' })],
+    expect: { quoteType: 'CannotQuote', refundMethod: 'Voucher', isRefundable: true, totalRefundMinor: 0, ancillaryRefunds: [{ ...bag, refundMinor: 0 }] },
+  },
+  {
+    name: '4/edge: no rate, tax-refund fallback: the ruleType 2 rule decides the method',
+    reason: '1',
+    rules: [rule({ refundMethod: 'CashBackToOriginalPayment' }), rule({ ruleType: '2', taxRefundable: true, refundMethod: 'Voucher', airlineFee: 'USD 2.00' })],
+    expect: { quoteType: 'CannotQuote', refundMethod: 'Voucher', isRefundable: true, fallbackToTaxRule: true, appliedIndex: 1 },
+  },
+  {
+    name: '4/edge: rule data that cannot be read (not a missing rate) → CannotQuote, isRefundable true, cash back',
+    rules: [rule({ fareRefundable: false, refundMethod: 'Voucher', penaltyAmount: 'fifty euros' })],
     expect: { quoteType: 'CannotQuote', refundMethod: 'CashBackToOriginalPayment', isRefundable: true, totalRefundMinor: 0, appliedIndex: 0 },
   },
   { name: '4: a rule applies → AccurateQuote', rules: [rule({ fareRefundable: true })], expect: { quoteType: 'AccurateQuote' } },

@@ -58,7 +58,7 @@ function validateTicket(ticket: TicketForQuote, reason: RefundReason): void {
   }
 }
 
-type Step<T> = { ok: true; value: T } | { ok: false; why: string };
+type Step<T> = { ok: true; value: T } | { ok: false; why: string; noRate?: true };
 
 /** DESIGN 5: penalty = max(penaltyAmount, penaltyPercent % of base); base fare or fare+tax, rounded once half-up. */
 function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: string[]): Step<number> {
@@ -66,7 +66,7 @@ function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteI
   let amount = 0;
   if (present(rule.penaltyAmount) && rule.penaltyAmount.trim() !== '') {
     const converted = ruleAmountIn(rule.penaltyAmount, cur, rates);
-    if (!converted.ok) return { ok: false, why: `penaltyAmount: ${converted.why}` };
+    if (!converted.ok) return { ...converted, why: `penaltyAmount: ${converted.why}` };
     amount = converted.minor;
     reasons.push(`5. penaltyAmount ${rule.penaltyAmount} → ${converted.note}`);
   }
@@ -92,7 +92,7 @@ function feeOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput
     return { ok: true, value: 0 };
   }
   const converted = ruleAmountIn(rule.airlineFee, ticket.currency, rates);
-  if (!converted.ok) return { ok: false, why: `airlineFee: ${converted.why}` };
+  if (!converted.ok) return { ...converted, why: `airlineFee: ${converted.why}` };
   reasons.push(`5. airline fee ${rule.airlineFee} → ${converted.note}`);
   return { ok: true, value: converted.minor };
 }
@@ -143,14 +143,20 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     reasons,
   };
 
-  // DESIGN 4 + edge case "CannotQuote: isRefundable true, method CashBackToOriginalPayment, all amounts 0".
-  const cannotQuote = (why: string, applied: AppliedRule | null, fallbackToTaxRule: boolean): TicketQuote => {
+  // DESIGN 4 + edge cases: a CannotQuote has all amounts 0; isRefundable true and method CashBackToOriginalPayment,
+  // unless the chosen rule decided them (`decided`: a rule amount whose currency has no rate).
+  const cannotQuote = (
+    why: string,
+    applied: AppliedRule | null,
+    fallbackToTaxRule: boolean,
+    decided: { isRefundable: boolean; refundMethod: RefundMethod } = { isRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
+  ): TicketQuote => {
     reasons.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
     return {
       ...base,
       quoteType: 'CannotQuote',
-      isRefundable: true,
-      refundMethod: 'CashBackToOriginalPayment',
+      isRefundable: decided.isRefundable,
+      refundMethod: decided.refundMethod,
       appliedRule: applied,
       window: applied ? windowOf(applied.rule) : null,
       fallbackToTaxRule,
@@ -200,14 +206,20 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
 
   const method = methodOf(rule);
   if (!method.ok) return cannotQuote(method.why, applied, fallbackToTaxRule);
-  const penalty = penaltyOf(rule, ticket, rates, reasons);
-  if (!penalty.ok) return cannotQuote(penalty.why, applied, fallbackToTaxRule);
-  const fee = feeOf(rule, ticket, rates, reasons);
-  if (!fee.ok) return cannotQuote(fee.why, applied, fallbackToTaxRule);
-
-  // DESIGN 5: refundable parts and the clamped ticket part.
+  // DESIGN 7 + edge case: decided by flags, not amounts; any of the ticket's ancillaries (in-flow or post-ticketing) counts.
   const fareRefundable = flag(rule.fareRefundable);
   const taxRefundable = flag(rule.taxRefundable);
+  const categories = refundableCategories(rule);
+  const anyAncillary = [...ticket.ancillaries, ...ticket.postTicketingServices].some((a) => categories.has(a.category));
+  const isRefundable = fareRefundable || taxRefundable || anyAncillary;
+  // Edge case: a rule amount whose currency has no rate leaves the amounts unknown, not the rule's decision.
+  const ruleDecided = { isRefundable, refundMethod: method.value };
+  const penalty = penaltyOf(rule, ticket, rates, reasons);
+  if (!penalty.ok) return cannotQuote(penalty.why, applied, fallbackToTaxRule, penalty.noRate ? ruleDecided : undefined);
+  const fee = feeOf(rule, ticket, rates, reasons);
+  if (!fee.ok) return cannotQuote(fee.why, applied, fallbackToTaxRule, fee.noRate ? ruleDecided : undefined);
+
+  // DESIGN 5: refundable parts and the clamped ticket part.
   const refundableMinor = (fareRefundable ? ticket.fareMinor : 0) + (taxRefundable ? ticket.taxMinor : 0);
   reasons.push(
     `5. refundable = fare ${fareRefundable ? formatMinor(ticket.fareMinor, cur) : '0 (not refundable)'} + ` +
@@ -220,7 +232,6 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   );
 
   // DESIGN 6: in-flow ancillaries added after the clamp; post-ticketing listed separately with the same test.
-  const categories = refundableCategories(rule);
   const ancillaryRefunds: AncillaryRefund[] = [];
   for (const [i, a] of ticket.ancillaries.entries()) {
     const refundable = categories.has(a.category);
@@ -246,9 +257,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   const totalRefundMinor = ancillaryRefunds.reduce((sum, a) => sum + a.refundMinor, ticketRefundMinor);
   reasons.push(`6. total (ticket part + in-flow ancillaries) = ${cur} ${formatMinor(totalRefundMinor, cur)}`);
 
-  // DESIGN 7 + edge case: decided by flags, not amounts; any of the ticket's ancillaries (in-flow or post-ticketing) counts.
-  const anyAncillary = [...ticket.ancillaries, ...ticket.postTicketingServices].some((a) => categories.has(a.category));
-  const isRefundable = fareRefundable || taxRefundable || anyAncillary;
+  // DESIGN 7: isRefundable was decided above, from the rule's flags.
   reasons.push(isRefundable ? '7. refundable under this rule' : '7. rule refunds nothing (fare, tax and ancillaries non-refundable): isRefundable false, submitting → 808');
   reasons.push(`8. refund method ${method.value}`);
 
