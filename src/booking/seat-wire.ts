@@ -1,4 +1,4 @@
-// Wire schemas of seatAvailability.do (spec 2.12, 4.4; request fields from public-notes).
+// Wire schemas of seatAvailability.do (spec 2.12, 4.4; request fields: docs/architecture.md "The booking chain").
 import Type, { type Static } from 'typebox';
 import { Nullable } from '../wire.js';
 

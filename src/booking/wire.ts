@@ -1,5 +1,5 @@
 // Wire schemas of the booking chain: search.do, verify.do, getOffers.do, order.do, pay.do, getLuggage.do,
-// queryOrderDetails.do (public-notes "Booking chain"; where the notes are silent: docs/decisions/0012).
+// queryOrderDetails.do (docs/architecture.md "The booking chain"; the choices left open: docs/decisions/0012).
 import Type, { type Static } from 'typebox';
 import { Nullable, OrNull } from '../wire.js';
 

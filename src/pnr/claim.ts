@@ -1,5 +1,5 @@
 // pnr/claim.do: verify a booking made elsewhere against the airline record and create an order for the
-// calling client (spec 2.14, 4.6; DESIGN "Airline records").
+// calling client (spec 2.14, 4.6; docs/architecture.md "Airline records").
 import type { Kysely } from 'kysely';
 import type { AirlineDirectory, AirlineRecord, AirlineSegment } from '../airline/connector.js';
 import { normalizeFlightNumber } from '../airline/record.js';

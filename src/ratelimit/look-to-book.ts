@@ -1,4 +1,4 @@
-// Look-to-book (spec 7.2 status 223, DESIGN "Look-to-book"): per client, seat requests vs paid orders over a
+// Look-to-book (spec 7.2 status 223, docs/architecture.md "The booking chain"): per client, seat requests vs paid orders over a
 // rolling day. A client with `lookToBook: { maxRatio, minRequests }` in its settings is refused with 223 once
 // its requests reach minRequests and requests ÷ max(1, paid orders) pass maxRatio; without it, no check.
 //

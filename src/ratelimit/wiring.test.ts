@@ -1,4 +1,4 @@
-// The service's own rate pools (spec 8, public-notes "Rate limits"), as wired in app.ts: seatAvailability.do
+// The service's own rate pools (spec 8, docs/architecture.md "The booking chain"), as wired in app.ts: seatAvailability.do
 // and getLuggage.do share 60 a minute per client; validation failures do not count; the 61st call is a 429.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -93,7 +93,7 @@ interface ContextColumns {
 }
 
 /**
- * Everything a refund decision reads about one order, in ONE statement (DESIGN performance targets): the
+ * Everything a refund decision reads about one order, in ONE statement (docs/architecture.md "Performance targets"): the
  * order scoped to the caller, then its passengers, segments, tickets with coupons, ancillaries and live
  * refunds as JSON arrays of positional tuples (smaller to build and parse than objects), and, only when no
  * order matched an orderNo, whether it is the number of a post-ticketing service order of one of the

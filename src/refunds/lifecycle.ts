@@ -1,4 +1,4 @@
-// The refund lifecycle (DESIGN "Refund lifecycle"): workers carry each refund order through its statuses.
+// The refund lifecycle (docs/architecture.md "Refund lifecycle"): workers carry each refund order through its statuses.
 // deposit: 0 → 1 → 3 → 2, and 0 or 1 → 4; pass-through virtual card and refund claims: 0 → 1 → 5, 0 or 1 → 4,
 // 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
 // transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
@@ -328,7 +328,7 @@ export class RefundLifecycle {
       case 'refunded': {
         const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
         const details = { ...(r.details as object), outcome: { voucherCode: state.voucherCode } };
-        // DESIGN 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
+        // docs/architecture.md "Refund arithmetic" step 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
         const net = state.amountMinor + Number(r.post_refund_minor) - (r.service_fee_currency === state.currency ? r.service_fee_minor : 0);
         await this.inTransaction(async (trx) => {
           if (net < 0) {

@@ -1,4 +1,4 @@
-// Storing a quote's offer (refundQuotation.do, spec 4.1; DESIGN "Offers and submission"): older active offers
+// Storing a quote's offer (refundQuotation.do, spec 4.1; docs/architecture.md "Offers and submission"): older active offers
 // of the same tickets stop being usable and the new one is stored, atomically. Offers of quotes that finish
 // while an earlier write is still running are written together by one statement: one commit for several
 // quotes (group commit, decision 0016). Every quote still answers only after its own offer is committed.
@@ -22,7 +22,7 @@ export interface NewOffer {
 }
 
 /**
- * "A newer quote supersedes older offers", the one place it is written (DESIGN "Offers and submission"): the
+ * "A newer quote supersedes older offers", the one place it is written (docs/architecture.md "Offers and submission"): the
  * UPDATE, for a CTE named `batch` with columns order_no and ticket_nos, of the stored active offers of those
  * orders that share a ticket with a row of the batch. Offers (RECORD_OFFERS_SQL) and submissions by
  * refundRequestList (src/refunds/submit.ts) both write through it. The order numbers come as one array

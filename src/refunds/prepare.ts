@@ -1,4 +1,4 @@
-// Shared first half of quote and submit: shape, order, checks in DESIGN's order, the engine's quote.
+// Shared first half of quote and submit: shape, order, checks in the order of docs/architecture.md "Refund checks and their codes", the engine's quote.
 import { ApiError } from '../errors.js';
 import type { AirlineRefundTerms } from '../airline/connector.js';
 import { checkRequest, checkShape, type Reason, type Selection } from './checks.js';

@@ -189,7 +189,7 @@ export function wireParts(
     refundQuoteType: p.quoteType,
     refundMethod: p.refundMethod,
     refundTickets: p.tickets.map((t) => ({ lastName: t.lastName, firstName: t.firstName, ticketNo: t.ticketNo })),
-    // spec 2.4: non-null for cash back; DESIGN 8: null for vouchers
+    // spec 2.4: non-null for cash back; docs/architecture.md "Refund arithmetic" step 8: null for vouchers
     refundFareAmount:
       p.refundMethod === 'Voucher'
         ? null

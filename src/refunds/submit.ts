@@ -1,6 +1,6 @@
 // refund.do (spec 4.2): by refundOfferId (single use, guaranteed by the database) or by refundRequestList
 // (quote and submit in one step). Creates the refund order, its status history and its first job together,
-// in one statement (DESIGN "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
+// in one statement (docs/architecture.md "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
 import { newNumericId } from '../orders/orders.js';
 import { sql } from 'kysely';
 import { ApiError } from '../errors.js';
@@ -20,7 +20,7 @@ import type { RefundRequestItem, RefundSubmitRequest, RefundSubmitResponse } fro
 
 export const newRefundCode = newNumericId;
 
-/** deposit: 0 → 1 → 3 → 2; pass-through virtual card and refund claims: 0 → 1 → 5 (DESIGN lifecycle). */
+/** deposit: 0 → 1 → 3 → 2; pass-through virtual card and refund claims: 0 → 1 → 5 (docs/architecture.md "Refund lifecycle"). */
 export function pathOf(order: OrderRow): 'deposit' | 'card' {
   return order.source === 'booking' && order.payment_method === 'deposit' ? 'deposit' : 'card';
 }

@@ -40,7 +40,7 @@ function formatDecimal(d: Decimal): string {
 
 /**
  * A rule's "CUR 12.34" string in the quote currency. Same currency: parseMoney (half-up to the exponent).
- * Other currency: the exact written decimal is converted, rounding once (DESIGN edge cases: "converts once,
+ * Other currency: the exact written decimal is converted, rounding once (edge cases: "converts once,
  * rounding half-up straight to the ticket currency's minor unit"), so "USD 10.005" is not first rounded to cents.
  */
 export function ruleAmountIn(text: string, target: string, rates: Rates): Conversion {

@@ -1,4 +1,4 @@
-// quoteTicket: one ticket's refund quote, itemised, following DESIGN "Refund quote: the arithmetic" steps 1–7.
+// quoteTicket: one ticket's refund quote, itemised, following docs/architecture.md "Refund arithmetic" steps 1–7.
 import { MoneyError, exponentOf, formatMinor } from '../../money/money.js';
 import { convertMinor, ruleAmountIn } from './convert.js';
 import { divHalfUp, parseDecimal, pow10, toSafeNumber } from './decimal.js';
@@ -20,7 +20,7 @@ const REASONS: readonly string[] = ['0', '1', '4'];
 const PASSENGER_TYPES: readonly string[] = ['ADT', 'CHD', 'INF'];
 const METHODS: readonly string[] = ['CashBackToOriginalPayment', 'Voucher'];
 
-/** Absent booleans are false (DESIGN edge cases). */
+/** Absent booleans are false (edge cases). */
 function flag(value: boolean | null | undefined): boolean {
   return value === true;
 }
@@ -60,7 +60,7 @@ function validateTicket(ticket: TicketForQuote, reason: RefundReason): void {
 
 type Step<T> = { ok: true; value: T } | { ok: false; why: string; noRate?: true };
 
-/** DESIGN 5: penalty = max(penaltyAmount, penaltyPercent % of base); base fare or fare+tax, rounded once half-up. */
+/** step 5: penalty = max(penaltyAmount, penaltyPercent % of base); base fare or fare+tax, rounded once half-up. */
 function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: string[]): Step<number> {
   const cur = ticket.currency;
   let amount = 0;
@@ -76,7 +76,7 @@ function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteI
     if (!percent || percent.units < 0n) return { ok: false, why: `penaltyPercent ${String(rule.penaltyPercent)} is not a percentage ≥ 0` };
     const baseName = present(rule.penaltyPercentBase) ? rule.penaltyPercentBase : 'fare';
     if (baseName !== 'fare' && baseName !== 'fare+tax') return { ok: false, why: `penaltyPercentBase ${JSON.stringify(baseName)} is neither 'fare' nor 'fare+tax'` };
-    // The base is the full fare (or fare+tax) whatever is refundable (DESIGN edge cases).
+    // The base is the full fare (or fare+tax) whatever is refundable (edge cases).
     const base = baseName === 'fare' ? ticket.fareMinor : ticket.fareMinor + ticket.taxMinor;
     percentPart = toSafeNumber(divHalfUp(BigInt(base) * percent.units, 100n * pow10(percent.scale)));
     reasons.push(`5. ${String(rule.penaltyPercent)}% of ${baseName} ${formatMinor(base, cur)} = ${formatMinor(percentPart, cur)} (rounded half-up once)`);
@@ -143,7 +143,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     reasons,
   };
 
-  // DESIGN 4 + edge cases: a CannotQuote has all amounts 0; isRefundable true and method CashBackToOriginalPayment,
+  // step 4 + edge cases: a CannotQuote has all amounts 0; isRefundable true and method CashBackToOriginalPayment,
   // unless the chosen rule decided them (`decided`: a rule amount whose currency has no rate).
   const cannotQuote = (
     why: string,
@@ -176,7 +176,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     };
   };
 
-  // DESIGN 2–3: candidates and choice.
+  // step 2–3: candidates and choice.
   const query: CandidateQuery = { carrier: ticket.carrier, passengerType: ticket.passengerType, ruleType: ruleTypeFor(reason), minutesToDeparture: m };
   const ranked = rankCandidates(rules, query);
   const label = (a: AppliedRule): string =>
@@ -189,7 +189,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   if (!chosen) return cannotQuote('no rule matches', null, false);
   reasons.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
 
-  // DESIGN 3 + edge case: tax-refund fallback, reason '1' only, on the chosen rule's flags.
+  // step 3 + edge case: tax-refund fallback, reason '1' only, on the chosen rule's flags.
   let fallbackToTaxRule = false;
   if (reason === '1' && !flag(chosen.rule.fareRefundable) && !flag(chosen.rule.taxRefundable)) {
     const taxRule = rankCandidates(rules, { ...query, ruleType: '2' })[0];
@@ -206,7 +206,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
 
   const method = methodOf(rule);
   if (!method.ok) return cannotQuote(method.why, applied, fallbackToTaxRule);
-  // DESIGN 7 + edge case: decided by flags, not amounts; any of the ticket's ancillaries (in-flow or post-ticketing) counts.
+  // step 7 + edge case: decided by flags, not amounts; any of the ticket's ancillaries (in-flow or post-ticketing) counts.
   const fareRefundable = flag(rule.fareRefundable);
   const taxRefundable = flag(rule.taxRefundable);
   const categories = refundableCategories(rule);
@@ -219,7 +219,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   const fee = feeOf(rule, ticket, rates, reasons);
   if (!fee.ok) return cannotQuote(fee.why, applied, fallbackToTaxRule, fee.noRate ? ruleDecided : undefined);
 
-  // DESIGN 5: refundable parts and the clamped ticket part.
+  // step 5: refundable parts and the clamped ticket part.
   const refundableMinor = (fareRefundable ? ticket.fareMinor : 0) + (taxRefundable ? ticket.taxMinor : 0);
   reasons.push(
     `5. refundable = fare ${fareRefundable ? formatMinor(ticket.fareMinor, cur) : '0 (not refundable)'} + ` +
@@ -231,7 +231,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
       `${formatMinor(fee.value, cur)}) = ${formatMinor(ticketRefundMinor, cur)}`,
   );
 
-  // DESIGN 6: in-flow ancillaries added after the clamp; post-ticketing listed separately with the same test.
+  // step 6: in-flow ancillaries added after the clamp; post-ticketing listed separately with the same test.
   const ancillaryRefunds: AncillaryRefund[] = [];
   for (const [i, a] of ticket.ancillaries.entries()) {
     const refundable = categories.has(a.category);
@@ -257,7 +257,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   const totalRefundMinor = ancillaryRefunds.reduce((sum, a) => sum + a.refundMinor, ticketRefundMinor);
   reasons.push(`6. total (ticket part + in-flow ancillaries) = ${cur} ${formatMinor(totalRefundMinor, cur)}`);
 
-  // DESIGN 7: isRefundable was decided above, from the rule's flags.
+  // step 7: isRefundable was decided above, from the rule's flags.
   reasons.push(isRefundable ? '7. refundable under this rule' : '7. rule refunds nothing (fare, tax and ancillaries non-refundable): isRefundable false, submitting → 808');
   reasons.push(`8. refund method ${method.value}`);
 
