@@ -103,6 +103,113 @@ function methodOf(rule: RefundRule): Step<RefundMethod> {
   return { ok: true, value: rule.refundMethod };
 }
 
+type QuoteBase = Pick<
+  TicketQuote,
+  'ticketNo' | 'carrier' | 'passengerType' | 'reason' | 'departureUtc' | 'minutesToDeparture' | 'currency' | 'fareMinor' | 'taxMinor' | 'ancillaryPaidMinor' | 'reasons'
+>;
+
+/** What the chosen rule decides whatever the amounts (step 7 and step 8). */
+type RuleDecision = Pick<TicketQuote, 'isRefundable' | 'refundMethod'>;
+
+/**
+ * Step 4 + edge cases: a CannotQuote has all amounts 0; isRefundable true and method CashBackToOriginalPayment,
+ * unless the chosen rule decided them (`decided`: a rule amount whose currency has no rate).
+ */
+function cannotQuoteOf(
+  base: QuoteBase,
+  ticket: TicketForQuote,
+  why: string,
+  applied: AppliedRule | null,
+  fallbackToTaxRule: boolean,
+  decided: RuleDecision = { isRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
+): TicketQuote {
+  base.reasons.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
+  return {
+    ...base,
+    quoteType: 'CannotQuote',
+    isRefundable: decided.isRefundable,
+    refundMethod: decided.refundMethod,
+    appliedRule: applied,
+    window: applied ? windowOf(applied.rule) : null,
+    fallbackToTaxRule,
+    refundableMinor: 0,
+    penaltyMinor: 0,
+    airlineFeeMinor: 0,
+    ticketRefundMinor: 0,
+    ancillaryRefunds: ticket.ancillaries.map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor: 0 })),
+    postTicketingRefunds: ticket.postTicketingServices.map((s) => ({
+      postTicketingOrderNo: s.postTicketingOrderNo,
+      category: s.category,
+      currency: s.currency,
+      originalMinor: s.priceMinor,
+      refundMinor: 0,
+    })),
+    totalRefundMinor: 0,
+  };
+}
+
+/** Steps 2–3: the candidates, the chosen rule, and the tax-refund fallback (reason '1' only, on the chosen rule's flags). */
+function chooseRule(
+  rules: readonly RefundRule[],
+  query: CandidateQuery,
+  reason: RefundReason,
+  reasons: string[],
+): { applied: AppliedRule; fallbackToTaxRule: boolean } | null {
+  const ranked = rankCandidates(rules, query);
+  const label = (a: AppliedRule): string =>
+    `#${a.index} (${present(a.rule.passengerType) ? a.rule.passengerType : 'any passenger'}, window ${describeWindow(windowOf(a.rule))})`;
+  reasons.push(
+    `2. candidates for ${query.carrier} ruleType ${query.ruleType} ${query.passengerType} at m = ${query.minutesToDeparture}: ` +
+      (ranked.length ? ranked.map(label).join(', ') : 'none'),
+  );
+  const chosen = ranked[0];
+  if (!chosen) return null;
+  reasons.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
+  if (reason === '1' && !flag(chosen.rule.fareRefundable) && !flag(chosen.rule.taxRefundable)) {
+    const taxRule = rankCandidates(rules, { ...query, ruleType: '2' })[0];
+    if (taxRule) {
+      reasons.push(`3. voluntary rule refunds neither fare nor tax: tax-refund rule ${label(taxRule)} decides instead`);
+      return { applied: taxRule, fallbackToTaxRule: true };
+    }
+    reasons.push('3. voluntary rule refunds neither fare nor tax; no ruleType 2 rule matches, so it stands');
+  }
+  return { applied: chosen, fallbackToTaxRule: false };
+}
+
+/**
+ * Step 6: in-flow ancillaries refund their price (in the quote currency) when the rule lists their category;
+ * post-ticketing services are listed apart under the same test, in their own currency.
+ */
+function ancillaryRefundsOf(
+  ticket: TicketForQuote,
+  categories: ReadonlySet<string>,
+  paidInQuoteCurrency: readonly (number | null)[],
+  reasons: string[],
+): Step<{ ancillaryRefunds: AncillaryRefund[]; postTicketingRefunds: PostTicketingRefund[] }> {
+  const cur = ticket.currency;
+  const ancillaryRefunds: AncillaryRefund[] = [];
+  for (const [i, a] of ticket.ancillaries.entries()) {
+    const refundable = categories.has(a.category);
+    const inQuoteCurrency = paidInQuoteCurrency[i] ?? null;
+    if (refundable && inQuoteCurrency === null) return { ok: false, why: `ancillary ${a.category}: no usable rate ${a.currency}->${cur}` };
+    const refundMinor = refundable ? (inQuoteCurrency ?? 0) : 0;
+    ancillaryRefunds.push({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor });
+    reasons.push(`6. in-flow ${a.category} ${a.currency} ${formatMinor(a.priceMinor, a.currency)}: ${refundable ? `refundable → ${formatMinor(refundMinor, cur)}` : 'not refundable'}`);
+  }
+  const postTicketingRefunds: PostTicketingRefund[] = ticket.postTicketingServices.map((s) => {
+    const refundable = categories.has(s.category);
+    reasons.push(`6. post-ticketing ${s.postTicketingOrderNo} ${s.category} ${s.currency} ${formatMinor(s.priceMinor, s.currency)}: ${refundable ? 'refundable' : 'not refundable'}`);
+    return {
+      postTicketingOrderNo: s.postTicketingOrderNo,
+      category: s.category,
+      currency: s.currency,
+      originalMinor: s.priceMinor,
+      refundMinor: refundable ? s.priceMinor : 0,
+    };
+  });
+  return { ok: true, value: { ancillaryRefunds, postTicketingRefunds } };
+}
+
 /**
  * Quote one ticket. Pure: the clock is `now`, rates are passed in, nothing is read or written.
  * Throws RefundEngineInputError only for malformed ticket/clock input; rule problems (unreadable amount,
@@ -129,7 +236,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     ? null
     : paidInQuoteCurrency.reduce<number>((sum, v) => sum + (v ?? 0), 0);
 
-  const base = {
+  const base: QuoteBase = {
     ticketNo: ticket.ticketNo,
     carrier: ticket.carrier,
     passengerType: ticket.passengerType,
@@ -143,65 +250,13 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     reasons,
   };
 
-  // step 4 + edge cases: a CannotQuote has all amounts 0; isRefundable true and method CashBackToOriginalPayment,
-  // unless the chosen rule decided them (`decided`: a rule amount whose currency has no rate).
-  const cannotQuote = (
-    why: string,
-    applied: AppliedRule | null,
-    fallbackToTaxRule: boolean,
-    decided: { isRefundable: boolean; refundMethod: RefundMethod } = { isRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
-  ): TicketQuote => {
-    reasons.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
-    return {
-      ...base,
-      quoteType: 'CannotQuote',
-      isRefundable: decided.isRefundable,
-      refundMethod: decided.refundMethod,
-      appliedRule: applied,
-      window: applied ? windowOf(applied.rule) : null,
-      fallbackToTaxRule,
-      refundableMinor: 0,
-      penaltyMinor: 0,
-      airlineFeeMinor: 0,
-      ticketRefundMinor: 0,
-      ancillaryRefunds: ticket.ancillaries.map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor: 0 })),
-      postTicketingRefunds: ticket.postTicketingServices.map((s) => ({
-        postTicketingOrderNo: s.postTicketingOrderNo,
-        category: s.category,
-        currency: s.currency,
-        originalMinor: s.priceMinor,
-        refundMinor: 0,
-      })),
-      totalRefundMinor: 0,
-    };
-  };
+  const cannotQuote = (why: string, applied: AppliedRule | null, fallbackToTaxRule: boolean, decided?: RuleDecision): TicketQuote =>
+    cannotQuoteOf(base, ticket, why, applied, fallbackToTaxRule, decided);
 
-  // step 2–3: candidates and choice.
-  const query: CandidateQuery = { carrier: ticket.carrier, passengerType: ticket.passengerType, ruleType: ruleTypeFor(reason), minutesToDeparture: m };
-  const ranked = rankCandidates(rules, query);
-  const label = (a: AppliedRule): string =>
-    `#${a.index} (${present(a.rule.passengerType) ? a.rule.passengerType : 'any passenger'}, window ${describeWindow(windowOf(a.rule))})`;
-  reasons.push(
-    `2. candidates for ${ticket.carrier} ruleType ${query.ruleType} ${ticket.passengerType} at m = ${m}: ` +
-      (ranked.length ? ranked.map(label).join(', ') : 'none'),
-  );
-  let chosen = ranked[0];
-  if (!chosen) return cannotQuote('no rule matches', null, false);
-  reasons.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
-
-  // step 3 + edge case: tax-refund fallback, reason '1' only, on the chosen rule's flags.
-  let fallbackToTaxRule = false;
-  if (reason === '1' && !flag(chosen.rule.fareRefundable) && !flag(chosen.rule.taxRefundable)) {
-    const taxRule = rankCandidates(rules, { ...query, ruleType: '2' })[0];
-    if (taxRule) {
-      chosen = taxRule;
-      fallbackToTaxRule = true;
-      reasons.push(`3. voluntary rule refunds neither fare nor tax: tax-refund rule ${label(taxRule)} decides instead`);
-    } else {
-      reasons.push('3. voluntary rule refunds neither fare nor tax; no ruleType 2 rule matches, so it stands');
-    }
-  }
-  const applied = chosen;
+  // steps 2–3: candidates and choice.
+  const choice = chooseRule(rules, { carrier: ticket.carrier, passengerType: ticket.passengerType, ruleType: ruleTypeFor(reason), minutesToDeparture: m }, reason, reasons);
+  if (!choice) return cannotQuote('no rule matches', null, false);
+  const { applied, fallbackToTaxRule } = choice;
   const rule = applied.rule;
 
   const method = methodOf(rule);
@@ -232,28 +287,9 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   );
 
   // step 6: in-flow ancillaries added after the clamp; post-ticketing listed separately with the same test.
-  const ancillaryRefunds: AncillaryRefund[] = [];
-  for (const [i, a] of ticket.ancillaries.entries()) {
-    const refundable = categories.has(a.category);
-    const inQuoteCurrency = paidInQuoteCurrency[i] ?? null;
-    if (refundable && inQuoteCurrency === null) {
-      return cannotQuote(`ancillary ${a.category}: no usable rate ${a.currency}->${cur}`, applied, fallbackToTaxRule);
-    }
-    const refundMinor = refundable ? (inQuoteCurrency ?? 0) : 0;
-    ancillaryRefunds.push({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor });
-    reasons.push(`6. in-flow ${a.category} ${a.currency} ${formatMinor(a.priceMinor, a.currency)}: ${refundable ? `refundable → ${formatMinor(refundMinor, cur)}` : 'not refundable'}`);
-  }
-  const postTicketingRefunds: PostTicketingRefund[] = ticket.postTicketingServices.map((s) => {
-    const refundable = categories.has(s.category);
-    reasons.push(`6. post-ticketing ${s.postTicketingOrderNo} ${s.category} ${s.currency} ${formatMinor(s.priceMinor, s.currency)}: ${refundable ? 'refundable' : 'not refundable'}`);
-    return {
-      postTicketingOrderNo: s.postTicketingOrderNo,
-      category: s.category,
-      currency: s.currency,
-      originalMinor: s.priceMinor,
-      refundMinor: refundable ? s.priceMinor : 0,
-    };
-  });
+  const ancillaries = ancillaryRefundsOf(ticket, categories, paidInQuoteCurrency, reasons);
+  if (!ancillaries.ok) return cannotQuote(ancillaries.why, applied, fallbackToTaxRule);
+  const { ancillaryRefunds, postTicketingRefunds } = ancillaries.value;
   const totalRefundMinor = ancillaryRefunds.reduce((sum, a) => sum + a.refundMinor, ticketRefundMinor);
   reasons.push(`6. total (ticket part + in-flow ancillaries) = ${cur} ${formatMinor(totalRefundMinor, cur)}`);
 
