@@ -1,5 +1,5 @@
 // Runs every *.test.ts under src/ and test/ with node's test runner, capturing every log line the apps
-// write, then checks that no planted secret or personal value reached a log (DESIGN "Security").
+// write, then checks that no planted secret or personal value reached a log (docs/architecture.md "Security").
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

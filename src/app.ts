@@ -15,12 +15,13 @@ import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
 import { loggerOptions } from './log.js';
 import type { Store } from './store/store.js';
-import type { RefundDeps, RefundScheduler } from './refunds/deps.js';
+import type { AppDeps } from './deps.js';
+import type { RefundScheduler } from './refunds/deps.js';
 import { ratesFrom } from './refunds/pricing.js';
 import { createRatePools, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
-import { SeatMapCache } from './seats/cache.js';
+import { SeatMapCache } from './booking/seat-cache.js';
 import { ChainSessions } from './booking/sessions.js';
 
 export interface AppOptions {
@@ -40,31 +41,10 @@ export interface AppOptions {
   lookToBook?: LookToBook;
 }
 
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  db: Store['db'];
-  airlines: AirlineDirectory;
-  clock: Clock;
-  world: World | null;
-  authenticator: ClientAuthenticator;
-  idempotency: Idempotency;
-  metrics: Metrics;
-  refunds: RefundDeps;
-  /** Rate pools of spec 8 (in memory, or in Redis with REDIS_URL). */
-  pools: RatePools;
-  /** Look-to-book (223): a no-op until the counter lands. */
-  lookToBook: LookToBook;
-  /** Seat maps as bytes, kept per seat inventory version (decision 0014). */
-  seatMaps: SeatMapCache;
-  /** The booking chain's sessions, kept in memory once created or read (the store holds them all). */
-  sessions: ChainSessions;
-}
-
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
-  const { config, store, clock } = opts;
+  const { config } = opts;
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimitBytes,
@@ -83,7 +63,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('client', null);
 
-  const deps: AppDeps = {
+  const deps = depsOf(opts, app.log);
+  app.decorate('deps', deps);
+  app.addHook('onClose', async () => deps.pools.close());
+  addResponseHooks(app, deps);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler(app));
+
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
+  await app.register(swagger, openApiOptions(config));
+  registerRoutes(app, deps);
+  await app.ready();
+  return app;
+}
+
+/** What the routes see, built once per app. */
+function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
+  const { config, store, clock } = opts;
+  return {
     config,
     store,
     db: store.db,
@@ -101,14 +98,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       offerTtlMs: config.offerTtlMinutes * 60_000,
       scheduler: opts.refundScheduler,
     },
-    pools: opts.pools ?? createRatePools({ redis: null, log: app.log }),
-    lookToBook: opts.lookToBook ?? createLookToBook({ db: store.db, clock, log: app.log }),
+    pools: opts.pools ?? createRatePools({ redis: null, log }),
+    lookToBook: opts.lookToBook ?? createLookToBook({ db: store.db, clock, log }),
     seatMaps: new SeatMapCache(),
     sessions: new ChainSessions(store.db),
   };
-  app.decorate('deps', deps);
-  app.addHook('onClose', async () => deps.pools.close());
+}
 
+/** The request id on every answer, metrics per route, and keep-alive closed while shutting down. */
+function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
   // While shutting down, answers close their keep-alive connections so that draining can finish.
   let closing = false;
   app.addHook('preClose', async () => {
@@ -123,25 +121,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.elapsedTime / 1000);
   });
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler(app));
+}
 
-  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
-  await app.register(swagger, {
+function openApiOptions(config: Config) {
+  return {
     openapi: {
       info: { title: 'postbook', version: '0.1.0', description: 'Post-booking service: refunds, seats, PNR extraction and claim' },
       components: {
         securitySchemes: {
-          clientId: { type: 'apiKey', in: 'header', name: `x-${config.headerPrefix}-client-id` },
-          clientSecret: { type: 'apiKey', in: 'header', name: `x-${config.headerPrefix}-client-secret` },
+          clientId: { type: 'apiKey' as const, in: 'header', name: `x-${config.headerPrefix}-client-id` },
+          clientSecret: { type: 'apiKey' as const, in: 'header', name: `x-${config.headerPrefix}-client-secret` },
         },
       },
       security: [{ clientId: [], clientSecret: [] }],
     },
-  });
-  registerRoutes(app, deps);
-  await app.ready();
-  return app;
+  };
 }
 
 declare module 'fastify' {

@@ -40,7 +40,7 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): P
 }
 
 /**
- * `postbook worker`: the refund workers of DESIGN "Growing past one machine" in a process of their own, on
+ * `postbook worker`: the refund workers of docs/architecture.md "Growing past one machine" in a process of their own, on
  * the job tables the API processes share (run the API with WORKERS=false, or not: workers of both kinds
  * share the jobs, each job done once). Same world and airline connectors as the server (src/service.ts).
  * Resolves with the exit code once stopped.

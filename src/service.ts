@@ -1,7 +1,9 @@
-// Assembles a running service from configuration: store, sandbox world, airline connectors, app.
+// Assembles a running service: `assembleService` is the one wiring (seeding, airline connectors, refund
+// workers, rate pools, the app) that both the server (`createService`, from configuration) and the test
+// harness (src/test-support/app.ts, with a test world and store) call, so the tests run the production wiring.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { AirlineDirectory } from './airline/connector.js';
-import { SandboxConnector } from './airline/sandbox/connector.js';
+import { AirlineDirectory, type AirlineConnector } from './airline/connector.js';
+import { SandboxConnector, type SandboxBooks } from './airline/sandbox/connector.js';
 import { loadWorldFile, type World } from './airline/sandbox/world.js';
 import { buildApp } from './app.js';
 import { seedClients } from './clients/clients.js';
@@ -14,8 +16,9 @@ import pino from 'pino';
 import { loggerOptions } from './log.js';
 import type { Redis } from 'ioredis';
 import { connectRedis } from './ratelimit/redis.js';
-import { createRatePools } from './ratelimit/pools.js';
+import { createRatePools, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
+import type { LookToBook } from './booking/look-to-book.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -26,9 +29,71 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** Replaces the airline connectors of a process: given the world and the sandbox airline's books. */
+export type ConnectorFactory = (world: World, books: SandboxBooks) => AirlineConnector[];
+
 /** The airline connectors of a process: today the sandbox airline, keeping its books in the store. */
-export function createAirlines(world: World, store: Store, clock: Clock): AirlineDirectory {
-  return new AirlineDirectory([new SandboxConnector(world, { db: store.db, clock, shared: store.kind === 'postgres' })]);
+export function createAirlines(world: World, store: Store, clock: Clock, connectors?: ConnectorFactory): AirlineDirectory {
+  const books: SandboxBooks = { db: store.db, clock, shared: store.kind === 'postgres' };
+  return new AirlineDirectory(connectors ? connectors(world, books) : [new SandboxConnector(world, books)]);
+}
+
+/** What the wiring is given: opened and loaded by the caller, who also closes the store. */
+export interface ServiceParts {
+  config: Config;
+  clock: Clock;
+  world: World;
+  store: Store;
+  logger: FastifyBaseLogger;
+  /** REDIS_URL's connection: rate pools and look-to-book counts shared by all API processes. */
+  redis?: Redis | null;
+  connectors?: ConnectorFactory;
+  /** Refund workers: how often they poll, whether this process runs them, their queue schema. */
+  workers: { pollSeconds: number; run: boolean; schema?: string };
+  /** Rate pools and look-to-book; default: counted in memory, or in Redis when `redis` is given. */
+  pools?: RatePools;
+  lookToBook?: LookToBook;
+}
+
+/** The assembled service; its `close` stops the app and the workers (the store and Redis are the caller's). */
+export async function assembleService(parts: ServiceParts): Promise<Service> {
+  const { config, clock, world, store, logger: log } = parts;
+  await seedClients(
+    store.db,
+    world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })),
+    clock.now(),
+  );
+  await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now());
+  const airlines = createAirlines(world, store, clock, parts.connectors);
+  const workers = createRefundWorkers({
+    store,
+    airlines,
+    clock,
+    logger: log,
+    pollSeconds: parts.workers.pollSeconds,
+    ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
+  });
+  await workers.start(parts.workers.run);
+  try {
+    const redis = parts.redis ?? null;
+    const pools = parts.pools ?? createRatePools({ redis, log });
+    const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, pools, lookToBook });
+    return {
+      app,
+      store,
+      world,
+      clock,
+      workers,
+      async close() {
+        await app.close();
+        await workers.stop();
+      },
+    };
+  } catch (err) {
+    await workers.stop();
+    throw err;
+  }
 }
 
 export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {
@@ -43,30 +108,13 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
   });
   let redis: Redis | null = null;
   try {
-    await seedClients(
-      store.db,
-      world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })),
-      clock.now(),
-    );
-    await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now());
-    const airlines = createAirlines(world, store, clock);
     const log = logger ?? pino(loggerOptions(config.logLevel));
-    const workers = createRefundWorkers({ store, airlines, clock, logger: log, pollSeconds: config.refundPollSeconds });
-    await workers.start(config.runWorkers);
-    // With REDIS_URL the rate pools and look-to-book counts hold across API processes.
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
-    const pools = createRatePools({ redis, log });
-    const lookToBook = createLookToBook({ db: store.db, clock, redis, log });
-    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, pools, lookToBook });
+    const service = await assembleService({ config, clock, world, store, logger: log, redis, workers: { pollSeconds: config.refundPollSeconds, run: config.runWorkers } });
     return {
-      app,
-      store,
-      world,
-      clock,
-      workers,
+      ...service,
       async close() {
-        await app.close();
-        await workers.stop();
+        await service.close();
         await redis?.quit();
         await store.close();
       },

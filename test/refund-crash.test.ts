@@ -148,7 +148,7 @@ function distribution(values: number[]): string {
   return [...counts].sort(([a], [b]) => a - b).map(([v, n]) => `${v}×${n}`).join(' ');
 }
 
-/** The fictional names and e-mails of the world never reach the log (DESIGN "Security"). */
+/** The fictional names and e-mails of the world never reach the log (docs/architecture.md "Security"). */
 function assertNoPersonalData(procs: Proc[], bookings: CrashBooking[]) {
   const text = procs.map((p) => p.stdout() + p.stderr()).join('\n');
   // Last names of four letters or more: short words could occur by chance in random ids.

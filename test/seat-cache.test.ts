@@ -1,6 +1,6 @@
 // Two API processes on one PostgreSQL database: each keeps seat maps as bytes in its own memory, and a seat
-// sold through one shows occupied on the very next seatAvailability.do of the other (DESIGN performance
-// targets: cached seat maps are invalidated on every sale; spec 2.12 seatStatus F / O).
+// sold through one shows occupied on the very next seatAvailability.do of the other (docs/architecture.md
+// "Performance targets": cached seat maps are invalidated on every sale; spec 2.12 seatStatus F / O).
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

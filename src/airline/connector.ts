@@ -1,6 +1,7 @@
 // The airline connector interface: the only way postbook talks to an airline. The sandbox connector is
 // built in; a real one (NDC, a GDS) is another implementation registered for its carriers.
 import type { CouponStatus, PassengerType, PaymentMethod } from '../store/schema.js';
+import type { RefundReason, RefundRule } from '../refunds/engine/index.js';
 
 export type PnrStatus = 'OnHold' | 'Ticketed' | 'Cancelled' | 'Unknown';
 export type ScheduleStatus = 'onTime' | 'scheduleChanged' | 'cancelled';
@@ -107,22 +108,8 @@ export class ConnectorError extends Error {
 
 export type AirlineFeature = 'claims' | 'refunds' | 'voids' | 'seatSelection';
 
-/** A refund rule as the airline publishes it (spec 2.8). */
-export interface AirlineRefundRule {
-  airline: string;
-  ruleType: '0' | '1' | '2' | '3' | '4';
-  passengerType?: 'ADT' | 'CHD' | 'INF' | null;
-  penaltyAmount?: string | null;
-  penaltyPercent?: number | null;
-  penaltyPercentBase?: 'fare' | 'fare+tax' | null;
-  airlineFee?: string | null;
-  taxRefundable?: boolean | null;
-  fareRefundable?: boolean | null;
-  refundableAncillaries?: string[] | null;
-  startMinute?: number | null;
-  endMinute?: number | null;
-  refundMethod?: 'CashBackToOriginalPayment' | 'Voucher' | null;
-}
+/** A refund rule as the airline publishes it (spec 2.8): the refund engine's own type, declared once there. */
+export type AirlineRefundRule = RefundRule;
 
 /** What an airline publishes about refunds: its rules and its processing times. */
 export interface AirlineRefundTerms {
@@ -147,7 +134,7 @@ export interface AirlineRefundSubmission {
   refundCode: string;
   pnr: string;
   ticketNos: string[];
-  reason: '0' | '1' | '4';
+  reason: RefundReason;
   currency: string;
   /** What the tickets cost (fare + tax + in-flow ancillaries), minor units. */
   paidMinor: number;
@@ -175,6 +162,8 @@ export type AirlineRefundState =
 
 export interface AirlineConnector {
   readonly name: string;
+  /** Booking chain support (search … ticketing); absent: the airline is not bookable through postbook. */
+  readonly booking?: BookingConnector;
   /** Carriers this connector answers for. */
   carriers(): string[];
   /** Whether the airline offers a post-booking feature (a real connector reads it from its contract). */
@@ -352,9 +341,4 @@ export interface BookingConnector {
   book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer>;
   /** Issues the tickets of an OnHold booking; idempotent (a Ticketed booking answers its record). */
   issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord>;
-}
-
-export interface AirlineConnector {
-  /** Booking chain support (search … ticketing); absent: the airline is not bookable through postbook. */
-  readonly booking?: BookingConnector;
 }

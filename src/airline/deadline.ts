@@ -1,6 +1,9 @@
 // Call options with a time budget whose AbortSignal (and its timer) is made only when a connector waits.
 import type { CallOptions } from './connector.js';
 
+/** How long postbook waits for an airline when the caller sets no time-out: every airline call of a request or a worker. */
+export const AIRLINE_TIMEOUT_MS = 15_000;
+
 /**
  * A caller's budget, fixed when the call starts. Most sandbox reads never wait, and an
  * `AbortSignal.timeout` per call (a timer plus its bookkeeping) cost more than the read itself; the signal

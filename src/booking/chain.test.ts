@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { bookingWorld } from './test-world.js';
-import { contact, depDate, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from './test-helpers.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { contact, depDate, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const [emailA] = PLANTED.emails;

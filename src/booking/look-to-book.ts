@@ -1,4 +1,4 @@
-// Look-to-book (spec 7.2 status 223, DESIGN "Look-to-book"): seat requests vs paid orders per client.
+// Look-to-book (spec 7.2 status 223, docs/architecture.md "The booking chain"): seat requests vs paid orders per client.
 // The counter is src/ratelimit/look-to-book.ts. seatAvailability.do calls check() then recordSeatRequest();
 // pay.do calls recordPaidOrder().
 export interface LookToBook {

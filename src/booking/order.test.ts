@@ -6,8 +6,8 @@ import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { bookingWorld } from './test-world.js';
-import { contact, depDate, flightSeg, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from './test-helpers.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { contact, depDate, flightSeg, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const [emailA] = PLANTED.emails;

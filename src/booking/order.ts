@@ -1,12 +1,12 @@
 // order.do: books the session's itinerary with the airline (seats held, no tickets) and creates the
 // client's unpaid order ("0") with a payment deadline. Seats and bags come as passengers[].ancillaries.
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { insertOrderFromRecord, newOrderNo } from '../orders/orders.js';
-import type { AirlinePassenger, RequestedAncillary } from '../airline/connector.js';
-import { seatMapOf } from '../seats/availability.js';
-import { parseSeatProductCode, sessionBinding } from '../seats/product-code.js';
-import { airline, bookingOf, callOpts, type BookingDeps } from './pricing.js';
+import type { AirlinePassenger, AirlineRecord, RequestedAncillary } from '../airline/connector.js';
+import { seatMapOf } from './seat-availability.js';
+import { parseSeatProductCode, sessionBinding } from './seat-product-code.js';
+import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { feeMinorOf, flightRefOf, isoUtc, routingOf, type ChainSession } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { OrderRequest } from './wire.js';
@@ -25,25 +25,7 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
   if (!session) throw new ApiError(S.SESSION_INVALID, `${req.sessionId ? 'sessionId' : 'offerId'} missing or expired; verify again`);
   const it = session.itinerary;
 
-  const count = (t: number) => req.passengers.filter((p) => p.passengerType === t).length;
-  if (count(0) !== session.pax.adults || count(1) !== session.pax.children || count(2) !== session.pax.infants) {
-    throw new ApiError(S.PASSENGERS_MISMATCH, `passengers do not match the verified mix (${session.pax.adults} adult, ${session.pax.children} child, ${session.pax.infants} infant)`);
-  }
-  const passengers: AirlinePassenger[] = req.passengers.map((p, i) => {
-    const [last, first] = p.name.toUpperCase().split('/') as [string, string];
-    if (p.passengerType !== 0 && !p.birthday) throw new ApiError(S.INVALID, `invalid request: passengers.${i}.birthday is required for a child or infant`);
-    return {
-      ref: `p${i + 1}`,
-      type: PAX_TYPE[p.passengerType],
-      lastName: last.trim(),
-      firstName: first.trim(),
-      birthday: p.birthday ?? null,
-      gender: p.gender ?? null,
-      document: p.cardNum
-        ? { type: p.cardType ?? 'PP', number: p.cardNum, expiry: p.cardExpired ?? null, issuePlace: p.cardIssuePlace ?? null, nationality: p.nationality ?? null }
-        : null,
-    };
-  });
+  const passengers = passengersOf(req, session);
   const ancillaries = await ancillariesOf(deps, session, req, passengers);
 
   const orderNo = newOrderNo();
@@ -81,26 +63,7 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
   const feeMinor = feeMinorOf(it, session.pax);
   const deadline = new Date(now.getTime() + PAYMENT_WINDOW_MS);
 
-  await deps.db.transaction().execute(async (trx) => {
-    await insertOrderFromRecord(trx, { orderNo, clientId, source: 'booking', record, now });
-    await trx.updateTable('orders').set({ currency, total_minor: fareMinor + ancillaryMinor, updated_at: now }).where('order_no', '=', orderNo).execute();
-    await trx
-      .insertInto('booking_orders')
-      .values({
-        order_no: orderNo,
-        client_id: clientId,
-        session_id: session.id,
-        payment_deadline: deadline,
-        pay_state: 'unpaid',
-        payment_method: null,
-        card_last4: null,
-        fee_minor: feeMinor,
-        details: JSON.stringify({ seats: answer.seats, ancillaries: sold.map((a) => ({ ...a })) }),
-        created_at: now,
-        paid_at: null,
-      })
-      .execute();
-  });
+  await recordOrder(deps, { orderNo, clientId, sessionId: session.id, record, now, currency, totalMinor: fareMinor + ancillaryMinor, deadline, feeMinor, details: { seats: answer.seats, ancillaries: sold.map((a) => ({ ...a })) } });
 
   const nameOf = (ref: string) => {
     const p = passengers.find((x) => x.ref === ref)!;
@@ -119,6 +82,57 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
     seats: answer.seats.map((s) => ({ name: nameOf(s.paxRef), segmentIndex: s.segmentIndex, requestedSeat: s.requested, seat: s.assigned })),
     routing: routingOf(it),
   };
+}
+
+/** The request's passengers as the airline takes them, once they match the verified mix (302) and carry what a child or infant needs. */
+function passengersOf(req: OrderRequest, session: ChainSession): AirlinePassenger[] {
+  const count = (t: number) => req.passengers.filter((p) => p.passengerType === t).length;
+  if (count(0) !== session.pax.adults || count(1) !== session.pax.children || count(2) !== session.pax.infants) {
+    throw new ApiError(S.PASSENGERS_MISMATCH, `passengers do not match the verified mix (${session.pax.adults} adult, ${session.pax.children} child, ${session.pax.infants} infant)`);
+  }
+  return req.passengers.map((p, i) => {
+    const [last, first] = p.name.toUpperCase().split('/') as [string, string];
+    if (p.passengerType !== 0 && !p.birthday) throw new ApiError(S.INVALID, `invalid request: passengers.${i}.birthday is required for a child or infant`);
+    return {
+      ref: `p${i + 1}`,
+      type: PAX_TYPE[p.passengerType],
+      lastName: last.trim(),
+      firstName: first.trim(),
+      birthday: p.birthday ?? null,
+      gender: p.gender ?? null,
+      document: p.cardNum
+        ? { type: p.cardType ?? 'PP', number: p.cardNum, expiry: p.cardExpired ?? null, issuePlace: p.cardIssuePlace ?? null, nationality: p.nationality ?? null }
+        : null,
+    };
+  });
+}
+
+/** The client's unpaid order and its booking row, in one transaction (after the airline booked). */
+async function recordOrder(
+  deps: BookingDeps,
+  o: { orderNo: string; clientId: string; sessionId: string; record: AirlineRecord; now: Date; currency: string; totalMinor: number; deadline: Date; feeMinor: number; details: object },
+): Promise<void> {
+  const { orderNo, clientId, record, now, currency, deadline, feeMinor } = o;
+  await deps.db.transaction().execute(async (trx) => {
+    await insertOrderFromRecord(trx, { orderNo, clientId, source: 'booking', record, now });
+    await trx.updateTable('orders').set({ currency, total_minor: o.totalMinor, updated_at: now }).where('order_no', '=', orderNo).execute();
+    await trx
+      .insertInto('booking_orders')
+      .values({
+        order_no: orderNo,
+        client_id: clientId,
+        session_id: o.sessionId,
+        payment_deadline: deadline,
+        pay_state: 'unpaid',
+        payment_method: null,
+        card_last4: null,
+        fee_minor: feeMinor,
+        details: JSON.stringify(o.details),
+        created_at: now,
+        paid_at: null,
+      })
+      .execute();
+  });
 }
 
 function bagPrice(b: ReturnType<typeof bookingOf>, it: ChainSession['itinerary'], a: RequestedAncillary): number | null {

@@ -3,9 +3,9 @@
 // logged. The airline call happens outside any transaction: the order is marked "1" (ticketing) first.
 import { ConnectorError } from '../airline/connector.js';
 import type { PaymentMethod } from '../store/schema.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { findClientOrder, insertTicketsFromRecord } from '../orders/orders.js';
-import { bookingOf, callOpts, type BookingDeps } from './pricing.js';
+import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { PayRequest } from './wire.js';
 

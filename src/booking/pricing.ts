@@ -1,45 +1,12 @@
 // search.do, verify.do and getOffers.do: the airline prices an itinerary; postbook keeps it as a
 // routingIdentifier, a sessionId or an offerId for the later steps.
-import type { Kysely } from 'kysely';
-import { ConnectorError, type AirlineDirectory, type BookingConnector, type FlightRef } from '../airline/connector.js';
-import type { Clock } from '../clock.js';
-import { ApiError } from '../http/errors.js';
+import type { BookingConnector, FlightRef } from '../airline/connector.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
-import type { Database } from '../store/schema.js';
-import type { SeatMapCache } from '../seats/cache.js';
-import type { LookToBook } from './look-to-book.js';
-import { isoUtc, itineraryOf, routingOf, type ChainSessions, type PaxCounts } from './sessions.js';
+import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
+import { isoUtc, itineraryOf, routingOf, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { GetOffersRequest, SearchRequest, VerifyRequest } from './wire.js';
-
-export interface BookingDeps {
-  db: Kysely<Database>;
-  airlines: AirlineDirectory;
-  clock: Clock;
-  seatMaps: SeatMapCache;
-  /** The chain's sessions (store + this process's memory). */
-  sessions: ChainSessions;
-  lookToBook: LookToBook;
-}
-
-export const AIRLINE_TIMEOUT_MS = 15_000;
-export const callOpts = () => ({ signal: AbortSignal.timeout(AIRLINE_TIMEOUT_MS) });
-
-export function bookingOf(airlines: AirlineDirectory, carrier: string): BookingConnector {
-  const c = airlines.forCarrier(carrier.toUpperCase());
-  if (!c?.booking) throw new ApiError(S.NOT_BOOKABLE, `airline ${carrier} cannot be booked through this service`);
-  return c.booking;
-}
-
-/** Airline failures become 299 (the verify family's "other" code); everything else passes through. */
-export async function airline<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof ConnectorError) throw new ApiError(S.AIRLINE_ERROR, `airline error: ${err.kind}`);
-    throw err;
-  }
-}
 
 export function paxOf(req: { adults: number; children?: number | null; infants?: number | null }): PaxCounts {
   const pax = { adults: req.adults, children: req.children ?? 0, infants: req.infants ?? 0 };

@@ -1,9 +1,9 @@
 // queryOrderDetails.do (by orderNo, or airlinePNR + carrier) and getLuggage.do (bags of a session or offer).
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { isoUtc } from './sessions.js';
 import { baggageProducts } from './order.js';
-import { bookingOf, type BookingDeps } from './pricing.js';
+import { bookingOf, type BookingDeps } from './airline-calls.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { GetLuggageRequest, QueryOrderRequest } from './wire.js';
 

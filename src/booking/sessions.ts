@@ -19,27 +19,30 @@ export const SESSION_TTL_MS: Record<SessionKind, number> = {
 const PREFIX: Record<SessionKind, string> = { search: 'rt_', verify: 'ses_', offer: 'ofr_' };
 
 /** A segment as the chain keeps it: plain values (no Date), enough to answer and to book. */
-export interface ChainSegment {
-  index: number;
-  direction: 'out' | 'ret';
-  carrier: string;
-  flightNumber: string;
-  depAirport: string;
-  arrAirport: string;
-  /** 'yyyy-MM-dd HH:mm' airport-local */
-  depLocal: string;
-  arrLocal: string;
+export type ChainSegment = Pick<
+  AirlineSegment,
+  | 'index'
+  | 'direction'
+  | 'carrier'
+  | 'flightNumber'
+  | 'depAirport'
+  | 'arrAirport'
+  | 'depLocal'
+  | 'arrLocal'
+  | 'depTerminal'
+  | 'arrTerminal'
+  | 'fareFamily'
+  | 'aircraftCode'
+  | 'codeShare'
+  | 'operatingCarrier'
+  | 'operatingFlightNumber'
+  | 'durationMinutes'
+> & {
+  /** yyyyMMdd of depLocal */
   depDate: string;
-  depTerminal: string | null;
-  arrTerminal: string | null;
+  /** As priced (the airline's segment may leave it null: 1). */
   cabinClass: number;
-  fareFamily: string | null;
-  aircraftCode: string | null;
-  codeShare: boolean;
-  operatingCarrier: string;
-  operatingFlightNumber: string;
-  durationMinutes: number;
-}
+};
 
 export interface ChainItinerary {
   carrier: string;

@@ -1,5 +1,5 @@
-// Status codes of the booking chain (public-notes "Booking chain"; the numbers inside each documented range
-// that the notes leave open are ours: docs/decisions/0012).
+// Status codes of the booking chain (docs/architecture.md "The booking chain"; the numbers inside each documented
+// range are ours: docs/decisions/0012).
 export const BOOKING_STATUS = {
   OK: 0,
   INVALID: 100,

@@ -1,7 +1,7 @@
 // Wire schemas of the booking chain: search.do, verify.do, getOffers.do, order.do, pay.do, getLuggage.do,
-// queryOrderDetails.do (public-notes "Booking chain"; where the notes are silent: docs/decisions/0012).
+// queryOrderDetails.do (docs/architecture.md "The booking chain"; the choices left open: docs/decisions/0012).
 import Type, { type Static } from 'typebox';
-import { Nullable, OrNull } from '../http/wire.js';
+import { Nullable, OrNull } from '../wire.js';
 
 const Str = (opts: object = {}) => Type.String({ maxLength: 200, ...opts });
 const Carrier = Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: '2-letter IATA airline code' });

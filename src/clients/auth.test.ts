@@ -1,4 +1,4 @@
-// DESIGN "Security": scrypt hashes, constant-time checks, rotation with a grace period, disabling.
+// docs/architecture.md "Security": scrypt hashes, constant-time checks, rotation with a grace period, disabling.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestClock } from '../clock.js';

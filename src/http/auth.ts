@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedClient, ClientAuthenticator } from '../clients/auth.js';
 import { digest, sameDigest } from '../clients/secrets.js';
-import { ApiError, COMMON } from './errors.js';
+import { ApiError, COMMON } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

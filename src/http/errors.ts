@@ -1,43 +1,7 @@
-// One error type for every failure a caller may see, and the status codes of each endpoint family.
+// The error handler (ApiError, validation and transport failures → the failure body) and the 404/405
+// handler. The error type and the status families are src/errors.ts.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-
-/** Endpoint families: each has its own validation status (DESIGN "Wire conventions"). */
-export type Family = 'pnr' | 'refund' | 'seat' | 'booking' | 'admin';
-
-export const VALIDATION_STATUS: Record<Family, number> = {
-  pnr: 100,
-  refund: 810,
-  seat: 220,
-  booking: 100,
-  admin: 100,
-};
-
-/** Statuses shared by every endpoint (public-notes "Common"). */
-export const COMMON = {
-  UNAUTHORIZED: 900,
-  NOT_JSON: 901,
-  BODY_TOO_LARGE: 413,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  SYSTEM_ERROR: 9999,
-} as const;
-
-/** A failure with its body status and msg. HTTP 200 unless the wire conventions say otherwise. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly msg: string,
-    readonly httpStatus = 200,
-  ) {
-    super(msg);
-    this.name = 'ApiError';
-  }
-}
-
-export interface ErrorBody {
-  status: number;
-  msg: string;
-}
+import { ApiError, COMMON, VALIDATION_STATUS, type ErrorBody, type Family } from '../errors.js';
 
 /** Routes may add required fields to their failure bodies (extractPnr.do echoes airlinePnr …). */
 export type ErrorShaper = (base: ErrorBody, request: FastifyRequest) => Record<string, unknown>;

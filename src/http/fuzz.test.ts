@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { adminHeaders, authHeaders, makeTestApp, type TestApp } from '../test-support/app.js';
 import { createRatePools } from '../ratelimit/pools.js';
-import { VALIDATION_STATUS } from './errors.js';
+import { VALIDATION_STATUS } from '../errors.js';
 import { MAX_WIRE_DEPTH, MAX_WIRE_NUMBER } from './validation.js';
 
 /** Requests per endpoint: a few seconds for the whole file on either store (FUZZ_RUNS=1000 for a long hunt). */

@@ -1,10 +1,15 @@
 // Optional Idempotency-Key: the same key with the same body replays the first answer; with another body it
 // is refused. Only final answers are kept: a system error or an airline time-out may be retried for real.
-// Concurrent twins wait for the first answer instead of running the work twice.
+// Concurrent twins wait for the first answer instead of running the work twice. `idempotent(…)` wraps a
+// route's command with it, so the route table holds no replay policy.
 import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { AuthenticatedClient } from '../clients/auth.js';
 import type { Database } from '../store/schema.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
+import { callerOf } from './auth.js';
+import { sendError } from './errors.js';
 
 export interface StoredAnswer {
   httpStatus: number;
@@ -135,4 +140,56 @@ interface Where {
   key: string;
   requestHash: string;
   validationStatus: number;
+}
+
+/** How an endpoint replays: its name in the key store, its validation status, what a busy twin answers. */
+export interface IdempotentEndpoint {
+  endpoint: string;
+  validationStatus: number;
+  /** The answer to a request whose twin is still running after the wait; null: run it anyway. */
+  busy: StoredAnswer | null;
+  /** Whether an answer may be replayed (otherwise the key is released for a real retry). */
+  isFinal(answer: StoredAnswer): boolean;
+}
+
+/** Business failures become stored answers so Idempotency-Key can replay them. */
+async function answerOf(work: () => Promise<object>): Promise<StoredAnswer> {
+  try {
+    return { httpStatus: 200, body: await work() };
+  } catch (err) {
+    if (err instanceof ApiError && err.httpStatus === 200) return { httpStatus: 200, body: { status: err.status, msg: err.msg } };
+    throw err;
+  }
+}
+
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: StoredAnswer) {
+  const body = answer.body as { status: number; msg: string };
+  if (body.status !== 0) return sendError(request, reply, body.status, body.msg, answer.httpStatus);
+  return reply.code(answer.httpStatus).send(body);
+}
+
+/**
+ * A route handler that runs `command` for the authenticated client once per Idempotency-Key (no key: every
+ * time) and replays its final answer. The route's schema must declare the optional `idempotency-key` header.
+ */
+export function idempotent<Body>(keys: Idempotency, endpoint: IdempotentEndpoint, command: (client: AuthenticatedClient, body: Body) => Promise<object>) {
+  // Returns the reply once sent (Fastify's way of saying "answered"), typed `never` so any route's
+  // response type accepts it.
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<never> => {
+    const client = callerOf(request);
+    const body = request.body as Body;
+    const answer = await keys.run(
+      {
+        clientId: client.clientId,
+        endpoint: endpoint.endpoint,
+        key: request.headers['idempotency-key'] as string | undefined,
+        body,
+        validationStatus: endpoint.validationStatus,
+        busy: endpoint.busy,
+      },
+      () => answerOf(() => command(client, body)),
+      (a) => endpoint.isFinal(a),
+    );
+    return sendAnswer(request, reply, answer) as never;
+  };
 }

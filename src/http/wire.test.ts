@@ -1,4 +1,4 @@
-// DESIGN "Wire conventions": the error model, gzip, request ids, header prefix.
+// docs/architecture.md "Wire conventions": the error model, gzip, request ids, header prefix.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';

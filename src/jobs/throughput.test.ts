@@ -1,5 +1,5 @@
 // Prints the job queue's throughput on the store in use (2000 tiny jobs). A measurement, not a check: it is
-// skipped unless JOBS_THROUGHPUT=1, and asserts nothing about speed (DESIGN: never timed tests).
+// skipped unless JOBS_THROUGHPUT=1, and asserts nothing about speed (docs/architecture.md "Performance targets": never timed tests).
 import { test } from 'node:test';
 import { openTestStore } from '../test-support/app.js';
 import { measureQueueThroughput } from './throughput.js';

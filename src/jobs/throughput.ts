@@ -1,6 +1,6 @@
 // The job queue's own throughput on a store: tiny jobs sent one by one then drained (measureQueueThroughput),
 // or inserted at once then drained by a worker with given options (measureQueueDrain: the bench compares the
-// refund backlog's rate to status 1 with it, DESIGN "Performance targets").
+// refund backlog's rate to status 1 with it, docs/architecture.md "Performance targets").
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Store } from '../store/store.js';

@@ -1,7 +1,7 @@
 // extractPnr.do: the airline-side record as the airline reports it now, never postbook's copy (spec 2.13).
 import type { AirlineAncillary, AirlineDirectory, AirlineRecord, AirlineSegment, AirlineTicket } from '../airline/connector.js';
 import { isImmutableRecord, recordPrice } from '../airline/record.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { formatMinor, toAmount } from '../money/money.js';
 import { callerKnowsRecord, DEFAULT_TIMEOUT_MS, NOT_FOUND_MSG, readAirlineRecord } from './records.js';
 import { PNR_STATUS } from './statuses.js';

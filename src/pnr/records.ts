@@ -1,11 +1,12 @@
 // Reading an airline record for a caller: bounded in time, and shown only to a caller who knows it.
 import { ConnectorError, type AirlineDirectory, type AirlineRecord } from '../airline/connector.js';
-import { Deadline } from '../airline/deadline.js';
+import { AIRLINE_TIMEOUT_MS, Deadline } from '../airline/deadline.js';
 import { isImmutableRecord } from '../airline/record.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { PNR_STATUS } from './statuses.js';
 
-export const DEFAULT_TIMEOUT_MS = 15_000;
+/** extractPnr.do without `timeout`, and pnr/claim.do: the one airline time-out. */
+export const DEFAULT_TIMEOUT_MS = AIRLINE_TIMEOUT_MS;
 
 /** Names compare without case, accents, spaces or punctuation ("de la Cruz" = "DELACRUZ"). */
 export function normalizeName(name: string): string {

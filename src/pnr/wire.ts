@@ -1,6 +1,6 @@
 // Wire schemas of extractPnr.do (spec 2.13, 4.5) and pnr/claim.do (spec 2.14, 4.6).
 import Type, { type Static } from 'typebox';
-import { Nullable, OrNull } from '../http/wire.js';
+import { Nullable, OrNull } from '../wire.js';
 
 const Str = (opts: object = {}) => Type.String({ maxLength: 200, ...opts });
 const Carrier = Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: '2-letter IATA airline code' });

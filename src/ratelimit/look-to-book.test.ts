@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import fc from 'fast-check';
 import { TestClock } from '../clock.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { seedClients } from '../clients/clients.js';
 import { openTestStore } from '../test-support/app.js';
 import type { Store } from '../store/store.js';

@@ -1,4 +1,4 @@
-// Look-to-book (spec 7.2 status 223, DESIGN "Look-to-book"): per client, seat requests vs paid orders over a
+// Look-to-book (spec 7.2 status 223, docs/architecture.md "The booking chain"): per client, seat requests vs paid orders over a
 // rolling day. A client with `lookToBook: { maxRatio, minRequests }` in its settings is refused with 223 once
 // its requests reach minRequests and requests ÷ max(1, paid orders) pass maxRatio; without it, no check.
 //
@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import type { ClientSettings, Database } from '../store/schema.js';
 
 /** The seat status of spec 7.2. */

@@ -1,12 +1,12 @@
 // Rate pools: sharing within a pool, independence across pools and clients, per-client limits, the
-// counting rules of public-notes, the 429 answer, the rolling window, and (with REDIS_URL) one pool across
+// counting rules of docs/architecture.md "The booking chain", the 429 answer, the rolling window, and (with REDIS_URL) one pool across
 // two app instances.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createRatePools, poolLimit, DEFAULT_POOL_LIMITS } from './pools.js';
-import { poolCall, poolTestApp, POOL_ROUTES, type TestClients } from './test-app.js';
+import { poolCall, poolTestApp, POOL_ROUTES, type TestClients } from '../test-support/pool-app.js';
 
 const CLIENTS: TestClients = {
   alpha: {},
@@ -75,7 +75,7 @@ test('invalid bodies and missing or wrong credentials do not count; business fai
   }
 });
 
-test('over the limit: HTTP 429, the DESIGN body, Retry-After in whole seconds; refusals are not counted and the window rolls', async () => {
+test('over the limit: HTTP 429, the documented body, Retry-After in whole seconds; refusals are not counted and the window rolls', async () => {
   let now = 1_000_000;
   const app = await poolTestApp(createRatePools({ redis: null, now: () => now }), CLIENTS);
   try {

@@ -1,4 +1,4 @@
-// Rate pools (spec 8, public-notes "Rate limits"): per client, rolling 60 s. seatAvailability.do and
+// Rate pools (spec 8, docs/architecture.md "The booking chain"): per client, rolling 60 s. seatAvailability.do and
 // getLuggage.do share the ancillary pool; verify.do and getOffers.do share the verify pool. Routes of a pool
 // are registered inside one Fastify plugin scope, and the scope calls `pool.attach(scope)` first.
 //
@@ -56,7 +56,7 @@ export function poolLimit(settings: Record<string, unknown> | undefined, pool: P
   return typeof own === 'number' && Number.isInteger(own) && own >= 1 ? own : defaults[SETTING[pool]];
 }
 
-/** The wire body of a refused request (DESIGN "Wire conventions": both spellings). */
+/** The wire body of a refused request (docs/architecture.md "Wire conventions": both spellings). */
 export function overLimitBody(pool: PoolName, limit: number, retryAfter: number) {
   const message = `rate limit exceeded: the ${pool} pool allows ${limit} requests per minute; retry in ${retryAfter} s`;
   return { status: 429, msg: message, code: 429, message, limitType: pool, limit, retryAfter };

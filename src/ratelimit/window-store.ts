@@ -1,7 +1,7 @@
 // Rolling-window stores for @fastify/rate-limit. The plugin's own stores count fixed windows that start at a
-// key's first request (60 requests at 0:59 and 60 more at 1:01 pass); spec 8 and public-notes ask for a
+// key's first request (60 requests at 0:59 and 60 more at 1:01 pass); spec 8 and docs/architecture.md ask for a
 // rolling window, so these keep the time of every accepted request (a sliding log) and never record a
-// refused one (public-notes: requests refused by the limiter do not count). Decision record 0013.
+// refused one (docs/architecture.md: requests refused by the limiter do not count). Decision record 0013.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';

@@ -1,11 +1,11 @@
-// The service's own rate pools (spec 8, public-notes "Rate limits"), as wired in app.ts: seatAvailability.do
+// The service's own rate pools (spec 8, docs/architecture.md "The booking chain"), as wired in app.ts: seatAvailability.do
 // and getLuggage.do share 60 a minute per client; validation failures do not count; the 61st call is a 429.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { bookingWorld } from '../booking/test-world.js';
-import { seatSegments, verifyFlights } from '../booking/test-helpers.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { seatSegments, verifyFlights } from '../test-support/booking.js';
 
 test('spec 8: seatAvailability.do + getLuggage.do share one pool of 60 per client in the running app', async () => {
   const t = await makeTestApp({ world: bookingWorld() });

@@ -1,15 +1,16 @@
-// The refund checks, in DESIGN's order ("Checks and their codes"), after shape (810), order (801/824).
+// The refund checks, in the order of docs/architecture.md "Refund checks and their codes", after shape (810), order (801/824).
 // Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
 import { DateTime } from 'luxon';
 import type { AirlineRefundTerms } from '../airline/connector.js';
-import { ApiError } from '../http/errors.js';
+import type { RefundReason } from './engine/index.js';
+import { ApiError } from '../errors.js';
 import { normalizeName } from '../pnr/records.js';
 import { normalizeFlightNumber } from '../airline/record.js';
 import type { OrderContext, PaxRow, SegmentRow, TicketRow } from './context.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem } from './wire.js';
 
-export type Reason = '0' | '1' | '4';
+export type Reason = RefundReason;
 
 export interface Pick {
   pax: PaxRow;
@@ -150,7 +151,7 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
 
   const now = env.now.getTime();
   const firstDep = Math.min(...tickets.map((t) => firstDeparture(ctx, t).depAt.getTime()));
-  // 825: refund.do only; the quote still answers (DESIGN)
+  // 825: refund.do only; the quote still answers (docs/architecture.md "Refund checks and their codes")
   if (env.forSubmit && reason === '1' && now >= firstDep) {
     fail(S.OPERATOR_CONSOLE, 'a voluntary refund after departure must be submitted through the operator console');
   }

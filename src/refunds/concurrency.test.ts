@@ -1,4 +1,4 @@
-// refund.do under concurrency (DESIGN "Offers and submission"): many simultaneous submissions of one offer,
+// refund.do under concurrency (docs/architecture.md "Offers and submission"): many simultaneous submissions of one offer,
 // of one passenger, or with one Idempotency-Key make exactly one refund order; every other call answers a
 // documented status (spec 7.1: 813 illegal offer state, 814 submission in progress, 803 already submitted).
 // Runs on PGlite (one connection: the submissions serialise) and on PostgreSQL with DATABASE_URL (real

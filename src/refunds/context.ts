@@ -1,5 +1,6 @@
 // Everything a refund decision reads about one order, loaded in one statement (no airline call).
 import type { Kysely } from 'kysely';
+import type { AirlineSegment } from '../airline/connector.js';
 import type { CouponStatus, Database, OrderRow, PassengerType } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared.js';
 
@@ -10,19 +11,10 @@ export interface PaxRow {
   firstName: string;
 }
 
-export interface SegmentRow {
-  index: number;
-  direction: 'out' | 'ret';
-  carrier: string;
-  flightNumber: string;
-  depAirport: string;
-  arrAirport: string;
-  depLocal: string;
+/** A segment of the order as the refund checks read it: the airline's segment (airline/connector.ts), as stored. */
+export type SegmentRow = Pick<AirlineSegment, 'index' | 'direction' | 'carrier' | 'flightNumber' | 'depAirport' | 'arrAirport' | 'depLocal' | 'depTimeZone' | 'depAt' | 'arrAt'> & {
   bookedDepLocal: string | null;
-  depTimeZone: string;
-  depAt: Date;
-  arrAt: Date;
-}
+};
 
 export interface TicketRow {
   ticketNo: string;
@@ -101,7 +93,7 @@ interface ContextColumns {
 }
 
 /**
- * Everything a refund decision reads about one order, in ONE statement (DESIGN performance targets): the
+ * Everything a refund decision reads about one order, in ONE statement (docs/architecture.md "Performance targets"): the
  * order scoped to the caller, then its passengers, segments, tickets with coupons, ancillaries and live
  * refunds as JSON arrays of positional tuples (smaller to build and parse than objects), and, only when no
  * order matched an orderNo, whether it is the number of a post-ticketing service order of one of the

@@ -1,4 +1,4 @@
-// DESIGN "Refund lifecycle": the workers carry refunds through their statuses by payment method, record
+// docs/architecture.md "Refund lifecycle": the workers carry refunds through their statuses by payment method, record
 // every transition, and take the airline's actual amount. The sandbox airline decides per its world.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The refund lifecycle (DESIGN "Refund lifecycle"): workers carry each refund order through its statuses.
+// The refund lifecycle (docs/architecture.md "Refund lifecycle"): workers carry each refund order through its statuses.
 // deposit: 0 → 1 → 3 → 2, and 0 or 1 → 4; pass-through virtual card and refund claims: 0 → 1 → 5, 0 or 1 → 4,
 // 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
 // transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
@@ -18,7 +18,7 @@ import { preparedNameOf, preparedQuery } from '../store/prepared.js';
 import type { RefundScheduler } from './deps.js';
 import type { PricedQuote } from './pricing.js';
 import { executePrepared } from './statements.js';
-import { CANCEL_REASON } from './statuses.js';
+import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 
 /** The part of the job queue the lifecycle uses (src/jobs implements it). */
 export interface LifecycleQueue {
@@ -121,7 +121,7 @@ export class RefundLifecycle {
     if (res.numUpdatedRows === 0n) return false;
     await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause }).execute();
     // A rejected or withdrawn refund frees its tickets for a new request.
-    if (to === 4 || to === 6) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
+    if (to === RS.REJECTED || to === RS.WITHDRAWN) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
     // Logged once the transaction commits: a rolled-back transition never happened.
     const log = this.deps.log;
     this.afterCommit.get(trx)?.push(() => log.info({ refundCode, from, to }, 'refund status changed'));
@@ -190,7 +190,7 @@ export class RefundLifecycle {
     const byCarrier = new Map<string, { connector: AirlineConnector; refunds: Array<{ refundCode: string; submission: AirlineRefundSubmission }> }>();
     for (const refundCode of codes) {
       const r = rows.get(refundCode);
-      if (!r || r.status !== 0) continue;
+      if (!r || r.status !== RS.PROCESSING) continue;
       const connector = this.deps.airlines.forCarrier(r.carrier);
       if (!connector) {
         await this.refuse(refundCode, 'no airline connection', outcomes);
@@ -236,26 +236,26 @@ export class RefundLifecycle {
           ${sql.val(accepted.map((a) => a.cause))}::text[]) as v(refund_code, airline_refund_id, cause)
       ),
       moved as (
-        update refund_orders r set status = 1, updated_at = ${now}::timestamptz, airline_refund_id = v.airline_refund_id
-        from v where r.refund_code = v.refund_code and r.status = 0
+        update refund_orders r set status = ${sql.lit(RS.AIRLINE_PROCESSING)}, updated_at = ${now}::timestamptz, airline_refund_id = v.airline_refund_id
+        from v where r.refund_code = v.refund_code and r.status = ${sql.lit(RS.PROCESSING)}
         returning r.refund_code, v.cause
       ),
       history as (
         insert into refund_status_history (refund_code, from_status, to_status, at, cause)
-        select refund_code, 0, 1, ${now}::timestamptz, cause from moved
+        select refund_code, ${sql.lit(RS.PROCESSING)}, ${sql.lit(RS.AIRLINE_PROCESSING)}, ${now}::timestamptz, cause from moved
       ),
       polls as (${this.deps.queue.insertManySql(JOB_POLL, sql`select jsonb_build_object('refundCode', refund_code) as data, 'poll-' || refund_code as singleton_key from moved`, { startAfterSeconds: this.deps.pollSeconds })})
       select refund_code from moved`,
     );
     // Logged once committed (the statement is its own transaction).
-    for (const m of moved) this.deps.log.info({ refundCode: m.refund_code, from: 0, to: 1 }, 'refund status changed');
+    for (const m of moved) this.deps.log.info({ refundCode: m.refund_code, from: RS.PROCESSING, to: RS.AIRLINE_PROCESSING }, 'refund status changed');
     return outcomes;
   }
 
   /** 0 → 4 for a refund the airline will never take; should that transition fail, the refund's job is retried. */
   private async refuse(refundCode: string, cause: string, outcomes: Map<string, unknown>): Promise<void> {
     try {
-      await this.inTransaction((trx) => this.transition(trx, refundCode, 0, 4, cause, { cancel_reason: CANCEL_REASON.POLICY }));
+      await this.inTransaction((trx) => this.transition(trx, refundCode, RS.PROCESSING, RS.REJECTED, cause, { cancel_reason: CANCEL_REASON.POLICY }));
     } catch (err) {
       outcomes.set(refundCode, err);
     }
@@ -299,7 +299,7 @@ export class RefundLifecycle {
   /** 1 → 3 → 2, 1 → 5, 1 → 4, 1 → 6: follow the airline's decision. */
   async pollStep(refundCode: string): Promise<void> {
     const r = await this.load(refundCode);
-    if (!r || (r.status !== 1 && r.status !== 3)) return;
+    if (!r || (r.status !== RS.AIRLINE_PROCESSING && r.status !== RS.AIRLINE_REFUNDING)) return;
     const connector = this.deps.airlines.forCarrier(r.carrier);
     if (!connector) return;
     const state = await connector.refundStatus(r.carrier, refundCode, { signal: this.signal() }).catch((err: unknown) => {
@@ -311,28 +311,28 @@ export class RefundLifecycle {
         await this.schedulePoll(refundCode);
         return;
       case 'rejected':
-        await this.inTransaction((trx) => this.transition(trx, refundCode, r.status, 4, 'rejected by the airline', { cancel_reason: state.cancelReason }));
+        await this.inTransaction((trx) => this.transition(trx, refundCode, r.status, RS.REJECTED, 'rejected by the airline', { cancel_reason: state.cancelReason }));
         return;
       case 'withdrawn':
         await this.inTransaction((trx) =>
-          this.transition(trx, refundCode, r.status, r.path === 'card' ? 6 : 4, 'withdrawn at the airline', { cancel_reason: state.cancelReason }),
+          this.transition(trx, refundCode, r.status, r.path === 'card' ? RS.WITHDRAWN : RS.REJECTED, 'withdrawn at the airline', { cancel_reason: state.cancelReason }),
         );
         return;
       case 'refunding':
         await this.inTransaction(async (trx) => {
           // Deposit refunds show "Airline refunding"; card refunds go straight to fulfilment when paid.
-          if (r.path === 'deposit' && r.status === 1) await this.transition(trx, refundCode, 1, 3, 'accepted by the airline; refund under way', { actual_refund_minor: state.amountMinor });
+          if (r.path === 'deposit' && r.status === RS.AIRLINE_PROCESSING) await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline; refund under way', { actual_refund_minor: state.amountMinor });
           await this.schedulePoll(refundCode, trx);
         });
         return;
       case 'refunded': {
         const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
         const details = { ...(r.details as object), outcome: { voucherCode: state.voucherCode } };
-        // DESIGN 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
+        // docs/architecture.md "Refund arithmetic" step 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
         const net = state.amountMinor + Number(r.post_refund_minor) - (r.service_fee_currency === state.currency ? r.service_fee_minor : 0);
         await this.inTransaction(async (trx) => {
           if (net < 0) {
-            await this.transition(trx, refundCode, r.status, 4, 'airline refund below the service fee', {
+            await this.transition(trx, refundCode, r.status, RS.REJECTED, 'airline refund below the service fee', {
               cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE,
               actual_refund_minor: state.amountMinor,
             });
@@ -340,10 +340,10 @@ export class RefundLifecycle {
           }
           const patch = { actual_refund_minor: state.amountMinor, completed_on: today, details: JSON.stringify(details) };
           if (r.path === 'deposit') {
-            if (r.status === 1) await this.transition(trx, refundCode, 1, 3, 'accepted by the airline', { actual_refund_minor: state.amountMinor });
-            await this.transition(trx, refundCode, 3, 2, 'refunded by the airline; credited to the deposit', patch);
+            if (r.status === RS.AIRLINE_PROCESSING) await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline', { actual_refund_minor: state.amountMinor });
+            await this.transition(trx, refundCode, RS.AIRLINE_REFUNDING, RS.REFUNDED, 'refunded by the airline; credited to the deposit', patch);
           } else {
-            await this.transition(trx, refundCode, 1, 5, 'refunded by the airline to the original payment', patch);
+            await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.FULFILLED, 'refunded by the airline to the original payment', patch);
           }
         });
         return;

@@ -1,4 +1,4 @@
-// Storing a quote's offer (refundQuotation.do, spec 4.1; DESIGN "Offers and submission"): once it is stored,
+// Storing a quote's offer (refundQuotation.do, spec 4.1; docs/architecture.md "Offers and submission"): once it is stored,
 // older offers of the same tickets are no longer usable (decision 0019: read from the write order, nothing
 // rewritten). Offers of quotes that finish while an earlier write is still running are written together by
 // one statement: one commit for several quotes (group commit, decision 0016). Every quote still answers

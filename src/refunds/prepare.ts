@@ -1,6 +1,7 @@
-// Shared first half of quote and submit: shape, order, checks in DESIGN's order, the engine's quote.
-import { ApiError } from '../http/errors.js';
-import { checkRequest, checkShape, type Selection } from './checks.js';
+// Shared first half of quote and submit: shape, order, checks in the order of docs/architecture.md "Refund checks and their codes", the engine's quote.
+import { ApiError } from '../errors.js';
+import type { AirlineRefundTerms } from '../airline/connector.js';
+import { checkRequest, checkShape, type Reason, type Selection } from './checks.js';
 import { findOrderForCaller, loadContextForCaller, type OrderContext } from './context.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import type { OrderRow } from '../store/schema.js';
@@ -47,18 +48,21 @@ export async function loadCallerOrder(deps: RefundDeps, caller: RefundCaller, re
   return orderOrFail(await loadContextForCaller(deps.db, caller.clientId, ref)).ctx;
 }
 
-export async function prepareRefund(
+/**
+ * The refund checks (checks.ts, in their documented order) with what they read of the airline and the caller's
+ * settings: the one set-up both a quote and a submission by refundOfferId (checked again) use.
+ */
+export function checkRefund(
   deps: RefundDeps,
   caller: RefundCaller,
-  ref: OrderRef,
+  ctx: OrderContext,
   items: RefundRequestItem[],
+  reason: Reason,
+  now: Date,
   forSubmit: boolean,
-): Promise<Prepared> {
-  const reason = checkShape(items);
-  const ctx = await loadCallerOrder(deps, caller, ref);
+): { selection: Selection; terms: AirlineRefundTerms | null } {
   const connector = deps.airlines.forCarrier(ctx.order.carrier);
   const terms = connector?.refundTerms(ctx.order.carrier) ?? null;
-  const now = deps.clock.now();
   const min = caller.settings.refundCriteria?.minMinutesBeforeDeparture;
   const selection = checkRequest(ctx, items, reason, {
     terms,
@@ -68,6 +72,20 @@ export async function prepareRefund(
     forSubmit,
     minMinutesBeforeDeparture: typeof min === 'number' ? min : null,
   });
+  return { selection, terms };
+}
+
+export async function prepareRefund(
+  deps: RefundDeps,
+  caller: RefundCaller,
+  ref: OrderRef,
+  items: RefundRequestItem[],
+  forSubmit: boolean,
+): Promise<Prepared> {
+  const reason = checkShape(items);
+  const ctx = await loadCallerOrder(deps, caller, ref);
+  const now = deps.clock.now();
+  const { selection, terms } = checkRefund(deps, caller, ctx, items, reason, now, forSubmit);
   const priced = priceSelection({ ctx, selection, terms: terms!, now, rates: deps.rates, serviceFeeText: caller.settings.refundServiceFee });
   return { ctx, selection, priced };
 }

@@ -1,8 +1,8 @@
 // From a checked selection to the quote a caller sees: the engine's itemised result shaped for the wire.
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { parseMoney, toAmount } from '../money/money.js';
 import type { AirlineRefundTerms } from '../airline/connector.js';
-import { quoteRequest, convertMinor, type Rates, type RefundRule, type TicketForQuote } from './engine/index.js';
+import { quoteRequest, convertMinor, type Rates, type RefundMethod, type RefundReason, type RefundRule, type TicketForQuote } from './engine/index.js';
 import type { OrderContext } from './context.js';
 import { firstDeparture, type Selection } from './checks.js';
 import { REFUND_STATUS as S } from './statuses.js';
@@ -13,9 +13,9 @@ import type { RefundVoucher } from './wire.js';
 /** What an offer stores: enough to answer the quote again and to create the refund order. */
 export interface PricedQuote {
   orderNo: string;
-  reason: '0' | '1' | '4';
+  reason: RefundReason;
   quoteType: 'AccurateQuote' | 'CannotQuote';
-  refundMethod: 'CashBackToOriginalPayment' | 'Voucher';
+  refundMethod: RefundMethod;
   isRefundable: boolean;
   fastConfirmation: 0 | 1;
   expectedConfirmationDate: string;
@@ -189,7 +189,7 @@ export function wireParts(
     refundQuoteType: p.quoteType,
     refundMethod: p.refundMethod,
     refundTickets: p.tickets.map((t) => ({ lastName: t.lastName, firstName: t.firstName, ticketNo: t.ticketNo })),
-    // spec 2.4: non-null for cash back; DESIGN 8: null for vouchers
+    // spec 2.4: non-null for cash back; docs/architecture.md "Refund arithmetic" step 8: null for vouchers
     refundFareAmount:
       p.refundMethod === 'Voucher'
         ? null

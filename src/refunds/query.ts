@@ -1,12 +1,12 @@
 // queryRefundOrders.do (spec 4.3): the caller's refund orders of one order, newest first.
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import type { RefundOrdersTable } from '../store/schema.js';
 import type { Selectable } from 'kysely';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { findCallerOrder } from './prepare.js';
 import { display, postAsArray, wireParts, type PricedQuote } from './pricing.js';
-import { REFUND_STATUS as S } from './statuses.js';
+import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
 import type { QueryRefundOrdersRequest, QueryRefundOrdersResponse, RefundOrderWire } from './wire.js';
 
 /** State kept beside the priced quote once the airline has answered. */
@@ -17,7 +17,7 @@ export interface RefundOutcome {
 export function refundOrderToWire(deps: RefundDeps, row: Selectable<RefundOrdersTable>, displayOverride: string | null): RefundOrderWire {
   const details = row.details as PricedQuote & { outcome?: RefundOutcome };
   const displayCurrency = displayOverride ?? row.display_currency;
-  const done = row.status === 2 || row.status === 5;
+  const done = row.status === RS.REFUNDED || row.status === RS.FULFILLED;
   const startDate = done ? row.completed_on : null;
   const endDate = startDate ? String(Number(startDate.slice(0, 4)) + 1) + startDate.slice(4) : null;
   const parts = wireParts(details, {

@@ -1,4 +1,4 @@
-// Refund endpoints end to end on the sandbox airline: spec 4.1–4.3, 7.1, DESIGN "Offers and submission",
+// Refund endpoints end to end on the sandbox airline: spec 4.1–4.3, 7.1, docs/architecture.md "Offers and submission",
 // the check order and the lifecycle.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,7 +39,7 @@ describe('refundQuotation.do', () => {
     segments: flights.map((f) => seg(tt, f)),
   });
 
-  test('spec 4.1 / DESIGN arithmetic: an accurate voluntary quote, itemised, with an offer', async () => {
+  test('spec 4.1 / refund arithmetic: an accurate voluntary quote, itemised, with an offer', async () => {
     const res = await call(t.app, '/refundQuotation.do', { orderNo: dep001, airlinePNR: null, carrier: null, refundRequestList: [item(t, lastA, firstA)] });
     assert.equal(res.http, 200);
     const b = res.body as any;
@@ -84,7 +84,7 @@ describe('refundQuotation.do', () => {
     assert.equal(res.body.status, 0, String(res.body.msg));
   });
 
-  test('spec 7.1: every check answers its code, in DESIGN order', async () => {
+  test('spec 7.1: every check answers its code, in the documented order', async () => {
     const fam = await orderNoOf(t, 'FAM001');
     const cases: Array<[string, Record<string, unknown>, number]> = [
       ['810 no order reference', { refundRequestList: [item(t, lastA, firstA)] }, 810],
@@ -225,7 +225,7 @@ describe('refund.do and queryRefundOrders.do', () => {
     const superseded = await call(t.app, '/refund.do', { orderNo, refundOfferId: first.body.refundOfferId });
     assert.equal(superseded.body.status, 813);
     assert.match(String(superseded.body.msg), /newer quote/);
-    t.clock.advance(31 * 60_000); // DESIGN: offers live 30 minutes by default
+    t.clock.advance(31 * 60_000); // offers live 30 minutes by default (OFFER_TTL_MINUTES)
     const expired = await call(t.app, '/refund.do', { orderNo, refundOfferId: second.body.refundOfferId });
     assert.equal(expired.body.status, 805);
     const unknown = await call(t.app, '/refund.do', { orderNo, refundOfferId: 'rfo_doesnotexist' });

@@ -1,4 +1,5 @@
-// Status codes of the refund endpoints (spec 7.1) and the cancelReason texts (spec 2.11).
+// Status codes of the refund endpoints (spec 7.1), the refund order's own statuses (refundStatus, spec 3.1)
+// and the cancelReason texts (spec 2.11).
 export const REFUND_STATUS = {
   OK: 0,
   ORDER_NOT_FOUND: 801,
@@ -51,3 +52,23 @@ export const CANCEL_REASON = {
   MORE_MATERIAL: 'more supporting material needed to meet airline requirements',
   BELOW_SERVICE_FEE: 'actual refund amount below the service fee, so rejected',
 } as const;
+
+/**
+ * refundStatus of a refund order (spec 3.1). Paths (docs/architecture.md "Refund lifecycle"): deposit
+ * 0 → 1 → 3 → 2, 0 or 1 → 4; pass-through virtual card and refund claims 0 → 1 → 5, 0 or 1 → 4, 0 or 1 → 6.
+ */
+export const REFUND_ORDER_STATUS = {
+  /** Processing by the service: recorded, not yet submitted to the airline. */
+  PROCESSING: 0,
+  /** Submitted to the airline, which is processing it. */
+  AIRLINE_PROCESSING: 1,
+  REFUNDED: 2,
+  /** Accepted by the airline, refund under way (deposit). */
+  AIRLINE_REFUNDING: 3,
+  REJECTED: 4,
+  /** Fulfilment done (pass-through virtual card, refund claims). */
+  FULFILLED: 5,
+  /** Withdrawn at the airline (refund claims only). */
+  WITHDRAWN: 6,
+} as const;
+export type RefundOrderStatus = (typeof REFUND_ORDER_STATUS)[keyof typeof REFUND_ORDER_STATUS];

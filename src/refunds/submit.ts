@@ -1,21 +1,21 @@
 // refund.do (spec 4.2): by refundOfferId (single use, guaranteed by the database) or by refundRequestList
 // (quote and submit in one step). Creates the refund order, its status history and its first job together,
-// in one statement (DESIGN "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
+// in one statement (docs/architecture.md "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
 import { newNumericId } from '../orders/orders.js';
 import { sql } from 'kysely';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
 import type { OrderRow } from '../store/schema.js';
-import { checkRequest, checkShape } from './checks.js';
-import { loadCallerOrder, prepareRefund } from './prepare.js';
+import { checkShape } from './checks.js';
+import { checkRefund, loadCallerOrder, prepareRefund } from './prepare.js';
 import type { RefundCaller, RefundDeps, RefundScheduler } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
 import { offerStateSql, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
-import { REFUND_STATUS as S } from './statuses.js';
+import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem, RefundSubmitRequest, RefundSubmitResponse } from './wire.js';
 
 export const newRefundCode = newNumericId;
@@ -23,7 +23,7 @@ export const newRefundCode = newNumericId;
 const USED_MSG = 'illegal refund offer state: this refundOfferId was already submitted';
 const SUPERSEDED_MSG = 'illegal refund offer state: a newer quote replaced this refundOfferId; use the latest one';
 
-/** deposit: 0 → 1 → 3 → 2; pass-through virtual card and refund claims: 0 → 1 → 5 (DESIGN lifecycle). */
+/** deposit: 0 → 1 → 3 → 2; pass-through virtual card and refund claims: 0 → 1 → 5 (docs/architecture.md "Refund lifecycle"). */
 export function pathOf(order: OrderRow): 'deposit' | 'card' {
   return order.source === 'booking' && order.payment_method === 'deposit' ? 'deposit' : 'card';
 }
@@ -40,7 +40,7 @@ function refundRowsSql(deps: RefundDeps, args: { refundCode: string; caller: Pic
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
-      select ${refundCode}::text, ${args.caller.clientId}::text, ${order.order_no}::text, offer.offer_id, ${priced.reason}::text, 0, ${pathOf(order)}::text,
+      select ${refundCode}::text, ${args.caller.clientId}::text, ${order.order_no}::text, offer.offer_id, ${priced.reason}::text, ${sql.lit(RS.PROCESSING)}, ${pathOf(order)}::text,
         ${priced.quoteType}::text, ${priced.refundMethod}::text, ${priced.currency}::text, ${priced.fare.refundMinor}::bigint,
         ${priced.post.reduce((a, p) => a + p.refundMinor, 0)}::bigint, ${priced.serviceFee.currency}::text, ${priced.serviceFee.minor}::bigint,
         ${args.displayCurrency}::text, ${JSON.stringify(priced)}::jsonb,
@@ -55,7 +55,7 @@ function refundRowsSql(deps: RefundDeps, args: { refundCode: string; caller: Pic
     ),
     history as (
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
-      select refund_code, null, 0, ${now}::timestamptz, 'submitted by the client' from refund
+      select refund_code, null, ${sql.lit(RS.PROCESSING)}, ${now}::timestamptz, 'submitted by the client' from refund
     ),
     job as (${deps.scheduler.submissionJobSql(refundCode, sql`exists (select 1 from refund)`)})`;
 }
@@ -73,7 +73,7 @@ function submitAnswer(deps: RefundDeps, priced: PricedQuote, offerId: string, re
       displayTransactionFee: display(priced.serviceFee.minor, priced.serviceFee.currency, displayCurrency, deps.rates),
     },
     displayCurrency,
-    refundStatus: 0,
+    refundStatus: RS.PROCESSING,
     refundCode,
     cancelReason: null,
     refundReason: priced.reason,
@@ -158,7 +158,7 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
-      select refund_code, client_id, order_no, offer_id, reason, 0, path, quote_type, refund_method, currency,
+      select refund_code, client_id, order_no, offer_id, reason, ${sql.lit(RS.PROCESSING)}, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote::jsonb, at, at
       from batch
     ),
@@ -168,7 +168,7 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
     ),
     history as (
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
-      select refund_code, null, 0, at, 'submitted by the client' from batch
+      select refund_code, null, ${sql.lit(RS.PROCESSING)}, at, 'submitted by the client' from batch
     ),
     job as (${deps.scheduler.submissionJobsSql(sql`select refund_code from batch`)})
     select 1`;
@@ -230,17 +230,8 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   if (ctx.order.order_no !== offer.order_no) throw new ApiError(S.INVALID, 'invalid request: the refundOfferId belongs to another order');
   // The state may have moved since the quote (another refund, departure passed): check again.
   const items = offer.request as RefundRequestItem[];
-  const connector = deps.airlines.forCarrier(ctx.order.carrier);
-  const min = caller.settings.refundCriteria?.minMinutesBeforeDeparture;
   try {
-    checkRequest(ctx, items, checkShape(items), {
-      terms: connector?.refundTerms(ctx.order.carrier) ?? null,
-      supportsRefunds: connector?.supports(ctx.order.carrier, 'refunds') ?? false,
-      supportsVoids: connector?.supports(ctx.order.carrier, 'voids') ?? false,
-      now,
-      forSubmit: true,
-      minMinutesBeforeDeparture: typeof min === 'number' ? min : null,
-    });
+    checkRefund(deps, caller, ctx, items, checkShape(items), now, true);
   } catch (err) {
     // A concurrent submission of this same offer may have committed between the offer read and the order
     // read: its refund then fails our check (803). The offer's own state is the answer (spec 7.1: 813).

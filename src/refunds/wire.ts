@@ -1,6 +1,7 @@
 // Wire schemas of refundQuotation.do, refund.do and queryRefundOrders.do (spec 2.1–2.11, 4.1–4.3).
 import Type, { type Static } from 'typebox';
-import { Nullable, OrNull } from '../http/wire.js';
+import { Nullable, OrNull } from '../wire.js';
+import type { RefundRule } from './engine/index.js';
 
 const Code3 = Type.String({ pattern: '^[A-Za-z]{3}$' });
 
@@ -103,6 +104,9 @@ export const RefundRuleWire = Type.Object({
   refundMethod: Type.Optional(Type.Enum(['CashBackToOriginalPayment', 'Voucher'] as const)),
 });
 export type RefundRuleWire = Static<typeof RefundRuleWire>;
+/** The wire shape of a rule is the engine's RefundRule (refunds/engine/types.ts), the one declaration: checked here. */
+export type RuleWireIsEngineRule = RefundRuleWire extends RefundRule ? true : never;
+const _ruleWireIsEngineRule: RuleWireIsEngineRule = true;
 
 const QuoteType = Type.Enum(['AccurateQuote', 'CannotQuote'] as const);
 const Method = Type.Enum(['CashBackToOriginalPayment', 'Voucher'] as const);

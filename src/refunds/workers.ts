@@ -1,6 +1,7 @@
 // Wires the refund lifecycle to the job queue: the queue declarations and the start/stop of both.
 import type { FastifyBaseLogger } from 'fastify';
 import type { AirlineDirectory } from '../airline/connector.js';
+import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import type { Clock } from '../clock.js';
 import { createJobQueue, type JobQueue } from '../jobs/queue.js';
 import type { Store } from '../store/store.js';
@@ -41,7 +42,7 @@ export function createRefundWorkers(args: {
     clock: args.clock,
     queue,
     pollSeconds: args.pollSeconds,
-    airlineTimeoutMs: 15_000,
+    airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
   });
   return {

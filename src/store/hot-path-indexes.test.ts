@@ -1,5 +1,5 @@
-// Every statement on the refund quote's hot path reads its growing tables through an index (DESIGN performance
-// targets: quote latency flat as the store grows). Thousands of orders are planted and ANALYZEd so the
+// Every statement on the refund quote's hot path reads its growing tables through an index (docs/architecture.md
+// "Performance targets": quote latency flat as the store grows). Thousands of orders are planted and ANALYZEd so the
 // planner chooses as it would on a full store, then each plan must hold no Seq Scan on a growing table.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

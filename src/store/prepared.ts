@@ -1,5 +1,5 @@
 // Named prepared statements for the hot paths: SQL text fixed at module load, parsed and planned once per
-// connection instead of per request (planning was most of a refund quote's store time, DESIGN performance).
+// connection instead of per request (planning was most of a refund quote's store time; docs/architecture.md "Performance targets").
 import { CompiledQuery, type QueryResult } from 'kysely';
 import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';

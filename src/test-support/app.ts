@@ -7,21 +7,17 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
-import { AirlineDirectory, type AirlineConnector } from '../airline/connector.js';
-import { SandboxConnector, type SandboxBooks } from '../airline/sandbox/connector.js';
 import { buildWorld, type World } from '../airline/sandbox/world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
-import { buildApp } from '../app.js';
-import { seedClients } from '../clients/clients.js';
+import { assembleService, type ConnectorFactory } from '../service.js';
 import { TestClock } from '../clock.js';
 import { loadConfig, type Config } from '../config.js';
 import { loggerOptions } from '../log.js';
 import { migrationsFingerprint } from '../store/migrate.js';
 import { openStore, type Store } from '../store/store.js';
-import { seedBookedOrders } from '../orders/seed.js';
 import type { RatePools } from '../ratelimit/pools.js';
 import type { LookToBook } from '../booking/look-to-book.js';
-import { createRefundWorkers, type RefundWorkers } from '../refunds/workers.js';
+import type { RefundWorkers } from '../refunds/workers.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
 
 const PGLITE_VERSION = '0.5.16';
@@ -95,7 +91,7 @@ export interface TestAppOptions {
   env?: NodeJS.ProcessEnv;
   store?: Store;
   /** Replaces the sandbox connector; `books` are the test's database and clock, for a SandboxConnector (subclass). */
-  connectors?: (world: World, books: SandboxBooks) => AirlineConnector[];
+  connectors?: ConnectorFactory;
   /** Run the refund workers (default: the queue only takes jobs; tests drive the lifecycle themselves). */
   workers?: boolean;
   /** Test apps count rate pools and look-to-book in memory unless a test brings its own. */
@@ -108,21 +104,23 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ SANDBOX: 'true', LOG_LEVEL: 'trace', ...opts.env });
   const world = buildWorld(opts.world ?? testWorld(), clock.now());
   const store = opts.store ?? (await openTestStore());
-  await seedClients(store.db, world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), clock.now());
-  const books: SandboxBooks = { db: store.db, clock, shared: store.kind === 'postgres' };
-  const airlines = new AirlineDirectory(opts.connectors ? opts.connectors(world, books) : [new SandboxConnector(world, books)]);
-  await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now());
-  const logger = testLogger();
-  const workers = createRefundWorkers({
-    store,
-    airlines,
+  // The production wiring (src/service.ts), with this test's world, store, clock and log capture.
+  const service = await assembleService({
+    config,
     clock,
-    logger,
-    pollSeconds: 1,
-    ...(store.kind === 'postgres' ? { schema: `jq_${process.pid}_${randomBytes(4).toString('hex')}` } : {}),
+    world,
+    store,
+    logger: testLogger(),
+    ...(opts.connectors ? { connectors: opts.connectors } : {}),
+    workers: {
+      pollSeconds: 1,
+      run: opts.workers ?? false,
+      ...(store.kind === 'postgres' ? { schema: `jq_${process.pid}_${randomBytes(4).toString('hex')}` } : {}),
+    },
+    ...(opts.pools ? { pools: opts.pools } : {}),
+    ...(opts.lookToBook ? { lookToBook: opts.lookToBook } : {}),
   });
-  await workers.start(opts.workers ?? false);
-  const app = await buildApp({ config, store, airlines, clock, world, logger, refundScheduler: workers.lifecycle.scheduler, pools: opts.pools, lookToBook: opts.lookToBook });
+  const { app, workers } = service;
   return {
     app,
     store,
@@ -131,8 +129,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     config,
     workers,
     async close() {
-      await app.close();
-      await workers.stop();
+      await service.close();
       if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(workers.queue.schema)} cascade`.execute(store.db);
       if (!opts.store) await store.close();
     },

@@ -1,4 +1,4 @@
-// The security cases every spec endpoint must pass (spec 5; DESIGN "Security"), in one shared helper.
+// The security cases every spec endpoint must pass (spec 5; docs/architecture.md "Security"), in one shared helper.
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { call } from './app.js';
@@ -15,7 +15,7 @@ export async function assertAuthenticationRequired(app: FastifyInstance, url: st
   ];
   for (const [name, headers, client] of cases) {
     const res = await call(app, url, validBody, { client, ...(headers ? { headers } : {}) });
-    // spec 5 + public-notes Common: 900 unauthorized, HTTP 401 (DESIGN wire conventions)
+    // spec 5 + docs/architecture.md "Wire conventions": 900 unauthorized, HTTP 401
     assert.equal(res.http, 401, `${url} ${name}: HTTP`);
     assert.equal(res.body.status, 900, `${url} ${name}: status`);
     assert.equal(typeof res.body.msg, 'string', `${url} ${name}: msg`);

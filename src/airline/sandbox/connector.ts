@@ -20,13 +20,13 @@ import { callExpired } from '../deadline.js';
 import { freezeRecord } from '../record.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { isCurrency } from '../../money/money.js';
-import { quoteTicket, type TicketForQuote } from '../../refunds/engine/index.js';
 import type { Database } from '../../store/schema.js';
 import { decideRefund, readBooks, recordRefunds, refundStateAt, ticketNosOf, type NewSandboxRefund, type SandboxBookEntry } from './refunds.js';
-import type { SandboxBooking, World, WorldBehaviourLike } from './types.js';
-import type { WorldAirline } from './world-schema.js';
+import type { SandboxBooking, World } from './world.js';
+import type { WorldAirline, WorldBehaviour } from './world-schema.js';
 import { SandboxBookingApi } from './booking.js';
 import { SeatInventory } from './seat-inventory.js';
+import { ruleTheAirlineApplies } from './refund-rules.js';
 
 /** Where the sandbox airline keeps its refund books, and whose clock it follows. */
 export interface SandboxBooks {
@@ -322,32 +322,14 @@ export class SandboxConnector implements AirlineConnector {
   }
 
 
-  /** Whether the airline's rule that applies to these tickets now refunds in vouchers (the airline applies its own rules). */
-  private refundsInVoucher(airline: WorldAirline, booking: SandboxBooking, tickets: AirlineRecord['tickets'], reason: '0' | '1' | '4', now: Date): boolean {
+  /** Whether the airline's rule that applies to these tickets now refunds in vouchers (its own reading: refund-rules.ts). */
+  private refundsInVoucher(airline: WorldAirline, booking: SandboxBooking, tickets: AirlineRecord['tickets'], reason: AirlineRefundSubmission['reason'], now: Date): boolean {
     const first = booking.record.segments[0];
     if (!first) return false;
-    const rules = rulesOf(airline);
-    const rates = this.world.rates;
     return tickets.some((t) => {
       const pax = booking.record.passengers.find((p) => p.ref === t.paxRef);
-      const ticket: TicketForQuote = {
-        ticketNo: t.ticketNo,
-        carrier: airline.code,
-        passengerType: pax?.type ?? 'ADT',
-        currency: t.currency,
-        fareMinor: t.fareMinor,
-        taxMinor: t.taxMinor,
-        firstDeparture: { local: first.depLocal, timeZone: first.depTimeZone },
-        ancillaries: t.ancillaries.filter((a) => a.kind === 'inflow').map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
-        postTicketingServices: t.ancillaries
-          .filter((a) => a.kind === 'post')
-          .map((a) => ({ postTicketingOrderNo: a.postOrderNo ?? '', category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
-      };
-      try {
-        return quoteTicket({ ticket, rules, reason, now, rates: (from, to) => rates[`${from}/${to}`] }).refundMethod === 'Voucher';
-      } catch {
-        return false;
-      }
+      const rule = ruleTheAirlineApplies(airline.refundRules, { passengerType: pax?.type ?? 'ADT', depLocal: first.depLocal, depTimeZone: first.depTimeZone, reason, now });
+      return rule?.refundMethod === 'Voucher';
     });
   }
 
@@ -355,14 +337,14 @@ export class SandboxConnector implements AirlineConnector {
    * `behave` that makes the caller's AbortSignal only when the airline actually waits (see Deadline): throws
    * at once, or returns the wait (undefined when the airline answers without one).
    */
-  private behaveWithin(b: WorldBehaviourLike, opts: CallOptions): Promise<void> | undefined {
+  private behaveWithin(b: WorldBehaviour, opts: CallOptions): Promise<void> | undefined {
     if (b.failure === 'timeout' || b.latencyMs) return this.behave(b, opts.signal);
     if (callExpired(opts)) throw new ConnectorError('timeout', true, 'the airline did not answer in time');
     if (b.failure === 'error') throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
     return undefined;
   }
 
-  private async behave(b: WorldBehaviourLike, signal: AbortSignal): Promise<void> {
+  private async behave(b: WorldBehaviour, signal: AbortSignal): Promise<void> {
     try {
       if (b.failure === 'timeout') {
         // The airline never answers: wait until the caller gives up.
@@ -397,7 +379,7 @@ function asError(err: unknown): Error {
 }
 
 /** How the airline behaves for this booking: the booking's own knobs over the airline's. */
-function behaviourOf(airline: WorldAirline, booking: SandboxBooking | undefined): WorldBehaviourLike {
+function behaviourOf(airline: WorldAirline, booking: SandboxBooking | undefined): WorldBehaviour {
   const own = booking?.behaviour;
   if (!own || Object.keys(own).length === 0) return airline.behaviour ?? {};
   return { ...airline.behaviour, ...own };

@@ -12,7 +12,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { exponentOf, toMinor } from '../../money/money.js';
 import type { Database, SandboxRefundsTable } from '../../store/schema.js';
 import { preparedQuery } from '../../store/prepared.js';
-import type { AirlineRefundState } from '../connector.js';
+import type { AirlineRefundState, AirlineRefundSubmission } from '../connector.js';
 import type { WorldRefundBehaviour } from './world-schema.js';
 
 export const DEFAULT_PROCESSING_SECONDS = 20;
@@ -101,15 +101,8 @@ export function ticketNosOf(row: Pick<SandboxRefundRow, 'ticket_nos'>): string[]
   return Array.isArray(list) ? list.map(String) : [];
 }
 
-export interface NewSandboxRefund {
-  refundCode: string;
-  pnr: string;
-  ticketNos: string[];
-  reason: '0' | '1' | '4';
-  currency: string;
-  paidMinor: number;
-  quotedRefundMinor: number | null;
-  isClaim: boolean;
+/** A submission as the airline books it: what postbook sent, and what the airline decided at its arrival. */
+export interface NewSandboxRefund extends AirlineRefundSubmission {
   decision: SandboxDecision;
   voucher: boolean;
   /** How many submissions of this refundCode the call carries (more than 1: it repeated itself). */

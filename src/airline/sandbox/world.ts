@@ -160,18 +160,17 @@ function keyOf(carrier: string, pnr: string): string {
   return `${carrier}/${pnr}`;
 }
 
-export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
-  if (!check.Check(data)) {
-    const first = check.Errors(data)[0];
-    const where = pointerToPath(first?.instancePath ?? '');
-    // TypeBox reports a field that additionalProperties: false forbids at the field's own path.
-    const detail =
-      first?.keyword === 'additionalProperties' || first?.keyword === 'boolean'
-        ? 'is an unknown field (check its spelling against docs/world.md)'
-        : (first?.message ?? 'is invalid');
-    throw new WorldError(file, where, detail);
-  }
-  const w = data;
+/** What every step of building a world shares: where a problem is reported, and the checks of amounts. */
+interface Build {
+  now: Date;
+  fail: (p: string, problem: string) => never;
+  unique: <T>(items: T[], key: (t: T) => string, at: string, what: string) => void;
+  money: (amount: number, currency: string, at: string) => number;
+  moneyText: (text: string | undefined, at: string) => void;
+  cancelReason: (b: WorldRefundBehaviour | undefined, at: string) => void;
+}
+
+function builder(file: string, now: Date): Build {
   const fail = (p: string, problem: string): never => {
     throw new WorldError(file, p, problem);
   };
@@ -201,6 +200,35 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
     }
   };
 
+  const cancelReasons: ReadonlySet<string> = new Set(SPEC_CANCEL_REASONS);
+  const cancelReason = (b: WorldRefundBehaviour | undefined, at: string) => {
+    if (b?.cancelReason !== undefined && !cancelReasons.has(b.cancelReason)) {
+      fail(`${at}.refundBehaviour.cancelReason`, `is not one of the cancelReason texts of spec 2.11 (e.g. "${SPEC_CANCEL_REASONS[0]}"; all of them: docs/world.md)`);
+    }
+  };
+  return { now, fail, unique, money, moneyText, cancelReason };
+}
+
+/** The file's shape (the schema), or a WorldError naming the first bad field. */
+function checkedShape(data: unknown, file: string): WorldFile {
+  if (!check.Check(data)) {
+    const first = check.Errors(data)[0];
+    const where = pointerToPath(first?.instancePath ?? '');
+    // TypeBox reports a field that additionalProperties: false forbids at the field's own path.
+    const detail =
+      first?.keyword === 'additionalProperties' || first?.keyword === 'boolean'
+        ? 'is an unknown field (check its spelling against docs/world.md)'
+        : (first?.message ?? 'is invalid');
+    throw new WorldError(file, where, detail);
+  }
+  return data;
+}
+
+type ReferenceData = Pick<World, 'airlines' | 'airports'> & { aircraft: Map<string, WorldFile['aircraft'][number]> };
+
+/** Clients, airports, airlines and aircraft: unique, and their own fields consistent. */
+function referenceData(w: WorldFile, build: Build): ReferenceData {
+  const { now, fail, unique, moneyText, cancelReason } = build;
   unique(w.clients, (c) => c.id, 'clients', 'client id');
   unique(w.airlines, (a) => a.code, 'airlines', 'airline');
   unique(w.airports, (a) => a.code, 'airports', 'airport');
@@ -214,12 +242,6 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
   w.airports.forEach((a, i) => {
     if (!DateTime.fromJSDate(now, { zone: a.timeZone }).isValid) fail(`airports[${i}].timeZone`, `is not an IANA time zone: ${a.timeZone}`);
   });
-  const cancelReasons: ReadonlySet<string> = new Set(SPEC_CANCEL_REASONS);
-  const cancelReason = (b: WorldRefundBehaviour | undefined, at: string) => {
-    if (b?.cancelReason !== undefined && !cancelReasons.has(b.cancelReason)) {
-      fail(`${at}.refundBehaviour.cancelReason`, `is not one of the cancelReason texts of spec 2.11 (e.g. "${SPEC_CANCEL_REASONS[0]}"; all of them: docs/world.md)`);
-    }
-  };
 
   const airlines = new Map(w.airlines.map((a) => [a.code, a]));
   w.airlines.forEach((a, i) => {
@@ -242,6 +264,12 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
     }),
   );
 
+  return { airports, airlines, aircraft };
+}
+
+/** Flights with their times resolved against the clock (scheduled, and current after a schedule change). */
+function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircraft }: ReferenceData): Map<string, ResolvedFlight> {
+  const { now, fail, money } = build;
   const flights = new Map<string, ResolvedFlight>();
   w.flights.forEach((f, i) => {
     const at = `flights[${i}]`;
@@ -287,136 +315,157 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
     });
   });
 
-  const clientIds = new Set(w.clients.map((c) => c.id));
-  const ticketNos = new Set<string>();
-  const bookings = new Map<string, SandboxBooking>();
-  w.bookings.forEach((b, i) => {
-    const at = `bookings[${i}]`;
-    if (!airlines.has(b.carrier)) fail(`${at}.carrier`, `names airline ${b.carrier}, which airlines[] does not list`);
-    if (b.bookedBy && !clientIds.has(b.bookedBy)) fail(`${at}.bookedBy`, `names client ${b.bookedBy}, which clients[] does not list`);
-    cancelReason(b.refundBehaviour, at);
-    unique(b.passengers, (p) => p.ref, `${at}.passengers`, 'passenger ref');
-    const paxRefs = new Set(b.passengers.map((p) => p.ref));
+  return flights;
+}
 
-    let sawReturn = false;
-    const segments: AirlineSegment[] = b.segments.map((s, j) => {
-      const f = flights.get(s.flight) ?? fail(`${at}.segments[${j}].flight`, `names flight ${s.flight}, which flights[] does not list`);
-      const direction = s.direction ?? 'out';
-      if (direction === 'out' && sawReturn) fail(`${at}.segments[${j}].direction`, 'outbound segments must come before return segments');
-      sawReturn ||= direction === 'ret';
-      return segmentOfFlight(f, j + 1, direction, s.cabinClass ?? 1, s.fareFamily ?? null);
+/** An ancillary of a ticket (in-flow) or a post-ticketing service, on one of the booking's segments. */
+function ancillaryOf(
+{ fail, money }: Build,
+segments: readonly AirlineSegment[],
+  a: { category: string; segment: number; price: number; productCode?: string; baggage?: { piece: number; weight: number; size?: string; isAllWeight?: boolean }; seat?: string },
+  currency: string,
+  where: string,
+  kind: 'inflow' | 'post',
+  postOrderNo: string | null,
+): AirlineAncillary {
+  const seg = segments[a.segment - 1] ?? fail(`${where}.segment`, `is ${a.segment}, but the booking has ${segments.length} segment(s)`);
+  if (a.category === 'Seat' && !a.seat) fail(`${where}.seat`, 'is required for a Seat');
+  if (a.category !== 'Seat' && !a.baggage) fail(`${where}.baggage`, `is required for ${a.category}`);
+  const seatMatch = a.seat ? /^(\d+)([A-Z])$/.exec(a.seat) : null;
+  return {
+    kind,
+    category: a.category,
+    segmentIndex: a.segment,
+    productCode:
+      a.productCode ??
+      (a.seat
+        ? `SCI_SEAT_${a.seat}_${seg.carrier}_${seg.depAirport}_${seg.arrAirport}`
+        : `BAG_${a.category}_${a.segment}_${seg.carrier}_${seg.depAirport}_${seg.arrAirport}`),
+    currency,
+    priceMinor: money(a.price, currency, `${where}.price`),
+    postOrderNo,
+    baggage: a.baggage
+      ? { piece: a.baggage.piece, weight: a.baggage.weight, size: a.baggage.size ?? null, isAllWeight: a.baggage.isAllWeight ?? false }
+      : null,
+    seat: seatMatch ? { row: seatMatch[1] as string, column: seatMatch[2] as string } : null,
+  };
+}
+
+/** One ticket of a booking: its passenger and segments checked, its coupons and ancillaries. */
+function ticketOf(
+  build: Build,
+  t: NonNullable<WorldFile['bookings'][number]['tickets']>[number],
+  tat: string,
+  { paxRefs, segments, ticketNos }: { paxRefs: ReadonlySet<string>; segments: readonly AirlineSegment[]; ticketNos: Set<string> },
+): AirlineTicket {
+  const { fail, money } = build;
+  if (!paxRefs.has(t.passenger)) fail(`${tat}.passenger`, `names passenger ${t.passenger}, which this booking does not list`);
+  const ticketNo = t.ticketNo.replace('-', '');
+  if (ticketNos.has(ticketNo)) fail(`${tat}.ticketNo`, `repeats ticket ${t.ticketNo}`);
+  ticketNos.add(ticketNo);
+  const covered = t.segments ?? segments.map((s) => s.index);
+  covered.forEach((n, k) => {
+    if (n > segments.length) fail(`${tat}.segments[${k}]`, `is ${n}, but the booking has ${segments.length} segment(s)`);
+  });
+  if (new Set(covered).size !== covered.length) fail(`${tat}.segments`, 'lists a segment twice');
+  if (t.coupons.length !== covered.length) fail(`${tat}.coupons`, `has ${t.coupons.length} coupon(s) for ${covered.length} segment(s)`);
+  return {
+    ticketNo,
+    paxRef: t.passenger,
+    currency: t.currency,
+    fareMinor: money(t.fare, t.currency, `${tat}.fare`),
+    taxMinor: money(t.tax, t.currency, `${tat}.tax`),
+    issuedAt: null,
+    taxStatusConfirmed: t.taxStatusUnconfirmed !== true,
+    coupons: t.coupons.map((status, k) => ({ segmentIndex: covered[k]!, status })),
+    ancillaries: (t.ancillaries ?? []).map((a, k) => ancillaryOf(build, segments, a, t.currency, `${tat}.ancillaries[${k}]`, 'inflow', null)),
+  };
+}
+
+/** The airline's record of one booking, its behaviours and issue time; `ticketNos` collects the world's ticket numbers. */
+function resolveBooking(
+  b: WorldFile['bookings'][number],
+  i: number,
+  build: Build,
+  refs: { airlines: World['airlines']; flights: Map<string, ResolvedFlight>; clientIds: ReadonlySet<string>; ticketNos: Set<string> },
+): SandboxBooking {
+  const { now, fail, unique, cancelReason } = build;
+  const { airlines, flights, clientIds, ticketNos } = refs;
+  const at = `bookings[${i}]`;
+  if (!airlines.has(b.carrier)) fail(`${at}.carrier`, `names airline ${b.carrier}, which airlines[] does not list`);
+  if (b.bookedBy && !clientIds.has(b.bookedBy)) fail(`${at}.bookedBy`, `names client ${b.bookedBy}, which clients[] does not list`);
+  cancelReason(b.refundBehaviour, at);
+  unique(b.passengers, (p) => p.ref, `${at}.passengers`, 'passenger ref');
+  const paxRefs = new Set(b.passengers.map((p) => p.ref));
+
+  let sawReturn = false;
+  const segments: AirlineSegment[] = b.segments.map((s, j) => {
+    const f = flights.get(s.flight) ?? fail(`${at}.segments[${j}].flight`, `names flight ${s.flight}, which flights[] does not list`);
+    const direction = s.direction ?? 'out';
+    if (direction === 'out' && sawReturn) fail(`${at}.segments[${j}].direction`, 'outbound segments must come before return segments');
+    sawReturn ||= direction === 'ret';
+    return segmentOfFlight(f, j + 1, direction, s.cabinClass ?? 1, s.fareFamily ?? null);
+  });
+  if (segments.some((s) => s.carrier !== b.carrier) && !segments.some((s) => s.carrier === b.carrier)) {
+    fail(`${at}.segments`, `has no segment of the booking carrier ${b.carrier}`);
+  }
+
+  const tickets: AirlineTicket[] = (b.tickets ?? []).map((t, j) => ticketOf(build, t, `${at}.tickets[${j}]`, { paxRefs, segments, ticketNos }));
+  if (b.status === 'Ticketed') {
+    if (tickets.length === 0) fail(`${at}.tickets`, 'must hold a ticket per passenger when status is Ticketed');
+    b.passengers.forEach((p, j) => {
+      // An infant may travel on an adult's ticket (some airlines issue none of its own).
+      if (p.type !== 'INF' && !tickets.some((t) => t.paxRef === p.ref)) fail(`${at}.passengers[${j}]`, `(${p.ref}) has no ticket although the booking is Ticketed`);
     });
-    if (segments.some((s) => s.carrier !== b.carrier) && !segments.some((s) => s.carrier === b.carrier)) {
-      fail(`${at}.segments`, `has no segment of the booking carrier ${b.carrier}`);
-    }
-
-    const ancillaryOf = (
-      a: { category: string; segment: number; price: number; productCode?: string; baggage?: { piece: number; weight: number; size?: string; isAllWeight?: boolean }; seat?: string },
-      currency: string,
-      where: string,
-      kind: 'inflow' | 'post',
-      postOrderNo: string | null,
-    ): AirlineAncillary => {
-      const seg = segments[a.segment - 1] ?? fail(`${where}.segment`, `is ${a.segment}, but the booking has ${segments.length} segment(s)`);
-      if (a.category === 'Seat' && !a.seat) fail(`${where}.seat`, 'is required for a Seat');
-      if (a.category !== 'Seat' && !a.baggage) fail(`${where}.baggage`, `is required for ${a.category}`);
-      const seatMatch = a.seat ? /^(\d+)([A-Z])$/.exec(a.seat) : null;
-      return {
-        kind,
-        category: a.category,
-        segmentIndex: a.segment,
-        productCode:
-          a.productCode ??
-          (a.seat
-            ? `SCI_SEAT_${a.seat}_${seg.carrier}_${seg.depAirport}_${seg.arrAirport}`
-            : `BAG_${a.category}_${a.segment}_${seg.carrier}_${seg.depAirport}_${seg.arrAirport}`),
-        currency,
-        priceMinor: money(a.price, currency, `${where}.price`),
-        postOrderNo,
-        baggage: a.baggage
-          ? { piece: a.baggage.piece, weight: a.baggage.weight, size: a.baggage.size ?? null, isAllWeight: a.baggage.isAllWeight ?? false }
-          : null,
-        seat: seatMatch ? { row: seatMatch[1] as string, column: seatMatch[2] as string } : null,
-      };
-    };
-
-    const tickets: AirlineTicket[] = (b.tickets ?? []).map((t, j) => {
-      const tat = `${at}.tickets[${j}]`;
-      if (!paxRefs.has(t.passenger)) fail(`${tat}.passenger`, `names passenger ${t.passenger}, which this booking does not list`);
-      const ticketNo = t.ticketNo.replace('-', '');
-      if (ticketNos.has(ticketNo)) fail(`${tat}.ticketNo`, `repeats ticket ${t.ticketNo}`);
-      ticketNos.add(ticketNo);
-      const covered = t.segments ?? segments.map((s) => s.index);
-      covered.forEach((n, k) => {
-        if (n > segments.length) fail(`${tat}.segments[${k}]`, `is ${n}, but the booking has ${segments.length} segment(s)`);
-      });
-      if (new Set(covered).size !== covered.length) fail(`${tat}.segments`, 'lists a segment twice');
-      if (t.coupons.length !== covered.length) fail(`${tat}.coupons`, `has ${t.coupons.length} coupon(s) for ${covered.length} segment(s)`);
-      return {
-        ticketNo,
-        paxRef: t.passenger,
-        currency: t.currency,
-        fareMinor: money(t.fare, t.currency, `${tat}.fare`),
-        taxMinor: money(t.tax, t.currency, `${tat}.tax`),
-        issuedAt: null,
-        taxStatusConfirmed: t.taxStatusUnconfirmed !== true,
-        coupons: t.coupons.map((status, k) => ({ segmentIndex: covered[k]!, status })),
-        ancillaries: (t.ancillaries ?? []).map((a, k) => ancillaryOf(a, t.currency, `${tat}.ancillaries[${k}]`, 'inflow', null)),
-      };
-    });
-    if (b.status === 'Ticketed') {
-      if (tickets.length === 0) fail(`${at}.tickets`, 'must hold a ticket per passenger when status is Ticketed');
-      b.passengers.forEach((p, j) => {
-        // An infant may travel on an adult's ticket (some airlines issue none of its own).
-        if (p.type !== 'INF' && !tickets.some((t) => t.paxRef === p.ref)) fail(`${at}.passengers[${j}]`, `(${p.ref}) has no ticket although the booking is Ticketed`);
-      });
-    }
-    (b.postTicketingServices ?? []).forEach((s, j) => {
-      const sat = `${at}.postTicketingServices[${j}]`;
-      const ticket = tickets.find((t) => t.paxRef === s.passenger) ?? fail(`${sat}.passenger`, `names passenger ${s.passenger}, who has no ticket`);
-      ticket.ancillaries.push(ancillaryOf(s, s.currency, sat, 'post', s.orderNo));
-    });
-
-    const issuedAt = b.issuedAt ? (resolveWorldTime(b.issuedAt, 'UTC', now) ?? fail(`${at}.issuedAt`, 'is not a valid time')).toJSDate() : null;
-    for (const t of tickets) t.issuedAt = issuedAt;
-
-    const passengers: AirlinePassenger[] = b.passengers.map((p) => ({
-      ref: p.ref,
-      type: p.type,
-      lastName: p.lastName,
-      firstName: p.firstName,
-      birthday: p.birthday ?? null,
-      gender: p.gender ?? null,
-      document: p.document
-        ? {
-            type: p.document.type,
-            number: p.document.number,
-            expiry: p.document.expiry ?? null,
-            issuePlace: p.document.issuePlace ?? null,
-            nationality: p.document.nationality ?? null,
-          }
-        : null,
-    }));
-
-    bookings.set(keyOf(b.carrier, b.pnr), {
-      record: {
-        carrier: b.carrier,
-        pnr: b.pnr,
-        status: b.status,
-        contact: { email: b.contact.email, phone: b.contact.phone ?? null, companyName: b.contact.companyName ?? null },
-        passengers,
-        segments,
-        tickets,
-        paymentMethod: b.paymentMethod ?? null,
-        bookedByClient: b.bookedBy ?? null,
-      },
-      behaviour: b.behaviour ?? {},
-      refundBehaviour: b.refundBehaviour ?? {},
-      issuedAt,
-      note: b.note ?? null,
-    });
+  }
+  (b.postTicketingServices ?? []).forEach((s, j) => {
+    const sat = `${at}.postTicketingServices[${j}]`;
+    const ticket = tickets.find((t) => t.paxRef === s.passenger) ?? fail(`${sat}.passenger`, `names passenger ${s.passenger}, who has no ticket`);
+    ticket.ancillaries.push(ancillaryOf(build, segments, s, s.currency, sat, 'post', s.orderNo));
   });
 
+  const issuedAt = b.issuedAt ? (resolveWorldTime(b.issuedAt, 'UTC', now) ?? fail(`${at}.issuedAt`, 'is not a valid time')).toJSDate() : null;
+  for (const t of tickets) t.issuedAt = issuedAt;
+
+  const passengers: AirlinePassenger[] = b.passengers.map((p) => ({
+    ref: p.ref,
+    type: p.type,
+    lastName: p.lastName,
+    firstName: p.firstName,
+    birthday: p.birthday ?? null,
+    gender: p.gender ?? null,
+    document: p.document
+      ? {
+          type: p.document.type,
+          number: p.document.number,
+          expiry: p.document.expiry ?? null,
+          issuePlace: p.document.issuePlace ?? null,
+          nationality: p.document.nationality ?? null,
+        }
+      : null,
+  }));
+
+  return {
+    record: {
+      carrier: b.carrier,
+      pnr: b.pnr,
+      status: b.status,
+      contact: { email: b.contact.email, phone: b.contact.phone ?? null, companyName: b.contact.companyName ?? null },
+      passengers,
+      segments,
+      tickets,
+      paymentMethod: b.paymentMethod ?? null,
+      bookedByClient: b.bookedBy ?? null,
+    },
+    behaviour: b.behaviour ?? {},
+    refundBehaviour: b.refundBehaviour ?? {},
+    issuedAt,
+    note: b.note ?? null,
+  };
+}
+
+/** Rates name ISO 4217 currencies and are positive. */
+function checkRates(w: WorldFile, { fail }: Build): void {
   for (const [pair, rate] of Object.entries(w.rates ?? {})) {
     const [a, b2] = pair.split('/') as [string, string];
     try {
@@ -427,6 +476,19 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
     }
     if (Number(rate) <= 0) fail(`rates.${pair}`, 'must be positive');
   }
+
+}
+
+export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
+  const w = checkedShape(data, file);
+  const build = builder(file, now);
+  const { airports, airlines, aircraft } = referenceData(w, build);
+  const flights = resolveFlights(w, build, { airports, airlines, aircraft });
+  const clientIds = new Set(w.clients.map((c) => c.id));
+  const ticketNos = new Set<string>();
+  const bookings = new Map<string, SandboxBooking>();
+  w.bookings.forEach((b, i) => bookings.set(keyOf(b.carrier, b.pnr), resolveBooking(b, i, build, { airlines, flights, clientIds, ticketNos })));
+  checkRates(w, build);
 
   return {
     name: w.name,

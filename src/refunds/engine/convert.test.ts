@@ -1,3 +1,4 @@
+// Rule amounts and prices in the quote currency: docs/architecture.md "Refund arithmetic" step 5 and edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { convertMinor, lookupRate, ruleAmountIn } from './convert.js';
@@ -38,7 +39,7 @@ void test('divHalfUp rounds ties away from zero, like money.ts', () => {
   assert.throws(() => divHalfUp(1n, 0n), RangeError);
 });
 
-// DESIGN edge case: a rule amount in another currency converts once, rounding half-up straight to the target unit.
+// edge case: a rule amount in another currency converts once, rounding half-up straight to the target unit.
 void test('ruleAmountIn: same currency via parseMoney, other currency through the rate', () => {
   const rates = { 'USD->EUR': '0.92', 'EUR->KWD': '0.3333', 'KWD->JPY': '480.5' };
   const table: [text: string, target: string, minor: number | null][] = [

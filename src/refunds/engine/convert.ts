@@ -3,7 +3,8 @@ import { MoneyError, exponentOf, formatMinor, parseMoney } from '../../money/mon
 import { divHalfUp, parseDecimal, pow10, toSafeNumber, type Decimal } from './decimal.js';
 import type { Rates } from './types.js';
 
-export type Conversion = { ok: true; minor: number; note: string } | { ok: false; why: string };
+/** A failed conversion says whether it failed for want of a rate (`noRate`), or for a bad amount. */
+export type Conversion = { ok: true; minor: number; note: string } | { ok: false; why: string; noRate?: true };
 
 /** Direct rate FROM->TO, or null when none is configured or it is not a positive decimal. */
 export function lookupRate(rates: Rates, from: string, to: string): Decimal | null {
@@ -17,7 +18,7 @@ export function lookupRate(rates: Rates, from: string, to: string): Decimal | nu
 /** amount (a decimal in `from`) × rate, rounded half-up once straight to `to`'s minor unit. */
 function convertDecimal(amount: Decimal, from: string, to: string, rates: Rates): Conversion {
   const rate = lookupRate(rates, from, to);
-  if (!rate) return { ok: false, why: `no usable rate ${from}->${to}` };
+  if (!rate) return { ok: false, why: `no usable rate ${from}->${to}`, noRate: true };
   const num = amount.units * rate.units * pow10(exponentOf(to));
   const den = pow10(amount.scale + rate.scale);
   const exact = divHalfUp(num, den);
@@ -39,7 +40,7 @@ function formatDecimal(d: Decimal): string {
 
 /**
  * A rule's "CUR 12.34" string in the quote currency. Same currency: parseMoney (half-up to the exponent).
- * Other currency: the exact written decimal is converted, rounding once (DESIGN edge cases: "converts once,
+ * Other currency: the exact written decimal is converted, rounding once (edge cases: "converts once,
  * rounding half-up straight to the ticket currency's minor unit"), so "USD 10.005" is not first rounded to cents.
  */
 export function ruleAmountIn(text: string, target: string, rates: Rates): Conversion {

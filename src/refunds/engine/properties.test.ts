@@ -103,11 +103,48 @@ void test('property: a refund never exceeds what was paid and never drops below 
       assert.ok(q.penaltyMinor >= 0 && q.airlineFeeMinor >= 0);
       q.ancillaryRefunds.forEach((a, i) => assert.ok(a.refundMinor === 0 || a.refundMinor === t.ancillaries[i]!.priceMinor));
       q.postTicketingRefunds.forEach((p) => assert.ok(p.refundMinor >= 0 && p.refundMinor <= p.originalMinor));
-      if (q.quoteType === 'CannotQuote') {
-        assert.equal(q.totalRefundMinor, 0);
+      if (q.quoteType === 'CannotQuote') assert.equal(q.totalRefundMinor, 0);
+      if (q.quoteType === 'CannotQuote' && q.appliedRule === null) {
         assert.equal(q.isRefundable, true);
         assert.equal(q.refundMethod, 'CashBackToOriginalPayment');
       }
+    }),
+    RUNS,
+  );
+});
+
+void test('property: a rule amount without a rate zeroes the amounts but leaves isRefundable and refundMethod to the rule', () => {
+  // One rule that is always chosen, with a penalty or fee in another currency than the ticket's.
+  const arbCase = fc.record({
+    ticket: arbTicket,
+    reason: arbReason,
+    flags: fc.record({
+      fareRefundable: fc.option(fc.boolean(), { nil: null }),
+      taxRefundable: fc.option(fc.boolean(), { nil: null }),
+      refundableAncillaries: fc.option(fc.subarray([...CATEGORIES]), { nil: null }),
+      refundMethod: fc.option(fc.constantFrom('CashBackToOriginalPayment' as const, 'Voucher' as const), { nil: null }),
+    }),
+    amount: fc.tuple(fc.integer({ min: 0, max: 2_000_000 }), fc.integer({ min: 0, max: 2 })).map(([u, s]) => decimalText(u, s)),
+    onFee: fc.boolean(),
+  });
+  fc.assert(
+    fc.property(arbCase, ({ ticket: t, reason, flags, amount, onFee }) => {
+      const other = CURRENCIES.find((c) => c !== t.currency)!;
+      const r: RefundRule = { airline: 'LH', ruleType: reason, ...flags, ...(onFee ? { airlineFee: `${other} ${amount}` } : { penaltyAmount: `${other} ${amount}` }) };
+      const now = before(14_400);
+      const without = quoteTicket({ ticket: t, rules: [r], reason, now, rates: {} });
+      const everyRate: Rates = Object.fromEntries(CURRENCIES.flatMap((a) => CURRENCIES.filter((b) => b !== a).map((b) => [`${a}->${b}`, '1.25'])));
+      const withRates = quoteTicket({ ticket: t, rules: [r], reason, now, rates: everyRate });
+      assert.equal(without.quoteType, 'CannotQuote');
+      assert.equal(without.totalRefundMinor, 0);
+      assert.equal(without.appliedRule?.index, 0);
+      assert.equal(withRates.quoteType, 'AccurateQuote');
+      assert.equal(without.isRefundable, withRates.isRefundable);
+      assert.equal(without.refundMethod, withRates.refundMethod);
+      const categories = new Set<string>(flags.refundableAncillaries ?? []);
+      const byFlags = flags.fareRefundable === true || flags.taxRefundable === true || [...t.ancillaries, ...t.postTicketingServices].some((a) => categories.has(a.category));
+      assert.equal(without.isRefundable, byFlags);
+      assert.equal(without.refundMethod, flags.refundMethod ?? 'CashBackToOriginalPayment');
     }),
     RUNS,
   );

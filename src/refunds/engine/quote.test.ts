@@ -1,3 +1,4 @@
+// quoteTicket by table: the cases cite the step or edge case of docs/architecture.md "Refund arithmetic" they hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { quoteTicket } from './quote.js';
@@ -42,12 +43,12 @@ function check(c: Case): void {
 }
 
 const cases: Case[] = [
-  // ---- DESIGN arithmetic 1: m, floor of exact minutes -------------------------------------------------------
+  // ---- step 1: m, floor of exact minutes -------------------------------------------------------
   { name: '1: m is whole minutes to departure', rules: [], minutes: 90, expect: { minutesToDeparture: 90 } },
   { name: '1/edge: 30 s after departure is m = −1', rules: [], minutes: 0, seconds: -30, expect: { minutesToDeparture: -1 } },
   { name: '1/edge: 59 s before departure is m = 0', rules: [], minutes: 0, seconds: 59, expect: { minutesToDeparture: 0 } },
 
-  // ---- DESIGN arithmetic 2: candidates ------------------------------------------------------------------------
+  // ---- step 2: candidates ------------------------------------------------------------------------
   {
     name: '2: another carrier’s rule is not a candidate → CannotQuote',
     rules: [rule({ airline: 'AF', fareRefundable: true })],
@@ -130,7 +131,7 @@ const cases: Case[] = [
     expect: { quoteType: 'CannotQuote' },
   },
 
-  // ---- DESIGN arithmetic 3: choice ----------------------------------------------------------------------------
+  // ---- step 3: choice ----------------------------------------------------------------------------
   {
     name: '3/edge: passenger type beats width',
     rules: [rule({ endMinute: 0, startMinute: 20_000, fareRefundable: true }), rule({ passengerType: 'ADT', taxRefundable: true })],
@@ -171,7 +172,7 @@ const cases: Case[] = [
     expect: { appliedIndex: 1, ticketRefundMinor: 5_000 },
   },
 
-  // ---- DESIGN 3 + edge: tax-refund fallback -------------------------------------------------------------------
+  // ---- step 3 + edge: tax-refund fallback -------------------------------------------------------------------
   {
     name: 'edge: fallback to the ruleType 2 rule when the voluntary rule refunds neither fare nor tax',
     rules: [rule({ penaltyAmount: 'EUR 10.00' }), rule({ ruleType: '2', taxRefundable: true, airlineFee: 'EUR 5.00' })],
@@ -231,7 +232,7 @@ const cases: Case[] = [
     expect: { quoteType: 'CannotQuote', appliedIndex: null, fallbackToTaxRule: false },
   },
 
-  // ---- DESIGN arithmetic 4 + edge: CannotQuote ----------------------------------------------------------------
+  // ---- step 4 + edge: CannotQuote ----------------------------------------------------------------
   {
     name: '4/edge: no rule → CannotQuote, isRefundable true, cash back, all amounts 0',
     ticket: { ancillaries: [bag], postTicketingServices: [postBag] },
@@ -252,14 +253,38 @@ const cases: Case[] = [
       taxMinor: 5_000,
     },
   },
+  // A rule amount whose currency has no rate: all amounts 0, but the chosen rule still decides isRefundable and
+  // refundMethod (docs/architecture.md "Refund arithmetic"; before issue 8 it answered true and cash back).
   {
-    name: '4/edge: CannotQuote from a missing rate keeps cash back even when the rule says Voucher',
+    name: '4/edge: no rate for the penalty → CannotQuote, a voucher-only rule stays Voucher',
     rules: [rule({ fareRefundable: true, refundMethod: 'Voucher', penaltyAmount: 'USD 10.00' })],
+    expect: { quoteType: 'CannotQuote', refundMethod: 'Voucher', isRefundable: true, totalRefundMinor: 0, penaltyMinor: 0, appliedIndex: 0 },
+  },
+  {
+    name: '4/edge: no rate for the airline fee → CannotQuote, a rule that refunds nothing stays not refundable',
+    rules: [rule({ fareRefundable: false, taxRefundable: false, airlineFee: 'CHF 5.00' })],
+    expect: { quoteType: 'CannotQuote', refundMethod: 'CashBackToOriginalPayment', isRefundable: false, totalRefundMinor: 0, appliedIndex: 0 },
+  },
+  {
+    name: '4/edge: no rate → CannotQuote, refundable through an ancillary of the ticket, Voucher',
+    ticket: { ancillaries: [bag] },
+    rules: [rule({ refundableAncillaries: ['StandardCheckInBaggage'], refundMethod: 'Voucher', penaltyAmount: 'USD 10.00' })],
+    expect: { quoteType: 'CannotQuote', refundMethod: 'Voucher', isRefundable: true, totalRefundMinor: 0, ancillaryRefunds: [{ ...bag, refundMinor: 0 }] },
+  },
+  {
+    name: '4/edge: no rate, tax-refund fallback: the ruleType 2 rule decides the method',
+    reason: '1',
+    rules: [rule({ refundMethod: 'CashBackToOriginalPayment' }), rule({ ruleType: '2', taxRefundable: true, refundMethod: 'Voucher', airlineFee: 'USD 2.00' })],
+    expect: { quoteType: 'CannotQuote', refundMethod: 'Voucher', isRefundable: true, fallbackToTaxRule: true, appliedIndex: 1 },
+  },
+  {
+    name: '4/edge: rule data that cannot be read (not a missing rate) → CannotQuote, isRefundable true, cash back',
+    rules: [rule({ fareRefundable: false, refundMethod: 'Voucher', penaltyAmount: 'fifty euros' })],
     expect: { quoteType: 'CannotQuote', refundMethod: 'CashBackToOriginalPayment', isRefundable: true, totalRefundMinor: 0, appliedIndex: 0 },
   },
   { name: '4: a rule applies → AccurateQuote', rules: [rule({ fareRefundable: true })], expect: { quoteType: 'AccurateQuote' } },
 
-  // ---- DESIGN arithmetic 5: penalty, refundable, clamp ----------------------------------------------------------
+  // ---- step 5: penalty, refundable, clamp ----------------------------------------------------------
   {
     name: '5: penalty amount only',
     rules: [rule({ fareRefundable: true, taxRefundable: true, penaltyAmount: 'EUR 50.00' })],
@@ -448,7 +473,7 @@ const cases: Case[] = [
     expect: { quoteType: 'CannotQuote' },
   },
 
-  // ---- DESIGN arithmetic 6: ancillaries ---------------------------------------------------------------------
+  // ---- step 6: ancillaries ---------------------------------------------------------------------
   {
     name: '6: in-flow ancillary in refundableAncillaries adds its price; others add 0',
     ticket: { ancillaries: [bag, seat] },
@@ -489,7 +514,7 @@ const cases: Case[] = [
     expect: { quoteType: 'CannotQuote', ancillaryPaidMinor: null },
   },
 
-  // ---- DESIGN arithmetic 7 + edge: isRefundable by flags ------------------------------------------------------
+  // ---- step 7 + edge: isRefundable by flags ------------------------------------------------------
   {
     name: '7: fare, tax and ancillaries all non-refundable → isRefundable false',
     ticket: { ancillaries: [seat] },
@@ -528,13 +553,13 @@ const cases: Case[] = [
     expect: { isRefundable: true, totalRefundMinor: 0 },
   },
 
-  // ---- DESIGN arithmetic 8: method ------------------------------------------------------------------------------
+  // ---- step 8: method ------------------------------------------------------------------------------
   { name: '8: refundMethod comes from the rule', rules: [rule({ fareRefundable: true, refundMethod: 'Voucher' })], expect: { refundMethod: 'Voucher' } },
   { name: '8: absent refundMethod is cash back', rules: [rule({ fareRefundable: true })], expect: { refundMethod: 'CashBackToOriginalPayment' } },
 ];
 
 for (const c of cases) {
-  void test(`DESIGN ${c.name}`, () => check(c));
+  void test(`arithmetic ${c.name}`, () => check(c));
 }
 
 void test('appliedRule carries the rule object itself and reasons explain each step', () => {

@@ -1,4 +1,4 @@
-// quoteTicket: one ticket's refund quote, itemised, following DESIGN "Refund quote: the arithmetic" steps 1–7.
+// quoteTicket: one ticket's refund quote, itemised, following docs/architecture.md "Refund arithmetic" steps 1–7.
 import { MoneyError, exponentOf, formatMinor } from '../../money/money.js';
 import { convertMinor, ruleAmountIn } from './convert.js';
 import { divHalfUp, parseDecimal, pow10, toSafeNumber } from './decimal.js';
@@ -20,7 +20,7 @@ const REASONS: readonly string[] = ['0', '1', '4'];
 const PASSENGER_TYPES: readonly string[] = ['ADT', 'CHD', 'INF'];
 const METHODS: readonly string[] = ['CashBackToOriginalPayment', 'Voucher'];
 
-/** Absent booleans are false (DESIGN edge cases). */
+/** Absent booleans are false (edge cases). */
 function flag(value: boolean | null | undefined): boolean {
   return value === true;
 }
@@ -58,15 +58,15 @@ function validateTicket(ticket: TicketForQuote, reason: RefundReason): void {
   }
 }
 
-type Step<T> = { ok: true; value: T } | { ok: false; why: string };
+type Step<T> = { ok: true; value: T } | { ok: false; why: string; noRate?: true };
 
-/** DESIGN 5: penalty = max(penaltyAmount, penaltyPercent % of base); base fare or fare+tax, rounded once half-up. */
+/** step 5: penalty = max(penaltyAmount, penaltyPercent % of base); base fare or fare+tax, rounded once half-up. */
 function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: string[]): Step<number> {
   const cur = ticket.currency;
   let amount = 0;
   if (present(rule.penaltyAmount) && rule.penaltyAmount.trim() !== '') {
     const converted = ruleAmountIn(rule.penaltyAmount, cur, rates);
-    if (!converted.ok) return { ok: false, why: `penaltyAmount: ${converted.why}` };
+    if (!converted.ok) return { ...converted, why: `penaltyAmount: ${converted.why}` };
     amount = converted.minor;
     reasons.push(`5. penaltyAmount ${rule.penaltyAmount} → ${converted.note}`);
   }
@@ -76,7 +76,7 @@ function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteI
     if (!percent || percent.units < 0n) return { ok: false, why: `penaltyPercent ${String(rule.penaltyPercent)} is not a percentage ≥ 0` };
     const baseName = present(rule.penaltyPercentBase) ? rule.penaltyPercentBase : 'fare';
     if (baseName !== 'fare' && baseName !== 'fare+tax') return { ok: false, why: `penaltyPercentBase ${JSON.stringify(baseName)} is neither 'fare' nor 'fare+tax'` };
-    // The base is the full fare (or fare+tax) whatever is refundable (DESIGN edge cases).
+    // The base is the full fare (or fare+tax) whatever is refundable (edge cases).
     const base = baseName === 'fare' ? ticket.fareMinor : ticket.fareMinor + ticket.taxMinor;
     percentPart = toSafeNumber(divHalfUp(BigInt(base) * percent.units, 100n * pow10(percent.scale)));
     reasons.push(`5. ${String(rule.penaltyPercent)}% of ${baseName} ${formatMinor(base, cur)} = ${formatMinor(percentPart, cur)} (rounded half-up once)`);
@@ -92,7 +92,7 @@ function feeOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput
     return { ok: true, value: 0 };
   }
   const converted = ruleAmountIn(rule.airlineFee, ticket.currency, rates);
-  if (!converted.ok) return { ok: false, why: `airlineFee: ${converted.why}` };
+  if (!converted.ok) return { ...converted, why: `airlineFee: ${converted.why}` };
   reasons.push(`5. airline fee ${rule.airlineFee} → ${converted.note}`);
   return { ok: true, value: converted.minor };
 }
@@ -101,6 +101,113 @@ function methodOf(rule: RefundRule): Step<RefundMethod> {
   if (!present(rule.refundMethod)) return { ok: true, value: 'CashBackToOriginalPayment' };
   if (!METHODS.includes(rule.refundMethod)) return { ok: false, why: `refundMethod ${JSON.stringify(rule.refundMethod)} unknown` };
   return { ok: true, value: rule.refundMethod };
+}
+
+type QuoteBase = Pick<
+  TicketQuote,
+  'ticketNo' | 'carrier' | 'passengerType' | 'reason' | 'departureUtc' | 'minutesToDeparture' | 'currency' | 'fareMinor' | 'taxMinor' | 'ancillaryPaidMinor' | 'reasons'
+>;
+
+/** What the chosen rule decides whatever the amounts (step 7 and step 8). */
+type RuleDecision = Pick<TicketQuote, 'isRefundable' | 'refundMethod'>;
+
+/**
+ * Step 4 + edge cases: a CannotQuote has all amounts 0; isRefundable true and method CashBackToOriginalPayment,
+ * unless the chosen rule decided them (`decided`: a rule amount whose currency has no rate).
+ */
+function cannotQuoteOf(
+  base: QuoteBase,
+  ticket: TicketForQuote,
+  why: string,
+  applied: AppliedRule | null,
+  fallbackToTaxRule: boolean,
+  decided: RuleDecision = { isRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
+): TicketQuote {
+  base.reasons.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
+  return {
+    ...base,
+    quoteType: 'CannotQuote',
+    isRefundable: decided.isRefundable,
+    refundMethod: decided.refundMethod,
+    appliedRule: applied,
+    window: applied ? windowOf(applied.rule) : null,
+    fallbackToTaxRule,
+    refundableMinor: 0,
+    penaltyMinor: 0,
+    airlineFeeMinor: 0,
+    ticketRefundMinor: 0,
+    ancillaryRefunds: ticket.ancillaries.map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor: 0 })),
+    postTicketingRefunds: ticket.postTicketingServices.map((s) => ({
+      postTicketingOrderNo: s.postTicketingOrderNo,
+      category: s.category,
+      currency: s.currency,
+      originalMinor: s.priceMinor,
+      refundMinor: 0,
+    })),
+    totalRefundMinor: 0,
+  };
+}
+
+/** Steps 2–3: the candidates, the chosen rule, and the tax-refund fallback (reason '1' only, on the chosen rule's flags). */
+function chooseRule(
+  rules: readonly RefundRule[],
+  query: CandidateQuery,
+  reason: RefundReason,
+  reasons: string[],
+): { applied: AppliedRule; fallbackToTaxRule: boolean } | null {
+  const ranked = rankCandidates(rules, query);
+  const label = (a: AppliedRule): string =>
+    `#${a.index} (${present(a.rule.passengerType) ? a.rule.passengerType : 'any passenger'}, window ${describeWindow(windowOf(a.rule))})`;
+  reasons.push(
+    `2. candidates for ${query.carrier} ruleType ${query.ruleType} ${query.passengerType} at m = ${query.minutesToDeparture}: ` +
+      (ranked.length ? ranked.map(label).join(', ') : 'none'),
+  );
+  const chosen = ranked[0];
+  if (!chosen) return null;
+  reasons.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
+  if (reason === '1' && !flag(chosen.rule.fareRefundable) && !flag(chosen.rule.taxRefundable)) {
+    const taxRule = rankCandidates(rules, { ...query, ruleType: '2' })[0];
+    if (taxRule) {
+      reasons.push(`3. voluntary rule refunds neither fare nor tax: tax-refund rule ${label(taxRule)} decides instead`);
+      return { applied: taxRule, fallbackToTaxRule: true };
+    }
+    reasons.push('3. voluntary rule refunds neither fare nor tax; no ruleType 2 rule matches, so it stands');
+  }
+  return { applied: chosen, fallbackToTaxRule: false };
+}
+
+/**
+ * Step 6: in-flow ancillaries refund their price (in the quote currency) when the rule lists their category;
+ * post-ticketing services are listed apart under the same test, in their own currency.
+ */
+function ancillaryRefundsOf(
+  ticket: TicketForQuote,
+  categories: ReadonlySet<string>,
+  paidInQuoteCurrency: readonly (number | null)[],
+  reasons: string[],
+): Step<{ ancillaryRefunds: AncillaryRefund[]; postTicketingRefunds: PostTicketingRefund[] }> {
+  const cur = ticket.currency;
+  const ancillaryRefunds: AncillaryRefund[] = [];
+  for (const [i, a] of ticket.ancillaries.entries()) {
+    const refundable = categories.has(a.category);
+    const inQuoteCurrency = paidInQuoteCurrency[i] ?? null;
+    if (refundable && inQuoteCurrency === null) return { ok: false, why: `ancillary ${a.category}: no usable rate ${a.currency}->${cur}` };
+    const refundMinor = refundable ? (inQuoteCurrency ?? 0) : 0;
+    ancillaryRefunds.push({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor });
+    reasons.push(`6. in-flow ${a.category} ${a.currency} ${formatMinor(a.priceMinor, a.currency)}: ${refundable ? `refundable → ${formatMinor(refundMinor, cur)}` : 'not refundable'}`);
+  }
+  const postTicketingRefunds: PostTicketingRefund[] = ticket.postTicketingServices.map((s) => {
+    const refundable = categories.has(s.category);
+    reasons.push(`6. post-ticketing ${s.postTicketingOrderNo} ${s.category} ${s.currency} ${formatMinor(s.priceMinor, s.currency)}: ${refundable ? 'refundable' : 'not refundable'}`);
+    return {
+      postTicketingOrderNo: s.postTicketingOrderNo,
+      category: s.category,
+      currency: s.currency,
+      originalMinor: s.priceMinor,
+      refundMinor: refundable ? s.priceMinor : 0,
+    };
+  });
+  return { ok: true, value: { ancillaryRefunds, postTicketingRefunds } };
 }
 
 /**
@@ -129,7 +236,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     ? null
     : paidInQuoteCurrency.reduce<number>((sum, v) => sum + (v ?? 0), 0);
 
-  const base = {
+  const base: QuoteBase = {
     ticketNo: ticket.ticketNo,
     carrier: ticket.carrier,
     passengerType: ticket.passengerType,
@@ -143,71 +250,31 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     reasons,
   };
 
-  // DESIGN 4 + edge case "CannotQuote: isRefundable true, method CashBackToOriginalPayment, all amounts 0".
-  const cannotQuote = (why: string, applied: AppliedRule | null, fallbackToTaxRule: boolean): TicketQuote => {
-    reasons.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
-    return {
-      ...base,
-      quoteType: 'CannotQuote',
-      isRefundable: true,
-      refundMethod: 'CashBackToOriginalPayment',
-      appliedRule: applied,
-      window: applied ? windowOf(applied.rule) : null,
-      fallbackToTaxRule,
-      refundableMinor: 0,
-      penaltyMinor: 0,
-      airlineFeeMinor: 0,
-      ticketRefundMinor: 0,
-      ancillaryRefunds: ticket.ancillaries.map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor: 0 })),
-      postTicketingRefunds: ticket.postTicketingServices.map((s) => ({
-        postTicketingOrderNo: s.postTicketingOrderNo,
-        category: s.category,
-        currency: s.currency,
-        originalMinor: s.priceMinor,
-        refundMinor: 0,
-      })),
-      totalRefundMinor: 0,
-    };
-  };
+  const cannotQuote = (why: string, applied: AppliedRule | null, fallbackToTaxRule: boolean, decided?: RuleDecision): TicketQuote =>
+    cannotQuoteOf(base, ticket, why, applied, fallbackToTaxRule, decided);
 
-  // DESIGN 2–3: candidates and choice.
-  const query: CandidateQuery = { carrier: ticket.carrier, passengerType: ticket.passengerType, ruleType: ruleTypeFor(reason), minutesToDeparture: m };
-  const ranked = rankCandidates(rules, query);
-  const label = (a: AppliedRule): string =>
-    `#${a.index} (${present(a.rule.passengerType) ? a.rule.passengerType : 'any passenger'}, window ${describeWindow(windowOf(a.rule))})`;
-  reasons.push(
-    `2. candidates for ${ticket.carrier} ruleType ${query.ruleType} ${ticket.passengerType} at m = ${m}: ` +
-      (ranked.length ? ranked.map(label).join(', ') : 'none'),
-  );
-  let chosen = ranked[0];
-  if (!chosen) return cannotQuote('no rule matches', null, false);
-  reasons.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
-
-  // DESIGN 3 + edge case: tax-refund fallback, reason '1' only, on the chosen rule's flags.
-  let fallbackToTaxRule = false;
-  if (reason === '1' && !flag(chosen.rule.fareRefundable) && !flag(chosen.rule.taxRefundable)) {
-    const taxRule = rankCandidates(rules, { ...query, ruleType: '2' })[0];
-    if (taxRule) {
-      chosen = taxRule;
-      fallbackToTaxRule = true;
-      reasons.push(`3. voluntary rule refunds neither fare nor tax: tax-refund rule ${label(taxRule)} decides instead`);
-    } else {
-      reasons.push('3. voluntary rule refunds neither fare nor tax; no ruleType 2 rule matches, so it stands');
-    }
-  }
-  const applied = chosen;
+  // steps 2–3: candidates and choice.
+  const choice = chooseRule(rules, { carrier: ticket.carrier, passengerType: ticket.passengerType, ruleType: ruleTypeFor(reason), minutesToDeparture: m }, reason, reasons);
+  if (!choice) return cannotQuote('no rule matches', null, false);
+  const { applied, fallbackToTaxRule } = choice;
   const rule = applied.rule;
 
   const method = methodOf(rule);
   if (!method.ok) return cannotQuote(method.why, applied, fallbackToTaxRule);
-  const penalty = penaltyOf(rule, ticket, rates, reasons);
-  if (!penalty.ok) return cannotQuote(penalty.why, applied, fallbackToTaxRule);
-  const fee = feeOf(rule, ticket, rates, reasons);
-  if (!fee.ok) return cannotQuote(fee.why, applied, fallbackToTaxRule);
-
-  // DESIGN 5: refundable parts and the clamped ticket part.
+  // step 7 + edge case: decided by flags, not amounts; any of the ticket's ancillaries (in-flow or post-ticketing) counts.
   const fareRefundable = flag(rule.fareRefundable);
   const taxRefundable = flag(rule.taxRefundable);
+  const categories = refundableCategories(rule);
+  const anyAncillary = [...ticket.ancillaries, ...ticket.postTicketingServices].some((a) => categories.has(a.category));
+  const isRefundable = fareRefundable || taxRefundable || anyAncillary;
+  // Edge case: a rule amount whose currency has no rate leaves the amounts unknown, not the rule's decision.
+  const ruleDecided = { isRefundable, refundMethod: method.value };
+  const penalty = penaltyOf(rule, ticket, rates, reasons);
+  if (!penalty.ok) return cannotQuote(penalty.why, applied, fallbackToTaxRule, penalty.noRate ? ruleDecided : undefined);
+  const fee = feeOf(rule, ticket, rates, reasons);
+  if (!fee.ok) return cannotQuote(fee.why, applied, fallbackToTaxRule, fee.noRate ? ruleDecided : undefined);
+
+  // step 5: refundable parts and the clamped ticket part.
   const refundableMinor = (fareRefundable ? ticket.fareMinor : 0) + (taxRefundable ? ticket.taxMinor : 0);
   reasons.push(
     `5. refundable = fare ${fareRefundable ? formatMinor(ticket.fareMinor, cur) : '0 (not refundable)'} + ` +
@@ -219,36 +286,14 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
       `${formatMinor(fee.value, cur)}) = ${formatMinor(ticketRefundMinor, cur)}`,
   );
 
-  // DESIGN 6: in-flow ancillaries added after the clamp; post-ticketing listed separately with the same test.
-  const categories = refundableCategories(rule);
-  const ancillaryRefunds: AncillaryRefund[] = [];
-  for (const [i, a] of ticket.ancillaries.entries()) {
-    const refundable = categories.has(a.category);
-    const inQuoteCurrency = paidInQuoteCurrency[i] ?? null;
-    if (refundable && inQuoteCurrency === null) {
-      return cannotQuote(`ancillary ${a.category}: no usable rate ${a.currency}->${cur}`, applied, fallbackToTaxRule);
-    }
-    const refundMinor = refundable ? (inQuoteCurrency ?? 0) : 0;
-    ancillaryRefunds.push({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor });
-    reasons.push(`6. in-flow ${a.category} ${a.currency} ${formatMinor(a.priceMinor, a.currency)}: ${refundable ? `refundable → ${formatMinor(refundMinor, cur)}` : 'not refundable'}`);
-  }
-  const postTicketingRefunds: PostTicketingRefund[] = ticket.postTicketingServices.map((s) => {
-    const refundable = categories.has(s.category);
-    reasons.push(`6. post-ticketing ${s.postTicketingOrderNo} ${s.category} ${s.currency} ${formatMinor(s.priceMinor, s.currency)}: ${refundable ? 'refundable' : 'not refundable'}`);
-    return {
-      postTicketingOrderNo: s.postTicketingOrderNo,
-      category: s.category,
-      currency: s.currency,
-      originalMinor: s.priceMinor,
-      refundMinor: refundable ? s.priceMinor : 0,
-    };
-  });
+  // step 6: in-flow ancillaries added after the clamp; post-ticketing listed separately with the same test.
+  const ancillaries = ancillaryRefundsOf(ticket, categories, paidInQuoteCurrency, reasons);
+  if (!ancillaries.ok) return cannotQuote(ancillaries.why, applied, fallbackToTaxRule);
+  const { ancillaryRefunds, postTicketingRefunds } = ancillaries.value;
   const totalRefundMinor = ancillaryRefunds.reduce((sum, a) => sum + a.refundMinor, ticketRefundMinor);
   reasons.push(`6. total (ticket part + in-flow ancillaries) = ${cur} ${formatMinor(totalRefundMinor, cur)}`);
 
-  // DESIGN 7 + edge case: decided by flags, not amounts; any of the ticket's ancillaries (in-flow or post-ticketing) counts.
-  const anyAncillary = [...ticket.ancillaries, ...ticket.postTicketingServices].some((a) => categories.has(a.category));
-  const isRefundable = fareRefundable || taxRefundable || anyAncillary;
+  // step 7: isRefundable was decided above, from the rule's flags.
   reasons.push(isRefundable ? '7. refundable under this rule' : '7. rule refunds nothing (fare, tax and ancillaries non-refundable): isRefundable false, submitting → 808');
   reasons.push(`8. refund method ${method.value}`);
 

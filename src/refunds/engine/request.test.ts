@@ -1,3 +1,4 @@
+// quoteRequest: a request of several tickets, by docs/architecture.md "Refund arithmetic" steps 4–10.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { quoteRequest } from './request.js';
@@ -29,8 +30,8 @@ function ok(result: RequestQuoteResult): RequestQuote {
   return result.quote;
 }
 
-// DESIGN arithmetic 5–6 over several tickets: totals per currency are the sums of the ticket lines.
-void test('DESIGN 5–6: totals per currency sum the tickets', () => {
+// step 5–6 over several tickets: totals per currency are the sums of the ticket lines.
+void test('step 5–6: totals per currency sum the tickets', () => {
   const jpy = ticket({ ticketNo: 'T-JPY', currency: 'JPY', fareMinor: 12_000, taxMinor: 3_000 });
   const rules = [rule({ fareRefundable: true, taxRefundable: true, penaltyAmount: 'EUR 10.00' })];
   const q = ok(request([{ ticket: adult }, { ticket: child }, { ticket: jpy }], rules, { rates: { 'EUR->JPY': '160' } }));
@@ -45,7 +46,7 @@ void test('DESIGN 5–6: totals per currency sum the tickets', () => {
   );
 });
 
-void test('DESIGN 6: post-ticketing totals per their own currency', () => {
+void test('step 6: post-ticketing totals per their own currency', () => {
   const a = ticket({ ticketNo: 'A', postTicketingServices: [{ postTicketingOrderNo: 'P1', category: 'StandardCheckInBaggage', priceMinor: 3_000, currency: 'EUR' }] });
   const b = ticket({
     ticketNo: 'B',
@@ -61,8 +62,8 @@ void test('DESIGN 6: post-ticketing totals per their own currency', () => {
   ]);
 });
 
-// DESIGN arithmetic 8: one method per request.
-void test('DESIGN 8: tickets resolving to different methods → 810, quote them separately', () => {
+// step 8: one method per request.
+void test('step 8: tickets resolving to different methods → 810, quote them separately', () => {
   const rules = [rule({ passengerType: 'ADT', fareRefundable: true, refundMethod: 'Voucher' }), rule({ passengerType: 'CHD', fareRefundable: true })];
   const result = request([{ ticket: adult }, { ticket: child }], rules);
   assert.equal(result.ok, false);
@@ -75,13 +76,13 @@ void test('DESIGN 8: tickets resolving to different methods → 810, quote them 
   ]);
 });
 
-void test('DESIGN 8 + 4: a Voucher ticket beside a CannotQuote ticket (cash back) also conflicts', () => {
+void test('step 8 + 4: a Voucher ticket beside a CannotQuote ticket (cash back) also conflicts', () => {
   const rules = [rule({ passengerType: 'ADT', fareRefundable: true, refundMethod: 'Voucher' })];
   const result = request([{ ticket: adult }, { ticket: child }], rules);
   assert.equal(result.ok, false);
 });
 
-void test('DESIGN 8: Voucher → one voucher per airline, value = the refund', () => {
+void test('step 8: Voucher → one voucher per airline, value = the refund', () => {
   const rules = [rule({ fareRefundable: true, refundMethod: 'Voucher' }), rule({ airline: 'OS', fareRefundable: true, taxRefundable: true, refundMethod: 'Voucher' })];
   const os = ticket({ ticketNo: 'T-OS', carrier: 'OS', fareMinor: 10_000, taxMinor: 1_000 });
   const q = ok(request([{ ticket: adult }, { ticket: child }, { ticket: os }], rules));
@@ -92,14 +93,14 @@ void test('DESIGN 8: Voucher → one voucher per airline, value = the refund', (
   ]);
 });
 
-void test('DESIGN 8: cash back → no vouchers', () => {
+void test('step 8: cash back → no vouchers', () => {
   const q = ok(request([{ ticket: adult }], [rule({ fareRefundable: true })]));
   assert.equal(q.refundMethod, 'CashBackToOriginalPayment');
   assert.equal(q.vouchers, null);
 });
 
-// DESIGN 4 + edge case at request level (our reading): any CannotQuote ticket makes the request CannotQuote, amounts 0.
-void test('DESIGN 4/edge: one CannotQuote ticket → request CannotQuote, estimated amounts 0, refundable', () => {
+// step 4 + edge case at request level (our reading): any CannotQuote ticket makes the request CannotQuote, amounts 0.
+void test('step 4/edge: one CannotQuote ticket → request CannotQuote, estimated amounts 0, refundable', () => {
   const rules = [rule({ passengerType: 'ADT', fareRefundable: true, refundableAncillaries: ['StandardCheckInBaggage'] })];
   const a = ticket({ ticketNo: 'A', postTicketingServices: [{ postTicketingOrderNo: 'P1', category: 'StandardCheckInBaggage', priceMinor: 3_000, currency: 'EUR' }] });
   const q = ok(request([{ ticket: a }, { ticket: child }], rules));
@@ -117,8 +118,8 @@ void test('DESIGN 4/edge: one CannotQuote ticket → request CannotQuote, estima
   assert.equal(q.tickets[1]?.quoteType, 'CannotQuote');
 });
 
-// DESIGN 7: a ticket whose rule refunds nothing → not refundable (808 on submit).
-void test('DESIGN 7: any non-refundable ticket makes the request non-refundable', () => {
+// step 7: a ticket whose rule refunds nothing → not refundable (808 on submit).
+void test('step 7: any non-refundable ticket makes the request non-refundable', () => {
   const rules = [rule({ passengerType: 'ADT', fareRefundable: true }), rule({ passengerType: 'CHD' })];
   const q = ok(request([{ ticket: adult }, { ticket: child }], rules));
   assert.equal(q.isRefundable, false);
@@ -140,8 +141,8 @@ void test('each ticket carries its own reason', () => {
   );
 });
 
-// DESIGN arithmetic 9: the client's fee per refunded passenger.
-void test('DESIGN 9: serviceFee = client fee × refunded passengers', () => {
+// step 9: the client's fee per refunded passenger.
+void test('step 9: serviceFee = client fee × refunded passengers', () => {
   const rules = [rule({ fareRefundable: true })];
   assert.deepEqual(ok(request([{ ticket: adult }], rules)).serviceFee, { currency: 'EUR', transactionFeeMinor: 500, passengers: 1 });
   assert.deepEqual(ok(request([{ ticket: adult }, { ticket: child }], rules, { serviceFeePerPassenger: { currency: 'USD', minor: 750 } })).serviceFee, {
@@ -151,8 +152,8 @@ void test('DESIGN 9: serviceFee = client fee × refunded passengers', () => {
   });
 });
 
-// DESIGN arithmetic 10: expected dates from today (UTC calendar day of `now`).
-void test('DESIGN 10: confirmation = today + confirmation days; refund = that + refund days', () => {
+// step 10: expected dates from today (UTC calendar day of `now`).
+void test('step 10: confirmation = today + confirmation days; refund = that + refund days', () => {
   const rules = [rule({ fareRefundable: true })];
   const table: { now: string; terms: AirlineTerms; zone?: string; confirmation: string; refund: string; fast: 0 | 1 }[] = [
     { now: '2025-06-01T10:00:00Z', terms: TERMS, confirmation: '20250603', refund: '20250608', fast: 0 },

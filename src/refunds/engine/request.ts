@@ -1,4 +1,4 @@
-// quoteRequest: the quote for a whole refund request (several tickets), DESIGN arithmetic steps 8–10.
+// quoteRequest: the quote for a whole refund request (several tickets), docs/architecture.md "Refund arithmetic" steps 8–10.
 import { MoneyError, exponentOf } from '../../money/money.js';
 import { quoteTicket } from './quote.js';
 import { present, sameCode } from './rules.js';
@@ -24,7 +24,7 @@ function checkTerms(terms: AirlineTerms): void {
 /**
  * Quote several tickets as one request.
  *
- * Request-level choices (DESIGN speaks per ticket; these are ours, see README):
+ * Request-level choices (the arithmetic speaks per ticket; these are ours, see README):
  * - quoteType is CannotQuote when any ticket is, and then every request-level estimated amount is 0 (the
  *   settled "CannotQuote: … all amounts 0"); the per-ticket detail stays in `tickets`.
  * - isRefundable is false when any ticket is not refundable (its submission would answer 808).
@@ -53,7 +53,7 @@ export function quoteRequest(input: RequestQuoteInput): RequestQuoteResult {
 
   const tickets: TicketQuote[] = items.map(({ ticket, reason }) => quoteTicket({ ticket, rules, reason, now, rates }));
 
-  // DESIGN 8: one method per request; different methods → 810, quote them separately.
+  // step 8: one method per request; different methods → 810, quote them separately.
   const methods = [...new Set(tickets.map((t) => t.refundMethod))];
   if (methods.length > 1) {
     return {
@@ -84,7 +84,7 @@ export function quoteRequest(input: RequestQuoteInput): RequestQuoteResult {
     }
   }
 
-  // DESIGN 8: Voucher → one voucher per airline (and currency), value = the refund; post-ticketing stays separate.
+  // step 8: Voucher → one voucher per airline (and currency), value = the refund; post-ticketing stays separate.
   let vouchers: VoucherEstimate[] | null = null;
   if (refundMethod === 'Voucher') {
     const byAirline = new Map<string, VoucherEstimate>();
@@ -97,10 +97,10 @@ export function quoteRequest(input: RequestQuoteInput): RequestQuoteResult {
     vouchers = [...byAirline.values()];
   }
 
-  // DESIGN 9: the client's fee per refunded passenger (one ticket = one passenger).
+  // step 9: the client's fee per refunded passenger (one ticket = one passenger).
   const passengers = tickets.length;
 
-  // DESIGN 10: confirmation = today + confirmation days (0 with fastConfirmation); refund = that + refund days.
+  // step 10: confirmation = today + confirmation days (0 with fastConfirmation); refund = that + refund days.
   const zone = input.calendarZone ?? 'UTC';
   const confirmationDays = airlineTerms.fastConfirmation ? 0 : airlineTerms.confirmationDays;
 

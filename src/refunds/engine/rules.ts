@@ -1,7 +1,7 @@
-// Which rule applies: candidate test, window test and ordering (DESIGN arithmetic 2–3 and the settled edge cases).
+// Which rule applies: candidate test, window test and ordering (docs/architecture.md "Refund arithmetic" steps 2–3 and edge cases).
 import type { AppliedRule, PassengerType, RefundReason, RefundRule, RuleType, RuleWindow } from './types.js';
 
-/** null and undefined are the same (DESIGN: "Absent and null are the same"). */
+/** null and undefined are the same (edge cases: "absent and null mean the same"). */
 export function present<T>(value: T | null | undefined): value is T {
   return value !== null && value !== undefined;
 }
@@ -14,7 +14,7 @@ export function windowOf(rule: RefundRule): RuleWindow {
 }
 
 /**
- * DESIGN arithmetic 2: `m` inside `(endMinute, startMinute]`, an absent bound open.
+ * step 2: `m` inside `(endMinute, startMinute]`, an absent bound open.
  * Edge case: a window with endMinute ≥ startMinute matches nothing. A bound that is not a finite number
  * (NaN from bad data) also matches nothing rather than being read as open.
  */
@@ -38,7 +38,7 @@ export function sameCode(a: string | null | undefined, b: string): boolean {
   return present(a) && a.trim().toUpperCase() === b.trim().toUpperCase();
 }
 
-/** The ruleType that reason R looks for (DESIGN 2: 0→0, 1→1, 4→4). Types 2 and 3 are never looked up directly. */
+/** The ruleType that reason R looks for (step 2: 0→0, 1→1, 4→4). Types 2 and 3 are never looked up directly. */
 export function ruleTypeFor(reason: RefundReason): RuleType {
   return reason;
 }
@@ -50,7 +50,7 @@ export interface CandidateQuery {
   minutesToDeparture: number;
 }
 
-/** DESIGN 2: carrier's rules with this ruleType, passengerType equal to the ticket's or absent, m in the window. */
+/** step 2: carrier's rules with this ruleType, passengerType equal to the ticket's or absent, m in the window. */
 export function isCandidate(rule: RefundRule, q: CandidateQuery): boolean {
   return (
     sameCode(rule.airline, q.carrier) &&
@@ -61,7 +61,7 @@ export function isCandidate(rule: RefundRule, q: CandidateQuery): boolean {
   );
 }
 
-/** DESIGN 3: passenger-type-specific before generic, then the narrowest window, then list order. */
+/** step 3: passenger-type-specific before generic, then the narrowest window, then list order. */
 export function compareCandidates(a: AppliedRule, b: AppliedRule): number {
   const specificA = present(a.rule.passengerType) ? 0 : 1;
   const specificB = present(b.rule.passengerType) ? 0 : 1;

@@ -1,5 +1,5 @@
 // The zone and offset memo of time.ts changes no answer: calendarDate equals luxon's own calendar arithmetic,
-// and repeated or interleaved departures read the same as on first use.
+// and repeated or interleaved departures read the same as on first use (docs/architecture.md "Refund arithmetic").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -8,7 +8,7 @@ import { RefundEngineInputError, calendarDate, departureInstant } from './time.j
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'Asia/Tokyo', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/Havana', 'Asia/Beirut'];
 
-// DESIGN 10: expected dates are calendar days after the day of now in the zone.
+// step 10: expected dates are calendar days after the day of now in the zone.
 void test('property: calendarDate is luxon fromMillis(now, zone).startOf(day).plus(days) as yyyyMMdd', () => {
   const start = Date.UTC(2019, 0, 1);
   fc.assert(
@@ -34,7 +34,7 @@ void test('departures read the same on first and later use, interleaved across z
       }
     }
   }
-  // spot checks from the DESIGN edge cases (time.test.ts holds the full table)
+  // spot checks of the edge cases (time.test.ts holds the full table)
   assert.equal(new Date(first.get('Europe/Berlin 2024-10-27 02:30')!).toISOString(), '2024-10-27T00:30:00.000Z');
   assert.equal(new Date(first.get('America/New_York 2024-03-10 02:30')!).toISOString(), '2024-03-10T07:30:00.000Z');
 });

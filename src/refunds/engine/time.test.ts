@@ -1,3 +1,4 @@
+// Departure instants, minutes to departure and calendar days: docs/architecture.md "Refund arithmetic" steps 1 and 10, edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RefundEngineInputError, calendarDate, departureInstant, minutesBetween } from './time.js';
@@ -6,8 +7,8 @@ import { rule, ticket } from './test-fixtures.js';
 
 const iso = (local: string, timeZone: string): string => new Date(departureInstant({ local, timeZone })).toISOString();
 
-// DESIGN arithmetic 1: departure is airport-local, converted with the airport's IANA zone (DST-aware).
-// DESIGN edge case: a nonexistent local time (spring-forward gap) is read with the offset BEFORE the change;
+// step 1: departure is airport-local, converted with the airport's IANA zone (DST-aware).
+// edge case: a nonexistent local time (spring-forward gap) is read with the offset BEFORE the change;
 // one that occurs twice (fall-back) is the EARLIER instant.
 const cases: { name: string; local: string; zone: string; utc: string }[] = [
   // Europe/Berlin: +01 → +02 at 2024-03-31 02:00 local; +02 → +01 at 2024-10-27 03:00 local.
@@ -58,7 +59,7 @@ void test('departureInstant rejects malformed local times and unknown zones', ()
   }
 });
 
-// DESIGN edge case: `m` is the floor of the exact difference (30 s after departure is −1).
+// edge case: `m` is the floor of the exact difference (30 s after departure is −1).
 void test('minutesBetween floors the exact difference', () => {
   const dep = Date.UTC(2025, 0, 1, 12, 0);
   const table: [offsetMs: number, m: number][] = [
@@ -78,7 +79,7 @@ void test('minutesBetween floors the exact difference', () => {
   }
 });
 
-// DESIGN arithmetic 1: across a DST change the wall-clock difference is not the real one.
+// step 1: across a DST change the wall-clock difference is not the real one.
 void test('quoteTicket measures m in real minutes across a spring-forward night', () => {
   const t = ticket({ firstDeparture: { local: '2024-03-31 04:00', timeZone: 'Europe/Berlin' } }); // 02:00Z
   const q = quoteTicket({ ticket: t, rules: [rule({ fareRefundable: true })], reason: '1', now: new Date('2024-03-31T00:00:00Z'), rates: {} });
@@ -93,7 +94,7 @@ void test('quoteTicket: a departure in the fall-back overlap is the earlier inst
   assert.equal(q.minutesToDeparture, 30); // 05:30Z, not 06:30Z (90)
 });
 
-// DESIGN arithmetic 10: calendar days from "today".
+// step 10: calendar days from "today".
 void test('calendarDate counts calendar days from the day of now in the zone', () => {
   const now = Date.parse('2025-06-01T23:30:00Z');
   assert.equal(calendarDate(now, 0, 'UTC'), '20250601');

@@ -1,4 +1,4 @@
-// Airport-local departure → instant (DST rules settled in DESIGN), minutes to departure, calendar dates.
+// Airport-local departure → instant (DST rules: docs/architecture.md "Refund arithmetic", edge cases), minutes to departure, calendar dates.
 import { IANAZone } from 'luxon';
 import type { LocalDeparture } from './types.js';
 
@@ -53,7 +53,7 @@ function offsetIn(z: CachedZone, instant: number): number {
 /**
  * Epoch milliseconds of an airport-local 'yyyy-MM-dd HH:mm' in an IANA zone.
  *
- * DESIGN edge cases: a local time in the spring-forward gap is read with the offset in force BEFORE the change;
+ * edge cases: a local time in the spring-forward gap is read with the offset in force BEFORE the change;
  * a local time that occurs twice (fall-back) is the EARLIER instant.
  *
  * Luxon's own `DateTime.fromFormat(..., { zone })` (3.7.2) gets the gap right but not the overlap: it picks the
@@ -85,7 +85,7 @@ export function departureInstant(departure: LocalDeparture): number {
   return wall - before * MINUTE; // in the gap: the offset before the change
 }
 
-/** DESIGN arithmetic 1 + edge case: floor of the exact difference in minutes (30 s after departure is −1). */
+/** step 1 + edge case: floor of the exact difference in minutes (30 s after departure is −1). */
 export function minutesBetween(nowMs: number, departureMs: number): number {
   const m = Math.floor((departureMs - nowMs) / MINUTE);
   return m === 0 ? 0 : m; // never -0

@@ -23,7 +23,7 @@ export type AncillaryCategory =
   | (string & {});
 
 /**
- * Spec §2.8 RefundRule, as stored/received. Absent and null mean the same thing everywhere (DESIGN edge cases):
+ * Spec §2.8 RefundRule, as stored/received. Absent and null mean the same thing everywhere (edge cases):
  * absent booleans are false, absent amounts and percents count 0, absent window bounds are open.
  */
 export interface RefundRule {

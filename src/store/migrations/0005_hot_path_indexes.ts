@@ -1,5 +1,5 @@
-// Indexes the refund quote's statement needs beyond those of 0001/0002 (DESIGN performance targets: quote
-// latency flat as the store grows). src/store/hot-path-indexes.test.ts checks every hot-path plan.
+// Indexes the refund quote's statement needs beyond those of 0001/0002 (docs/architecture.md "Performance targets":
+// quote latency flat as the store grows). src/store/hot-path-indexes.test.ts checks every hot-path plan.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {

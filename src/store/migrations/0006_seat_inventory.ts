@@ -1,6 +1,6 @@
 // Seat inventory versions of the sandbox airline: one row per flight whose seats were ever sold or released,
 // bumped in the same transaction as the sale or release, so a cached seat map knows when it is stale
-// (DESIGN performance targets: seat maps cached as bytes, invalidated on every seat sale).
+// (docs/architecture.md "Performance targets": seat maps cached as bytes, invalidated on every seat sale).
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -2,14 +2,14 @@
 // Check order: shape (220) → look-to-book (223) → session (214; flight-only match or 220) → carrier (220)
 // → segment indexes (215) → airline and route (218/219) → fare family (221) → the airline's map (216/217).
 import { ConnectorError, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
-import { bookingOf, callOpts, type BookingDeps } from '../booking/pricing.js';
-import { flightKeyOf, flightRefOf, matchVerifySession, type ChainSegment, type ChainSession } from '../booking/sessions.js';
-import { ApiError } from '../http/errors.js';
+import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
+import { flightKeyOf, flightRefOf, matchVerifySession, type ChainSegment, type ChainSession } from './sessions.js';
+import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
-import { SeatMapCache, type CachedSeatMap, type SeatAnswerPart } from './cache.js';
-import { seatProductCode, sessionBinding } from './product-code.js';
-import { SEAT_STATUS as S } from './statuses.js';
-import type { SeatAvailabilityRequest, SeatCabin, SeatSegment } from './wire.js';
+import { SeatMapCache, type CachedSeatMap, type SeatAnswerPart } from './seat-cache.js';
+import { seatProductCode, sessionBinding } from './seat-product-code.js';
+import { SEAT_STATUS as S } from './seat-statuses.js';
+import type { SeatAvailabilityRequest, SeatCabin, SeatSegment } from './seat-wire.js';
 
 const REFUSAL_STATUS = {
   airlineWithoutSeats: S.AIRLINE_WITHOUT_SEATS,
@@ -19,7 +19,7 @@ const REFUSAL_STATUS = {
   unknown: S.UNKNOWN_ERROR,
 } as const;
 
-/** A success: the parts the route writes as bytes (seats/cache.ts); failures are thrown as ApiError. */
+/** A success: the parts the route writes as bytes (seat-cache.ts); failures are thrown as ApiError. */
 export interface SeatAvailabilityAnswer {
   status: 0;
   parts: SeatAnswerPart[];

@@ -1,7 +1,7 @@
 // Wire helpers shared by every endpoint's TypeBox schemas.
 import Type, { type TSchema } from 'typebox';
 
-/** Optional and nullable: callers may leave it out or send null (DESIGN "Wire conventions"). */
+/** Optional and nullable: callers may leave it out or send null (docs/architecture.md "Wire conventions"). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 
 /** A response field the spec marks nullable: always present, null when empty. */

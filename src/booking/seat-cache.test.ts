@@ -1,10 +1,10 @@
 // The seat map cache: maps kept per inventory version, answers joined from fragments exactly as a whole
-// serialization writes them, gzip of the same bytes (DESIGN performance targets; spec 2.12 productCode).
+// serialization writes them, gzip of the same bytes (docs/architecture.md "Performance targets"; spec 2.12 productCode).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
-import { SeatMapCache, type SeatAnswerPart, type Serialize } from './cache.js';
+import { SeatMapCache, type SeatAnswerPart, type Serialize } from './seat-cache.js';
 
 const cabin = (occupied: string[]): SeatMapCabin => ({
   deck: 'Main',

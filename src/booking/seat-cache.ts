@@ -1,4 +1,4 @@
-// Seat maps as final bytes (DESIGN performance target: seatAvailability.do ≥ 0.6 of a bare route).
+// Seat maps as final bytes (docs/architecture.md "Performance targets": seatAvailability.do ≥ 0.6 of a bare route).
 //
 // Two levels, both in this process's memory:
 // - maps: the airline's map of a (flight, cabin class, fare family), kept with the inventory version it was

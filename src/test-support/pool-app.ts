@@ -4,10 +4,11 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { ApiError, COMMON, errorHandler } from '../http/errors.js';
+import { ApiError, COMMON } from '../errors.js';
+import { errorHandler } from '../http/errors.js';
 import type { ClientSettings } from '../store/schema.js';
-import { testLogger } from '../test-support/app.js';
-import type { RatePool, RatePools } from './pools.js';
+import { testLogger } from './app.js';
+import type { RatePool, RatePools } from '../ratelimit/pools.js';
 
 export const POOL_ROUTES = {
   ancillary: ['/seatAvailability.do', '/getLuggage.do'],

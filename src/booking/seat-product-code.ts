@@ -1,5 +1,5 @@
 // Seat productCodes: `SCI_SEAT_4A_XS_HND_SGN_<binding>`, unique per seat and segment and bound to the
-// session they came from (public-notes). The binding is a hash of the session id and the segment index:
+// session they came from (docs/architecture.md "The booking chain"). The binding is a hash of the session id and the segment index:
 // order.do recomputes it, so a code from another session, segment or client does not verify, and nothing
 // has to be stored per seat.
 import { createHash } from 'node:crypto';

@@ -2,7 +2,7 @@
 // seats, a wide-body with an upper deck, an airline without seat selection, one without seats on a route,
 // a flight without fare families and flights whose seat map fails.
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
-import { testWorld } from '../test-support/world.js';
+import { testWorld } from './world.js';
 
 export function bookingWorld(): WorldFile {
   const w = testWorld();

@@ -1,6 +1,6 @@
-// Wire schemas of seatAvailability.do (spec 2.12, 4.4; request fields from public-notes).
+// Wire schemas of seatAvailability.do (spec 2.12, 4.4; request fields: docs/architecture.md "The booking chain").
 import Type, { type Static } from 'typebox';
-import { Nullable } from '../http/wire.js';
+import { Nullable } from '../wire.js';
 
 const SeatSegment = Type.Object({
   segmentIndex: Nullable(Type.Integer({ minimum: 1, maximum: 16, description: 'from 1, continuing across outbound then inbound (missing: 215)' })),

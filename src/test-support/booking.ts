@@ -1,9 +1,9 @@
 // Helpers of the booking and seat tests: flights of the test world as request segments, a verify session,
 // seats out of a map, a passenger and a contact.
 import assert from 'node:assert/strict';
-import { call, type TestApp } from '../test-support/app.js';
-import { PLANTED } from '../test-support/planted.js';
-import { TEST_CLIENTS } from '../test-support/world.js';
+import { call, type TestApp } from './app.js';
+import { PLANTED } from './planted.js';
+import { TEST_CLIENTS } from './world.js';
 
 const [lastA, firstA] = PLANTED.names;
 const [emailA] = PLANTED.emails;

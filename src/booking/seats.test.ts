@@ -6,9 +6,9 @@ import { gunzipSync } from 'node:zlib';
 import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { ApiError } from '../http/errors.js';
-import { bookingWorld } from '../booking/test-world.js';
-import { contact, passenger, seatOf, seatSegments, verifyFlights } from '../booking/test-helpers.js';
+import { ApiError } from '../errors.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { contact, passenger, seatOf, seatSegments, verifyFlights } from '../test-support/booking.js';
 import { PLANTED } from '../test-support/planted.js';
 
 const [lastA, firstA] = PLANTED.names;

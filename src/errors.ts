@@ -1,0 +1,40 @@
+// The one error type every failure a caller may see is thrown as, and the status families. Below every
+// other module: commands throw ApiError, src/http/errors.ts turns it into the answer.
+
+/** Endpoint families: each has its own validation status (docs/architecture.md "Wire conventions"). */
+export type Family = 'pnr' | 'refund' | 'seat' | 'booking' | 'admin';
+
+export const VALIDATION_STATUS: Record<Family, number> = {
+  pnr: 100,
+  refund: 810,
+  seat: 220,
+  booking: 100,
+  admin: 100,
+};
+
+/** Statuses shared by every endpoint (docs/architecture.md "Wire conventions"). */
+export const COMMON = {
+  UNAUTHORIZED: 900,
+  NOT_JSON: 901,
+  BODY_TOO_LARGE: 413,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  SYSTEM_ERROR: 9999,
+} as const;
+
+/** A failure with its body status and msg. HTTP 200 unless the wire conventions say otherwise. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly msg: string,
+    readonly httpStatus = 200,
+  ) {
+    super(msg);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ErrorBody {
+  status: number;
+  msg: string;
+}
