@@ -1,4 +1,4 @@
-// The measures of `npm run bench`, one entry each (DESIGN "Performance targets"). Adding a measure = adding
+// The measures of `npm run bench`, one entry each (docs/architecture.md "Performance targets"). Adding a measure = adding
 // an object to MEASURES: a name (its row in BENCHMARKS.md), a target, and a run function.
 import type { Service } from '../src/service.js';
 import type { StoreKind } from '../src/store/store.js';

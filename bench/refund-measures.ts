@@ -1,4 +1,4 @@
-// Refund measures of `npm run bench` (DESIGN "Performance targets"):
+// Refund measures of `npm run bench` (docs/architecture.md "Performance targets"):
 // - refundQuotation.do rps ÷ a route doing one primary-key SELECT on the same database
 //   (refund.do submissions and the backlog: submit-measures.ts).
 import Fastify from 'fastify';

@@ -38,7 +38,7 @@ non-zero and its row is left unchanged.
 
 The figures are **ratios of two targets measured in the same run**, because absolute numbers drift 2× on
 these machines; the req/s in the value column are context, not results, and so is the code revision
-measured (commit, and whether \`src/\` had uncommitted changes). Targets are those of DESIGN.md
+measured (commit, and whether \`src/\` had uncommitted changes). Targets are those of docs/architecture.md
 "Performance targets". A ratio that misses its target is marked **below target** — a benchmark is not a
 test and never fails on it. A value noted *noisy* had other processes (say, a colleague's test suite)
 using more than 10% of the machine's CPU during one of its counted runs: run it again on a quiet machine.

@@ -1,5 +1,5 @@
 // Scale measure of `npm run bench`: refundQuotation.do median latency with 10⁶ orders in the store ÷ with 10³
-// (DESIGN performance targets, ≤ 1.3). Orders are bulk-loaded by the database itself (INSERT … SELECT over
+// (docs/architecture.md "Performance targets", ≤ 1.3). Orders are bulk-loaded by the database itself (INSERT … SELECT over
 // generate_series, copies of a demo booking), never one request per order.
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 // seatAvailability.do for a wide-body aircraft (XS901, 777 with 352 seats in two cabins) ÷ a bare route
-// returning the same JSON (DESIGN targets: ≥ 0.6 with the same session repeated, ≥ 0.4 with a fresh session
+// returning the same JSON (docs/architecture.md "Performance targets": ≥ 0.6 with the same session repeated, ≥ 0.4 with a fresh session
 // per request: seat maps are cached as bytes, invalidated on every sale; verify.do is not counted).
 import { formatRps, ratioToBareRoute, referenceAnswer, type BenchContext, type Measure } from './measures.js';
 import { load } from './harness.js';

@@ -1,4 +1,4 @@
-// Refund submission measures of `npm run bench` (DESIGN "Performance targets"):
+// Refund submission measures of `npm run bench` (docs/architecture.md "Performance targets"):
 // - refund.do committed submissions/s ÷ raw single-row INSERT transactions/s on the same database;
 // - 10⁵ queued refunds taken to status 1 by the lifecycle workers ÷ the job queue's own drain rate.
 import { randomBytes, randomInt } from 'node:crypto';
