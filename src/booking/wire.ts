@@ -150,7 +150,7 @@ export const SearchRequest = Type.Object({
   airlines: Nullable(Type.Array(Type.String({ maxLength: 3 }), { maxItems: 20, description: 'only these marketing carriers' })),
   fromFlightNumbers: Nullable(Type.Array(Type.String({ maxLength: 60 }), { maxItems: 20, description: 'only these outbound itineraries ("XS771" or "XS771,XS781")' })),
   retFlightNumbers: Nullable(Type.Array(Type.String({ maxLength: 60 }), { maxItems: 20, description: 'only these return itineraries' })),
-  currency: OptStr({ maxLength: 3, description: 'settlement currency; routings in another currency are not answered (124 when none is left)' }),
+  currency: OptStr({ maxLength: 10, description: 'settlement currency; routings in another currency are not answered (124 when none is left)' }),
   displayCurrency: OptStr({ maxLength: 3, description: 'accepted; the routing carries no display amounts' }),
   includeMultipleFareFamily: Nullable(Type.Boolean()),
   requestSource: OptStr(),
