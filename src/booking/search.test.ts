@@ -176,6 +176,11 @@ describe('search.do and verify.do (original shapes)', () => {
     assert.equal(v.body.status, 0, String(v.body.msg));
     assert.equal((v.body.routing as Routing).fromSegments[0]!.flightNumber, 'XS771');
     assert.equal((await call(t.app, '/verify.do', { outboundSegments: [{ ...seg, flightNumber: 'XS771' }] })).body.status, 0);
+    const back = { carrier: 'XS', flightNumber: '772', departureAirport: 'SUB', arrivalAirport: 'CGK', departureDate: date('sub-cgk') };
+    const trip = await call(t.app, '/verify.do', { adultNum: '2', outboundSegments: [seg], inboundSegments: [back] });
+    assert.equal(trip.body.status, 0, String(trip.body.msg));
+    const tr = trip.body.routing as Routing;
+    assert.deepEqual([tr.fromSegments.map((s) => s.segmentIndex), tr.retSegments.map((s) => `${s.segmentIndex}:${s.flightNumber}`)], [[1], ['2:XS772']]);
     assert.equal((await call(t.app, '/verify.do', { outboundSegments: [{ ...seg, flightNumber: '9999' }] })).body.status, 207, 'plan §8.2: a flight the airline does not sell is 207');
   });
 
