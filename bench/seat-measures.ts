@@ -12,9 +12,8 @@ async function seatRequest(ctx: BenchContext) {
   const flight = ctx.service.world.flights.get('XS901-wide')!;
   const depTime = flight.current.dep.toFormat('yyyyMMddHHmm');
   const headers = { ...ctx.authHeaders, 'content-type': 'application/json' };
-  const segment = { carrier: 'XS', flightNumber: 'XS901', depAirport: flight.from, arrAirport: flight.to, depTime };
   const newSession = async () => {
-    const send = () => fetch(`${ctx.baseUrl}/verify.do`, { method: 'POST', headers, body: JSON.stringify({ adults: 1, fromSegments: [segment] }) });
+    const send = () => fetch(`${ctx.baseUrl}/verify.do`, { method: 'POST', headers, body: JSON.stringify({ outboundSegments: [{ carrier: 'XS', flightNumber: '901', departureAirport: flight.from, arrivalAirport: flight.to, departureDate: depTime.slice(0, 8) }] }) });
     // one retry on a fresh connection: a kept-alive one may have been closed during a long measure before
     const verify = await send().catch(() => send());
     const session = (await verify.json()) as { status: number; sessionId?: string; msg?: string };

@@ -52,7 +52,10 @@ describe('seat maps across two API processes (PostgreSQL)', { skip: DATABASE_URL
     const a = await startServer(env);
     const b = await startServer(env);
 
-    const verify = await post(a.url, '/verify.do', { adults: 1, fromSegments: [xs901()] });
+    const f = xs901();
+    const verify = await post(a.url, '/verify.do', {
+      outboundSegments: [{ carrier: f.carrier, flightNumber: f.flightNumber.slice(2), departureAirport: f.depAirport, arrivalAirport: f.arrAirport, departureDate: f.depTime.slice(0, 8) }],
+    });
     assert.equal(verify.body.status, 0, verify.body.msg);
     const sessionId = String(verify.body.sessionId);
     const segment = { segmentIndex: 1, ...(xs901()) };

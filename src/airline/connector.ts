@@ -248,12 +248,17 @@ export interface PricedItinerary {
 }
 
 export interface SearchQuery {
-  depAirport: string;
-  arrAirport: string;
+  /** Airports the trip may start from (a city's airports, or one airport). */
+  depAirports: string[];
+  /** Airports the trip may end at. */
+  arrAirports: string[];
   depDate: string;
   retDate: string | null;
   cabinClass: number;
 }
+
+/** Shortest and longest change of flights in a one-stop connection (docs/decisions/0021). */
+export const CONNECTION_MINUTES = { min: 60, max: 720 } as const;
 
 export interface SeatMapSeat {
   column: string;
@@ -324,7 +329,10 @@ export type BookingAnswer =
 
 /** The airline's side of the booking chain. Optional: a connector without it serves post-booking only. */
 export interface BookingConnector {
+  /** Itineraries (non-stop and one-stop connections of one carrier), each priced in the airline's currency. */
   search(carrier: string | null, q: SearchQuery, opts: CallOptions): Promise<PricedItinerary[]>;
+  /** The airports a city or airport code stands for in this airline's view, or null when it does not know the code. */
+  airportsOf(code: string): string[] | null;
   /** Prices an itinerary (outbound then return flights); null when a flight does not exist. */
   price(carrier: string, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, opts: CallOptions): Promise<PricedItinerary | null>;
   /** Seat map of one flight and cabin class, with seats sold so far. */

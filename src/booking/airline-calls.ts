@@ -22,21 +22,27 @@ export interface BookingDeps {
   lookToBook: LookToBook;
 }
 
-/** The time budget of one airline call of the chain. */
-export const callOpts = () => ({ signal: AbortSignal.timeout(AIRLINE_TIMEOUT_MS) });
+/** The time budget of one airline call of the chain: the caller's (verify.do maxResponseTime) when shorter. */
+export const callOpts = (budgetMs?: number | null) => ({ signal: AbortSignal.timeout(Math.min(budgetMs ?? AIRLINE_TIMEOUT_MS, AIRLINE_TIMEOUT_MS)) });
 
-export function bookingOf(airlines: AirlineDirectory, carrier: string): BookingConnector {
+export function bookingOf(airlines: AirlineDirectory, carrier: string, closedStatus: number = S.NOT_BOOKABLE): BookingConnector {
   const c = airlines.forCarrier(carrier.toUpperCase());
-  if (!c?.booking) throw new ApiError(S.NOT_BOOKABLE, `airline ${carrier} cannot be booked through this service`);
+  if (!c?.booking) throw new ApiError(closedStatus, `airline ${carrier} cannot be booked through this service`);
   return c.booking;
 }
 
-/** Airline failures become 299 (the verify family's "other" code); everything else passes through. */
-export async function airline<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Airline failures become the calling step's status: 299 (the verify family's "other" code) unless the step
+ * names its own for a time-out (search.do 112, verify.do 205) or another failure (search.do 113).
+ */
+export async function airline<T>(work: () => Promise<T>, statuses: { timeout?: number; other?: number } = {}): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof ConnectorError) throw new ApiError(S.AIRLINE_ERROR, `airline error: ${err.kind}`);
+    if (err instanceof ConnectorError) {
+      const status = err.kind === 'timeout' ? (statuses.timeout ?? statuses.other ?? S.AIRLINE_ERROR) : (statuses.other ?? S.AIRLINE_ERROR);
+      throw new ApiError(status, `airline error: ${err.kind}`);
+    }
     throw err;
   }
 }

@@ -20,19 +20,34 @@ describe('booking chain end to end', () => {
   after(() => t.close());
 
   test('search → verify → seats → order with a seat → pay → extract shows the seat → refund quote', async () => {
-    const search = await call(t.app, '/search.do', { depAirport: 'HND', arrAirport: 'SGN', depDate: depDate(t, 'bk-narrow'), retDate: depDate(t, 'bk-narrow-ret'), adults: 1, carrier: 'XS' });
+    // plan §3.1: the original's search body (tripType as a string, counts as integers, unknown cid tolerated)
+    const search = await call(t.app, '/search.do', {
+      cid: TEST_CLIENTS.alpha.id,
+      tripType: '2',
+      adultNum: 1,
+      childNum: 0,
+      infantNum: 0,
+      fromCity: 'HND',
+      toCity: 'SGN',
+      fromDate: depDate(t, 'bk-narrow'),
+      retDate: depDate(t, 'bk-narrow-ret'),
+      airlines: ['XS'],
+      requestSource: 'test',
+    });
     assert.equal(search.body.status, 0, search.body.msg ?? '');
     const routings = search.body.routings as Array<{ routingIdentifier: string; fromSegments: Array<{ flightNumber: string }>; retSegments: Array<{ flightNumber: string }>; adultPrice: number }>;
     const routing = routings.find((r) => r.fromSegments[0]!.flightNumber === 'XS701' && r.retSegments[0]!.flightNumber === 'XS702')!;
     assert.ok(routing, 'the narrow-body flight is found');
     assert.equal(routing.adultPrice, 580);
 
-    const verify = await call(t.app, '/verify.do', { routingIdentifier: routing.routingIdentifier, adults: 1 });
+    // plan §3.2: routingIdentifier alone; the passenger mix comes from the search
+    const verify = await call(t.app, '/verify.do', { routingIdentifier: routing.routingIdentifier });
     assert.equal(verify.body.status, 0, verify.body.msg ?? '');
     const sessionId = verify.body.sessionId as string;
     assert.match(sessionId, /^ses_/);
     const r = verify.body.routing as Record<string, unknown>;
-    assert.equal(r.ancillarySupported, true);
+    assert.deepEqual(r.ancillarySupported, ['seat', 'luggage']);
+    assert.notEqual(r.routingIdentifier, routing.routingIdentifier, 'verify answers a fresh routingIdentifier');
     assert.equal(r.transactionFeeMode, 'PER_PAX');
     assert.equal((r.retSegments as unknown[]).length, 1);
 

@@ -7,7 +7,7 @@ import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
-import { contact, depDate, flightSeg, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+import { contact, depDate, passenger, verifySeg, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const [emailA] = PLANTED.emails;
@@ -29,8 +29,8 @@ describe('booking chain statuses', () => {
     const o = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
     const seg = t.world.flights.get('bk-narrow')!;
     const cases: Array<[string, unknown]> = [
-      ['/search.do', { depAirport: 'HND', arrAirport: 'SGN', depDate: depDate(t, 'bk-narrow'), adults: 1 }],
-      ['/verify.do', { adults: 1, fromSegments: [flightSeg(t, 'bk-narrow')] }],
+      ['/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: 'HND', toCity: 'SGN', fromDate: depDate(t, 'bk-narrow') }],
+      ['/verify.do', { outboundSegments: [verifySeg(t, 'bk-narrow')] }],
       ['/getOffers.do', { adults: 1, outboundSegments: [{ carrier: 'XS', departureAirport: 'HND', arrivalAirport: 'SGN', flightNumber: seg.flightNumber, departureDate: depDate(t, 'bk-narrow') }] }],
       ['/getLuggage.do', { offerId: s.sessionId }],
       ['/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact }],
@@ -40,12 +40,12 @@ describe('booking chain statuses', () => {
     for (const [url, body] of cases) await assertAuthenticationRequired(t.app, url, body);
   });
 
-  test('verify.do: 201 unknown routing, 202 unknown flight, 203 passenger mix, 100 shape', async () => {
-    assert.equal((await call(t.app, '/verify.do', { adults: 1, routingIdentifier: 'rt_nope' })).body.status, 201);
-    assert.equal((await call(t.app, '/verify.do', { adults: 1, fromSegments: [{ ...flightSeg(t, 'bk-narrow'), flightNumber: 'XS999' }] })).body.status, 202);
-    assert.equal((await call(t.app, '/verify.do', { adults: 1, infants: 2, fromSegments: [flightSeg(t, 'bk-narrow')] })).body.status, 203);
-    assert.equal((await call(t.app, '/verify.do', { adults: 0, fromSegments: [flightSeg(t, 'bk-narrow')] })).body.status, 100);
-    const fee = await call(t.app, '/verify.do', { adults: 1, fromSegments: [flightSeg(t, 'bk-route-ok')] });
+  test('verify.do (plan §8.2): 200 unknown routing, 207 unknown flight or too many passengers, 212 passenger mix; the booking fee', async () => {
+    assert.equal((await call(t.app, '/verify.do', { routingIdentifier: 'rt_nope' })).body.status, 200);
+    assert.equal((await call(t.app, '/verify.do', { outboundSegments: [verifySeg(t, 'bk-narrow', { flightNumber: '999' })] })).body.status, 207);
+    assert.equal((await call(t.app, '/verify.do', { adultNum: 1, infantNum: 2, outboundSegments: [verifySeg(t, 'bk-narrow')] })).body.status, 212);
+    assert.equal((await call(t.app, '/verify.do', { adultNum: 0, outboundSegments: [verifySeg(t, 'bk-narrow')] })).body.status, 212);
+    const fee = await call(t.app, '/verify.do', { outboundSegments: [verifySeg(t, 'bk-route-ok')] });
     assert.deepEqual([(fee.body.routing as { transactionFee: number }).transactionFee, (fee.body.routing as { transactionFeeMode: string }).transactionFeeMode], [5, 'PER_BOOKING']);
   });
 

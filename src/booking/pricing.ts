@@ -1,10 +1,13 @@
 // search.do, verify.do and getOffers.do: the airline prices an itinerary; postbook keeps it as a
 // routingIdentifier, a sessionId or an offerId for the later steps.
-import type { BookingConnector, FlightRef } from '../airline/connector.js';
+import { DateTime } from 'luxon';
+import type { BaggageProduct, BookingConnector, FlightRef, PricedItinerary } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
-import { isoUtc, itineraryOf, routingOf, type PaxCounts } from './sessions.js';
+import { baggageProducts } from './order.js';
+import { fullRoutingOf } from './routing.js';
+import { flightRefOf, isoUtc, itineraryOf, routingOf, type ChainItinerary, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { GetOffersRequest, SearchRequest, VerifyRequest } from './wire.js';
 
@@ -17,27 +20,119 @@ export function paxOf(req: { adults: number; children?: number | null; infants?:
 
 const BOOKING_REQUIREMENT = { documentRequired: false, birthdayRequiredFor: [1, 2] };
 
-export async function search(deps: BookingDeps, clientId: string, req: SearchRequest) {
-  const pax = paxOf(req);
-  const cabinClass = req.cabinClass ?? 1;
-  const q = { depAirport: req.depAirport.toUpperCase(), arrAirport: req.arrAirport.toUpperCase(), depDate: req.depDate, retDate: req.retDate ?? null, cabinClass };
-  const carriers = req.carrier ? [req.carrier.toUpperCase()] : null;
-  const connectors = new Set(
-    (carriers ?? deps.airlines.carriers()).map((c) => deps.airlines.forCarrier(c)?.booking).filter((b): b is BookingConnector => Boolean(b)),
-  );
-  const found = [];
-  for (const b of connectors) found.push(...(await airline(() => b.search(carriers?.[0] ?? null, q, callOpts()))));
-  const now = deps.clock.now();
-  const routings = [];
-  for (const p of found.filter((f) => f.seatsLeft >= pax.adults + pax.children)) {
-    const it = itineraryOf(p, cabinClass);
-    const s = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax, now });
-    routings.push({ routingIdentifier: s.id, maxSeats: it.seatsLeft, ...routingOf(it) });
-  }
-  return { status: 0, msg: routings.length ? 'success' : 'no flights found', routings };
+// ---- search.do (plan §3.1, §6; docs/decisions/0021) ----
+
+const CODE = /^[A-Za-z]{3}$/;
+
+/** "" and null are "absent" for an optional string (decision 0021). */
+const given = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
+
+/** A count sent as an integer or its decimal string; null when absent, NaN when not a count. */
+function countOf(v: number | string | null | undefined): number | null {
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v === 'number') return v;
+  return /^\d{1,2}$/.test(v.trim()) ? Number(v.trim()) : NaN;
 }
 
-/** Flights of request segments (`depTime` yyyyMMdd[HHmm]). */
+/** yyyyMMdd (the dashed yyyy-MM-dd of one model example is accepted too), or null when it is no date. */
+function dateOf(v: string): string | null {
+  const d = v.trim().replace(/^(\d{4})-(\d{2})-(\d{2})$/, '$1$2$3');
+  return /^\d{8}$/.test(d) && DateTime.fromFormat(d, 'yyyyMMdd').isValid ? d : null;
+}
+
+/** The passenger mix of a search (or of verify.do's segment path): 102 / 212 with the original's msg variants. */
+export function paxCountsOf(req: { adultNum?: number | string | null; childNum?: number | string | null; infantNum?: number | string | null }, status: number, defaultAdults: number | null): PaxCounts {
+  const adults = countOf(req.adultNum) ?? defaultAdults;
+  const children = countOf(req.childNum) ?? 0;
+  const infants = countOf(req.infantNum) ?? 0;
+  if (adults === null) throw new ApiError(S.INVALID, 'invalid request: adultNum is required');
+  if ([adults, children, infants].some((n) => !Number.isInteger(n) || n < 0)) throw new ApiError(status, 'passenger numbers must be whole numbers of 0 or more');
+  if (adults < 1) throw new ApiError(status, 'at least 1 adult is required');
+  if (adults + children > 9) throw new ApiError(status, 'more than 9 passengers');
+  if (infants > adults) throw new ApiError(status, 'every infant needs an adult');
+  return { adults, children, infants };
+}
+
+/** The airports a city-or-airport code (and an optional pinned airport) stands for, over every bookable airline (plan §6). */
+function placeOf(connectors: BookingConnector[], side: 'from' | 'to', cityField: string | null, airportField: string | null): string[] {
+  const code = cityField ?? airportField;
+  if (!code) throw new ApiError(S.SEARCH_ILLEGAL, `${side}City or ${side}Airport must not be empty`);
+  for (const [field, v] of [[`${side}City`, cityField], [`${side}Airport`, airportField]] as const) {
+    if (v !== null && !CODE.test(v)) throw new ApiError(S.SEARCH_FORMAT, `${field} must be a 3-letter IATA code`);
+  }
+  const of = (c: string) => {
+    const all = new Set(connectors.flatMap((b) => b.airportsOf(c.toUpperCase()) ?? []));
+    return all.size > 0 ? [...all] : null;
+  };
+  const airports = of(code);
+  if (!airports) throw new ApiError(S.SEARCH_ILLEGAL, `unknown city code ${code.toUpperCase()}`);
+  if (cityField && airportField) {
+    const pinned = airportField.toUpperCase();
+    if (!airports.includes(pinned)) throw new ApiError(S.SEARCH_ILLEGAL, `${side}Airport ${pinned} is not an airport of ${side}City ${cityField.toUpperCase()}`);
+    return [pinned];
+  }
+  return airports;
+}
+
+const flightKey = (numbers: string[]) => numbers.map((n) => n.trim().toUpperCase()).join(',');
+
+export async function search(deps: BookingDeps, clientId: string, req: SearchRequest) {
+  const tripType = String(req.tripType).trim();
+  if (tripType !== '1' && tripType !== '2') throw new ApiError(S.SEARCH_FORMAT, 'tripType must be "1" (one-way) or "2" (return)');
+  const pax = paxCountsOf(req, S.SEARCH_ILLEGAL, null);
+  const fromText = given(req.fromDate);
+  if (!fromText) throw new ApiError(S.SEARCH_ILLEGAL, 'fromDate must not be empty');
+  const depDate = dateOf(fromText);
+  if (!depDate) throw new ApiError(S.SEARCH_ILLEGAL, 'fromDate must be a date yyyyMMdd');
+  let retDate: string | null = null;
+  if (tripType === '2') {
+    const retText = given(req.retDate);
+    if (!retText) throw new ApiError(S.SEARCH_ILLEGAL, 'retDate must not be empty for a return trip');
+    retDate = dateOf(retText);
+    if (!retDate) throw new ApiError(S.SEARCH_ILLEGAL, 'retDate must be a date yyyyMMdd');
+    if (retDate < depDate) throw new ApiError(S.SEARCH_ILLEGAL, 'retDate is before fromDate');
+  }
+  const currency = given(req.currency)?.toUpperCase() ?? null;
+  if (currency !== null && !CODE.test(currency)) throw new ApiError(S.SEARCH_FORMAT, 'currency must be a 3-letter ISO 4217 code');
+  const carriers = (req.airlines ?? []).map((c) => c.trim().toUpperCase()).filter(Boolean);
+  const cabinClass = req.cabinClass ?? 1;
+
+  const connectors = [...new Set(deps.airlines.carriers().map((c) => deps.airlines.forCarrier(c)?.booking).filter((b): b is BookingConnector => Boolean(b)))];
+  const depAirports = placeOf(connectors, 'from', given(req.fromCity), given(req.fromAirport));
+  const arrAirports = placeOf(connectors, 'to', given(req.toCity), given(req.toAirport));
+
+  const q = { depAirports, arrAirports, depDate, retDate, cabinClass };
+  const found: PricedItinerary[] = [];
+  for (const b of connectors) found.push(...(await airline(() => b.search(null, q, callOpts()), { timeout: S.SEARCH_TIMEOUT, other: S.SEARCH_AIRLINE_INACTIVE })));
+
+  const outWanted = req.fromFlightNumbers?.length ? new Set(req.fromFlightNumbers.map((n) => flightKey(n.split(',')))) : null;
+  const retWanted = req.retFlightNumbers?.length ? new Set(req.retFlightNumbers.map((n) => flightKey(n.split(',')))) : null;
+  const numbersOf = (p: PricedItinerary, d: 'out' | 'ret') => flightKey(p.segments.filter((s) => s.direction === d).map((s) => s.flightNumber));
+  const flying = found.filter(
+    (p) =>
+      (carriers.length === 0 || carriers.includes(p.carrier)) &&
+      (!outWanted || outWanted.has(numbersOf(p, 'out'))) &&
+      (!retWanted || retWanted.has(numbersOf(p, 'ret'))) &&
+      p.seatsLeft >= pax.adults + pax.children,
+  );
+  if (flying.length === 0) throw new ApiError(S.SEARCH_NO_FLIGHTS, 'no flights for this search');
+  // The settlement currency is the airline's sale currency (decision 0021): a routing in another one is not offered.
+  const sold = currency ? flying.filter((p) => p.price.currency === currency) : flying;
+  if (sold.length === 0) throw new ApiError(S.SEARCH_CURRENCY, `settlement currency ${currency} is not supported for this search (the airline sells in ${[...new Set(flying.map((p) => p.price.currency))].join(', ')})`);
+
+  const now = deps.clock.now();
+  const routings = [];
+  for (const p of sold) {
+    const it = itineraryOf(p, cabinClass);
+    const s = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax, now });
+    routings.push(fullRoutingOf(it, s.id, { refreshTime: now, expireTime: s.expiresAt }));
+  }
+  return { status: 0, msg: 'success', routings };
+}
+
+// ---- verify.do (plan §3.2, §8.2; docs/decisions/0021) ----
+
+/** Flights of request segments (`depTime` yyyyMMdd[HHmm]); getOffers.do's shape until it is converted. */
 function refsOf(segs: Array<{ carrier: string; flightNumber: string; depAirport: string; arrAirport: string; depTime: string }>, direction: 'out' | 'ret') {
   return segs.map((s) => ({
     direction,
@@ -45,45 +140,151 @@ function refsOf(segs: Array<{ carrier: string; flightNumber: string; depAirport:
   }));
 }
 
-async function priceFlights(deps: BookingDeps, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number) {
+/** "771", "0771" or "XS771" of carrier XS → "XS771"; null when it is no flight number. */
+export function fullFlightNumber(carrier: string, flightNumber: string): string | null {
+  const c = carrier.trim().toUpperCase();
+  let n = flightNumber.trim().toUpperCase();
+  if (n.startsWith(c) && /^\d+$/.test(n.slice(c.length))) n = n.slice(c.length);
+  if (!/^\d{1,5}$/.test(n)) return null;
+  const digits = String(Number(n));
+  return digits.length <= 4 ? c + digits : null;
+}
+
+/** verify.do's outboundSegments/inboundSegments as flights (212 when one is malformed). */
+function verifyRefsOf(segs: NonNullable<VerifyRequest['outboundSegments']>, direction: 'out' | 'ret') {
+  return segs.map((s, i) => {
+    const where = `${direction === 'out' ? 'outboundSegments' : 'inboundSegments'}[${i}]`;
+    const carrier = s.carrier.trim().toUpperCase();
+    if (!/^[A-Z0-9]{2}$/.test(carrier)) throw new ApiError(S.VERIFY_ILLEGAL, `${where}.carrier must be a 2-letter airline code`);
+    const flightNumber = fullFlightNumber(carrier, s.flightNumber);
+    if (!flightNumber) throw new ApiError(S.VERIFY_ILLEGAL, `${where}.flightNumber is not a flight number`);
+    const depDate = dateOf(s.departureDate);
+    if (!depDate) throw new ApiError(S.VERIFY_ILLEGAL, `${where}.departureDate must be a date yyyyMMdd`);
+    for (const [f, v] of [['departureAirport', s.departureAirport], ['arrivalAirport', s.arrivalAirport]] as const) {
+      if (!CODE.test(v)) throw new ApiError(S.VERIFY_ILLEGAL, `${where}.${f} must be a 3-letter airport code`);
+    }
+    return { direction, flight: { carrier, flightNumber, depDate, depAirport: s.departureAirport.toUpperCase(), arrAirport: s.arrivalAirport.toUpperCase() } satisfies FlightRef };
+  });
+}
+
+async function priceFlights(deps: BookingDeps, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, budgetMs?: number | null) {
   const carrier = flights[0]!.flight.carrier;
   const b = bookingOf(deps.airlines, carrier);
-  const priced = await airline(() => b.price(carrier, flights, cabinClass, callOpts()));
+  const priced = await airline(() => b.price(carrier, flights, cabinClass, callOpts(budgetMs)));
   if (!priced) throw new ApiError(S.FLIGHT_NOT_FOUND, 'flight not found in the airline schedule');
   return itineraryOf(priced, cabinClass);
 }
 
+/** verify.do's re-pricing: its own statuses for a closed airline (203), a time-out (205), a flight gone (207). */
+async function reprice(deps: BookingDeps, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, budgetMs: number | null) {
+  const carrier = flights[0]!.flight.carrier;
+  if (flights.some((f) => f.flight.carrier !== carrier)) throw new ApiError(S.VERIFY_ILLEGAL, 'every segment must be of one carrier');
+  const b = bookingOf(deps.airlines, carrier, S.VERIFY_AIRLINE_CLOSED);
+  const priced = await airline(() => b.price(carrier, flights, cabinClass, callOpts(budgetMs)), { timeout: S.VERIFY_TIMEOUT });
+  if (!priced) throw new ApiError(S.VERIFY_FLIGHT_UNAVAILABLE, 'the flight is no longer available');
+  return itineraryOf(priced, cabinClass);
+}
+
+const priceFields = (it: ChainItinerary) => {
+  const c = it.price.currency;
+  return {
+    AdultPrice: toAmount(it.price.adult.fareMinor, c),
+    AdultTax: toAmount(it.price.adult.taxMinor, c),
+    ChildPrice: toAmount(it.price.child.fareMinor, c),
+    ChildTax: toAmount(it.price.child.taxMinor, c),
+    InfantPrice: toAmount(it.price.infant.fareMinor, c),
+    InfantTax: toAmount(it.price.infant.taxMinor, c),
+  };
+};
+
+function priceChangeOf(before: ChainItinerary, now: ChainItinerary) {
+  const o = priceFields(before);
+  const n = priceFields(now);
+  const prefixed = (p: string, v: Record<string, number>) => Object.fromEntries(Object.entries(v).map(([k, x]) => [p + k, x]));
+  const isPriceChange = before.price.currency !== now.price.currency || JSON.stringify(o) !== JSON.stringify(n);
+  return { isPriceChange, ...prefixed('original', o), ...prefixed('new', n) } as { isPriceChange: boolean } & Record<string, number>;
+}
+
+/** The original's per-field bookingRequirement (plan §2.7): what order.do needs for this passenger mix. */
+function bookingRequirementOf(pax: PaxCounts) {
+  const req = (required: boolean) => ({ required });
+  return {
+    passenger: {
+      name: req(true),
+      passengerType: req(true),
+      gender: req(false),
+      birthday: req(pax.children + pax.infants > 0),
+      cardType: req(false),
+      cardNum: req(false),
+      cardIssuePlace: req(false),
+      cardExpired: req(false),
+      nationality: req(false),
+    },
+  };
+}
+
 export async function verify(deps: BookingDeps, clientId: string, req: VerifyRequest) {
-  const pax = paxOf(req);
   const now = deps.clock.now();
-  let it;
-  let priceChange = false;
-  if (req.routingIdentifier) {
-    const routing = await deps.sessions.find(clientId, req.routingIdentifier, ['search'], now);
-    if (!routing) throw new ApiError(S.ROUTING_INVALID, 'routingIdentifier unknown or expired (valid 6 h); search again');
-    it = await priceFlights(
-      deps,
-      routing.itinerary.segments.map((s) => ({ direction: s.direction, flight: { carrier: s.carrier, flightNumber: s.flightNumber, depDate: s.depDate, depAirport: s.depAirport, arrAirport: s.arrAirport } })),
-      routing.itinerary.cabinClass,
-    );
-    priceChange = JSON.stringify(it.price) !== JSON.stringify(routing.itinerary.price);
-  } else if (req.fromSegments?.length) {
-    const cabinClass = req.fromSegments[0]!.cabinClass ?? 1;
-    it = await priceFlights(deps, [...refsOf(req.fromSegments, 'out'), ...refsOf(req.retSegments ?? [], 'ret')], cabinClass);
+  const budget = req.maxResponseTime ?? null;
+  if (budget !== null && budget <= 0) throw new ApiError(S.VERIFY_ILLEGAL, 'maxResponseTime must be a positive number of milliseconds');
+  const routingIdentifier = given(req.routingIdentifier);
+  let it: ChainItinerary;
+  let before: ChainItinerary;
+  let pax: PaxCounts;
+  if (routingIdentifier) {
+    const found = await deps.sessions.lookup(clientId, routingIdentifier, ['search'], now);
+    if (found.state === 'expired') throw new ApiError(S.VERIFY_ROUTING_EXPIRED, 'routingIdentifier expired (valid 6 h); search again');
+    if (found.state !== 'live') throw new ApiError(S.VERIFY_ROUTING_ILLEGAL, 'routingIdentifier is not one of your search results (unknown or altered)');
+    before = found.session.itinerary;
+    pax = found.session.pax;
+    it = await reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: flightRefOf(s) })), before.cabinClass, budget);
+    // The airline changed the flight (times or route) since the search: 213; its fare family no longer sold: 210.
+    const changed = it.segments.some((s, i) => {
+      const b = before.segments[i]!;
+      return s.depLocal !== b.depLocal || s.arrLocal !== b.arrLocal || s.depAirport !== b.depAirport || s.arrAirport !== b.arrAirport;
+    });
+    if (changed || it.segments.length !== before.segments.length) throw new ApiError(S.VERIFY_FLIGHT_CHANGED, 'the flight information changed since the search; search again');
+    if (it.segments.some((s, i) => s.fareFamily !== before.segments[i]!.fareFamily)) throw new ApiError(S.VERIFY_FARE_FAMILY_SOLD_OUT, 'the fare family of this routing is sold out');
+  } else if (req.outboundSegments?.length) {
+    pax = paxCountsOf(req, S.VERIFY_ILLEGAL, 1);
+    it = await reprice(deps, [...verifyRefsOf(req.outboundSegments, 'out'), ...verifyRefsOf(req.inboundSegments ?? [], 'ret')], 1, budget);
+    before = it;
   } else {
-    throw new ApiError(S.INVALID, 'invalid request: send routingIdentifier or fromSegments');
+    throw new ApiError(S.VERIFY_ILLEGAL, 'send routingIdentifier, or outboundSegments');
   }
-  if (it.seatsLeft < pax.adults + pax.children) throw new ApiError(S.SOLD_OUT, `only ${it.seatsLeft} seat(s) left`);
+  if (it.seatsLeft < pax.adults + pax.children) throw new ApiError(S.VERIFY_FLIGHT_UNAVAILABLE, `the flight is sold out for ${pax.adults + pax.children} passenger(s): ${it.seatsLeft} seat(s) left`);
   const session = await deps.sessions.create({ kind: 'verify', clientId, itinerary: it, pax, now });
+  // A fresh routingIdentifier for the re-priced routing (verify.do may be called with it again).
+  const routing = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax, now });
+  const bags = baggageProducts(bookingOf(deps.airlines, it.carrier), it).map((p) => ancillaryProductOf(p));
   return {
     status: 0,
     msg: 'success',
     sessionId: session.id,
-    expiresAt: isoUtc(session.expiresAt),
     maxSeats: it.seatsLeft,
-    routing: routingOf(it),
-    bookingRequirement: BOOKING_REQUIREMENT,
-    priceChange,
+    routing: fullRoutingOf(it, routing.id, { refreshTime: null, expireTime: null, bags }),
+    bookingRequirement: bookingRequirementOf(pax),
+    priceChange: priceChangeOf(before, it),
+  };
+}
+
+/** A bag of the airline as the original's AncillaryProduct (plan §2.5). */
+function ancillaryProductOf(p: BaggageProduct) {
+  return {
+    productCode: p.code,
+    ancillaryCode: p.code,
+    segmentIndex: p.segmentIndex,
+    categoryCode: p.category,
+    auxBaggageElement: { isAllWeight: false, piece: p.piece, weight: p.weight, size: null },
+    canPurchaseWithTicket: p.canPurchaseWithTicket ? 1 : 0,
+    canPurchasePostTicket: p.canPurchasePostTicket ? 1 : 0,
+    price: toAmount(p.priceMinor, p.currency),
+    currency: p.currency,
+    vendorPrice: null,
+    vendorCurrency: null,
+    clientTechnicalServiceFee: null,
+    maxQty: 1,
+    minQty: 0,
   };
 }
 

@@ -20,7 +20,9 @@ function seg(id: string) {
 }
 
 async function seatStatus(id: string, cabinClass?: number): Promise<number> {
-  const v = await call(t.app, '/verify.do', { adults: 1, fromSegments: [seg(id)] }, { client: TEST_CLIENTS.alpha });
+  const f = t.world.flights.get(id)!;
+  const out = { carrier: f.carrier, flightNumber: f.flightNumber.slice(f.carrier.length), departureAirport: f.from, arrivalAirport: f.to, departureDate: f.current.dep.toFormat('yyyyMMdd') };
+  const v = await call(t.app, '/verify.do', { outboundSegments: [out] }, { client: TEST_CLIENTS.alpha });
   assert.equal(v.body.status, 0, `${id}: ${v.body.msg}`);
   const { carrier, ...rest } = seg(id);
   const res = await call(t.app, '/seatAvailability.do', { sessionId: v.body.sessionId, carrier, outboundSegments: [{ segmentIndex: 1, ...rest, ...(cabinClass ? { cabinClass } : {}) }] });

@@ -200,6 +200,15 @@ export class ChainSessions {
 
   /** The client's live session of one of `kinds`; another client's, an expired or an unknown one is null. */
   async find(clientId: string, id: string, kinds: SessionKind[], now: Date): Promise<ChainSession | null> {
+    const found = await this.lookup(clientId, id, kinds, now);
+    return found.state === 'live' ? found.session : null;
+  }
+
+  /**
+   * The client's session of one of `kinds`, telling an expired one (its row stays: ids stay recognisable after
+   * expiry, verify.do 202) from an unknown, altered or another client's one.
+   */
+  async lookup(clientId: string, id: string, kinds: SessionKind[], now: Date): Promise<{ state: 'live'; session: ChainSession } | { state: 'expired' | 'unknown' }> {
     let session: ChainSession | null | undefined = this.cache.get(id);
     if (!session) {
       const row = await this.db
@@ -211,12 +220,12 @@ export class ChainSessions {
       // Unknown ids are not remembered, so guessing ids cannot fill the cache.
       if (session) this.remember(session);
     }
-    if (!session || session.clientId !== clientId || !kinds.includes(session.kind)) return null;
+    if (!session || session.clientId !== clientId || !kinds.includes(session.kind)) return { state: 'unknown' };
     if (session.expiresAt.getTime() <= now.getTime()) {
       this.cache.delete(id);
-      return null;
+      return { state: 'expired' };
     }
-    return session;
+    return { state: 'live', session };
   }
 
   private remember(session: ChainSession): void {

@@ -1,10 +1,26 @@
-// Status codes of the booking chain (docs/architecture.md "The booking chain"; the numbers inside each documented
-// range are ours: docs/decisions/0012).
+// Status codes of the booking chain (docs/architecture.md "The booking chain"). search.do and verify.do use
+// the original interface's codes (docs/decisions/0021); getOffers.do, order.do, getLuggage.do still use the
+// numbers of docs/decisions/0012 until their own shapes are converted.
 export const BOOKING_STATUS = {
   OK: 0,
   INVALID: 100,
-  // search.do / verify.do / getOffers.do (200–213, 299)
-  ROUTING_INVALID: 201,
+  // search.do (plan §3.1; decision 0021)
+  SEARCH_FORMAT: 101,
+  SEARCH_ILLEGAL: 102,
+  SEARCH_TIMEOUT: 112,
+  SEARCH_AIRLINE_INACTIVE: 113,
+  SEARCH_NO_FLIGHTS: 114,
+  SEARCH_CURRENCY: 124,
+  // verify.do (plan §3.2; decision 0021)
+  VERIFY_ROUTING_ILLEGAL: 200,
+  VERIFY_ROUTING_EXPIRED: 202,
+  VERIFY_AIRLINE_CLOSED: 203,
+  VERIFY_TIMEOUT: 205,
+  VERIFY_FLIGHT_UNAVAILABLE: 207,
+  VERIFY_FARE_FAMILY_SOLD_OUT: 210,
+  VERIFY_ILLEGAL: 212,
+  VERIFY_FLIGHT_CHANGED: 213,
+  // getOffers.do, order.do (decision 0012, until converted)
   FLIGHT_NOT_FOUND: 202,
   PASSENGERS_INVALID: 203,
   SOLD_OUT: 204,

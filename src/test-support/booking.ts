@@ -17,10 +17,18 @@ export function flightSeg(t: TestApp, id: string, extra: Record<string, unknown>
   return { carrier: f.carrier, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: depTime(t, id), ...extra };
 }
 
+/** A flight as verify.do's outboundSegments/inboundSegments name it (plan §3.2: flight number without the carrier prefix). */
+export function verifySeg(t: TestApp, id: string, extra: Record<string, unknown> = {}) {
+  const f = t.world.flights.get(id)!;
+  return { carrier: f.carrier, flightNumber: f.flightNumber.slice(f.carrier.length), departureAirport: f.from, arrivalAirport: f.to, departureDate: depDate(t, id), ...extra };
+}
+
+/** verify.do by flights; `pax` in the search's names (adultNum …, postbook's extension on the segment path). */
 export async function verifyFlights(t: TestApp, out: string[], ret: string[] = [], pax: Record<string, number> = { adults: 1 }, client: { id: string; secret: string } = TEST_CLIENTS.alpha) {
-  const res = await call(t.app, '/verify.do', { ...pax, fromSegments: out.map((id) => flightSeg(t, id)), retSegments: ret.map((id) => flightSeg(t, id)) }, { client });
+  const counts = { adultNum: pax.adults ?? 1, childNum: pax.children ?? 0, infantNum: pax.infants ?? 0 };
+  const res = await call(t.app, '/verify.do', { ...counts, outboundSegments: out.map((id) => verifySeg(t, id)), inboundSegments: ret.map((id) => verifySeg(t, id)) }, { client });
   assert.equal(res.body.status, 0, res.body.msg ?? '');
-  return res.body as unknown as { sessionId: string; routing: { fromSegments: Array<Record<string, unknown>>; retSegments: Array<Record<string, unknown>>; currency: string } };
+  return res.body as unknown as { sessionId: string; routing: { routingIdentifier: string; fromSegments: Array<Record<string, unknown>>; retSegments: Array<Record<string, unknown>>; currency: string } };
 }
 
 export function seatSegments(t: TestApp, ids: string[], first = 1) {

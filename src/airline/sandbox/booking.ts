@@ -22,7 +22,9 @@ import {
   type SeatMapAnswer,
   type SeatMapCabin,
   type SeatOutcome,
+  CONNECTION_MINUTES,
 } from '../connector.js';
+import { airportsForCode } from './cities.js';
 import type { Clock } from '../../clock.js';
 import { toMinor } from '../../money/money.js';
 import type { Database, PaymentMethod } from '../../store/schema.js';
@@ -79,21 +81,47 @@ export class SandboxBookingApi implements BookingConnector {
   // ---- schedule and prices ----
 
   async search(carrier: string | null, q: SearchQuery, opts: CallOptions): Promise<PricedItinerary[]> {
-    const find = (from: string, to: string, date: string) =>
-      [...this.world.flights.values()].filter(
-        (f) =>
-          (carrier === null || f.carrier === carrier) &&
-          f.from === from &&
-          f.to === to &&
-          f.status !== 'cancelled' &&
-          f.current.dep.toFormat('yyyyMMdd') === date &&
-          f.current.dep.toJSDate() > this.clock.now(),
+    const now = this.clock.now();
+    const bookable = [...this.world.flights.values()].filter(
+      (f) => (carrier === null || f.carrier === carrier) && f.status !== 'cancelled' && f.current.dep.toJSDate() > now,
+    );
+    const outs = this.journeys(bookable, new Set(q.depAirports), new Set(q.arrAirports), q.depDate);
+    const rets = q.retDate ? this.journeys(bookable, new Set(q.arrAirports), new Set(q.depAirports), q.retDate) : [];
+    const combos: Array<{ flights: ResolvedFlight[]; directions: Array<'out' | 'ret'> }> = q.retDate
+      ? outs.flatMap((o) =>
+          rets
+            .filter((r) => r[0]!.carrier === o[0]!.carrier && r[0]!.current.dep > o[o.length - 1]!.current.arr)
+            .map((r) => ({ flights: [...o, ...r], directions: [...o.map(() => 'out' as const), ...r.map(() => 'ret' as const)] })),
+        )
+      : outs.map((o) => ({ flights: o, directions: o.map(() => 'out' as const) }));
+    for (const f of new Set(combos.flatMap((c) => c.flights).map((f) => f.carrier))) await this.behave(this.airline(f).behaviour ?? {}, opts.signal);
+    return combos.slice(0, 50).map((c) => this.priced(c.flights, q.cabinClass, c.directions));
+  }
+
+  /**
+   * One direction's journeys departing on `date` (airport-local): non-stop flights, then one-stop connections
+   * of one carrier with a change of CONNECTION_MINUTES at the connecting airport (not back to the origin).
+   */
+  private journeys(flights: ResolvedFlight[], from: ReadonlySet<string>, to: ReadonlySet<string>, date: string): ResolvedFlight[][] {
+    const onDate = flights.filter((f) => from.has(f.from) && f.current.dep.toFormat('yyyyMMdd') === date);
+    const direct = onDate.filter((f) => to.has(f.to)).map((f) => [f]);
+    const connecting = onDate
+      .filter((f) => !to.has(f.to) && !from.has(f.to))
+      .flatMap((first) =>
+        flights
+          .filter((second) => {
+            if (second.carrier !== first.carrier || second.from !== first.to || !to.has(second.to)) return false;
+            const change = second.current.dep.diff(first.current.arr, 'minutes').minutes;
+            return change >= CONNECTION_MINUTES.min && change <= CONNECTION_MINUTES.max;
+          })
+          .map((second) => [first, second]),
       );
-    const outs = find(q.depAirport, q.arrAirport, q.depDate);
-    const rets = q.retDate ? find(q.arrAirport, q.depAirport, q.retDate) : [];
-    const combos: ResolvedFlight[][] = q.retDate ? outs.flatMap((o) => rets.filter((r) => r.carrier === o.carrier).map((r) => [o, r])) : outs.map((o) => [o]);
-    for (const f of new Set(combos.flat().map((f) => f.carrier))) await this.behave(this.airline(f).behaviour ?? {}, opts.signal);
-    return combos.slice(0, 50).map((flights) => this.priced(flights, q.cabinClass));
+    const depOf = (j: ResolvedFlight[]) => j[0]!.current.dep.toMillis();
+    return [...direct, ...connecting.sort((a, b) => depOf(a) - depOf(b))];
+  }
+
+  airportsOf(code: string): string[] | null {
+    return airportsForCode(this.world.cities, new Set(this.world.airports.keys()), code);
   }
 
   async price(carrier: string, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, opts: CallOptions): Promise<PricedItinerary | null> {

@@ -158,8 +158,22 @@ const Airport = Type.Object(
     code: Iata3,
     name: Type.String({ minLength: 1 }),
     timeZone: Type.String({ description: 'IANA time zone, e.g. Asia/Tokyo' }),
+    city: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{3}$',
+        description: 'IATA city code of the metropolitan area (search.do fromCity/toCity); default: the city cities[] or the built-in table puts the airport in, else the airport code itself',
+      }),
+    ),
   },
   { additionalProperties: false },
+);
+
+const City = Type.Object(
+  {
+    code: Type.String({ pattern: '^[A-Z]{3}$', description: 'IATA city code, e.g. JKT' }),
+    airports: Type.Array(Iata3, { minItems: 1, description: 'its airports (they need not all be in airports[])' }),
+  },
+  { additionalProperties: false, description: 'a metropolitan area; replaces the built-in entry of the same code' },
 );
 
 const Column = Type.Object(
@@ -246,6 +260,13 @@ const Flight = Type.Object(
       ),
     ),
     seatsForSale: Type.Optional(Type.Integer({ minimum: 0, description: 'tickets still sold on this flight (verify.do maxSeats); default 9' })),
+    repeatDays: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 400,
+        description: 'the flight also operates on each of the next N days at the same local times (ids "<id>+1d" … "<id>+Nd"); bookings name a repeat by that id',
+      }),
+    ),
     seatMapBehaviour: Type.Optional(
       Type.Union([Type.Literal('selectionFailed'), Type.Literal('unknownError')], {
         description: 'make seatAvailability.do fail for this flight: selectionFailed = 216, unknownError = 217',
@@ -424,6 +445,7 @@ export const WorldSchema = Type.Object(
     clients: Type.Array(Client),
     airlines: Type.Array(Airline, { minItems: 1 }),
     airports: Type.Array(Airport, { minItems: 1 }),
+    cities: Type.Optional(Type.Array(City, { description: 'metropolitan areas that extend or replace the built-in city table (docs/world.md "cities")' })),
     aircraft: Type.Array(Aircraft),
     flights: Type.Array(Flight),
     bookings: Type.Array(Booking),

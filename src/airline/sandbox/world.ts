@@ -16,6 +16,7 @@ import {
   type WorldRefundBehaviour,
 } from './world-schema.js';
 import { isExact, MoneyError, parseMoney, toMinor } from '../../money/money.js';
+import { cityTable, type CityTable } from './cities.js';
 import type { AirlineAncillary, AirlinePassenger, AirlineRecord, AirlineSegment, AirlineTicket, ScheduleStatus } from '../connector.js';
 
 export class WorldError extends Error {
@@ -58,7 +59,9 @@ export interface World {
   adminToken: string | null;
   clients: WorldClient[];
   airlines: Map<string, WorldAirline>;
-  airports: Map<string, { code: string; name: string; timeZone: string }>;
+  airports: Map<string, { code: string; name: string; timeZone: string; city?: string }>;
+  /** Cities and their airports (search.do fromCity/toCity): the built-in table, cities[], airports[].city. */
+  cities: CityTable;
   flights: Map<string, ResolvedFlight>;
   /** keyed by `${carrier}/${pnr}` */
   bookings: Map<string, SandboxBooking>;
@@ -232,6 +235,7 @@ function referenceData(w: WorldFile, build: Build): ReferenceData {
   unique(w.clients, (c) => c.id, 'clients', 'client id');
   unique(w.airlines, (a) => a.code, 'airlines', 'airline');
   unique(w.airports, (a) => a.code, 'airports', 'airport');
+  unique(w.cities ?? [], (c) => c.code, 'cities', 'city');
   unique(w.aircraft, (a) => a.code, 'aircraft', 'aircraft');
   unique(w.flights, (f) => f.id, 'flights', 'flight id');
   unique(w.bookings, (b) => keyOf(b.carrier, b.pnr), 'bookings', 'booking');
@@ -300,19 +304,25 @@ function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircra
         }
       }
     }
-    flights.set(f.id, {
-      id: f.id,
-      source: f,
-      carrier: f.carrier,
-      flightNumber: f.flightNumber,
-      from: f.from,
-      to: f.to,
-      depTimeZone: from.timeZone,
-      arrTimeZone: to.timeZone,
-      scheduled: { dep, arr },
-      current: { dep: cdep, arr: carr },
-      status,
-    });
+    // A daily flight: the same local times on each of the next repeatDays days (ids "<id>+Nd").
+    for (let day = 0; day <= (f.repeatDays ?? 0); day++) {
+      const id = day === 0 ? f.id : `${f.id}+${day}d`;
+      if (day > 0 && flights.has(id)) fail(`${at}.repeatDays`, `makes flight id ${id}, which another flight already has`);
+      const plus = (t: DateTime) => (day === 0 ? t : t.plus({ days: day }));
+      flights.set(id, {
+        id,
+        source: f,
+        carrier: f.carrier,
+        flightNumber: f.flightNumber,
+        from: f.from,
+        to: f.to,
+        depTimeZone: from.timeZone,
+        arrTimeZone: to.timeZone,
+        scheduled: { dep: plus(dep), arr: plus(arr) },
+        current: { dep: plus(cdep), arr: plus(carr) },
+        status,
+      });
+    }
   });
 
   return flights;
@@ -497,6 +507,7 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
     clients: w.clients,
     airlines,
     airports,
+    cities: cityTable(w.airports, w.cities ?? []),
     flights,
     bookings,
     rates: w.rates ?? {},

@@ -1,0 +1,93 @@
+// The original interface's Routing and RoutingSegment (search.do routings[], verify.do routing), built from a
+// priced itinerary. Values the sandbox airline cannot know are neutral and written down in
+// docs/decisions/0021 "Routing values".
+import { DateTime } from 'luxon';
+import { toAmount } from '../money/money.js';
+import type { ChainItinerary, ChainSegment } from './sessions.js';
+import type { FullRouting, RoutingSegment } from './wire.js';
+
+/** pay.do's methods: 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record. */
+const PAYMENT_METHODS = [1, 3, 4, 5];
+
+const wireTime = (local: string) => local.replace(/[- :]/g, '');
+
+/** UTC `yyyy-MM-dd'T'HH:mm:ss'Z'` (the original's cache stamps). */
+export function cacheStamp(d: Date): string {
+  return DateTime.fromJSDate(d, { zone: 'UTC' }).toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
+}
+
+export function routingSegmentOf(s: ChainSegment, seatCount: number): RoutingSegment {
+  return {
+    segmentIndex: s.index,
+    carrier: s.carrier,
+    flightNumber: s.flightNumber,
+    depAirport: s.depAirport,
+    arrAirport: s.arrAirport,
+    depTime: wireTime(s.depLocal),
+    arrTime: wireTime(s.arrLocal),
+    depTerminal: s.depTerminal,
+    arrTerminal: s.arrTerminal,
+    duration: s.durationMinutes,
+    cabin: null,
+    cabinClass: s.cabinClass,
+    fareFamily: s.fareFamily ?? '',
+    seatCount,
+    codeShare: s.codeShare,
+    operatingCarrier: s.operatingCarrier,
+    operatingFlightnumber: s.operatingFlightNumber,
+    aircraftCode: s.aircraftCode,
+    stopCities: null,
+  };
+}
+
+function details(fare: number, tax: number) {
+  return [
+    { code: 'farePrice', type: 'base', amount: fare, description: null },
+    { code: 'tax', type: 'tax', amount: tax, description: null },
+  ];
+}
+
+export function fullRoutingOf(
+  it: ChainItinerary,
+  routingIdentifier: string,
+  opts: { refreshTime: Date | null; expireTime: Date | null; bags?: FullRouting['ancillaryProductElements'] },
+): FullRouting {
+  const c = it.price.currency;
+  const amount = (minor: number) => toAmount(minor, c);
+  const [adultPrice, adultTax] = [amount(it.price.adult.fareMinor), amount(it.price.adult.taxMinor)];
+  const [childPrice, childTax] = [amount(it.price.child.fareMinor), amount(it.price.child.taxMinor)];
+  const [infantPrice, infantTax] = [amount(it.price.infant.fareMinor), amount(it.price.infant.taxMinor)];
+  const fee = amount(it.price.feeMinor);
+  const segments = (direction: 'out' | 'ret') => it.segments.filter((s) => s.direction === direction).map((s) => routingSegmentOf(s, it.seatsLeft));
+  return {
+    routingIdentifier,
+    supportCreditTransPayment: '1',
+    supportPaymentMethods: PAYMENT_METHODS,
+    currency: c,
+    adultPrice,
+    adultTax,
+    adultDetails: details(adultPrice, adultTax),
+    childPrice,
+    childTax,
+    childDetails: details(childPrice, childTax),
+    infantPrice,
+    infantTax,
+    infantDetails: details(infantPrice, infantTax),
+    infantAllowed: true,
+    childMandatorySeatingFee: null,
+    transactionFeePerPax: it.price.feeMode === 'PER_PAX' ? fee : 0,
+    transactionFee: fee,
+    transactionFeeMode: it.price.feeMode,
+    fromSegments: segments('out'),
+    retSegments: segments('ret'),
+    rule: { hasBaggage: 0, baggageElements: [], refundRules: [], changesRules: [], serviceElements: null },
+    ancillaryProductElements: opts.bags ?? null,
+    vendorFare: null,
+    links: [],
+    separateBookings: false,
+    refreshTime: opts.refreshTime ? cacheStamp(opts.refreshTime) : null,
+    expireTime: opts.expireTime ? cacheStamp(opts.expireTime) : null,
+    ancillarySupported: it.ancillarySupported ? ['seat', 'luggage'] : ['luggage'],
+    cardChargeList: null,
+  };
+}
