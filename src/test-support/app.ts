@@ -18,6 +18,7 @@ import { openStore, type Store } from '../store/store.js';
 import type { RatePools } from '../ratelimit/pools.js';
 import type { LookToBook } from '../booking/look-to-book.js';
 import type { RefundWorkers } from '../refunds/workers.js';
+import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
 
 const PGLITE_VERSION = '0.5.16';
@@ -78,6 +79,8 @@ export async function openTestStore(): Promise<Store> {
 
 export interface TestApp {
   workers: RefundWorkers;
+  /** The webhook deliverer (not running unless `webhooks.run`: tests call deliverDue()). */
+  webhooks: WebhookDeliverer;
   app: FastifyInstance;
   store: Store;
   clock: TestClock;
@@ -97,6 +100,8 @@ export interface TestAppOptions {
   /** Test apps count rate pools and look-to-book in memory unless a test brings its own. */
   pools?: RatePools;
   lookToBook?: LookToBook;
+  /** Run the webhook deliverer's loop (default: no; tests call `webhooks.deliverDue()`). */
+  webhooks?: { run?: boolean; pollMs?: number };
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -119,8 +124,10 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     },
     ...(opts.pools ? { pools: opts.pools } : {}),
     ...(opts.lookToBook ? { lookToBook: opts.lookToBook } : {}),
+    webhooks: { run: opts.webhooks?.run ?? false, ...(opts.webhooks?.pollMs !== undefined ? { pollMs: opts.webhooks.pollMs } : {}) },
   });
   const { app, workers } = service;
+  if (!service.webhooks) throw new Error('test apps run in sandbox mode: webhooks are on');
   return {
     app,
     store,
@@ -128,6 +135,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     world,
     config,
     workers,
+    webhooks: service.webhooks,
     async close() {
       await service.close();
       if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(workers.queue.schema)} cascade`.execute(store.db);
