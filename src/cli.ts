@@ -13,6 +13,8 @@ import { createRefundWorkers } from './refunds/workers.js';
 import { loggerOptions } from './log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
+import { keyringOf } from './webhooks/secret.js';
+import { webhookUrlProblem } from './webhooks/url.js';
 
 const USAGE = `usage: postbook <command>      (from a checkout: npm run cli -- <command>)
   help, --help                         this text
@@ -150,6 +152,10 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cmd === 'clients' && sub === 'webhook' && rest.length === 2) {
     const [id, arg] = rest as [string, string];
+    // Refusals that need no store first (opening the embedded store takes a while).
+    if (!keyringOf(config)) throw new WebhookRegistrationError('webhooks are off: set WEBHOOK_SECRET_KEY (32 characters or more) outside sandbox mode');
+    const problem = arg.startsWith('--') ? (['--remove', '--rotate-secret'].includes(arg) ? null : `unknown option ${arg}`) : webhookUrlProblem(arg, { sandbox: config.sandbox });
+    if (problem) throw new WebhookRegistrationError(problem);
     const done = await withStore(config, (s) => {
       const { registry } = createWebhooks({ config, db: s.db, clock: systemClock, log: pino({ level: 'silent' }) });
       if (arg === '--remove') return setWebhook(registry, id, null);
