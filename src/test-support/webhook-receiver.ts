@@ -10,6 +10,16 @@ export interface Received {
   at: number;
 }
 
+/** A delivered event as docs/webhooks.md describes it (the fields the tests read). */
+export interface DeliveredEvent {
+  eventId: string;
+  type: string;
+  cid: string;
+  time: string;
+  sequence: number;
+  data: { refundCode: string; orderNo: string; previousRefundStatus: number | null; refundStatus: number; [field: string]: unknown };
+}
+
 export class WebhookReceiver {
   readonly received: Received[] = [];
   /** HTTP status answered (2xx: delivered). */
@@ -46,11 +56,11 @@ export class WebhookReceiver {
   }
 
   /** The parsed bodies, first receipt of each event id only (what a de-duplicating receiver keeps). */
-  events(): Array<Record<string, any>> {
+  events(): DeliveredEvent[] {
     const seen = new Set<string>();
-    const out: Array<Record<string, any>> = [];
+    const out: DeliveredEvent[] = [];
     for (const r of this.received) {
-      const e = JSON.parse(r.body) as Record<string, any>;
+      const e = JSON.parse(r.body) as DeliveredEvent;
       if (seen.has(e.eventId)) continue;
       seen.add(e.eventId);
       out.push(e);

@@ -47,7 +47,7 @@ export interface AttemptOutcome {
 /** Reads at most `max` characters of an answer, then lets the rest go. */
 async function excerptOf(res: Response, max: number): Promise<string> {
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = '';
   try {

@@ -6,11 +6,13 @@ import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { verifyWebhook, WebhookReceiver } from '../test-support/webhook-receiver.js';
+import { verifyWebhook, WebhookReceiver, type DeliveredEvent } from '../test-support/webhook-receiver.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import { nextAttemptAt, GIVE_UP_AFTER_MS, MAX_RETRY_MS } from './schedule.js';
 import { webhookUrlProblem } from './url.js';
 import { keyringOf, webhookKeyring } from './secret.js';
+import { updateWebhookUrl } from './register.js';
+import { ApiError } from '../errors.js';
 
 const BETA_WEBHOOK_SECRET = 'beta-webhook-secret-from-the-world';
 const PASSENGERS = ['HOOKONE', 'HOOKTWO', 'HOOKTHREE', 'HOOKFOUR', 'HOOKFIVE', 'HOOKSIX'];
@@ -28,7 +30,7 @@ function hookWorld(betaUrl: string): WorldFile {
     pnr,
     passengers: [{ ref: 'a', type: 'ADT' as const, lastName: last, firstName: 'TEST' }],
     segments: [{ flight: 'out' }],
-    tickets: [{ ticketNo, passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
+    tickets: [{ ticketNo, passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE' as const] }],
   });
   PASSENGERS.forEach((last, i) => w.bookings.push(booking(`HOOK0${i + 1}`, last, `999-30000000${i + 1}0`, TEST_CLIENTS.alpha.id)));
   w.bookings.push(booking('HOOKB1', 'HOOKBETA', '999-3000000990', TEST_CLIENTS.beta.id));
@@ -73,6 +75,11 @@ describe('webhook URL rules', () => {
     assert.ok(keyringOf({ sandbox: true, webhookSecretKey: null }));
   });
 
+  test('updateWebhookURL.do answers 101 when webhooks are off', async () => {
+    const off = { db: null as never, keyring: null, sandbox: false, now: () => new Date() };
+    await assert.rejects(updateWebhookUrl(off, 'client-alpha', { url: 'https://hooks.example.com/' }), (err: unknown) => err instanceof ApiError && err.status === 101);
+  });
+
   test('the retry schedule: 10 s doubling to 1 h, the last attempt at 24 h', () => {
     const t0 = new Date('2026-01-01T00:00:00Z');
     let now = t0;
@@ -112,7 +119,7 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
     return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
   };
   const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
-  const refund = async (pnr: string, last: string, client = TEST_CLIENTS.alpha) => {
+  const refund = async (pnr: string, last: string, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
     const res = await call(t.app, '/refund.do', { orderNo: await orderNoOf(pnr), refundRequestList: [{ lastName: last, firstName: 'TEST', refundReason: '1', segments: [seg()] }] }, { client });
     assert.equal(res.body.status, 0, String(res.body.msg));
     return String(res.body.refundCode);
@@ -132,7 +139,7 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
     t.clock.advance(30_000);
     await waitFor('status 2', async () => (await Promise.all(codes.map(statusOf))).every((s) => s === 2));
   };
-  const byRefund = (events: Array<Record<string, any>>, code: string) => events.filter((e) => e.data.refundCode === code).map((e) => [e.data.previousRefundStatus, e.data.refundStatus]);
+  const byRefund = (events: DeliveredEvent[], code: string) => events.filter((e) => e.data.refundCode === code).map((e) => [e.data.previousRefundStatus, e.data.refundStatus]);
 
   test('updateWebhookURL.do: refused URLs answer 100; the first registration answers the secret, later ones null', async () => {
     for (const url of ['ftp://127.0.0.1/x', 'http://user:pw@127.0.0.1/x', 'nonsense', '']) {
