@@ -129,7 +129,7 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
     (await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status']).where('refund_code', '=', code).orderBy('id').execute()).map((h) => [h.from_status, h.to_status]);
   /** Delivery rounds until nothing is due. */
   const drain = async () => {
-    for (let i = 0; i < 50 && (await t.webhooks.deliverDue()) > 0; i++);
+    for (let i = 0; i < 50 && (await t.webhooks!.deliverDue()) > 0; i++);
   };
   /** Carries refunds at status 1 to 2: the sandbox airline decides after 30 s and pays 30 s later. */
   const finish = async (codes: string[]) => {
