@@ -23,6 +23,7 @@ import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
 import { SeatMapCache } from './booking/seat-cache.js';
 import { ChainSessions } from './booking/sessions.js';
+import type { WebhookRegistry } from './webhooks/register.js';
 
 export interface AppOptions {
   config: Config;
@@ -35,6 +36,8 @@ export interface AppOptions {
   logger?: FastifyBaseLogger;
   /** Schedules refund lifecycle jobs (the job queue); refunds are created with their first job. */
   refundScheduler: RefundScheduler;
+  /** Webhook URL registration (updateWebhookURL.do). */
+  webhooks: WebhookRegistry;
   /** Rate pools (spec 8); default: counted in this process's memory. */
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
@@ -102,6 +105,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     lookToBook: opts.lookToBook ?? createLookToBook({ db: store.db, clock, log }),
     seatMaps: new SeatMapCache(),
     sessions: new ChainSessions(store.db),
+    webhooks: opts.webhooks,
   };
 }
 

@@ -11,6 +11,10 @@ import { systemClock, TestClock, type Clock } from './clock.js';
 import { createAirlines } from './service.js';
 import { createRefundWorkers } from './refunds/workers.js';
 import { loggerOptions } from './log.js';
+import { createWebhooks } from './webhooks/wiring.js';
+import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
+import { keyringOf } from './webhooks/secret.js';
+import { webhookUrlProblem } from './webhooks/url.js';
 
 const USAGE = `usage: postbook <command>      (from a checkout: npm run cli -- <command>)
   help, --help                         this text
@@ -18,8 +22,12 @@ const USAGE = `usage: postbook <command>      (from a checkout: npm run cli -- <
   clients add <id> <name>              create a client; prints its secret once
   clients rotate <id> [--grace-hours N] new secret; the old one works N hours more (default 24)
   clients disable <id> | enable <id>   refuse or allow a client's calls
+  clients webhook <id> <url>           set the client's webhook URL; its first URL prints the signing
+                                       secret once (docs/webhooks.md)
+  clients webhook <id> --rotate-secret new webhook signing secret, printed once (the old one stops at once)
+  clients webhook <id> --remove        no more deliveries to the client (its pending events fail)
   world check [file]                   validate a world file (default: $WORLD)
-  worker                               run only the refund workers, no HTTP (needs DATABASE_URL);
+  worker                               run only the refund workers and webhook deliveries, no HTTP (needs DATABASE_URL);
                                        SIGTERM/SIGINT stop it gracefully
 Configuration comes from the same environment variables as the server (README "Configuration").`;
 
@@ -59,10 +67,12 @@ async function runWorker(config: Config): Promise<number> {
   const world = loadWorldFile(config.worldPath, clock.now());
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: null });
   let workers;
+  const { deliverer } = createWebhooks({ config, db: store.db, clock, log: logger });
   try {
     const airlines = createAirlines(world, store, clock);
     workers = createRefundWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
     await workers.start(true);
+    deliverer?.start();
   } catch (err) {
     await store.close();
     throw err;
@@ -79,6 +89,7 @@ async function runWorker(config: Config): Promise<number> {
     process.exit(1);
   }, config.shutdownGraceMs + 15_000);
   force.unref();
+  await deliverer?.stop();
   await workers.stop(); // graceful: running steps finish (up to 10 s), the rest are handed back for a retry
   await store.close();
   logger.info('worker stopped');
@@ -139,6 +150,27 @@ async function main(argv: string[]): Promise<number> {
     out(`client ${rest[0]}: ${sub}d`);
     return 0;
   }
+  if (cmd === 'clients' && sub === 'webhook' && rest.length === 2) {
+    const [id, arg] = rest as [string, string];
+    // Refusals that need no store first (opening the embedded store takes a while).
+    if (!keyringOf(config)) throw new WebhookRegistrationError('webhooks are off: set WEBHOOK_SECRET_KEY (32 characters or more) outside sandbox mode');
+    const problem = arg.startsWith('--') ? (['--remove', '--rotate-secret'].includes(arg) ? null : `unknown option ${arg}`) : webhookUrlProblem(arg, { sandbox: config.sandbox });
+    if (problem) throw new WebhookRegistrationError(problem);
+    const done = await withStore(config, (s) => {
+      const { registry } = createWebhooks({ config, db: s.db, clock: systemClock, log: pino({ level: 'silent' }) });
+      if (arg === '--remove') return setWebhook(registry, id, null);
+      if (arg === '--rotate-secret') return setWebhook(registry, id, null, { rotate: true, keepUrl: true });
+      return setWebhook(registry, id, arg);
+    });
+    if (!done) {
+      process.stderr.write(`no client ${id}\n`);
+      return 1;
+    }
+    if (arg === '--remove') out(`client ${id}: webhook URL removed`);
+    else if (arg !== '--rotate-secret') out(`client ${id}: webhook URL set`);
+    if (done.secret) out(`webhook signing secret (shown only now, store it safely):\n${done.secret}`);
+    return 0;
+  }
   process.stderr.write(`${USAGE}\n`);
   return 2;
 }
@@ -146,6 +178,10 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2))
   .then((code) => process.exit(code))
   .catch((err: unknown) => {
+    if (err instanceof WebhookRegistrationError) {
+      process.stderr.write(`postbook: ${err.message}\n`);
+      process.exit(2);
+    }
     if (err instanceof ConfigError || err instanceof WorldError || err instanceof DataDirLockedError) {
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(78);

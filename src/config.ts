@@ -23,6 +23,8 @@ export interface Config {
   runWorkers: boolean;
   /** Embedded store: PostgreSQL's shared_buffers in MB (decision 0017). */
   pgliteSharedBuffersMb: number;
+  /** Encrypts the webhook signing secrets in the store (decision 0022); null: the sandbox key in sandbox mode, else webhooks off. */
+  webhookSecretKey: string | null;
 }
 
 export class ConfigError extends Error {
@@ -49,6 +51,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'WORKERS', default: 'true', meaning: 'run the refund workers in the API process (with DATABASE_URL, false leaves them to `postbook worker` processes)' },
   { name: 'OFFER_TTL_MINUTES', default: '30', meaning: 'how long a refundOfferId from refundQuotation.do can be submitted' },
   { name: 'PGLITE_SHARED_BUFFERS_MB', default: '16', meaning: 'embedded store: PostgreSQL shared_buffers in MB (more holds more of a large database in memory; decision 0017)' },
+  { name: 'WEBHOOK_SECRET_KEY', default: '(sandbox: a published key; otherwise webhooks off)', meaning: '32+ random characters: the key the webhook signing secrets are stored encrypted with (docs/webhooks.md)' },
   { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
 ];
 
@@ -112,6 +115,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const logLevel = (LOG_LEVELS as readonly string[]).includes(logLevelRaw) ? (logLevelRaw as Config['logLevel']) : 'info';
   if (logLevel !== logLevelRaw) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
 
+  const webhookSecretKey = env.WEBHOOK_SECRET_KEY?.trim() || null;
+  if (webhookSecretKey !== null && webhookSecretKey.length < 32) problems.push('WEBHOOK_SECRET_KEY must be at least 32 characters');
+
   const adminToken = env.ADMIN_TOKEN?.trim() || null;
   if (adminToken !== null && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
 
@@ -132,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     refundPollSeconds: 0,
     runWorkers: boolean_(env, problems),
     pgliteSharedBuffersMb: intVar(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 4096, problems),
+    webhookSecretKey,
   };
   config.refundPollSeconds = intVar(env, 'REFUND_POLL_SECONDS', config.sandbox ? 2 : 300, 1, 86_400, problems);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -13,6 +13,7 @@ import type { RatePools } from './ratelimit/pools.js';
 import type { LookToBook } from './booking/look-to-book.js';
 import type { SeatMapCache } from './booking/seat-cache.js';
 import type { ChainSessions } from './booking/sessions.js';
+import type { WebhookRegistry } from './webhooks/register.js';
 
 export interface AppDeps {
   config: Config;
@@ -33,4 +34,6 @@ export interface AppDeps {
   seatMaps: SeatMapCache;
   /** The booking chain's sessions, kept in memory once created or read (the store holds them all). */
   sessions: ChainSessions;
+  /** Webhook URL registration (updateWebhookURL.do; docs/webhooks.md). */
+  webhooks: WebhookRegistry;
 }

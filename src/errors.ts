@@ -2,7 +2,7 @@
 // other module: commands throw ApiError, src/http/errors.ts turns it into the answer.
 
 /** Endpoint families: each has its own validation status (docs/architecture.md "Wire conventions"). */
-export type Family = 'pnr' | 'refund' | 'seat' | 'booking' | 'admin';
+export type Family = 'pnr' | 'refund' | 'seat' | 'booking' | 'admin' | 'webhook';
 
 export const VALIDATION_STATUS: Record<Family, number> = {
   pnr: 100,
@@ -10,6 +10,7 @@ export const VALIDATION_STATUS: Record<Family, number> = {
   seat: 220,
   booking: 100,
   admin: 100,
+  webhook: 100,
 };
 
 /** Statuses shared by every endpoint (docs/architecture.md "Wire conventions"). */

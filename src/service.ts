@@ -19,6 +19,9 @@ import { connectRedis } from './ratelimit/redis.js';
 import { createRatePools, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
+import { createWebhooks } from './webhooks/wiring.js';
+import { seedWebhooks, WebhookRegistrationError } from './webhooks/register.js';
+import type { WebhookDeliverer } from './webhooks/deliverer.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -26,6 +29,8 @@ export interface Service {
   world: World;
   clock: Clock;
   workers: RefundWorkers;
+  /** Delivers the webhook outbox (null: webhooks off); started with the refund workers. */
+  webhooks: WebhookDeliverer | null;
   close(): Promise<void>;
 }
 
@@ -53,6 +58,8 @@ export interface ServiceParts {
   /** Rate pools and look-to-book; default: counted in memory, or in Redis when `redis` is given. */
   pools?: RatePools;
   lookToBook?: LookToBook;
+  /** Webhook deliveries: whether this process runs them (default: where the refund workers run), the outbox poll. */
+  webhooks?: { run?: boolean; pollMs?: number };
 }
 
 /** The assembled service; its `close` stops the app and the workers (the store and Redis are the caller's). */
@@ -64,6 +71,10 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     clock.now(),
   );
   await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now());
+  const webhooks = createWebhooks({ config, db: store.db, clock, log, ...(parts.webhooks?.pollMs !== undefined ? { pollMs: parts.webhooks.pollMs } : {}) });
+  const withWebhook = world.clients.filter((c) => c.webhook);
+  if (withWebhook.length > 0 && !webhooks.registry.keyring) throw new WebhookRegistrationError('the world gives clients webhooks, but webhooks are off: set WEBHOOK_SECRET_KEY');
+  await seedWebhooks(webhooks.registry, withWebhook);
   const airlines = createAirlines(world, store, clock, parts.connectors);
   const workers = createRefundWorkers({
     store,
@@ -74,23 +85,28 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
   });
   await workers.start(parts.workers.run);
+  const deliverer = webhooks.deliverer;
+  if (deliverer && (parts.webhooks?.run ?? parts.workers.run)) deliverer.start();
   try {
     const redis = parts.redis ?? null;
     const pools = parts.pools ?? createRatePools({ redis, log });
     const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
-    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, pools, lookToBook });
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, webhooks: webhooks.registry, pools, lookToBook });
     return {
       app,
       store,
       world,
       clock,
       workers,
+      webhooks: deliverer,
       async close() {
         await app.close();
+        await deliverer?.stop();
         await workers.stop();
       },
     };
   } catch (err) {
+    await deliverer?.stop();
     await workers.stop();
     throw err;
   }

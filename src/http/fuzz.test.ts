@@ -23,6 +23,7 @@ const FAMILY_STATUS: Record<string, number> = {
   seats: VALIDATION_STATUS.seat, // spec 7.2: 220
   booking: VALIDATION_STATUS.booking, // docs/decisions/0012: 100
   sandbox: VALIDATION_STATUS.admin, // 100
+  webhooks: VALIDATION_STATUS.webhook, // docs/webhooks.md: 100
 };
 
 interface Schema {

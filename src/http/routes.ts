@@ -30,6 +30,8 @@ import {
   RefundSubmitRequest,
   RefundSubmitResponse,
 } from '../refunds/wire.js';
+import { updateWebhookUrl } from '../webhooks/register.js';
+import { UpdateWebhookUrlRequest, UpdateWebhookUrlResponse } from '../webhooks/wire.js';
 import { seatAvailability } from '../booking/seat-availability.js';
 import { SeatAvailabilityRequest, SeatAvailabilityResponse } from '../booking/seat-wire.js';
 import { createOrder } from '../booking/order.js';
@@ -156,6 +158,23 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         schema: { summary: 'Refund orders of an order, newest first', tags: ['refunds'], body: QueryRefundOrdersRequest, response: { 200: QueryRefundOrdersResponse, ...errors } },
       },
       async (request) => queryRefunds(deps.refunds, refundCaller(request), request.body),
+    );
+  });
+
+  // ---- webhooks: the original's registration call (docs/webhooks.md) ----
+  clients(null, (api) => {
+    api.post(
+      '/updateWebhookURL.do',
+      {
+        config: { family: 'webhook', errorShape: (base) => ({ ...base, webhookSecret: null }) },
+        schema: {
+          summary: 'Register the URL receiving refund status webhooks; the first registration answers the signing secret, once',
+          tags: ['webhooks'],
+          body: UpdateWebhookUrlRequest,
+          response: { 200: UpdateWebhookUrlResponse, ...errors },
+        },
+      },
+      async (request) => updateWebhookUrl(deps.webhooks, clientId(request), request.body),
     );
   });
 

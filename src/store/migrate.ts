@@ -8,6 +8,7 @@ import * as m0005 from './migrations/0005_hot_path_indexes.js';
 import * as m0006 from './migrations/0006_seat_inventory.js';
 import * as m0007 from './migrations/0007_offer_documents_as_json.js';
 import * as m0008 from './migrations/0008_offers_insert_only.js';
+import * as m0009 from './migrations/0009_webhooks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_seat_inventory': m0006,
   '0007_offer_documents_as_json': m0007,
   '0008_offers_insert_only': m0008,
+  '0009_webhooks': m0009,
 };
 
 class StaticProvider implements MigrationProvider {

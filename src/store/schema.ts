@@ -21,6 +21,10 @@ export interface ClientsTable {
   previous_secret_expires_at: Timestamp | null;
   status: ColumnType<'active' | 'disabled', 'active' | 'disabled' | undefined, 'active' | 'disabled'>;
   settings: Json<ClientSettings>;
+  /** Where the client's webhook events go (migration 0009); null: no deliveries. */
+  webhook_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The webhook signing secret, encrypted (src/webhooks/secret.ts). */
+  webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -240,6 +244,46 @@ export interface Database {
   sandbox_bookings: SandboxBookingsTable;
   sandbox_seat_sales: SandboxSeatSalesTable;
   sandbox_seat_versions: SandboxSeatVersionsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_attempts: WebhookAttemptsTable;
+}
+
+// ---- webhooks (migration 0009) ----
+
+export type WebhookEventState = 'pending' | 'delivered' | 'failed';
+
+/** The outbox: written by a trigger on refund_status_history, read and settled by src/webhooks/. */
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  event_id: Generated<string>;
+  client_id: string;
+  /** 'order.refund' (later 'order.void') */
+  type: string;
+  /** refundCode (later voidCode): events of one subject are delivered in id order */
+  subject: string;
+  order_no: string;
+  from_status: number | null;
+  to_status: number;
+  cancel_reason: string | null;
+  data: Json<Record<string, unknown>>;
+  occurred_at: Timestamp;
+  state: ColumnType<WebhookEventState, WebhookEventState | undefined, WebhookEventState>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  delivered_at: Timestamp | null;
+  last_error: string | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  event_id: number;
+  attempt: number;
+  url: string;
+  started_at: Timestamp;
+  duration_ms: number;
+  http_status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
 }
 
 export type ClientRow = Selectable<ClientsTable>;

@@ -18,6 +18,7 @@ import { openStore, type Store } from '../store/store.js';
 import type { RatePools } from '../ratelimit/pools.js';
 import type { LookToBook } from '../booking/look-to-book.js';
 import type { RefundWorkers } from '../refunds/workers.js';
+import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
 
 const PGLITE_VERSION = '0.5.16';
@@ -78,6 +79,8 @@ export async function openTestStore(): Promise<Store> {
 
 export interface TestApp {
   workers: RefundWorkers;
+  /** The webhook deliverer (not running unless `webhooks.run`: tests call deliverDue()); null outside sandbox mode without WEBHOOK_SECRET_KEY. */
+  webhooks: WebhookDeliverer | null;
   app: FastifyInstance;
   store: Store;
   clock: TestClock;
@@ -97,6 +100,8 @@ export interface TestAppOptions {
   /** Test apps count rate pools and look-to-book in memory unless a test brings its own. */
   pools?: RatePools;
   lookToBook?: LookToBook;
+  /** Run the webhook deliverer's loop (default: no; tests call `webhooks.deliverDue()`). */
+  webhooks?: { run?: boolean; pollMs?: number };
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -119,6 +124,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     },
     ...(opts.pools ? { pools: opts.pools } : {}),
     ...(opts.lookToBook ? { lookToBook: opts.lookToBook } : {}),
+    webhooks: { run: opts.webhooks?.run ?? false, ...(opts.webhooks?.pollMs !== undefined ? { pollMs: opts.webhooks.pollMs } : {}) },
   });
   const { app, workers } = service;
   return {
@@ -128,6 +134,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     world,
     config,
     workers,
+    webhooks: service.webhooks,
     async close() {
       await service.close();
       if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(workers.queue.schema)} cascade`.execute(store.db);

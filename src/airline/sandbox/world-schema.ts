@@ -401,6 +401,15 @@ const Client = Type.Object(
     id: Type.String({ pattern: '^[A-Za-z0-9._-]{3,64}$' }),
     name: Type.String({ minLength: 1 }),
     secret: Type.String({ minLength: 12, description: 'sandbox only: plain secret, hashed when loaded' }),
+    webhook: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL receiving the webhook POSTs (docs/webhooks.md)' }),
+          secret: Type.String({ minLength: 16, description: 'sandbox only: plain webhook signing secret, stored encrypted when loaded' }),
+        },
+        { additionalProperties: false, description: "the client's webhook registration (docs/webhooks.md)" },
+      ),
+    ),
     settings: Type.Optional(
       Type.Object(
         {

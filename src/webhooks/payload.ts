@@ -1,0 +1,49 @@
+// The body of a delivery, made from an outbox row (docs/webhooks.md "Events"). Made the same way on every
+// attempt, so each retry of an event sends the same bytes. Carries no passenger data.
+import { toAmount } from '../money/money.js';
+
+export interface OutboxEvent {
+  id: number;
+  event_id: string;
+  client_id: string;
+  type: string;
+  subject: string;
+  order_no: string;
+  from_status: number | null;
+  to_status: number;
+  cancel_reason: string | null;
+  data: Record<string, unknown>;
+  occurred_at: Date | string;
+}
+
+const amount = (minor: unknown, currency: unknown): number | null =>
+  minor === null || minor === undefined || typeof currency !== 'string' ? null : toAmount(Number(minor), currency);
+
+/** `order.refund`: a refund order's status changed (previousRefundStatus null: the refund was submitted). */
+function refundData(e: OutboxEvent): Record<string, unknown> {
+  const d = e.data;
+  return {
+    orderNo: e.order_no,
+    refundCode: e.subject,
+    previousRefundStatus: e.from_status,
+    refundStatus: e.to_status,
+    cancelReason: e.cancel_reason,
+    refundReason: d.reason ?? null,
+    refundMethod: d.refundMethod ?? null,
+    quoteType: d.quoteType ?? null,
+    currency: d.currency ?? null,
+    estimatedRefundAmount: amount(d.estimatedRefundMinor, d.currency),
+    actualRefundAmount: amount(d.actualRefundMinor, d.currency),
+    serviceFee: { currency: d.serviceFeeCurrency ?? null, amount: amount(d.serviceFeeMinor, d.serviceFeeCurrency) },
+    ticketNos: d.ticketNos ?? [],
+    completedOn: d.completedOn ?? null,
+    message: d.cause ?? null,
+  };
+}
+
+/** The JSON body of an event. An event type without its own shape (none today) sends the stored data as is. */
+export function eventBody(e: OutboxEvent): string {
+  const time = new Date(e.occurred_at).toISOString();
+  const data = e.type === 'order.refund' ? refundData(e) : { orderNo: e.order_no, ...e.data };
+  return JSON.stringify({ eventId: e.event_id, type: e.type, cid: e.client_id, time, sequence: Number(e.id), data });
+}

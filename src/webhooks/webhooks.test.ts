@@ -1,0 +1,274 @@
+// docs/webhooks.md: registration (updateWebhookURL.do, the world), every refund status change delivered as
+// a signed POST to a real receiver on loopback, in order per refund, retried with backoff while the receiver
+// is down, given up after 24 h; every attempt recorded. The crash case (kill -9): test/webhooks-crash.test.ts.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { refundWorld } from '../test-support/refund-world.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { verifyWebhook, WebhookReceiver, type DeliveredEvent } from '../test-support/webhook-receiver.js';
+import type { WorldFile } from '../airline/sandbox/world-schema.js';
+import { nextAttemptAt, GIVE_UP_AFTER_MS, MAX_RETRY_MS } from './schedule.js';
+import { webhookUrlProblem } from './url.js';
+import { keyringOf, webhookKeyring } from './secret.js';
+import { updateWebhookUrl } from './register.js';
+import { ApiError } from '../errors.js';
+
+const BETA_WEBHOOK_SECRET = 'beta-webhook-secret-from-the-world';
+const PASSENGERS = ['HOOKONE', 'HOOKTWO', 'HOOKTHREE', 'HOOKFOUR', 'HOOKFIVE', 'HOOKSIX'];
+
+/** The refund test world, one single-passenger deposit booking per name (alpha), and one of beta's. */
+function hookWorld(betaUrl: string): WorldFile {
+  const w = refundWorld();
+  const booking = (pnr: string, last: string, ticketNo: string, bookedBy: string) => ({
+    carrier: 'XS',
+    status: 'Ticketed' as const,
+    contact: { email: 'hooks@example.invalid' },
+    bookedBy,
+    paymentMethod: 'deposit' as const,
+    issuedAt: 'now',
+    pnr,
+    passengers: [{ ref: 'a', type: 'ADT' as const, lastName: last, firstName: 'TEST' }],
+    segments: [{ flight: 'out' }],
+    tickets: [{ ticketNo, passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE' as const] }],
+  });
+  PASSENGERS.forEach((last, i) => w.bookings.push(booking(`HOOK0${i + 1}`, last, `999-30000000${i + 1}0`, TEST_CLIENTS.alpha.id)));
+  w.bookings.push(booking('HOOKB1', 'HOOKBETA', '999-3000000990', TEST_CLIENTS.beta.id));
+  const beta = w.clients.find((c) => c.id === TEST_CLIENTS.beta.id)!;
+  beta.webhook = { url: betaUrl, secret: BETA_WEBHOOK_SECRET };
+  return w;
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('webhook URL rules', () => {
+  test('http(s) only, no credentials, no fragment; outside sandbox https and no private address literals', () => {
+    const sandbox = { sandbox: true };
+    const prod = { sandbox: false };
+    assert.equal(webhookUrlProblem('http://127.0.0.1:8080/hook', sandbox), null);
+    assert.equal(webhookUrlProblem('https://hooks.example.com/x?y=1', prod), null);
+    assert.match(webhookUrlProblem('ftp://example.com/', sandbox)!, /http or https/);
+    assert.match(webhookUrlProblem('https://user:pw@example.com/', sandbox)!, /user name or password/);
+    assert.match(webhookUrlProblem('https://example.com/#x', sandbox)!, /fragment/);
+    assert.match(webhookUrlProblem('not a url', sandbox)!, /absolute/);
+    assert.match(webhookUrlProblem('http://hooks.example.com/', prod)!, /https/);
+    for (const local of ['https://127.0.0.1/', 'https://localhost/', 'https://10.1.2.3/', 'https://192.168.0.1/', 'https://[::1]/', 'https://169.254.169.254/', 'https://[fd00::1]/']) {
+      assert.ok(webhookUrlProblem(local, prod), local);
+    }
+  });
+
+  test('secrets are stored sealed: another key cannot open them; production without a key is off', () => {
+    const a = webhookKeyring('a'.repeat(32));
+    const sealed = a.seal('whsec_abc');
+    assert.ok(!sealed.includes('whsec_abc'));
+    assert.equal(a.open(sealed), 'whsec_abc');
+    assert.equal(webhookKeyring('b'.repeat(32)).open(sealed), null);
+    assert.equal(keyringOf({ sandbox: false, webhookSecretKey: null }), null);
+    assert.ok(keyringOf({ sandbox: true, webhookSecretKey: null }));
+  });
+
+  test('updateWebhookURL.do answers 101 when webhooks are off', async () => {
+    const off = { db: null as never, keyring: null, sandbox: false, now: () => new Date() };
+    await assert.rejects(updateWebhookUrl(off, 'client-alpha', { url: 'https://hooks.example.com/' }), (err: unknown) => err instanceof ApiError && err.status === 101);
+  });
+
+  test('the retry schedule: 10 s doubling to 1 h, the last attempt at 24 h', () => {
+    const t0 = new Date('2026-01-01T00:00:00Z');
+    let now = t0;
+    const gaps: number[] = [];
+    for (let attempts = 1; ; attempts++) {
+      const next = nextAttemptAt(t0, attempts, now);
+      if (!next) break;
+      gaps.push(next.getTime() - now.getTime());
+      now = next;
+    }
+    assert.deepEqual(gaps.slice(0, 10), [10, 20, 40, 80, 160, 320, 640, 1280, 2560, 3600].map((s) => s * 1000));
+    assert.ok(gaps.every((g) => g <= MAX_RETRY_MS));
+    assert.equal(now.getTime() - t0.getTime(), GIVE_UP_AFTER_MS, 'the last attempt is at 24 h');
+    assert.equal(gaps.length + 1, 33, 'attempts in 24 h');
+  });
+});
+
+describe('webhooks (refund workers running, a receiver on loopback)', () => {
+  let t: TestApp;
+  const receiver = new WebhookReceiver();
+  const betaReceiver = new WebhookReceiver();
+  let secret = '';
+
+  before(async () => {
+    await receiver.up();
+    await betaReceiver.up();
+    t = await makeTestApp({ world: hookWorld(betaReceiver.url), workers: true });
+  });
+  after(async () => {
+    await t.close();
+    await receiver.down();
+    await betaReceiver.down();
+  });
+
+  const seg = () => {
+    const f = t.world.flights.get('out')!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const refund = async (pnr: string, last: string, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
+    const res = await call(t.app, '/refund.do', { orderNo: await orderNoOf(pnr), refundRequestList: [{ lastName: last, firstName: 'TEST', refundReason: '1', segments: [seg()] }] }, { client });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    return String(res.body.refundCode);
+  };
+  const statusOf = async (code: string) => (await t.store.db.selectFrom('refund_orders').select('status').where('refund_code', '=', code).executeTakeFirstOrThrow()).status;
+  const historyOf = async (code: string) =>
+    (await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status']).where('refund_code', '=', code).orderBy('id').execute()).map((h) => [h.from_status, h.to_status]);
+  /** Delivery rounds until nothing is due. */
+  const drain = async () => {
+    for (let i = 0; i < 50 && (await t.webhooks!.deliverDue()) > 0; i++);
+  };
+  /** Carries refunds at status 1 to 2: the sandbox airline decides after 30 s and pays 30 s later. */
+  const finish = async (codes: string[]) => {
+    await waitFor('status 1', async () => (await Promise.all(codes.map(statusOf))).every((s) => s >= 1));
+    t.clock.advance(40_000);
+    await waitFor('status 3', async () => (await Promise.all(codes.map(statusOf))).every((s) => s >= 3));
+    t.clock.advance(30_000);
+    await waitFor('status 2', async () => (await Promise.all(codes.map(statusOf))).every((s) => s === 2));
+  };
+  const byRefund = (events: DeliveredEvent[], code: string) => events.filter((e) => e.data.refundCode === code).map((e) => [e.data.previousRefundStatus, e.data.refundStatus]);
+
+  test('updateWebhookURL.do: refused URLs answer 100; the first registration answers the secret, later ones null', async () => {
+    for (const url of ['ftp://127.0.0.1/x', 'http://user:pw@127.0.0.1/x', 'nonsense', '']) {
+      const res = await call(t.app, '/updateWebhookURL.do', { url });
+      assert.equal(res.http, 200);
+      assert.equal(res.body.status, 100, url);
+      assert.equal(res.body.webhookSecret, null);
+    }
+    assert.equal((await call(t.app, '/updateWebhookURL.do', {})).body.status, 100);
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: receiver.url }, { client: null })).http, 401);
+
+    // Before any registration, alpha's status changes write no event: registering later does not bring the past.
+    const early = await refund('HOOK06', 'HOOKSIX');
+    await waitFor('status 1', async () => (await statusOf(early)) === 1);
+    assert.equal((await t.store.db.selectFrom('webhook_events').select('id').where('subject', '=', early).execute()).length, 0);
+
+    const first = await call(t.app, '/updateWebhookURL.do', { url: receiver.url });
+    assert.equal(first.body.status, 0);
+    assert.equal(first.body.msg, 'success');
+    secret = String(first.body.webhookSecret);
+    assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    const again = await call(t.app, '/updateWebhookURL.do', { url: receiver.url });
+    assert.equal(again.body.status, 0);
+    assert.equal(again.body.webhookSecret, null, 'the secret is shown once');
+    const row = await t.store.db.selectFrom('clients').select(['webhook_url', 'webhook_secret']).where('client_id', '=', TEST_CLIENTS.alpha.id).executeTakeFirstOrThrow();
+    assert.equal(row.webhook_url, receiver.url);
+    assert.ok(row.webhook_secret && !row.webhook_secret.includes(secret.slice(6)), 'stored sealed, not as is');
+  });
+
+  test('every status change of a refund arrives signed, in order, with the documented payload', async () => {
+    const code = await refund('HOOK01', 'HOOKONE');
+    await finish([code]);
+    await drain();
+    assert.deepEqual(await historyOf(code), [[null, 0], [0, 1], [1, 3], [3, 2]]);
+    const mine = receiver.received.filter((r) => JSON.parse(r.body).data.refundCode === code);
+    assert.equal(mine.length, 4);
+    for (const r of mine) {
+      assert.ok(verifyWebhook(secret, r.headers, r.body), 'signature verifies with the documented recipe');
+      assert.ok(!verifyWebhook('whsec_wrong', r.headers, r.body));
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.equal(r.headers['x-service-webhook-id'], JSON.parse(r.body).eventId);
+    }
+    assert.deepEqual(byRefund(receiver.events(), code), [[null, 0], [0, 1], [1, 3], [3, 2]]);
+    const last = JSON.parse(mine[3]!.body);
+    assert.equal(last.type, 'order.refund');
+    assert.equal(last.cid, TEST_CLIENTS.alpha.id);
+    assert.match(last.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal(last.data.orderNo, await orderNoOf('HOOK01'));
+    assert.equal(last.data.refundStatus, 2);
+    assert.equal(last.data.cancelReason, null);
+    assert.equal(last.data.currency, 'EUR');
+    assert.deepEqual(last.data.ticketNos, ['9993000000010']);
+    assert.equal(typeof last.data.actualRefundAmount, 'number');
+    assert.ok(!mine.some((r) => r.body.includes('HOOKONE')), 'no passenger name in a payload');
+    const attempts = await t.store.db
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_events as e', 'e.id', 'a.event_id')
+      .select(['a.http_status', 'a.duration_ms', 'a.started_at', 'a.response_excerpt', 'e.state'])
+      .where('e.subject', '=', code)
+      .execute();
+    assert.equal(attempts.length, 4);
+    assert.ok(attempts.every((a) => a.http_status === 200 && a.duration_ms >= 0 && a.response_excerpt === 'ok' && a.state === 'delivered'));
+  });
+
+  test('a client registered in the world file gets its own events, signed with its own secret', async () => {
+    const code = await refund('HOOKB1', 'HOOKBETA', TEST_CLIENTS.beta);
+    await finish([code]);
+    await drain();
+    const events = betaReceiver.events();
+    assert.deepEqual(byRefund(events, code), [[null, 0], [0, 1], [1, 3], [3, 2]]);
+    assert.ok(betaReceiver.received.every((r) => verifyWebhook(BETA_WEBHOOK_SECRET, r.headers, r.body)));
+    assert.ok(!receiver.received.some((r) => JSON.parse(r.body).data.refundCode === code), 'each client gets only its own refunds');
+  });
+
+  test('receiver down for an hour: retries back off; once it is up, every event arrives, in order per refund', async () => {
+    await receiver.down();
+    const codes = [await refund('HOOK02', 'HOOKTWO'), await refund('HOOK03', 'HOOKTHREE')];
+    await finish(codes);
+    const before = receiver.received.length;
+    // An hour of the receiver being down, the outbox looked at every 10 s of the clock.
+    await drain();
+    for (let elapsed = 0; elapsed < 3_600_000; elapsed += 10_000) {
+      t.clock.advance(10_000);
+      await drain();
+    }
+    assert.equal(receiver.received.length, before);
+    const heads = await t.store.db
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_events as e', 'e.id', 'a.event_id')
+      .select(['e.subject', 'e.from_status', 'a.started_at', 'a.error', 'a.http_status'])
+      .where('e.subject', 'in', codes)
+      .orderBy('a.id')
+      .execute();
+    // Only the first event of each refund is tried while the receiver is down: the later ones wait their turn.
+    assert.ok(heads.every((h) => h.from_status === null && h.http_status === null && /connection failed/.test(h.error ?? '')));
+    const times = heads.filter((h) => h.subject === codes[0]).map((h) => new Date(h.started_at).getTime());
+    const gaps = times.slice(1).map((x, i) => x - times[i]!);
+    assert.ok(gaps.length >= 4, `several attempts (${gaps.length + 1})`);
+    // 10 s, 20 s, 40 s, … as seen by a look every 10 s: each gap at least the one before, the sixth 320 s or more.
+    for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i]! >= gaps[i - 1]! - 1000, `backoff grows: ${gaps.join(', ')}`);
+    assert.ok(gaps[5]! >= 320_000 - 1000, `backoff grows: ${gaps.join(', ')}`);
+
+    await receiver.up();
+    t.clock.advance(MAX_RETRY_MS);
+    await drain();
+    const events = receiver.events();
+    for (const code of codes) assert.deepEqual(byRefund(events, code), [[null, 0], [0, 1], [1, 3], [3, 2]], `refund ${code} complete and in order`);
+    const states = await t.store.db.selectFrom('webhook_events').select('state').where('subject', 'in', codes).execute();
+    assert.ok(states.every((s) => s.state === 'delivered'));
+  });
+
+  test('a receiver that keeps failing: the event is marked failed 24 h after it happened, every attempt recorded', async () => {
+    receiver.answer = 500;
+    const code = await refund('HOOK04', 'HOOKFOUR');
+    await waitFor('status 1', async () => (await statusOf(code)) === 1);
+    await drain();
+    for (let h = 0; h < 25 * 12; h++) {
+      t.clock.advance(300_000);
+      await drain();
+    }
+    const events = await t.store.db.selectFrom('webhook_events').selectAll().where('subject', '=', code).orderBy('id').execute();
+    assert.equal(events[0]!.state, 'failed');
+    assert.equal(events[0]!.last_error, 'HTTP 500');
+    const attempts = await t.store.db.selectFrom('webhook_attempts').selectAll().where('event_id', '=', events[0]!.id).orderBy('id').execute();
+    assert.equal(attempts.length, events[0]!.attempts);
+    assert.ok(attempts.length >= 20, `${attempts.length} attempts`);
+    assert.ok(attempts.every((a) => a.http_status === 500 && a.response_excerpt === 'receiver unhappy'));
+    const lastAt = new Date(attempts.at(-1)!.started_at).getTime() - new Date(events[0]!.occurred_at).getTime();
+    assert.ok(lastAt >= GIVE_UP_AFTER_MS && lastAt < GIVE_UP_AFTER_MS + 600_000, 'the last attempt at 24 h');
+    receiver.answer = 200;
+  });
+});
