@@ -3,13 +3,11 @@
 // docs/decisions/0021 "Routing values".
 import { DateTime } from 'luxon';
 import { toAmount } from '../money/money.js';
-import type { ChainItinerary, ChainSegment } from './sessions.js';
+import { wireTime, type ChainItinerary, type ChainSegment } from './sessions.js';
 import type { FullRouting, RoutingSegment } from './wire.js';
 
 /** pay.do's methods: 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record. */
 const PAYMENT_METHODS = [1, 3, 4, 5];
-
-const wireTime = (local: string) => local.replace(/[- :]/g, '');
 
 /** UTC `yyyy-MM-dd'T'HH:mm:ss'Z'` (the original's cache stamps). */
 export function cacheStamp(d: Date): string {

@@ -104,7 +104,8 @@ export function flightKeyOf(flights: Array<{ flightNumber: string; depDate: stri
   return flights.map((f) => `${f.flightNumber.toUpperCase()}/${f.depDate}`).join('|');
 }
 
-const wireTime = (local: string) => local.replace(/[- :]/g, '');
+/** A segment's local time as the wire writes it: `yyyyMMddHHmm`. */
+export const wireTime = (local: string) => local.replace(/[- :]/g, '');
 
 export function wireSegment(s: ChainSegment): WireSegment {
   return {

@@ -1,20 +1,14 @@
 // The body of a delivery, made from an outbox row (docs/webhooks.md "Events"). Made the same way on every
 // attempt, so each retry of an event sends the same bytes. Carries no passenger data.
+import type { Selectable } from 'kysely';
 import { toAmount } from '../money/money.js';
+import type { WebhookEventsTable } from '../store/schema.js';
 
-export interface OutboxEvent {
-  id: number;
-  event_id: string;
-  client_id: string;
-  type: string;
-  subject: string;
-  order_no: string;
-  from_status: number | null;
-  to_status: number;
-  cancel_reason: string | null;
-  data: Record<string, unknown>;
-  occurred_at: Date | string;
-}
+/** The outbox row a body is made from (its columns as the store declares them, src/store/schema.ts). */
+export type OutboxEvent = Pick<
+  Selectable<WebhookEventsTable>,
+  'id' | 'event_id' | 'client_id' | 'type' | 'subject' | 'order_no' | 'from_status' | 'to_status' | 'cancel_reason' | 'data' | 'occurred_at'
+>;
 
 const amount = (minor: unknown, currency: unknown): number | null =>
   minor === null || minor === undefined || typeof currency !== 'string' ? null : toAmount(Number(minor), currency);
