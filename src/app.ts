@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { AirlineDirectory } from './airline/connector.js';
 import type { World } from './airline/sandbox/world.js';
 import { ClientAuthenticator } from './clients/auth.js';
@@ -24,6 +25,7 @@ import type { LookToBook } from './booking/look-to-book.js';
 import { SeatMapCache } from './booking/seat-cache.js';
 import { ChainSessions } from './booking/sessions.js';
 import type { WebhookRegistry } from './webhooks/register.js';
+import type { JobQueue } from './jobs/queue.js';
 
 export interface AppOptions {
   config: Config;
@@ -38,6 +40,8 @@ export interface AppOptions {
   refundScheduler: RefundScheduler;
   /** Webhook URL registration (updateWebhookURL.do). */
   webhooks: WebhookRegistry;
+  /** The job queue, whose state /readyz reports. */
+  jobQueue: Pick<JobQueue, 'running'>;
   /** Rate pools (spec 8); default: counted in this process's memory. */
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
@@ -75,6 +79,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
   await app.register(swagger, openApiOptions(config));
+  // The browsable reference at /docs: Swagger UI's own files from the npm package (no CDN), over /openapi.json.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiConfig: { docExpansion: 'list', deepLinking: true, displayRequestDuration: true, tryItOutEnabled: false },
+  });
   registerRoutes(app, deps);
   await app.ready();
   return app;
@@ -106,6 +116,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     seatMaps: new SeatMapCache(),
     sessions: new ChainSessions(store.db),
     webhooks: opts.webhooks,
+    jobQueue: opts.jobQueue,
   };
 }
 
@@ -130,6 +141,7 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
 function openApiOptions(config: Config) {
   return {
     openapi: {
+      openapi: '3.1.0',
       info: { title: 'postbook', version: '0.1.0', description: 'Post-booking service: refunds, seats, PNR extraction and claim' },
       components: {
         securitySchemes: {

@@ -14,6 +14,7 @@ import type { LookToBook } from './booking/look-to-book.js';
 import type { SeatMapCache } from './booking/seat-cache.js';
 import type { ChainSessions } from './booking/sessions.js';
 import type { WebhookRegistry } from './webhooks/register.js';
+import type { JobQueue } from './jobs/queue.js';
 
 export interface AppDeps {
   config: Config;
@@ -36,4 +37,6 @@ export interface AppDeps {
   sessions: ChainSessions;
   /** Webhook URL registration (updateWebhookURL.do; docs/webhooks.md). */
   webhooks: WebhookRegistry;
+  /** The job queue's state, for /readyz (the queue itself is reached through refunds.scheduler). */
+  jobQueue: Pick<JobQueue, 'running'>;
 }

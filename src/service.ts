@@ -91,7 +91,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     const redis = parts.redis ?? null;
     const pools = parts.pools ?? createRatePools({ redis, log });
     const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
-    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, webhooks: webhooks.registry, pools, lookToBook });
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, webhooks: webhooks.registry, jobQueue: workers.queue, pools, lookToBook });
     return {
       app,
       store,

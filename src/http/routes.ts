@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { readiness } from './health.js';
 import { VALIDATION_STATUS } from '../errors.js';
 import { adminAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
@@ -102,8 +103,22 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   const ops = typed(app);
   const open = { config: { auth: 'none' as const }, schema: { hide: true } };
   // A newcomer's first request: where the API is described.
-  ops.get('/', open, async () => ({ service: 'postbook', openapi: '/openapi.json', health: '/health', msg: 'every endpoint, its request and its answers: GET /openapi.json' }));
-  ops.get('/health', open, async () => ({ status: 'ok', store: deps.store.kind }));
+  ops.get('/', open, async () => ({
+    service: 'postbook',
+    docs: '/docs',
+    openapi: '/openapi.json',
+    health: '/healthz',
+    ready: '/readyz',
+    metrics: '/metrics',
+    msg: 'every endpoint, its request and its answers: /docs (browsable) or GET /openapi.json',
+  }));
+  // Liveness: the process serves HTTP. /health is the older name, kept for existing probes.
+  for (const url of ['/healthz', '/health']) ops.get(url, open, async () => ({ status: 'ok', store: deps.store.kind }));
+  // Readiness: the store answers, its migrations are this build's, the job queue runs (else 503 and why).
+  ops.get('/readyz', open, async (_req, reply) => {
+    const r = await readiness(deps);
+    return reply.code(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not ready', ...r.checks });
+  });
   ops.get('/metrics', open, async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));
   ops.get('/openapi.json', open, async () => app.swagger());
 

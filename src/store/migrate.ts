@@ -43,6 +43,24 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/**
+ * The migrations this build knows but the store has not applied (`pending`), and those the store has applied
+ * but this build does not know (`unknown`: a newer build migrated it). Both empty: the schema is current.
+ */
+export async function migrationState<DB>(db: Kysely<DB>): Promise<{ pending: string[]; unknown: string[] }> {
+  let applied: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    applied = rows.map((r) => r.name);
+  } catch (err) {
+    if (/kysely_migration/.test((err as Error).message)) applied = []; // never migrated
+    else throw err;
+  }
+  const known = Object.keys(MIGRATIONS);
+  const done = new Set(applied);
+  return { pending: known.filter((n) => !done.has(n)), unknown: applied.filter((n) => !(n in MIGRATIONS)) };
+}
+
 /** Stable fingerprint of the migration set (names), used to key cached test templates. */
 export function migrationsFingerprint(): string {
   return Object.keys(MIGRATIONS).join(',');
