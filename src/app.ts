@@ -83,7 +83,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
-    uiConfig: { docExpansion: 'list', deepLinking: true, displayRequestDuration: true, tryItOutEnabled: false },
+    uiConfig: { layout: 'BaseLayout', docExpansion: 'list', deepLinking: true, displayRequestDuration: true, tryItOutEnabled: false },
   });
   registerRoutes(app, deps);
   await app.ready();

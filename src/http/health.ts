@@ -1,4 +1,4 @@
-// Liveness and readiness for orchestrators and load balancers (docs/operations.md "Health"):
+// Liveness and readiness for orchestrators and load balancers (README "Operating it"):
 // GET /healthz answers while the process serves HTTP at all; GET /readyz answers 200 only when this
 // process can do its work — the store answers, its schema is the one this build expects, the job queue
 // runs — and 503 with the failing checks otherwise, so a load balancer stops sending it traffic.

@@ -1,4 +1,4 @@
-// Operations endpoints (docs/operations.md): liveness, readiness with its reasons, the browsable API
+// Operations endpoints (README "Operating it"): liveness, readiness with its reasons, the browsable API
 // reference at /docs and the OpenAPI document behind it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

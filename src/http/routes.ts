@@ -255,7 +255,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     void app.register(async (scope) => {
       scope.addHook('onRequest', adminAuthHook(deps.config.adminToken ?? deps.world?.adminToken ?? null));
       const admin = typed(scope);
-      admin.get('/sandbox/clock', { config: { family: 'admin' }, schema: { tags: ['sandbox'], response: { 200: ClockState, ...errors } } }, async () => clockState(clock));
+      admin.get('/sandbox/clock', { config: { family: 'admin' }, schema: { summary: 'The sandbox clock: now and its offset from the real time', tags: ['sandbox'], response: { 200: ClockState, ...errors } } }, async () => clockState(clock));
       admin.post(
         '/sandbox/clock',
         {
