@@ -41,7 +41,7 @@ export interface AppOptions {
   /** Webhook URL registration (updateWebhookURL.do). */
   webhooks: WebhookRegistry;
   /** The job queue, whose state /readyz reports. */
-  jobQueue: Pick<JobQueue, 'running'>;
+  jobQueue: Pick<JobQueue, 'running' | 'stats'>;
   /** Rate pools (spec 8); default: counted in this process's memory. */
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
@@ -69,6 +69,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // JSON only (spec 5): anything else is refused with 415 instead of being parsed as text.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('client', null);
+  app.decorateReply('bodyStatus', null);
 
   const deps = depsOf(opts, app.log);
   app.decorate('deps', deps);
@@ -93,6 +94,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 /** What the routes see, built once per app. */
 function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
   const { config, store, clock } = opts;
+  const seatMaps = new SeatMapCache();
   return {
     config,
     store,
@@ -102,7 +104,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     world: opts.world ?? null,
     authenticator: new ClientAuthenticator(store.db, clock),
     idempotency: new Idempotency(store.db),
-    metrics: new Metrics(),
+    metrics: new Metrics({ sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps } }),
     refunds: {
       db: store.db,
       airlines: opts.airlines,
@@ -113,7 +115,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     },
     pools: opts.pools ?? createRatePools({ redis: null, log }),
     lookToBook: opts.lookToBook ?? createLookToBook({ db: store.db, clock, log }),
-    seatMaps: new SeatMapCache(),
+    seatMaps,
     sessions: new ChainSessions(store.db),
     webhooks: opts.webhooks,
     jobQueue: opts.jobQueue,
@@ -133,8 +135,15 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // The answer's body status, for the metrics: read from the object before it is serialized (answers sent
+  // as ready bytes, the cached seat maps, set it themselves).
+  app.addHook('preSerialization', async (_request, reply, payload: unknown) => {
+    const status = (payload as { status?: unknown } | null)?.status;
+    if (typeof status === 'number') reply.bodyStatus = status;
+    return payload;
+  });
   app.addHook('onResponse', async (request, reply) => {
-    deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.elapsedTime / 1000);
+    deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.bodyStatus, reply.elapsedTime / 1000);
   });
 }
 
@@ -157,5 +166,9 @@ function openApiOptions(config: Config) {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+  }
+  interface FastifyReply {
+    /** The answer's `status` field (the metrics' body status); null until known. */
+    bodyStatus: number | null;
   }
 }

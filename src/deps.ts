@@ -38,5 +38,5 @@ export interface AppDeps {
   /** Webhook URL registration (updateWebhookURL.do; docs/webhooks.md). */
   webhooks: WebhookRegistry;
   /** The job queue's state, for /readyz (the queue itself is reached through refunds.scheduler). */
-  jobQueue: Pick<JobQueue, 'running'>;
+  jobQueue: Pick<JobQueue, 'running' | 'stats'>;
 }

@@ -20,7 +20,7 @@ after(async () => {
 });
 
 test('/docs renders every documented operation in Chromium, from local assets only', { skip: missing ?? false, timeout: 120_000 }, async () => {
-  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, object> };
+  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, object> }>();
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });

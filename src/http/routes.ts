@@ -92,7 +92,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   /** A scope of spec endpoints: client credentials on every call (spec 5), a rate pool first when given (spec 8). */
   const clients = (pool: RatePool | null, routes: (api: Api) => void) =>
     void app.register(async (scope) => {
-      pool?.attach(scope);
+      pool?.attach(scope, (name) => deps.metrics.poolRefused(name));
       scope.addHook('onRequest', clientAuthHook(deps.authenticator, deps.config.headerPrefix));
       routes(typed(scope));
     });

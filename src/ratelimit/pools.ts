@@ -15,8 +15,8 @@ export type PoolName = 'ancillary' | 'verify';
 
 export interface RatePool {
   readonly name: PoolName;
-  /** Adds the limiter to this scope (register only the pool's routes in it). */
-  attach(scope: FastifyInstance): void;
+  /** Adds the limiter to this scope (register only the pool's routes in it); `onRefused` hears each 429. */
+  attach(scope: FastifyInstance, onRefused?: (pool: PoolName) => void): void;
 }
 
 export interface RatePools {
@@ -67,7 +67,7 @@ type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<RatePoolsOptions, 'windowMs'>> & { defaults: PoolDefaults }): RatePool {
   return {
     name,
-    attach(scope) {
+    attach(scope, onRefused) {
       // fastify-plugin: the limiter decorates this scope only. global: false — the plugin's onRoute hook
       // would miss the routes this scope declares right after attach(), and its groupId does not share a
       // counter across routes (STACK.md, upstream #463); one hook on the scope with one key per client does.
@@ -94,6 +94,7 @@ function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<Rate
           return;
         }
         const retryAfter = Math.min(60, Math.max(0, verdict.ttlInSeconds));
+        onRefused?.(name);
         return reply
           .code(429)
           .header('retry-after', String(retryAfter))
