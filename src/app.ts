@@ -137,10 +137,10 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
   });
   // The answer's body status, for the metrics: read from the object before it is serialized (answers sent
   // as ready bytes, the cached seat maps, set it themselves).
-  app.addHook('preSerialization', async (_request, reply, payload: unknown) => {
+  app.addHook('preSerialization', (_request, reply, payload: unknown, done) => {
     const status = (payload as { status?: unknown } | null)?.status;
     if (typeof status === 'number') reply.bodyStatus = status;
-    return payload;
+    done(null, payload);
   });
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.bodyStatus, reply.elapsedTime / 1000);
