@@ -26,6 +26,7 @@ import { SeatMapCache } from './booking/seat-cache.js';
 import { ChainSessions } from './booking/sessions.js';
 import type { WebhookRegistry } from './webhooks/register.js';
 import type { JobQueue } from './jobs/queue.js';
+import type { SharedSandboxClock } from './sandbox-clock.js';
 
 export interface AppOptions {
   config: Config;
@@ -42,6 +43,8 @@ export interface AppOptions {
   webhooks: WebhookRegistry;
   /** The job queue, whose state /readyz reports. */
   jobQueue: Pick<JobQueue, 'running' | 'stats'>;
+  /** The sandbox clock shared through the store (sandbox mode), moved by POST /sandbox/clock. */
+  sandboxClock?: SharedSandboxClock | null;
   /** Rate pools (spec 8); default: counted in this process's memory. */
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
@@ -119,6 +122,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     sessions: new ChainSessions(store.db),
     webhooks: opts.webhooks,
     jobQueue: opts.jobQueue,
+    sandboxClock: opts.sandboxClock ?? null,
   };
 }
 

@@ -8,13 +8,15 @@ import { createClient, rotateSecret, setClientStatus } from './clients/clients.j
 import { loadWorldFile, WorldError } from './airline/sandbox/world.js';
 import { DataDirLockedError } from './store/lock.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
-import { createAirlines } from './service.js';
+import { createAirlines, shareSandboxClock, worldAtStoredTime } from './service.js';
 import { createRefundWorkers } from './refunds/workers.js';
 import { loggerOptions } from './log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
 import { keyringOf } from './webhooks/secret.js';
 import { webhookUrlProblem } from './webhooks/url.js';
+import { clockState, SharedSandboxClock, type MoveClockRequest } from './sandbox-clock.js';
+import { ApiError } from './errors.js';
 
 const USAGE = `usage: postbook <command>      (from a checkout: npm run cli -- <command>)
   help, --help                         this text
@@ -27,6 +29,9 @@ const USAGE = `usage: postbook <command>      (from a checkout: npm run cli -- <
   clients webhook <id> --rotate-secret new webhook signing secret, printed once (the old one stops at once)
   clients webhook <id> --remove        no more deliveries to the client (its pending events fail)
   world check [file]                   validate a world file (default: $WORLD)
+  sandbox clock [show]                 the sandbox time every process follows (sandbox mode)
+  sandbox clock advance <duration>     move it forward, e.g. 90m, 36h, 3d, 1d12h
+  sandbox clock set <instant>          move it to an ISO 8601 instant (never backwards)
   worker                               run only the refund workers and webhook deliveries, no HTTP (needs DATABASE_URL);
                                        SIGTERM/SIGINT stop it gracefully
 Configuration comes from the same environment variables as the server (README "Configuration").`;
@@ -62,13 +67,16 @@ async function runWorker(config: Config): Promise<number> {
     return 78;
   }
   const logger = pino(loggerOptions(config.logLevel));
-  // A sandbox clock of its own, as every process has: POST /sandbox/clock on an API process does not move it.
+  // The sandbox clock is the one stored in the database: POST /sandbox/clock on an API process moves it here too.
   const clock: Clock = config.sandbox ? new TestClock() : systemClock;
-  const world = loadWorldFile(config.worldPath, clock.now());
+  let world = loadWorldFile(config.worldPath, clock.now());
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: null });
   let workers;
+  let sandboxClock = null;
   const { deliverer } = createWebhooks({ config, db: store.db, clock, log: logger });
   try {
+    world = await worldAtStoredTime(config, clock, store, world);
+    sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
     const airlines = createAirlines(world, store, clock);
     workers = createRefundWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
     await workers.start(true);
@@ -89,10 +97,53 @@ async function runWorker(config: Config): Promise<number> {
     process.exit(1);
   }, config.shutdownGraceMs + 15_000);
   force.unref();
+  sandboxClock?.stop();
   await deliverer?.stop();
   await workers.stop(); // graceful: running steps finish (up to 10 s), the rest are handed back for a retry
   await store.close();
   logger.info('worker stopped');
+  return 0;
+}
+
+/** 90m, 36h, 3d, 1d12h30m → minutes; null when not such a duration. */
+function durationMinutes(text: string): number | null {
+  const m = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?$/.exec(text.trim());
+  if (!m || text.trim() === '') return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
+
+/** `postbook sandbox clock [show | advance <duration> | set <instant>]`: the stored clock every process follows. */
+async function sandboxClockCommand(config: Config, args: string[]): Promise<number> {
+  if (!config.sandbox) {
+    process.stderr.write('postbook: the sandbox clock exists only in sandbox mode (SANDBOX=true)\n');
+    return 2;
+  }
+  const [action = 'show', value] = args;
+  let move: MoveClockRequest | null = null;
+  if (action === 'advance') {
+    const minutes = value === undefined ? null : durationMinutes(value);
+    if (minutes === null) {
+      process.stderr.write('postbook: sandbox clock advance needs a duration such as 90m, 36h, 3d or 1d12h\n');
+      return 2;
+    }
+    move = { advanceMinutes: minutes };
+  } else if (action === 'set') {
+    if (value === undefined || Number.isNaN(Date.parse(value))) {
+      process.stderr.write('postbook: sandbox clock set needs an ISO 8601 instant, e.g. 2026-12-24T09:00:00Z\n');
+      return 2;
+    }
+    move = { to: new Date(value).toISOString() };
+  } else if (action !== 'show') {
+    process.stderr.write(`postbook: unknown sandbox clock action ${action} (show, advance, set)\n`);
+    return 2;
+  }
+  const state = await withStore(config, async (s) => {
+    const shared = new SharedSandboxClock(new TestClock(), s.db);
+    await shared.load();
+    return move ? shared.move(move) : clockState(shared.clock);
+  });
+  const hours = (state.offsetMs / 3_600_000).toFixed(1);
+  out(`sandbox clock: ${state.now} (${hours} h ahead of the real time)${move ? '; every process follows within a second' : ''}`);
   return 0;
 }
 
@@ -116,6 +167,7 @@ async function main(argv: string[]): Promise<number> {
     out(`world ${world.name}: ok (${world.airlines.size} airlines, ${world.flights.size} flights, ${world.bookings.size} bookings, ${world.clients.length} clients)`);
     return 0;
   }
+  if (cmd === 'sandbox' && sub === 'clock') return sandboxClockCommand(config, rest);
   if (cmd === 'clients' && sub === 'add' && rest.length >= 2) {
     const [id, ...name] = rest as [string, ...string[]];
     if (!/^[A-Za-z0-9._-]{3,64}$/.test(id)) {
@@ -178,7 +230,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2))
   .then((code) => process.exit(code))
   .catch((err: unknown) => {
-    if (err instanceof WebhookRegistrationError) {
+    if (err instanceof WebhookRegistrationError || err instanceof ApiError) {
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(2);
     }

@@ -13,8 +13,7 @@ import { sendSeatMap } from './seat-map-reply.js';
 import { TRANSPORT_ERRORS } from '../wire.js';
 import type { AppDeps } from '../deps.js';
 import type { RatePool } from '../ratelimit/pools.js';
-import { TestClock } from '../clock.js';
-import { ClockState, MoveClockRequest, clockState, moveClock } from '../sandbox-clock.js';
+import { ClockState, MoveClockRequest, clockState } from '../sandbox-clock.js';
 import { extractErrorShape, extractPnr } from '../pnr/extract.js';
 import { claimPnr } from '../pnr/claim.js';
 import { PNR_STATUS } from '../pnr/statuses.js';
@@ -250,12 +249,15 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   });
 
   // ---- sandbox administration: exists only in sandbox mode (the command: ../sandbox-clock.ts) ----
-  if (deps.config.sandbox && deps.clock instanceof TestClock) {
-    const clock = deps.clock;
+  if (deps.config.sandbox && deps.sandboxClock) {
+    const shared = deps.sandboxClock;
     void app.register(async (scope) => {
       scope.addHook('onRequest', adminAuthHook(deps.config.adminToken ?? deps.world?.adminToken ?? null));
       const admin = typed(scope);
-      admin.get('/sandbox/clock', { config: { family: 'admin' }, schema: { summary: 'The sandbox clock: now and its offset from the real time', tags: ['sandbox'], response: { 200: ClockState, ...errors } } }, async () => clockState(clock));
+      admin.get('/sandbox/clock', { config: { family: 'admin' }, schema: { summary: 'The sandbox clock: now and its offset from the real time', tags: ['sandbox'], response: { 200: ClockState, ...errors } } }, async () => {
+        await shared.load(); // a move made through another process shows at once
+        return clockState(shared.clock);
+      });
       admin.post(
         '/sandbox/clock',
         {
@@ -263,7 +265,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
           schema: { summary: 'Move the sandbox clock forward (advanceMinutes) or to an instant (to)', tags: ['sandbox'], body: MoveClockRequest, response: { 200: ClockState, ...errors } },
         },
         async (request) => {
-          const moved = moveClock(clock, request.body);
+          const moved = await shared.move(request.body);
           request.log.info({ now: moved.now }, 'sandbox clock moved');
           return moved;
         },
