@@ -16,7 +16,7 @@ import pino from 'pino';
 import { loggerOptions } from './log.js';
 import type { Redis } from 'ioredis';
 import { connectRedis } from './ratelimit/redis.js';
-import { createRatePools, type RatePools } from './ratelimit/pools.js';
+import { createRatePools, DEFAULT_POOL_LIMITS, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
 import { createWebhooks } from './webhooks/wiring.js';
@@ -103,7 +103,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   if (deliverer && (parts.webhooks?.run ?? parts.workers.run)) deliverer.start();
   try {
     const redis = parts.redis ?? null;
-    const pools = parts.pools ?? createRatePools({ redis, log });
+    const pools = parts.pools ?? createRatePools({ redis, log, defaults: { ...DEFAULT_POOL_LIMITS, pnrPerMinute: config.pnrPerMinute } });
     const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
     const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, webhooks: webhooks.registry, jobQueue: workers.queue, sandboxClock, pools, lookToBook });
     return {

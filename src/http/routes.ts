@@ -121,8 +121,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   ops.get('/metrics', open, async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));
   ops.get('/openapi.json', open, async () => app.swagger());
 
-  // ---- PNR: spec 4.5, 4.6 ----
-  clients(null, (api) => {
+  // ---- PNR: spec 4.5, 4.6; a pool of their own against probing (decision 0026) ----
+  clients(deps.pools.pnr, (api) => {
     api.post(
       '/extractPnr.do',
       {

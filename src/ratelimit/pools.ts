@@ -11,7 +11,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import { MemoryWindowStore, RedisWindowStore, storeCtor, type WindowStore } from './window-store.js';
 
-export type PoolName = 'ancillary' | 'verify';
+export type PoolName = 'ancillary' | 'verify' | 'pnr';
 
 export interface RatePool {
   readonly name: PoolName;
@@ -22,15 +22,18 @@ export interface RatePool {
 export interface RatePools {
   ancillary: RatePool;
   verify: RatePool;
+  /** extractPnr.do and pnr/claim.do: a PNR and a name must not be probed at line rate (decision 0026). */
+  pnr: RatePool;
   close(): Promise<void>;
 }
 
 export interface PoolDefaults {
   ancillaryPerMinute: number;
   verifyPerMinute: number;
+  pnrPerMinute: number;
 }
 
-export const DEFAULT_POOL_LIMITS: PoolDefaults = { ancillaryPerMinute: 60, verifyPerMinute: 60 };
+export const DEFAULT_POOL_LIMITS: PoolDefaults = { ancillaryPerMinute: 60, verifyPerMinute: 60, pnrPerMinute: 120 };
 
 export interface RatePoolsOptions {
   /** Counts in Redis when given (the caller owns the connection); in this process's memory when null. */
@@ -47,7 +50,7 @@ export interface RatePoolsOptions {
   log?: Pick<FastifyBaseLogger, 'warn'>;
 }
 
-const SETTING: Record<PoolName, keyof PoolDefaults> = { ancillary: 'ancillaryPerMinute', verify: 'verifyPerMinute' };
+const SETTING: Record<PoolName, keyof PoolDefaults> = { ancillary: 'ancillaryPerMinute', verify: 'verifyPerMinute', pnr: 'pnrPerMinute' };
 
 /** The client's own limit for a pool (client settings `rateLimits`), else the default. */
 export function poolLimit(settings: Record<string, unknown> | undefined, pool: PoolName, defaults: PoolDefaults): number {
@@ -117,6 +120,7 @@ export function createRatePools(opts: RatePoolsOptions): RatePools {
   return {
     ancillary: createPool('ancillary', store, { windowMs, defaults }),
     verify: createPool('verify', store, { windowMs, defaults }),
+    pnr: createPool('pnr', store, { windowMs, defaults }),
     // The Redis connection belongs to the caller; the in-memory logs go with the process.
     close: async () => undefined,
   };
