@@ -36,13 +36,13 @@ before(async () => {
 after(() => t.close());
 
 test('decision 0026: the fourth PNR call of a minute is refused with 429 (extract and claim count together)', async () => {
-  assert.equal((await call(t.app, '/extractPnr.do', extract(PLANTED.names[0]!))).body.status, 0);
+  assert.equal((await call(t.app, '/extractPnr.do', extract(PLANTED.names[0]))).body.status, 0);
   // A probe with a wrong name is answered (and counted): the pool limits guessing.
   assert.notEqual((await call(t.app, '/extractPnr.do', extract('WRONGNAME'))).body.status, 0);
   const claimed = await call(t.app, '/pnr/claim.do', claim);
   assert.equal(claimed.http, 200);
   assert.notEqual(claimed.body.status, 100, String(claimed.body.msg));
-  const refused = await call(t.app, '/extractPnr.do', extract(PLANTED.names[0]!));
+  const refused = await call(t.app, '/extractPnr.do', extract(PLANTED.names[0]));
   assert.equal(refused.http, 429);
   assert.equal(refused.body.status, 429);
   assert.equal(refused.body.limitType, 'pnr');
@@ -51,7 +51,7 @@ test('decision 0026: the fourth PNR call of a minute is refused with 429 (extrac
   assert.equal((await call(t.app, '/pnr/claim.do', claim)).http, 429);
 
   // Another client has its own count, at the default limit.
-  assert.equal((await call(t.app, '/extractPnr.do', extract(PLANTED.names[0]!), { client: TEST_CLIENTS.beta })).http, 200);
+  assert.equal((await call(t.app, '/extractPnr.do', extract(PLANTED.names[0]), { client: TEST_CLIENTS.beta })).http, 200);
   // The refund endpoints are not in this pool.
   assert.notEqual((await call(t.app, '/refundQuotation.do', { orderNo: '4242424242424242', refundRequestList: [] })).http, 429);
 });
