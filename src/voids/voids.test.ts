@@ -4,7 +4,7 @@
 // shown REFUND, and the order.void webhook events.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, type CallResult, type TestApp } from '../test-support/app.js';
 import { voidWorld } from '../test-support/void-world.js';
 import { refundSegment } from '../test-support/refund-world.js';
 import { WebhookReceiver } from '../test-support/webhook-receiver.js';
@@ -48,7 +48,7 @@ describe('void path', () => {
   const voidOrder = async (voidCode: string) => ((await call(t.app, '/queryVoidOrders.do', { voidCode })).body.voidOrders as any[])[0];
   const historyOf = async (voidCode: string) =>
     (await t.store.db.selectFrom('void_status_history').selectAll().where('void_code', '=', voidCode).orderBy('id').execute()).map((h) => [h.from_status, h.to_status]);
-  const expectStatus = async (label: string, res: Promise<{ body: { status: number; msg: string | null } }>, status: number) => {
+  const expectStatus = async (label: string, res: Promise<CallResult>, status: number) => {
     const r = await res;
     assert.equal(r.body.status, status, `${label}: ${r.body.msg}`);
     return r;
