@@ -8,6 +8,8 @@ import { call, makeTestApp, type CallResult, type TestApp } from '../test-suppor
 import { voidWorld } from '../test-support/void-world.js';
 import { refundSegment } from '../test-support/refund-world.js';
 import { WebhookReceiver } from '../test-support/webhook-receiver.js';
+import { assertAuthenticationRequired } from '../test-support/security.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
 import { VOID_ORDER_STATUS as VS } from './statuses.js';
 
 async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
@@ -54,6 +56,14 @@ describe('void path', () => {
     return r;
   };
 
+  test('the OpenAPI document describes the three calls; each needs client credentials (spec 5: 900)', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, { post?: { requestBody?: unknown; responses?: Record<string, unknown> } }> };
+    for (const url of ['/voidQuotation.do', '/void.do', '/queryVoidOrders.do']) {
+      assert.ok(doc.paths[url]?.post?.requestBody && doc.paths[url]?.post?.responses?.['200'], `${url} in /openapi.json with its body and answer`);
+      await assertAuthenticationRequired(t.app, url, { orderNo: await orderNoOf('VQRY01') });
+    }
+  });
+
   test('deposit: quotation fields, void.do, then 0 → 1 → 3 → 2 with the sandbox clock; the airline shows the tickets REFUND', async () => {
     const orderNo = await orderNoOf('VDEP01');
     const q = await quote('VDEP01');
@@ -88,6 +98,7 @@ describe('void path', () => {
     assert.equal(done.orderNo, orderNo);
     assert.match(String(done.completedDate), /^\d{8}$/);
     assert.deepEqual(await historyOf(code), [[null, 0], [0, 1], [1, 3], [3, 2]]);
+    await expectStatus('801 another client\'s voidCode', call(t.app, '/queryVoidOrders.do', { voidCode: code }, { client: TEST_CLIENTS.beta }), 801);
 
     // by orderNo too, and never in the refund query
     const byOrder = await call(t.app, '/queryVoidOrders.do', { orderNo });
@@ -144,7 +155,12 @@ describe('void path', () => {
     await expectStatus('823 not every passenger named', quote('VQRY01', { passengers: [{ lastName: 'VOIDCASE', firstName: 'AVA' }] }), 823);
     await expectStatus('807 an unknown passenger', quote('VQRY01', { passengers: [{ lastName: 'NOBODY', firstName: 'NED' }] }), 807);
     await expectStatus('all passengers named', quote('VQRY01', { passengers: [{ lastName: 'voidcase', firstName: 'ava' }, { lastName: 'VOIDCASE', firstName: 'BEN' }] }), 0);
+    await expectStatus('unknown fields tolerated, "" and null absent (decision 0021)', quote('VQRY01', { airlinePNR: '', carrier: null, passengers: null, somethingNew: 1 }), 0);
     await expectStatus('813 unknown offer', submit('VQRY01', 'vdo_nope'), 813);
+    // another client's order, offer and void are answered as unknown
+    const alphaOffer = (await quote('VQRY01')).body.voidOfferId;
+    await expectStatus('801 another client\'s order', call(t.app, '/voidQuotation.do', { orderNo: await orderNoOf('VQRY01') }, { client: TEST_CLIENTS.beta }), 801);
+    await expectStatus('813 another client\'s offer', call(t.app, '/void.do', { voidOfferId: alphaOffer }, { client: TEST_CLIENTS.beta }), 813);
     await expectStatus('810 offer of another order', submit('VQRY01', (await quote('VOFR01')).body.voidOfferId), 810);
 
     // only the latest quotation: an older one is superseded (813); an expired one 805
