@@ -3,10 +3,11 @@
 import Type, { type Static } from 'typebox';
 import { Nullable } from '../wire.js';
 
+// Optional strings accept "" as absent (decision 0021): no minLength on them.
 const OrderRef = {
-  orderNo: Nullable(Type.String({ minLength: 1, maxLength: 40, description: 'the main ticket order number' })),
-  airlinePNR: Nullable(Type.String({ minLength: 1, maxLength: 8, description: 'with carrier, instead of orderNo' })),
-  carrier: Nullable(Type.String({ pattern: '^[A-Za-z0-9]{2}$' })),
+  orderNo: Nullable(Type.String({ maxLength: 40, description: 'the main ticket order number' })),
+  airlinePNR: Nullable(Type.String({ maxLength: 8, description: 'with carrier, instead of orderNo' })),
+  carrier: Nullable(Type.String({ pattern: '^([A-Za-z0-9]{2})?$' })),
 };
 
 export const VoidPassenger = Type.Object({
@@ -27,13 +28,13 @@ export type VoidQuotationRequest = Static<typeof VoidQuotationRequest>;
 
 export const VoidSubmitRequest = Type.Object({
   ...OrderRef,
-  voidOfferId: Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'the latest voidQuotation.do answer of the order (required)' })),
+  voidOfferId: Nullable(Type.String({ maxLength: 64, description: 'the latest voidQuotation.do answer of the order (required)' })),
 });
 export type VoidSubmitRequest = Static<typeof VoidSubmitRequest>;
 
 export const QueryVoidOrdersRequest = Type.Object({
   ...OrderRef,
-  voidCode: Nullable(Type.String({ minLength: 1, maxLength: 40 })),
+  voidCode: Nullable(Type.String({ maxLength: 40 })),
 });
 export type QueryVoidOrdersRequest = Static<typeof QueryVoidOrdersRequest>;
 
