@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { claimWorldBooking } from '../test-support/claim.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
@@ -26,12 +27,16 @@ describe('the demo world provokes every void code', () => {
     return r;
   };
 
-  test('822 past the deadline, 843 outside coverage, 823 partial (a refunded ticket; some passengers named)', async () => {
+  test('822 past the deadline, 843 outside coverage, 823 partial (a refunded ticket; some passengers named), 809, 824, 820, 807, 818', async () => {
     await expect('822', post('/voidQuotation.do', 'DEMO41'), 822);
     await expect('843', post('/voidQuotation.do', 'DEMO42'), 843);
     await expect('823 refunded ticket', post('/voidQuotation.do', 'DEMO43'), 823);
     await expect('823 one of two named', post('/voidQuotation.do', 'DEMO40', { passengers: [{ lastName: 'VOIDABLE', firstName: 'VAL' }] }), 823);
     await expect('809 unpaid', post('/voidQuotation.do', 'DEMO21'), 809);
+    await expect('824 an ancillary order number', call(t.app, '/voidQuotation.do', { orderNo: 'PT-DEMO20-1' }, { client: DEMO }), 824);
+    await claimWorldBooking(t, 'DEMO05', DEMO);
+    await expect('820 a flown coupon', post('/voidQuotation.do', 'DEMO05'), 820);
+    await expect('807 someone else named', post('/voidQuotation.do', 'DEMO40', { passengers: [{ lastName: 'VOIDABLE', firstName: 'VAL' }, { lastName: 'NOBODY', firstName: 'NED' }] }), 807);
     await expect('818 after a refund', (async () => {
       const refund = await post('/refund.do', 'DEMO26', { refundRequestList: [{ lastName: 'ELSEWHERE', firstName: 'ELLIS', refundReason: '0', segments: [seg()] }] });
       assert.equal(refund.body.status, 0, String(refund.body.msg));

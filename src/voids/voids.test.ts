@@ -57,7 +57,7 @@ describe('void path', () => {
   };
 
   test('the OpenAPI document describes the three calls; each needs client credentials (spec 5: 900)', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, { post?: { requestBody?: unknown; responses?: Record<string, unknown> } }> };
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, { post?: { requestBody?: unknown; responses?: Record<string, unknown> } }> }>();
     for (const url of ['/voidQuotation.do', '/void.do', '/queryVoidOrders.do']) {
       assert.ok(doc.paths[url]?.post?.requestBody && doc.paths[url]?.post?.responses?.['200'], `${url} in /openapi.json with its body and answer`);
       await assertAuthenticationRequired(t.app, url, { orderNo: await orderNoOf('VQRY01') });
