@@ -9,7 +9,7 @@ import { loadWorldFile, WorldError } from './airline/sandbox/world.js';
 import { DataDirLockedError } from './store/lock.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { createAirlines } from './service.js';
-import { createRefundWorkers } from './refunds/workers.js';
+import { createWorkers } from './workers.js';
 import { loggerOptions } from './log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
@@ -70,7 +70,7 @@ async function runWorker(config: Config): Promise<number> {
   const { deliverer } = createWebhooks({ config, db: store.db, clock, log: logger });
   try {
     const airlines = createAirlines(world, store, clock);
-    workers = createRefundWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
+    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
     await workers.start(true);
     deliverer?.start();
   } catch (err) {

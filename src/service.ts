@@ -11,7 +11,7 @@ import { systemClock, TestClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openStore, type Store } from './store/store.js';
 import { seedBookedOrders } from './orders/seed.js';
-import { createRefundWorkers, type RefundWorkers } from './refunds/workers.js';
+import { createWorkers, type Workers } from './workers.js';
 import pino from 'pino';
 import { loggerOptions } from './log.js';
 import type { Redis } from 'ioredis';
@@ -28,7 +28,7 @@ export interface Service {
   store: Store;
   world: World;
   clock: Clock;
-  workers: RefundWorkers;
+  workers: Workers;
   /** Delivers the webhook outbox (null: webhooks off); started with the refund workers. */
   webhooks: WebhookDeliverer | null;
   close(): Promise<void>;
@@ -76,7 +76,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   if (withWebhook.length > 0 && !webhooks.registry.keyring) throw new WebhookRegistrationError('the world gives clients webhooks, but webhooks are off: set WEBHOOK_SECRET_KEY');
   await seedWebhooks(webhooks.registry, withWebhook);
   const airlines = createAirlines(world, store, clock, parts.connectors);
-  const workers = createRefundWorkers({
+  const workers = createWorkers({
     store,
     airlines,
     clock,
@@ -91,7 +91,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     const redis = parts.redis ?? null;
     const pools = parts.pools ?? createRatePools({ redis, log });
     const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
-    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, webhooks: webhooks.registry, pools, lookToBook });
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, voidScheduler: workers.voids.scheduler, webhooks: webhooks.registry, pools, lookToBook });
     return {
       app,
       store,

@@ -160,6 +160,31 @@ export type AirlineRefundState =
   | { state: 'refunding'; amountMinor: number; currency: string }
   | { state: 'refunded'; amountMinor: number; currency: string; voucherCode: string | null };
 
+/** A void postbook sends to the airline: the whole booking, every ticket. `voidCode` is the idempotency key. */
+export interface AirlineVoidSubmission {
+  voidCode: string;
+  pnr: string;
+  ticketNos: string[];
+  currency: string;
+  /** What the tickets cost (fare + tax + in-flow ancillaries), minor units: what a void gives back. */
+  paidMinor: number;
+}
+
+export interface AirlineVoidReceipt {
+  /** The airline's own reference of the void. */
+  airlineVoidId: string;
+  /** True when the airline had already received this voidCode (a retry after a crash or time-out). */
+  duplicate: boolean;
+}
+
+/** The airline's view of a submitted void. */
+export type AirlineVoidState =
+  | { state: 'processing' }
+  | { state: 'rejected'; cancelReason: string }
+  /** accepted: the tickets are void, the money on its way (deposit-paid bookings show "Airline voiding") */
+  | { state: 'voiding'; amountMinor: number; currency: string }
+  | { state: 'voided'; amountMinor: number; currency: string };
+
 export interface AirlineConnector {
   readonly name: string;
   /** Booking chain support (search … ticketing); absent: the airline is not bookable through postbook. */
@@ -184,6 +209,14 @@ export interface AirlineConnector {
   submitRefunds?(carrier: string, submissions: readonly AirlineRefundSubmission[], opts: CallOptions): Promise<Array<AirlineRefundReceipt | Error>>;
   /** Where a submitted refund stands. Throws ConnectorError; an unknown refundCode is a non-retryable 'rejected' error. */
   refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState>;
+  /**
+   * Optional (the void path, docs/voids.md): voids a whole ticketed booking on the day of issue; idempotent on
+   * `voidCode`. Throws ConnectorError: not retryable when the airline refuses the void for good (past its
+   * deadline, not covered). Without it (and voidStatus) the void path does not cover the carrier (843).
+   */
+  submitVoid?(carrier: string, submission: AirlineVoidSubmission, opts: CallOptions): Promise<AirlineVoidReceipt>;
+  /** Where a submitted void stands. Throws ConnectorError; an unknown voidCode is a non-retryable 'rejected' error. */
+  voidStatus?(carrier: string, voidCode: string, opts: CallOptions): Promise<AirlineVoidState>;
 }
 
 /** Routes each carrier to its connector. */

@@ -24,6 +24,7 @@ const FAMILY_STATUS: Record<string, number> = {
   booking: VALIDATION_STATUS.booking, // docs/decisions/0012: 100
   sandbox: VALIDATION_STATUS.admin, // 100
   webhooks: VALIDATION_STATUS.webhook, // docs/webhooks.md: 100
+  voids: VALIDATION_STATUS.refund, // docs/voids.md: the refund family, 810
 };
 
 interface Schema {
@@ -231,7 +232,7 @@ describe('no input answers HTTP 500', () => {
     for (const url of ['/extractPnr.do', '/pnr/claim.do', '/refundQuotation.do', '/refund.do', '/queryRefundOrders.do', '/seatAvailability.do']) {
       assert.ok(urls.includes(url), `${url} in the OpenAPI document`);
     }
-    for (const url of ['/search.do', '/verify.do', '/getOffers.do', '/order.do', '/pay.do', '/getLuggage.do', '/queryOrderDetails.do', '/sandbox/clock']) {
+    for (const url of ['/search.do', '/verify.do', '/getOffers.do', '/order.do', '/pay.do', '/getLuggage.do', '/queryOrderDetails.do', '/sandbox/clock', '/voidQuotation.do', '/void.do', '/queryVoidOrders.do']) {
       assert.ok(urls.includes(url), `${url} in the OpenAPI document`);
     }
     for (const e of endpoints) assert.ok(e.tag in FAMILY_STATUS, `${e.url}: tag ${e.tag} has a family`);

@@ -30,6 +30,10 @@ import {
   RefundSubmitRequest,
   RefundSubmitResponse,
 } from '../refunds/wire.js';
+import { quoteVoid } from '../voids/quote.js';
+import { submitVoid } from '../voids/submit.js';
+import { queryVoids } from '../voids/query.js';
+import { QueryVoidOrdersRequest, QueryVoidOrdersResponse, VoidQuotationRequest, VoidQuotationResponse, VoidSubmitRequest, VoidSubmitResponse } from '../voids/wire.js';
 import { updateWebhookUrl } from '../webhooks/register.js';
 import { UpdateWebhookUrlRequest, UpdateWebhookUrlResponse } from '../webhooks/wire.js';
 import { seatAvailability } from '../booking/seat-availability.js';
@@ -77,6 +81,14 @@ const REFUND_REPLAY: IdempotentEndpoint = {
   endpoint: 'refund.do',
   validationStatus: VALIDATION_STATUS.refund,
   busy: { httpStatus: 200, body: { status: 814, msg: 'refund submission already in progress; wait before retrying' } },
+  isFinal: (a) => (a.body as { status: number }).status !== 814,
+};
+
+/** void.do: as refund.do, 814 means "try again shortly", never a final answer. */
+const VOID_REPLAY: IdempotentEndpoint = {
+  endpoint: 'void.do',
+  validationStatus: VALIDATION_STATUS.refund,
+  busy: { httpStatus: 200, body: { status: 814, msg: 'void submission already in progress; wait before retrying' } },
   isFinal: (a) => (a.body as { status: number }).status !== 814,
 };
 
@@ -158,6 +170,34 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         schema: { summary: 'Refund orders of an order, newest first', tags: ['refunds'], body: QueryRefundOrdersRequest, response: { 200: QueryRefundOrdersResponse, ...errors } },
       },
       async (request) => queryRefunds(deps.refunds, refundCaller(request), request.body),
+    );
+  });
+
+  // ---- voids (docs/voids.md): the refund family's statuses ----
+  clients(null, (api) => {
+    api.post(
+      '/voidQuotation.do',
+      {
+        config: { family: 'refund', errorShape: (base) => ({ ...base, isVoidable: false }) },
+        schema: { summary: 'Check that an order can be voided today and get a voidOfferId', tags: ['voids'], body: VoidQuotationRequest, response: { 200: VoidQuotationResponse, ...errors } },
+      },
+      async (request) => quoteVoid(deps.voids, { clientId: clientId(request) }, request.body),
+    );
+    api.post(
+      '/void.do',
+      {
+        config: { family: 'refund' },
+        schema: { summary: 'Void a whole order with its latest voidOfferId', tags: ['voids'], headers: IdempotencyKey, body: VoidSubmitRequest, response: { 200: VoidSubmitResponse, ...errors } },
+      },
+      idempotent(deps.idempotency, VOID_REPLAY, (client, body: VoidSubmitRequest) => submitVoid(deps.voids, { clientId: client.clientId }, body)),
+    );
+    api.post(
+      '/queryVoidOrders.do',
+      {
+        config: { family: 'refund', errorShape: (base) => ({ ...base, voidOrders: [] }) },
+        schema: { summary: 'Void orders of an order (by voidCode or orderNo), newest first', tags: ['voids'], body: QueryVoidOrdersRequest, response: { 200: QueryVoidOrdersResponse, ...errors } },
+      },
+      async (request) => queryVoids(deps.voids, { clientId: clientId(request) }, request.body),
     );
   });
 

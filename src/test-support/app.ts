@@ -17,7 +17,7 @@ import { migrationsFingerprint } from '../store/migrate.js';
 import { openStore, type Store } from '../store/store.js';
 import type { RatePools } from '../ratelimit/pools.js';
 import type { LookToBook } from '../booking/look-to-book.js';
-import type { RefundWorkers } from '../refunds/workers.js';
+import type { Workers } from '../workers.js';
 import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
 
@@ -78,7 +78,7 @@ export async function openTestStore(): Promise<Store> {
 }
 
 export interface TestApp {
-  workers: RefundWorkers;
+  workers: Workers;
   /** The webhook deliverer (not running unless `webhooks.run`: tests call deliverDue()); null outside sandbox mode without WEBHOOK_SECRET_KEY. */
   webhooks: WebhookDeliverer | null;
   app: FastifyInstance;

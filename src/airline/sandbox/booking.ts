@@ -408,6 +408,24 @@ export class SandboxBookingApi implements BookingConnector {
   }
 
   /**
+   * Frees every seat a booking holds (a void): in one transaction with a new inventory version of each
+   * flight concerned, so a seat map cached at an older version is stale. Answers how many seats were freed
+   * (0 when none are left: a repeated release changes nothing).
+   */
+  async releaseSeats(carrier: string, pnr: string): Promise<number> {
+    const db = this.books();
+    const bumped = new Map<string, number>();
+    let freed = 0;
+    await db.transaction().execute(async (trx) => {
+      const rows = await trx.deleteFrom('sandbox_seat_sales').where('carrier', '=', carrier).where('pnr', '=', pnr).returning('flight_key').execute();
+      freed = rows.length;
+      for (const key of [...new Set(rows.map((r) => r.flight_key))].sort()) bumped.set(key, await this.inventory.bump(trx, key));
+    });
+    for (const [key, version] of bumped) this.inventory.committed(key, version);
+    return freed;
+  }
+
+  /**
    * Stored bookings as last read, by `carrier/pnr`, with the row version they were read at. Every read still
    * asks the store for the row's version (one primary-key read), so a change made by any process — another
    * API process or worker on PostgreSQL — shows at once; a TTL would have let a ticketing stay unseen for a
