@@ -10,6 +10,7 @@ import { DataDirLockedError } from './store/lock.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { createAirlines } from './service.js';
 import { createRefundWorkers } from './refunds/workers.js';
+import { ORDER_EXPIRY_QUEUES, OrderExpiry } from './booking/expiry.js';
 import { loggerOptions } from './log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
@@ -70,8 +71,10 @@ async function runWorker(config: Config): Promise<number> {
   const { deliverer } = createWebhooks({ config, db: store.db, clock, log: logger });
   try {
     const airlines = createAirlines(world, store, clock);
-    workers = createRefundWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
+    workers = createRefundWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, extraQueues: ORDER_EXPIRY_QUEUES });
     await workers.start(true);
+    // Unpaid orders past their deadline lapse here too (docs/decisions/0023), as in the API process with workers.
+    await new OrderExpiry({ db: store.db, airlines, clock, queue: workers.queue, sweepSeconds: Math.min(config.refundPollSeconds, 30), log: logger }).startWorkers();
     deliverer?.start();
   } catch (err) {
     await store.close();

@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { openStore, type Store } from './store/store.js';
 import { seedBookedOrders } from './orders/seed.js';
 import { createRefundWorkers, type RefundWorkers } from './refunds/workers.js';
+import { ORDER_EXPIRY_QUEUES, OrderExpiry } from './booking/expiry.js';
 import pino from 'pino';
 import { loggerOptions } from './log.js';
 import type { Redis } from 'ioredis';
@@ -29,6 +30,8 @@ export interface Service {
   world: World;
   clock: Clock;
   workers: RefundWorkers;
+  /** Unpaid orders past their payment deadline → -3, airline hold released (docs/decisions/0023); runs with the refund workers. */
+  orderExpiry: OrderExpiry;
   /** Delivers the webhook outbox (null: webhooks off); started with the refund workers. */
   webhooks: WebhookDeliverer | null;
   close(): Promise<void>;
@@ -83,8 +86,12 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     logger: log,
     pollSeconds: parts.workers.pollSeconds,
     ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
+    extraQueues: ORDER_EXPIRY_QUEUES,
   });
   await workers.start(parts.workers.run);
+  // Sweeps as often as refunds are polled, at least every 30 s (the sandbox: every 2 s, following its clock).
+  const orderExpiry = new OrderExpiry({ db: store.db, airlines, clock, queue: workers.queue, sweepSeconds: Math.min(parts.workers.pollSeconds, 30), log });
+  if (parts.workers.run) await orderExpiry.startWorkers();
   const deliverer = webhooks.deliverer;
   if (deliverer && (parts.webhooks?.run ?? parts.workers.run)) deliverer.start();
   try {
@@ -98,6 +105,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       world,
       clock,
       workers,
+      orderExpiry,
       webhooks: deliverer,
       async close() {
         await app.close();

@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006_seat_inventory.js';
 import * as m0007 from './migrations/0007_offer_documents_as_json.js';
 import * as m0008 from './migrations/0008_offers_insert_only.js';
 import * as m0009 from './migrations/0009_webhooks.js';
+import * as m0010 from './migrations/0010_order_expiry.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_offer_documents_as_json': m0007,
   '0008_offers_insert_only': m0008,
   '0009_webhooks': m0009,
+  '0010_order_expiry': m0010,
 };
 
 class StaticProvider implements MigrationProvider {

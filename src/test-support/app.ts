@@ -18,6 +18,7 @@ import { openStore, type Store } from '../store/store.js';
 import type { RatePools } from '../ratelimit/pools.js';
 import type { LookToBook } from '../booking/look-to-book.js';
 import type { RefundWorkers } from '../refunds/workers.js';
+import type { OrderExpiry } from '../booking/expiry.js';
 import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
 
@@ -79,6 +80,8 @@ export async function openTestStore(): Promise<Store> {
 
 export interface TestApp {
   workers: RefundWorkers;
+  /** Order expiry (its jobs run with `workers`; tests may call sweep() and release() themselves). */
+  orderExpiry: OrderExpiry;
   /** The webhook deliverer (not running unless `webhooks.run`: tests call deliverDue()); null outside sandbox mode without WEBHOOK_SECRET_KEY. */
   webhooks: WebhookDeliverer | null;
   app: FastifyInstance;
@@ -134,6 +137,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     world,
     config,
     workers,
+    orderExpiry: service.orderExpiry,
     webhooks: service.webhooks,
     async close() {
       await service.close();
