@@ -193,8 +193,8 @@ async function repriced(
 
 /**
  * The request's passengers as the airline takes them. The mix may differ from the verified one (plan §3.2 FAQ):
- * at least one adult (a child without one: 408), no more infants than adults and no more than 9 seated
- * (312 beyond the seats verify.do offered); each priced by the routing's fare of its type.
+ * at least one adult (a child without one: 408), no more infants than adults, at most 9 seated (312) and no
+ * more than the seats verify.do offered (maxSeats: 302); each priced by the routing's fare of its type.
  */
 function passengersOf(req: OrderRequest, it: ChainItinerary): { passengers: AirlinePassenger[]; counts: PaxCounts; cardTypes: Array<string | null> } {
   const types = req.passengers.map((p, i) => {
@@ -209,7 +209,8 @@ function passengersOf(req: OrderRequest, it: ChainItinerary): { passengers: Airl
   }
   if (counts.infants > counts.adults) throw new ApiError(S.ORDER_ILLEGAL, 'passengers: at most one infant per adult');
   const seated = counts.adults + counts.children;
-  if (seated > 9 || seated > it.seatsLeft) throw new ApiError(S.ORDER_TOO_MANY_PASSENGERS, `more passengers than seats allowed (${Math.min(9, it.seatsLeft)} at most)`);
+  if (seated > 9) throw new ApiError(S.ORDER_TOO_MANY_PASSENGERS, 'more passengers than seats allowed (9 seated at most)');
+  if (seated > it.seatsLeft) throw new ApiError(S.ORDER_FLIGHT_UNAVAILABLE, `the flight cannot take ${seated} passengers: ${it.seatsLeft} seat(s) for sale (verify.do maxSeats)`);
   const passengers = req.passengers.map((p, i): AirlinePassenger => {
     const name = p.name.trim();
     if (!NAME.test(name)) throw new ApiError(S.ORDER_ILLEGAL, `passengers[${i}].name must be LAST/FIRST in Latin letters`);

@@ -219,7 +219,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         config: { family: 'order' },
         schema: {
           summary: 'Book: an unpaid order with a payment deadline (308/322: re-priced, see docs/decisions/0023)',
-          tags,
+          tags: ['orders'],
           body: OrderRequest,
           response: { 200: OrderResponse, ...errors },
         },
@@ -233,7 +233,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
     api.post(
       '/pay.do',
-      { config: { family: 'pay' }, schema: { summary: 'Pay an order; the airline issues the tickets', tags, body: PayRequest, response: { 200: PayResponse, ...errors } } },
+      { config: { family: 'pay' }, schema: { summary: 'Pay an order; the airline issues the tickets', tags: ['payments'], body: PayRequest, response: { 200: PayResponse, ...errors } } },
       async (request) => payOrder(booking, clientId(request), request.body),
     );
     api.post(
