@@ -22,7 +22,7 @@ export const PAYMENT_WINDOW_MS = 30 * 60_000;
 
 const PAX_TYPE = ['ADT', 'CHD', 'INF'] as const;
 const SEAT_CHOICES = ['SIMILAR_SEAT', 'STOP_SEAT', 'STOP_TICKET'] as const;
-const NAME = /^[A-Za-z][A-Za-z \-]*\/[A-Za-z][A-Za-z \-]*$/;
+const NAME = /^[A-Za-z][A-Za-z -]*\/[A-Za-z][A-Za-z -]*$/;
 const DATE8 = /^\d{8}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MOBILE = /^\d{1,4}-\d{4,15}$/;
@@ -224,7 +224,7 @@ function passengersOf(req: OrderRequest, it: ChainItinerary): { passengers: Airl
     const cardNum = given(p.cardNum);
     return {
       ref: `p${i + 1}`,
-      type: PAX_TYPE[types[i]!]!,
+      type: PAX_TYPE[types[i]!],
       lastName: last.trim(),
       firstName: first.trim(),
       birthday,

@@ -4,7 +4,6 @@
 import Type, { type Static } from 'typebox';
 import { Nullable, OrNull } from '../wire.js';
 
-const Str = (opts: object = {}) => Type.String({ maxLength: 200, ...opts });
 const Carrier = Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: '2-letter IATA airline code' });
 const Airport = Type.String({ pattern: '^[A-Za-z]{3}$', description: '3-letter IATA airport code' });
 const Date8 = Type.String({ pattern: '^\\d{8}$', description: 'yyyyMMdd, airport-local' });

@@ -404,7 +404,7 @@ export class SandboxBookingApi implements BookingConnector {
     const fareDelta = flights.reduce((sum, f) => sum + toMinor(f.source.priceChangeAfterVerify?.fare ?? 0, now.currency), 0);
     const add = (p: PaxFare): PaxFare => ({ fareMinor: Math.max(0, p.fareMinor + fareDelta), taxMinor: p.taxMinor });
     const booked: ItineraryPrice = { ...now, adult: add(now.adult), child: add(now.child), infant: add(now.infant) };
-    const types = new Set(req.passengers.map((p) => (p.type === 'ADT' ? 'adult' : p.type === 'CHD' ? 'child' : 'infant') as 'adult' | 'child' | 'infant'));
+    const types = new Set(req.passengers.map((p) => (p.type === 'ADT' ? 'adult' : p.type === 'CHD' ? 'child' : 'infant')));
     const differs = [...types].some((t) => booked[t].fareMinor !== req.price[t].fareMinor || booked[t].taxMinor !== req.price[t].taxMinor);
     if (differs || booked.currency !== req.price.currency) {
       return { ok: false, reason: 'fareChanged', message: 'the fare changed since it was verified', newPrice: { ...booked, feeMinor: req.price.feeMinor, feeMode: req.price.feeMode } };
