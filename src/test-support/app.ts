@@ -103,6 +103,8 @@ export interface TestAppOptions {
   /** Test apps count rate pools and look-to-book in memory unless a test brings its own. */
   pools?: RatePools;
   lookToBook?: LookToBook;
+  /** PostgreSQL: the job queue's schema (default one of its own, dropped at close); a restart test passes one to both apps and drops it. */
+  jobSchema?: string;
   /** Run the webhook deliverer's loop (default: no; tests call `webhooks.deliverDue()`). */
   webhooks?: { run?: boolean; pollMs?: number };
 }
@@ -123,7 +125,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     workers: {
       pollSeconds: 1,
       run: opts.workers ?? false,
-      ...(store.kind === 'postgres' ? { schema: `jq_${process.pid}_${randomBytes(4).toString('hex')}` } : {}),
+      ...(store.kind === 'postgres' ? { schema: opts.jobSchema ?? `jq_${process.pid}_${randomBytes(4).toString('hex')}` } : {}),
     },
     ...(opts.pools ? { pools: opts.pools } : {}),
     ...(opts.lookToBook ? { lookToBook: opts.lookToBook } : {}),
@@ -141,7 +143,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     webhooks: service.webhooks,
     async close() {
       await service.close();
-      if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(workers.queue.schema)} cascade`.execute(store.db);
+      if (store.kind === 'postgres' && !opts.jobSchema) await sql`drop schema if exists ${sql.id(workers.queue.schema)} cascade`.execute(store.db);
       if (!opts.store) await store.close();
     },
   };
