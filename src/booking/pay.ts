@@ -85,7 +85,11 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
     .where('pay_state', '=', 'unpaid')
     .where('payment_deadline', '>', now)
     .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) === 0) throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
+  if (Number(claimed.numUpdatedRows) === 0) {
+    const current = await deps.db.selectFrom('booking_orders').select(['pay_state', 'payment_deadline']).where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
+    if (current.pay_state === 'expired' || new Date(current.payment_deadline).getTime() <= now.getTime()) throw new ApiError(S.PAY_DEADLINE_PASSED, 'the payment deadline (tktLimitTime) has passed; the order is cancelled, order again');
+    throw new ApiError(current.pay_state === 'paid' ? S.PAY_ALREADY_PAID : S.PAY_IN_PROGRESS, current.pay_state === 'paid' ? 'order already paid' : 'payment in progress; query the order before paying again');
+  }
   await deps.db.updateTable('orders').set({ status: '1', updated_at: now }).where('order_no', '=', order.order_no).execute();
 
   let record;
