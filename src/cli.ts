@@ -71,7 +71,7 @@ async function runWorker(config: Config): Promise<number> {
   try {
     const airlines = createAirlines(world, store, clock);
     workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
-    await workers.start(true);
+    await workers.start(true); // refunds, voids and the expiry of unpaid orders (src/workers.ts)
     deliverer?.start();
   } catch (err) {
     await store.close();

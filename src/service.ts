@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { openStore, type Store } from './store/store.js';
 import { seedBookedOrders } from './orders/seed.js';
 import { createWorkers, type Workers } from './workers.js';
+import type { OrderExpiry } from './booking/expiry.js';
 import pino from 'pino';
 import { loggerOptions } from './log.js';
 import type { Redis } from 'ioredis';
@@ -29,6 +30,8 @@ export interface Service {
   world: World;
   clock: Clock;
   workers: Workers;
+  /** Unpaid orders past their payment deadline → -3, airline hold released (docs/decisions/0023); runs with the other workers. */
+  orderExpiry: OrderExpiry;
   /** Delivers the webhook outbox (null: webhooks off); started with the refund workers. */
   webhooks: WebhookDeliverer | null;
   close(): Promise<void>;
@@ -85,6 +88,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
   });
   await workers.start(parts.workers.run);
+  const orderExpiry = workers.orderExpiry;
   const deliverer = webhooks.deliverer;
   if (deliverer && (parts.webhooks?.run ?? parts.workers.run)) deliverer.start();
   try {
@@ -98,6 +102,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       world,
       clock,
       workers,
+      orderExpiry,
       webhooks: deliverer,
       async close() {
         await app.close();

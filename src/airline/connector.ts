@@ -353,12 +353,20 @@ export interface BookingRequest {
 
 export type SeatOutcome = { paxRef: string; segmentIndex: number; requested: string; assigned: string | null };
 
-/** 'seatTaken' (STOP_TICKET, or no similar seat), 'seatUnknown' (no such seat), 'soldOut', 'flightUnknown'. */
-export type BookingRefusal = 'seatTaken' | 'seatUnknown' | 'soldOut' | 'flightUnknown';
+/**
+ * 'seatTaken' (STOP_TICKET, or no similar seat), 'seatUnknown' (no such seat), 'soldOut', 'flightUnknown';
+ * 'fareChanged' / 'seatPriceChanged': the airline's price now differs from the request's (the answer carries
+ * the new one; nothing is booked); 'infantNotAllowed': the airline does not carry infants on this booking.
+ */
+export type BookingRefusal = 'seatTaken' | 'seatUnknown' | 'soldOut' | 'flightUnknown' | 'fareChanged' | 'seatPriceChanged' | 'infantNotAllowed';
+
+/** A seat whose price changed: what the airline asks for it now. */
+export type RepricedSeat = { paxRef: string; segmentIndex: number; seat: string; priceMinor: number; currency: string };
 
 export type BookingAnswer =
-  | { ok: true; record: AirlineRecord; seats: SeatOutcome[] }
-  | { ok: false; reason: BookingRefusal; message: string };
+  /** holdUntil: until when the airline holds the seats and price unpaid (null: the airline does not say). */
+  | { ok: true; record: AirlineRecord; seats: SeatOutcome[]; holdUntil: Date | null }
+  | { ok: false; reason: BookingRefusal; message: string; newPrice?: ItineraryPrice; newSeatPrices?: RepricedSeat[] };
 
 /** The airline's side of the booking chain. Optional: a connector without it serves post-booking only. */
 export interface BookingConnector {
@@ -380,6 +388,12 @@ export interface BookingConnector {
   baggage(carrier: string, segments: AirlineSegment[], currency: string): BaggageProduct[];
   /** Books (holds seats, no tickets): the record is OnHold. Idempotent on `idempotencyKey`. */
   book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer>;
+  /**
+   * Releases an unpaid (OnHold) booking: cancelled, its seats free again (their flights' seat inventory versions
+   * bumped with the release). Idempotent: a Cancelled or unknown booking answers 'released'; a Ticketed one
+   * 'ticketed' (nothing changes). Throws ConnectorError.
+   */
+  release(carrier: string, pnr: string, opts: CallOptions): Promise<'released' | 'ticketed'>;
   /** Issues the tickets of an OnHold booking; idempotent (a Ticketed booking answers its record). */
   issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord>;
 }

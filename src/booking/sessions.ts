@@ -51,6 +51,12 @@ export interface ChainItinerary {
   price: ItineraryPrice;
   seatsLeft: number;
   ancillarySupported: boolean;
+  /**
+   * A session order.do made on a 308/322 (docs/decisions/0023): the session it re-priced (seat productCodes
+   * bound to that one stay valid) and the seat prices the caller accepted, by "segmentIndex/seat".
+   */
+  repricedFrom?: string;
+  seatPrices?: Record<string, { priceMinor: number; currency: string }>;
 }
 
 export interface PaxCounts {

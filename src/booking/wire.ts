@@ -1,9 +1,9 @@
-// Wire schemas of the booking chain: search.do, verify.do, getOffers.do, order.do, pay.do, getLuggage.do,
-// queryOrderDetails.do (docs/architecture.md "The booking chain"; the choices left open: docs/decisions/0012).
+// Wire schemas of the booking chain: search.do, verify.do, getOffers.do, getLuggage.do (docs/architecture.md
+// "The booking chain"; the choices left open: docs/decisions/0012). order.do, pay.do and queryOrderDetails.do:
+// wire-order.ts.
 import Type, { type Static } from 'typebox';
 import { Nullable, OrNull } from '../wire.js';
 
-const Str = (opts: object = {}) => Type.String({ maxLength: 200, ...opts });
 const Carrier = Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: '2-letter IATA airline code' });
 const Airport = Type.String({ pattern: '^[A-Za-z]{3}$', description: '3-letter IATA airport code' });
 const Date8 = Type.String({ pattern: '^\\d{8}$', description: 'yyyyMMdd, airport-local' });
@@ -263,121 +263,6 @@ export const GetOffersResponse = Type.Object({
   ),
   serviceFee: Type.Object({ amount: Type.Number(), currency: Type.String(), mode: Type.String() }),
   bookingRequirement: BookingRequirement,
-});
-
-// ---- order.do ----
-
-export const OrderPassenger = Type.Object({
-  name: Type.String({ pattern: '^[A-Za-z][A-Za-z \\-]*/[A-Za-z][A-Za-z \\-]*$', maxLength: 80, description: 'LAST/FIRST' }),
-  passengerType: Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)], { description: '0 adult, 1 child, 2 infant' }),
-  gender: Nullable(Type.Union([Type.Literal('M'), Type.Literal('F')])),
-  birthday: Nullable(Date8),
-  cardType: Nullable(Type.Union([Type.Literal('PP'), Type.Literal('GA'), Type.Literal('TW'), Type.Literal('TB'), Type.Literal('HY')])),
-  cardNum: Nullable(Str({ maxLength: 30 })),
-  cardIssuePlace: Nullable(Str({ maxLength: 3 })),
-  cardExpired: Nullable(Date8),
-  nationality: Nullable(Str({ maxLength: 3 })),
-  ancillaries: Nullable(
-    Type.Array(Type.Object({ productCode: Type.String({ minLength: 1, maxLength: 120 }), segmentIndex: Type.Integer({ minimum: 1, maximum: 16 }) }), { maxItems: 32 }),
-  ),
-});
-export type OrderPassenger = Static<typeof OrderPassenger>;
-
-export const OrderRequest = Type.Object({
-  sessionId: Nullable(Id),
-  offerId: Nullable(Id),
-  passengers: Type.Array(OrderPassenger, { minItems: 1, maxItems: 9 }),
-  contact: Type.Object({ name: Str({ minLength: 1 }), email: Str({ minLength: 3, maxLength: 254 }), mobile: Nullable(Str({ maxLength: 30 })) }),
-  ifSeatOccupied: Nullable(Type.Union([Type.Literal('SIMILAR_SEAT'), Type.Literal('STOP_SEAT'), Type.Literal('STOP_TICKET')])),
-});
-export type OrderRequest = Static<typeof OrderRequest>;
-
-const PaxTicketInfo = Type.Object({
-  name: Type.String(),
-  passengerType: Type.Integer(),
-  ticketNos: Type.Array(Type.String()),
-});
-
-const OrderSeat = Type.Object({
-  name: Type.String(),
-  segmentIndex: Type.Integer(),
-  requestedSeat: Type.String(),
-  seat: OrNull(Type.String({ description: 'the seat sold; null when STOP_SEAT dropped a taken seat' })),
-});
-
-export const OrderResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  orderNo: Type.String(),
-  pnrCode: Type.String(),
-  orderStatus: Type.String(),
-  totalPrice: Type.Number(),
-  currency: Type.String(),
-  tktLimitTime: Type.String({ description: 'payment deadline, ISO 8601 UTC' }),
-  paxTicketInfos: Type.Array(PaxTicketInfo),
-  seats: Type.Array(OrderSeat),
-  routing: Routing,
-});
-
-// ---- pay.do ----
-
-export const PayRequest = Type.Object({
-  orderNo: Type.String({ minLength: 1, maxLength: 40 }),
-  paymentMethod: Type.Integer({ description: '1 deposit, 3 pass-through virtual card, 4 own airline account, 5 merchant of record' }),
-  creditCard: Nullable(
-    Type.Object({
-      cardNumber: Type.String({ maxLength: 25 }),
-      holderName: Nullable(Str({ maxLength: 80 })),
-      expiryDate: Nullable(Type.String({ maxLength: 7, description: 'MM/YY or MMYY' })),
-      cvv: Nullable(Type.String({ maxLength: 4 })),
-    }),
-  ),
-});
-export type PayRequest = Static<typeof PayRequest>;
-
-export const PayResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  orderNo: Type.String(),
-  orderStatus: Type.String(),
-  pnrCode: Type.String(),
-  cardLast4: OrNull(Type.String()),
-  paxTicketInfos: Type.Array(PaxTicketInfo),
-});
-
-// ---- queryOrderDetails.do ----
-
-export const QueryOrderRequest = Type.Object({
-  orderNo: Nullable(Type.String({ minLength: 1, maxLength: 40 })),
-  airlinePNR: Nullable(Type.String({ minLength: 5, maxLength: 8 })),
-  carrier: Nullable(Carrier),
-});
-export type QueryOrderRequest = Static<typeof QueryOrderRequest>;
-
-export const QueryOrderResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  orderNo: Type.String(),
-  orderStatus: Type.String(),
-  pnrCode: OrNull(Type.String()),
-  carrier: Type.String(),
-  currency: Type.String(),
-  totalPrice: Type.Number(),
-  tktLimitTime: OrNull(Type.String()),
-  paxTicketInfos: Type.Array(PaxTicketInfo),
-  ancillaries: Type.Array(
-    Type.Object({
-      name: Type.String(),
-      segmentIndex: OrNull(Type.Integer()),
-      categoryCode: Type.String(),
-      productCode: OrNull(Type.String()),
-      seat: OrNull(Type.String()),
-      price: Type.Number(),
-      currency: Type.String(),
-    }),
-  ),
-  fromSegments: Type.Array(Type.Object({ segmentIndex: Type.Integer(), carrier: Type.String(), flightNumber: Type.String(), depAirport: Type.String(), arrAirport: Type.String(), depTime: Type.String() })),
-  retSegments: Type.Array(Type.Object({ segmentIndex: Type.Integer(), carrier: Type.String(), flightNumber: Type.String(), depAirport: Type.String(), arrAirport: Type.String(), depTime: Type.String() })),
 });
 
 // ---- getLuggage.do ----

@@ -42,18 +42,14 @@ import { createOrder } from '../booking/order.js';
 import { payOrder } from '../booking/pay.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
 import { getOffers, search, verify } from '../booking/pricing.js';
-import { getLuggage, queryOrderDetails } from '../booking/query.js';
+import { getLuggage } from '../booking/query.js';
+import { queryOrderDetails } from '../booking/order-query.js';
+import { OrderRequest, OrderResponse, PayRequest, PayResponse, QueryOrderRequest, QueryOrderResponse } from '../booking/wire-order.js';
 import {
   GetLuggageRequest,
   GetLuggageResponse,
   GetOffersRequest,
   GetOffersResponse,
-  OrderRequest,
-  OrderResponse,
-  PayRequest,
-  PayResponse,
-  QueryOrderRequest,
-  QueryOrderResponse,
   SearchRequest,
   SearchResponse,
   VerifyRequest,
@@ -259,17 +255,33 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
     api.post(
       '/order.do',
-      { config: { family: 'booking' }, schema: { summary: 'Book: an unpaid order with a payment deadline', tags, body: OrderRequest, response: { 200: OrderResponse, ...errors } } },
-      async (request) => createOrder(booking, clientId(request), request.body),
+      {
+        config: { family: 'order' },
+        schema: {
+          summary: 'Book: an unpaid order with a payment deadline (308/322: re-priced, see docs/decisions/0023)',
+          tags: ['orders'],
+          body: OrderRequest,
+          response: { 200: OrderResponse, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const answer = await createOrder(booking, clientId(request), request.body);
+        // 308/322 carry the new price and a re-priced session, not an order (decision 0023).
+        if ('repriced' in answer) return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(answer.body);
+        return answer;
+      },
     );
     api.post(
       '/pay.do',
-      { config: { family: 'booking' }, schema: { summary: 'Pay an order; the airline issues the tickets', tags, body: PayRequest, response: { 200: PayResponse, ...errors } } },
+      { config: { family: 'pay' }, schema: { summary: 'Pay an order; the airline issues the tickets', tags: ['payments'], body: PayRequest, response: { 200: PayResponse, ...errors } } },
       async (request) => payOrder(booking, clientId(request), request.body),
     );
     api.post(
       '/queryOrderDetails.do',
-      { config: { family: 'booking' }, schema: { summary: 'An order by orderNo, or by airlinePNR and carrier', tags, body: QueryOrderRequest, response: { 200: QueryOrderResponse, ...errors } } },
+      {
+        config: { family: 'booking' },
+        schema: { summary: 'An order by orderNo, pnrCode (our booking reference), or airlinePNR and carrier', tags, body: QueryOrderRequest, response: { 200: QueryOrderResponse, ...errors } },
+      },
       async (request) => queryOrderDetails(booking, clientId(request), request.body),
     );
   });

@@ -353,8 +353,11 @@ export interface BookingOrdersTable {
   order_no: string;
   client_id: string;
   session_id: string;
+  /** postbook's own booking reference: the wire's pnrCode (migration 0010). */
+  booking_ref: string;
   payment_deadline: Timestamp;
-  pay_state: 'unpaid' | 'paying' | 'paid';
+  /** expired: the deadline passed unpaid (migration 0010; docs/decisions/0023). */
+  pay_state: 'unpaid' | 'paying' | 'paid' | 'expired';
   payment_method: string | null;
   card_last4: string | null;
   fee_minor: ColumnType<number, number | bigint, number | bigint>;

@@ -18,6 +18,7 @@ import {
   type ItineraryPrice,
   type PaxFare,
   type PricedItinerary,
+  type RepricedSeat,
   type SearchQuery,
   type SeatMapAnswer,
   type SeatMapCabin,
@@ -58,11 +59,15 @@ interface StoredBooking {
   issuedAt: string | null;
   paymentMethod: PaymentMethod | null;
   bookedBy: string;
+  /** ISO instant until which the airline holds the unpaid booking (absent in bookings stored before it). */
+  holdUntil?: string;
 }
 
 const DEFAULT_FARE: NonNullable<WorldFlight['fares']> = { currency: 'EUR', adult: { fare: 200, tax: 40 } };
 const CABIN_FARE_FACTOR: Record<number, number> = { 1: 1, 2: 3, 3: 5, 4: 1.5 };
 const DEFAULT_SEATS_FOR_SALE = 9;
+/** How long an unpaid booking is held when the world does not say (plan §7: the original's 30 minutes). */
+export const DEFAULT_HOLD_MINUTES = 30;
 const SEAT = /^(\d+)([A-Z])$/;
 
 export function flightKeyOf(flightNumber: string, depDate: string): string {
@@ -266,7 +271,7 @@ export class SandboxBookingApi implements BookingConnector {
     const again = await db.selectFrom('sandbox_bookings').select('booking').where('booking_key', '=', req.idempotencyKey).executeTakeFirst();
     if (again) {
       const stored = again.booking as StoredBooking;
-      return { ok: true, record: await this.recordOf(stored), seats: stored.seats };
+      return { ok: true, record: await this.recordOf(stored), seats: stored.seats, holdUntil: stored.holdUntil ? new Date(stored.holdUntil) : null };
     }
     const flights: ResolvedFlight[] = [];
     for (const s of req.segments) {
@@ -276,6 +281,11 @@ export class SandboxBookingApi implements BookingConnector {
     }
     const seated = req.passengers.filter((p) => p.type !== 'INF').length;
     if (flights.some((f) => (f.source.seatsForSale ?? DEFAULT_SEATS_FOR_SALE) < seated)) return { ok: false, reason: 'soldOut', message: 'not enough seats left' };
+    if (airline.infantsAllowed === false && req.passengers.some((p) => p.type === 'INF')) {
+      return { ok: false, reason: 'infantNotAllowed', message: `airline ${req.carrier} does not carry infants` };
+    }
+    const repriced = await this.repricing(req, flights);
+    if (repriced) return repriced;
 
     const now = this.clock.now();
     const pnr = newPnr();
@@ -300,6 +310,7 @@ export class SandboxBookingApi implements BookingConnector {
       issuedAt: null,
       paymentMethod: null,
       bookedBy: req.clientId,
+      holdUntil: new Date(now.getTime() + (airline.holdMinutes ?? DEFAULT_HOLD_MINUTES) * 60_000).toISOString(),
     };
     for (const a of req.ancillaries) {
       if (a.kind !== 'baggage') continue;
@@ -379,7 +390,58 @@ export class SandboxBookingApi implements BookingConnector {
       if (err instanceof Refused) return err.answer;
       throw err;
     }
-    return { ok: true, record: await this.recordOf(stored), seats: stored.seats };
+    return { ok: true, record: await this.recordOf(stored), seats: stored.seats, holdUntil: new Date(stored.holdUntil!) };
+  }
+
+  /**
+   * The price the airline books at, against the request's: the flights' fares (and seat prices) now, plus a
+   * flight's `priceChangeAfterVerify`. A fare that differs for a passenger type of the booking: 'fareChanged'
+   * with the new price; a seat whose price differs: 'seatPriceChanged' with every such seat's new price.
+   */
+  private async repricing(req: BookingRequest, flights: ResolvedFlight[]): Promise<BookingAnswer | null> {
+    const cabinClass = req.segments[0]?.cabinClass ?? 1;
+    const now = this.priced(flights, cabinClass, req.segments.map((s) => s.direction)).price;
+    const fareDelta = flights.reduce((sum, f) => sum + toMinor(f.source.priceChangeAfterVerify?.fare ?? 0, now.currency), 0);
+    const add = (p: PaxFare): PaxFare => ({ fareMinor: Math.max(0, p.fareMinor + fareDelta), taxMinor: p.taxMinor });
+    const booked: ItineraryPrice = { ...now, adult: add(now.adult), child: add(now.child), infant: add(now.infant) };
+    const types = new Set(req.passengers.map((p) => (p.type === 'ADT' ? 'adult' : p.type === 'CHD' ? 'child' : 'infant')));
+    const differs = [...types].some((t) => booked[t].fareMinor !== req.price[t].fareMinor || booked[t].taxMinor !== req.price[t].taxMinor);
+    if (differs || booked.currency !== req.price.currency) {
+      return { ok: false, reason: 'fareChanged', message: 'the fare changed since it was verified', newPrice: { ...booked, feeMinor: req.price.feeMinor, feeMode: req.price.feeMode } };
+    }
+    const seats: RepricedSeat[] = [];
+    for (const a of req.ancillaries) {
+      if (a.kind !== 'seat') continue;
+      const f = flights[a.segmentIndex - 1];
+      const seg = req.segments[a.segmentIndex - 1];
+      if (!f || !seg) continue;
+      const found = findSeat((await this.cabinsOf(f, seg.cabinClass)).cabins, a.seat);
+      if (!found) continue;
+      const price = Math.max(0, found.seat.priceMinor + toMinor(f.source.priceChangeAfterVerify?.seat ?? 0, found.seat.currency));
+      if (price !== a.priceMinor || found.seat.currency !== a.currency) seats.push({ paxRef: a.paxRef, segmentIndex: a.segmentIndex, seat: a.seat, priceMinor: price, currency: found.seat.currency });
+    }
+    if (seats.length > 0) return { ok: false, reason: 'seatPriceChanged', message: `the price of seat ${seats.map((x) => x.seat).join(', ')} changed`, newSeatPrices: seats };
+    return null;
+  }
+
+  async release(carrier: string, pnr: string, opts: CallOptions): Promise<'released' | 'ticketed'> {
+    const db = this.books();
+    await this.behave(this.airline(carrier).behaviour ?? {}, opts.signal);
+    const bumped = new Map<string, number>();
+    const outcome = await db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('sandbox_bookings').select(['booking', 'status']).where('carrier', '=', carrier).where('pnr', '=', pnr).forUpdate().executeTakeFirst();
+      if (!row || row.status === 'Cancelled') return 'released' as const;
+      if (row.status === 'Ticketed') return 'ticketed' as const;
+      const stored = row.booking as StoredBooking;
+      stored.status = 'Cancelled';
+      await trx.updateTable('sandbox_bookings').set({ status: 'Cancelled', booking: JSON.stringify(stored), updated_at: this.clock.now() }).where('carrier', '=', carrier).where('pnr', '=', pnr).execute();
+      const freed = await trx.deleteFrom('sandbox_seat_sales').where('carrier', '=', carrier).where('pnr', '=', pnr).returning('flight_key').execute();
+      // The freed seats' flights get a new inventory version in the same transaction (in key order, as sales do).
+      for (const key of [...new Set(freed.map((f) => f.flight_key))].sort()) bumped.set(key, await this.inventory.bump(trx, key));
+      return 'released' as const;
+    });
+    for (const [key, version] of bumped) this.inventory.committed(key, version);
+    return outcome;
   }
 
   async issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord> {

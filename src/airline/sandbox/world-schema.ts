@@ -149,6 +149,14 @@ const Airline = Type.Object(
         { additionalProperties: false, description: 'transaction fee verify.do shows; default 0 PER_PAX' },
       ),
     ),
+    holdMinutes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_080,
+        description: 'how long the airline holds an unpaid booking (order.do tktLimitTime; then the order lapses to -3 and the seats are free); default 30',
+      }),
+    ),
+    infantsAllowed: Type.Optional(Type.Boolean({ description: 'false: the airline carries no infants (order.do answers 310 for a booking with one); default true' })),
   },
   { additionalProperties: false },
 );
@@ -271,6 +279,19 @@ const Flight = Type.Object(
       Type.Union([Type.Literal('selectionFailed'), Type.Literal('unknownError')], {
         description: 'make seatAvailability.do fail for this flight: selectionFailed = 216, unknownError = 217',
       }),
+    ),
+    priceChangeAfterVerify: Type.Optional(
+      Type.Object(
+        {
+          fare: Type.Optional(Type.Number({ description: 'added to every passenger type\'s fare of this flight at booking (negative: cheaper)' })),
+          seat: Type.Optional(Type.Number({ description: 'added to every seat price of this flight at booking' })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'the airline books at another price than verify.do and seatAvailability.do show: order.do answers 308 (fare) or 322 (seat price) with the new price and a re-priced sessionId that books (docs/decisions/0023)',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
