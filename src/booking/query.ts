@@ -1,11 +1,10 @@
-// queryOrderDetails.do (by orderNo, or airlinePNR + carrier) and getLuggage.do (bags of a session or offer).
+// queryOrderDetails.do (by orderNo, or airlinePNR + carrier).
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { isoUtc } from './sessions.js';
-import { baggageProducts } from './order.js';
-import { bookingOf, type BookingDeps } from './airline-calls.js';
+import type { BookingDeps } from './airline-calls.js';
 import { BOOKING_STATUS as S } from './statuses.js';
-import type { GetLuggageRequest, QueryOrderRequest } from './wire.js';
+import type { QueryOrderRequest } from './wire.js';
 
 const PAX_TYPE = { ADT: 0, CHD: 1, INF: 2 } as const;
 
@@ -66,26 +65,5 @@ export async function queryOrderDetails(deps: BookingDeps, clientId: string, req
     }),
     fromSegments: segments.filter((s) => s.direction === 'out').map(seg),
     retSegments: segments.filter((s) => s.direction === 'ret').map(seg),
-  };
-}
-
-export async function getLuggage(deps: BookingDeps, clientId: string, req: GetLuggageRequest) {
-  const session = await deps.sessions.find(clientId, req.offerId, ['offer', 'verify'], deps.clock.now());
-  if (!session) throw new ApiError(S.SESSION_INVALID, 'offerId (or sessionId) missing or expired');
-  const products = baggageProducts(bookingOf(deps.airlines, session.itinerary.carrier), session.itinerary);
-  return {
-    status: 0,
-    msg: 'success',
-    products: products.map((p) => ({
-      categoryCode: p.category,
-      piece: p.piece,
-      weight: p.weight,
-      price: toAmount(p.priceMinor, p.currency),
-      currency: p.currency,
-      productCode: p.code,
-      segmentIndex: p.segmentIndex,
-      canPurchaseWithTicket: p.canPurchaseWithTicket,
-      canPurchasePostTicket: p.canPurchasePostTicket,
-    })),
   };
 }

@@ -38,7 +38,8 @@ import { createOrder } from '../booking/order.js';
 import { payOrder } from '../booking/pay.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
 import { getOffers, search, verify } from '../booking/pricing.js';
-import { getLuggage, queryOrderDetails } from '../booking/query.js';
+import { getLuggage } from '../booking/luggage.js';
+import { queryOrderDetails } from '../booking/query.js';
 import {
   GetLuggageRequest,
   GetLuggageResponse,
