@@ -369,6 +369,11 @@ export interface BookingConnector {
    */
   seatMapVersion(carrier: string, flight: FlightRef): string | null | Promise<string | null>;
   baggage(carrier: string, segments: AirlineSegment[], currency: string): BaggageProduct[];
+  /**
+   * Optional: the same bags as `baggage`, asked of the airline live (getLuggage.do): it may time out or fail
+   * (ConnectorError). Absent: callers use `baggage`.
+   */
+  luggage?(carrier: string, segments: AirlineSegment[], currency: string, opts: CallOptions): Promise<BaggageProduct[]>;
   /** Books (holds seats, no tickets): the record is OnHold. Idempotent on `idempotencyKey`. */
   book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer>;
   /** Issues the tickets of an OnHold booking; idempotent (a Ticketed booking answers its record). */

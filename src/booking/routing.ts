@@ -3,39 +3,15 @@
 // docs/decisions/0021 "Routing values".
 import { DateTime } from 'luxon';
 import { toAmount } from '../money/money.js';
-import { wireTime, type ChainItinerary, type ChainSegment } from './sessions.js';
-import type { FullRouting, RoutingSegment } from './wire.js';
+import { routingSegmentOf, type ChainItinerary } from './sessions.js';
+import type { FullRouting } from './wire.js';
 
 /** pay.do's methods: 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record. */
-const PAYMENT_METHODS = [1, 3, 4, 5];
+export const PAYMENT_METHODS = [1, 3, 4, 5];
 
 /** UTC `yyyy-MM-dd'T'HH:mm:ss'Z'` (the original's cache stamps). */
 export function cacheStamp(d: Date): string {
   return DateTime.fromJSDate(d, { zone: 'UTC' }).toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
-}
-
-export function routingSegmentOf(s: ChainSegment, seatCount: number): RoutingSegment {
-  return {
-    segmentIndex: s.index,
-    carrier: s.carrier,
-    flightNumber: s.flightNumber,
-    depAirport: s.depAirport,
-    arrAirport: s.arrAirport,
-    depTime: wireTime(s.depLocal),
-    arrTime: wireTime(s.arrLocal),
-    depTerminal: s.depTerminal,
-    arrTerminal: s.arrTerminal,
-    duration: s.durationMinutes,
-    cabin: null,
-    cabinClass: s.cabinClass,
-    fareFamily: s.fareFamily ?? '',
-    seatCount,
-    codeShare: s.codeShare,
-    operatingCarrier: s.operatingCarrier,
-    operatingFlightnumber: s.operatingFlightNumber,
-    aircraftCode: s.aircraftCode,
-    stopCities: null,
-  };
 }
 
 function details(fare: number, tax: number) {

@@ -291,6 +291,11 @@ export class SandboxBookingApi implements BookingConnector {
     });
   }
 
+  async luggage(carrier: string, segments: AirlineSegment[], currency: string, opts: CallOptions): Promise<BaggageProduct[]> {
+    await this.behave(this.airline(carrier).behaviour ?? {}, opts.signal);
+    return this.baggage(carrier, segments, currency);
+  }
+
   // ---- bookings ----
 
   async book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer> {
