@@ -187,14 +187,16 @@ function readRequest(req: GetOffersRequest) {
   if (!Number.isInteger(cabinClass) || cabinClass < 1 || cabinClass > 4) throw new ApiError(S.OFFERS_FORMAT, 'cabinClass must be 1, 2, 3 or 4');
   const currency = given(req.currency)?.toUpperCase() ?? null;
   if (currency !== null && !CODE.test(currency)) throw new ApiError(S.OFFERS_FORMAT, 'currency must be a 3-letter ISO 4217 code');
-  return { pax, flights, carrier, cabinClass, currency };
+  const budget = req.maxResponseTime ?? null;
+  if (budget !== null && budget <= 0) throw new ApiError(S.OFFERS_ILLEGAL, 'maxResponseTime must be a positive number of milliseconds');
+  return { pax, flights, carrier, cabinClass, currency, budget };
 }
 
 export async function getOffers(deps: BookingDeps, clientId: string, req: GetOffersRequest) {
-  const { pax, flights, carrier, cabinClass, currency } = readRequest(req);
+  const { pax, flights, carrier, cabinClass, currency, budget } = readRequest(req);
   const b = bookingOf(deps.airlines, carrier, S.OFFERS_AIRLINE);
   const statuses = { timeout: S.OFFERS_TIMEOUT, other: S.OFFERS_AIRLINE };
-  const lowest = await airline(() => b.price(carrier, flights, cabinClass, callOpts()), statuses);
+  const lowest = await airline(() => b.price(carrier, flights, cabinClass, callOpts(budget)), statuses);
   if (!lowest) throw new ApiError(S.OFFERS_AIRLINE, 'the airline sells no such flight (carrier, flight number, airports and departure date)');
   if (currency !== null && lowest.price.currency !== currency) {
     throw new ApiError(S.OFFERS_ILLEGAL, `currency ${currency} is not supported for these flights (the airline sells in ${lowest.price.currency})`);
@@ -204,7 +206,7 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
   const lowestIn = (family: string) => lowest.segments.every((s) => s.fareFamily === family);
   const priced: PricedItinerary[] = [lowest];
   for (const family of (lowest.fareFamilies ?? []).filter((f) => !lowestIn(f))) {
-    const p = await airline(() => b.price(carrier, flights.map((f) => ({ ...f, fareFamily: family })), cabinClass, callOpts()), statuses);
+    const p = await airline(() => b.price(carrier, flights.map((f) => ({ ...f, fareFamily: family })), cabinClass, callOpts(budget)), statuses);
     if (p && p.segments.every((s) => s.fareFamily === family)) priced.push(p);
   }
 
