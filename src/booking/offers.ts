@@ -4,7 +4,7 @@
 // its journeys, the service fee and what order.do needs.
 import type { FareFamilyTerms, PricedItinerary } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
-import { parseMoney, toAmount } from '../money/money.js';
+import { parseMoney, toAmount, type Money } from '../money/money.js';
 import { quoteTicket, type PassengerType, type RefundRule } from '../refunds/engine/index.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { bookingRequirementOf, CODE, countOf, given, paxCountsOf, segmentRefsOf } from './pricing.js';
@@ -62,7 +62,15 @@ function paxFaresOf(it: ChainItinerary) {
   return PAX_TYPES.map((paxType) => ({ paxType, price: { baseAmount: toAmount(fare[paxType].fareMinor, c), taxes: toAmount(fare[paxType].taxMinor, c), currency: c } }));
 }
 
-const moneyOf = (text: string | null | undefined) => (text && text.trim() !== '' ? parseMoney(text) : null);
+/** A rule's "EUR 50.00"; null when absent or not money text (the engine's own reading then decides the amounts). */
+function moneyOf(text: string | null | undefined): Money | null {
+  if (!text || text.trim() === '') return null;
+  try {
+    return parseMoney(text);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The airline's voluntary refund rules as penalties: per rule, the passenger types it is the rule for (the one
