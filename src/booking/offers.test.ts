@@ -249,13 +249,26 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
 
   test('plan §3.1: search.do includeMultipleFareFamily — one routing per flight × family; verify.do and order.do price that family', async () => {
     const body = { tripType: '1', adultNum: 1, fromCity: 'HND', toCity: 'SGN', fromDate: depDate(t, 'xf-out'), airlines: ['XF'] };
-    type R = { routingIdentifier: string; adultPrice: number; fromSegments: Array<{ fareFamily: string }> };
+    type R = { routingIdentifier: string; adultPrice: number; fromSegments: Array<{ fareFamily: string }>; rule: { hasBaggage: number; baggageElements: unknown[]; serviceElements: unknown[] | null } };
     const lowest = (await call(t.app, '/search.do', body)).body.routings as R[];
     assert.deepEqual(lowest.map((r) => [r.fromSegments[0]!.fareFamily, r.adultPrice]), [['LIGHT', 200]], 'absent: the lowest only');
     assert.equal(((await call(t.app, '/search.do', { ...body, includeMultipleFareFamily: false })).body.routings as R[]).length, 1);
     const all = (await call(t.app, '/search.do', { ...body, includeMultipleFareFamily: true })).body.routings as R[];
     assert.deepEqual(all.map((r) => [r.fromSegments[0]!.fareFamily, r.adultPrice]), [['LIGHT', 200], ['STANDARD', 250], ['FLEX', 300]]);
     assert.equal(new Set(all.map((r) => r.routingIdentifier)).size, 3);
+    // plan §2.4: each routing's rule says what its family includes
+    const standardBag = { segmentNo: 1, baggageType: 'StandardCheckInBaggage', baggagePiece: 1, baggageWeight: 23, baggageSize: '', isAllWeight: false };
+    assert.deepEqual(all[1]!.rule, {
+      hasBaggage: 1,
+      baggageElements: [{ ...standardBag, passengerType: 0 }, { ...standardBag, passengerType: 1 }],
+      refundRules: [],
+      changesRules: [],
+      serviceElements: [{ hasFreeSeat: 0, hasFreeMeal: 1 }],
+    });
+    assert.deepEqual(all[2]!.rule.serviceElements, [{ hasFreeSeat: 1, hasFreeMeal: 1 }]);
+    assert.equal(all[2]!.rule.baggageElements.length, 4, 'FLEX: a checked and a cabin bag, for adults and children');
+    const xs = (await call(t.app, '/search.do', { ...body, airlines: ['XS'], fromDate: depDate(t, 'out') })).body.routings as R[];
+    assert.deepEqual([xs[0]!.rule.hasBaggage, xs[0]!.rule.serviceElements], [0, null], 'an airline that publishes no fare family terms');
 
     const v = await call(t.app, '/verify.do', { routingIdentifier: all[1]!.routingIdentifier });
     assert.equal(v.body.status, 0, v.body.msg ?? '');
@@ -269,6 +282,7 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
 
     const ret = (await call(t.app, '/search.do', { ...body, tripType: '2', retDate: depDate(t, 'xf-ret'), includeMultipleFareFamily: true })).body.routings as R[];
     assert.deepEqual(ret.map((r) => [r.fromSegments[0]!.fareFamily, r.adultPrice]), [['LIGHT', 400], ['FLEX', 600]], 'a return: the families both flights sell');
+    assert.deepEqual(ret.map((r) => r.rule.serviceElements), [[{ hasFreeSeat: 0, hasFreeMeal: 0 }, { hasFreeSeat: 0, hasFreeMeal: 0 }], [{ hasFreeSeat: 1, hasFreeMeal: 1 }, { hasFreeSeat: 1, hasFreeMeal: 1 }]], 'one per direction');
   });
 
   test('plan §3.4: getLuggage.do by an offerID (any spelling) or a verify sessionId: RoutingSegments and AncillaryProducts', async () => {

@@ -2,13 +2,13 @@
 // offer per fare family they sell, each with its fares per passenger type, its refund penalties (the airline's
 // published refund rules, read as refundQuotation.do reads them), its services (the fare family's inclusions),
 // its journeys, the service fee and what order.do needs.
-import type { FareFamilyTerms, PricedItinerary } from '../airline/connector.js';
+import type { PricedItinerary } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { parseMoney, toAmount, type Money } from '../money/money.js';
 import { quoteTicket, type PassengerType, type RefundRule } from '../refunds/engine/index.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
-import { bookingRequirementOf, CODE, countOf, given, paxCountsOf, segmentRefsOf } from './pricing.js';
-import { PAYMENT_METHODS } from './routing.js';
+import { bookingRequirementOf, CODE, countOf, given, paxCountsOf, segmentRefsOf, termsOf } from './pricing.js';
+import { PAYMENT_METHODS, type TermsOf } from './routing.js';
 import { airlineSegmentsOf, itineraryOf, wireTime, type ChainItinerary, type ChainSegment, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { GetOffersRequest } from './wire-offers.js';
@@ -145,7 +145,7 @@ function penaltiesOf(it: ChainItinerary, rules: readonly RefundRule[], rates: No
  * The services of an offer: what its fare family includes free (bags, seat, meal, for adults and children, on
  * the segments sold in that family), and what the airline sells on top (seats, bags by category).
  */
-function servicesOf(it: ChainItinerary, termsOf: (family: string) => FareFamilyTerms | null, bagsSold: Array<{ category: string; segmentIndex: number; piece: number; weight: number }>) {
+function servicesOf(it: ChainItinerary, termsOf: TermsOf, bagsSold: Array<{ category: string; segmentIndex: number; piece: number; weight: number }>) {
   const services: Array<Record<string, unknown>> = [];
   const add = (prefix: string, service: Record<string, unknown>) => services.push({ serviceID: `${prefix}-${services.filter((x) => String(x.serviceID).startsWith(`${prefix}-`)).length + 1}`, ...service });
   const seated: PassengerType[] = ['ADT', 'CHD'];
@@ -220,7 +220,7 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
 
   const now = deps.clock.now();
   const rules = deps.airlines.forCarrier(carrier)?.refundTerms(carrier)?.rules ?? [];
-  const termsOf = (family: string) => b.fareFamilyTerms?.(carrier, family) ?? null;
+  const terms = termsOf(deps, carrier) ?? (() => null);
   const data = [];
   for (const p of priced) {
     const it = itineraryOf(p, cabinClass);
@@ -235,7 +235,7 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
         offerToken: token.id,
         paxFares: paxFaresOf(it),
         penalties: penaltiesOf(it, rules, deps.rates ?? {}),
-        services: servicesOf(it, termsOf, bagsSold),
+        services: servicesOf(it, terms, bagsSold),
         outboundJourney: journeyOf(it, 'out'),
         inboundJourney: it.segments.some((s) => s.direction === 'ret') ? journeyOf(it, 'ret') : null,
         terms: [],

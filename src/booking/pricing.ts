@@ -7,10 +7,16 @@ import { toAmount } from '../money/money.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { baggageProducts } from './order.js';
 import { ancillaryProductOf } from './luggage.js';
-import { fullRoutingOf } from './routing.js';
+import { fullRoutingOf, type TermsOf } from './routing.js';
 import { flightRefOf, itineraryOf, type ChainItinerary, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { SearchRequest, VerifyRequest } from './wire.js';
+
+/** The carrier's published fare family terms (decision 0024), or null when its connector publishes none. */
+export function termsOf(deps: BookingDeps, carrier: string): TermsOf | null {
+  const b = deps.airlines.forCarrier(carrier)?.booking;
+  return b?.fareFamilyTerms ? (family) => b.fareFamilyTerms!(carrier, family) : null;
+}
 
 // ---- search.do (plan §3.1, §6; docs/decisions/0021) ----
 
@@ -117,7 +123,7 @@ export async function search(deps: BookingDeps, clientId: string, req: SearchReq
   for (const p of sold) {
     const it = itineraryOf(p, cabinClass);
     const s = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax, now });
-    routings.push(fullRoutingOf(it, s.id, { refreshTime: now, expireTime: s.expiresAt }));
+    routings.push(fullRoutingOf(it, s.id, { refreshTime: now, expireTime: s.expiresAt, terms: termsOf(deps, it.carrier) }));
   }
   return { status: 0, msg: 'success', routings };
 }
@@ -242,7 +248,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     msg: 'success',
     sessionId: session.id,
     maxSeats: it.seatsLeft,
-    routing: fullRoutingOf(it, routing.id, { refreshTime: null, expireTime: null, bags }),
+    routing: fullRoutingOf(it, routing.id, { refreshTime: null, expireTime: null, bags, terms: termsOf(deps, it.carrier) }),
     bookingRequirement: bookingRequirementOf(pax),
     priceChange: priceChangeOf(before, it),
   };
