@@ -1,11 +1,14 @@
-// The original interface's Routing and RoutingSegment (search.do routings[], verify.do routing), built from a
-// priced itinerary. Values the sandbox airline cannot know are neutral and written down in
+// The original interface's Routing (search.do routings[], verify.do routing), built from a priced itinerary;
+// its segments by the one segment mapper, sessions.ts routingSegmentOf. Values the sandbox airline cannot know are neutral and written down in
 // docs/decisions/0021 "Routing values".
 import { DateTime } from 'luxon';
 import type { FareFamilyTerms } from '../airline/connector.js';
 import { toAmount } from '../money/money.js';
 import { routingSegmentOf, type ChainItinerary } from './sessions.js';
 import type { FullRouting } from './wire.js';
+
+/** The one segment mapper lives in sessions.ts (below this module); re-exported for the routing's readers. */
+export { routingSegmentOf };
 
 /** pay.do's methods: 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record. */
 export const PAYMENT_METHODS = [1, 3, 4, 5];
