@@ -1,6 +1,6 @@
 // The original interface's Routing (search.do routings[], verify.do routing), built from a priced itinerary;
-// its segments by the one segment mapper, sessions.ts routingSegmentOf. Values the sandbox airline cannot know are neutral and written down in
-// docs/decisions/0021 "Routing values".
+// its segments by the one segment mapper, sessions.ts routingSegmentOf. Values the sandbox airline cannot
+// know are neutral and written down in docs/decisions/0021 "Routing values".
 import { DateTime } from 'luxon';
 import type { FareFamilyTerms } from '../airline/connector.js';
 import { toAmount } from '../money/money.js';
