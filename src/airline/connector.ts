@@ -278,6 +278,18 @@ export interface PricedItinerary {
   seatsLeft: number;
   /** The airline sells seats and bags with the ticket. */
   ancillarySupported: boolean;
+  /** Fare families sold on every flight of the itinerary, lowest price first (absent: only the one priced). */
+  fareFamilies?: string[];
+}
+
+/** What one fare family of an airline includes, as the airline publishes it. */
+export interface FareFamilyTerms {
+  name: string;
+  /** Bags included free for adults and children on every segment. */
+  baggage: Array<{ category: BaggageProduct['category']; piece: number; weight: number; size: string | null }>;
+  /** Seat selection included free. */
+  seat: boolean;
+  meal: boolean;
 }
 
 export interface SearchQuery {
@@ -288,6 +300,8 @@ export interface SearchQuery {
   depDate: string;
   retDate: string | null;
   cabinClass: number;
+  /** One itinerary per fare family sold on all its flights, instead of the lowest only. */
+  allFareFamilies?: boolean;
 }
 
 /** Shortest and longest change of flights in a one-stop connection (docs/decisions/0021). */
@@ -374,8 +388,18 @@ export interface BookingConnector {
   search(carrier: string | null, q: SearchQuery, opts: CallOptions): Promise<PricedItinerary[]>;
   /** The airports a city or airport code stands for in this airline's view, or null when it does not know the code. */
   airportsOf(code: string): string[] | null;
-  /** Prices an itinerary (outbound then return flights); null when a flight does not exist. */
-  price(carrier: string, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, opts: CallOptions): Promise<PricedItinerary | null>;
+  /**
+   * Prices an itinerary (outbound then return flights) in a fare family (a flight's `fareFamily`; absent, or one
+   * the flight does not sell: its lowest); null when a flight does not exist.
+   */
+  price(
+    carrier: string,
+    flights: Array<{ flight: FlightRef; direction: 'out' | 'ret'; fareFamily?: string | null }>,
+    cabinClass: number,
+    opts: CallOptions,
+  ): Promise<PricedItinerary | null>;
+  /** Optional: what a fare family includes; null when the airline publishes nothing for it. */
+  fareFamilyTerms?(carrier: string, fareFamily: string): FareFamilyTerms | null;
   /** Seat map of one flight and cabin class, with seats sold so far. */
   seatMap(carrier: string, flight: FlightRef, cabinClass: number, fareFamily: string | null, opts: CallOptions): Promise<SeatMapAnswer>;
   /**
@@ -386,6 +410,11 @@ export interface BookingConnector {
    */
   seatMapVersion(carrier: string, flight: FlightRef): string | null | Promise<string | null>;
   baggage(carrier: string, segments: AirlineSegment[], currency: string): BaggageProduct[];
+  /**
+   * Optional: the same bags as `baggage`, asked of the airline live (getLuggage.do): it may time out or fail
+   * (ConnectorError). Absent: callers use `baggage`.
+   */
+  luggage?(carrier: string, segments: AirlineSegment[], currency: string, opts: CallOptions): Promise<BaggageProduct[]>;
   /** Books (holds seats, no tickets): the record is OnHold. Idempotent on `idempotencyKey`. */
   book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer>;
   /**

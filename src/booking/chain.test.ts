@@ -157,7 +157,7 @@ describe('booking chain end to end', () => {
       outboundSegments: [{ carrier: 'XS', departureAirport: 'CDG', arrivalAirport: 'JFK', flightNumber: f.flightNumber, departureDate: depDate(t, 'bk-wide') }],
     });
     assert.equal(offers.body.status, 0, offers.body.msg ?? '');
-    const offerId = (offers.body.data as Array<{ offer: { offerId: string } }>)[0]!.offer.offerId;
+    const offerId = (offers.body.data as Array<{ offer: { offerID: string } }>)[0]!.offer.offerID;
     assert.match(offerId, /^ofr_/);
 
     const seats = await call(t.app, '/seatAvailability.do', { offerId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']) });
@@ -169,7 +169,7 @@ describe('booking chain end to end', () => {
 
     const luggage = await call(t.app, '/getLuggage.do', { offerId });
     assert.equal(luggage.body.status, 0);
-    const bag = (luggage.body.products as Array<{ productCode: string; categoryCode: string }>).find((p) => p.categoryCode === 'StandardCheckInBaggage')!;
+    const bag = (luggage.body.data as { ancillaryProductElements: Array<{ productCode: string; categoryCode: string }> }).ancillaryProductElements.find((p) => p.categoryCode === 'StandardCheckInBaggage')!;
 
     const kid = { ...passenger(lastB, firstB), passengerType: 1, birthday: '20180101' };
     const order = await call(t.app, '/order.do', {

@@ -1,6 +1,6 @@
 // Status codes of the booking chain (docs/architecture.md "The booking chain"). search.do and verify.do use
-// the original interface's codes (docs/decisions/0021), order.do, pay.do and queryOrderDetails.do theirs
-// (docs/decisions/0023); getOffers.do and getLuggage.do still use the numbers of docs/decisions/0012.
+// the original interface's codes (docs/decisions/0021), getOffers.do and getLuggage.do too (decision 0024),
+// order.do, pay.do and queryOrderDetails.do theirs (docs/decisions/0023).
 export const BOOKING_STATUS = {
   OK: 0,
   INVALID: 100,
@@ -20,7 +20,17 @@ export const BOOKING_STATUS = {
   VERIFY_FARE_FAMILY_SOLD_OUT: 210,
   VERIFY_ILLEGAL: 212,
   VERIFY_FLIGHT_CHANGED: 213,
-  // getOffers.do (decision 0012, until converted)
+  // getOffers.do (plan §3.3; decision 0024)
+  OFFERS_FORMAT: 101,
+  OFFERS_ILLEGAL: 102,
+  OFFERS_TIMEOUT: 112,
+  OFFERS_AIRLINE: 116,
+  // getLuggage.do (plan §3.4; decision 0024)
+  LUGGAGE_TIMEOUT: 205,
+  LUGGAGE_ILLEGAL: 212,
+  LUGGAGE_OFFER_UNKNOWN: 214,
+  LUGGAGE_AIRLINE: 299,
+  // still used by the chain's airline calls (decision 0012's numbers)
   FLIGHT_NOT_FOUND: 202,
   PASSENGERS_INVALID: 203,
   SOLD_OUT: 204,

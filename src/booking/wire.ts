@@ -1,16 +1,10 @@
-// Wire schemas of the booking chain: search.do, verify.do, getOffers.do, getLuggage.do (docs/architecture.md
-// "The booking chain"; the choices left open: docs/decisions/0012). order.do, pay.do and queryOrderDetails.do:
-// wire-order.ts.
+// Wire schemas of the booking chain: search.do and verify.do (docs/architecture.md "The booking chain";
+// docs/decisions/0021). getOffers.do and getLuggage.do: wire-offers.ts; order.do, pay.do and
+// queryOrderDetails.do: wire-order.ts.
 import Type, { type Static } from 'typebox';
 import { Nullable, OrNull } from '../wire.js';
 
-const Carrier = Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: '2-letter IATA airline code' });
-const Airport = Type.String({ pattern: '^[A-Za-z]{3}$', description: '3-letter IATA airport code' });
-const Date8 = Type.String({ pattern: '^\\d{8}$', description: 'yyyyMMdd, airport-local' });
-const FlightNo = Type.String({ pattern: '^[A-Za-z0-9]{2}\\d{1,4}$', description: 'with carrier prefix, e.g. XS101' });
 const CabinClass = Type.Integer({ minimum: 1, maximum: 4, description: '1 economy, 2 business, 3 first, 4 premium economy' });
-const Count = (min: number) => Type.Integer({ minimum: min, maximum: 9 });
-const Id = Type.String({ minLength: 1, maxLength: 80 });
 
 // ---- shared shapes ----
 
@@ -49,17 +43,6 @@ export const Routing = Type.Object({
   ancillarySupported: Type.Boolean(),
 });
 export type Routing = Static<typeof Routing>;
-
-const BookingRequirement = Type.Object({
-  documentRequired: Type.Boolean(),
-  birthdayRequiredFor: Type.Array(Type.Integer(), { description: 'passengerType values that must send birthday' }),
-});
-
-const Pax = {
-  adults: Count(1),
-  children: Nullable(Count(0)),
-  infants: Nullable(Count(0)),
-};
 
 // ---- the original interface's routing (search.do, verify.do; docs/decisions/0021) ----
 
@@ -224,68 +207,4 @@ export const VerifyResponse = Type.Object({
     newInfantPrice: NUM,
     newInfantTax: NUM,
   }),
-});
-
-// ---- getOffers.do ----
-
-const OfferSegment = Type.Object({
-  carrier: Carrier,
-  departureAirport: Airport,
-  arrivalAirport: Airport,
-  flightNumber: FlightNo,
-  departureDate: Date8,
-});
-
-export const GetOffersRequest = Type.Object({
-  ...Pax,
-  outboundSegments: Type.Array(OfferSegment, { minItems: 1, maxItems: 8 }),
-  inboundSegments: Nullable(Type.Array(OfferSegment, { maxItems: 8 })),
-  currency: Nullable(Type.String({ pattern: '^[A-Za-z]{3}$' })),
-  cabinClass: Nullable(CabinClass),
-});
-export type GetOffersRequest = Static<typeof GetOffersRequest>;
-
-export const GetOffersResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  data: Type.Array(
-    Type.Object({
-      offer: Type.Object({
-        offerId: Type.String(),
-        expiresAt: Type.String(),
-        currency: Type.String(),
-        fares: Type.Array(Type.Object({ passengerType: Type.Integer(), count: Type.Integer(), price: Type.Number(), tax: Type.Number() })),
-        penalties: Type.Array(Type.Object({ type: Type.String(), amount: OrNull(Type.Number()), currency: Type.String() })),
-        services: Type.Array(Type.Object({ type: Type.String(), included: Type.Boolean() })),
-        routing: Routing,
-      }),
-    }),
-  ),
-  serviceFee: Type.Object({ amount: Type.Number(), currency: Type.String(), mode: Type.String() }),
-  bookingRequirement: BookingRequirement,
-});
-
-// ---- getLuggage.do ----
-
-export const GetLuggageRequest = Type.Object({
-  offerId: Id,
-});
-export type GetLuggageRequest = Static<typeof GetLuggageRequest>;
-
-export const GetLuggageResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  products: Type.Array(
-    Type.Object({
-      categoryCode: Type.String(),
-      piece: Type.Integer(),
-      weight: Type.Number(),
-      price: Type.Number(),
-      currency: Type.String(),
-      productCode: Type.String(),
-      segmentIndex: Type.Integer(),
-      canPurchaseWithTicket: Type.Boolean(),
-      canPurchasePostTicket: Type.Boolean(),
-    }),
-  ),
 });

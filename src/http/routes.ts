@@ -41,15 +41,13 @@ import { SeatAvailabilityRequest, SeatAvailabilityResponse } from '../booking/se
 import { createOrder } from '../booking/order.js';
 import { payOrder } from '../booking/pay.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
-import { getOffers, search, verify } from '../booking/pricing.js';
-import { getLuggage } from '../booking/query.js';
+import { getOffers } from '../booking/offers.js';
+import { search, verify } from '../booking/pricing.js';
+import { getLuggage } from '../booking/luggage.js';
 import { queryOrderDetails } from '../booking/order-query.js';
 import { OrderRequest, OrderResponse, PayRequest, PayResponse, QueryOrderRequest, QueryOrderResponse } from '../booking/wire-order.js';
+import { GetLuggageRequest, GetLuggageResponse, GetOffersRequest, GetOffersResponse } from '../booking/wire-offers.js';
 import {
-  GetLuggageRequest,
-  GetLuggageResponse,
-  GetOffersRequest,
-  GetOffersResponse,
   SearchRequest,
   SearchResponse,
   VerifyRequest,
@@ -90,7 +88,7 @@ const VOID_REPLAY: IdempotentEndpoint = {
 
 export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { pools } = deps;
-  const booking: BookingDeps = { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook };
+  const booking: BookingDeps = { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates };
   const clientId = (request: FastifyRequest) => callerOf(request).clientId;
   const refundCaller = (request: FastifyRequest): RefundCaller => {
     const c = callerOf(request);

@@ -14,6 +14,7 @@ import {
   type BookingConnector,
   type BookingRequest,
   type CallOptions,
+  type FareFamilyTerms,
   type FlightRef,
   type ItineraryPrice,
   type PaxFare,
@@ -100,7 +101,14 @@ export class SandboxBookingApi implements BookingConnector {
         )
       : outs.map((o) => ({ flights: o, directions: o.map(() => 'out' as const) }));
     for (const f of new Set(combos.flatMap((c) => c.flights).map((f) => f.carrier))) await this.behave(this.airline(f).behaviour ?? {}, opts.signal);
-    return combos.slice(0, 50).map((c) => this.priced(c.flights, q.cabinClass, c.directions));
+    return combos.slice(0, 50).flatMap((c) => {
+      const lowest = this.priced(c.flights, q.cabinClass, c.directions);
+      if (!q.allFareFamilies) return [lowest];
+      // Every family all its flights sell, besides the lowest (which may mix families when they sell none in common).
+      const lowestIn = (family: string) => lowest.segments.every((s) => s.fareFamily === family);
+      const others = (lowest.fareFamilies ?? []).filter((family) => !lowestIn(family));
+      return [lowest, ...others.map((family) => this.priced(c.flights, q.cabinClass, c.directions, family))];
+    });
   }
 
   /**
@@ -129,7 +137,12 @@ export class SandboxBookingApi implements BookingConnector {
     return airportsForCode(this.world.cities, new Set(this.world.airports.keys()), code);
   }
 
-  async price(carrier: string, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, opts: CallOptions): Promise<PricedItinerary | null> {
+  async price(
+    carrier: string,
+    flights: Array<{ flight: FlightRef; direction: 'out' | 'ret'; fareFamily?: string | null }>,
+    cabinClass: number,
+    opts: CallOptions,
+  ): Promise<PricedItinerary | null> {
     const airline = this.airline(carrier);
     await this.behave(airline.behaviour ?? {}, opts.signal);
     const resolved: ResolvedFlight[] = [];
@@ -138,12 +151,32 @@ export class SandboxBookingApi implements BookingConnector {
       if (!f || f.status === 'cancelled') return null;
       resolved.push(f);
     }
-    return this.priced(resolved, cabinClass, flights.map((f) => f.direction));
+    // One family for the whole itinerary: the one asked for on the first flight (verify.do and order.do of a
+    // routing priced in it); a family its flights do not all sell prices the lowest.
+    return this.priced(resolved, cabinClass, flights.map((f) => f.direction), flights[0]?.fareFamily ?? null);
   }
 
-  private priced(flights: ResolvedFlight[], cabinClass: number, directions?: Array<'out' | 'ret'>): PricedItinerary {
+  fareFamilyTerms(carrier: string, fareFamily: string): FareFamilyTerms | null {
+    const t = this.airline(carrier).fareFamilyTerms?.find((x) => x.name === fareFamily);
+    if (!t) return null;
+    return { name: t.name, baggage: (t.baggage ?? []).map((b) => ({ category: b.category, piece: b.piece, weight: b.weight, size: b.size ?? null })), seat: t.seat ?? false, meal: t.meal ?? false };
+  }
+
+  /** Fare families sold on every one of the flights, in the first flight's order (lowest price first). */
+  private commonFamilies(flights: ResolvedFlight[]): string[] {
+    const [first, ...rest] = flights.map((f) => f.source.fareFamilies ?? ['STANDARD']);
+    return (first ?? []).filter((name) => rest.every((list) => list.includes(name)));
+  }
+
+  /** `family`: price every flight in this fare family when all sell it; else each flight in its lowest. */
+  private priced(flights: ResolvedFlight[], cabinClass: number, directions?: Array<'out' | 'ret'>, family: string | null = null): PricedItinerary {
     const first = flights[0]!;
     const airline = this.airline(first.carrier);
+    const common = this.commonFamilies(flights);
+    const chosen = family !== null && common.includes(family) ? family : null;
+    // A flight's fares are what its lowest fare family costs; another family costs its fareFactor times that.
+    const factorOf = (f: ResolvedFlight) =>
+      chosen === null || (f.source.fareFamilies ?? ['STANDARD'])[0] === chosen ? 1 : (airline.fareFamilyTerms?.find((t) => t.name === chosen)?.fareFactor ?? 1);
     const currency = first.source.fares?.currency ?? DEFAULT_FARE.currency;
     const sum = (pick: (f: ResolvedFlight) => PaxFare): PaxFare =>
       flights.reduce((acc, f) => {
@@ -152,9 +185,9 @@ export class SandboxBookingApi implements BookingConnector {
       }, { fareMinor: 0, taxMinor: 0 });
     const price: ItineraryPrice = {
       currency,
-      adult: sum((f) => this.paxFare(f, 'adult', cabinClass)),
-      child: sum((f) => this.paxFare(f, 'child', cabinClass)),
-      infant: sum((f) => this.paxFare(f, 'infant', cabinClass)),
+      adult: sum((f) => this.paxFare(f, 'adult', cabinClass, factorOf(f))),
+      child: sum((f) => this.paxFare(f, 'child', cabinClass, factorOf(f))),
+      infant: sum((f) => this.paxFare(f, 'infant', cabinClass, factorOf(f))),
       feeMinor: airline.bookingFee && airline.bookingFee.currency === currency ? toMinor(airline.bookingFee.amount, currency) : 0,
       feeMode: airline.bookingFee?.mode ?? 'PER_PAX',
     };
@@ -163,7 +196,7 @@ export class SandboxBookingApi implements BookingConnector {
       const direction = directions?.[i] ?? (i > 0 && f.from === first.to ? 'ret' : sawRet ? 'ret' : 'out');
       sawRet ||= direction === 'ret';
       const families = f.source.fareFamilies ?? ['STANDARD'];
-      return segmentOfFlight(f, i + 1, direction, cabinClass, families[0] ?? null);
+      return segmentOfFlight(f, i + 1, direction, cabinClass, chosen ?? families[0] ?? null);
     });
     return {
       carrier: first.carrier,
@@ -171,12 +204,13 @@ export class SandboxBookingApi implements BookingConnector {
       price,
       seatsLeft: Math.min(...flights.map((f) => f.source.seatsForSale ?? DEFAULT_SEATS_FOR_SALE)),
       ancillarySupported: airline.supports?.seatSelection !== false,
+      fareFamilies: common,
     };
   }
 
-  private paxFare(f: ResolvedFlight, type: 'adult' | 'child' | 'infant', cabinClass: number): PaxFare {
+  private paxFare(f: ResolvedFlight, type: 'adult' | 'child' | 'infant', cabinClass: number, familyFactor = 1): PaxFare {
     const fares = f.source.fares ?? DEFAULT_FARE;
-    const factor = CABIN_FARE_FACTOR[cabinClass] ?? 1;
+    const factor = (CABIN_FARE_FACTOR[cabinClass] ?? 1) * familyFactor;
     const adult = fares.adult;
     const given = type === 'adult' ? adult : fares[type];
     const fare = given ? given.fare : adult.fare * (type === 'child' ? 0.75 : 0.1);
@@ -260,6 +294,11 @@ export class SandboxBookingApi implements BookingConnector {
         { category: 'CabinBaggageOverheadLocker' as const, piece: 1, weight: 7, priceMinor: toMinor(15, currency), currency, segmentIndex: s.index, code: code('CabinBaggageOverheadLocker'), canPurchaseWithTicket: true, canPurchasePostTicket: false },
       ];
     });
+  }
+
+  async luggage(carrier: string, segments: AirlineSegment[], currency: string, opts: CallOptions): Promise<BaggageProduct[]> {
+    await this.behave(this.airline(carrier).behaviour ?? {}, opts.signal);
+    return this.baggage(carrier, segments, currency);
   }
 
   // ---- bookings ----
@@ -400,7 +439,8 @@ export class SandboxBookingApi implements BookingConnector {
    */
   private async repricing(req: BookingRequest, flights: ResolvedFlight[]): Promise<BookingAnswer | null> {
     const cabinClass = req.segments[0]?.cabinClass ?? 1;
-    const now = this.priced(flights, cabinClass, req.segments.map((s) => s.direction)).price;
+    // In the fare family booked (price() answered that family's fares at verify).
+    const now = this.priced(flights, cabinClass, req.segments.map((s) => s.direction), req.segments[0]?.fareFamily ?? null).price;
     const fareDelta = flights.reduce((sum, f) => sum + toMinor(f.source.priceChangeAfterVerify?.fare ?? 0, now.currency), 0);
     const add = (p: PaxFare): PaxFare => ({ fareMinor: Math.max(0, p.fareMinor + fareDelta), taxMinor: p.taxMinor });
     const booked: ItineraryPrice = { ...now, adult: add(now.adult), child: add(now.child), infant: add(now.infant) };

@@ -29,6 +29,10 @@ async function setup(t: TestContext, voidWindow: 'sameDay' | 'none' = 'sameDay')
     return new Set(map.cabins.flatMap((c) => c.seatRows.flatMap((r) => r.seats.filter((s) => !s.occupied).map((s) => `${r.number}${s.column}`))));
   };
   const seat = [...(await freeSeats())][0]!;
+  // The seat's own price: the airline refuses a booking at another (decision 0023, re-pricing).
+  const seatMap = await airline.booking.seatMap('XS', flight, 1, 'STANDARD', opts());
+  assert.ok(seatMap.ok);
+  const priced = seatMap.cabins.flatMap((c) => c.seatRows.flatMap((r) => r.seats.map((x) => ({ name: `${r.number}${x.column}`, seat: x })))).find((x) => x.name === seat)!.seat;
   const request: BookingRequest = {
     idempotencyKey: 'ORDER-VOID-1',
     clientId: 'alpha',
@@ -37,7 +41,7 @@ async function setup(t: TestContext, voidWindow: 'sameDay' | 'none' = 'sameDay')
     passengers: [{ ref: 'P1', type: 'ADT', lastName: 'SEATED', firstName: 'SAM', birthday: null, gender: null, document: null }],
     contact: { email: 'seated@example.com', phone: null },
     price: { currency: 'EUR', adult: { fareMinor: 20000, taxMinor: 4000 }, child: { fareMinor: 15000, taxMinor: 4000 }, infant: { fareMinor: 2000, taxMinor: 4000 }, feeMinor: 0, feeMode: 'PER_PAX' },
-    ancillaries: [{ kind: 'seat', paxRef: 'P1', segmentIndex: 1, seat, priceMinor: 1500, currency: 'EUR' }],
+    ancillaries: [{ kind: 'seat', paxRef: 'P1', segmentIndex: 1, seat, priceMinor: priced.priceMinor, currency: priced.currency }],
     ifSeatOccupied: 'STOP_SEAT',
   };
   const booked = await airline.booking.book(request, opts());

@@ -96,6 +96,39 @@ export const RefundRule = Type.Object(
   { additionalProperties: false },
 );
 
+const BagCategory = Type.Union([
+  Type.Literal('StandardCheckInBaggage'),
+  Type.Literal('CabinBaggage'),
+  Type.Literal('CabinBaggageUnderSeat'),
+  Type.Literal('CabinBaggageOverheadLocker'),
+]);
+
+export const FareFamilyTerms = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: 'the fare family as flights[].fareFamilies names it' }),
+    fareFactor: Type.Optional(
+      Type.Number({ minimum: 0.1, maximum: 10, description: "times the flight's fares (adult, child and infant fare; taxes unchanged); default 1" }),
+    ),
+    baggage: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            category: BagCategory,
+            piece: Type.Integer({ minimum: 0, description: '0 = no limit on pieces' }),
+            weight: Type.Integer({ minimum: -1, description: 'kg; -1 = no weight limit' }),
+            size: Type.Optional(Type.String({ description: 'e.g. 56*36*23cm' })),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'bags included free for adults and children on every segment of the family' },
+      ),
+    ),
+    seat: Type.Optional(Type.Boolean({ description: 'seat selection included free (the seat map still prices seats); default false' })),
+    meal: Type.Optional(Type.Boolean({ description: 'a meal included; default false' })),
+  },
+  { additionalProperties: false, description: 'what a fare family of the airline costs and includes (getOffers.do, search.do includeMultipleFareFamily)' },
+);
+
 const Airline = Type.Object(
   {
     code: Iata2,
@@ -138,6 +171,9 @@ const Airline = Type.Object(
       Type.Array(Type.String({ pattern: '^[A-Z]{3}-[A-Z]{3}$' }), {
         description: 'routes ("DEP-ARR") on which the airline offers no seat selection (seatAvailability.do 219)',
       }),
+    ),
+    fareFamilyTerms: Type.Optional(
+      Type.Array(FareFamilyTerms, { description: 'price factor and inclusions of each fare family; a family not listed: factor 1, nothing included' }),
     ),
     bookingFee: Type.Optional(
       Type.Object(
@@ -493,6 +529,7 @@ export type WorldAirline = Static<typeof Airline>;
 export type WorldFlight = Static<typeof Flight>;
 export type WorldBooking = Static<typeof Booking>;
 export type WorldRefundRule = Static<typeof RefundRule>;
+export type WorldFareFamilyTerms = Static<typeof FareFamilyTerms>;
 export type WorldClient = Static<typeof Client>;
 export type WorldBehaviour = Static<typeof Behaviour>;
 export type WorldRefundBehaviour = Static<typeof RefundBehaviour>;
