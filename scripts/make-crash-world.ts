@@ -23,6 +23,8 @@ export interface CrashWorldOptions {
   processingSeconds: number;
   /** Delay of every airline answer (submission and status), so refunds are in flight for a while. */
   latencyMs: number;
+  /** Tickets issued at start on an airline that voids the same day (UTC): for the void path (test/void-crash.test.ts). */
+  voidable?: boolean;
 }
 
 export interface CrashBooking {
@@ -58,6 +60,7 @@ export function crashWorld(opts: CrashWorldOptions): WorldFile {
         refundRules: [{ ruleType: '1', penaltyAmount: 'EUR 20.00', fareRefundable: true, taxRefundable: true, refundMethod: 'CashBackToOriginalPayment' }],
         refundBehaviour: { decision: 'accept', processingSeconds: opts.processingSeconds },
         ...(opts.latencyMs > 0 ? { behaviour: { latencyMs: opts.latencyMs } } : {}),
+        ...(opts.voidable ? { voidWindow: 'sameDay' as const, homeTimeZone: 'UTC' } : {}),
       },
     ],
     airports: [
@@ -102,7 +105,7 @@ export function crashWorld(opts: CrashWorldOptions): WorldFile {
       contact: { email: `traveller${i + 1}@example.com` },
       bookedBy: CRASH_CLIENT.id,
       paymentMethod: 'deposit' as const,
-      issuedAt: '-1d 09:00',
+      issuedAt: opts.voidable ? 'now' : '-1d 09:00',
       passengers: [{ ref: 'a', type: 'ADT' as const, lastName: b.lastName, firstName: b.firstName }],
       segments: [{ flight: FLIGHT.id }],
       tickets: [{ ticketNo: `999-3${String(i + 1).padStart(9, '0')}`, passenger: 'a', currency: 'EUR', fare: 300, tax: 50, coupons: ['OPEN_FOR_USE' as const] }],
@@ -129,6 +132,11 @@ export function crashRefundBody(b: CrashBooking, now = DateTime.utc()) {
       },
     ],
   };
+}
+
+/** voidQuotation.do body for one booking (void.do adds the voidOfferId). */
+export function crashVoidBody(b: CrashBooking) {
+  return { airlinePNR: b.pnr, carrier: CARRIER };
 }
 
 /** Writes the world as JSON (the loader reads any non-YAML extension as JSON). */

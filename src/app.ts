@@ -18,6 +18,7 @@ import { loggerOptions } from './log.js';
 import type { Store } from './store/store.js';
 import type { AppDeps } from './deps.js';
 import type { RefundScheduler } from './refunds/deps.js';
+import type { VoidScheduler } from './voids/deps.js';
 import { ratesFrom } from './refunds/pricing.js';
 import { createRatePools, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
@@ -39,6 +40,8 @@ export interface AppOptions {
   logger?: FastifyBaseLogger;
   /** Schedules refund lifecycle jobs (the job queue); refunds are created with their first job. */
   refundScheduler: RefundScheduler;
+  /** Schedules void lifecycle jobs on the same queue (src/voids/lifecycle.ts). */
+  voidScheduler: VoidScheduler;
   /** Webhook URL registration (updateWebhookURL.do). */
   webhooks: WebhookRegistry;
   /** The job queue, whose state /readyz reports. */
@@ -116,6 +119,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
       offerTtlMs: config.offerTtlMinutes * 60_000,
       scheduler: opts.refundScheduler,
     },
+    voids: { db: store.db, airlines: opts.airlines, clock, offerTtlMs: config.offerTtlMinutes * 60_000, scheduler: opts.voidScheduler },
     pools: opts.pools ?? createRatePools({ redis: null, log }),
     lookToBook: opts.lookToBook ?? createLookToBook({ db: store.db, clock, log }),
     seatMaps,

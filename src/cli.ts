@@ -11,7 +11,7 @@ import { loadWorldFile, WorldError } from './airline/sandbox/world.js';
 import { DataDirLockedError } from './store/lock.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { createAirlines, shareSandboxClock, worldAtStoredTime } from './service.js';
-import { createRefundWorkers } from './refunds/workers.js';
+import { createWorkers } from './workers.js';
 import { refundHistory } from './refunds/history.js';
 import { loggerOptions } from './log.js';
 import { createWebhooks } from './webhooks/wiring.js';
@@ -60,7 +60,7 @@ async function runWorker(config: Config): Promise<number> {
   if (!config.databaseUrl) {
     throw new CliError(
       'worker needs DATABASE_URL (a shared PostgreSQL). With the embedded store (PGlite) the API process runs ' +
-        'the refund workers itself and no second process can open its data folder: start the server alone.',
+        'the workers itself and no second process can open its data folder: start the server alone.',
       78,
     );
   }
@@ -76,8 +76,8 @@ async function runWorker(config: Config): Promise<number> {
     world = await worldAtStoredTime(config, clock, store, world);
     sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
     const airlines = createAirlines(world, store, clock);
-    workers = createRefundWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
-    await workers.start(true);
+    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
+    await workers.start(true); // refunds, voids and the expiry of unpaid orders (src/workers.ts)
     deliverer?.start();
   } catch (err) {
     await store.close();

@@ -9,6 +9,7 @@ import type { Idempotency } from './http/idempotency.js';
 import type { Metrics } from './http/metrics.js';
 import type { Store } from './store/store.js';
 import type { RefundDeps } from './refunds/deps.js';
+import type { VoidDeps } from './voids/deps.js';
 import type { RatePools } from './ratelimit/pools.js';
 import type { LookToBook } from './booking/look-to-book.js';
 import type { SeatMapCache } from './booking/seat-cache.js';
@@ -28,6 +29,8 @@ export interface AppDeps {
   idempotency: Idempotency;
   metrics: Metrics;
   refunds: RefundDeps;
+  /** The void path (docs/voids.md). */
+  voids: VoidDeps;
   /** Rate pools of spec 8 (in memory, or in Redis with REDIS_URL). */
   pools: RatePools;
   /** Look-to-book (223): seat requests per paid order. */

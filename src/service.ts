@@ -11,7 +11,8 @@ import { systemClock, TestClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openStore, type Store } from './store/store.js';
 import { seedBookedOrders } from './orders/seed.js';
-import { createRefundWorkers, type RefundWorkers } from './refunds/workers.js';
+import { createWorkers, type Workers } from './workers.js';
+import type { OrderExpiry } from './booking/expiry.js';
 import pino from 'pino';
 import { loggerOptions } from './log.js';
 import type { Redis } from 'ioredis';
@@ -29,7 +30,9 @@ export interface Service {
   store: Store;
   world: World;
   clock: Clock;
-  workers: RefundWorkers;
+  workers: Workers;
+  /** Unpaid orders past their payment deadline → -3, airline hold released (docs/decisions/0023); runs with the other workers. */
+  orderExpiry: OrderExpiry;
   /** Delivers the webhook outbox (null: webhooks off); started with the refund workers. */
   webhooks: WebhookDeliverer | null;
   close(): Promise<void>;
@@ -90,7 +93,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   if (withWebhook.length > 0 && !webhooks.registry.keyring) throw new WebhookRegistrationError('the world gives clients webhooks, but webhooks are off: set WEBHOOK_SECRET_KEY');
   await seedWebhooks(webhooks.registry, withWebhook);
   const airlines = createAirlines(world, store, clock, parts.connectors);
-  const workers = createRefundWorkers({
+  const workers = createWorkers({
     store,
     airlines,
     clock,
@@ -99,19 +102,21 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
   });
   await workers.start(parts.workers.run);
+  const orderExpiry = workers.orderExpiry;
   const deliverer = webhooks.deliverer;
   if (deliverer && (parts.webhooks?.run ?? parts.workers.run)) deliverer.start();
   try {
     const redis = parts.redis ?? null;
     const pools = parts.pools ?? createRatePools({ redis, log, defaults: { ...DEFAULT_POOL_LIMITS, pnrPerMinute: config.pnrPerMinute } });
     const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
-    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, webhooks: webhooks.registry, jobQueue: workers.queue, sandboxClock, pools, lookToBook });
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, voidScheduler: workers.voids.scheduler, webhooks: webhooks.registry, jobQueue: workers.queue, sandboxClock, pools, lookToBook });
     return {
       app,
       store,
       world,
       clock,
       workers,
+      orderExpiry,
       webhooks: deliverer,
       async close() {
         await app.close();

@@ -10,34 +10,15 @@
 // fictional, and the test checks that none of them reached the server's log.
 import { after, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../src/store/store.js';
-import { killChildren, spawnNode, startServer, waitForLog, type Proc } from './support/processes.js';
+import { spawnNode, startServer, waitForLog, type Proc } from './support/processes.js';
+import { cleanUp, crashSkip, DATABASE_URL, distribution, freshDatabase, inParallel, logged, post as postTo, secondsSince, sleep, tmpDir } from './support/crash.js';
 import { CRASH_ADMIN_TOKEN, CRASH_CLIENT, crashBookings, crashRefundBody, writeCrashWorld, type CrashBooking } from '../scripts/make-crash-world.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? null;
-const tmpDirs: string[] = [];
-const databases: Array<() => Promise<void>> = [];
-
-after(async () => {
-  killChildren();
-  for (const drop of databases) await drop().catch(() => undefined);
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tmpDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-crash-'));
-  tmpDirs.push(d);
-  return d;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const secondsSince = (t: number) => ((Date.now() - t) / 1000).toFixed(1);
+after(cleanUp);
 
 async function startWorker(env: Record<string, string>): Promise<Proc> {
   const p = spawnNode(['src/cli.ts', 'worker'], env);
@@ -46,31 +27,13 @@ async function startWorker(env: Record<string, string>): Promise<Proc> {
 }
 
 /** Status changes the process logged ("refund status changed", {refundCode, from, to}). */
-const transitions = (p: Proc) => p.lines().filter((l) => l.msg === 'refund status changed') as Array<{ refundCode: string; from: number; to: number }>;
+const transitions = (p: Proc) => logged(p, 'refund status changed') as Array<{ refundCode: string; from: number; to: number }>;
 
 // ---- HTTP ----
 
 const HEADERS = { 'content-type': 'application/json', 'x-service-client-id': CRASH_CLIENT.id, 'x-service-client-secret': CRASH_CLIENT.secret };
 
-async function post(url: string, pathName: string, body: unknown, headers: Record<string, string> = HEADERS): Promise<Record<string, any>> {
-  const res = await fetch(url + pathName, { method: 'POST', headers, body: JSON.stringify(body) });
-  return (await res.json()) as Record<string, any>;
-}
-
-/** Runs fn over items, `width` at a time; results in item order. */
-async function inParallel<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!);
-      }
-    }),
-  );
-  return out;
-}
+const post = (url: string, pathName: string, body: unknown, headers: Record<string, string> = HEADERS) => postTo(url, pathName, body, headers);
 
 async function submitAll(url: string, bookings: CrashBooking[]): Promise<string[]> {
   const answers = await inParallel(bookings, 10, (b) => post(url, '/refund.do', crashRefundBody(b)));
@@ -110,25 +73,6 @@ async function waitAll(url: string, codes: string[], done: (status: number) => b
   }
 }
 
-// ---- PostgreSQL: a database of its own per test (the server's job tables use the default pg-boss schema) ----
-
-async function freshDatabase(): Promise<string> {
-  const name = `pb_crash_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: DATABASE_URL! });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  databases.push(async () => {
-    const c = new pg.Client({ connectionString: DATABASE_URL! });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  });
-  const url = new URL(DATABASE_URL!);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 /** Every refund's statuses in order, as "from>to" steps. */
 async function historyOf(store: Store): Promise<Map<string, string[]>> {
   const rows = await store.db.selectFrom('refund_status_history').select(['refund_code', 'from_status', 'to_status']).orderBy('id').execute();
@@ -139,13 +83,6 @@ async function historyOf(store: Store): Promise<Map<string, string[]>> {
     out.set(r.refund_code, list);
   }
   return out;
-}
-
-/** "value×count" of a list of numbers. */
-function distribution(values: number[]): string {
-  const counts = new Map<number, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a - b).map(([v, n]) => `${v}×${n}`).join(' ');
 }
 
 /** The fictional names and e-mails of the world never reach the log (docs/architecture.md "Security"). */
@@ -162,15 +99,6 @@ function assertNoPersonalData(procs: Proc[], bookings: CrashBooking[]) {
 const N = 200;
 const PROCESSING_SECONDS = 3600; // the airline decides only when the test moves the clock
 const LATENCY_MS = 200; // each airline answer takes this long: many refunds are in flight at the kill
-
-// On PostgreSQL the jobs a killed process left active come back only by pg-boss's expiry: expireInSeconds
-// is 60 s (hard-coded in src/refunds/workers.ts, no configuration knob) plus up to one 30 s maintenance
-// interval, and restart recovery is off there because other processes may be running those jobs. That is
-// ~1.5 min of waiting on top of the run. CRASH_TEST_ON_POSTGRES=1 runs it anyway (about 2 minutes).
-const crashSkip =
-  DATABASE_URL && process.env.CRASH_TEST_ON_POSTGRES !== '1'
-    ? 'on PostgreSQL, jobs left active by kill -9 return only after expiry (60 s + up to 30 s maintenance; no knob to shorten it): set CRASH_TEST_ON_POSTGRES=1 to run it (~2 min)'
-    : false;
 
 describe('refund lifecycle across a crash', () => {
   test(`${N} refunds: kill -9 mid-way, restart; each reaches status 2 and the airline recorded each refundCode once`, { skip: crashSkip, timeout: 300_000 }, async (ctx: TestContext) => {

@@ -160,6 +160,31 @@ export type AirlineRefundState =
   | { state: 'refunding'; amountMinor: number; currency: string }
   | { state: 'refunded'; amountMinor: number; currency: string; voucherCode: string | null };
 
+/** A void postbook sends to the airline: the whole booking, every ticket. `voidCode` is the idempotency key. */
+export interface AirlineVoidSubmission {
+  voidCode: string;
+  pnr: string;
+  ticketNos: string[];
+  currency: string;
+  /** What the tickets cost (fare + tax + in-flow ancillaries), minor units: what a void gives back. */
+  paidMinor: number;
+}
+
+export interface AirlineVoidReceipt {
+  /** The airline's own reference of the void. */
+  airlineVoidId: string;
+  /** True when the airline had already received this voidCode (a retry after a crash or time-out). */
+  duplicate: boolean;
+}
+
+/** The airline's view of a submitted void. */
+export type AirlineVoidState =
+  | { state: 'processing' }
+  | { state: 'rejected'; cancelReason: string }
+  /** accepted: the tickets are void, the money on its way (deposit-paid bookings show "Airline voiding") */
+  | { state: 'voiding'; amountMinor: number; currency: string }
+  | { state: 'voided'; amountMinor: number; currency: string };
+
 export interface AirlineConnector {
   readonly name: string;
   /** Booking chain support (search … ticketing); absent: the airline is not bookable through postbook. */
@@ -184,6 +209,14 @@ export interface AirlineConnector {
   submitRefunds?(carrier: string, submissions: readonly AirlineRefundSubmission[], opts: CallOptions): Promise<Array<AirlineRefundReceipt | Error>>;
   /** Where a submitted refund stands. Throws ConnectorError; an unknown refundCode is a non-retryable 'rejected' error. */
   refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState>;
+  /**
+   * Optional (the void path, docs/voids.md): voids a whole ticketed booking on the day of issue; idempotent on
+   * `voidCode`. Throws ConnectorError: not retryable when the airline refuses the void for good (past its
+   * deadline, not covered). Without it (and voidStatus) the void path does not cover the carrier (843).
+   */
+  submitVoid?(carrier: string, submission: AirlineVoidSubmission, opts: CallOptions): Promise<AirlineVoidReceipt>;
+  /** Where a submitted void stands. Throws ConnectorError; an unknown voidCode is a non-retryable 'rejected' error. */
+  voidStatus?(carrier: string, voidCode: string, opts: CallOptions): Promise<AirlineVoidState>;
 }
 
 /** Routes each carrier to its connector. */
@@ -245,6 +278,18 @@ export interface PricedItinerary {
   seatsLeft: number;
   /** The airline sells seats and bags with the ticket. */
   ancillarySupported: boolean;
+  /** Fare families sold on every flight of the itinerary, lowest price first (absent: only the one priced). */
+  fareFamilies?: string[];
+}
+
+/** What one fare family of an airline includes, as the airline publishes it. */
+export interface FareFamilyTerms {
+  name: string;
+  /** Bags included free for adults and children on every segment. */
+  baggage: Array<{ category: BaggageProduct['category']; piece: number; weight: number; size: string | null }>;
+  /** Seat selection included free. */
+  seat: boolean;
+  meal: boolean;
 }
 
 export interface SearchQuery {
@@ -255,6 +300,8 @@ export interface SearchQuery {
   depDate: string;
   retDate: string | null;
   cabinClass: number;
+  /** One itinerary per fare family sold on all its flights, instead of the lowest only. */
+  allFareFamilies?: boolean;
 }
 
 /** Shortest and longest change of flights in a one-stop connection (docs/decisions/0021). */
@@ -320,12 +367,20 @@ export interface BookingRequest {
 
 export type SeatOutcome = { paxRef: string; segmentIndex: number; requested: string; assigned: string | null };
 
-/** 'seatTaken' (STOP_TICKET, or no similar seat), 'seatUnknown' (no such seat), 'soldOut', 'flightUnknown'. */
-export type BookingRefusal = 'seatTaken' | 'seatUnknown' | 'soldOut' | 'flightUnknown';
+/**
+ * 'seatTaken' (STOP_TICKET, or no similar seat), 'seatUnknown' (no such seat), 'soldOut', 'flightUnknown';
+ * 'fareChanged' / 'seatPriceChanged': the airline's price now differs from the request's (the answer carries
+ * the new one; nothing is booked); 'infantNotAllowed': the airline does not carry infants on this booking.
+ */
+export type BookingRefusal = 'seatTaken' | 'seatUnknown' | 'soldOut' | 'flightUnknown' | 'fareChanged' | 'seatPriceChanged' | 'infantNotAllowed';
+
+/** A seat whose price changed: what the airline asks for it now. */
+export type RepricedSeat = { paxRef: string; segmentIndex: number; seat: string; priceMinor: number; currency: string };
 
 export type BookingAnswer =
-  | { ok: true; record: AirlineRecord; seats: SeatOutcome[] }
-  | { ok: false; reason: BookingRefusal; message: string };
+  /** holdUntil: until when the airline holds the seats and price unpaid (null: the airline does not say). */
+  | { ok: true; record: AirlineRecord; seats: SeatOutcome[]; holdUntil: Date | null }
+  | { ok: false; reason: BookingRefusal; message: string; newPrice?: ItineraryPrice; newSeatPrices?: RepricedSeat[] };
 
 /** The airline's side of the booking chain. Optional: a connector without it serves post-booking only. */
 export interface BookingConnector {
@@ -333,8 +388,18 @@ export interface BookingConnector {
   search(carrier: string | null, q: SearchQuery, opts: CallOptions): Promise<PricedItinerary[]>;
   /** The airports a city or airport code stands for in this airline's view, or null when it does not know the code. */
   airportsOf(code: string): string[] | null;
-  /** Prices an itinerary (outbound then return flights); null when a flight does not exist. */
-  price(carrier: string, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, opts: CallOptions): Promise<PricedItinerary | null>;
+  /**
+   * Prices an itinerary (outbound then return flights) in a fare family (a flight's `fareFamily`; absent, or one
+   * the flight does not sell: its lowest); null when a flight does not exist.
+   */
+  price(
+    carrier: string,
+    flights: Array<{ flight: FlightRef; direction: 'out' | 'ret'; fareFamily?: string | null }>,
+    cabinClass: number,
+    opts: CallOptions,
+  ): Promise<PricedItinerary | null>;
+  /** Optional: what a fare family includes; null when the airline publishes nothing for it. */
+  fareFamilyTerms?(carrier: string, fareFamily: string): FareFamilyTerms | null;
   /** Seat map of one flight and cabin class, with seats sold so far. */
   seatMap(carrier: string, flight: FlightRef, cabinClass: number, fareFamily: string | null, opts: CallOptions): Promise<SeatMapAnswer>;
   /**
@@ -345,8 +410,19 @@ export interface BookingConnector {
    */
   seatMapVersion(carrier: string, flight: FlightRef): string | null | Promise<string | null>;
   baggage(carrier: string, segments: AirlineSegment[], currency: string): BaggageProduct[];
+  /**
+   * Optional: the same bags as `baggage`, asked of the airline live (getLuggage.do): it may time out or fail
+   * (ConnectorError). Absent: callers use `baggage`.
+   */
+  luggage?(carrier: string, segments: AirlineSegment[], currency: string, opts: CallOptions): Promise<BaggageProduct[]>;
   /** Books (holds seats, no tickets): the record is OnHold. Idempotent on `idempotencyKey`. */
   book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer>;
+  /**
+   * Releases an unpaid (OnHold) booking: cancelled, its seats free again (their flights' seat inventory versions
+   * bumped with the release). Idempotent: a Cancelled or unknown booking answers 'released'; a Ticketed one
+   * 'ticketed' (nothing changes). Throws ConnectorError.
+   */
+  release(carrier: string, pnr: string, opts: CallOptions): Promise<'released' | 'ticketed'>;
   /** Issues the tickets of an OnHold booking; idempotent (a Ticketed booking answers its record). */
   issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord>;
 }

@@ -6,6 +6,7 @@ import { ConnectorError, type AirlineDirectory, type BookingConnector } from '..
 import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
+import type { Rates } from '../refunds/engine/index.js';
 import type { Database } from '../store/schema.js';
 import type { LookToBook } from './look-to-book.js';
 import type { SeatMapCache } from './seat-cache.js';
@@ -20,6 +21,8 @@ export interface BookingDeps {
   /** The chain's sessions (store + this process's memory). */
   sessions: ChainSessions;
   lookToBook: LookToBook;
+  /** Conversion rates the refund engine reads the airline's rule amounts with (getOffers.do penalties); none: {}. */
+  rates?: Rates;
 }
 
 /** The time budget of one airline call of the chain: the caller's (verify.do maxResponseTime) when shorter. */

@@ -69,11 +69,18 @@ describe('booking chain end to end', () => {
 
     const order = await call(t.app, '/order.do', { sessionId, passengers: [passenger(lastA, firstA, [{ productCode: exit.productCode, segmentIndex: 1 }])], contact });
     assert.equal(order.body.status, 0, order.body.msg ?? '');
-    assert.equal(order.body.orderStatus, '0');
+    // plan §3.6: totalPrice without the service fee (this airline charges none), the seat per passenger
     assert.equal(order.body.totalPrice, 580 + 95 + 25);
-    assert.deepEqual(order.body.seats, [{ name: `${lastA}/${firstA}`, segmentIndex: 1, requestedSeat: '12A', seat: '12A' }]);
+    assert.equal(order.body.totalTransactionFee, 0);
+    const info = (order.body.paxTicketInfos as Array<{ name: string; ancillaries: Array<{ auxSeatElement: unknown; ancillaryPrice: number }>; airlinePNRs: string[] }>)[0]!;
+    assert.equal(info.name, `${lastA}/${firstA}`);
+    assert.deepEqual(info.ancillaries.map((a) => [a.auxSeatElement, a.ancillaryPrice]), [[{ row: '12', column: 'A' }, 25]]);
+    assert.deepEqual(info.airlinePNRs, [], 'no airline locator before ticketing');
     const orderNo = order.body.orderNo as string;
-    const pnr = order.body.pnrCode as string;
+    const bookingRef = order.body.pnrCode as string;
+    assert.match(bookingRef, /^[A-Z2-9]{6}$/, "pnrCode is postbook's own booking reference");
+    const pnr = ((await call(t.app, '/queryOrderDetails.do', { orderNo })).body.airlineBookings as Array<{ airlinePnr: string }>)[0]!.airlinePnr;
+    assert.notEqual(pnr, bookingRef);
 
     // An unpaid order is not refundable yet (809).
     const refundReq = {
@@ -97,9 +104,16 @@ describe('booking chain end to end', () => {
     const again = await call(t.app, '/seatAvailability.do', { sessionId: later.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) }, { client: TEST_CLIENTS.beta });
     assert.equal(seatOf(again.body.cabins as Cabin[], 1, '12A').seatStatus, 'O');
 
-    const pay = await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: { cardNumber: CARD, holderName: `${firstA} ${lastA}`, expiryDate: '12/30', cvv: '123' } });
+    const pay = await call(t.app, '/pay.do', {
+      orderNo,
+      paymentMethod: 3,
+      creditCard: { cardNumber: CARD, cardCVV: '123', cardExpireMonth: '12', cardExpireYear: '2030', cardHolderFirstName: firstA, cardHolderLastName: lastA },
+    });
     assert.equal(pay.body.status, 0, pay.body.msg ?? '');
-    assert.equal(pay.body.orderStatus, '2');
+    assert.equal(pay.body.orderStatus, 2);
+    assert.equal(pay.body.paymentMethod, 3);
+    assert.equal(pay.body.pnrCode, bookingRef);
+    assert.deepEqual(pay.body.airlines, ['XS']);
     assert.equal(pay.body.cardLast4, '1111');
     const row = await t.store.db.selectFrom('booking_orders').selectAll().where('order_no', '=', orderNo).executeTakeFirstOrThrow();
     assert.equal(row.card_last4, '1111');
@@ -123,10 +137,16 @@ describe('booking chain end to end', () => {
 
     const details = await call(t.app, '/queryOrderDetails.do', { orderNo });
     assert.equal(details.body.status, 0);
-    assert.equal(details.body.orderStatus, '2');
-    assert.equal((details.body.ancillaries as Array<{ seat: string }>)[0]!.seat, '12A');
+    assert.equal(details.body.orderStatus, 2);
+    assert.equal(details.body.ticketStatus, '1');
+    const paxInfo = (details.body.paxTicketInfos as Array<{ ancillaries: Array<{ auxSeatElement: unknown }>; airlinePNRs: string[]; ticketNos: string[] }>)[0]!;
+    assert.deepEqual(paxInfo.ancillaries[0]!.auxSeatElement, { row: '12', column: 'A' });
+    assert.deepEqual(paxInfo.airlinePNRs, [pnr], 'the airline locator once ticketed');
+    assert.equal(paxInfo.ticketNos.length, 1);
     const byPnr = await call(t.app, '/queryOrderDetails.do', { airlinePNR: pnr, carrier: 'XS' });
     assert.equal(byPnr.body.orderNo, orderNo);
+    const byRef = await call(t.app, '/queryOrderDetails.do', { pnrCode: bookingRef });
+    assert.equal(byRef.body.orderNo, orderNo);
   });
 
   test('getOffers → seats by offerId → order with bag; luggage by offerId and by sessionId', async () => {
@@ -137,7 +157,7 @@ describe('booking chain end to end', () => {
       outboundSegments: [{ carrier: 'XS', departureAirport: 'CDG', arrivalAirport: 'JFK', flightNumber: f.flightNumber, departureDate: depDate(t, 'bk-wide') }],
     });
     assert.equal(offers.body.status, 0, offers.body.msg ?? '');
-    const offerId = (offers.body.data as Array<{ offer: { offerId: string } }>)[0]!.offer.offerId;
+    const offerId = (offers.body.data as Array<{ offer: { offerID: string } }>)[0]!.offer.offerID;
     assert.match(offerId, /^ofr_/);
 
     const seats = await call(t.app, '/seatAvailability.do', { offerId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']) });
@@ -149,7 +169,7 @@ describe('booking chain end to end', () => {
 
     const luggage = await call(t.app, '/getLuggage.do', { offerId });
     assert.equal(luggage.body.status, 0);
-    const bag = (luggage.body.products as Array<{ productCode: string; categoryCode: string }>).find((p) => p.categoryCode === 'StandardCheckInBaggage')!;
+    const bag = (luggage.body.data as { ancillaryProductElements: Array<{ productCode: string; categoryCode: string }> }).ancillaryProductElements.find((p) => p.categoryCode === 'StandardCheckInBaggage')!;
 
     const kid = { ...passenger(lastB, firstB), passengerType: 1, birthday: '20180101' };
     const order = await call(t.app, '/order.do', {

@@ -11,6 +11,7 @@ import { contact, depDate, passenger, verifySeg, seatOf, seatSegments, verifyFli
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const [emailA] = PLANTED.emails;
+const CARD = { cardNumber: '4111 1111 1111 1111', cardCVV: '123', cardExpireMonth: '12', cardExpireYear: '30', cardHolderFirstName: firstA, cardHolderLastName: lastA };
 
 describe('booking chain statuses', () => {
   let t: TestApp;
@@ -49,13 +50,21 @@ describe('booking chain statuses', () => {
     assert.deepEqual([(fee.body.routing as { transactionFee: number }).transactionFee, (fee.body.routing as { transactionFeeMode: string }).transactionFeeMode], [5, 'PER_BOOKING']);
   });
 
-  test('order.do: 301 session, 302 passenger mix, 309 codes, 320 missing seat, infants get no seat', async () => {
+  test('order.do: 301 session, 302/312 passenger counts, 309 codes, 320 missing seat, infants get no seat', async () => {
     const s = await verifyFlights(t, ['bk-narrow']);
     const cabins = await map(s.sessionId);
     assert.equal((await order({ sessionId: 'ses_nope', passengers: [passenger(lastA, firstA)] })).body.status, 301);
     assert.equal((await order({ passengers: [passenger(lastA, firstA)] })).body.status, 301);
+    assert.equal((await order({ sessionId: '', offerId: '', passengers: [passenger(lastA, firstA)] })).body.status, 301, '"" is absent');
     assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] }, TEST_CLIENTS.beta)).body.status, 301, "another client's session");
-    assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), passenger(lastB, firstB)] })).body.status, 302);
+    // plan §3.2 FAQ: the count may differ from the verified one; each passenger at its type's verified fare
+    const two = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), passenger(lastB, firstB)] });
+    assert.equal(two.body.status, 0, two.body.msg ?? '');
+    assert.equal(two.body.totalPrice, 2 * 350);
+    // plan §3.6: 302 when the changed count does not fit the seats verify.do offered (maxSeats 2 here), 312 beyond 9
+    const few = await verifyFlights(t, ['bk-few']);
+    assert.equal((await order({ sessionId: few.sessionId, passengers: [1, 2, 3].map(() => passenger(lastA, firstA)) })).body.status, 302);
+    assert.equal((await order({ sessionId: s.sessionId, passengers: Array.from({ length: 10 }, () => passenger(lastA, firstA)) })).body.status, 312);
     const code = seatOf(cabins, 1, '17A').productCode;
     for (const bad of ['NOPE', code.replace('_XS_', '_XQ_'), code.slice(0, -1) + (code.endsWith('a') ? 'b' : 'a'), 'BAG_StandardCheckInBaggage_9_XS_HND_SGN']) {
       assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: bad, segmentIndex: 1 }])] })).body.status, 309, bad);
@@ -76,16 +85,17 @@ describe('booking chain statuses', () => {
     assert.equal(stop.body.status, 328);
     const drop = await order({ sessionId: second.sessionId, ifSeatOccupied: 'STOP_SEAT', passengers: [passenger(lastB, firstB, want)] });
     assert.equal(drop.body.status, 0);
-    assert.equal((drop.body.seats as Array<{ seat: string | null }>)[0]!.seat, null);
+    const seatsOf = (body: Record<string, unknown>) => (body.paxTicketInfos as Array<{ ancillaries: Array<{ auxSeatElement: { row: string; column: string } }> }>)[0]!.ancillaries;
+    assert.deepEqual(seatsOf(drop.body), [], 'STOP_SEAT: booked without the seat');
     assert.equal(drop.body.totalPrice, 350, 'the dropped seat is not charged');
     const similar = await order({ sessionId: second.sessionId, passengers: [passenger(lastB, firstB, want)] });
     assert.equal(similar.body.status, 0);
-    const seat = (similar.body.seats as Array<{ seat: string }>)[0]!.seat;
-    assert.match(seat, /^\d+[AF]$/, 'a window seat like the one asked for');
-    assert.notEqual(seat, '18F');
+    const { row, column } = seatsOf(similar.body)[0]!.auxSeatElement;
+    assert.match(`${row}${column}`, /^\d+[AF]$/, 'a window seat like the one asked for');
+    assert.notEqual(`${row}${column}`, '18F');
   });
 
-  test('pay.do: 800, 403, 400 card, 401 past the deadline, 404 paid, and an unpaid order answers 809 for refunds', async () => {
+  test('pay.do: 800, 403, 400 card, 401 past the deadline, 404 paid', async () => {
     assert.equal((await call(t.app, '/pay.do', { orderNo: '1234567890123456', paymentMethod: 1 })).body.status, 800);
     const s = await verifyFlights(t, ['bk-narrow']);
     const o = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
@@ -93,18 +103,18 @@ describe('booking chain statuses', () => {
     assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 1 }, { client: TEST_CLIENTS.beta })).body.status, 800, "another client's order");
     assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 4 })).body.status, 403);
     assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 3 })).body.status, 400, 'card missing');
-    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: { cardNumber: '4111 1111 1111 1112' } })).body.status, 400, 'Luhn');
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: { ...CARD, cardNumber: '4111 1111 1111 1112' } })).body.status, 400, 'Luhn');
     assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 9 })).body.status, 400);
     const late = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
     assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 1 })).body.status, 0);
     assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 1 })).body.status, 404);
-    t.clock.advance(61 * 60_000);
+    // plan §7: the hold is 30 minutes; pay.do after it: 401 (before or after the expiry job ran)
+    t.clock.advance(31 * 60_000);
     assert.equal((await call(t.app, '/pay.do', { orderNo: late.body.orderNo, paymentMethod: 1 })).body.status, 401);
-    const details = await call(t.app, '/queryOrderDetails.do', { orderNo: late.body.orderNo });
-    assert.equal(details.body.orderStatus, '0');
-    assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo: '1234567890123456' })).body.status, 800);
-    assert.equal((await call(t.app, '/queryOrderDetails.do', { airlinePNR: 'ZZZZZZ', carrier: 'XS' })).body.status, 703);
-    assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo: late.body.orderNo }, { client: TEST_CLIENTS.beta })).body.status, 800);
+    assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo: late.body.orderNo })).body.orderStatus, 0, 'not yet swept');
+    assert.ok((await t.orderExpiry.sweep()).includes(late.body.orderNo as string));
+    assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo: late.body.orderNo })).body.orderStatus, -3);
+    assert.equal((await call(t.app, '/pay.do', { orderNo: late.body.orderNo })).body.status, 401);
   });
 });
 
@@ -118,7 +128,7 @@ describe('sandbox bookings survive a restart', () => {
       const cabins = (await call(t1.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t1, ['bk-narrow']) })).body.cabins as Cabin[];
       const o = await call(t1.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: seatOf(cabins, 1, '19C').productCode, segmentIndex: 1 }])], contact });
       assert.equal(o.body.status, 0, o.body.msg ?? '');
-      pnr = o.body.pnrCode as string;
+      pnr = ((await call(t1.app, '/queryOrderDetails.do', { orderNo: o.body.orderNo })).body.airlineBookings as Array<{ airlinePnr: string }>)[0]!.airlinePnr;
       assert.equal((await call(t1.app, '/pay.do', { orderNo: o.body.orderNo, paymentMethod: 1 })).body.status, 0);
     } finally {
       await t1.close();

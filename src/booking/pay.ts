@@ -1,16 +1,23 @@
-// pay.do: deposit or pass-through virtual card; the airline issues the tickets and the order becomes
-// ticketed ("2"). A card number is checked, its last four digits kept, and nothing else of it stored or
-// logged. The airline call happens outside any transaction: the order is marked "1" (ticketing) first.
+// pay.do (plan §3.8, §8.7; docs/decisions/0023): deposit (the default when paymentMethod is absent, as the
+// UAT collection sends it) or pass-through card; the airline issues the tickets and the order becomes ticketed
+// (2). A card is checked (Luhn, expiry by the service clock, CVV 3–4 digits, holder names), its last four digits
+// kept, and nothing else of it stored or logged. The airline call happens outside any transaction: the order is
+// marked 1 (ticketing) first; an airline that cannot issue puts it back to unpaid (0) and answers 411.
+import { DateTime } from 'luxon';
 import { ConnectorError } from '../airline/connector.js';
 import type { PaymentMethod } from '../store/schema.js';
 import { ApiError } from '../errors.js';
 import { findClientOrder, insertTicketsFromRecord } from '../orders/orders.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
+import { orderView } from './order-view.js';
 import { BOOKING_STATUS as S } from './statuses.js';
-import type { PayRequest } from './wire.js';
+import type { CreditCard, PayRequest } from './wire-order.js';
 
 const METHODS: Record<number, PaymentMethod> = { 1: 'deposit', 3: 'virtualCard', 4: 'ownAccount', 5: 'merchant' };
 const SUPPORTED = new Set([1, 3]);
+
+/** "" and null are absent (decision 0021). */
+const given = (v: string | number | null | undefined) => (v === undefined || v === null || String(v).trim() === '' ? null : String(v).trim());
 
 /** Luhn check of a 12–19 digit card number (spaces and dashes allowed). */
 export function validCardNumber(text: string): string | null {
@@ -28,42 +35,72 @@ export function validCardNumber(text: string): string | null {
   return sum % 10 === 0 ? digits : null;
 }
 
+/** The card's checks, each answered 400 with the field named; the last four digits of a valid card. */
+function checkCard(card: CreditCard | null | undefined, now: Date): string {
+  if (!card) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard is required for paymentMethod 3');
+  const number = given(card.cardNumber);
+  if (!number) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardNumber is required');
+  const digits = validCardNumber(number);
+  if (!digits) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardNumber is not a valid card number');
+  const cvv = given(card.cardCVV);
+  if (!cvv || !/^\d{3,4}$/.test(cvv)) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardCVV must be 3 or 4 digits');
+  const month = given(card.cardExpireMonth);
+  const yearText = given(card.cardExpireYear);
+  if (!month || !/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardExpireMonth must be 01-12');
+  if (!yearText || !/^(\d{2}|\d{4})$/.test(yearText)) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardExpireYear must be yy or yyyy');
+  const year = yearText.length === 2 ? 2000 + Number(yearText) : Number(yearText);
+  // A card is valid through the last day of its expiry month (UTC, by the service clock).
+  const endOfMonth = DateTime.utc(year, Number(month), 1).endOf('month');
+  if (endOfMonth.toMillis() < now.getTime()) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard has expired');
+  if (!given(card.cardHolderFirstName) || !given(card.cardHolderLastName)) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardHolderFirstName and cardHolderLastName are required');
+  return digits.slice(-4);
+}
+
 export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequest) {
   const now = deps.clock.now();
-  const order = await findClientOrder(deps.db, clientId, req.orderNo);
+  const orderNo = given(req.orderNo);
+  if (!orderNo) throw new ApiError(S.PAY_BAD_PARAMETERS, 'orderNo is required');
+  // An order of another client is no order (800, the "order does not exist" of orderCommit.do and queries).
+  const order = await findClientOrder(deps.db, clientId, orderNo);
   if (!order) throw new ApiError(S.ORDER_NOT_FOUND, 'order does not exist');
   const booking = await deps.db.selectFrom('booking_orders').selectAll().where('order_no', '=', order.order_no).executeTakeFirst();
-  if (order.status === '2' || order.status === '1' || booking?.pay_state === 'paid') throw new ApiError(S.PAY_ALREADY_PAID, 'order already paid');
-  if (!booking || order.status !== '0') throw new ApiError(S.PAY_STATE, 'the order state does not allow payment');
-  if (booking.pay_state === 'paying') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress');
-  if (new Date(booking.payment_deadline).getTime() < now.getTime()) throw new ApiError(S.PAY_DEADLINE_PASSED, 'payment deadline passed; order again');
-  const method = METHODS[req.paymentMethod];
-  if (!method) throw new ApiError(S.PAY_BAD_PARAMETERS, 'paymentMethod must be 1, 3, 4 or 5');
-  if (!SUPPORTED.has(req.paymentMethod)) throw new ApiError(S.PAY_METHOD_UNSUPPORTED, `payment method ${req.paymentMethod} is not supported`);
-  let last4: string | null = null;
-  if (method === 'virtualCard') {
-    const digits = req.creditCard ? validCardNumber(req.creditCard.cardNumber) : null;
-    if (!digits) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardNumber is missing or not a valid card number');
-    last4 = digits.slice(-4);
+  if (order.status === '2' || booking?.pay_state === 'paid') throw new ApiError(S.PAY_ALREADY_PAID, 'order already paid');
+  if (booking?.pay_state === 'paying' || order.status === '1') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
+  if (booking?.pay_state === 'expired' || (booking && new Date(booking.payment_deadline).getTime() <= now.getTime())) {
+    throw new ApiError(S.PAY_DEADLINE_PASSED, 'the payment deadline (tktLimitTime) has passed; the order is cancelled, order again');
   }
+  if (!booking || order.status !== '0') throw new ApiError(S.PAY_STATE, 'the order state does not allow payment');
+  const methodText = given(req.paymentMethod);
+  const methodNo = methodText === null ? 1 : /^\d$/.test(methodText) ? Number(methodText) : NaN;
+  const method = METHODS[methodNo];
+  if (!method) throw new ApiError(S.PAY_BAD_PARAMETERS, 'paymentMethod must be 1, 3, 4 or 5');
+  if (!SUPPORTED.has(methodNo)) throw new ApiError(S.PAY_METHOD_UNSUPPORTED, `payment method ${methodNo} is not supported for this order`);
+  const last4 = method === 'virtualCard' ? checkCard(req.creditCard, now) : null;
 
-  // Intent first: only one payment of the order gets past this line.
+  // Intent first: only one payment of the order gets past this line (and none once the expiry took it).
   const claimed = await deps.db
     .updateTable('booking_orders')
     .set({ pay_state: 'paying', payment_method: method, card_last4: last4 })
     .where('order_no', '=', order.order_no)
     .where('pay_state', '=', 'unpaid')
+    .where('payment_deadline', '>', now)
     .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) === 0) throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress');
+  if (Number(claimed.numUpdatedRows) === 0) {
+    const current = await deps.db.selectFrom('booking_orders').select(['pay_state', 'payment_deadline']).where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
+    if (current.pay_state === 'expired' || new Date(current.payment_deadline).getTime() <= now.getTime()) throw new ApiError(S.PAY_DEADLINE_PASSED, 'the payment deadline (tktLimitTime) has passed; the order is cancelled, order again');
+    throw new ApiError(current.pay_state === 'paid' ? S.PAY_ALREADY_PAID : S.PAY_IN_PROGRESS, current.pay_state === 'paid' ? 'order already paid' : 'payment in progress; query the order before paying again');
+  }
   await deps.db.updateTable('orders').set({ status: '1', updated_at: now }).where('order_no', '=', order.order_no).execute();
 
   let record;
   try {
     record = await bookingOf(deps.airlines, order.carrier).issueTickets(order.carrier, order.airline_pnr!, { method, idempotencyKey: order.order_no }, callOpts());
   } catch (err) {
-    await deps.db.updateTable('booking_orders').set({ pay_state: 'unpaid', payment_method: null, card_last4: null }).where('order_no', '=', order.order_no).execute();
-    await deps.db.updateTable('orders').set({ status: '0', updated_at: deps.clock.now() }).where('order_no', '=', order.order_no).execute();
-    if (err instanceof ConnectorError) throw new ApiError(S.AIRLINE_ERROR, `the airline could not issue the tickets (${err.kind}); the order is still unpaid, pay again`);
+    await deps.db.transaction().execute(async (trx) => {
+      await trx.updateTable('booking_orders').set({ pay_state: 'unpaid', payment_method: null, card_last4: null }).where('order_no', '=', order.order_no).execute();
+      await trx.updateTable('orders').set({ status: '0', updated_at: deps.clock.now() }).where('order_no', '=', order.order_no).execute();
+    });
+    if (err instanceof ConnectorError) throw new ApiError(S.PAY_FAILED, `the airline could not issue the tickets (${err.kind}); nothing was charged and the order is still unpaid`);
     throw err;
   }
 
@@ -75,17 +112,17 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   });
   await deps.lookToBook.recordPaidOrder(clientId);
 
+  const paid = await deps.db.selectFrom('orders').selectAll().where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
+  const view = await orderView(deps.db, paid);
   return {
     status: 0,
     msg: 'success',
     orderNo: order.order_no,
-    orderStatus: '2',
-    pnrCode: record.pnr,
+    paymentMethod: methodNo,
+    pnrCode: view.pnrCode,
+    airlines: [order.carrier],
+    orderStatus: view.orderStatus,
     cardLast4: last4,
-    paxTicketInfos: record.passengers.map((p) => ({
-      name: `${p.lastName}/${p.firstName}`,
-      passengerType: p.type === 'ADT' ? 0 : p.type === 'CHD' ? 1 : 2,
-      ticketNos: record.tickets.filter((t) => t.paxRef === p.ref).map((t) => t.ticketNo),
-    })),
+    paxTicketInfos: view.paxTicketInfos,
   };
 }

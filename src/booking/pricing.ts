@@ -1,41 +1,39 @@
-// search.do, verify.do and getOffers.do: the airline prices an itinerary; postbook keeps it as a
-// routingIdentifier, a sessionId or an offerId for the later steps.
+// search.do and verify.do: the airline prices an itinerary; postbook keeps it as a routingIdentifier or a
+// sessionId for the later steps (getOffers.do, the third pricing call, is offers.ts).
 import { DateTime } from 'luxon';
-import type { BaggageProduct, BookingConnector, FlightRef, PricedItinerary } from '../airline/connector.js';
+import type { BookingConnector, FlightRef, PricedItinerary } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { baggageProducts } from './order.js';
-import { fullRoutingOf } from './routing.js';
-import { flightRefOf, isoUtc, itineraryOf, routingOf, type ChainItinerary, type PaxCounts } from './sessions.js';
+import { ancillaryProductOf } from './luggage.js';
+import { fullRoutingOf, type TermsOf } from './routing.js';
+import { flightRefOf, itineraryOf, type ChainItinerary, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
-import type { GetOffersRequest, SearchRequest, VerifyRequest } from './wire.js';
+import type { SearchRequest, VerifyRequest } from './wire.js';
 
-export function paxOf(req: { adults: number; children?: number | null; infants?: number | null }): PaxCounts {
-  const pax = { adults: req.adults, children: req.children ?? 0, infants: req.infants ?? 0 };
-  if (pax.infants > pax.adults) throw new ApiError(S.PASSENGERS_INVALID, 'passengers: every infant needs an adult');
-  if (pax.adults + pax.children > 9) throw new ApiError(S.PASSENGERS_INVALID, 'passengers: at most 9 seated passengers');
-  return pax;
+/** The carrier's published fare family terms (decision 0024), or null when its connector publishes none. */
+export function termsOf(deps: BookingDeps, carrier: string): TermsOf | null {
+  const b = deps.airlines.forCarrier(carrier)?.booking;
+  return b?.fareFamilyTerms ? (family) => b.fareFamilyTerms!(carrier, family) : null;
 }
-
-const BOOKING_REQUIREMENT = { documentRequired: false, birthdayRequiredFor: [1, 2] };
 
 // ---- search.do (plan §3.1, §6; docs/decisions/0021) ----
 
-const CODE = /^[A-Za-z]{3}$/;
+export const CODE = /^[A-Za-z]{3}$/;
 
 /** "" and null are "absent" for an optional string (decision 0021). */
-const given = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
+export const given = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
 
 /** A count sent as an integer or its decimal string; null when absent, NaN when not a count. */
-function countOf(v: number | string | null | undefined): number | null {
+export function countOf(v: number | string | null | undefined): number | null {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v === 'number') return v;
   return /^\d{1,2}$/.test(v.trim()) ? Number(v.trim()) : NaN;
 }
 
 /** yyyyMMdd (the dashed yyyy-MM-dd of one model example is accepted too), or null when it is no date. */
-function dateOf(v: string): string | null {
+export function dateOf(v: string): string | null {
   const d = v.trim().replace(/^(\d{4})-(\d{2})-(\d{2})$/, '$1$2$3');
   return /^\d{8}$/.test(d) && DateTime.fromFormat(d, 'yyyyMMdd').isValid ? d : null;
 }
@@ -101,7 +99,7 @@ export async function search(deps: BookingDeps, clientId: string, req: SearchReq
   const depAirports = placeOf(connectors, 'from', given(req.fromCity), given(req.fromAirport));
   const arrAirports = placeOf(connectors, 'to', given(req.toCity), given(req.toAirport));
 
-  const q = { depAirports, arrAirports, depDate, retDate, cabinClass };
+  const q = { depAirports, arrAirports, depDate, retDate, cabinClass, allFareFamilies: req.includeMultipleFareFamily === true };
   const found: PricedItinerary[] = [];
   for (const b of connectors) found.push(...(await airline(() => b.search(null, q, callOpts()), { timeout: S.SEARCH_TIMEOUT, other: S.SEARCH_AIRLINE_INACTIVE })));
 
@@ -125,20 +123,12 @@ export async function search(deps: BookingDeps, clientId: string, req: SearchReq
   for (const p of sold) {
     const it = itineraryOf(p, cabinClass);
     const s = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax, now });
-    routings.push(fullRoutingOf(it, s.id, { refreshTime: now, expireTime: s.expiresAt }));
+    routings.push(fullRoutingOf(it, s.id, { refreshTime: now, expireTime: s.expiresAt, terms: termsOf(deps, it.carrier) }));
   }
   return { status: 0, msg: 'success', routings };
 }
 
 // ---- verify.do (plan §3.2, §8.2; docs/decisions/0021) ----
-
-/** Flights of request segments (`depTime` yyyyMMdd[HHmm]); getOffers.do's shape until it is converted. */
-function refsOf(segs: Array<{ carrier: string; flightNumber: string; depAirport: string; arrAirport: string; depTime: string }>, direction: 'out' | 'ret') {
-  return segs.map((s) => ({
-    direction,
-    flight: { carrier: s.carrier.toUpperCase(), flightNumber: s.flightNumber.toUpperCase(), depDate: s.depTime.slice(0, 8), depAirport: s.depAirport.toUpperCase(), arrAirport: s.arrAirport.toUpperCase() } satisfies FlightRef,
-  }));
-}
 
 /** "771", "0771" or "XS771" of carrier XS → "XS771"; null when it is no flight number. */
 export function fullFlightNumber(carrier: string, flightNumber: string): string | null {
@@ -150,33 +140,29 @@ export function fullFlightNumber(carrier: string, flightNumber: string): string 
   return digits.length <= 4 ? c + digits : null;
 }
 
-/** verify.do's outboundSegments/inboundSegments as flights (212 when one is malformed). */
-function verifyRefsOf(segs: NonNullable<VerifyRequest['outboundSegments']>, direction: 'out' | 'ret') {
+/**
+ * Request segments named as the original names flights (verify.do and getOffers.do: carrier, flight number
+ * without or with prefix, airports, departure date) as flights; `status` when one is malformed (verify.do 212,
+ * getOffers.do 101).
+ */
+export function segmentRefsOf(segs: NonNullable<VerifyRequest['outboundSegments']>, direction: 'out' | 'ret', status: number) {
   return segs.map((s, i) => {
     const where = `${direction === 'out' ? 'outboundSegments' : 'inboundSegments'}[${i}]`;
     const carrier = s.carrier.trim().toUpperCase();
-    if (!/^[A-Z0-9]{2}$/.test(carrier)) throw new ApiError(S.VERIFY_ILLEGAL, `${where}.carrier must be a 2-letter airline code`);
+    if (!/^[A-Z0-9]{2}$/.test(carrier)) throw new ApiError(status, `${where}.carrier must be a 2-letter airline code`);
     const flightNumber = fullFlightNumber(carrier, s.flightNumber);
-    if (!flightNumber) throw new ApiError(S.VERIFY_ILLEGAL, `${where}.flightNumber is not a flight number`);
+    if (!flightNumber) throw new ApiError(status, `${where}.flightNumber is not a flight number`);
     const depDate = dateOf(s.departureDate);
-    if (!depDate) throw new ApiError(S.VERIFY_ILLEGAL, `${where}.departureDate must be a date yyyyMMdd`);
+    if (!depDate) throw new ApiError(status, `${where}.departureDate must be a date yyyyMMdd`);
     for (const [f, v] of [['departureAirport', s.departureAirport], ['arrivalAirport', s.arrivalAirport]] as const) {
-      if (!CODE.test(v)) throw new ApiError(S.VERIFY_ILLEGAL, `${where}.${f} must be a 3-letter airport code`);
+      if (!CODE.test(v)) throw new ApiError(status, `${where}.${f} must be a 3-letter airport code`);
     }
     return { direction, flight: { carrier, flightNumber, depDate, depAirport: s.departureAirport.toUpperCase(), arrAirport: s.arrivalAirport.toUpperCase() } satisfies FlightRef };
   });
 }
 
-async function priceFlights(deps: BookingDeps, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, budgetMs?: number | null) {
-  const carrier = flights[0]!.flight.carrier;
-  const b = bookingOf(deps.airlines, carrier);
-  const priced = await airline(() => b.price(carrier, flights, cabinClass, callOpts(budgetMs)));
-  if (!priced) throw new ApiError(S.FLIGHT_NOT_FOUND, 'flight not found in the airline schedule');
-  return itineraryOf(priced, cabinClass);
-}
-
 /** verify.do's re-pricing: its own statuses for a closed airline (203), a time-out (205), a flight gone (207). */
-async function reprice(deps: BookingDeps, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, budgetMs: number | null) {
+async function reprice(deps: BookingDeps, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret'; fareFamily?: string | null }>, cabinClass: number, budgetMs: number | null) {
   const carrier = flights[0]!.flight.carrier;
   if (flights.some((f) => f.flight.carrier !== carrier)) throw new ApiError(S.VERIFY_ILLEGAL, 'every segment must be of one carrier');
   const b = bookingOf(deps.airlines, carrier, S.VERIFY_AIRLINE_CLOSED);
@@ -206,7 +192,7 @@ function priceChangeOf(before: ChainItinerary, now: ChainItinerary) {
 }
 
 /** The original's per-field bookingRequirement (plan §2.7): what order.do needs for this passenger mix. */
-function bookingRequirementOf(pax: PaxCounts) {
+export function bookingRequirementOf(pax: PaxCounts) {
   const req = (required: boolean) => ({ required });
   return {
     passenger: {
@@ -237,7 +223,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     if (found.state !== 'live') throw new ApiError(S.VERIFY_ROUTING_ILLEGAL, 'routingIdentifier is not one of your search results (unknown or altered)');
     before = found.session.itinerary;
     pax = found.session.pax;
-    it = await reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: flightRefOf(s) })), before.cabinClass, budget);
+    it = await reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: flightRefOf(s), fareFamily: s.fareFamily })), before.cabinClass, budget);
     // The airline changed the flight (times or route) since the search: 213; its fare family no longer sold: 210.
     const changed = it.segments.some((s, i) => {
       const b = before.segments[i]!;
@@ -247,7 +233,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     if (it.segments.some((s, i) => s.fareFamily !== before.segments[i]!.fareFamily)) throw new ApiError(S.VERIFY_FARE_FAMILY_SOLD_OUT, 'the fare family of this routing is sold out');
   } else if (req.outboundSegments?.length) {
     pax = paxCountsOf(req, S.VERIFY_ILLEGAL, 1);
-    it = await reprice(deps, [...verifyRefsOf(req.outboundSegments, 'out'), ...verifyRefsOf(req.inboundSegments ?? [], 'ret')], 1, budget);
+    it = await reprice(deps, [...segmentRefsOf(req.outboundSegments, 'out', S.VERIFY_ILLEGAL), ...segmentRefsOf(req.inboundSegments ?? [], 'ret', S.VERIFY_ILLEGAL)], 1, budget);
     before = it;
   } else {
     throw new ApiError(S.VERIFY_ILLEGAL, 'send routingIdentifier, or outboundSegments');
@@ -262,62 +248,8 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     msg: 'success',
     sessionId: session.id,
     maxSeats: it.seatsLeft,
-    routing: fullRoutingOf(it, routing.id, { refreshTime: null, expireTime: null, bags }),
+    routing: fullRoutingOf(it, routing.id, { refreshTime: null, expireTime: null, bags, terms: termsOf(deps, it.carrier) }),
     bookingRequirement: bookingRequirementOf(pax),
     priceChange: priceChangeOf(before, it),
-  };
-}
-
-/** A bag of the airline as the original's AncillaryProduct (plan §2.5). */
-function ancillaryProductOf(p: BaggageProduct) {
-  return {
-    productCode: p.code,
-    ancillaryCode: p.code,
-    segmentIndex: p.segmentIndex,
-    categoryCode: p.category,
-    auxBaggageElement: { isAllWeight: false, piece: p.piece, weight: p.weight, size: null },
-    canPurchaseWithTicket: p.canPurchaseWithTicket ? 1 : 0,
-    canPurchasePostTicket: p.canPurchasePostTicket ? 1 : 0,
-    price: toAmount(p.priceMinor, p.currency),
-    currency: p.currency,
-    vendorPrice: null,
-    vendorCurrency: null,
-    clientTechnicalServiceFee: null,
-    maxQty: 1,
-    minQty: 0,
-  };
-}
-
-export async function getOffers(deps: BookingDeps, clientId: string, req: GetOffersRequest) {
-  const pax = paxOf(req);
-  const toRefs = (segs: GetOffersRequest['outboundSegments'], direction: 'out' | 'ret') =>
-    refsOf(segs.map((s) => ({ carrier: s.carrier, flightNumber: s.flightNumber, depAirport: s.departureAirport, arrAirport: s.arrivalAirport, depTime: s.departureDate })), direction);
-  const it = await priceFlights(deps, [...toRefs(req.outboundSegments, 'out'), ...toRefs(req.inboundSegments ?? [], 'ret')], req.cabinClass ?? 1);
-  if (it.seatsLeft < pax.adults + pax.children) throw new ApiError(S.SOLD_OUT, `only ${it.seatsLeft} seat(s) left`);
-  const offer = await deps.sessions.create({ kind: 'offer', clientId, itinerary: it, pax, now: deps.clock.now() });
-  const c = it.price.currency;
-  const fares = [
-    { passengerType: 0, count: pax.adults, price: toAmount(it.price.adult.fareMinor, c), tax: toAmount(it.price.adult.taxMinor, c) },
-    { passengerType: 1, count: pax.children, price: toAmount(it.price.child.fareMinor, c), tax: toAmount(it.price.child.taxMinor, c) },
-    { passengerType: 2, count: pax.infants, price: toAmount(it.price.infant.fareMinor, c), tax: toAmount(it.price.infant.taxMinor, c) },
-  ].filter((f) => f.count > 0);
-  return {
-    status: 0,
-    msg: 'success',
-    data: [
-      {
-        offer: {
-          offerId: offer.id,
-          expiresAt: isoUtc(offer.expiresAt),
-          currency: c,
-          fares,
-          penalties: [{ type: 'REFUND_BEFORE_DEPARTURE', amount: null, currency: c }],
-          services: [{ type: 'SEAT_SELECTION', included: false }, { type: 'CHECKED_BAGGAGE', included: false }],
-          routing: routingOf(it),
-        },
-      },
-    ],
-    serviceFee: { amount: toAmount(it.price.feeMinor, c), currency: c, mode: it.price.feeMode },
-    bookingRequirement: BOOKING_REQUIREMENT,
   };
 }

@@ -1,41 +1,49 @@
-// The original interface's Routing and RoutingSegment (search.do routings[], verify.do routing), built from a
-// priced itinerary. Values the sandbox airline cannot know are neutral and written down in
-// docs/decisions/0021 "Routing values".
+// The original interface's Routing (search.do routings[], verify.do routing), built from a priced itinerary;
+// its segments by the one segment mapper, sessions.ts routingSegmentOf. Values the sandbox airline cannot
+// know are neutral and written down in docs/decisions/0021 "Routing values".
 import { DateTime } from 'luxon';
+import type { FareFamilyTerms } from '../airline/connector.js';
 import { toAmount } from '../money/money.js';
-import { wireTime, type ChainItinerary, type ChainSegment } from './sessions.js';
-import type { FullRouting, RoutingSegment } from './wire.js';
+import { routingSegmentOf, type ChainItinerary } from './sessions.js';
+import type { FullRouting } from './wire.js';
+
+/** The one segment mapper lives in sessions.ts (below this module); re-exported for the routing's readers. */
+export { routingSegmentOf };
 
 /** pay.do's methods: 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record. */
-const PAYMENT_METHODS = [1, 3, 4, 5];
+export const PAYMENT_METHODS = [1, 3, 4, 5];
 
 /** UTC `yyyy-MM-dd'T'HH:mm:ss'Z'` (the original's cache stamps). */
 export function cacheStamp(d: Date): string {
   return DateTime.fromJSDate(d, { zone: 'UTC' }).toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
 }
 
-export function routingSegmentOf(s: ChainSegment, seatCount: number): RoutingSegment {
-  return {
-    segmentIndex: s.index,
-    carrier: s.carrier,
-    flightNumber: s.flightNumber,
-    depAirport: s.depAirport,
-    arrAirport: s.arrAirport,
-    depTime: wireTime(s.depLocal),
-    arrTime: wireTime(s.arrLocal),
-    depTerminal: s.depTerminal,
-    arrTerminal: s.arrTerminal,
-    duration: s.durationMinutes,
-    cabin: null,
-    cabinClass: s.cabinClass,
-    fareFamily: s.fareFamily ?? '',
-    seatCount,
-    codeShare: s.codeShare,
-    operatingCarrier: s.operatingCarrier,
-    operatingFlightnumber: s.operatingFlightNumber,
-    aircraftCode: s.aircraftCode,
-    stopCities: null,
-  };
+/** What a fare family includes, as the airline publishes it; null when it publishes nothing. */
+export type TermsOf = (fareFamily: string) => FareFamilyTerms | null;
+
+/**
+ * The routing's `rule` (plan §2.4): the free bags of each segment's fare family for adults (0) and children (1)
+ * and, per direction, whether its families include the seat (1 all segments, 2 some, 0 none) and a meal.
+ * Refund and change rules are not repeated here (refundQuotation.do and getOffers.do's penalties answer them).
+ */
+export function ruleOf(it: ChainItinerary, termsOf: TermsOf | null): FullRouting['rule'] {
+  const termsOfSegment = (fareFamily: string | null) => (fareFamily !== null && termsOf ? termsOf(fareFamily) : null);
+  const baggageElements = it.segments.flatMap((s) =>
+    (termsOfSegment(s.fareFamily)?.baggage ?? []).flatMap((b) =>
+      [0, 1].map((passengerType) => ({ segmentNo: s.index, baggageType: b.category, passengerType, baggagePiece: b.piece, baggageWeight: b.weight, baggageSize: b.size ?? '', isAllWeight: false })),
+    ),
+  );
+  const published = it.segments.some((s) => termsOfSegment(s.fareFamily) !== null);
+  const serviceElements = published
+    ? (['out', 'ret'] as const)
+        .map((d) => it.segments.filter((s) => s.direction === d).map((s) => termsOfSegment(s.fareFamily)))
+        .filter((terms) => terms.length > 0)
+        .map((terms) => {
+          const seats = terms.filter((t) => t?.seat).length;
+          return { hasFreeSeat: seats === terms.length ? 1 : seats > 0 ? 2 : 0, hasFreeMeal: terms.every((t) => t?.meal) ? 1 : 0 };
+        })
+    : null;
+  return { hasBaggage: baggageElements.length > 0 ? 1 : 0, baggageElements, refundRules: [], changesRules: [], serviceElements };
 }
 
 function details(fare: number, tax: number) {
@@ -48,7 +56,7 @@ function details(fare: number, tax: number) {
 export function fullRoutingOf(
   it: ChainItinerary,
   routingIdentifier: string,
-  opts: { refreshTime: Date | null; expireTime: Date | null; bags?: FullRouting['ancillaryProductElements'] },
+  opts: { refreshTime: Date | null; expireTime: Date | null; bags?: FullRouting['ancillaryProductElements']; terms?: TermsOf | null },
 ): FullRouting {
   const c = it.price.currency;
   const amount = (minor: number) => toAmount(minor, c);
@@ -78,7 +86,7 @@ export function fullRoutingOf(
     transactionFeeMode: it.price.feeMode,
     fromSegments: segments('out'),
     retSegments: segments('ret'),
-    rule: { hasBaggage: 0, baggageElements: [], refundRules: [], changesRules: [], serviceElements: null },
+    rule: ruleOf(it, opts.terms ?? null),
     ancillaryProductElements: opts.bags ?? null,
     vendorFare: null,
     links: [],

@@ -3,7 +3,7 @@
 // → segment indexes (215) → airline and route (218/219) → fare family (221) → the airline's map (216/217).
 import { ConnectorError, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
-import { flightKeyOf, flightRefOf, matchVerifySession, type ChainSegment, type ChainSession } from './sessions.js';
+import { flightKeyOf, flightRefOf, matchVerifySession, offerIdOf, type ChainSegment, type ChainSession } from './sessions.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { SeatMapCache, type CachedSeatMap, type SeatAnswerPart } from './seat-cache.js';
@@ -40,7 +40,7 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
     if (s.flightNumber !== r.flightNumber.toUpperCase() || s.depAirport !== r.depAirport.toUpperCase() || s.arrAirport !== r.arrAirport.toUpperCase()) {
       throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${r.segmentIndex} is ${s.flightNumber} ${s.depAirport}-${s.arrAirport} in the session`);
     }
-    return { segment: s, cabinClass: r.cabinClass ?? s.cabinClass };
+    return { segment: s, cabinClass: r.cabinClass === undefined || r.cabinClass === null ? s.cabinClass : Number(r.cabinClass) };
   });
   const connector = deps.airlines.forCarrier(carrier);
   if (!connector?.booking || !connector.supports(carrier, 'seatSelection')) {
@@ -76,10 +76,10 @@ function bindingOf(session: ChainSession, segmentIndex: number): string {
 /** The session named by the request, or (flight-only, spec 1 seat rule 5) the caller's verify session on these flights. */
 async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest, requested: SeatSegment[]): Promise<ChainSession> {
   const now = deps.clock.now();
-  if (req.sessionId || req.offerId) {
-    const session = req.sessionId
-      ? await deps.sessions.find(clientId, req.sessionId, ['verify'], now)
-      : await deps.sessions.find(clientId, req.offerId!, ['offer'], now);
+  // Either field takes either id (plan §8.5: the guides blur a verify sessionId and a getOffers.do offerID).
+  const id = req.sessionId || offerIdOf(req);
+  if (id) {
+    const session = await deps.sessions.find(clientId, id, ['verify', 'offer'], now);
     if (!session) throw new ApiError(S.SESSION_INVALID, `${req.sessionId ? 'sessionId' : 'offerId'} invalid or expired`);
     return session;
   }

@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import type { AirlineSegment, FlightRef, ItineraryPrice, PricedItinerary } from '../airline/connector.js';
 import { toAmount } from '../money/money.js';
 import type { Database } from '../store/schema.js';
-import type { Routing, WireSegment } from './wire.js';
+import type { Routing, RoutingSegment, WireSegment } from './wire.js';
 
 export type SessionKind = 'search' | 'verify' | 'offer';
 
@@ -51,6 +51,12 @@ export interface ChainItinerary {
   price: ItineraryPrice;
   seatsLeft: number;
   ancillarySupported: boolean;
+  /**
+   * A session order.do made on a 308/322 (docs/decisions/0023): the session it re-priced (seat productCodes
+   * bound to that one stay valid) and the seat prices the caller accepted, by "segmentIndex/seat".
+   */
+  repricedFrom?: string;
+  seatPrices?: Record<string, { priceMinor: number; currency: string }>;
 }
 
 export interface PaxCounts {
@@ -95,6 +101,29 @@ export function itineraryOf(p: PricedItinerary, cabinClass: number): ChainItiner
   return { carrier: p.carrier, cabinClass, segments: p.segments.map(chainSegmentOf), price: p.price, seatsLeft: p.seatsLeft, ancillarySupported: p.ancillarySupported };
 }
 
+/**
+ * The offer id of a request under any spelling the original's documents use (plan §4 C2: `offerId`,
+ * `offerID`, `OfferId`); "" and null are absent. Null when none is given.
+ */
+export function offerIdOf(req: { offerId?: string | null; offerID?: string | null; OfferId?: string | null }): string | null {
+  for (const v of [req.offerId, req.offerID, req.OfferId]) if (typeof v === 'string' && v.trim() !== '') return v.trim();
+  return null;
+}
+
+/** A chain itinerary's segments as the connector's AirlineSegment (the schedule as priced; times not needed). */
+export function airlineSegmentsOf(it: ChainItinerary): AirlineSegment[] {
+  return it.segments.map((s) => ({
+    ...s,
+    depAt: new Date(0),
+    arrAt: new Date(0),
+    depTimeZone: 'UTC',
+    arrTimeZone: 'UTC',
+    bookedDepLocal: s.depLocal,
+    bookedArrLocal: s.arrLocal,
+    scheduleStatus: 'onTime' as const,
+  }));
+}
+
 export function flightRefOf(s: ChainSegment): FlightRef {
   return { carrier: s.carrier, flightNumber: s.flightNumber, depDate: s.depDate, depAirport: s.depAirport, arrAirport: s.arrAirport };
 }
@@ -107,7 +136,11 @@ export function flightKeyOf(flights: Array<{ flightNumber: string; depDate: stri
 /** A segment's local time as the wire writes it: `yyyyMMddHHmm`. */
 export const wireTime = (local: string) => local.replace(/[- :]/g, '');
 
-export function wireSegment(s: ChainSegment): WireSegment {
+/**
+ * The one segment mapper: a chain segment as the original's RoutingSegment (plan §2.2), used by search.do,
+ * verify.do and getLuggage.do (routing.ts) and by the older routing of order.do (routingOf).
+ */
+export function routingSegmentOf(s: ChainSegment, seatCount: number): RoutingSegment {
   return {
     segmentIndex: s.index,
     carrier: s.carrier,
@@ -118,15 +151,26 @@ export function wireSegment(s: ChainSegment): WireSegment {
     arrTime: wireTime(s.arrLocal),
     depTerminal: s.depTerminal,
     arrTerminal: s.arrTerminal,
+    duration: s.durationMinutes,
+    cabin: null,
     cabinClass: s.cabinClass,
-    fareFamily: s.fareFamily,
-    aircraftCode: s.aircraftCode,
+    fareFamily: s.fareFamily ?? '',
+    seatCount,
     codeShare: s.codeShare,
     operatingCarrier: s.operatingCarrier,
-    operatingFlightNumber: s.operatingFlightNumber,
-    duration: s.durationMinutes,
+    operatingFlightnumber: s.operatingFlightNumber,
+    aircraftCode: s.aircraftCode,
+    stopCities: null,
   };
 }
+
+/** routingSegmentOf in decision 0012's spellings (order.do's routing until it serves the original's). */
+const legacySegment = (s: ChainSegment, seatCount: number): WireSegment => ({
+  ...routingSegmentOf(s, seatCount),
+  fareFamily: s.fareFamily,
+  operatingCarrier: s.operatingCarrier,
+  operatingFlightNumber: s.operatingFlightNumber,
+});
 
 export function routingOf(it: ChainItinerary): Routing {
   const c = it.price.currency;
@@ -140,8 +184,8 @@ export function routingOf(it: ChainItinerary): Routing {
     infantTax: toAmount(it.price.infant.taxMinor, c),
     transactionFee: toAmount(it.price.feeMinor, c),
     transactionFeeMode: it.price.feeMode,
-    fromSegments: it.segments.filter((s) => s.direction === 'out').map(wireSegment),
-    retSegments: it.segments.filter((s) => s.direction === 'ret').map(wireSegment),
+    fromSegments: it.segments.filter((s) => s.direction === 'out').map((s) => legacySegment(s, it.seatsLeft)),
+    retSegments: it.segments.filter((s) => s.direction === 'ret').map((s) => legacySegment(s, it.seatsLeft)),
     ancillarySupported: it.ancillarySupported,
   };
 }

@@ -1,6 +1,6 @@
 // Status codes of the booking chain (docs/architecture.md "The booking chain"). search.do and verify.do use
-// the original interface's codes (docs/decisions/0021); getOffers.do, order.do, getLuggage.do still use the
-// numbers of docs/decisions/0012 until their own shapes are converted.
+// the original interface's codes (docs/decisions/0021), getOffers.do and getLuggage.do too (decision 0024),
+// order.do, pay.do and queryOrderDetails.do theirs (docs/decisions/0023).
 export const BOOKING_STATUS = {
   OK: 0,
   INVALID: 100,
@@ -20,27 +20,54 @@ export const BOOKING_STATUS = {
   VERIFY_FARE_FAMILY_SOLD_OUT: 210,
   VERIFY_ILLEGAL: 212,
   VERIFY_FLIGHT_CHANGED: 213,
-  // getOffers.do, order.do (decision 0012, until converted)
+  // getOffers.do (plan §3.3; decision 0024)
+  OFFERS_FORMAT: 101,
+  OFFERS_ILLEGAL: 102,
+  OFFERS_TIMEOUT: 112,
+  OFFERS_AIRLINE: 116,
+  // getLuggage.do (plan §3.4; decision 0024)
+  LUGGAGE_TIMEOUT: 205,
+  LUGGAGE_ILLEGAL: 212,
+  LUGGAGE_OFFER_UNKNOWN: 214,
+  LUGGAGE_AIRLINE: 299,
+  // still used by the chain's airline calls (decision 0012's numbers)
   FLIGHT_NOT_FOUND: 202,
   PASSENGERS_INVALID: 203,
   SOLD_OUT: 204,
   NOT_BOOKABLE: 205,
   AIRLINE_ERROR: 299,
-  // order.do
+  // order.do (plan §3.6, §8.6; docs/decisions/0023)
   SESSION_INVALID: 301,
-  PASSENGERS_MISMATCH: 302,
+  ORDER_FLIGHT_UNAVAILABLE: 302,
+  ORDER_AIRLINE_CLOSED: 303,
+  ORDER_ILLEGAL: 307,
+  ORDER_FARE_CHANGED: 308,
   ANCILLARY_INVALID: 309,
+  ORDER_INFANT_NOT_ALLOWED: 310,
+  ORDER_TOO_MANY_PASSENGERS: 312,
+  ORDER_NOT_ENOUGH_SEATS: 315,
+  ORDER_AIRLINE_TIMEOUT: 316,
+  ORDER_AIRLINE_FAILED: 317,
   SEAT_NOT_FOUND: 320,
+  ORDER_SEAT_PRICE_CHANGED: 322,
+  ORDER_EMAIL_FORMAT: 323,
+  ORDER_AIRLINE_SYSTEM: 324,
   SEAT_UNAVAILABLE: 328,
-  // pay.do
+  ORDER_PASSENGER_ELEMENT_MISSING: 407,
+  ORDER_CHILD_ALONE: 408,
+  ORDER_CONTACT_FORMAT: 410,
+  // pay.do (plan §3.8, §8.7; docs/decisions/0023)
   PAY_BAD_PARAMETERS: 400,
   PAY_DEADLINE_PASSED: 401,
   PAY_STATE: 402,
   PAY_METHOD_UNSUPPORTED: 403,
   PAY_ALREADY_PAID: 404,
   PAY_IN_PROGRESS: 406,
-  // queryOrderDetails.do
+  PAY_FAILED: 411,
+  // queryOrderDetails.do (plan §3.9, §8.8; docs/decisions/0023)
   SEVERAL_ORDERS: 701,
+  QUERY_KEYS_MISSING: 702,
   PNR_NOT_FOUND: 703,
+  QUERY_KEYS_MISMATCH: 704,
   ORDER_NOT_FOUND: 800,
 } as const;

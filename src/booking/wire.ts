@@ -1,16 +1,10 @@
-// Wire schemas of the booking chain: search.do, verify.do, getOffers.do, order.do, pay.do, getLuggage.do,
-// queryOrderDetails.do (docs/architecture.md "The booking chain"; the choices left open: docs/decisions/0012).
+// Wire schemas of the booking chain: search.do and verify.do (docs/architecture.md "The booking chain";
+// docs/decisions/0021). getOffers.do and getLuggage.do: wire-offers.ts; order.do, pay.do and
+// queryOrderDetails.do: wire-order.ts.
 import Type, { type Static } from 'typebox';
 import { Nullable, OrNull } from '../wire.js';
 
-const Str = (opts: object = {}) => Type.String({ maxLength: 200, ...opts });
-const Carrier = Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: '2-letter IATA airline code' });
-const Airport = Type.String({ pattern: '^[A-Za-z]{3}$', description: '3-letter IATA airport code' });
-const Date8 = Type.String({ pattern: '^\\d{8}$', description: 'yyyyMMdd, airport-local' });
-const FlightNo = Type.String({ pattern: '^[A-Za-z0-9]{2}\\d{1,4}$', description: 'with carrier prefix, e.g. XS101' });
 const CabinClass = Type.Integer({ minimum: 1, maximum: 4, description: '1 economy, 2 business, 3 first, 4 premium economy' });
-const Count = (min: number) => Type.Integer({ minimum: min, maximum: 9 });
-const Id = Type.String({ minLength: 1, maxLength: 80 });
 
 // ---- shared shapes ----
 
@@ -49,17 +43,6 @@ export const Routing = Type.Object({
   ancillarySupported: Type.Boolean(),
 });
 export type Routing = Static<typeof Routing>;
-
-const BookingRequirement = Type.Object({
-  documentRequired: Type.Boolean(),
-  birthdayRequiredFor: Type.Array(Type.Integer(), { description: 'passengerType values that must send birthday' }),
-});
-
-const Pax = {
-  adults: Count(1),
-  children: Nullable(Count(0)),
-  infants: Nullable(Count(0)),
-};
 
 // ---- the original interface's routing (search.do, verify.do; docs/decisions/0021) ----
 
@@ -224,183 +207,4 @@ export const VerifyResponse = Type.Object({
     newInfantPrice: NUM,
     newInfantTax: NUM,
   }),
-});
-
-// ---- getOffers.do ----
-
-const OfferSegment = Type.Object({
-  carrier: Carrier,
-  departureAirport: Airport,
-  arrivalAirport: Airport,
-  flightNumber: FlightNo,
-  departureDate: Date8,
-});
-
-export const GetOffersRequest = Type.Object({
-  ...Pax,
-  outboundSegments: Type.Array(OfferSegment, { minItems: 1, maxItems: 8 }),
-  inboundSegments: Nullable(Type.Array(OfferSegment, { maxItems: 8 })),
-  currency: Nullable(Type.String({ pattern: '^[A-Za-z]{3}$' })),
-  cabinClass: Nullable(CabinClass),
-});
-export type GetOffersRequest = Static<typeof GetOffersRequest>;
-
-export const GetOffersResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  data: Type.Array(
-    Type.Object({
-      offer: Type.Object({
-        offerId: Type.String(),
-        expiresAt: Type.String(),
-        currency: Type.String(),
-        fares: Type.Array(Type.Object({ passengerType: Type.Integer(), count: Type.Integer(), price: Type.Number(), tax: Type.Number() })),
-        penalties: Type.Array(Type.Object({ type: Type.String(), amount: OrNull(Type.Number()), currency: Type.String() })),
-        services: Type.Array(Type.Object({ type: Type.String(), included: Type.Boolean() })),
-        routing: Routing,
-      }),
-    }),
-  ),
-  serviceFee: Type.Object({ amount: Type.Number(), currency: Type.String(), mode: Type.String() }),
-  bookingRequirement: BookingRequirement,
-});
-
-// ---- order.do ----
-
-export const OrderPassenger = Type.Object({
-  name: Type.String({ pattern: '^[A-Za-z][A-Za-z \\-]*/[A-Za-z][A-Za-z \\-]*$', maxLength: 80, description: 'LAST/FIRST' }),
-  passengerType: Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)], { description: '0 adult, 1 child, 2 infant' }),
-  gender: Nullable(Type.Union([Type.Literal('M'), Type.Literal('F')])),
-  birthday: Nullable(Date8),
-  cardType: Nullable(Type.Union([Type.Literal('PP'), Type.Literal('GA'), Type.Literal('TW'), Type.Literal('TB'), Type.Literal('HY')])),
-  cardNum: Nullable(Str({ maxLength: 30 })),
-  cardIssuePlace: Nullable(Str({ maxLength: 3 })),
-  cardExpired: Nullable(Date8),
-  nationality: Nullable(Str({ maxLength: 3 })),
-  ancillaries: Nullable(
-    Type.Array(Type.Object({ productCode: Type.String({ minLength: 1, maxLength: 120 }), segmentIndex: Type.Integer({ minimum: 1, maximum: 16 }) }), { maxItems: 32 }),
-  ),
-});
-export type OrderPassenger = Static<typeof OrderPassenger>;
-
-export const OrderRequest = Type.Object({
-  sessionId: Nullable(Id),
-  offerId: Nullable(Id),
-  passengers: Type.Array(OrderPassenger, { minItems: 1, maxItems: 9 }),
-  contact: Type.Object({ name: Str({ minLength: 1 }), email: Str({ minLength: 3, maxLength: 254 }), mobile: Nullable(Str({ maxLength: 30 })) }),
-  ifSeatOccupied: Nullable(Type.Union([Type.Literal('SIMILAR_SEAT'), Type.Literal('STOP_SEAT'), Type.Literal('STOP_TICKET')])),
-});
-export type OrderRequest = Static<typeof OrderRequest>;
-
-const PaxTicketInfo = Type.Object({
-  name: Type.String(),
-  passengerType: Type.Integer(),
-  ticketNos: Type.Array(Type.String()),
-});
-
-const OrderSeat = Type.Object({
-  name: Type.String(),
-  segmentIndex: Type.Integer(),
-  requestedSeat: Type.String(),
-  seat: OrNull(Type.String({ description: 'the seat sold; null when STOP_SEAT dropped a taken seat' })),
-});
-
-export const OrderResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  orderNo: Type.String(),
-  pnrCode: Type.String(),
-  orderStatus: Type.String(),
-  totalPrice: Type.Number(),
-  currency: Type.String(),
-  tktLimitTime: Type.String({ description: 'payment deadline, ISO 8601 UTC' }),
-  paxTicketInfos: Type.Array(PaxTicketInfo),
-  seats: Type.Array(OrderSeat),
-  routing: Routing,
-});
-
-// ---- pay.do ----
-
-export const PayRequest = Type.Object({
-  orderNo: Type.String({ minLength: 1, maxLength: 40 }),
-  paymentMethod: Type.Integer({ description: '1 deposit, 3 pass-through virtual card, 4 own airline account, 5 merchant of record' }),
-  creditCard: Nullable(
-    Type.Object({
-      cardNumber: Type.String({ maxLength: 25 }),
-      holderName: Nullable(Str({ maxLength: 80 })),
-      expiryDate: Nullable(Type.String({ maxLength: 7, description: 'MM/YY or MMYY' })),
-      cvv: Nullable(Type.String({ maxLength: 4 })),
-    }),
-  ),
-});
-export type PayRequest = Static<typeof PayRequest>;
-
-export const PayResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  orderNo: Type.String(),
-  orderStatus: Type.String(),
-  pnrCode: Type.String(),
-  cardLast4: OrNull(Type.String()),
-  paxTicketInfos: Type.Array(PaxTicketInfo),
-});
-
-// ---- queryOrderDetails.do ----
-
-export const QueryOrderRequest = Type.Object({
-  orderNo: Nullable(Type.String({ minLength: 1, maxLength: 40 })),
-  airlinePNR: Nullable(Type.String({ minLength: 5, maxLength: 8 })),
-  carrier: Nullable(Carrier),
-});
-export type QueryOrderRequest = Static<typeof QueryOrderRequest>;
-
-export const QueryOrderResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  orderNo: Type.String(),
-  orderStatus: Type.String(),
-  pnrCode: OrNull(Type.String()),
-  carrier: Type.String(),
-  currency: Type.String(),
-  totalPrice: Type.Number(),
-  tktLimitTime: OrNull(Type.String()),
-  paxTicketInfos: Type.Array(PaxTicketInfo),
-  ancillaries: Type.Array(
-    Type.Object({
-      name: Type.String(),
-      segmentIndex: OrNull(Type.Integer()),
-      categoryCode: Type.String(),
-      productCode: OrNull(Type.String()),
-      seat: OrNull(Type.String()),
-      price: Type.Number(),
-      currency: Type.String(),
-    }),
-  ),
-  fromSegments: Type.Array(Type.Object({ segmentIndex: Type.Integer(), carrier: Type.String(), flightNumber: Type.String(), depAirport: Type.String(), arrAirport: Type.String(), depTime: Type.String() })),
-  retSegments: Type.Array(Type.Object({ segmentIndex: Type.Integer(), carrier: Type.String(), flightNumber: Type.String(), depAirport: Type.String(), arrAirport: Type.String(), depTime: Type.String() })),
-});
-
-// ---- getLuggage.do ----
-
-export const GetLuggageRequest = Type.Object({
-  offerId: Id,
-});
-export type GetLuggageRequest = Static<typeof GetLuggageRequest>;
-
-export const GetLuggageResponse = Type.Object({
-  status: Type.Integer(),
-  msg: Type.String(),
-  products: Type.Array(
-    Type.Object({
-      categoryCode: Type.String(),
-      piece: Type.Integer(),
-      weight: Type.Number(),
-      price: Type.Number(),
-      currency: Type.String(),
-      productCode: Type.String(),
-      segmentIndex: Type.Integer(),
-      canPurchaseWithTicket: Type.Boolean(),
-      canPurchasePostTicket: Type.Boolean(),
-    }),
-  ),
 });

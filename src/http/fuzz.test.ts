@@ -22,8 +22,11 @@ const FAMILY_STATUS: Record<string, number> = {
   refunds: VALIDATION_STATUS.refund, // spec 7.1: 810
   seats: VALIDATION_STATUS.seat, // spec 7.2: 220
   booking: VALIDATION_STATUS.booking, // docs/decisions/0012: 100
+  orders: VALIDATION_STATUS.order, // order.do, docs/decisions/0023: 307
+  payments: VALIDATION_STATUS.pay, // pay.do, docs/decisions/0023: 400
   sandbox: VALIDATION_STATUS.admin, // 100
   webhooks: VALIDATION_STATUS.webhook, // docs/webhooks.md: 100
+  voids: VALIDATION_STATUS.refund, // docs/voids.md: the refund family, 810
 };
 
 interface Schema {
@@ -231,7 +234,7 @@ describe('no input answers HTTP 500', () => {
     for (const url of ['/extractPnr.do', '/pnr/claim.do', '/refundQuotation.do', '/refund.do', '/queryRefundOrders.do', '/seatAvailability.do']) {
       assert.ok(urls.includes(url), `${url} in the OpenAPI document`);
     }
-    for (const url of ['/search.do', '/verify.do', '/getOffers.do', '/order.do', '/pay.do', '/getLuggage.do', '/queryOrderDetails.do', '/sandbox/clock']) {
+    for (const url of ['/search.do', '/verify.do', '/getOffers.do', '/order.do', '/pay.do', '/getLuggage.do', '/queryOrderDetails.do', '/sandbox/clock', '/voidQuotation.do', '/void.do', '/queryVoidOrders.do']) {
       assert.ok(urls.includes(url), `${url} in the OpenAPI document`);
     }
     for (const e of endpoints) assert.ok(e.tag in FAMILY_STATUS, `${e.url}: tag ${e.tag} has a family`);
@@ -255,7 +258,7 @@ describe('no input answers HTTP 500', () => {
         'sessionId',
       ], // spec 7.2: 220
       ['/queryOrderDetails.do', { orderNo: '1\u0000' }, 100, 'orderNo'],
-      ['/pay.do', { orderNo: '1', paymentMethod: 2 ** 40 }, 100, 'paymentMethod'],
+      ['/pay.do', { orderNo: '1\u0000' }, 400, 'orderNo'], // docs/decisions/0023: 400
       [
         '/extractPnr.do',
         { airlinePnr: 'DEMO01', carrier: 'XS', passengers: [{ firstName: 'A', lastName: 'B\u0000' }], contact: { email: 'a@b.c' }, routing: { fromSegments: [] } },

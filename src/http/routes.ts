@@ -30,6 +30,10 @@ import {
   RefundSubmitRequest,
   RefundSubmitResponse,
 } from '../refunds/wire.js';
+import { quoteVoid } from '../voids/quote.js';
+import { submitVoid } from '../voids/submit.js';
+import { queryVoids } from '../voids/query.js';
+import { QueryVoidOrdersRequest, QueryVoidOrdersResponse, VoidQuotationRequest, VoidQuotationResponse, VoidSubmitRequest, VoidSubmitResponse } from '../voids/wire.js';
 import { updateWebhookUrl } from '../webhooks/register.js';
 import { UpdateWebhookUrlRequest, UpdateWebhookUrlResponse } from '../webhooks/wire.js';
 import { seatAvailability } from '../booking/seat-availability.js';
@@ -37,19 +41,13 @@ import { SeatAvailabilityRequest, SeatAvailabilityResponse } from '../booking/se
 import { createOrder } from '../booking/order.js';
 import { payOrder } from '../booking/pay.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
-import { getOffers, search, verify } from '../booking/pricing.js';
-import { getLuggage, queryOrderDetails } from '../booking/query.js';
+import { getOffers } from '../booking/offers.js';
+import { search, verify } from '../booking/pricing.js';
+import { getLuggage } from '../booking/luggage.js';
+import { queryOrderDetails } from '../booking/order-query.js';
+import { OrderRequest, OrderResponse, PayRequest, PayResponse, QueryOrderRequest, QueryOrderResponse } from '../booking/wire-order.js';
+import { GetLuggageRequest, GetLuggageResponse, GetOffersRequest, GetOffersResponse } from '../booking/wire-offers.js';
 import {
-  GetLuggageRequest,
-  GetLuggageResponse,
-  GetOffersRequest,
-  GetOffersResponse,
-  OrderRequest,
-  OrderResponse,
-  PayRequest,
-  PayResponse,
-  QueryOrderRequest,
-  QueryOrderResponse,
   SearchRequest,
   SearchResponse,
   VerifyRequest,
@@ -80,9 +78,17 @@ const REFUND_REPLAY: IdempotentEndpoint = {
   isFinal: (a) => (a.body as { status: number }).status !== 814,
 };
 
+/** void.do: as refund.do, 814 means "try again shortly", never a final answer. */
+const VOID_REPLAY: IdempotentEndpoint = {
+  endpoint: 'void.do',
+  validationStatus: VALIDATION_STATUS.refund,
+  busy: { httpStatus: 200, body: { status: 814, msg: 'void submission already in progress; wait before retrying' } },
+  isFinal: (a) => (a.body as { status: number }).status !== 814,
+};
+
 export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { pools } = deps;
-  const booking: BookingDeps = { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook };
+  const booking: BookingDeps = { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates };
   const clientId = (request: FastifyRequest) => callerOf(request).clientId;
   const refundCaller = (request: FastifyRequest): RefundCaller => {
     const c = callerOf(request);
@@ -175,6 +181,34 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
   });
 
+  // ---- voids (docs/voids.md): the refund family's statuses ----
+  clients(null, (api) => {
+    api.post(
+      '/voidQuotation.do',
+      {
+        config: { family: 'refund', errorShape: (base) => ({ ...base, isVoidable: false }) },
+        schema: { summary: 'Check that an order can be voided today and get a voidOfferId', tags: ['voids'], body: VoidQuotationRequest, response: { 200: VoidQuotationResponse, ...errors } },
+      },
+      async (request) => quoteVoid(deps.voids, { clientId: clientId(request) }, request.body),
+    );
+    api.post(
+      '/void.do',
+      {
+        config: { family: 'refund' },
+        schema: { summary: 'Void a whole order with its latest voidOfferId', tags: ['voids'], headers: IdempotencyKey, body: VoidSubmitRequest, response: { 200: VoidSubmitResponse, ...errors } },
+      },
+      idempotent(deps.idempotency, VOID_REPLAY, (client, body: VoidSubmitRequest) => submitVoid(deps.voids, { clientId: client.clientId }, body)),
+    );
+    api.post(
+      '/queryVoidOrders.do',
+      {
+        config: { family: 'refund', errorShape: (base) => ({ ...base, voidOrders: [] }) },
+        schema: { summary: 'Void orders of an order (by voidCode or orderNo), newest first', tags: ['voids'], body: QueryVoidOrdersRequest, response: { 200: QueryVoidOrdersResponse, ...errors } },
+      },
+      async (request) => queryVoids(deps.voids, { clientId: clientId(request) }, request.body),
+    );
+  });
+
   // ---- webhooks: the original's registration call (docs/webhooks.md) ----
   clients(null, (api) => {
     api.post(
@@ -233,17 +267,33 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
     api.post(
       '/order.do',
-      { config: { family: 'booking' }, schema: { summary: 'Book: an unpaid order with a payment deadline', tags, body: OrderRequest, response: { 200: OrderResponse, ...errors } } },
-      async (request) => createOrder(booking, clientId(request), request.body),
+      {
+        config: { family: 'order' },
+        schema: {
+          summary: 'Book: an unpaid order with a payment deadline (308/322: re-priced, see docs/decisions/0023)',
+          tags: ['orders'],
+          body: OrderRequest,
+          response: { 200: OrderResponse, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const answer = await createOrder(booking, clientId(request), request.body);
+        // 308/322 carry the new price and a re-priced session, not an order (decision 0023).
+        if ('repriced' in answer) return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(answer.body);
+        return answer;
+      },
     );
     api.post(
       '/pay.do',
-      { config: { family: 'booking' }, schema: { summary: 'Pay an order; the airline issues the tickets', tags, body: PayRequest, response: { 200: PayResponse, ...errors } } },
+      { config: { family: 'pay' }, schema: { summary: 'Pay an order; the airline issues the tickets', tags: ['payments'], body: PayRequest, response: { 200: PayResponse, ...errors } } },
       async (request) => payOrder(booking, clientId(request), request.body),
     );
     api.post(
       '/queryOrderDetails.do',
-      { config: { family: 'booking' }, schema: { summary: 'An order by orderNo, or by airlinePNR and carrier', tags, body: QueryOrderRequest, response: { 200: QueryOrderResponse, ...errors } } },
+      {
+        config: { family: 'booking' },
+        schema: { summary: 'An order by orderNo, pnrCode (our booking reference), or airlinePNR and carrier', tags, body: QueryOrderRequest, response: { 200: QueryOrderResponse, ...errors } },
+      },
       async (request) => queryOrderDetails(booking, clientId(request), request.body),
     );
   });

@@ -70,6 +70,21 @@ function findSegment(ctx: OrderContext, seg: RefundRequestItem['segments'][numbe
   );
 }
 
+/**
+ * The end of the void window of these tickets (spec 1, docs/voids.md): the last instant of the earliest issue
+ * day in the airline's zone; null when a ticket's issue time is unknown (no void then). Used by the refund
+ * checks (reason 4) and the void path alike.
+ */
+export function voidDeadline(ctx: { order: OrderContext['order'] }, tickets: ReadonlyArray<{ issuedAt: TicketRow['issuedAt'] }>, zone: string): DateTime | null {
+  let earliest: Date | null = null;
+  for (const t of tickets) {
+    const issued = t.issuedAt ?? ctx.order.ticketed_at;
+    if (!issued) return null;
+    if (!earliest || issued < earliest) earliest = issued;
+  }
+  return earliest ? DateTime.fromJSDate(earliest, { zone }).endOf('day') : null;
+}
+
 /** Scheduled departure of a ticket's first segment. */
 export function firstDeparture(ctx: OrderContext, ticket: TicketRow): SegmentRow {
   const idx = Math.min(...ticket.coupons.map((c) => c.segmentIndex));
@@ -140,6 +155,12 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   // 803
   const dup = tickets.find((t) => ctx.liveRefunds.has(t.ticketNo));
   if (dup) fail(S.ALREADY_SUBMITTED, `refund already submitted for ticket ${dup.ticketNo} (refundCode ${ctx.liveRefunds.get(dup.ticketNo)!.refundCode}); query its status`);
+  // A void of this order (docs/voids.md "Voids and refunds"): done (voided 2, completed 5) → 818; under way → 803.
+  if (ctx.liveVoid) {
+    const { voidCode, status } = ctx.liveVoid;
+    if (status === 2 || status === 5) fail(S.ORDER_VOID_AFTER_REFUND, `this order was voided (voidCode ${voidCode}); nothing is left to refund`);
+    fail(S.ALREADY_SUBMITTED, `a void of this order is under way (voidCode ${voidCode}); follow it with queryVoidOrders.do`);
+  }
   // 816–818: order-level duplicates
   if (terms!.oneRefundPerBooking && ctx.liveRefunds.size > 0) {
     fail(S.ORDER_DUPLICATE, 'refund already submitted for this order (the airline takes one refund per booking); query status instead of resubmitting');
@@ -158,12 +179,8 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   // 822: void until the end of the issue day in the airline's zone
   if (reason === '4') {
     const zone = terms!.homeTimeZone;
-    const today = DateTime.fromMillis(now, { zone }).toISODate();
-    const late = tickets.find((t) => {
-      const issued = t.issuedAt ?? ctx.order.ticketed_at;
-      return !issued || DateTime.fromJSDate(issued, { zone }).toISODate() !== today;
-    });
-    if (late) fail(S.VOID_DEADLINE, `the void deadline has passed (same day as issue, ${zone}); request a refund instead`);
+    const deadline = voidDeadline(ctx, tickets, zone);
+    if (!deadline || now > deadline.toMillis()) fail(S.VOID_DEADLINE, `the void deadline has passed (same day as issue, ${zone}); request a refund instead`);
   }
   // 821
   if (reason !== '4' && terms!.refundDeadlineDaysAfterDeparture !== null && now > firstDep + terms!.refundDeadlineDaysAfterDeparture * 86_400_000) {

@@ -51,6 +51,8 @@ export interface OrderContext {
   ancillaries: AncillaryRow[];
   /** ticketNo → its live (under way or finished) refund */
   liveRefunds: Map<string, LiveRefund>;
+  /** The order's void that is not rejected or withdrawn (at most one: void_orders_one_live), or null. */
+  liveVoid: { voidCode: string; status: number } | null;
 }
 
 export type OrderLookup = { kind: 'order'; order: OrderRow } | { kind: 'ancillary' } | { kind: 'none' };
@@ -88,6 +90,8 @@ interface ContextColumns {
   anc: Array<[number, number | null, 'inflow' | 'post', string, string | null, string, number]> | null;
   /** [refundCode, status, reason, its live tickets] */
   refunds: Array<[string, number, string, string[] | null]> | null;
+  /** [voidCode, voidStatus] of the order's live void (docs/voids.md) */
+  live_void: [string, number] | null;
   /** spec 7.1 824: only computed when no order was found by orderNo. */
   ancillary: boolean | null;
 }
@@ -125,6 +129,7 @@ function contextSql(orderMatch: string, ancillaryCheck: string): string {
   (select json_agg(json_build_array(r.refund_code, r.status, r.reason,
                                     (select json_agg(rt.ticket_no) from refund_tickets rt where rt.refund_code = r.refund_code and rt.live)))
      from refund_orders r where r.order_no = o.order_no) as refunds,
+  (select json_build_array(v.void_code, v.status) from void_orders v where v.order_no = o.order_no and v.status not in (4, 6)) as live_void,
   ${ancillaryCheck} as ancillary
 from (select) as one left join orders o on ${orderMatch}`;
 }
@@ -153,7 +158,7 @@ export async function loadContextForCaller(
     ? contextByOrderNo([clientId, ref.orderNo])
     : contextByPnr([clientId, (ref.airlinePNR ?? '').toUpperCase(), (ref.carrier ?? '').toUpperCase()]);
   const row = (await db.executeQuery(query)).rows[0]!;
-  const { pax, segs, tix, anc, refunds, ancillary, ...order } = row;
+  const { pax, segs, tix, anc, refunds, live_void, ancillary, ...order } = row;
   if (order.order_no === null) return ancillary ? { kind: 'ancillary' } : { kind: 'none' };
   const date = (v: string | Date): Date => (v instanceof Date ? v : new Date(v));
   return {
@@ -198,6 +203,7 @@ export async function loadContextForCaller(
           (ticketNos ?? []).map((ticketNo) => [ticketNo, { refundCode, status: Number(status), reason: String(reason) }] as const),
         ),
       ),
+      liveVoid: live_void ? { voidCode: String(live_void[0]), status: Number(live_void[1]) } : null,
     },
   };
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { claimWorldBooking } from '../test-support/claim.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
@@ -27,21 +28,7 @@ describe('the demo world provokes every refund code', () => {
   const carrierOf = (pnr: string) => [...t.world.bookings.values()].find((b) => b.record.pnr === pnr)!.record.carrier;
   const quote = async (pnr: string, items: unknown[], client = DEMO) =>
     call(t.app, '/refundQuotation.do', { airlinePNR: pnr, carrier: carrierOf(pnr), refundRequestList: items }, { client });
-  const claim = async (pnr: string) => {
-    const b = [...t.world.bookings.values()].find((x) => x.record.pnr === pnr)!.record;
-    const res = await call(
-      t.app,
-      '/pnr/claim.do',
-      {
-        mmb: { airlinePnr: pnr, email: b.contact.email },
-        passengers: b.passengers.map((p) => ({ name: `${p.lastName}/${p.firstName}` })),
-        fromSegments: b.segments.filter((s) => s.direction === 'out').map((s) => ({ carrier: s.carrier, flightNumber: s.flightNumber, depAirport: s.depAirport, arrAirport: s.arrAirport, depTime: s.bookedDepLocal.replace(/\D/g, '') })),
-        retSegments: b.segments.filter((s) => s.direction === 'ret').map((s) => ({ carrier: s.carrier, flightNumber: s.flightNumber, depAirport: s.depAirport, arrAirport: s.arrAirport, depTime: s.bookedDepLocal.replace(/\D/g, '') })),
-      },
-      { client: DEMO },
-    );
-    assert.equal(res.body.status, 0, `${pnr}: ${res.body.msg}`);
-  };
+  const claim = (pnr: string) => claimWorldBooking(t, pnr, DEMO);
   const expect = async (name: string, res: Promise<{ body: { status: number; msg: string | null } }>, status: number) => {
     const r = await res;
     assert.equal(r.body.status, status, `${name}: ${r.body.status} ${r.body.msg}`);

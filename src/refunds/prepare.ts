@@ -29,7 +29,7 @@ export function checkOrderRef(ref: OrderRef): void {
 }
 
 /** The caller's order (824 for one of its ancillary order numbers, 801 for unknown or another client's). */
-export async function findCallerOrder(deps: RefundDeps, caller: RefundCaller, ref: OrderRef): Promise<OrderRow> {
+export async function findCallerOrder(deps: Pick<RefundDeps, 'db'>, caller: Pick<RefundCaller, 'clientId'>, ref: OrderRef): Promise<OrderRow> {
   checkOrderRef(ref);
   const found = await findOrderForCaller(deps.db, caller.clientId, ref);
   return orderOrFail(found).order;
@@ -43,7 +43,7 @@ function orderOrFail<T extends { kind: 'order' }>(found: T | { kind: 'ancillary'
 }
 
 /** The caller's order and everything a refund decision reads about it: one statement (801/824 as above). */
-export async function loadCallerOrder(deps: RefundDeps, caller: RefundCaller, ref: OrderRef): Promise<OrderContext> {
+export async function loadCallerOrder(deps: Pick<RefundDeps, 'db'>, caller: Pick<RefundCaller, 'clientId'>, ref: OrderRef): Promise<OrderContext> {
   checkOrderRef(ref);
   return orderOrFail(await loadContextForCaller(deps.db, caller.clientId, ref)).ctx;
 }

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AirlineDirectory } from '../airline/connector.js';
 import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import type { Clock } from '../clock.js';
-import { createJobQueue, type JobQueue } from '../jobs/queue.js';
+import { createJobQueue, type JobQueue, type QueueDeclaration } from '../jobs/queue.js';
 import type { Store } from '../store/store.js';
 import { JOB_POLL, JOB_SUBMIT, RefundLifecycle } from './lifecycle.js';
 
@@ -28,12 +28,14 @@ export function createRefundWorkers(args: {
   pollSeconds: number;
   /** pg-boss schema; tests on PostgreSQL use one of their own. */
   schema?: string;
+  /** Further queues on the same job queue (the void path's, src/workers.ts). */
+  queues?: Record<string, QueueDeclaration>;
 }): RefundWorkers {
   const queue = createJobQueue({
     store: args.store,
     logger: args.logger,
     ...(args.schema ? { schema: args.schema } : {}),
-    queues: REFUND_QUEUES,
+    queues: { ...REFUND_QUEUES, ...args.queues },
     expireInSeconds: REFUND_JOB_EXPIRE_SECONDS,
   });
   const lifecycle = new RefundLifecycle({

@@ -9,6 +9,8 @@ import * as m0006 from './migrations/0006_seat_inventory.js';
 import * as m0007 from './migrations/0007_offer_documents_as_json.js';
 import * as m0008 from './migrations/0008_offers_insert_only.js';
 import * as m0009 from './migrations/0009_webhooks.js';
+import * as m0010 from './migrations/0010_order_expiry.js';
+import * as m0011 from './migrations/0011_voids.js';
 import * as m0013 from './migrations/0013_sandbox_clock.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +23,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_offer_documents_as_json': m0007,
   '0008_offers_insert_only': m0008,
   '0009_webhooks': m0009,
+  '0010_order_expiry': m0010,
+  '0011_voids': m0011,
   '0013_sandbox_clock': m0013,
 };
 

@@ -254,6 +254,50 @@ export interface Database {
   sandbox_clock: SandboxClockTable;
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
+  void_offers: VoidOffersTable;
+  void_orders: VoidOrdersTable;
+  void_status_history: VoidStatusHistoryTable;
+}
+
+/** voidQuotation.do answers (migration 0011): only the newest (largest seq) of an order can be submitted, once. */
+export interface VoidOffersTable {
+  offer_id: string;
+  seq: Generated<string>;
+  client_id: string;
+  order_no: string;
+  quote: Json<unknown>;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+/** A void order (migration 0011); status is voidStatus 0–6 (docs/voids.md). Never a refund order. */
+export interface VoidOrdersTable {
+  void_code: string;
+  client_id: string;
+  order_no: string;
+  offer_id: string;
+  status: number;
+  path: 'deposit' | 'card';
+  currency: string;
+  void_amount_minor: Minor;
+  actual_refund_minor: Minor | null;
+  ticket_nos: string[];
+  details: Json<unknown>;
+  cancel_reason: string | null;
+  airline_void_id: string | null;
+  completed_on: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface VoidStatusHistoryTable {
+  id: Generated<number>;
+  void_code: string;
+  from_status: number | null;
+  to_status: number;
+  at: Timestamp;
+  cause: string;
 }
 
 // ---- webhooks (migration 0009) ----
@@ -317,8 +361,11 @@ export interface BookingOrdersTable {
   order_no: string;
   client_id: string;
   session_id: string;
+  /** postbook's own booking reference: the wire's pnrCode (migration 0010). */
+  booking_ref: string;
   payment_deadline: Timestamp;
-  pay_state: 'unpaid' | 'paying' | 'paid';
+  /** expired: the deadline passed unpaid (migration 0010; docs/decisions/0023). */
+  pay_state: 'unpaid' | 'paying' | 'paid' | 'expired';
   payment_method: string | null;
   card_last4: string | null;
   fee_minor: ColumnType<number, number | bigint, number | bigint>;

@@ -17,7 +17,8 @@ import { migrationsFingerprint } from '../store/migrate.js';
 import { openStore, type Store } from '../store/store.js';
 import type { RatePools } from '../ratelimit/pools.js';
 import type { LookToBook } from '../booking/look-to-book.js';
-import type { RefundWorkers } from '../refunds/workers.js';
+import type { Workers } from '../workers.js';
+import type { OrderExpiry } from '../booking/expiry.js';
 import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
 
@@ -78,7 +79,9 @@ export async function openTestStore(): Promise<Store> {
 }
 
 export interface TestApp {
-  workers: RefundWorkers;
+  workers: Workers;
+  /** Order expiry (its jobs run with `workers`; tests may call sweep() and release() themselves). */
+  orderExpiry: OrderExpiry;
   /** The webhook deliverer (not running unless `webhooks.run`: tests call deliverDue()); null outside sandbox mode without WEBHOOK_SECRET_KEY. */
   webhooks: WebhookDeliverer | null;
   app: FastifyInstance;
@@ -100,6 +103,8 @@ export interface TestAppOptions {
   /** Test apps count rate pools and look-to-book in memory unless a test brings its own. */
   pools?: RatePools;
   lookToBook?: LookToBook;
+  /** PostgreSQL: the job queue's schema (default one of its own, dropped at close); a restart test passes one to both apps and drops it. */
+  jobSchema?: string;
   /** Run the webhook deliverer's loop (default: no; tests call `webhooks.deliverDue()`). */
   webhooks?: { run?: boolean; pollMs?: number };
 }
@@ -120,7 +125,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     workers: {
       pollSeconds: 1,
       run: opts.workers ?? false,
-      ...(store.kind === 'postgres' ? { schema: `jq_${process.pid}_${randomBytes(4).toString('hex')}` } : {}),
+      ...(store.kind === 'postgres' ? { schema: opts.jobSchema ?? `jq_${process.pid}_${randomBytes(4).toString('hex')}` } : {}),
     },
     ...(opts.pools ? { pools: opts.pools } : {}),
     ...(opts.lookToBook ? { lookToBook: opts.lookToBook } : {}),
@@ -134,10 +139,11 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     world,
     config,
     workers,
+    orderExpiry: service.orderExpiry,
     webhooks: service.webhooks,
     async close() {
       await service.close();
-      if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(workers.queue.schema)} cascade`.execute(store.db);
+      if (store.kind === 'postgres' && !opts.jobSchema) await sql`drop schema if exists ${sql.id(workers.queue.schema)} cascade`.execute(store.db);
       if (!opts.store) await store.close();
     },
   };

@@ -18,6 +18,7 @@ export function bookingWorld(): WorldFile {
       bookingFee: { amount: 5, currency: 'EUR', mode: 'PER_BOOKING' },
       refundRules: [],
     },
+    { code: 'XI', name: 'No Infants Air', confirmationDays: 2, refundDays: 7, fastConfirmation: false, infantsAllowed: false, holdMinutes: 45, refundRules: [] },
   );
   w.aircraft.push(
     {
@@ -97,6 +98,23 @@ export function bookingWorld(): WorldFile {
     { id: 'bk-noseats', carrier: 'XZ', flightNumber: 'XZ1', from: 'HND', to: 'SGN', departure: '+4d 09:00', arrival: '+4d 13:00', aircraft: '321' },
     { id: 'bk-route', carrier: 'XQ', flightNumber: 'XQ1', from: 'CDG', to: 'JFK', departure: '+4d 09:00', arrival: '+4d 11:00', aircraft: '321' },
     { id: 'bk-route-ok', carrier: 'XQ', flightNumber: 'XQ2', from: 'JFK', to: 'CDG', departure: '+8d 19:00', arrival: '+9d 07:00', aircraft: '321' },
+    // order.do (docs/decisions/0023): few seats for sale (302), the airline's price moving after verify (308, 322),
+    // an airline without infants and with a 45-minute hold (310, tktLimitTime)
+    { id: 'bk-few', carrier: 'XS', flightNumber: 'XS761', from: 'JFK', to: 'SGN', departure: '+5d 09:00', arrival: '+6d 23:00', aircraft: '321', seatsForSale: 2 },
+    { id: 'bk-fare-up', carrier: 'XS', flightNumber: 'XS771', from: 'JFK', to: 'SGN', departure: '+5d 11:00', arrival: '+6d 23:00', aircraft: '321', fares: { currency: 'EUR', adult: { fare: 300, tax: 50 } }, priceChangeAfterVerify: { fare: 20 } },
+    {
+      id: 'bk-seat-up',
+      carrier: 'XS',
+      flightNumber: 'XS781',
+      from: 'JFK',
+      to: 'SGN',
+      departure: '+5d 13:00',
+      arrival: '+6d 23:00',
+      aircraft: '321',
+      seatPrices: [{ rows: { first: 12, last: 13 }, price: 25, currency: 'EUR' }],
+      priceChangeAfterVerify: { seat: 5 },
+    },
+    { id: 'bk-noinfant', carrier: 'XI', flightNumber: 'XI1', from: 'JFK', to: 'SGN', departure: '+5d 15:00', arrival: '+6d 23:00', aircraft: '321' },
   );
   return w;
 }

@@ -35,9 +35,27 @@ function refundData(e: OutboxEvent): Record<string, unknown> {
   };
 }
 
+/** `order.void`: a void order's status changed (previousVoidStatus null: the void was submitted). */
+function voidData(e: OutboxEvent): Record<string, unknown> {
+  const d = e.data;
+  return {
+    orderNo: e.order_no,
+    voidCode: e.subject,
+    previousVoidStatus: e.from_status,
+    voidStatus: e.to_status,
+    cancelReason: e.cancel_reason,
+    currency: d.currency ?? null,
+    voidAmount: amount(d.voidAmountMinor, d.currency),
+    actualRefundAmount: amount(d.actualRefundMinor, d.currency),
+    ticketNos: d.ticketNos ?? [],
+    completedOn: d.completedOn ?? null,
+    message: d.cause ?? null,
+  };
+}
+
 /** The JSON body of an event. An event type without its own shape (none today) sends the stored data as is. */
 export function eventBody(e: OutboxEvent): string {
   const time = new Date(e.occurred_at).toISOString();
-  const data = e.type === 'order.refund' ? refundData(e) : { orderNo: e.order_no, ...e.data };
+  const data = e.type === 'order.refund' ? refundData(e) : e.type === 'order.void' ? voidData(e) : { orderNo: e.order_no, ...e.data };
   return JSON.stringify({ eventId: e.event_id, type: e.type, cid: e.client_id, time, sequence: Number(e.id), data });
 }

@@ -14,10 +14,12 @@ import {
   type BookingConnector,
   type BookingRequest,
   type CallOptions,
+  type FareFamilyTerms,
   type FlightRef,
   type ItineraryPrice,
   type PaxFare,
   type PricedItinerary,
+  type RepricedSeat,
   type SearchQuery,
   type SeatMapAnswer,
   type SeatMapCabin,
@@ -58,11 +60,15 @@ interface StoredBooking {
   issuedAt: string | null;
   paymentMethod: PaymentMethod | null;
   bookedBy: string;
+  /** ISO instant until which the airline holds the unpaid booking (absent in bookings stored before it). */
+  holdUntil?: string;
 }
 
 const DEFAULT_FARE: NonNullable<WorldFlight['fares']> = { currency: 'EUR', adult: { fare: 200, tax: 40 } };
 const CABIN_FARE_FACTOR: Record<number, number> = { 1: 1, 2: 3, 3: 5, 4: 1.5 };
 const DEFAULT_SEATS_FOR_SALE = 9;
+/** How long an unpaid booking is held when the world does not say (plan §7: the original's 30 minutes). */
+export const DEFAULT_HOLD_MINUTES = 30;
 const SEAT = /^(\d+)([A-Z])$/;
 
 export function flightKeyOf(flightNumber: string, depDate: string): string {
@@ -95,7 +101,14 @@ export class SandboxBookingApi implements BookingConnector {
         )
       : outs.map((o) => ({ flights: o, directions: o.map(() => 'out' as const) }));
     for (const f of new Set(combos.flatMap((c) => c.flights).map((f) => f.carrier))) await this.behave(this.airline(f).behaviour ?? {}, opts.signal);
-    return combos.slice(0, 50).map((c) => this.priced(c.flights, q.cabinClass, c.directions));
+    return combos.slice(0, 50).flatMap((c) => {
+      const lowest = this.priced(c.flights, q.cabinClass, c.directions);
+      if (!q.allFareFamilies) return [lowest];
+      // Every family all its flights sell, besides the lowest (which may mix families when they sell none in common).
+      const lowestIn = (family: string) => lowest.segments.every((s) => s.fareFamily === family);
+      const others = (lowest.fareFamilies ?? []).filter((family) => !lowestIn(family));
+      return [lowest, ...others.map((family) => this.priced(c.flights, q.cabinClass, c.directions, family))];
+    });
   }
 
   /**
@@ -124,7 +137,12 @@ export class SandboxBookingApi implements BookingConnector {
     return airportsForCode(this.world.cities, new Set(this.world.airports.keys()), code);
   }
 
-  async price(carrier: string, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret' }>, cabinClass: number, opts: CallOptions): Promise<PricedItinerary | null> {
+  async price(
+    carrier: string,
+    flights: Array<{ flight: FlightRef; direction: 'out' | 'ret'; fareFamily?: string | null }>,
+    cabinClass: number,
+    opts: CallOptions,
+  ): Promise<PricedItinerary | null> {
     const airline = this.airline(carrier);
     await this.behave(airline.behaviour ?? {}, opts.signal);
     const resolved: ResolvedFlight[] = [];
@@ -133,12 +151,32 @@ export class SandboxBookingApi implements BookingConnector {
       if (!f || f.status === 'cancelled') return null;
       resolved.push(f);
     }
-    return this.priced(resolved, cabinClass, flights.map((f) => f.direction));
+    // One family for the whole itinerary: the one asked for on the first flight (verify.do and order.do of a
+    // routing priced in it); a family its flights do not all sell prices the lowest.
+    return this.priced(resolved, cabinClass, flights.map((f) => f.direction), flights[0]?.fareFamily ?? null);
   }
 
-  private priced(flights: ResolvedFlight[], cabinClass: number, directions?: Array<'out' | 'ret'>): PricedItinerary {
+  fareFamilyTerms(carrier: string, fareFamily: string): FareFamilyTerms | null {
+    const t = this.airline(carrier).fareFamilyTerms?.find((x) => x.name === fareFamily);
+    if (!t) return null;
+    return { name: t.name, baggage: (t.baggage ?? []).map((b) => ({ category: b.category, piece: b.piece, weight: b.weight, size: b.size ?? null })), seat: t.seat ?? false, meal: t.meal ?? false };
+  }
+
+  /** Fare families sold on every one of the flights, in the first flight's order (lowest price first). */
+  private commonFamilies(flights: ResolvedFlight[]): string[] {
+    const [first, ...rest] = flights.map((f) => f.source.fareFamilies ?? ['STANDARD']);
+    return (first ?? []).filter((name) => rest.every((list) => list.includes(name)));
+  }
+
+  /** `family`: price every flight in this fare family when all sell it; else each flight in its lowest. */
+  private priced(flights: ResolvedFlight[], cabinClass: number, directions?: Array<'out' | 'ret'>, family: string | null = null): PricedItinerary {
     const first = flights[0]!;
     const airline = this.airline(first.carrier);
+    const common = this.commonFamilies(flights);
+    const chosen = family !== null && common.includes(family) ? family : null;
+    // A flight's fares are what its lowest fare family costs; another family costs its fareFactor times that.
+    const factorOf = (f: ResolvedFlight) =>
+      chosen === null || (f.source.fareFamilies ?? ['STANDARD'])[0] === chosen ? 1 : (airline.fareFamilyTerms?.find((t) => t.name === chosen)?.fareFactor ?? 1);
     const currency = first.source.fares?.currency ?? DEFAULT_FARE.currency;
     const sum = (pick: (f: ResolvedFlight) => PaxFare): PaxFare =>
       flights.reduce((acc, f) => {
@@ -147,9 +185,9 @@ export class SandboxBookingApi implements BookingConnector {
       }, { fareMinor: 0, taxMinor: 0 });
     const price: ItineraryPrice = {
       currency,
-      adult: sum((f) => this.paxFare(f, 'adult', cabinClass)),
-      child: sum((f) => this.paxFare(f, 'child', cabinClass)),
-      infant: sum((f) => this.paxFare(f, 'infant', cabinClass)),
+      adult: sum((f) => this.paxFare(f, 'adult', cabinClass, factorOf(f))),
+      child: sum((f) => this.paxFare(f, 'child', cabinClass, factorOf(f))),
+      infant: sum((f) => this.paxFare(f, 'infant', cabinClass, factorOf(f))),
       feeMinor: airline.bookingFee && airline.bookingFee.currency === currency ? toMinor(airline.bookingFee.amount, currency) : 0,
       feeMode: airline.bookingFee?.mode ?? 'PER_PAX',
     };
@@ -158,7 +196,7 @@ export class SandboxBookingApi implements BookingConnector {
       const direction = directions?.[i] ?? (i > 0 && f.from === first.to ? 'ret' : sawRet ? 'ret' : 'out');
       sawRet ||= direction === 'ret';
       const families = f.source.fareFamilies ?? ['STANDARD'];
-      return segmentOfFlight(f, i + 1, direction, cabinClass, families[0] ?? null);
+      return segmentOfFlight(f, i + 1, direction, cabinClass, chosen ?? families[0] ?? null);
     });
     return {
       carrier: first.carrier,
@@ -166,12 +204,13 @@ export class SandboxBookingApi implements BookingConnector {
       price,
       seatsLeft: Math.min(...flights.map((f) => f.source.seatsForSale ?? DEFAULT_SEATS_FOR_SALE)),
       ancillarySupported: airline.supports?.seatSelection !== false,
+      fareFamilies: common,
     };
   }
 
-  private paxFare(f: ResolvedFlight, type: 'adult' | 'child' | 'infant', cabinClass: number): PaxFare {
+  private paxFare(f: ResolvedFlight, type: 'adult' | 'child' | 'infant', cabinClass: number, familyFactor = 1): PaxFare {
     const fares = f.source.fares ?? DEFAULT_FARE;
-    const factor = CABIN_FARE_FACTOR[cabinClass] ?? 1;
+    const factor = (CABIN_FARE_FACTOR[cabinClass] ?? 1) * familyFactor;
     const adult = fares.adult;
     const given = type === 'adult' ? adult : fares[type];
     const fare = given ? given.fare : adult.fare * (type === 'child' ? 0.75 : 0.1);
@@ -257,6 +296,11 @@ export class SandboxBookingApi implements BookingConnector {
     });
   }
 
+  async luggage(carrier: string, segments: AirlineSegment[], currency: string, opts: CallOptions): Promise<BaggageProduct[]> {
+    await this.behave(this.airline(carrier).behaviour ?? {}, opts.signal);
+    return this.baggage(carrier, segments, currency);
+  }
+
   // ---- bookings ----
 
   async book(req: BookingRequest, opts: CallOptions): Promise<BookingAnswer> {
@@ -266,7 +310,7 @@ export class SandboxBookingApi implements BookingConnector {
     const again = await db.selectFrom('sandbox_bookings').select('booking').where('booking_key', '=', req.idempotencyKey).executeTakeFirst();
     if (again) {
       const stored = again.booking as StoredBooking;
-      return { ok: true, record: await this.recordOf(stored), seats: stored.seats };
+      return { ok: true, record: await this.recordOf(stored), seats: stored.seats, holdUntil: stored.holdUntil ? new Date(stored.holdUntil) : null };
     }
     const flights: ResolvedFlight[] = [];
     for (const s of req.segments) {
@@ -276,6 +320,11 @@ export class SandboxBookingApi implements BookingConnector {
     }
     const seated = req.passengers.filter((p) => p.type !== 'INF').length;
     if (flights.some((f) => (f.source.seatsForSale ?? DEFAULT_SEATS_FOR_SALE) < seated)) return { ok: false, reason: 'soldOut', message: 'not enough seats left' };
+    if (airline.infantsAllowed === false && req.passengers.some((p) => p.type === 'INF')) {
+      return { ok: false, reason: 'infantNotAllowed', message: `airline ${req.carrier} does not carry infants` };
+    }
+    const repriced = await this.repricing(req, flights);
+    if (repriced) return repriced;
 
     const now = this.clock.now();
     const pnr = newPnr();
@@ -300,6 +349,7 @@ export class SandboxBookingApi implements BookingConnector {
       issuedAt: null,
       paymentMethod: null,
       bookedBy: req.clientId,
+      holdUntil: new Date(now.getTime() + (airline.holdMinutes ?? DEFAULT_HOLD_MINUTES) * 60_000).toISOString(),
     };
     for (const a of req.ancillaries) {
       if (a.kind !== 'baggage') continue;
@@ -379,7 +429,59 @@ export class SandboxBookingApi implements BookingConnector {
       if (err instanceof Refused) return err.answer;
       throw err;
     }
-    return { ok: true, record: await this.recordOf(stored), seats: stored.seats };
+    return { ok: true, record: await this.recordOf(stored), seats: stored.seats, holdUntil: new Date(stored.holdUntil!) };
+  }
+
+  /**
+   * The price the airline books at, against the request's: the flights' fares (and seat prices) now, plus a
+   * flight's `priceChangeAfterVerify`. A fare that differs for a passenger type of the booking: 'fareChanged'
+   * with the new price; a seat whose price differs: 'seatPriceChanged' with every such seat's new price.
+   */
+  private async repricing(req: BookingRequest, flights: ResolvedFlight[]): Promise<BookingAnswer | null> {
+    const cabinClass = req.segments[0]?.cabinClass ?? 1;
+    // In the fare family booked (price() answered that family's fares at verify).
+    const now = this.priced(flights, cabinClass, req.segments.map((s) => s.direction), req.segments[0]?.fareFamily ?? null).price;
+    const fareDelta = flights.reduce((sum, f) => sum + toMinor(f.source.priceChangeAfterVerify?.fare ?? 0, now.currency), 0);
+    const add = (p: PaxFare): PaxFare => ({ fareMinor: Math.max(0, p.fareMinor + fareDelta), taxMinor: p.taxMinor });
+    const booked: ItineraryPrice = { ...now, adult: add(now.adult), child: add(now.child), infant: add(now.infant) };
+    const types = new Set(req.passengers.map((p) => (p.type === 'ADT' ? 'adult' : p.type === 'CHD' ? 'child' : 'infant')));
+    const differs = [...types].some((t) => booked[t].fareMinor !== req.price[t].fareMinor || booked[t].taxMinor !== req.price[t].taxMinor);
+    if (differs || booked.currency !== req.price.currency) {
+      return { ok: false, reason: 'fareChanged', message: 'the fare changed since it was verified', newPrice: { ...booked, feeMinor: req.price.feeMinor, feeMode: req.price.feeMode } };
+    }
+    const seats: RepricedSeat[] = [];
+    for (const a of req.ancillaries) {
+      if (a.kind !== 'seat') continue;
+      const f = flights[a.segmentIndex - 1];
+      const seg = req.segments[a.segmentIndex - 1];
+      if (!f || !seg) continue;
+      const found = findSeat((await this.cabinsOf(f, seg.cabinClass)).cabins, a.seat);
+      if (!found) continue;
+      const price = Math.max(0, found.seat.priceMinor + toMinor(f.source.priceChangeAfterVerify?.seat ?? 0, found.seat.currency));
+      if (price !== a.priceMinor || found.seat.currency !== a.currency) seats.push({ paxRef: a.paxRef, segmentIndex: a.segmentIndex, seat: a.seat, priceMinor: price, currency: found.seat.currency });
+    }
+    if (seats.length > 0) return { ok: false, reason: 'seatPriceChanged', message: `the price of seat ${seats.map((x) => x.seat).join(', ')} changed`, newSeatPrices: seats };
+    return null;
+  }
+
+  async release(carrier: string, pnr: string, opts: CallOptions): Promise<'released' | 'ticketed'> {
+    const db = this.books();
+    await this.behave(this.airline(carrier).behaviour ?? {}, opts.signal);
+    const bumped = new Map<string, number>();
+    const outcome = await db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('sandbox_bookings').select(['booking', 'status']).where('carrier', '=', carrier).where('pnr', '=', pnr).forUpdate().executeTakeFirst();
+      if (!row || row.status === 'Cancelled') return 'released' as const;
+      if (row.status === 'Ticketed') return 'ticketed' as const;
+      const stored = row.booking as StoredBooking;
+      stored.status = 'Cancelled';
+      await trx.updateTable('sandbox_bookings').set({ status: 'Cancelled', booking: JSON.stringify(stored), updated_at: this.clock.now() }).where('carrier', '=', carrier).where('pnr', '=', pnr).execute();
+      const freed = await trx.deleteFrom('sandbox_seat_sales').where('carrier', '=', carrier).where('pnr', '=', pnr).returning('flight_key').execute();
+      // The freed seats' flights get a new inventory version in the same transaction (in key order, as sales do).
+      for (const key of [...new Set(freed.map((f) => f.flight_key))].sort()) bumped.set(key, await this.inventory.bump(trx, key));
+      return 'released' as const;
+    });
+    for (const [key, version] of bumped) this.inventory.committed(key, version);
+    return outcome;
   }
 
   async issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord> {
@@ -405,6 +507,24 @@ export class SandboxBookingApi implements BookingConnector {
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) return this.issueTickets(carrier, pnr, payment, opts);
     return this.recordOf(stored);
+  }
+
+  /**
+   * Frees every seat a booking holds (a void): in one transaction with a new inventory version of each
+   * flight concerned, so a seat map cached at an older version is stale. Answers how many seats were freed
+   * (0 when none are left: a repeated release changes nothing).
+   */
+  async releaseSeats(carrier: string, pnr: string): Promise<number> {
+    const db = this.books();
+    const bumped = new Map<string, number>();
+    let freed = 0;
+    await db.transaction().execute(async (trx) => {
+      const rows = await trx.deleteFrom('sandbox_seat_sales').where('carrier', '=', carrier).where('pnr', '=', pnr).returning('flight_key').execute();
+      freed = rows.length;
+      for (const key of [...new Set(rows.map((r) => r.flight_key))].sort()) bumped.set(key, await this.inventory.bump(trx, key));
+    });
+    for (const [key, version] of bumped) this.inventory.committed(key, version);
+    return freed;
   }
 
   /**

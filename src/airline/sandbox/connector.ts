@@ -14,8 +14,12 @@ import {
   type AirlineRefundState,
   type AirlineRefundSubmission,
   type AirlineRefundTerms,
+  type AirlineVoidReceipt,
+  type AirlineVoidState,
+  type AirlineVoidSubmission,
   type CallOptions,
 } from '../connector.js';
+import { DateTime } from 'luxon';
 import { callExpired } from '../deadline.js';
 import { freezeRecord } from '../record.js';
 import { systemClock, type Clock } from '../../clock.js';
@@ -268,6 +272,51 @@ export class SandboxConnector implements AirlineConnector {
     await this.behaveWithin(behaviourOf(airline, booking), opts);
     if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no refund ${refundCode}`);
     return refundStateAt(row, this.clock.now());
+  }
+
+  /**
+   * A void, as the airline books it: a refund of the whole booking with reason 4 in the same books (so its
+   * timeline, its decision from refundBehaviour, its idempotency on the code and its REFUND coupons are the
+   * refunds' own, see refunds.ts), after the airline's own void checks. An accepted void frees the booking's
+   * seats at once (a new seat inventory version: cached maps show them free).
+   */
+  async submitVoid(carrier: string, v: AirlineVoidSubmission, opts: CallOptions): Promise<AirlineVoidReceipt> {
+    const airline = this.airline(carrier);
+    const refuse = (why: string): never => {
+      throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses void ${v.voidCode}: ${why}`);
+    };
+    if (airline.supports?.voids === false || (airline.voidWindow ?? 'none') === 'none') refuse('the airline does not void through this channel');
+    const booking = await this.findBooking(carrier, v.pnr);
+    if (booking) {
+      const zone = airline.homeTimeZone ?? 'UTC';
+      const issued = booking.issuedAt ?? booking.record.tickets[0]?.issuedAt ?? null;
+      const today = DateTime.fromJSDate(this.clock.now(), { zone }).toISODate();
+      if (!issued || DateTime.fromJSDate(issued, { zone }).toISODate() !== today) refuse(`the void deadline passed (end of the issue day, ${zone})`);
+    }
+    const receipt = await this.submitRefund(
+      carrier,
+      { refundCode: v.voidCode, pnr: v.pnr, ticketNos: v.ticketNos, reason: '4', currency: v.currency, paidMinor: v.paidMinor, quotedRefundMinor: v.paidMinor, isClaim: false },
+      opts,
+    );
+    const row = await this.db().selectFrom('sandbox_refunds').select('decision').where('refund_code', '=', v.voidCode).executeTakeFirst();
+    // Idempotent: a resent void finds no seat left to free.
+    if (row?.decision === 'accept') await this.booking.releaseSeats(carrier, v.pnr);
+    return { airlineVoidId: receipt.airlineRefundId, duplicate: receipt.duplicate };
+  }
+
+  async voidStatus(carrier: string, voidCode: string, opts: CallOptions): Promise<AirlineVoidState> {
+    const s = await this.refundStatus(carrier, voidCode, opts);
+    switch (s.state) {
+      case 'processing':
+        return s;
+      case 'rejected':
+      case 'withdrawn':
+        return { state: 'rejected', cancelReason: s.cancelReason };
+      case 'refunding':
+        return { state: 'voiding', amountMinor: s.amountMinor, currency: s.currency };
+      case 'refunded':
+        return { state: 'voided', amountMinor: s.amountMinor, currency: s.currency };
+    }
   }
 
   private airline(carrier: string): WorldAirline {

@@ -96,6 +96,39 @@ export const RefundRule = Type.Object(
   { additionalProperties: false },
 );
 
+const BagCategory = Type.Union([
+  Type.Literal('StandardCheckInBaggage'),
+  Type.Literal('CabinBaggage'),
+  Type.Literal('CabinBaggageUnderSeat'),
+  Type.Literal('CabinBaggageOverheadLocker'),
+]);
+
+export const FareFamilyTerms = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: 'the fare family as flights[].fareFamilies names it' }),
+    fareFactor: Type.Optional(
+      Type.Number({ minimum: 0.1, maximum: 10, description: "times the flight's fares (adult, child and infant fare; taxes unchanged); default 1" }),
+    ),
+    baggage: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            category: BagCategory,
+            piece: Type.Integer({ minimum: 0, description: '0 = no limit on pieces' }),
+            weight: Type.Integer({ minimum: -1, description: 'kg; -1 = no weight limit' }),
+            size: Type.Optional(Type.String({ description: 'e.g. 56*36*23cm' })),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'bags included free for adults and children on every segment of the family' },
+      ),
+    ),
+    seat: Type.Optional(Type.Boolean({ description: 'seat selection included free (the seat map still prices seats); default false' })),
+    meal: Type.Optional(Type.Boolean({ description: 'a meal included; default false' })),
+  },
+  { additionalProperties: false, description: 'what a fare family of the airline costs and includes (getOffers.do, search.do includeMultipleFareFamily)' },
+);
+
 const Airline = Type.Object(
   {
     code: Iata2,
@@ -139,6 +172,9 @@ const Airline = Type.Object(
         description: 'routes ("DEP-ARR") on which the airline offers no seat selection (seatAvailability.do 219)',
       }),
     ),
+    fareFamilyTerms: Type.Optional(
+      Type.Array(FareFamilyTerms, { description: 'price factor and inclusions of each fare family; a family not listed: factor 1, nothing included' }),
+    ),
     bookingFee: Type.Optional(
       Type.Object(
         {
@@ -149,6 +185,14 @@ const Airline = Type.Object(
         { additionalProperties: false, description: 'transaction fee verify.do shows; default 0 PER_PAX' },
       ),
     ),
+    holdMinutes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_080,
+        description: 'how long the airline holds an unpaid booking (order.do tktLimitTime; then the order lapses to -3 and the seats are free); default 30',
+      }),
+    ),
+    infantsAllowed: Type.Optional(Type.Boolean({ description: 'false: the airline carries no infants (order.do answers 310 for a booking with one); default true' })),
   },
   { additionalProperties: false },
 );
@@ -271,6 +315,19 @@ const Flight = Type.Object(
       Type.Union([Type.Literal('selectionFailed'), Type.Literal('unknownError')], {
         description: 'make seatAvailability.do fail for this flight: selectionFailed = 216, unknownError = 217',
       }),
+    ),
+    priceChangeAfterVerify: Type.Optional(
+      Type.Object(
+        {
+          fare: Type.Optional(Type.Number({ description: 'added to every passenger type\'s fare of this flight at booking (negative: cheaper)' })),
+          seat: Type.Optional(Type.Number({ description: 'added to every seat price of this flight at booking' })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'the airline books at another price than verify.do and seatAvailability.do show: order.do answers 308 (fare) or 322 (seat price) with the new price and a re-priced sessionId that books (docs/decisions/0023)',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -472,6 +529,7 @@ export type WorldAirline = Static<typeof Airline>;
 export type WorldFlight = Static<typeof Flight>;
 export type WorldBooking = Static<typeof Booking>;
 export type WorldRefundRule = Static<typeof RefundRule>;
+export type WorldFareFamilyTerms = Static<typeof FareFamilyTerms>;
 export type WorldClient = Static<typeof Client>;
 export type WorldBehaviour = Static<typeof Behaviour>;
 export type WorldRefundBehaviour = Static<typeof RefundBehaviour>;

@@ -1,0 +1,128 @@
+// Order expiry (docs/plans/original-chain.md §7, §8.8; docs/decisions/0023): an unpaid order past its
+// tktLimitTime becomes -3 through the job queue, driven by the sandbox clock; the airline's hold is released
+// and the seat's flight gets a new inventory version, so the cached seat map shows the seat free at the next
+// request; pay.do then answers 401. Both jobs survive a restart.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { contact, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+
+const [lastA, firstA] = PLANTED.names;
+
+/** The other client's verify session per app (one: verify.do is rate-limited per client and minute). */
+const watchers = new WeakMap<TestApp, string>();
+
+/** The seat's status in a seat map asked by the other client (its own session), through the seat map cache. */
+async function seatStatus(t: TestApp, seat: string): Promise<string> {
+  let sessionId = watchers.get(t);
+  if (!sessionId) watchers.set(t, (sessionId = (await verifyFlights(t, ['bk-narrow'], [], { adults: 1 }, TEST_CLIENTS.beta)).sessionId));
+  const res = await call(t.app, '/seatAvailability.do', { sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) }, { client: TEST_CLIENTS.beta });
+  return seatOf(res.body.cabins as Cabin[], 1, seat).seatStatus;
+}
+
+/** Orders a seat on bk-narrow; answers the orderNo. */
+async function orderSeat(t: TestApp, seat: string): Promise<string> {
+  const s = await verifyFlights(t, ['bk-narrow']);
+  const cabins = (await call(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) })).body.cabins as Cabin[];
+  const res = await call(t.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: seatOf(cabins, 1, seat).productCode, segmentIndex: 1 }])], contact });
+  assert.equal(res.body.status, 0, res.body.msg ?? '');
+  return res.body.orderNo as string;
+}
+
+async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) assert.fail(`${what}: not within ${ms} ms`);
+    await sleep(250);
+  }
+}
+
+const orderStatus = async (t: TestApp, orderNo: string) => (await call(t.app, '/queryOrderDetails.do', { orderNo })).body.orderStatus;
+
+/** Whether the airline's hold of the order is released (read from its books: seat maps are rate-limited). */
+const released = async (t: TestApp, orderNo: string) =>
+  (await t.store.db.selectFrom('sandbox_bookings').select('status').where('booking_key', '=', orderNo).executeTakeFirstOrThrow()).status === 'Cancelled';
+
+describe('order expiry', () => {
+  test('the jobs: past tktLimitTime by the sandbox clock → -3, seat free in the cached map, pay.do 401', async () => {
+    const t = await makeTestApp({ world: bookingWorld(), workers: true });
+    try {
+      const orderNo = await orderSeat(t, '15C');
+      assert.equal(await seatStatus(t, '15C'), 'O', 'held by the unpaid order (and the map now cached at that version)');
+      t.clock.advance(29 * 60_000);
+      await sleep(2500); // two sweeps
+      assert.equal(await orderStatus(t, orderNo), 0, 'not before the deadline');
+      assert.equal(await seatStatus(t, '15C'), 'O');
+      t.clock.advance(2 * 60_000);
+      await until('the order lapses', async () => (await orderStatus(t, orderNo)) === -3);
+      await until('the airline hold is released', () => released(t, orderNo));
+      assert.equal(await seatStatus(t, '15C'), 'F', 'the cached seat map shows the seat free');
+      const pay = await call(t.app, '/pay.do', { orderNo });
+      assert.equal(pay.body.status, 401, pay.body.msg ?? '');
+      const booking = await t.store.db.selectFrom('booking_orders').select('pay_state').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+      assert.equal(booking.pay_state, 'expired');
+      const airline = await t.store.db.selectFrom('sandbox_bookings').select('status').where('booking_key', '=', orderNo).executeTakeFirstOrThrow();
+      assert.equal(airline.status, 'Cancelled', 'the airline hold is released');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a paid order never lapses; a swept order is released once (the release is idempotent)', async () => {
+    const t = await makeTestApp({ world: bookingWorld() });
+    try {
+      const paid = await orderSeat(t, '16C');
+      assert.equal((await call(t.app, '/pay.do', { orderNo: paid })).body.status, 0);
+      const unpaid = await orderSeat(t, '16D');
+      t.clock.advance(31 * 60_000);
+      assert.deepEqual(await t.orderExpiry.sweep(), [unpaid]);
+      assert.deepEqual(await t.orderExpiry.sweep(), [], 'nothing left to expire');
+      await t.orderExpiry.release(unpaid);
+      await t.orderExpiry.release(unpaid);
+      assert.equal(await orderStatus(t, paid), 2);
+      assert.equal(await seatStatus(t, '16C'), 'O');
+      assert.equal(await seatStatus(t, '16D'), 'F');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('restart: a release job queued before the stop runs after it; the sweep follows the new process clock', async () => {
+    const store = await openTestStore();
+    // both processes share the job queue's tables (on PostgreSQL a test app otherwise has a schema of its own)
+    const jobSchema = store.kind === 'postgres' ? `jq_${process.pid}_restart_${Date.now()}` : undefined;
+    let swept: string;
+    let later: string;
+    const t1 = await makeTestApp({ world: bookingWorld(), store, ...(jobSchema ? { jobSchema } : {}) });
+    try {
+      swept = await orderSeat(t1, '17C');
+      later = await orderSeat(t1, '17D');
+      // Workers off in this process: the sweep expires one order and queues its release, nothing runs it.
+      await t1.store.db.updateTable('booking_orders').set({ payment_deadline: new Date(t1.clock.now().getTime() + 60 * 60_000) }).where('order_no', '=', later).execute();
+      t1.clock.advance(31 * 60_000);
+      assert.deepEqual(await t1.orderExpiry.sweep(), [swept]);
+      assert.equal(await seatStatus(t1, '17C'), 'O', 'released only by the job');
+    } finally {
+      await t1.close();
+    }
+    const t2 = await makeTestApp({ world: bookingWorld(), store, workers: true, ...(jobSchema ? { jobSchema } : {}) });
+    try {
+      await until('the queued release runs after the restart', () => released(t2, swept));
+      assert.equal(await seatStatus(t2, '17C'), 'F');
+      assert.equal(await orderStatus(t2, later), 0);
+      t2.clock.advance(61 * 60_000);
+      await until('the sweep of the new process expires the other order', async () => (await orderStatus(t2, later)) === -3);
+      await until('and frees its seat', () => released(t2, later));
+      assert.equal(await seatStatus(t2, '17D'), 'F');
+    } finally {
+      await t2.close();
+      if (jobSchema) await sql`drop schema if exists ${sql.id(jobSchema)} cascade`.execute(store.db);
+      await store.close();
+    }
+  });
+});

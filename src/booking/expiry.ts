@@ -1,0 +1,120 @@
+// Order expiry (plan §7, §8.8; docs/decisions/0023): an unpaid order whose payment deadline (tktLimitTime) has
+// passed by the service clock lapses — booking_orders 'expired' and orders.status -3 in one transaction, with a
+// job that releases the airline's hold in the same commit. The release (BookingConnector.release) frees the
+// seats and bumps their flights' seat inventory versions, so a cached seat map (decision 0014) shows them free
+// at the next request. Both steps are durable jobs of src/jobs: a sweep that re-queues itself every few seconds
+// (it reads the sandbox clock each time, so moving that clock expires orders at the next sweep) and one
+// release job per expired order, retried until the airline answers. A restart resumes both.
+import type { Kysely, Transaction } from 'kysely';
+import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
+import type { Clock } from '../clock.js';
+import type { Database } from '../store/schema.js';
+import { callOpts } from './airline-calls.js';
+
+export const JOB_EXPIRY_SWEEP = 'booking-expiry-sweep';
+export const JOB_RELEASE_HOLD = 'booking-release-hold';
+/** Declared on the service's job queue: one waiting sweep at a time; one waiting release per order. */
+export const ORDER_EXPIRY_QUEUES = { [JOB_EXPIRY_SWEEP]: { policy: 'short' }, [JOB_RELEASE_HOLD]: { policy: 'short' } } as const;
+
+const SWEEP_KEY = 'sweep';
+const BATCH = 100;
+
+/** The part of the job queue expiry uses (src/jobs implements it). */
+export interface ExpiryQueue {
+  send(name: string, data: object, opts?: { trx?: Transaction<Database>; startAfterSeconds?: number; singletonKey?: string }): Promise<unknown>;
+  work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown) => Promise<void>): Promise<unknown>;
+}
+
+export interface ExpiryDeps {
+  db: Kysely<Database>;
+  airlines: AirlineDirectory;
+  clock: Clock;
+  queue: ExpiryQueue;
+  /** Seconds between two sweeps. */
+  sweepSeconds: number;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+const orderNoOf = (data: unknown): string => {
+  const orderNo = (data as { orderNo?: unknown } | null)?.orderNo;
+  if (typeof orderNo !== 'string') throw new Error('release job without orderNo');
+  return orderNo;
+};
+
+export class OrderExpiry {
+  constructor(private readonly deps: ExpiryDeps) {}
+
+  /** Registers both workers and queues the first sweep (dropped when one already waits, e.g. after a restart). */
+  async startWorkers(): Promise<void> {
+    await this.deps.queue.work(JOB_EXPIRY_SWEEP, { pollingIntervalSeconds: 1 }, async () => {
+      await this.sweep();
+      await this.scheduleSweep();
+    });
+    await this.deps.queue.work(JOB_RELEASE_HOLD, { batchSize: 4, pollingIntervalSeconds: 1 }, (data) => this.release(orderNoOf(data)));
+    await this.scheduleSweep(0);
+  }
+
+  private scheduleSweep(after = this.deps.sweepSeconds): Promise<unknown> {
+    return this.deps.queue.send(JOB_EXPIRY_SWEEP, {}, { singletonKey: SWEEP_KEY, startAfterSeconds: after });
+  }
+
+  /** Expires every unpaid order past its deadline now; answers their order numbers. */
+  async sweep(): Promise<string[]> {
+    const expired: string[] = [];
+    for (;;) {
+      const now = this.deps.clock.now();
+      const due = await this.deps.db
+        .selectFrom('booking_orders')
+        .select('order_no')
+        .where('pay_state', '=', 'unpaid')
+        .where('payment_deadline', '<=', now)
+        .orderBy('payment_deadline')
+        .limit(BATCH)
+        .execute();
+      for (const { order_no } of due) if (await this.expire(order_no, now)) expired.push(order_no);
+      if (due.length < BATCH) return expired;
+    }
+  }
+
+  /** One order: unpaid → expired (-3) and its release job, in one transaction; false when a payment took it first. */
+  private async expire(orderNo: string, now: Date): Promise<boolean> {
+    const done = await this.deps.db.transaction().execute(async (trx) => {
+      const moved = await trx
+        .updateTable('booking_orders')
+        .set({ pay_state: 'expired' })
+        .where('order_no', '=', orderNo)
+        .where('pay_state', '=', 'unpaid')
+        .where('payment_deadline', '<=', now)
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) === 0) return false;
+      await trx.updateTable('orders').set({ status: '-3', updated_at: now }).where('order_no', '=', orderNo).execute();
+      await this.deps.queue.send(JOB_RELEASE_HOLD, { orderNo }, { trx, singletonKey: orderNo });
+      return true;
+    });
+    if (done) this.deps.log.info({ orderNo }, 'unpaid order expired');
+    return done;
+  }
+
+  /** Releases the airline's hold of an expired order (idempotent: the airline answers 'released' again). */
+  async release(orderNo: string): Promise<void> {
+    const order = await this.deps.db
+      .selectFrom('orders')
+      .innerJoin('booking_orders', 'booking_orders.order_no', 'orders.order_no')
+      .select(['orders.carrier', 'orders.airline_pnr', 'booking_orders.pay_state'])
+      .where('orders.order_no', '=', orderNo)
+      .executeTakeFirst();
+    if (!order || order.pay_state !== 'expired' || !order.airline_pnr) return;
+    const booking = this.deps.airlines.forCarrier(order.carrier)?.booking;
+    if (!booking) return;
+    try {
+      const outcome = await booking.release(order.carrier, order.airline_pnr, callOpts());
+      if (outcome === 'ticketed') this.deps.log.warn({ orderNo }, 'expired order is ticketed at the airline; hold not released');
+    } catch (err) {
+      if (err instanceof ConnectorError && !err.retryable && err.kind === 'rejected') {
+        this.deps.log.warn({ orderNo, reason: err.kind }, 'airline refused to release the hold of an expired order');
+        return;
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,271 @@
+// order.do, pay.do and queryOrderDetails.do on the original interface's shapes (docs/plans/original-chain.md
+// §3.6, §3.8, §3.9; docs/decisions/0023): every status they answer, the re-pricing at order time (308/322 and a
+// retry that accepts the new price), the tolerated extras, the answer's fields and the card never stored.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConnectorError } from '../airline/connector.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { contact, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+
+const [lastA, firstA, lastB, firstB] = PLANTED.names;
+const CARD_NUMBER = '4111111111111111';
+const card = (extra: Record<string, unknown> = {}) => ({
+  cardNumber: CARD_NUMBER,
+  cardCVV: '123',
+  cardExpireMonth: '07',
+  cardExpireYear: '2031',
+  cardHolderFirstName: firstA,
+  cardHolderLastName: lastA,
+  ...extra,
+});
+const child = () => ({ ...passenger(lastB, firstB), passengerType: 1, birthday: '20180101' });
+const infant = () => ({ ...passenger(lastB, firstB), passengerType: 2, birthday: '20250101' });
+
+/** What the airline does at the next booking: as the world says, or a refusal / failure a test asks for. */
+let airlineMode: 'world' | 'soldOut' | 'closed' | ConnectorError['kind'] = 'world';
+/** The app's sandbox airline (a test releases a hold through it, as the expiry job does). */
+let sandboxAirline: SandboxConnector | null = null;
+
+describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({
+      world: bookingWorld(),
+      // the sandbox airline, with failures a test switches on (airline-side conditions the world cannot stage)
+      connectors: (world, books) => {
+        const sandbox = new SandboxConnector(world, books);
+        sandboxAirline = sandbox;
+        const real = sandbox.booking;
+        const book = real.book.bind(real);
+        real.book = async (req, opts) => {
+          if (airlineMode === 'soldOut') return { ok: false, reason: 'soldOut', message: 'not enough seats left' };
+          if (airlineMode === 'timeout' || airlineMode === 'unavailable' || airlineMode === 'rejected') throw new ConnectorError(airlineMode, false, 'test airline failure');
+          return book(req, opts);
+        };
+        const closed = new Proxy(sandbox, { get: (target, prop) => (prop === 'booking' && airlineMode === 'closed' ? undefined : Reflect.get(target, prop, target)) });
+        return [closed];
+      },
+    });
+  });
+  after(() => t.close());
+
+  const order = (body: Record<string, unknown>) => call(t.app, '/order.do', { contact, ...body });
+  const status = async (body: Record<string, unknown>) => (await order(body)).body.status;
+
+  test('order.do: the answer (plan §3.6) — our pnrCode, totals without the fee, GMT+8 deadline, rich paxTicketInfos, echoes, paymentOptions', async () => {
+    const s = await verifyFlights(t, ['bk-route-ok']);
+    t.clock.freeze();
+    try {
+      const now = t.clock.now();
+      const res = await order({
+        sessionId: s.sessionId,
+        offerId: '',
+        ifSeatOccupied: '',
+        // tolerated extras (plan §3.6)
+        clientContact: { email: 'ops@example.com' },
+        useAtlasMailForContact: false,
+        payment: { cardType: 'Visa' },
+        locale: '',
+        requestSource: 'test',
+        passengers: [{ ...passenger(lastA, firstA), gender: 'female', ffpCardNo: '', ffpCarrier: null, residentInfo: null, cardIssuePlace: 'JP' }, child()],
+        contact: { name: `${lastA}/${firstA}`, email: '', mobile: '0081-312345678', address: '1 Test Street', postcode: '100-0001' },
+      });
+      assert.equal(res.body.status, 0, res.body.msg ?? '');
+      const b = res.body;
+      assert.match(b.pnrCode as string, /^[A-Z2-9]{6}$/);
+      assert.equal(b.sessionId, s.sessionId);
+      assert.equal(b.offerId, null);
+      // XQ: EUR 200 + 40 per adult, child 150 + 40; booking fee 5 PER_BOOKING
+      assert.equal(b.totalPrice, 240 + 190);
+      assert.equal(b.totalTransactionFee, 5);
+      assert.equal(b.currency, 'EUR');
+      const deadline = new Date(now.getTime() + 30 * 60_000);
+      const gmt8 = new Date(deadline.getTime() + 8 * 3_600_000).toISOString().replace('T', ' ').slice(0, 19);
+      assert.equal(b.tktLimitTime, gmt8, 'yyyy-MM-dd HH:mm:ss in GMT+8, 30 minutes on');
+      const infos = b.paxTicketInfos as Array<Record<string, unknown>>;
+      assert.deepEqual(
+        infos.map((p) => [p.passengerType, p.gender, p.birthday, p.cardType, p.cardIssuePlace, p.nationality, p.ticketNos, p.airlinePNRs, p.contactEmails, p.contactPhones]),
+        [
+          [0, 'F', '19900101', 'PP', 'JP', 'JP', [], [], null, ['0081-312345678']],
+          [1, 'F', '20180101', 'PP', null, 'JP', [], [], null, ['0081-312345678']],
+        ],
+      );
+      const routing = b.routing as { routingIdentifier: string; fromSegments: Array<{ flightNumber: string }> };
+      assert.match(routing.routingIdentifier, /^rt_/);
+      assert.equal(routing.fromSegments[0]!.flightNumber, 'XQ2');
+      assert.deepEqual(b.paymentOptions, [
+        { paymentMethod: 1, ticketFare: { amount: 430, currency: 'EUR', deductFrom: 'DEPOSIT' }, serviceFee: { amount: 5, currency: 'EUR', deductFrom: 'DEPOSIT' }, paymentFee: null, cardType: null },
+        { paymentMethod: 3, ticketFare: { amount: 430, currency: 'EUR', deductFrom: 'CARD' }, serviceFee: { amount: 5, currency: 'EUR', deductFrom: 'DEPOSIT' }, paymentFee: null, cardType: null },
+      ]);
+      assert.equal(b.duplicateOrders, null);
+
+      // queryOrderDetails.do (plan §3.9): the same order, every field
+      const q = (await call(t.app, '/queryOrderDetails.do', { orderNo: b.orderNo, pnrCode: b.pnrCode })).body;
+      assert.equal(q.status, 0, q.msg ?? '');
+      assert.equal(q.orderStatus, 0);
+      assert.equal(q.ticketStatus, '0');
+      assert.equal(q.tktLimitTime, gmt8);
+      assert.deepEqual([q.totalPrice, q.totalTransactionFee, q.adultTotalFare, q.childTotalFare, q.infantTotalFare, q.totalAncillaryPrice], [430, 5, 240, 190, 0, 0]);
+      assert.deepEqual([q.paymentMethod, q.payment, (q.paymentOptions as unknown[]).length], [null, null, 2]);
+      assert.deepEqual(q.contact, { name: `${lastA}/${firstA}`, email: null, mobile: '0081-312345678', address: '1 Test Street', postcode: '100-0001', companyName: null });
+      const [booking] = q.airlineBookings as Array<{ airlineCode: string; airlinePnr: string; tailDigitsOfPaymentCard: string | null }>;
+      assert.equal(booking!.airlineCode, 'XQ');
+      assert.match(booking!.airlinePnr, /^[A-Z2-9]{6}$/);
+      assert.notEqual(booking!.airlinePnr, b.pnrCode);
+      assert.equal(q.ifSeatOccupied, 'SIMILAR_SEAT');
+    } finally {
+      t.clock.unfreeze();
+    }
+  });
+
+  test('order.do 307 (names the field), 323 e-mail, 410 phone, 407 birthday, 408 child alone, 312 beyond 9', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const one = (p: Record<string, unknown>, extra: Record<string, unknown> = {}) => status({ sessionId: s.sessionId, passengers: [{ ...passenger(lastA, firstA), ...p }], ...extra });
+    for (const [p, field] of [
+      [{ name: 'NOSLASH' }, 'name'],
+      [{ passengerType: 5 }, 'passengerType'],
+      [{ passengerType: 'x' }, 'passengerType'],
+      [{ gender: 'X' }, 'gender'],
+      [{ birthday: '1990-01-01' }, 'birthday'],
+      [{ cardExpired: '2030' }, 'cardExpired'],
+    ] as const) {
+      const res = await order({ sessionId: s.sessionId, passengers: [{ ...passenger(lastA, firstA), ...p }] });
+      assert.equal(res.body.status, 307, field);
+      assert.match(String(res.body.msg), new RegExp(field));
+    }
+    assert.equal(await one({}, { ifSeatOccupied: 'MAYBE' }), 307);
+    assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact: { email: 'x@y.z' } }), 307, 'contact.name missing (schema)');
+    assert.equal(await status({ sessionId: s.sessionId, passengers: [infant()] }), 307, 'no adult');
+    assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), infant(), infant()] }), 307, 'two infants on one adult');
+    assert.equal(await status({ sessionId: s.sessionId, passengers: [child()] }), 408);
+    assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), { ...child(), birthday: '' }] }), 407);
+    assert.equal(await one({}, { contact: { ...contact, email: 'not-an-address' } }), 323);
+    assert.equal(await one({}, { contact: { ...contact, mobile: '+81 3 1234' } }), 410);
+    assert.equal(await one({ passengerType: '0', gender: 'm' }), 0, 'passengerType as a string, gender in lower case');
+    assert.equal(await status({ sessionId: s.sessionId, passengers: Array.from({ length: 10 }, () => passenger(lastA, firstA)) }), 312);
+  });
+
+  test('order.do 310: an airline that carries no infants; its own hold (45 minutes)', async () => {
+    const s = await verifyFlights(t, ['bk-noinfant']);
+    assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), infant()] }), 310);
+    t.clock.freeze();
+    try {
+      const res = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
+      assert.equal(res.body.status, 0, res.body.msg ?? '');
+      const deadline = new Date(t.clock.now().getTime() + 45 * 60_000 + 8 * 3_600_000).toISOString().replace('T', ' ').slice(0, 19);
+      assert.equal(res.body.tktLimitTime, deadline);
+    } finally {
+      t.clock.unfreeze();
+    }
+  });
+
+  test('order.do 308: the fare moved since verify — the new price, nothing booked, the re-priced session books', async () => {
+    const s = await verifyFlights(t, ['bk-fare-up']);
+    assert.equal((s.routing as unknown as { adultPrice: number }).adultPrice, 300);
+    const before = await t.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const res = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
+    assert.equal(res.body.status, 308);
+    assert.equal((res.body.routing as { adultPrice: number }).adultPrice, 320, 'the new fare in the routing');
+    const after = await t.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(after.n), Number(before.n), 'no order created');
+    assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] }), 308, 'the old session stays at the old price');
+    const retry = await order({ sessionId: res.body.sessionId, passengers: [passenger(lastA, firstA)] });
+    assert.equal(retry.body.status, 0, retry.body.msg ?? '');
+    assert.equal(retry.body.totalPrice, 370);
+  });
+
+  test('order.do 322: a seat price moved since the seat map — the new price, the re-priced session books the same seat code', async () => {
+    const s = await verifyFlights(t, ['bk-seat-up']);
+    const cabins = (await call(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-seat-up']) })).body.cabins as Cabin[];
+    const seat = seatOf(cabins, 1, '12C');
+    assert.equal(seat.price, 25);
+    const pax = [passenger(lastA, firstA, [{ productCode: seat.productCode, segmentIndex: 1 }])];
+    const res = await order({ sessionId: s.sessionId, passengers: pax });
+    assert.equal(res.body.status, 322);
+    assert.deepEqual(res.body.seatPrices, [{ passengerIndex: 1, segmentIndex: 1, seat: '12C', price: 30, currency: 'EUR' }]);
+    const map = (await call(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-seat-up']) })).body.cabins as Cabin[];
+    assert.equal(seatOf(map, 1, '12C').seatStatus, 'F', 'nothing sold');
+    const retry = await order({ sessionId: res.body.sessionId, passengers: pax });
+    assert.equal(retry.body.status, 0, retry.body.msg ?? '');
+    assert.equal(retry.body.totalPrice, 240 + 30);
+  });
+
+  test('order.do airline-side: 315 no seats, 316 time-out, 317 refused, 324 system, 303 closed — nothing recorded', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const cases: Array<[typeof airlineMode, number]> = [
+      ['soldOut', 315],
+      ['timeout', 316],
+      ['rejected', 317],
+      ['unavailable', 324],
+      ['closed', 303],
+    ];
+    try {
+      for (const [mode, expected] of cases) {
+        airlineMode = mode;
+        assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] }), expected, mode);
+      }
+    } finally {
+      airlineMode = 'world';
+    }
+  });
+
+  test('pay.do (plan §3.8): paymentMethod absent = deposit; card checks 400; 411 when the airline cannot issue; the card is never stored', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const o = (await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] })).body;
+    const orderNo = o.orderNo as string;
+    const pay = (body: Record<string, unknown>) => call(t.app, '/pay.do', { orderNo, ...body });
+    for (const [c, why] of [
+      [{ cardNumber: '4111111111111112' }, 'Luhn'],
+      [{ cardCVV: '12' }, 'CVV 2 digits'],
+      [{ cardCVV: '12345' }, 'CVV 5 digits'],
+      [{ cardExpireMonth: '13' }, 'month'],
+      [{ cardExpireYear: '2020' }, 'expired'],
+      [{ cardExpireMonth: '1', cardExpireYear: '26' }, 'expired (two-digit year, by the service clock)'],
+      [{ cardHolderLastName: '' }, 'holder'],
+    ] as const) {
+      const res = await pay({ paymentMethod: 3, creditCard: card(c) });
+      assert.equal(res.body.status, 400, `${why}: ${res.body.msg}`);
+      assert.ok(!res.raw.includes(CARD_NUMBER));
+    }
+    assert.equal((await pay({ paymentMethod: '3', creditCard: card({ cardExpireMonth: 7, cardExpireYear: 31, threeDS: { ip: '192.0.2.1' }, reusable: true, paymentLimit: 500, cardHolderCountry: 'JP' }), clientOrderNo: 'c-1', requestSource: '' })).body.status, 0);
+    const row = await t.store.db.selectFrom('booking_orders').selectAll().where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+    assert.equal(row.card_last4, '1111');
+    assert.ok(!JSON.stringify(row).includes(CARD_NUMBER) && !JSON.stringify(row).includes('"123"'), 'neither number nor CVV stored');
+    const q = (await call(t.app, '/queryOrderDetails.do', { orderNo })).body;
+    assert.deepEqual([q.orderStatus, q.paymentMethod, q.paymentOptions, (q.payment as { paymentMethod: number }).paymentMethod], [2, 3, null, 3]);
+    assert.equal((q.airlineBookings as Array<{ tailDigitsOfPaymentCard: string }>)[0]!.tailDigitsOfPaymentCard, '1111');
+
+    // the airline's hold gone before payment (released at the airline): it cannot issue → 411, the order stays unpaid
+    const s2 = await verifyFlights(t, ['bk-narrow']);
+    const o2 = (await order({ sessionId: s2.sessionId, passengers: [passenger(lastA, firstA)] })).body;
+    const pnr = ((await call(t.app, '/queryOrderDetails.do', { orderNo: o2.orderNo })).body.airlineBookings as Array<{ airlinePnr: string }>)[0]!.airlinePnr;
+    assert.equal(await sandboxAirline!.booking.release('XS', pnr, { signal: AbortSignal.timeout(5000) }), 'released');
+    const failed = await call(t.app, '/pay.do', { orderNo: o2.orderNo });
+    assert.equal(failed.body.status, 411, failed.body.msg ?? '');
+    assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo: o2.orderNo })).body.orderStatus, 0);
+  });
+
+  test('queryOrderDetails.do (plan §3.9): 702 keys missing, 704 keys of two orders, 800, 703, another client', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const a = (await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] })).body;
+    const b = (await order({ sessionId: s.sessionId, passengers: [passenger(lastB, firstB)] })).body;
+    const airlinePnrOf = async (orderNo: unknown) => ((await call(t.app, '/queryOrderDetails.do', { orderNo })).body.airlineBookings as Array<{ airlinePnr: string }>)[0]!.airlinePnr;
+    const q = async (body: Record<string, unknown>, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => (await call(t.app, '/queryOrderDetails.do', body, { client })).body.status;
+    assert.equal(await q({}), 702);
+    assert.equal(await q({ orderNo: '', pnrCode: null }), 702, '"" and null are absent');
+    assert.equal(await q({ airlinePNR: 'ABCDEF' }), 702, 'airlinePNR without carrier');
+    assert.equal(await q({ carrier: 'XS' }), 702);
+    assert.equal(await q({ orderNo: a.orderNo, pnrCode: b.pnrCode }), 704);
+    assert.equal(await q({ orderNo: a.orderNo, airlinePNR: await airlinePnrOf(b.orderNo), carrier: 'XS' }), 704);
+    assert.equal(await q({ orderNo: a.orderNo, pnrCode: a.pnrCode, airlinePNR: await airlinePnrOf(a.orderNo), carrier: 'xs' }), 0, 'all three of one order');
+    assert.equal(await q({ pnrCode: String(a.pnrCode).toLowerCase() }), 0);
+    assert.equal(await q({ orderNo: '1234567890123456' }), 800);
+    assert.equal(await q({ pnrCode: 'ZZZZZZ' }), 800);
+    assert.equal(await q({ airlinePNR: 'ZZZZZZ', carrier: 'XS' }), 703);
+    assert.equal(await q({ orderNo: a.orderNo }, TEST_CLIENTS.beta), 800, "another client's order");
+  });
+});

@@ -1,0 +1,48 @@
+// The test world of the void path (src/voids/*.test.ts): the refund world (XS voids the same day in UTC,
+// its airline decides in 30 s) and one booking per void case.
+import type { WorldFile } from '../airline/sandbox/world-schema.js';
+import { refundWorld } from './refund-world.js';
+import { TEST_CLIENTS } from './world.js';
+
+/** Bookings of client alpha, two adults on XS flight `out`, issued now, paid by deposit unless `extra` says. */
+export function voidWorld(): WorldFile {
+  const w = refundWorld();
+  let n = 0;
+  const two = (pnr: string, extra: Record<string, unknown> = {}) => {
+    n++;
+    const t = (k: number) => `999-31000${String(n).padStart(3, '0')}0${k}`;
+    w.bookings.push({
+      pnr,
+      carrier: 'XS',
+      status: 'Ticketed',
+      contact: { email: 'void.case@example.com' },
+      bookedBy: TEST_CLIENTS.alpha.id,
+      paymentMethod: 'deposit',
+      issuedAt: 'now',
+      passengers: [
+        { ref: 'a', type: 'ADT', lastName: 'VOIDCASE', firstName: 'AVA' },
+        { ref: 'b', type: 'ADT', lastName: 'VOIDCASE', firstName: 'BEN' },
+      ],
+      segments: [{ flight: 'out' }],
+      tickets: [
+        { ticketNo: t(1), passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'], ancillaries: [{ category: 'StandardCheckInBaggage', segment: 1, price: 35, baggage: { piece: 1, weight: 23 } }] },
+        { ticketNo: t(2), passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] },
+      ],
+      ...extra,
+    });
+  };
+  for (const pnr of ['VDEP01', 'VDEP02', 'VREF01', 'VREF02', 'VCONC1', 'VHOOK1', 'VQRY01', 'VOFR01']) two(pnr);
+  two('VCARD1', { paymentMethod: 'virtualCard' });
+  two('VREJ01', { refundBehaviour: { decision: 'reject', cancelReason: 'does not match airline policy' } });
+  two('VSLOW1', { behaviour: { failure: 'error' } });
+  two('VLATE1', { issuedAt: '-1d 10:00' });
+  two('VPART1', {
+    tickets: [
+      { ticketNo: '999-3109900001', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['REFUND'] },
+      { ticketNo: '999-3109900002', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] },
+    ],
+  });
+  two('VHOLD1', { status: 'OnHold', tickets: [], issuedAt: undefined });
+  two('VXN001', { carrier: 'XN', segments: [{ flight: 'xn' }] });
+  return w;
+}

@@ -1,0 +1,120 @@
+// void.do (docs/voids.md): submits the newest quotation of an order, once. One statement holds the offer,
+// marks it used, writes the void order at 0, its first history row (and so its webhook event) and its
+// submission job: all of them or none.
+import { randomInt } from 'node:crypto';
+import { sql } from 'kysely';
+import { DateTime } from 'luxon';
+import { ApiError } from '../errors.js';
+import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
+import { loadCallerOrder } from '../refunds/prepare.js';
+import { executePrepared } from '../refunds/statements.js';
+import { checkVoid } from './checks.js';
+import type { VoidCaller, VoidDeps } from './deps.js';
+import { quoteWire, type VoidQuote } from './quote.js';
+import { VOID_ORDER_STATUS as VS, VOID_STATUS as S } from './statuses.js';
+import type { VoidSubmitRequest, VoidSubmitResponse } from './wire.js';
+
+/** `yyyyMM-` and ten digits (the original's samples read "202505-0012"). */
+export function newVoidCode(now: Date): string {
+  return `${DateTime.fromJSDate(now, { zone: 'UTC' }).toFormat('yyyyMM')}-${String(randomInt(0, 1e5)).padStart(5, '0')}${String(randomInt(0, 1e5)).padStart(5, '0')}`;
+}
+
+type OfferState = 'active' | 'used' | 'superseded';
+
+/** An offer's state: used once submitted; superseded when a newer quotation of its order exists. */
+const OFFER_STATE = `case when o.used_at is not null then 'used'
+  when exists (select 1 from void_offers n where n.order_no = o.order_no and n.seq > o.seq) then 'superseded'
+  else 'active' end`;
+
+const USED_MSG = 'illegal void offer state: this voidOfferId was already submitted; follow the void with queryVoidOrders.do';
+const SUPERSEDED_MSG = 'illegal void offer state: a newer voidQuotation.do replaced this voidOfferId; submit the latest one';
+
+function mapConflict(err: unknown): never {
+  if (isUniqueViolation(err)) {
+    const c = constraintOf(err) ?? '';
+    if (c.includes('one_live')) throw new ApiError(S.ALREADY_SUBMITTED, 'a void of this order was already submitted; follow it with queryVoidOrders.do');
+    if (c.includes('offer')) throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
+  }
+  // NOWAIT or a serialization conflict: another submission of this offer holds it right now
+  if (sqlState(err) === '55P03' || isSerializationFailure(err)) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'void submission already in progress; wait before retrying');
+  throw err;
+}
+
+export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSubmitRequest): Promise<VoidSubmitResponse> {
+  const offerId = req.voidOfferId;
+  if (!offerId) throw new ApiError(S.INVALID, 'invalid request: voidOfferId is required; get one from voidQuotation.do first');
+  const readOffer = () =>
+    deps.db
+      .selectFrom('void_offers as o')
+      .select(['o.order_no', 'o.quote', 'o.expires_at', sql<OfferState>`${sql.raw(OFFER_STATE)}`.as('state')])
+      .where('o.offer_id', '=', offerId)
+      .where('o.client_id', '=', caller.clientId)
+      .executeTakeFirst();
+  const offer = await readOffer();
+  if (!offer) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal void offer state: unknown voidOfferId');
+  if (offer.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
+  if (offer.state === 'superseded') throw new ApiError(S.OFFER_ILLEGAL_STATE, SUPERSEDED_MSG);
+  const now = deps.clock.now();
+  if (offer.expires_at.getTime() <= now.getTime()) throw new ApiError(S.OFFER_EXPIRED, 'voidOfferId expired; get a fresh one with voidQuotation.do');
+
+  const named = req.orderNo || (req.airlinePNR && req.carrier);
+  const ctx = await loadCallerOrder(deps, caller, named ? req : { orderNo: offer.order_no });
+  if (ctx.order.order_no !== offer.order_no) throw new ApiError(S.INVALID, 'invalid request: the voidOfferId belongs to another order');
+  // The order may have moved since the quotation (a refund, the deadline, another void): check again.
+  try {
+    checkVoid(ctx, deps.airlines.forCarrier(ctx.order.carrier), null, now);
+  } catch (err) {
+    // A concurrent submission of this offer may have committed its void between our two reads (803 then):
+    // the offer's own state is the answer.
+    if (err instanceof ApiError && (await readOffer())?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
+    throw err;
+  }
+  const quote = offer.quote as VoidQuote;
+  const voidCode = newVoidCode(now);
+  let outcome: { state: OfferState | null; expires_at: Date | null; created: number } | undefined;
+  try {
+    const res = await executePrepared(
+      deps.db,
+      sql<{ state: OfferState | null; expires_at: Date | null; created: number }>`
+      with locked as (
+        select o.offer_id, ${sql.raw(OFFER_STATE)} as state, o.expires_at from void_offers o where o.offer_id = ${offerId} for update of o nowait
+      ),
+      offer as (
+        update void_offers o set used_at = ${now}::timestamptz
+        from locked
+        where o.offer_id = locked.offer_id and locked.state = 'active' and locked.expires_at > ${now}::timestamptz
+        returning o.offer_id
+      ),
+      v as (
+        insert into void_orders (void_code, client_id, order_no, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at)
+        select ${voidCode}::text, ${caller.clientId}::text, ${quote.orderNo}::text, offer.offer_id, ${sql.lit(VS.PROCESSING)}, ${quote.path}::text, ${quote.currency}::text,
+          ${quote.voidAmountMinor}::bigint, ${sql.val(quote.ticketNos)}::text[], ${JSON.stringify(quote)}::jsonb, ${now}::timestamptz, ${now}::timestamptz
+        from offer
+        returning void_code
+      ),
+      history as (
+        insert into void_status_history (void_code, from_status, to_status, at, cause)
+        select void_code, null, ${sql.lit(VS.PROCESSING)}, ${now}::timestamptz, 'submitted by the client' from v
+      ),
+      job as (${deps.scheduler.submissionJobSql(voidCode, sql`exists (select 1 from v)`)})
+      select (select state from locked) as state, (select expires_at from locked) as expires_at, (select count(*) from v)::int as created`,
+    );
+    outcome = res.rows[0];
+  } catch (err) {
+    mapConflict(err);
+  }
+  if (!outcome || outcome.created !== 1) {
+    if (outcome?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
+    if (outcome?.state === 'superseded') throw new ApiError(S.OFFER_ILLEGAL_STATE, SUPERSEDED_MSG);
+    throw new ApiError(S.OFFER_EXPIRED, 'voidOfferId expired; get a fresh one with voidQuotation.do');
+  }
+  deps.scheduler.submitted();
+  return {
+    status: S.OK,
+    msg: 'void submitted; follow it with queryVoidOrders.do and the voidCode',
+    voidCode,
+    voidOfferId: offerId,
+    voidStatus: VS.PROCESSING,
+    ...quoteWire(quote),
+  };
+}

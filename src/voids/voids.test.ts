@@ -1,0 +1,251 @@
+// docs/voids.md: voidQuotation.do → void.do → queryVoidOrders.do, every status code of the void path, the
+// lifecycle to its final status with the sandbox clock, the interplay with refunds (818/803, never mixed in
+// queries), one void per order under concurrent submissions, Idempotency-Key, seats released and tickets
+// shown REFUND, and the order.void webhook events.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, type CallResult, type TestApp } from '../test-support/app.js';
+import { voidWorld } from '../test-support/void-world.js';
+import { refundSegment } from '../test-support/refund-world.js';
+import { WebhookReceiver } from '../test-support/webhook-receiver.js';
+import { assertAuthenticationRequired } from '../test-support/security.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { VOID_ORDER_STATUS as VS } from './statuses.js';
+
+async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('void path', () => {
+  let t: TestApp;
+  const hooks = new WebhookReceiver();
+  before(async () => {
+    await hooks.up();
+    t = await makeTestApp({ world: voidWorld(), workers: true });
+    const reg = await call(t.app, '/updateWebhookURL.do', { url: hooks.url });
+    assert.equal(reg.body.status, 0, String(reg.body.msg));
+  });
+  after(async () => {
+    await t.close();
+    await hooks.down();
+  });
+
+  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const quote = async (pnr: string, extra: Record<string, unknown> = {}) => call(t.app, '/voidQuotation.do', { orderNo: await orderNoOf(pnr), ...extra });
+  const submit = async (pnr: string, voidOfferId: unknown, headers: Record<string, string> = {}) => call(t.app, '/void.do', { orderNo: await orderNoOf(pnr), voidOfferId }, { headers });
+  /** quotation then void.do: the voidCode. */
+  const voidOf = async (pnr: string): Promise<string> => {
+    const q = await quote(pnr);
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    const s = await submit(pnr, q.body.voidOfferId);
+    assert.equal(s.body.status, 0, String(s.body.msg));
+    return String(s.body.voidCode);
+  };
+  const voidOrder = async (voidCode: string) => ((await call(t.app, '/queryVoidOrders.do', { voidCode })).body.voidOrders as any[])[0];
+  const historyOf = async (voidCode: string) =>
+    (await t.store.db.selectFrom('void_status_history').selectAll().where('void_code', '=', voidCode).orderBy('id').execute()).map((h) => [h.from_status, h.to_status]);
+  const expectStatus = async (label: string, res: Promise<CallResult>, status: number) => {
+    const r = await res;
+    assert.equal(r.body.status, status, `${label}: ${r.body.msg}`);
+    return r;
+  };
+
+  test('the OpenAPI document describes the three calls; each needs client credentials (spec 5: 900)', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, { post?: { requestBody?: unknown; responses?: Record<string, unknown> } }> }>();
+    for (const url of ['/voidQuotation.do', '/void.do', '/queryVoidOrders.do']) {
+      assert.ok(doc.paths[url]?.post?.requestBody && doc.paths[url]?.post?.responses?.['200'], `${url} in /openapi.json with its body and answer`);
+      await assertAuthenticationRequired(t.app, url, { orderNo: await orderNoOf('VQRY01') });
+    }
+  });
+
+  test('deposit: quotation fields, void.do, then 0 → 1 → 3 → 2 with the sandbox clock; the airline shows the tickets REFUND', async () => {
+    const orderNo = await orderNoOf('VDEP01');
+    const q = await quote('VDEP01');
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    assert.equal(q.body.isVoidable, true);
+    assert.match(String(q.body.voidOfferId), /^vdo_/);
+    assert.equal(q.body.voidMethod, 'CashBackToOriginalPayment');
+    // 2 × (200 + 40) and the bag bought with the first ticket (35)
+    assert.equal(q.body.voidAmount, 515);
+    assert.equal(q.body.currency, 'EUR');
+    const today = t.clock.now().toISOString().slice(0, 10);
+    assert.deepEqual(q.body.voidWindow, { sameDayDeadlineTime: `${today} 23:59:59`, sameDayTimezone: 'UTC' });
+    assert.equal(q.body.expectedConfirmationDate, today.replace(/-/g, ''));
+    assert.match(String(q.body.expectedRefundDate), /^\d{8}$/);
+
+    const s = await submit('VDEP01', q.body.voidOfferId);
+    assert.equal(s.body.status, 0, String(s.body.msg));
+    assert.match(String(s.body.voidCode), /^\d{6}-\d{10}$/);
+    assert.equal(s.body.voidStatus, VS.PROCESSING);
+    const code = String(s.body.voidCode);
+
+    await waitFor('status 1', async () => (await voidOrder(code)).voidStatus === VS.AIRLINE_PROCESSING);
+    t.clock.advance(40_000); // past the airline's 30 s: voided, money under way
+    await waitFor('status 3', async () => (await voidOrder(code)).voidStatus === VS.AIRLINE_VOIDING);
+    t.clock.advance(30_000);
+    const done = await waitFor('status 2', async () => {
+      const v = await voidOrder(code);
+      return v.voidStatus === VS.VOIDED ? v : null;
+    });
+    assert.equal(done.actualRefundAmount, 515);
+    assert.equal(done.cancelReason, null);
+    assert.equal(done.orderNo, orderNo);
+    assert.match(String(done.completedDate), /^\d{8}$/);
+    assert.deepEqual(await historyOf(code), [[null, 0], [0, 1], [1, 3], [3, 2]]);
+    await expectStatus('801 another client\'s voidCode', call(t.app, '/queryVoidOrders.do', { voidCode: code }, { client: TEST_CLIENTS.beta }), 801);
+
+    // by orderNo too, and never in the refund query
+    const byOrder = await call(t.app, '/queryVoidOrders.do', { orderNo });
+    assert.deepEqual((byOrder.body.voidOrders as any[]).map((v) => v.voidCode), [code]);
+    const refunds = await call(t.app, '/queryRefundOrders.do', { orderNo });
+    assert.equal(refunds.body.status, 0);
+    assert.deepEqual(refunds.body.refundOrders, []);
+
+    // extractPnr.do: the airline shows the voided tickets REFUND
+    const x = await call(t.app, '/extractPnr.do', {
+      airlinePnr: 'VDEP01',
+      carrier: 'XS',
+      passengers: [{ firstName: 'AVA', lastName: 'VOIDCASE' }],
+      contact: { email: 'void.case@example.com' },
+      routing: { fromSegments: [{ ...refundSegment(t.world, 'out'), carrier: 'XS' }] },
+    });
+    const statuses = JSON.stringify(x.body).match(/"ticketStatus":"[A-Z_]+"/g) ?? [];
+    assert.ok(statuses.length > 0, `extractPnr answered ${x.body.status} ${x.body.msg}`);
+    assert.ok(statuses.every((s) => s.includes('REFUND')), statuses.join());
+
+    // spec 7.1: a refund of a voided order answers 818
+    await expectStatus('refund of a voided order', call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [{ lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '1', segments: [refundSegment(t.world, 'out')] }] }), 818);
+    // and a second void 803
+    await expectStatus('void of a voided order', quote('VDEP01'), 803);
+  });
+
+  test('virtual card: 0 → 1 → 5; rejected by the airline: 1 → 4 with its cancelReason', async () => {
+    const card = await voidOf('VCARD1');
+    const rej = await voidOf('VREJ01');
+    await waitFor('both at 1', async () => (await voidOrder(card)).voidStatus === 1 && (await voidOrder(rej)).voidStatus === 1);
+    t.clock.advance(70_000);
+    const c = await waitFor('card 5', async () => ((await voidOrder(card)).voidStatus === VS.COMPLETED ? voidOrder(card) : null));
+    assert.equal(c.actualRefundAmount, 515);
+    const r = await waitFor('rejected 4', async () => ((await voidOrder(rej)).voidStatus === VS.REJECTED ? voidOrder(rej) : null));
+    assert.equal(r.cancelReason, 'does not match airline policy');
+    assert.equal(r.actualRefundAmount, null);
+    assert.deepEqual(await historyOf(card), [[null, 0], [0, 1], [1, 5]]);
+    assert.deepEqual(await historyOf(rej), [[null, 0], [0, 1], [1, 4]]);
+    // a rejected void frees the order for a new quotation
+    await expectStatus('quote after a rejection', quote('VREJ01'), 0);
+  });
+
+  test('status codes: 810, 801, 809, 843, 822, 823, 807, 813, 805', async () => {
+    await expectStatus('810 no order', call(t.app, '/voidQuotation.do', {}), 810);
+    await expectStatus('810 no offer', call(t.app, '/void.do', { orderNo: await orderNoOf('VQRY01') }), 810);
+    await expectStatus('801 unknown order', call(t.app, '/voidQuotation.do', { orderNo: '1999999999999999' }), 801);
+    const e = await expectStatus('809 unticketed', quote('VHOLD1'), 809);
+    assert.equal(e.body.isVoidable, false);
+    const cov = await expectStatus('843 airline without void coverage', quote('VXN001'), 843);
+    assert.match(String(cov.body.msg), /refund/);
+    const late = await expectStatus('822 past the same-day deadline', quote('VLATE1'), 822);
+    assert.match(String(late.body.msg), /deadline.*refund/);
+    await expectStatus('823 a ticket already refunded at the airline', quote('VPART1'), 823);
+    await expectStatus('823 not every passenger named', quote('VQRY01', { passengers: [{ lastName: 'VOIDCASE', firstName: 'AVA' }] }), 823);
+    await expectStatus('807 an unknown passenger', quote('VQRY01', { passengers: [{ lastName: 'NOBODY', firstName: 'NED' }] }), 807);
+    await expectStatus('all passengers named', quote('VQRY01', { passengers: [{ lastName: 'voidcase', firstName: 'ava' }, { lastName: 'VOIDCASE', firstName: 'BEN' }] }), 0);
+    await expectStatus('unknown fields tolerated, "" and null absent (decision 0021)', quote('VQRY01', { airlinePNR: '', carrier: null, passengers: null, somethingNew: 1 }), 0);
+    await expectStatus('813 unknown offer', submit('VQRY01', 'vdo_nope'), 813);
+    // another client's order, offer and void are answered as unknown
+    const alphaOffer = (await quote('VQRY01')).body.voidOfferId;
+    await expectStatus('801 another client\'s order', call(t.app, '/voidQuotation.do', { orderNo: await orderNoOf('VQRY01') }, { client: TEST_CLIENTS.beta }), 801);
+    await expectStatus('813 another client\'s offer', call(t.app, '/void.do', { voidOfferId: alphaOffer }, { client: TEST_CLIENTS.beta }), 813);
+    await expectStatus('810 offer of another order', submit('VQRY01', (await quote('VOFR01')).body.voidOfferId), 810);
+
+    // only the latest quotation: an older one is superseded (813); an expired one 805
+    const older = (await quote('VOFR01')).body.voidOfferId;
+    const latest = (await quote('VOFR01')).body.voidOfferId;
+    await expectStatus('813 superseded', submit('VOFR01', older), 813);
+    t.clock.advance(31 * 60_000);
+    await expectStatus('805 expired', submit('VOFR01', latest), 805);
+    const fresh = (await quote('VOFR01')).body.voidOfferId;
+    await expectStatus('fresh offer', submit('VOFR01', fresh), 0);
+    await expectStatus('813 used', submit('VOFR01', fresh), 813);
+  });
+
+  test('voids and refunds: 818 a void after a refund, 803 a refund while a void is under way', async () => {
+    const orderNo = await orderNoOf('VREF01');
+    const refund = await call(t.app, '/refund.do', {
+      orderNo,
+      refundRequestList: [{ lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '1', segments: [refundSegment(t.world, 'out')] }],
+    });
+    assert.equal(refund.body.status, 0, String(refund.body.msg));
+    await expectStatus('818 void after a refund', quote('VREF01'), 818);
+
+    const code = await voidOf('VREF02');
+    const other = await orderNoOf('VREF02');
+    const r = await expectStatus(
+      '803 refund during a void',
+      call(t.app, '/refundQuotation.do', { orderNo: other, refundRequestList: [{ lastName: 'VOIDCASE', firstName: 'BEN', refundReason: '1', segments: [refundSegment(t.world, 'out')] }] }),
+      803,
+    );
+    assert.match(String(r.body.msg), new RegExp(code));
+    await expectStatus('803 the same through refund.do', call(t.app, '/refund.do', { orderNo: other, refundRequestList: [{ lastName: 'VOIDCASE', firstName: 'BEN', refundReason: '4', segments: [refundSegment(t.world, 'out')] }, { lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '4', segments: [refundSegment(t.world, 'out')] }] }), 803);
+    // the void is not a refund order: the refund query of that order is empty, the void query holds no refund
+    assert.deepEqual((await call(t.app, '/queryRefundOrders.do', { orderNo: other })).body.refundOrders, []);
+    assert.deepEqual(((await call(t.app, '/queryVoidOrders.do', { orderNo })).body.voidOrders as unknown[]).length, 0);
+    await expectStatus('801 a refundCode is no voidCode', call(t.app, '/queryVoidOrders.do', { voidCode: String(refund.body.refundCode) }), 801);
+  });
+
+  test('one void per order under 100 concurrent void.do of one offer; Idempotency-Key replays the first answer', async () => {
+    const offerId = (await quote('VCONC1')).body.voidOfferId;
+    const answers = await Promise.all(Array.from({ length: 100 }, () => submit('VCONC1', offerId)));
+    const ok = answers.filter((a) => a.body.status === 0);
+    assert.equal(ok.length, 1, `one success: ${JSON.stringify(answers.map((a) => a.body.status))}`);
+    assert.ok(answers.every((a) => [0, 813, 814].includes(a.body.status)), JSON.stringify([...new Set(answers.map((a) => `${a.body.status} ${a.body.msg}`))]));
+    const rows = await t.store.db.selectFrom('void_orders').select('void_code').where('order_no', '=', await orderNoOf('VCONC1')).execute();
+    assert.equal(rows.length, 1);
+
+    const offer2 = (await quote('VQRY01')).body.voidOfferId;
+    const key = { 'idempotency-key': 'void-VQRY01-1' };
+    const [a, b] = await Promise.all([submit('VQRY01', offer2, key), submit('VQRY01', offer2, key)]);
+    assert.equal(a.body.status, 0, String(a.body.msg));
+    assert.equal(b.body.voidCode, a.body.voidCode);
+    const again = await submit('VQRY01', offer2, key);
+    assert.equal(again.body.voidCode, a.body.voidCode);
+  });
+
+  test('an airline that never answers: after the last automatic retry the void ends rejected', async () => {
+    const code = await voidOf('VSLOW1');
+    await waitFor('a failed attempt', async () => (await voidOrder(code)).voidStatus === VS.PROCESSING);
+    // the 11th attempt (10 retries) gives up: 0 → 4
+    await t.workers.voids.submitStep(code, { attempt: 11, retryLimit: 10 });
+    const v = await voidOrder(code);
+    assert.equal(v.voidStatus, VS.REJECTED);
+    assert.match(String(v.cancelReason), /could not be reached/);
+  });
+
+  test('order.void webhook events: one per status change, in order, with the documented payload', async () => {
+    const code = await voidOf('VHOOK1');
+    await waitFor('status 1', async () => (await voidOrder(code)).voidStatus === 1);
+    t.clock.advance(70_000);
+    await waitFor('status 2', async () => (await voidOrder(code)).voidStatus === VS.VOIDED);
+    await waitFor('four events delivered', async () => {
+      await t.webhooks!.deliverDue();
+      return hooks.events().filter((e) => e.type === 'order.void' && (e.data as any).voidCode === code).length === 4;
+    });
+    const events = hooks.events().filter((e) => e.type === 'order.void' && (e.data as any).voidCode === code);
+    assert.deepEqual(
+      events.map((e) => [(e.data as any).previousVoidStatus, (e.data as any).voidStatus]),
+      [[null, 0], [0, 1], [1, 3], [3, 2]],
+    );
+    const last = events.at(-1)!;
+    assert.equal(last.cid, 'client-alpha');
+    assert.equal(last.data.orderNo, await orderNoOf('VHOOK1'));
+    assert.equal((last.data as any).actualRefundAmount, 515);
+    assert.equal((last.data as any).cancelReason, null);
+    assert.match(last.eventId, /^[0-9a-f-]{36}$/);
+    assert.ok(!JSON.stringify(events).includes('VOIDCASE'), 'no passenger names');
+  });
+});
