@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { AirlineDirectory } from './airline/connector.js';
 import type { World } from './airline/sandbox/world.js';
 import { ClientAuthenticator } from './clients/auth.js';
@@ -25,6 +26,8 @@ import type { LookToBook } from './booking/look-to-book.js';
 import { SeatMapCache } from './booking/seat-cache.js';
 import { ChainSessions } from './booking/sessions.js';
 import type { WebhookRegistry } from './webhooks/register.js';
+import type { JobQueue } from './jobs/queue.js';
+import type { SharedSandboxClock } from './sandbox-clock.js';
 
 export interface AppOptions {
   config: Config;
@@ -41,6 +44,10 @@ export interface AppOptions {
   voidScheduler: VoidScheduler;
   /** Webhook URL registration (updateWebhookURL.do). */
   webhooks: WebhookRegistry;
+  /** The job queue, whose state /readyz reports. */
+  jobQueue: Pick<JobQueue, 'running' | 'stats'>;
+  /** The sandbox clock shared through the store (sandbox mode), moved by POST /sandbox/clock. */
+  sandboxClock?: SharedSandboxClock | null;
   /** Rate pools (spec 8); default: counted in this process's memory. */
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
@@ -68,6 +75,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // JSON only (spec 5): anything else is refused with 415 instead of being parsed as text.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('client', null);
+  app.decorateReply('bodyStatus', null);
 
   const deps = depsOf(opts, app.log);
   app.decorate('deps', deps);
@@ -78,6 +86,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
   await app.register(swagger, openApiOptions(config));
+  // The browsable reference at /docs: Swagger UI's own files from the npm package (no CDN), over /openapi.json.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiConfig: { layout: 'BaseLayout', docExpansion: 'list', deepLinking: true, displayRequestDuration: true, tryItOutEnabled: false },
+  });
   registerRoutes(app, deps);
   await app.ready();
   return app;
@@ -86,6 +100,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 /** What the routes see, built once per app. */
 function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
   const { config, store, clock } = opts;
+  const seatMaps = new SeatMapCache();
   return {
     config,
     store,
@@ -95,7 +110,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     world: opts.world ?? null,
     authenticator: new ClientAuthenticator(store.db, clock),
     idempotency: new Idempotency(store.db),
-    metrics: new Metrics(),
+    metrics: new Metrics({ sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps } }),
     refunds: {
       db: store.db,
       airlines: opts.airlines,
@@ -107,9 +122,11 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     voids: { db: store.db, airlines: opts.airlines, clock, offerTtlMs: config.offerTtlMinutes * 60_000, scheduler: opts.voidScheduler },
     pools: opts.pools ?? createRatePools({ redis: null, log }),
     lookToBook: opts.lookToBook ?? createLookToBook({ db: store.db, clock, log }),
-    seatMaps: new SeatMapCache(),
+    seatMaps,
     sessions: new ChainSessions(store.db),
     webhooks: opts.webhooks,
+    jobQueue: opts.jobQueue,
+    sandboxClock: opts.sandboxClock ?? null,
   };
 }
 
@@ -126,14 +143,22 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // The answer's body status, for the metrics: read from the object before it is serialized (answers sent
+  // as ready bytes, the cached seat maps, set it themselves).
+  app.addHook('preSerialization', (_request, reply, payload: unknown, done) => {
+    const status = (payload as { status?: unknown } | null)?.status;
+    if (typeof status === 'number') reply.bodyStatus = status;
+    done(null, payload);
+  });
   app.addHook('onResponse', async (request, reply) => {
-    deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.elapsedTime / 1000);
+    deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.bodyStatus, reply.elapsedTime / 1000);
   });
 }
 
 function openApiOptions(config: Config) {
   return {
     openapi: {
+      openapi: '3.1.0',
       info: { title: 'postbook', version: '0.1.0', description: 'Post-booking service: refunds, seats, PNR extraction and claim' },
       components: {
         securitySchemes: {
@@ -149,5 +174,9 @@ function openApiOptions(config: Config) {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+  }
+  interface FastifyReply {
+    /** The answer's `status` field (the metrics' body status); null until known. */
+    bodyStatus: number | null;
   }
 }

@@ -1,37 +1,40 @@
-// Operator command line: migrations, client credentials, world checks, and `worker`, a process that runs
-// only the refund workers on a shared PostgreSQL. Refuses to open an embedded data folder that a running
-// server holds (PGlite allows one process only).
+// Operator command line (`postbook <command>`, from a checkout `npm run cli -- <command>`): the server, the
+// workers, migrations, client credentials, worlds, the sandbox clock, refunds and webhook events. Built on
+// commander: `--help` on every command; a usage error exits 2, a bad configuration or world 78, "not found"
+// 1. Refuses to open an embedded data folder that a running server holds (PGlite allows one process only).
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, type Store } from './store/store.js';
-import { createClient, rotateSecret, setClientStatus } from './clients/clients.js';
+import { createClient, rotateSecret, seedClients, setClientStatus } from './clients/clients.js';
 import { loadWorldFile, WorldError } from './airline/sandbox/world.js';
 import { DataDirLockedError } from './store/lock.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
-import { createAirlines } from './service.js';
+import { createAirlines, shareSandboxClock, worldAtStoredTime } from './service.js';
 import { createWorkers } from './workers.js';
+import { refundHistory } from './refunds/history.js';
 import { loggerOptions } from './log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
 import { keyringOf } from './webhooks/secret.js';
 import { webhookUrlProblem } from './webhooks/url.js';
-
-const USAGE = `usage: postbook <command>      (from a checkout: npm run cli -- <command>)
-  help, --help                         this text
-  migrate                              apply pending database migrations
-  clients add <id> <name>              create a client; prints its secret once
-  clients rotate <id> [--grace-hours N] new secret; the old one works N hours more (default 24)
-  clients disable <id> | enable <id>   refuse or allow a client's calls
-  clients webhook <id> <url>           set the client's webhook URL; its first URL prints the signing
-                                       secret once (docs/webhooks.md)
-  clients webhook <id> --rotate-secret new webhook signing secret, printed once (the old one stops at once)
-  clients webhook <id> --remove        no more deliveries to the client (its pending events fail)
-  world check [file]                   validate a world file (default: $WORLD)
-  worker                               run only the refund workers and webhook deliveries, no HTTP (needs DATABASE_URL);
-                                       SIGTERM/SIGINT stop it gracefully
-Configuration comes from the same environment variables as the server (README "Configuration").`;
+import { listEvents, retryEvents } from './webhooks/admin.js';
+import { seedBookedOrders } from './orders/seed.js';
+import { clockState, SharedSandboxClock, type MoveClockRequest } from './sandbox-clock.js';
+import { ApiError } from './errors.js';
+import type { WebhookEventState } from './store/schema.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
+
+/** A refusal the operator can fix: printed as "postbook: …", exit `code`. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
+}
 
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore({
@@ -55,20 +58,23 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): P
  */
 async function runWorker(config: Config): Promise<number> {
   if (!config.databaseUrl) {
-    process.stderr.write(
-      'postbook worker needs DATABASE_URL (a shared PostgreSQL). With the embedded store (PGlite) the API process runs ' +
-        'the refund workers itself and no second process can open its data folder: start the server alone.\n',
+    throw new CliError(
+      'worker needs DATABASE_URL (a shared PostgreSQL). With the embedded store (PGlite) the API process runs ' +
+        'the workers itself and no second process can open its data folder: start the server alone.',
+      78,
     );
-    return 78;
   }
   const logger = pino(loggerOptions(config.logLevel));
-  // A sandbox clock of its own, as every process has: POST /sandbox/clock on an API process does not move it.
+  // The sandbox clock is the one stored in the database: POST /sandbox/clock on an API process moves it here too.
   const clock: Clock = config.sandbox ? new TestClock() : systemClock;
-  const world = loadWorldFile(config.worldPath, clock.now());
+  let world = loadWorldFile(config.worldPath, clock.now());
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: null });
   let workers;
+  let sandboxClock = null;
   const { deliverer } = createWebhooks({ config, db: store.db, clock, log: logger });
   try {
+    world = await worldAtStoredTime(config, clock, store, world);
+    sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
     const airlines = createAirlines(world, store, clock);
     workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
     await workers.start(true); // refunds, voids and the expiry of unpaid orders (src/workers.ts)
@@ -89,6 +95,7 @@ async function runWorker(config: Config): Promise<number> {
     process.exit(1);
   }, config.shutdownGraceMs + 15_000);
   force.unref();
+  sandboxClock?.stop();
   await deliverer?.stop();
   await workers.stop(); // graceful: running steps finish (up to 10 s), the rest are handed back for a retry
   await store.close();
@@ -96,89 +103,268 @@ async function runWorker(config: Config): Promise<number> {
   return 0;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const [cmd, sub, ...rest] = argv;
-  // Asked for: the usage on stdout, exit 0 (before the configuration, so help works with a broken one).
-  if (cmd === 'help' || cmd === '--help' || cmd === '-h') {
-    out(USAGE);
-    return 0;
+/** 90m, 36h, 3d, 1d12h30m → minutes; null when not such a duration. */
+function durationMinutes(text: string): number | null {
+  const m = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?$/.exec(text.trim());
+  if (!m || text.trim() === '') return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
+
+/** `postbook sandbox clock [show | advance <duration> | set <instant>]`: the stored clock every process follows. */
+async function sandboxClockCommand(config: Config, args: string[]): Promise<number> {
+  if (!config.sandbox) throw new CliError('the sandbox clock exists only in sandbox mode (SANDBOX=true)', 2);
+  const [action = 'show', value] = args;
+  let move: MoveClockRequest | null = null;
+  if (action === 'advance') {
+    const minutes = value === undefined ? null : durationMinutes(value);
+    if (minutes === null) throw new CliError('sandbox clock advance needs a duration such as 90m, 36h, 3d or 1d12h', 2);
+    move = { advanceMinutes: minutes };
+  } else if (action === 'set') {
+    if (value === undefined || Number.isNaN(Date.parse(value))) throw new CliError('sandbox clock set needs an ISO 8601 instant, e.g. 2026-12-24T09:00:00Z', 2);
+    move = { to: new Date(value).toISOString() };
+  } else if (action !== 'show') {
+    throw new CliError(`unknown sandbox clock action ${action} (show, advance, set)`, 2);
   }
-  const config = loadConfig();
-  const now = systemClock.now();
-  if (cmd === 'worker' && sub === undefined) return runWorker(config);
-  if (cmd === 'migrate') {
-    await withStore(config, async () => undefined); // openStore migrates
-    out('migrations: up to date');
-    return 0;
-  }
-  if (cmd === 'world' && sub === 'check') {
-    const world = loadWorldFile(rest[0] ?? config.worldPath, now);
-    out(`world ${world.name}: ok (${world.airlines.size} airlines, ${world.flights.size} flights, ${world.bookings.size} bookings, ${world.clients.length} clients)`);
-    return 0;
-  }
-  if (cmd === 'clients' && sub === 'add' && rest.length >= 2) {
-    const [id, ...name] = rest as [string, ...string[]];
-    if (!/^[A-Za-z0-9._-]{3,64}$/.test(id)) {
-      process.stderr.write('client id: 3 to 64 letters, digits, dot, dash or underscore\n');
-      return 2;
-    }
-    const secret = await withStore(config, (s) => createClient(s.db, id, name.join(' '), now));
-    out(`client ${id} created. Secret (shown only now, store it safely):\n${secret}`);
-    return 0;
-  }
-  if (cmd === 'clients' && sub === 'rotate' && rest[0]) {
-    const graceIdx = rest.indexOf('--grace-hours');
-    const hours = graceIdx >= 0 ? Number(rest[graceIdx + 1]) : 24;
-    if (!Number.isFinite(hours) || hours < 0) {
-      process.stderr.write('--grace-hours must be a number of hours\n');
-      return 2;
-    }
-    const secret = await withStore(config, (s) => rotateSecret(s.db, rest[0]!, now, hours * 3600_000));
-    if (!secret) {
-      process.stderr.write(`no client ${rest[0]}\n`);
-      return 1;
-    }
-    out(`client ${rest[0]}: new secret (the old one works for ${hours} h more; running servers notice within 30 s):\n${secret}`);
-    return 0;
-  }
-  if (cmd === 'clients' && (sub === 'disable' || sub === 'enable') && rest[0]) {
-    const ok = await withStore(config, (s) => setClientStatus(s.db, rest[0]!, sub === 'disable' ? 'disabled' : 'active', now));
-    if (!ok) {
-      process.stderr.write(`no client ${rest[0]}\n`);
-      return 1;
-    }
-    out(`client ${rest[0]}: ${sub}d`);
-    return 0;
-  }
-  if (cmd === 'clients' && sub === 'webhook' && rest.length === 2) {
-    const [id, arg] = rest as [string, string];
-    // Refusals that need no store first (opening the embedded store takes a while).
-    if (!keyringOf(config)) throw new WebhookRegistrationError('webhooks are off: set WEBHOOK_SECRET_KEY (32 characters or more) outside sandbox mode');
-    const problem = arg.startsWith('--') ? (['--remove', '--rotate-secret'].includes(arg) ? null : `unknown option ${arg}`) : webhookUrlProblem(arg, { sandbox: config.sandbox });
-    if (problem) throw new WebhookRegistrationError(problem);
-    const done = await withStore(config, (s) => {
-      const { registry } = createWebhooks({ config, db: s.db, clock: systemClock, log: pino({ level: 'silent' }) });
-      if (arg === '--remove') return setWebhook(registry, id, null);
-      if (arg === '--rotate-secret') return setWebhook(registry, id, null, { rotate: true, keepUrl: true });
-      return setWebhook(registry, id, arg);
+  const state = await withStore(config, async (s) => {
+    const shared = new SharedSandboxClock(new TestClock(), s.db);
+    await shared.load();
+    return move ? shared.move(move) : clockState(shared.clock);
+  });
+  const hours = (state.offsetMs / 3_600_000).toFixed(1);
+  out(`sandbox clock: ${state.now} (${hours} h ahead of the real time)${move ? '; every process follows within a second' : ''}`);
+  return 0;
+}
+
+const money = (minor: number, currency: string) => `${(minor / 100).toFixed(2)} ${currency}`;
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of 1 or more');
+  return n;
+}
+
+function program(): Command {
+  const config = () => loadConfig();
+  // An action's exit code (its return value; a refusal throws CliError instead).
+  const run =
+    <A extends unknown[]>(fn: (...args: A) => Promise<number | void>) =>
+    async (...args: A) => {
+      process.exitCode = (await fn(...args)) ?? 0;
+    };
+  const cli = new Command('postbook')
+    .description('postbook: the post-booking service and its operator commands (from a checkout: npm run cli -- <command>)')
+    .usage('<command> [options]')
+    .showHelpAfterError('(postbook --help lists the commands; postbook <command> --help tells more)')
+    .configureHelp({ sortSubcommands: false })
+    .exitOverride();
+  cli.addHelpText('after', '\nConfiguration comes from the same environment variables as the server (README "Configuration").');
+
+  cli
+    .command('serve')
+    .description('start the service (HTTP API and, unless WORKERS=false, the workers): the same as npm start')
+    .action(async () => {
+      await import('./server.js');
+      await new Promise<never>(() => undefined); // the server owns the process from here (SIGTERM stops it)
     });
-    if (!done) {
-      process.stderr.write(`no client ${id}\n`);
-      return 1;
-    }
-    if (arg === '--remove') out(`client ${id}: webhook URL removed`);
-    else if (arg !== '--rotate-secret') out(`client ${id}: webhook URL set`);
-    if (done.secret) out(`webhook signing secret (shown only now, store it safely):\n${done.secret}`);
-    return 0;
+  cli
+    .command('worker')
+    .description('run only the refund workers and webhook deliveries, no HTTP (needs DATABASE_URL); SIGTERM/SIGINT stop it gracefully')
+    .action(run(() => runWorker(config())));
+  cli
+    .command('migrate')
+    .description('apply pending database migrations (the server also does at start)')
+    .action(
+      run(async () => {
+        await withStore(config(), async () => undefined); // openStore migrates
+        out('migrations: up to date');
+      }),
+    );
+
+  const clients = cli.command('clients').description('API clients: credentials, status, webhook URL');
+  clients
+    .command('add')
+    .description('create a client; prints its secret once')
+    .argument('<id>', 'client id: 3 to 64 letters, digits, dot, dash or underscore')
+    .argument('<name...>', 'display name')
+    .action(
+      run(async (id: string, name: string[]) => {
+        if (!/^[A-Za-z0-9._-]{3,64}$/.test(id)) throw new CliError('client id: 3 to 64 letters, digits, dot, dash or underscore', 2);
+        const secret = await withStore(config(), (s) => createClient(s.db, id, name.join(' '), systemClock.now()));
+        out(`client ${id} created. Secret (shown only now, store it safely):\n${secret}`);
+      }),
+    );
+  clients
+    .command('rotate')
+    .description('issue a new secret; the old one keeps working for the grace period')
+    .argument('<id>')
+    .addOption(new Option('--grace-hours <hours>', 'hours the old secret keeps working').default(24).argParser((v) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('a number of hours');
+      return n;
+    }))
+    .action(
+      run(async (id: string, opts: { graceHours: number }) => {
+        const secret = await withStore(config(), (s) => rotateSecret(s.db, id, systemClock.now(), opts.graceHours * 3600_000));
+        if (!secret) throw new CliError(`no client ${id}`, 1);
+        out(`client ${id}: new secret (the old one works for ${opts.graceHours} h more; running servers notice within 30 s):\n${secret}`);
+      }),
+    );
+  for (const verb of ['disable', 'enable'] as const) {
+    clients
+      .command(verb)
+      .description(verb === 'disable' ? "refuse the client's calls" : "allow the client's calls again")
+      .argument('<id>')
+      .action(
+        run(async (id: string) => {
+          const ok = await withStore(config(), (s) => setClientStatus(s.db, id, verb === 'disable' ? 'disabled' : 'active', systemClock.now()));
+          if (!ok) throw new CliError(`no client ${id}`, 1);
+          out(`client ${id}: ${verb}d`);
+        }),
+      );
   }
-  process.stderr.write(`${USAGE}\n`);
-  return 2;
+  clients
+    .command('webhook')
+    .description("set the client's webhook URL (its first URL prints the signing secret once; docs/webhooks.md)")
+    .argument('<id>')
+    .argument('[url]', 'http(s) URL receiving the signed events')
+    .option('--rotate-secret', 'new signing secret, printed once (the old one stops at once)')
+    .option('--remove', 'no more deliveries to the client (its pending events fail)')
+    .action(
+      run(async (id: string, url: string | undefined, opts: { rotateSecret?: boolean; remove?: boolean }) => {
+        const c = config();
+        const chosen = [url !== undefined, !!opts.rotateSecret, !!opts.remove].filter(Boolean).length;
+        if (chosen !== 1) throw new CliError('give exactly one of <url>, --rotate-secret or --remove', 2);
+        // Refusals that need no store first (opening the embedded store takes a while).
+        if (!keyringOf(c)) throw new WebhookRegistrationError('webhooks are off: set WEBHOOK_SECRET_KEY (32 characters or more) outside sandbox mode');
+        const problem = url === undefined ? null : webhookUrlProblem(url, { sandbox: c.sandbox });
+        if (problem) throw new WebhookRegistrationError(problem);
+        const done = await withStore(c, (s) => {
+          const { registry } = createWebhooks({ config: c, db: s.db, clock: systemClock, log: pino({ level: 'silent' }) });
+          if (opts.remove) return setWebhook(registry, id, null);
+          if (opts.rotateSecret) return setWebhook(registry, id, null, { rotate: true, keepUrl: true });
+          return setWebhook(registry, id, url!);
+        });
+        if (!done) throw new CliError(`no client ${id}`, 1);
+        if (opts.remove) out(`client ${id}: webhook URL removed`);
+        else if (!opts.rotateSecret) out(`client ${id}: webhook URL set`);
+        if (done.secret) out(`webhook signing secret (shown only now, store it safely):\n${done.secret}`);
+      }),
+    );
+
+  const world = cli.command('world').description('sandbox world files');
+  world
+    .command('check')
+    .description('validate a world file (default: $WORLD)')
+    .argument('[file]')
+    .action(
+      run(async (file: string | undefined) => {
+        const c = config();
+        const w = loadWorldFile(file ?? c.worldPath, systemClock.now());
+        out(`world ${w.name}: ok (${w.airlines.size} airlines, ${w.flights.size} flights, ${w.bookings.size} bookings, ${w.clients.length} clients)`);
+      }),
+    );
+  world
+    .command('load')
+    .description("validate a world file and write its clients and booked orders into the store (what the server does at start), without starting it")
+    .argument('<file>')
+    .action(
+      run(async (file: string) => {
+        const c = config();
+        const w = loadWorldFile(file, systemClock.now());
+        await withStore(c, async (s) => {
+          const now = systemClock.now();
+          await seedClients(s.db, w.clients.map((x) => ({ id: x.id, name: x.name, secret: x.secret, settings: x.settings ?? {} })), now);
+          await seedBookedOrders(s.db, [...w.bookings.values()].map((b) => b.record), now);
+        });
+        out(`world ${w.name}: loaded ${w.clients.length} clients and ${w.bookings.size} booked orders (start the server with WORLD=${file} to serve its flights)`);
+      }),
+    );
+
+  cli
+    .command('sandbox')
+    .description('the sandbox (SANDBOX=true)')
+    .command('clock')
+    .description('the sandbox time every process follows: show | advance <duration> (90m, 36h, 3d, 1d12h) | set <ISO instant>')
+    .argument('[action]', 'show, advance or set', 'show')
+    .argument('[value]', 'the duration or the instant')
+    .action(run((action: string, value: string | undefined) => sandboxClockCommand(config(), value === undefined ? [action] : [action, value])));
+
+  cli
+    .command('refunds')
+    .description('refunds')
+    .command('show')
+    .description('a refund and every status change with its time and cause')
+    .argument('<refundCode>')
+    .action(
+      run(async (refundCode: string) => {
+        const r = await withStore(config(), (s) => refundHistory(s.db, refundCode));
+        if (!r) throw new CliError(`no refund ${refundCode}`, 1);
+        out(`refund ${r.refundCode}: order ${r.orderNo}, client ${r.clientId}, reason ${r.reason}, ${r.path}, ${r.refundMethod}`);
+        out(`  status ${r.status}; estimated ${money(r.estimatedRefundMinor, r.currency)}${r.actualRefundMinor === null ? '' : `, actual ${money(r.actualRefundMinor, r.currency)}`}${r.cancelReason ? `; cancelReason: ${r.cancelReason}` : ''}`);
+        for (const ch of r.changes) out(`  ${ch.at.toISOString()}  ${ch.from ?? '-'} → ${ch.to}  ${ch.cause}`);
+      }),
+    );
+
+  const hooks = cli.command('webhooks').description('the webhook outbox');
+  hooks
+    .command('list')
+    .description('webhook events, newest first')
+    .addOption(new Option('--state <state>', 'only events in this state').choices(['pending', 'delivered', 'failed']))
+    .option('--client <id>', "only this client's events")
+    .addOption(new Option('--limit <n>', 'at most this many').default(50).argParser(positiveInt))
+    .action(
+      run(async (opts: { state?: WebhookEventState; client?: string; limit: number }) => {
+        const events = await withStore(config(), (s) => listEvents(s.db, { ...(opts.state ? { state: opts.state } : {}), ...(opts.client ? { clientId: opts.client } : {}), limit: opts.limit }));
+        if (events.length === 0) out('no webhook events');
+        for (const e of events) {
+          out(`${e.id}  ${e.eventId}  ${e.occurredAt.toISOString()}  ${e.clientId}  ${e.type} ${e.subject} ${e.transition}  ${e.state} after ${e.attempts} attempt(s)${e.state === 'pending' ? `, next ${e.nextAttemptAt.toISOString()}` : ''}${e.lastError ? `  last error: ${e.lastError}` : ''}`);
+        }
+      }),
+    );
+  hooks
+    .command('retry')
+    .description('deliver events again now: the given ones (id or event id), or every failed one with --failed')
+    .argument('[events...]')
+    .option('--failed', 'every failed event')
+    .option('--client <id>', 'with --failed: only this client')
+    .action(
+      run(async (events: string[], opts: { failed?: boolean; client?: string }) => {
+        if (!!opts.failed === events.length > 0) throw new CliError('give event ids or --failed (not both)', 2);
+        const n = await withStore(config(), (s) => retryEvents(s.db, opts.failed ? { allFailed: true, ...(opts.client ? { clientId: opts.client } : {}) } : { ids: events }));
+        if (n === 0 && !opts.failed) throw new CliError('no such undelivered event', 1);
+        out(`${n} event(s) due now; the deliverer sends them within seconds`);
+      }),
+    );
+
+  return cli;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const cli = program();
+  if (argv.length === 0) {
+    cli.outputHelp({ error: true });
+    return 2;
+  }
+  try {
+    await cli.parseAsync(argv, { from: 'user' });
+    return Number(process.exitCode ?? 0);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version are "errors" that exit 0; a usage error has printed its message and the hint.
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    throw err;
+  }
 }
 
 main(process.argv.slice(2))
   .then((code) => process.exit(code))
   .catch((err: unknown) => {
-    if (err instanceof WebhookRegistrationError) {
+    if (err instanceof CliError) {
+      process.stderr.write(`postbook: ${err.message}\n`);
+      process.exit(err.code);
+    }
+    if (err instanceof WebhookRegistrationError || err instanceof ApiError) {
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(2);
     }

@@ -24,6 +24,11 @@ export class TestClock implements Clock {
     return new Date(this.frozenAt ?? this.base() + this.offsetMs);
   }
 
+  /** How far the clock is ahead of the real time, in ms. */
+  offset(): number {
+    return this.now().getTime() - this.base();
+  }
+
   /** Move forward by ms (never backwards: refunds and offers must not see time reverse). */
   advance(ms: number): Date {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the clock only moves forward');

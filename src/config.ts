@@ -25,6 +25,8 @@ export interface Config {
   pgliteSharedBuffersMb: number;
   /** Encrypts the webhook signing secrets in the store (decision 0022); null: the sandbox key in sandbox mode, else webhooks off. */
   webhookSecretKey: string | null;
+  /** Requests per minute per client of extractPnr.do and pnr/claim.do together, unless the client's settings say otherwise. */
+  pnrPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -52,6 +54,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'OFFER_TTL_MINUTES', default: '30', meaning: 'how long a refundOfferId from refundQuotation.do can be submitted' },
   { name: 'PGLITE_SHARED_BUFFERS_MB', default: '16', meaning: 'embedded store: PostgreSQL shared_buffers in MB (more holds more of a large database in memory; decision 0017)' },
   { name: 'WEBHOOK_SECRET_KEY', default: '(sandbox: a published key; otherwise webhooks off)', meaning: '32+ random characters: the key the webhook signing secrets are stored encrypted with (docs/webhooks.md)' },
+  { name: 'PNR_RATE_PER_MINUTE', default: '120', meaning: "requests per minute per client of extractPnr.do and pnr/claim.do together (a client's settings.rateLimits.pnrPerMinute wins)" },
   { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
 ];
 
@@ -139,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     runWorkers: boolean_(env, problems),
     pgliteSharedBuffersMb: intVar(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 4096, problems),
     webhookSecretKey,
+    pnrPerMinute: intVar(env, 'PNR_RATE_PER_MINUTE', 120, 1, 1_000_000, problems),
   };
   config.refundPollSeconds = intVar(env, 'REFUND_POLL_SECONDS', config.sandbox ? 2 : 300, 1, 86_400, problems);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -15,6 +15,8 @@ import type { LookToBook } from './booking/look-to-book.js';
 import type { SeatMapCache } from './booking/seat-cache.js';
 import type { ChainSessions } from './booking/sessions.js';
 import type { WebhookRegistry } from './webhooks/register.js';
+import type { JobQueue } from './jobs/queue.js';
+import type { SharedSandboxClock } from './sandbox-clock.js';
 
 export interface AppDeps {
   config: Config;
@@ -39,4 +41,8 @@ export interface AppDeps {
   sessions: ChainSessions;
   /** Webhook URL registration (updateWebhookURL.do; docs/webhooks.md). */
   webhooks: WebhookRegistry;
+  /** The job queue's state, for /readyz (the queue itself is reached through refunds.scheduler). */
+  jobQueue: Pick<JobQueue, 'running' | 'stats'>;
+  /** The sandbox clock shared by every process through the store (sandbox mode only; else null). */
+  sandboxClock: SharedSandboxClock | null;
 }

@@ -1,7 +1,9 @@
 // The sandbox test clock: an authenticated admin endpoint moves it; outside sandbox mode it does not exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, makeTestApp } from './test-support/app.js';
+import { adminHeaders, makeTestApp, openTestStore } from './test-support/app.js';
+import { TestClock } from './clock.js';
+import { SharedSandboxClock } from './sandbox-clock.js';
 
 test('sandbox clock: read, advance, set; only forward; admin token required', async () => {
   const t = await makeTestApp();
@@ -41,5 +43,38 @@ test('outside sandbox mode the clock endpoint does not exist', async () => {
     assert.equal(res.statusCode, 404);
   } finally {
     await t.close();
+  }
+});
+
+test('sandbox clock: stored in the database — another process on the same store reads the move, a restart keeps it, and no move undoes another', async () => {
+  const store = await openTestStore();
+  const a = await makeTestApp({ store });
+  try {
+    const moved = await a.app.inject({ method: 'POST', url: '/sandbox/clock', headers: { ...adminHeaders, 'content-type': 'application/json' }, payload: JSON.stringify({ advanceMinutes: 3 * 24 * 60 }) });
+    assert.equal(moved.statusCode, 200, moved.body);
+    const row = await store.db.selectFrom('sandbox_clock').select('offset_ms').executeTakeFirstOrThrow();
+    assert.ok(Number(row.offset_ms) >= 3 * 86_400_000, 'the offset is stored');
+
+    // A second process's clock (a TestClock of its own) follows the stored one.
+    const other = new SharedSandboxClock(new TestClock(), store.db);
+    assert.ok(other.clock.offset() < 1000);
+    await other.load();
+    assert.ok(Math.abs(other.clock.now().getTime() - a.clock.now().getTime()) < 1000);
+
+    // A move from the other process starts from the stored time, even when its own clock lags behind.
+    const lagging = new SharedSandboxClock(new TestClock(), store.db);
+    const next = await lagging.move({ advanceMinutes: 60 });
+    assert.ok(next.offsetMs >= 3 * 86_400_000 + 3_600_000 - 1000, JSON.stringify(next));
+    await assert.rejects(lagging.move({ to: new Date().toISOString() }), /only moves forward/);
+  } finally {
+    await a.close();
+  }
+  // A restarted service on the same store starts at the moved time.
+  const b = await makeTestApp({ store });
+  try {
+    assert.ok(b.clock.offset() >= 3 * 86_400_000 + 3_600_000 - 1000, `offset after restart ${b.clock.offset()}`);
+  } finally {
+    await b.close();
+    await store.close();
   }
 });

@@ -17,12 +17,13 @@ import pino from 'pino';
 import { loggerOptions } from './log.js';
 import type { Redis } from 'ioredis';
 import { connectRedis } from './ratelimit/redis.js';
-import { createRatePools, type RatePools } from './ratelimit/pools.js';
+import { createRatePools, DEFAULT_POOL_LIMITS, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import { seedWebhooks, WebhookRegistrationError } from './webhooks/register.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
+import { SharedSandboxClock } from './sandbox-clock.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -44,6 +45,18 @@ export type ConnectorFactory = (world: World, books: SandboxBooks) => AirlineCon
 export function createAirlines(world: World, store: Store, clock: Clock, connectors?: ConnectorFactory): AirlineDirectory {
   const books: SandboxBooks = { db: store.db, clock, shared: store.kind === 'postgres' };
   return new AirlineDirectory(connectors ? connectors(world, books) : [new SandboxConnector(world, books)]);
+}
+
+/**
+ * The process's sandbox clock tied to the stored one (sandbox mode: a TestClock): brought to the stored time
+ * now, and on a shared PostgreSQL store following moves made by other processes. Null outside sandbox mode.
+ */
+export async function shareSandboxClock(clock: Clock, store: Store): Promise<SharedSandboxClock | null> {
+  if (!(clock instanceof TestClock)) return null;
+  const shared = new SharedSandboxClock(clock, store.db);
+  await shared.load();
+  if (store.kind === 'postgres') shared.follow();
+  return shared;
 }
 
 /** What the wiring is given: opened and loaded by the caller, who also closes the store. */
@@ -68,6 +81,7 @@ export interface ServiceParts {
 /** The assembled service; its `close` stops the app and the workers (the store and Redis are the caller's). */
 export async function assembleService(parts: ServiceParts): Promise<Service> {
   const { config, clock, world, store, logger: log } = parts;
+  const sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
   await seedClients(
     store.db,
     world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })),
@@ -93,9 +107,9 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   if (deliverer && (parts.webhooks?.run ?? parts.workers.run)) deliverer.start();
   try {
     const redis = parts.redis ?? null;
-    const pools = parts.pools ?? createRatePools({ redis, log });
+    const pools = parts.pools ?? createRatePools({ redis, log, defaults: { ...DEFAULT_POOL_LIMITS, pnrPerMinute: config.pnrPerMinute } });
     const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
-    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, voidScheduler: workers.voids.scheduler, webhooks: webhooks.registry, pools, lookToBook });
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, voidScheduler: workers.voids.scheduler, webhooks: webhooks.registry, jobQueue: workers.queue, sandboxClock, pools, lookToBook });
     return {
       app,
       store,
@@ -106,11 +120,13 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       webhooks: deliverer,
       async close() {
         await app.close();
+        sandboxClock?.stop();
         await deliverer?.stop();
         await workers.stop();
       },
     };
   } catch (err) {
+    sandboxClock?.stop();
     await deliverer?.stop();
     await workers.stop();
     throw err;
@@ -120,7 +136,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
 export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {
   const clock: Clock = config.sandbox ? new TestClock() : systemClock;
   // The world is read first: a malformed file stops the start before anything is opened.
-  const world = loadWorldFile(config.worldPath, clock.now());
+  let world = loadWorldFile(config.worldPath, clock.now());
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? null : config.dataDir,
@@ -129,6 +145,7 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
   });
   let redis: Redis | null = null;
   try {
+    world = await worldAtStoredTime(config, clock, store, world);
     const log = logger ?? pino(loggerOptions(config.logLevel));
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
     const service = await assembleService({ config, clock, world, store, logger: log, redis, workers: { pollSeconds: config.refundPollSeconds, run: config.runWorkers } });
@@ -145,4 +162,14 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
     await store.close();
     throw err;
   }
+}
+
+/**
+ * The world's relative times (`+3d 10:30`) are resolved against the sandbox time: when the stored sandbox
+ * clock is ahead (moved before this process started), the world is read again at that time.
+ */
+export async function worldAtStoredTime(config: Config, clock: Clock, store: Store, world: World): Promise<World> {
+  if (!config.sandbox || !(clock instanceof TestClock)) return world;
+  await new SharedSandboxClock(clock, store.db).load();
+  return clock.offset() >= 1000 ? loadWorldFile(config.worldPath, clock.now()) : world;
 }

@@ -118,13 +118,22 @@ describe('server process', () => {
     for (const arg of ['--help', '-h', 'help']) {
       const help = spawnNode(['src/cli.ts', arg], { PORT: 'not read for help' });
       assert.equal((await help.exit).code, 0, arg);
-      assert.match(help.stdout(), /usage: postbook <command>/);
-      assert.match(help.stdout(), /clients add <id> <name>/);
+      assert.match(help.stdout(), /Usage: postbook <command>/);
+      for (const cmd of ['serve', 'worker', 'migrate', 'clients', 'world', 'sandbox', 'refunds', 'webhooks']) assert.match(help.stdout(), new RegExp(`\\n  ${cmd}\\b`), cmd);
     }
-    for (const args of [[], ['nonsense']]) {
-      const wrong = spawnNode(['src/cli.ts', ...args], {});
-      assert.equal((await wrong.exit).code, 2, args.join(' '));
-      assert.match(wrong.stderr(), /usage: postbook <command>/);
-    }
+    // --help on every command, and on the commands under one
+    const sub = spawnNode(['src/cli.ts', 'clients', 'add', '--help'], {});
+    assert.equal((await sub.exit).code, 0);
+    assert.match(sub.stdout(), /Usage: postbook clients add \[options\] <id> <name\.\.\.>/);
+    const wrong = spawnNode(['src/cli.ts'], {});
+    assert.equal((await wrong.exit).code, 2);
+    assert.match(wrong.stderr(), /Usage: postbook <command>/);
+    const unknown = spawnNode(['src/cli.ts', 'nonsense'], {});
+    assert.equal((await unknown.exit).code, 2);
+    assert.match(unknown.stderr(), /unknown command 'nonsense'/);
+    assert.match(unknown.stderr(), /postbook --help lists the commands/);
+    const missing = spawnNode(['src/cli.ts', 'refunds', 'show'], {});
+    assert.equal((await missing.exit).code, 2);
+    assert.match(missing.stderr(), /missing required argument 'refundCode'/);
   });
 });

@@ -203,7 +203,7 @@ describe('postbook worker', () => {
     const dir = tmpDir();
     const p = spawnNode(['src/cli.ts', 'worker'], { DATA_DIR: path.join(dir, 'data') });
     assert.equal((await p.exit).code, 78);
-    assert.match(p.stderr(), /postbook worker needs DATABASE_URL/);
+    assert.match(p.stderr(), /worker needs DATABASE_URL/);
     assert.match(p.stderr(), /the API process runs the refund workers itself/);
     assert.equal(fs.existsSync(path.join(dir, 'data')), false, 'the data folder was not touched');
   });
@@ -255,6 +255,48 @@ describe('postbook worker', () => {
       } finally {
         await store.close();
       }
+    },
+  );
+
+  test(
+    'PostgreSQL: one sandbox clock — a move through an API process reaches a worker process, and survives restarts',
+    { skip: DATABASE_URL ? false : 'needs DATABASE_URL: a worker process shares the store with the API process', timeout: 120_000 },
+    async () => {
+      const dir = tmpDir();
+      const world = path.join(dir, 'world.json');
+      const n = 3;
+      // The airline decides after two days of sandbox time: only a moved clock brings the decision.
+      const processingSeconds = 2 * 86_400;
+      writeCrashWorld(world, { bookings: n, processingSeconds, latencyMs: 0 });
+      const bookings = crashBookings(n);
+      const env = { WORLD: world, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', DATABASE_URL: await freshDatabase() };
+      const admin = { 'content-type': 'application/json', authorization: `Bearer ${CRASH_ADMIN_TOKEN}` };
+
+      const api = await startServer({ ...env, WORKERS: 'false' });
+      const worker = await startWorker(env);
+      const codes = await submitAll(api.url, bookings);
+      const atOne = await waitAll(api.url, codes, (s) => s >= 1, 'submitted to the airline', 30_000);
+      assert.deepEqual([...new Set(atOne.values())], [1]);
+      await sleep(2500);
+      assert.deepEqual([...new Set((await statuses(api.url, codes)).values())], [1], 'nothing is decided before the clock moves');
+
+      // The worker's own clock must follow this move: it is the worker that asks the airline and moves refunds.
+      const moved = await post(api.url, '/sandbox/clock', { advanceMinutes: Math.ceil((2 * processingSeconds) / 60) + 1 }, admin);
+      assert.ok(moved.offsetMs >= 2 * processingSeconds * 1000, JSON.stringify(moved));
+      const final = await waitAll(api.url, codes, (s) => [2, 4, 5, 6].includes(s), 'terminal', 60_000);
+      assert.deepEqual([...new Set(final.values())], [2]);
+      assert.ok(transitions(worker).length >= 2 * n, 'the worker process made the decisions');
+
+      // A restarted API process starts at the moved time, not at the real time.
+      api.child.kill('SIGTERM');
+      assert.equal((await api.exit).code, 0, api.stderr());
+      const again = await startServer({ ...env, WORKERS: 'false' });
+      const state = (await (await fetch(`${again.url}/sandbox/clock`, { headers: { authorization: admin.authorization } })).json()) as { offsetMs: number };
+      assert.ok(state.offsetMs >= moved.offsetMs - 1000, `after a restart the offset is ${state.offsetMs}, was ${moved.offsetMs}`);
+      again.child.kill('SIGTERM');
+      worker.child.kill('SIGTERM');
+      assert.equal((await worker.exit).code, 0, worker.stderr());
+      await again.exit;
     },
   );
 });

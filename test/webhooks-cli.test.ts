@@ -27,8 +27,9 @@ async function cli(args: string[], env: Record<string, string> = {}) {
 describe('postbook clients webhook', () => {
   test('set, secret once, rotate, remove; refusals', { timeout: 300_000 }, async () => {
     assert.equal((await cli(['clients', 'add', 'hook-agency', 'Hook', 'Agency'])).code, 0);
-    const help = await cli(['--help']);
-    assert.match(help.out, /clients webhook <id> <url>/);
+    const help = await cli(['clients', 'webhook', '--help']);
+    assert.match(help.out, /Usage: postbook clients webhook \[options\] <id> \[url\]/);
+    assert.match(help.out, /--rotate-secret/);
 
     const first = await cli(['clients', 'webhook', 'hook-agency', 'http://127.0.0.1:9/hooks']);
     assert.equal(first.code, 0, first.err);

@@ -79,7 +79,16 @@ interface StoredAnswer {
   size: number;
 }
 
+/** Counts since start, read by /metrics: answers served from kept bytes or built, maps reused or read. */
+export interface SeatMapCacheStats {
+  answerHits: number;
+  answerMisses: number;
+  mapHits: number;
+  mapMisses: number;
+}
+
 export class SeatMapCache {
+  readonly stats: SeatMapCacheStats = { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0 };
   private readonly maps = new Map<string, CachedSeatMap>();
   private readonly answers = new Map<string, StoredAnswer>();
   private answerBytes = 0;
@@ -104,8 +113,12 @@ export class SeatMapCache {
     const hit = this.maps.get(key);
     if (hit && hit.version !== null) {
       const v = version();
-      if (hit.version === (typeof v === 'string' || v === null ? v : await v)) return hit;
+      if (hit.version === (typeof v === 'string' || v === null ? v : await v)) {
+        this.stats.mapHits++;
+        return hit;
+      }
     }
+    this.stats.mapMisses++;
     const answer = await load();
     // Only real maps are kept: a refusal may be a passing failure.
     if (!answer.ok) return answer;
@@ -125,6 +138,8 @@ export class SeatMapCache {
     for (const p of parts) key += `${p.map.key}@${p.map.version ?? '-'}#${p.signature}#${p.binding}|`;
     const cacheable = parts.every((p) => p.map.version !== null);
     let stored = cacheable ? this.answers.get(key) : undefined;
+    if (stored) this.stats.answerHits++;
+    else this.stats.answerMisses++;
     if (stored) {
       // least recently used goes first: move to the end
       this.answers.delete(key);

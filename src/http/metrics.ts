@@ -1,5 +1,24 @@
 // Prometheus metrics of one app instance (its own registry, so tests and several apps do not collide).
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+// Counted as requests pass: requests by route, HTTP status and body status (the `status` of the answer,
+// which says more than HTTP: a refusal is HTTP 200 with status 805), latency, rate-pool refusals and the
+// seat-map cache. Read from the store at each scrape: refunds by status and airline, the oldest refund
+// still waiting in each open status, job queue depth, undelivered webhook events (README "Operating it").
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { SeatMapCacheStats } from '../booking/seat-cache.js';
+import { oldestOpenRefunds, refundsByStatus } from '../refunds/metrics.js';
+import { undeliveredEvents } from '../webhooks/metrics.js';
+import type { Database } from '../store/schema.js';
+
+/** Where the scrape-time figures come from; without it /metrics has only the request figures. */
+export interface MetricSources {
+  db: Kysely<Database>;
+  clock: Clock;
+  jobQueue: Pick<JobQueue, 'stats' | 'running'>;
+  seatMaps: { stats: SeatMapCacheStats };
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -10,20 +29,139 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
     registers: [this.registry],
   });
+  private readonly requests = new Counter({
+    name: 'postbook_requests_total',
+    help: 'Answered requests by route, HTTP status and body status (the answer\'s `status` field; "none" when the answer has none)',
+    labelNames: ['route', 'http_status', 'body_status'] as const,
+    registers: [this.registry],
+  });
+  private readonly refusals = new Counter({
+    name: 'postbook_rate_pool_refusals_total',
+    help: 'Requests refused by a rate pool (spec 8: HTTP 429)',
+    labelNames: ['pool'] as const,
+    registers: [this.registry],
+  });
+  private readonly collectErrors = new Counter({
+    name: 'postbook_metrics_collect_errors_total',
+    help: 'Scrapes whose figures from the store could not be read (those gauges keep their last values)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
 
-  constructor(defaults = false) {
-    if (defaults) collectDefaultMetrics({ register: this.registry });
+  constructor(opts: { defaults?: boolean; sources?: MetricSources } = {}) {
+    if (opts.defaults) collectDefaultMetrics({ register: this.registry });
+    if (opts.sources) this.addStoreFigures(opts.sources);
   }
 
   get contentType(): string {
     return this.registry.contentType;
   }
 
-  observe(route: string, httpStatus: number, seconds: number): void {
-    this.duration.observe({ route, http_status: String(httpStatus) }, seconds);
+  observe(route: string, httpStatus: number, bodyStatus: number | null, seconds: number): void {
+    const http = String(httpStatus);
+    this.duration.observe({ route, http_status: http }, seconds);
+    this.requests.inc({ route, http_status: http, body_status: bodyStatus === null ? 'none' : String(bodyStatus) });
+  }
+
+  poolRefused(pool: string): void {
+    this.refusals.inc({ pool });
   }
 
   render(): Promise<string> {
     return this.registry.metrics();
+  }
+
+  private addStoreFigures(src: MetricSources): void {
+    const registers = [this.registry];
+    const guarded = async (source: string, read: () => Promise<void>) => {
+      try {
+        await read();
+      } catch {
+        this.collectErrors.inc({ source });
+      }
+    };
+    new Gauge({
+      name: 'postbook_refunds',
+      help: 'Refund orders by refundStatus (spec 3.1) and airline',
+      labelNames: ['status', 'carrier'] as const,
+      registers,
+      async collect() {
+        await guarded('refunds', async () => {
+          const rows = await refundsByStatus(src.db);
+          this.reset();
+          for (const r of rows) this.set({ status: String(r.status), carrier: r.carrier }, r.count);
+        });
+      },
+    });
+    new Gauge({
+      name: 'postbook_refund_oldest_waiting_seconds',
+      help: 'Age of the oldest refund in each open status (0 with postbook, 1 and 3 with the airline); absent when none waits',
+      labelNames: ['status'] as const,
+      registers,
+      async collect() {
+        await guarded('refunds', async () => {
+          const rows = await oldestOpenRefunds(src.db);
+          const now = src.clock.now().getTime();
+          this.reset();
+          for (const r of rows) this.set({ status: String(r.status) }, Math.max(0, (now - r.since.getTime()) / 1000));
+        });
+      },
+    });
+    new Gauge({
+      name: 'postbook_jobs',
+      help: 'Jobs of the job queue by queue and state (created = waiting)',
+      labelNames: ['queue', 'state'] as const,
+      registers,
+      async collect() {
+        await guarded('jobs', async () => {
+          if (!src.jobQueue.running) return;
+          const stats = await src.jobQueue.stats();
+          this.reset();
+          for (const [queue, counts] of Object.entries(stats.queues)) {
+            for (const [state, n] of Object.entries(counts)) this.set({ queue, state }, n);
+          }
+        });
+      },
+    });
+    new Gauge({
+      name: 'postbook_webhook_events_undelivered',
+      help: 'Webhook events not delivered: pending (still retried) or failed (retries over)',
+      labelNames: ['type', 'state'] as const,
+      registers,
+      async collect() {
+        await guarded('webhooks', async () => {
+          const rows = await undeliveredEvents(src.db);
+          this.reset();
+          for (const r of rows) this.set({ type: r.type, state: r.state }, r.count);
+        });
+      },
+    });
+    // The cache counts in plain fields (no prom-client call on the hot path); each scrape adds what changed.
+    const cache = src.seatMaps.stats;
+    const fromCache = (name: string, help: string, read: () => { hit: number; miss: number }) => {
+      let seen = { hit: 0, miss: 0 };
+      new Counter({
+        name,
+        help,
+        labelNames: ['cache'] as const,
+        registers,
+        collect() {
+          const now = read();
+          this.inc({ cache: 'hit' }, now.hit - seen.hit);
+          this.inc({ cache: 'miss' }, now.miss - seen.miss);
+          seen = now;
+        },
+      });
+    };
+    fromCache(
+      'postbook_seat_map_answers_total',
+      'seatAvailability.do answers by whether their bytes came from the answer cache (hit) or were built (miss); hit ratio = hit / (hit + miss)',
+      () => ({ hit: cache.answerHits, miss: cache.answerMisses }),
+    );
+    fromCache(
+      'postbook_seat_map_loads_total',
+      "Seat maps an answer needed: kept at the airline's current version (hit) or read from the airline (miss)",
+      () => ({ hit: cache.mapHits, miss: cache.mapMisses }),
+    );
   }
 }

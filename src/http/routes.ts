@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { readiness } from './health.js';
 import { VALIDATION_STATUS } from '../errors.js';
 import { adminAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
@@ -12,8 +13,7 @@ import { sendSeatMap } from './seat-map-reply.js';
 import { TRANSPORT_ERRORS } from '../wire.js';
 import type { AppDeps } from '../deps.js';
 import type { RatePool } from '../ratelimit/pools.js';
-import { TestClock } from '../clock.js';
-import { ClockState, MoveClockRequest, clockState, moveClock } from '../sandbox-clock.js';
+import { ClockState, MoveClockRequest, clockState } from '../sandbox-clock.js';
 import { extractErrorShape, extractPnr } from '../pnr/extract.js';
 import { claimPnr } from '../pnr/claim.js';
 import { PNR_STATUS } from '../pnr/statuses.js';
@@ -97,7 +97,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   /** A scope of spec endpoints: client credentials on every call (spec 5), a rate pool first when given (spec 8). */
   const clients = (pool: RatePool | null, routes: (api: Api) => void) =>
     void app.register(async (scope) => {
-      pool?.attach(scope);
+      pool?.attach(scope, (name) => deps.metrics.poolRefused(name));
       scope.addHook('onRequest', clientAuthHook(deps.authenticator, deps.config.headerPrefix));
       routes(typed(scope));
     });
@@ -108,13 +108,27 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   const ops = typed(app);
   const open = { config: { auth: 'none' as const }, schema: { hide: true } };
   // A newcomer's first request: where the API is described.
-  ops.get('/', open, async () => ({ service: 'postbook', openapi: '/openapi.json', health: '/health', msg: 'every endpoint, its request and its answers: GET /openapi.json' }));
-  ops.get('/health', open, async () => ({ status: 'ok', store: deps.store.kind }));
+  ops.get('/', open, async () => ({
+    service: 'postbook',
+    docs: '/docs',
+    openapi: '/openapi.json',
+    health: '/healthz',
+    ready: '/readyz',
+    metrics: '/metrics',
+    msg: 'every endpoint, its request and its answers: /docs (browsable) or GET /openapi.json',
+  }));
+  // Liveness: the process serves HTTP. /health is the older name, kept for existing probes.
+  for (const url of ['/healthz', '/health']) ops.get(url, open, async () => ({ status: 'ok', store: deps.store.kind }));
+  // Readiness: the store answers, its migrations are this build's, the job queue runs (else 503 and why).
+  ops.get('/readyz', open, async (_req, reply) => {
+    const r = await readiness(deps);
+    return reply.code(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not ready', ...r.checks });
+  });
   ops.get('/metrics', open, async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));
   ops.get('/openapi.json', open, async () => app.swagger());
 
-  // ---- PNR: spec 4.5, 4.6 ----
-  clients(null, (api) => {
+  // ---- PNR: spec 4.5, 4.6; a pool of their own against probing (decision 0026) ----
+  clients(deps.pools.pnr, (api) => {
     api.post(
       '/extractPnr.do',
       {
@@ -285,12 +299,15 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   });
 
   // ---- sandbox administration: exists only in sandbox mode (the command: ../sandbox-clock.ts) ----
-  if (deps.config.sandbox && deps.clock instanceof TestClock) {
-    const clock = deps.clock;
+  if (deps.config.sandbox && deps.sandboxClock) {
+    const shared = deps.sandboxClock;
     void app.register(async (scope) => {
       scope.addHook('onRequest', adminAuthHook(deps.config.adminToken ?? deps.world?.adminToken ?? null));
       const admin = typed(scope);
-      admin.get('/sandbox/clock', { config: { family: 'admin' }, schema: { tags: ['sandbox'], response: { 200: ClockState, ...errors } } }, async () => clockState(clock));
+      admin.get('/sandbox/clock', { config: { family: 'admin' }, schema: { summary: 'The sandbox clock: now and its offset from the real time', tags: ['sandbox'], response: { 200: ClockState, ...errors } } }, async () => {
+        await shared.load(); // a move made through another process shows at once
+        return clockState(shared.clock);
+      });
       admin.post(
         '/sandbox/clock',
         {
@@ -298,7 +315,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
           schema: { summary: 'Move the sandbox clock forward (advanceMinutes) or to an instant (to)', tags: ['sandbox'], body: MoveClockRequest, response: { 200: ClockState, ...errors } },
         },
         async (request) => {
-          const moved = moveClock(clock, request.body);
+          const moved = await shared.move(request.body);
           request.log.info({ now: moved.now }, 'sandbox clock moved');
           return moved;
         },

@@ -29,5 +29,6 @@ export function sendSeatMap(seatMaps: SeatMapCache, request: FastifyRequest, rep
   if (out.release) reply.raw.once('finish', out.release);
   reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
   if (out.gzip) reply.header('content-encoding', 'gzip');
+  reply.bodyStatus = 0; // only maps are answered as bytes
   return reply.send(out.bytes);
 }

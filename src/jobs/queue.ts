@@ -137,6 +137,8 @@ export interface QueueStats {
 export interface JobQueue {
   readonly schema: string;
   readonly kind: StoreKind;
+  /** Started and not stopping: jobs can be sent (and fetched where workers are registered). /readyz reads it. */
+  readonly running: boolean;
   start(): Promise<void>;
   /**
    * Stops fetching. graceful (default): waits up to `timeoutMs` (default stopTimeoutMs) for running handlers;
@@ -243,6 +245,10 @@ class PgBossJobQueue implements JobQueue {
   /** pg-boss's constructor defaults, which its insert falls back to (see insertSql). */
   private readonly sendDefaults: { expireInSeconds: number; retryLimit: number; retryDelaySeconds: number; retryBackoff: boolean };
   private state: LifeCycle = 'new';
+
+  get running(): boolean {
+    return this.state === 'started';
+  }
 
   constructor(opts: JobQueueOptions) {
     const { store } = opts;

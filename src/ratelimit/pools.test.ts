@@ -46,7 +46,9 @@ test('a per-client limit from the client settings applies to each pool', async (
   }
   assert.equal(poolLimit({ rateLimits: { ancillaryPerMinute: 0 } }, 'ancillary', DEFAULT_POOL_LIMITS), 60, 'invalid setting → default');
   assert.equal(poolLimit({ rateLimits: { verifyPerMinute: 7 } }, 'ancillary', DEFAULT_POOL_LIMITS), 60, 'other pool setting → default');
-  assert.equal(poolLimit(undefined, 'verify', { ancillaryPerMinute: 1, verifyPerMinute: 9 }), 9, 'configured default');
+  assert.equal(poolLimit(undefined, 'verify', { ancillaryPerMinute: 1, verifyPerMinute: 9, pnrPerMinute: 3 }), 9, 'configured default');
+  assert.equal(poolLimit({ rateLimits: { pnrPerMinute: 5 } }, 'pnr', DEFAULT_POOL_LIMITS), 5, 'the pnr pool has its own setting');
+  assert.equal(DEFAULT_POOL_LIMITS.pnrPerMinute, 120);
 });
 
 test('invalid bodies and missing or wrong credentials do not count; business failures do', async () => {

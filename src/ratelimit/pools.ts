@@ -11,26 +11,29 @@ import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import { MemoryWindowStore, RedisWindowStore, storeCtor, type WindowStore } from './window-store.js';
 
-export type PoolName = 'ancillary' | 'verify';
+export type PoolName = 'ancillary' | 'verify' | 'pnr';
 
 export interface RatePool {
   readonly name: PoolName;
-  /** Adds the limiter to this scope (register only the pool's routes in it). */
-  attach(scope: FastifyInstance): void;
+  /** Adds the limiter to this scope (register only the pool's routes in it); `onRefused` hears each 429. */
+  attach(scope: FastifyInstance, onRefused?: (pool: PoolName) => void): void;
 }
 
 export interface RatePools {
   ancillary: RatePool;
   verify: RatePool;
+  /** extractPnr.do and pnr/claim.do: a PNR and a name must not be probed at line rate (decision 0026). */
+  pnr: RatePool;
   close(): Promise<void>;
 }
 
 export interface PoolDefaults {
   ancillaryPerMinute: number;
   verifyPerMinute: number;
+  pnrPerMinute: number;
 }
 
-export const DEFAULT_POOL_LIMITS: PoolDefaults = { ancillaryPerMinute: 60, verifyPerMinute: 60 };
+export const DEFAULT_POOL_LIMITS: PoolDefaults = { ancillaryPerMinute: 60, verifyPerMinute: 60, pnrPerMinute: 120 };
 
 export interface RatePoolsOptions {
   /** Counts in Redis when given (the caller owns the connection); in this process's memory when null. */
@@ -47,7 +50,7 @@ export interface RatePoolsOptions {
   log?: Pick<FastifyBaseLogger, 'warn'>;
 }
 
-const SETTING: Record<PoolName, keyof PoolDefaults> = { ancillary: 'ancillaryPerMinute', verify: 'verifyPerMinute' };
+const SETTING: Record<PoolName, keyof PoolDefaults> = { ancillary: 'ancillaryPerMinute', verify: 'verifyPerMinute', pnr: 'pnrPerMinute' };
 
 /** The client's own limit for a pool (client settings `rateLimits`), else the default. */
 export function poolLimit(settings: Record<string, unknown> | undefined, pool: PoolName, defaults: PoolDefaults): number {
@@ -67,7 +70,7 @@ type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<RatePoolsOptions, 'windowMs'>> & { defaults: PoolDefaults }): RatePool {
   return {
     name,
-    attach(scope) {
+    attach(scope, onRefused) {
       // fastify-plugin: the limiter decorates this scope only. global: false — the plugin's onRoute hook
       // would miss the routes this scope declares right after attach(), and its groupId does not share a
       // counter across routes (STACK.md, upstream #463); one hook on the scope with one key per client does.
@@ -94,6 +97,7 @@ function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<Rate
           return;
         }
         const retryAfter = Math.min(60, Math.max(0, verdict.ttlInSeconds));
+        onRefused?.(name);
         return reply
           .code(429)
           .header('retry-after', String(retryAfter))
@@ -116,6 +120,7 @@ export function createRatePools(opts: RatePoolsOptions): RatePools {
   return {
     ancillary: createPool('ancillary', store, { windowMs, defaults }),
     verify: createPool('verify', store, { windowMs, defaults }),
+    pnr: createPool('pnr', store, { windowMs, defaults }),
     // The Redis connection belongs to the caller; the in-memory logs go with the process.
     close: async () => undefined,
   };

@@ -11,6 +11,7 @@ import * as m0008 from './migrations/0008_offers_insert_only.js';
 import * as m0009 from './migrations/0009_webhooks.js';
 import * as m0010 from './migrations/0010_order_expiry.js';
 import * as m0011 from './migrations/0011_voids.js';
+import * as m0013 from './migrations/0013_sandbox_clock.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_webhooks': m0009,
   '0010_order_expiry': m0010,
   '0011_voids': m0011,
+  '0013_sandbox_clock': m0013,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -45,6 +47,24 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
     throw new MigrationError(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`);
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The migrations this build knows but the store has not applied (`pending`), and those the store has applied
+ * but this build does not know (`unknown`: a newer build migrated it). Both empty: the schema is current.
+ */
+export async function migrationState<DB>(db: Kysely<DB>): Promise<{ pending: string[]; unknown: string[] }> {
+  let applied: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    applied = rows.map((r) => r.name);
+  } catch (err) {
+    if (/kysely_migration/.test((err as Error).message)) applied = []; // never migrated
+    else throw err;
+  }
+  const known = Object.keys(MIGRATIONS);
+  const done = new Set(applied);
+  return { pending: known.filter((n) => !done.has(n)), unknown: applied.filter((n) => !(n in MIGRATIONS)) };
 }
 
 /** Stable fingerprint of the migration set (names), used to key cached test templates. */

@@ -201,6 +201,13 @@ export interface RefundStatusHistoryTable {
   cause: string;
 }
 
+/** The one sandbox clock of all processes (migration 0013): its offset from the real time. */
+export interface SandboxClockTable {
+  one: ColumnType<boolean, never, never>;
+  offset_ms: ColumnType<number, number | bigint, number | bigint>;
+  moved_at: Timestamp | null;
+}
+
 /** The sandbox airline's refund books (migration 0003): written only by airline/sandbox. */
 export interface SandboxRefundsTable {
   refund_code: string;
@@ -244,6 +251,7 @@ export interface Database {
   sandbox_bookings: SandboxBookingsTable;
   sandbox_seat_sales: SandboxSeatSalesTable;
   sandbox_seat_versions: SandboxSeatVersionsTable;
+  sandbox_clock: SandboxClockTable;
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
   void_offers: VoidOffersTable;

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
@@ -38,7 +38,8 @@ export function testLogger(level = 'trace') {
 }
 
 async function templateBlob(): Promise<Blob> {
-  const file = path.join(os.tmpdir(), `postbook-pglite-template-${PGLITE_VERSION}-${migrationsFingerprint().replace(/[^a-z0-9]/gi, '_')}.tar`);
+  // Keyed by the migration set (a digest: the names together outgrow a file name).
+  const file = path.join(os.tmpdir(), `postbook-pglite-template-${PGLITE_VERSION}-${createHash('sha256').update(migrationsFingerprint()).digest('hex').slice(0, 16)}.tar`);
   if (!fs.existsSync(file)) {
     const store = await openStore({ databaseUrl: null, dataDir: null });
     const blob = await store.dump!();

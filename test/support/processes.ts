@@ -44,8 +44,9 @@ export function spawnNode(args: string[], env: Record<string, string>): Proc {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits for a log line with this `msg`; fails early if the process exits first. */
-export async function waitForLog(p: Proc, msg: string, ms = 60_000): Promise<Record<string, unknown>> {
+/** Waits for a log line with this `msg`; fails early if the process exits first. The default wait is long: on a machine
+ * shared with other test runs, starting the embedded store can take a minute. */
+export async function waitForLog(p: Proc, msg: string, ms = 180_000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     const line = p.lines().find((l) => l.msg === msg);

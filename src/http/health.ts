@@ -1,0 +1,48 @@
+// Liveness and readiness for orchestrators and load balancers (README "Operating it"):
+// GET /healthz answers while the process serves HTTP at all; GET /readyz answers 200 only when this
+// process can do its work — the store answers, its schema is the one this build expects, the job queue
+// runs — and 503 with the failing checks otherwise, so a load balancer stops sending it traffic.
+import { sql } from 'kysely';
+import type { AppDeps } from '../deps.js';
+import { migrationState } from '../store/migrate.js';
+
+export interface ReadinessCheck {
+  ok: boolean;
+  /** What is wrong, for an operator; absent when ok. */
+  reason?: string;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: { store: ReadinessCheck; migrations: ReadinessCheck; jobQueue: ReadinessCheck };
+}
+
+/** How long the store may take to answer `select 1` before the process counts as not ready. */
+export const STORE_PROBE_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+const failed = (err: unknown): ReadinessCheck => ({ ok: false, reason: err instanceof Error ? err.message : String(err) });
+
+export async function readiness(deps: Pick<AppDeps, 'db' | 'jobQueue'>): Promise<Readiness> {
+  const store = await withTimeout(sql`select 1`.execute(deps.db), STORE_PROBE_TIMEOUT_MS, 'the store')
+    .then((): ReadinessCheck => ({ ok: true }))
+    .catch(failed);
+  const migrations = store.ok
+    ? await withTimeout(migrationState(deps.db), STORE_PROBE_TIMEOUT_MS, 'the store')
+        .then(({ pending, unknown }): ReadinessCheck => {
+          if (pending.length > 0) return { ok: false, reason: `migrations not applied: ${pending.join(', ')} (run: postbook migrate)` };
+          if (unknown.length > 0) return { ok: false, reason: `the store was migrated by a newer build: ${unknown.join(', ')}` };
+          return { ok: true };
+        })
+        .catch(failed)
+    : { ok: false, reason: 'the store does not answer' };
+  const jobQueue: ReadinessCheck = deps.jobQueue.running ? { ok: true } : { ok: false, reason: 'the job queue is not running (starting or stopping)' };
+  return { ready: store.ok && migrations.ok && jobQueue.ok, checks: { store, migrations, jobQueue } };
+}

@@ -1,0 +1,95 @@
+// GET /metrics after real traffic (README "Operating it"): requests by route, HTTP status and body status;
+// refunds by status and airline and the oldest one waiting; job queue depth; undelivered webhook events;
+// rate-pool refusals; the seat-map cache's hits and misses.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { seatSegments, verifyFlights } from '../test-support/booking.js';
+
+/** The value of one sample of the exposition text, or undefined when the series is absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const m = /^[^{ ]+(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m) continue;
+    const got = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[2]);
+  }
+  return undefined;
+}
+
+const scrape = async (t: TestApp) => {
+  const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+  assert.equal(res.statusCode, 200);
+  return res.body;
+};
+
+describe('/metrics: refunds, jobs, webhooks and body statuses', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+  });
+  after(() => t.close());
+
+  test('after a quote, a refusal and a submission the scrape shows each of them', async () => {
+    const [last, first] = PLANTED.names;
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    const item = { lastName: last, firstName: first, refundReason: '1', segments: ['out', 'ret'].map((id) => refundSegment(t.world, id)) };
+    // A receiver nobody listens on: the events stay pending (the deliverer does not run in tests).
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: 'http://127.0.0.1:9/hooks' })).body.status, 0);
+
+    const before = await scrape(t);
+    const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item] });
+    assert.equal(quote.body.status, 0, String(quote.body.msg));
+    // spec 7.1: 801 order not found
+    assert.equal((await call(t.app, '/refundQuotation.do', { orderNo: '4242424242424242', refundRequestList: [item] })).body.status, 801);
+    const submit = await call(t.app, '/refund.do', { orderNo, refundOfferId: quote.body.refundOfferId });
+    assert.equal(submit.body.status, 0, String(submit.body.msg));
+    t.clock.advance(90 * 60_000);
+
+    const text = await scrape(t);
+    const requests = (route: string, body: string) => sample(text, 'postbook_requests_total', { route, http_status: '200', body_status: body }) ?? 0;
+    assert.equal(requests('/refundQuotation.do', '0') - (sample(before, 'postbook_requests_total', { route: '/refundQuotation.do', http_status: '200', body_status: '0' }) ?? 0), 1);
+    assert.equal(requests('/refundQuotation.do', '801'), 1);
+    assert.equal(requests('/refund.do', '0'), 1);
+    assert.equal(sample(text, 'postbook_refunds', { status: '0', carrier: 'XS' }), 1);
+    const waited = sample(text, 'postbook_refund_oldest_waiting_seconds', { status: '0' });
+    assert.ok(waited !== undefined && waited >= 90 * 60 && waited < 91 * 60, `oldest waiting ${waited}`);
+    assert.equal(sample(text, 'postbook_jobs', { queue: 'refund-submit', state: 'created' }), 1);
+    assert.equal(sample(text, 'postbook_webhook_events_undelivered', { type: 'order.refund', state: 'pending' }), 1);
+    assert.equal(sample(text, 'postbook_metrics_collect_errors_total'), undefined, 'no store figure failed');
+  });
+});
+
+describe('/metrics: seat-map cache and rate-pool refusals', () => {
+  let t: TestApp;
+  before(async () => {
+    const world = bookingWorld();
+    world.clients[0]!.settings = { ...world.clients[0]!.settings, rateLimits: { ancillaryPerMinute: 3 } };
+    t = await makeTestApp({ world });
+  });
+  after(() => t.close());
+
+  test('three seat maps of one session (miss, then kept and hit), then the pool refuses the fourth', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const body = { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) };
+    for (let i = 0; i < 3; i++) assert.equal((await call(t.app, '/seatAvailability.do', body)).body.status, 0);
+    const refused = await call(t.app, '/seatAvailability.do', body);
+    assert.equal(refused.http, 429);
+
+    const text = await scrape(t);
+    // The first answer is built and remembered as asked once, the second built and kept, the third a hit.
+    assert.equal(sample(text, 'postbook_seat_map_answers_total', { cache: 'hit' }), 1);
+    assert.equal(sample(text, 'postbook_seat_map_answers_total', { cache: 'miss' }), 2);
+    assert.equal(sample(text, 'postbook_seat_map_loads_total', { cache: 'miss' }), 1);
+    assert.equal(sample(text, 'postbook_seat_map_loads_total', { cache: 'hit' }), 2);
+    assert.equal(sample(text, 'postbook_rate_pool_refusals_total', { pool: 'ancillary' }), 1);
+    assert.equal(sample(text, 'postbook_requests_total', { route: '/seatAvailability.do', http_status: '200', body_status: '0' }), 3);
+    assert.equal(sample(text, 'postbook_requests_total', { route: '/seatAvailability.do', http_status: '429', body_status: '429' }), 1);
+    // A second scrape adds nothing that did not happen.
+    assert.equal(sample(await scrape(t), 'postbook_seat_map_answers_total', { cache: 'hit' }), 1);
+  });
+});

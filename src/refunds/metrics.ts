@@ -1,0 +1,25 @@
+// What operators watch of the refunds (read at each /metrics scrape): how many refunds sit in each status
+// per airline, and how long the oldest one still waiting in each open status has waited.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { REFUND_ORDER_STATUS } from './statuses.js';
+
+/** Statuses in which a refund still waits for someone (postbook, then the airline). */
+export const OPEN_REFUND_STATUSES = [REFUND_ORDER_STATUS.PROCESSING, REFUND_ORDER_STATUS.AIRLINE_PROCESSING, REFUND_ORDER_STATUS.AIRLINE_REFUNDING] as const;
+
+export async function refundsByStatus(db: Kysely<Database>): Promise<Array<{ carrier: string; status: number; count: number }>> {
+  const { rows } = await sql<{ carrier: string; status: number; count: string | number }>`
+    select o.carrier, r.status, count(*) as count
+    from refund_orders r join orders o on o.order_no = r.order_no
+    group by o.carrier, r.status`.execute(db);
+  return rows.map((r) => ({ carrier: r.carrier, status: Number(r.status), count: Number(r.count) }));
+}
+
+/** Per open status, when its oldest refund was created (none: no refund in that status). */
+export async function oldestOpenRefunds(db: Kysely<Database>): Promise<Array<{ status: number; since: Date }>> {
+  const { rows } = await sql<{ status: number; since: Date | string }>`
+    select status, min(created_at) as since from refund_orders
+    where status in (${sql.join([...OPEN_REFUND_STATUSES])})
+    group by status`.execute(db);
+  return rows.map((r) => ({ status: Number(r.status), since: new Date(r.since) }));
+}

@@ -1,0 +1,79 @@
+// The operator commands on a refund made through the API (README "Operating it"): `refunds show` prints
+// its status history, `webhooks list` the events of a receiver that is down, `webhooks retry` makes one due
+// again; `world load` writes a world's clients into a fresh store. The server runs as a child process on
+// the demo world; the CLI opens the embedded store once the server has stopped.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { killChildren, spawnNode, startServer } from './support/processes.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-ops-cli-'));
+after(() => {
+  killChildren();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const env = { DATA_DIR: path.join(dir, 'data'), SANDBOX: 'true' };
+async function cli(args: string[], extra: Record<string, string> = {}) {
+  const p = spawnNode(['src/cli.ts', ...args], { ...env, ...extra });
+  const { code } = await p.exit;
+  return { code, out: p.stdout(), err: p.stderr() };
+}
+const H = { 'content-type': 'application/json', 'x-service-client-id': 'demo-agency', 'x-service-client-secret': 'demo-agency-secret-2026' };
+const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+
+test('refunds show, webhooks list and retry, world load', { timeout: 300_000 }, async () => {
+  const server = await startServer(env);
+  const post = async (p: string, body: unknown) => (await (await fetch(server.url + p, { method: 'POST', headers: H, body: JSON.stringify(body) })).json()) as Record<string, unknown>;
+  // A webhook receiver that is down: the events wait in the outbox.
+  assert.equal((await post('/updateWebhookURL.do', { url: 'http://127.0.0.1:9/hooks' })).status, 0);
+  const segments = [
+    { depDate: day(3), flightNo: 'XS101', depAirport: 'HND', arrAirport: 'SGN' },
+    { depDate: day(10), flightNo: 'XS102', depAirport: 'SGN', arrAirport: 'HND' },
+  ];
+  const quote = await post('/refundQuotation.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments }] });
+  assert.equal(quote.status, 0, String(quote.msg));
+  const refund = await post('/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundOfferId: quote.refundOfferId });
+  assert.equal(refund.status, 0, String(refund.msg));
+  const code = String(refund.refundCode);
+  for (let i = 0; i < 100; i++) {
+    const q = await post('/queryRefundOrders.do', { refundCode: code });
+    if ((q.refundOrders as Array<{ refundStatus: number }>)[0]!.refundStatus >= 1) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  server.child.kill('SIGTERM');
+  assert.equal((await server.exit).code, 0, server.stderr());
+
+  const shown = await cli(['refunds', 'show', code]);
+  assert.equal(shown.code, 0, shown.err);
+  assert.match(shown.out, new RegExp(`refund ${code}: order \\d+, client demo-agency, reason 1`));
+  assert.match(shown.out, /- → 0 /);
+  assert.match(shown.out, /0 → 1 /);
+  assert.doesNotMatch(shown.out, /REFUND|RUI/, 'no passenger name');
+  const none = await cli(['refunds', 'show', '0000000000000000']);
+  assert.equal(none.code, 1);
+  assert.match(none.err, /no refund 0000000000000000/);
+
+  const listed = await cli(['webhooks', 'list', '--client', 'demo-agency']);
+  assert.equal(listed.code, 0, listed.err);
+  const lines = listed.out.trim().split('\n');
+  assert.ok(lines.length >= 2, listed.out);
+  assert.ok(lines.every((l) => l.includes(`order.refund ${code}`)), listed.out);
+  const id = lines.at(-1)!.split(/\s+/)[0]!;
+  const retried = await cli(['webhooks', 'retry', id]);
+  assert.equal(retried.code, 0, retried.err);
+  assert.match(retried.out, /^1 event\(s\) due now/);
+  assert.equal((await cli(['webhooks', 'retry', '999999'])).code, 1);
+  assert.equal((await cli(['webhooks', 'retry'])).code, 2);
+  assert.equal((await cli(['webhooks', 'list', '--state', 'lost'])).code, 2);
+
+  // world load into a fresh store: its clients exist afterwards (a client id taken by the world is refused by clients add).
+  const fresh = { DATA_DIR: path.join(dir, 'fresh') };
+  const loaded = await cli(['world', 'load', 'worlds/demo.yaml'], fresh);
+  assert.equal(loaded.code, 0, loaded.err);
+  assert.match(loaded.out, /loaded \d+ clients and \d+ booked orders/);
+  const rotated = await cli(['clients', 'rotate', 'demo-agency'], fresh);
+  assert.equal(rotated.code, 0, rotated.err);
+});
