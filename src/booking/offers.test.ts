@@ -241,6 +241,12 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
     const booked = rows[0]!.booking as { segments: Array<{ fareFamily: string }>; fares: Array<{ fareMinor: number }> };
     assert.deepEqual([booked.segments[0]!.fareFamily, booked.fares[0]!.fareMinor], ['FLEX', 30000]);
 
+    // issue 9: the id getOffers.do answers as offerID is taken under either spelling, or in sessionId.
+    for (const body of [{ offerID: flex.offerID }, { sessionId: flex.offerID }]) {
+      const again = await call(t.app, '/order.do', { ...body, passengers: [passenger(lastA, firstA)], contact });
+      assert.equal(again.body.status, 0, `${JSON.stringify(body)}: ${again.body.msg}`);
+    }
+
     const v = await call(t.app, '/verify.do', { routingIdentifier: flex.offerToken });
     assert.equal(v.body.status, 0, v.body.msg ?? '');
     const routing = v.body.routing as { adultPrice: number; fromSegments: Array<{ fareFamily: string }> };

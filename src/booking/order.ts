@@ -13,7 +13,7 @@ import { parseSeatProductCode, sessionBinding } from './seat-product-code.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { orderView, type BookingDetails, type SoldAncillary } from './order-view.js';
 import { fullRoutingOf } from './routing.js';
-import { feeMinorOf, flightRefOf, type ChainItinerary, type ChainSession, type PaxCounts } from './sessions.js';
+import { feeMinorOf, flightRefOf, offerIdOf, type ChainItinerary, type ChainSession, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { OrderRequest } from './wire-order.js';
 
@@ -34,7 +34,7 @@ const given = (v: string | null | undefined) => (v === undefined || v === null |
 export async function createOrder(deps: BookingDeps, clientId: string, req: OrderRequest) {
   const now = deps.clock.now();
   const sessionId = given(req.sessionId);
-  const offerId = given(req.offerId);
+  const offerId = offerIdOf(req); // offerId, or offerID as getOffers.do spells it (issue 9)
   if (!sessionId && !offerId) throw new ApiError(S.SESSION_INVALID, 'sessionId (or offerId) is required');
   // Either field takes either kind of id (the original's guides blur the two, plan §7).
   const session = await deps.sessions.find(clientId, (sessionId ?? offerId)!, ['verify', 'offer'], now);
@@ -176,7 +176,7 @@ async function repriced(
       status: fare ? S.ORDER_FARE_CHANGED : S.ORDER_SEAT_PRICE_CHANGED,
       msg: `${answer.message}; nothing was booked: order again with the sessionId of this answer to accept the new price`,
       sessionId: fresh.id,
-      offerId: given(req.offerId) ? fresh.id : null,
+      offerId: offerIdOf(req) ? fresh.id : null,
       routing: fullRoutingOf(next, routing.id, { refreshTime: null, expireTime: null }),
       seatPrices: fare
         ? null

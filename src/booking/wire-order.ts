@@ -48,6 +48,7 @@ export const Contact = Type.Object({
 export const OrderRequest = Type.Object({
   sessionId: OptStr({ maxLength: 80, description: 'verify.do sessionId (or a re-priced one from a 308/322 answer)' }),
   offerId: OptStr({ maxLength: 80, description: 'getOffers.do offerId; "" = absent' }),
+  offerID: OptStr({ maxLength: 80, description: 'the same, spelled as getOffers.do answers it (offerID); either spelling is accepted' }),
   passengers: Type.Array(OrderPassenger, { minItems: 1, maxItems: 18 }),
   contact: Contact,
   clientContact: Free,
