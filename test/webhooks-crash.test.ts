@@ -5,55 +5,26 @@
 // at least once, in order per refund; a repeated delivery carries the same event id and the same body.
 import { after, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { openStore } from '../src/store/store.js';
-import { killChildren, startServer } from './support/processes.js';
+import { startServer } from './support/processes.js';
+import { cleanUp, crashSkip, DATABASE_URL, freshDatabase, post as postWith, sleep, tmpDir } from './support/crash.js';
 import { CRASH_ADMIN_TOKEN, CRASH_CLIENT, CRASH_NAMES, crashBookings, crashRefundBody, crashWorld } from '../scripts/make-crash-world.js';
 import { verifyWebhook, WebhookReceiver } from '../src/test-support/webhook-receiver.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? null;
 const N = 40;
 const PROCESSING_SECONDS = 3600;
 const WEBHOOK_SECRET = 'crash-webhook-secret-0001';
-const tmpDirs: string[] = [];
-const databases: Array<() => Promise<void>> = [];
 const receiver = new WebhookReceiver();
 
 after(async () => {
-  killChildren();
+  await cleanUp();
   await receiver.down();
-  for (const drop of databases) await drop().catch(() => undefined);
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-async function freshDatabase(): Promise<string> {
-  const name = `pb_hooks_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: DATABASE_URL! });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  databases.push(async () => {
-    const c = new pg.Client({ connectionString: DATABASE_URL! });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  });
-  const url = new URL(DATABASE_URL!);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const HEADERS = { 'content-type': 'application/json', 'x-service-client-id': CRASH_CLIENT.id, 'x-service-client-secret': CRASH_CLIENT.secret };
-
-async function post(url: string, pathName: string, body: unknown, headers: Record<string, string> = HEADERS): Promise<Record<string, any>> {
-  const res = await fetch(url + pathName, { method: 'POST', headers, body: JSON.stringify(body) });
-  return (await res.json()) as Record<string, any>;
-}
+const post = (url: string, pathName: string, body: unknown, headers: Record<string, string> = HEADERS) => postWith(url, pathName, body, headers);
 
 async function waitUntil(what: string, fn: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -74,19 +45,11 @@ function receivedPaths(): Map<string, Array<[number | null, number]>> {
   return paths;
 }
 
-// Same limit as test/refund-crash.test.ts: on PostgreSQL, refund jobs a killed process left active come back
-// only after pg-boss's expiry (60 s + up to 30 s maintenance).
-const crashSkip =
-  DATABASE_URL && process.env.CRASH_TEST_ON_POSTGRES !== '1'
-    ? 'on PostgreSQL, refund jobs left active by kill -9 return only after expiry (~1.5 min): set CRASH_TEST_ON_POSTGRES=1 to run it'
-    : false;
-
 describe('webhooks across a crash', () => {
   test(`${N} refunds: kill -9 while their events are being delivered; after a restart every event arrives, at least once, in order`, { skip: crashSkip, timeout: 300_000 }, async (ctx: TestContext) => {
     await receiver.up();
     receiver.delayMs = 100; // slow answers: deliveries are in flight at the kill
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-hooks-crash-'));
-    tmpDirs.push(dir);
+    const dir = tmpDir();
     const world = crashWorld({ bookings: N, processingSeconds: PROCESSING_SECONDS, latencyMs: 100 });
     world.clients[0]!.webhook = { url: receiver.url, secret: WEBHOOK_SECRET };
     const worldPath = path.join(dir, 'world.json');

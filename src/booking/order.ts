@@ -13,7 +13,7 @@ import { parseSeatProductCode, sessionBinding } from './seat-product-code.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { orderView, type BookingDetails, type SoldAncillary } from './order-view.js';
 import { fullRoutingOf } from './routing.js';
-import { feeMinorOf, flightRefOf, offerIdOf, type ChainItinerary, type ChainSession, type PaxCounts } from './sessions.js';
+import { airlineSegmentsOf, feeMinorOf, flightRefOf, offerIdOf, type ChainItinerary, type ChainSession, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { OrderRequest } from './wire-order.js';
 
@@ -310,20 +310,7 @@ async function recordOrder(
 }
 
 function baggageProducts(b: ReturnType<typeof bookingOf>, it: ChainItinerary) {
-  return b.baggage(
-    it.carrier,
-    it.segments.map((s) => ({
-      ...s,
-      depAt: new Date(0),
-      arrAt: new Date(0),
-      depTimeZone: 'UTC',
-      arrTimeZone: 'UTC',
-      bookedDepLocal: s.depLocal,
-      bookedArrLocal: s.arrLocal,
-      scheduleStatus: 'onTime' as const,
-    })),
-    it.price.currency,
-  );
+  return b.baggage(it.carrier, airlineSegmentsOf(it), it.price.currency);
 }
 
 export { baggageProducts };
