@@ -204,7 +204,7 @@ describe('postbook worker', () => {
     const p = spawnNode(['src/cli.ts', 'worker'], { DATA_DIR: path.join(dir, 'data') });
     assert.equal((await p.exit).code, 78);
     assert.match(p.stderr(), /worker needs DATABASE_URL/);
-    assert.match(p.stderr(), /the API process runs the refund workers itself/);
+    assert.match(p.stderr(), /the API process runs the workers itself/);
     assert.equal(fs.existsSync(path.join(dir, 'data')), false, 'the data folder was not touched');
   });
 
