@@ -73,69 +73,57 @@ export class Metrics {
 
   private addStoreFigures(src: MetricSources): void {
     const registers = [this.registry];
-    const guarded = async (source: string, read: () => Promise<void>) => {
-      try {
-        await read();
-      } catch {
-        this.collectErrors.inc({ source });
-      }
-    };
-    new Gauge({
-      name: 'postbook_refunds',
-      help: 'Refund orders by refundStatus (spec 3.1) and airline',
-      labelNames: ['status', 'carrier'] as const,
-      registers,
-      async collect() {
-        await guarded('refunds', async () => {
-          const rows = await refundsByStatus(src.db);
-          this.reset();
-          for (const r of rows) this.set({ status: String(r.status), carrier: r.carrier }, r.count);
-        });
-      },
-    });
-    new Gauge({
-      name: 'postbook_refund_oldest_waiting_seconds',
-      help: 'Age of the oldest refund in each open status (0 with postbook, 1 and 3 with the airline); absent when none waits',
-      labelNames: ['status'] as const,
-      registers,
-      async collect() {
-        await guarded('refunds', async () => {
-          const rows = await oldestOpenRefunds(src.db);
-          const now = src.clock.now().getTime();
-          this.reset();
-          for (const r of rows) this.set({ status: String(r.status) }, Math.max(0, (now - r.since.getTime()) / 1000));
-        });
-      },
-    });
-    new Gauge({
-      name: 'postbook_jobs',
-      help: 'Jobs of the job queue by queue and state (created = waiting)',
-      labelNames: ['queue', 'state'] as const,
-      registers,
-      async collect() {
-        await guarded('jobs', async () => {
-          if (!src.jobQueue.running) return;
-          const stats = await src.jobQueue.stats();
-          this.reset();
-          for (const [queue, counts] of Object.entries(stats.queues)) {
-            for (const [state, n] of Object.entries(counts)) this.set({ queue, state }, n);
+    /**
+     * A gauge read from the store at each scrape: `read` gives its samples, which replace the previous ones.
+     * A read that fails keeps the last samples and counts in postbook_metrics_collect_errors_total{source}.
+     */
+    const fromStore = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[],
+      source: string,
+      read: () => Promise<Array<[Record<L, string>, number]> | null>,
+    ) => {
+      const errors = this.collectErrors;
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        async collect() {
+          try {
+            const samples = await read();
+            if (samples === null) return;
+            this.reset();
+            for (const [labels, value] of samples) this.set(labels, value);
+          } catch {
+            errors.inc({ source });
           }
-        });
+        },
+      });
+    };
+    fromStore('postbook_refunds', 'Refund orders by refundStatus (spec 3.1) and airline', ['status', 'carrier'], 'refunds', async () =>
+      (await refundsByStatus(src.db)).map((r) => [{ status: String(r.status), carrier: r.carrier }, r.count]),
+    );
+    fromStore(
+      'postbook_refund_oldest_waiting_seconds',
+      'Age of the oldest refund in each open status (0 with postbook, 1 and 3 with the airline); absent when none waits',
+      ['status'],
+      'refunds',
+      async () => {
+        const rows = await oldestOpenRefunds(src.db);
+        const now = src.clock.now().getTime();
+        return rows.map((r) => [{ status: String(r.status) }, Math.max(0, (now - r.since.getTime()) / 1000)]);
       },
+    );
+    fromStore('postbook_jobs', 'Jobs of the job queue by queue and state (created = waiting)', ['queue', 'state'], 'jobs', async () => {
+      if (!src.jobQueue.running) return null;
+      const stats = await src.jobQueue.stats();
+      return Object.entries(stats.queues).flatMap(([queue, counts]) => Object.entries(counts).map(([state, n]): [Record<'queue' | 'state', string>, number] => [{ queue, state }, n]));
     });
-    new Gauge({
-      name: 'postbook_webhook_events_undelivered',
-      help: 'Webhook events not delivered: pending (still retried) or failed (retries over)',
-      labelNames: ['type', 'state'] as const,
-      registers,
-      async collect() {
-        await guarded('webhooks', async () => {
-          const rows = await undeliveredEvents(src.db);
-          this.reset();
-          for (const r of rows) this.set({ type: r.type, state: r.state }, r.count);
-        });
-      },
-    });
+    fromStore('postbook_webhook_events_undelivered', 'Webhook events not delivered: pending (still retried) or failed (retries over)', ['type', 'state'], 'webhooks', async () =>
+      (await undeliveredEvents(src.db)).map((r) => [{ type: r.type, state: r.state }, r.count]),
+    );
     // The cache counts in plain fields (no prom-client call on the hot path); each scrape adds what changed.
     const cache = src.seatMaps.stats;
     const fromCache = (name: string, help: string, read: () => { hit: number; miss: number }) => {
