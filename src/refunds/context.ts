@@ -111,7 +111,7 @@ interface ContextColumns {
  * The orders columns by name, not `o.*`: a prepared statement whose result shape changes (a column added by
  * a later migration) fails on every pooled connection that prepared it.
  */
-const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at';
+const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at, o.ctx_version';
 
 function contextSql(orderMatch: string, ancillaryCheck: string): string {
   return `select ${ORDER_COLUMNS},

@@ -24,6 +24,7 @@ const offer = (orderNo: string, ticketNos: string[], over: Partial<NewOffer> = {
   quote: { orderNo } as PricedQuote,
   expiresAt: new Date(Date.now() + 60_000),
   createdAt: new Date(),
+  ctxVersion: null,
   ...over,
 });
 
@@ -109,6 +110,17 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
     const outcomes = await Promise.allSettled([recorder.record(good[0]!), recorder.record(bad), recorder.record(good[1]!)]);
     assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.deepEqual(await statusOf([good[0]!.offerId, bad.offerId, good[1]!.offerId]), ['superseded', 'missing', 'active']);
+  });
+
+  test('decision 0030: an offer priced from a stale context version is not stored; its batch neighbours are', async () => {
+    const orderNo = await orderNoOf('FAM001');
+    const [t1] = await ticketsOf(orderNo);
+    const version = (await t.store.db.selectFrom('orders').select('ctx_version').where('order_no', '=', orderNo).executeTakeFirstOrThrow()).ctx_version;
+    const recorder = new OfferRecorder(t.store.db);
+    const batch = [offer(orderNo, [t1!], { ctxVersion: version }), offer(orderNo, [t1!], { ctxVersion: version - 1 }), offer(orderNo, [t1!], { ctxVersion: null })];
+    assert.deepEqual(await Promise.all(batch.map((o) => recorder.record(o))), [true, false, true]);
+    assert.deepEqual(await statusOf(batch.map((o) => o.offerId)), ['superseded', 'missing', 'active']);
+    assert.equal(await recorder.record(offer(orderNo, [t1!], { ctxVersion: version + 1 })), false, 'alone as in a batch');
   });
 
   test('concurrent quotes of the same tickets: one offer stays usable, every other answers 813 (spec 7.1)', async () => {

@@ -20,6 +20,11 @@ export interface NewOffer {
   quote: PricedQuote;
   expiresAt: Date;
   createdAt: Date;
+  /**
+   * The order's context version the quote was priced from (decision 0030): the offer is stored only if the
+   * order's `ctx_version` is still this one when the statement runs. null stores it whatever the version.
+   */
+  ctxVersion: number | null;
 }
 
 /**
@@ -43,15 +48,19 @@ export type OfferState = 'active' | 'used' | 'superseded';
 
 /**
  * Offers in one statement (one or several; group commit, decision 0016): $1 a JSON array of the offers in
- * the order they were quoted (`n`), inserted in that order so that their `seq` is that order.
+ * the order they were quoted (`n`), inserted in that order so that their `seq` is that order. An offer priced
+ * from a context version that is no longer the order's is left out (decision 0030); the statement answers
+ * the ids it stored. The version is read on the orders primary key.
  */
 export const RECORD_OFFERS_SQL = `insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
-   select offer_id, client_id, order_no, reason, ticket_nos, request, quote, 'active', expires_at, created_at
+   select b.offer_id, b.client_id, b.order_no, b.reason, b.ticket_nos, b.request, b.quote, 'active', b.expires_at, b.created_at
    from json_to_recordset($1::json) as b(n int, offer_id text, client_id text, order_no text, reason text, ticket_nos text[],
-                                         request json, quote json, expires_at timestamptz, created_at timestamptz)
-   order by n`;
+                                         request json, quote json, expires_at timestamptz, created_at timestamptz, ctx_version bigint)
+   where b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no)
+   order by b.n
+   returning offer_id`;
 
-const recordOffers = preparedQuery('refund_record_offers', RECORD_OFFERS_SQL);
+const recordOffers = preparedQuery<{ offer_id: string }>('refund_record_offers', RECORD_OFFERS_SQL);
 
 function offersParameters(offers: readonly NewOffer[]): unknown[] {
   const rows = offers.map((o, n) => ({
@@ -65,27 +74,36 @@ function offersParameters(offers: readonly NewOffer[]): unknown[] {
     quote: o.quote,
     expires_at: o.expiresAt.toISOString(),
     created_at: o.createdAt.toISOString(),
+    ctx_version: o.ctxVersion,
   }));
   return [JSON.stringify(rows)];
 }
 
 /** Writes offers for one store, those of concurrent quotes together (src/store/group-commit.ts). */
 export class OfferRecorder {
-  private readonly committer: GroupCommitter<NewOffer>;
+  private readonly committer: GroupCommitter<NewOffer, boolean>;
 
   constructor(db: Kysely<Database>) {
-    this.committer = new GroupCommitter<NewOffer>(async (offers) => void (await db.executeQuery(recordOffers(offersParameters(offers)))));
+    this.committer = new GroupCommitter<NewOffer, boolean>(async (offers) => {
+      const { rows } = await db.executeQuery(recordOffers(offersParameters(offers)));
+      const stored = new Set(rows.map((r) => r.offer_id));
+      return offers.map((o) => stored.has(o.offerId));
+    });
   }
 
-  record(offer: NewOffer): Promise<void> {
+  /** Resolves once the statement committed: true if the offer was stored, false if its context version was stale. */
+  record(offer: NewOffer): Promise<boolean> {
     return this.committer.write(offer);
   }
 }
 
 const recorders = new WeakMap<Kysely<Database>, OfferRecorder>();
 
-/** Store the offer (superseding older active offers of its tickets); resolves once it is committed. */
-export function recordOffer(db: Kysely<Database>, offer: NewOffer): Promise<void> {
+/**
+ * Store the offer (superseding older active offers of its tickets); resolves once it is committed, with false
+ * when it was not stored because the order changed since the context it was priced from (`ctxVersion`).
+ */
+export function recordOffer(db: Kysely<Database>, offer: NewOffer): Promise<boolean> {
   let recorder = recorders.get(db);
   if (!recorder) recorders.set(db, (recorder = new OfferRecorder(db)));
   return recorder.record(offer);

@@ -84,6 +84,18 @@ export async function prepareRefund(
 ): Promise<Prepared> {
   const reason = checkShape(items);
   const ctx = await loadCallerOrder(deps, caller, ref);
+  return prepareFromContext(deps, caller, ctx, items, reason, forSubmit);
+}
+
+/** The checks and the engine's quote on a context already at hand (read just now, or kept: decision 0030). */
+export function prepareFromContext(
+  deps: RefundDeps,
+  caller: RefundCaller,
+  ctx: OrderContext,
+  items: RefundRequestItem[],
+  reason: Reason,
+  forSubmit: boolean,
+): Prepared {
   const now = deps.clock.now();
   const { selection, terms } = checkRefund(deps, caller, ctx, items, reason, now, forSubmit);
   const priced = priceSelection({ ctx, selection, terms: terms!, now, rates: deps.rates, serviceFeeText: caller.settings.refundServiceFee });

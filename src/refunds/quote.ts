@@ -1,8 +1,11 @@
 // refundQuotation.do (spec 4.1): quote and store an offer; a newer quote supersedes older ones.
 import { randomFillSync } from 'node:crypto';
+import { ApiError } from '../errors.js';
+import { checkShape } from './checks.js';
+import { contextCacheFor, OrderContextCache } from './context-cache.js';
 import { recordOffer } from './offers.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
-import { prepareRefund } from './prepare.js';
+import { checkOrderRef, loadCallerOrder, prepareFromContext, type Prepared } from './prepare.js';
 import { postAsObject, wireParts } from './pricing.js';
 import { REFUND_STATUS } from './statuses.js';
 import { toAmount } from '../money/money.js';
@@ -23,22 +26,59 @@ export function newOfferId(): string {
   return `rfo_${id}`;
 }
 
+/** Fresh reads after which an offer is stored whatever the order's version (an order written without pause). */
+const VERSION_CHECKED_READS = 3;
+
 export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: RefundQuotationRequest): Promise<RefundQuotationResponse> {
-  const { priced } = await prepareRefund(deps, caller, req, req.refundRequestList, false);
+  const items = req.refundRequestList;
+  const reason = checkShape(items);
+  checkOrderRef(req);
+  // The context kept from an earlier quote of this order, if any (decision 0030). Whatever it yields is
+  // checked against the store: an offer by the conditional insert below, a refusal by reading the context again.
+  const cache = contextCacheFor(deps.db);
+  const key = OrderContextCache.key(caller.clientId, req)!;
+  let kept = cache.get(key);
   const offerId = newOfferId();
-  const now = deps.clock.now();
-  // Atomic: the older offers for these tickets superseded and the new one stored (src/refunds/offers.ts).
-  await recordOffer(deps.db, {
-    offerId,
-    clientId: caller.clientId,
-    orderNo: priced.orderNo,
-    reason: priced.reason,
-    ticketNos: priced.tickets.map((t) => t.ticketNo),
-    request: req.refundRequestList,
-    quote: priced,
-    expiresAt: new Date(now.getTime() + deps.offerTtlMs),
-    createdAt: now,
-  });
+  for (let freshReads = 0; ; ) {
+    let prepared: Prepared;
+    if (kept) {
+      try {
+        prepared = prepareFromContext(deps, caller, kept, items, reason, false);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        cache.delete(key);
+        kept = undefined;
+        continue;
+      }
+    } else {
+      const ctx = await loadCallerOrder(deps, caller, req);
+      freshReads++;
+      cache.set(key, ctx);
+      prepared = prepareFromContext(deps, caller, ctx, items, reason, false);
+    }
+    const { priced, ctx } = prepared;
+    const now = deps.clock.now();
+    // Atomic: the older offers for these tickets superseded and the new one stored (src/refunds/offers.ts).
+    const stored = await recordOffer(deps.db, {
+      offerId,
+      clientId: caller.clientId,
+      orderNo: priced.orderNo,
+      reason: priced.reason,
+      ticketNos: priced.tickets.map((t) => t.ticketNo),
+      request: items,
+      quote: priced,
+      expiresAt: new Date(now.getTime() + deps.offerTtlMs),
+      createdAt: now,
+      ctxVersion: freshReads >= VERSION_CHECKED_READS ? null : ctx.order.ctx_version,
+    });
+    if (stored) return quoteAnswer(deps, priced, offerId);
+    // The order changed since that context: read it again and price again.
+    cache.delete(key);
+    kept = undefined;
+  }
+}
+
+function quoteAnswer(deps: RefundDeps, priced: Prepared['priced'], offerId: string): RefundQuotationResponse {
   return {
     status: REFUND_STATUS.OK,
     msg: priced.isRefundable ? 'success' : 'success: the ticket is non-refundable under airline policy',

@@ -4,13 +4,14 @@
 
 /**
  * How one kind of write is done: the given items (one or several) in one statement; it throws, writing none,
- * when any of them cannot be written.
+ * when any of them cannot be written. It may answer one result per item, in the items' order (say, whether a
+ * conditional insert wrote it); each caller's promise resolves with its own.
  */
-export type GroupWrite<T> = (items: readonly T[]) => Promise<void>;
+export type GroupWrite<T, R = void> = (items: readonly T[]) => Promise<readonly R[] | void>;
 
-interface Pending<T> {
+interface Pending<T, R> {
   item: T;
-  resolve: () => void;
+  resolve: (result: R) => void;
   reject: (err: unknown) => void;
 }
 
@@ -20,17 +21,17 @@ interface Pending<T> {
  * next, at most `maxBatch` per statement. When a statement of several fails, its items are written one by
  * one, so an item's failure fails its own caller only.
  */
-export class GroupCommitter<T> {
-  private queue: Array<Pending<T>> = [];
+export class GroupCommitter<T, R = void> {
+  private queue: Array<Pending<T, R>> = [];
   private writing = false;
 
   constructor(
-    private readonly writeItems: GroupWrite<T>,
+    private readonly writeItems: GroupWrite<T, R>,
     readonly maxBatch = 32,
   ) {}
 
-  write(item: T): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  write(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       if (!this.writing) {
         this.writing = true;
@@ -47,20 +48,25 @@ export class GroupCommitter<T> {
     }
   }
 
-  private async writeBatch(batch: Array<Pending<T>>): Promise<void> {
+  private async writeBatch(batch: Array<Pending<T, R>>): Promise<void> {
     if (batch.length > 1) {
+      let written = false;
+      let results: readonly R[] | void = undefined;
       try {
-        await this.writeItems(batch.map((p) => p.item));
-        for (const p of batch) p.resolve();
-        return;
+        results = await this.writeItems(batch.map((p) => p.item));
+        written = true;
       } catch {
         // one by one below: each item gets its own outcome
+      }
+      if (written) {
+        batch.forEach((p, i) => p.resolve(results?.[i] as R));
+        return;
       }
     }
     for (const p of batch) {
       try {
-        await this.writeItems([p.item]);
-        p.resolve();
+        const results = await this.writeItems([p.item]);
+        p.resolve(results?.[0] as R);
       } catch (err) {
         p.reject(err);
       }

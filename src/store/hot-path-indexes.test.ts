@@ -23,7 +23,7 @@ describe('hot-path indexes', () => {
     [
       'refundQuotation.do offer (insert)',
       RECORD_OFFERS_SQL,
-      () => [JSON.stringify([{ n: 0, offer_id: 'rfo_new', client_id: client, order_no: 'H1234', reason: '1', ticket_nos: ['HT1234'], request: [], quote: {}, expires_at: new Date().toISOString(), created_at: new Date().toISOString() }])],
+      () => [JSON.stringify([{ n: 0, offer_id: 'rfo_new', client_id: client, order_no: 'H1234', reason: '1', ticket_nos: ['HT1234'], request: [], quote: {}, expires_at: new Date().toISOString(), created_at: new Date().toISOString(), ctx_version: 1 }])],
     ],
     // refund.do by refundOfferId: is a newer offer of the same order sharing a ticket there (decision 0019)
     ['refund.do offer state', `select ${offerStateSql('o')} as state from refund_offers o where o.offer_id = $1`, () => ['rfo_h1234_2']],

@@ -49,6 +49,8 @@ export interface OrdersTable {
   ticketed_at: Timestamp | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** Moved by triggers on every write to what a refund decision reads of the order (migration 0016, decision 0030). */
+  ctx_version: Generated<number>;
 }
 
 export type PassengerType = 'ADT' | 'CHD' | 'INF';

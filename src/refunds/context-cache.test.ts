@@ -1,0 +1,82 @@
+// Kept refund contexts (decision 0030): a quote may price from the context an earlier quote of the same order
+// read, but never answers for an order that changed since — whether the change came through this service or
+// straight into the store (another process, a worker, an operator): orders.ctx_version decides.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { contextCacheFor, OrderContextCache } from './context-cache.js';
+import { REFUND_STATUS as S } from './statuses.js';
+
+const [lastA, firstA] = PLANTED.names;
+
+describe(`kept refund contexts (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let t: TestApp;
+  let orderNo: string;
+  let body: object;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    body = { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] };
+  });
+  after(() => t.close());
+
+  const quote = async () => (await call(t.app, '/refundQuotation.do', body)).body as { status: number; msg: string; refundOfferId: string };
+  const coupons = (status: string) =>
+    sql`update ticket_coupons set status = ${status} where ticket_no in (select ticket_no from tickets where order_no = ${orderNo})`.execute(t.store.db);
+
+  test('a second quote of an unchanged order prices from the kept context', async () => {
+    const cache = contextCacheFor(t.store.db);
+    assert.equal((await quote()).status, 0);
+    const hits = cache.hits;
+    const again = await quote();
+    assert.equal(again.status, 0, again.msg);
+    assert.equal(cache.hits, hits + 1, 'the kept context was used');
+  });
+
+  test('spec 7.1 820: a coupon flown behind the service’s back is seen by the next quote', async () => {
+    assert.equal((await quote()).status, 0);
+    await coupons('USED'); // straight into the store: this process learns of it only through the version
+    const refused = await quote();
+    assert.equal(refused.status, S.TICKET_USED, refused.msg);
+  });
+
+  test('and the other way round: a refusal priced from a kept context is read again before it is answered', async () => {
+    // the kept context now says USED (read by the refused quote above); the store says open again
+    await coupons('OPEN_FOR_USE');
+    const again = await quote();
+    assert.equal(again.status, 0, again.msg);
+  });
+
+  test('spec 7.1 813/816: a refund submitted after a quote makes the next quote refuse, not answer from the kept context', async () => {
+    const offer = await quote();
+    assert.equal(offer.status, 0, offer.msg);
+    const submitted = (await call(t.app, '/refund.do', { orderNo, refundOfferId: offer.refundOfferId })).body as { status: number; msg: string };
+    assert.equal(submitted.status, 0, submitted.msg);
+    const after = await quote();
+    assert.notEqual(after.status, 0, 'the ticket has a live refund now');
+    assert.equal(after.status, S.ALREADY_SUBMITTED, after.msg);
+  });
+
+  test('another client naming the same order never reads a context kept for the owner (801)', async () => {
+    await quote(); // the owner's context is kept
+    const other = (await call(t.app, '/refundQuotation.do', body, { client: TEST_CLIENTS.beta })).body as { status: number };
+    assert.equal(other.status, S.ORDER_NOT_FOUND);
+  });
+
+  test('the cache keeps at most its capacity, dropping the least recently used', () => {
+    const cache = new OrderContextCache(2);
+    const ctx = (n: number) => ({ n }) as never;
+    cache.set('a', ctx(1));
+    cache.set('b', ctx(2));
+    cache.get('a');
+    cache.set('c', ctx(3));
+    assert.equal(cache.size, 2);
+    assert.equal(cache.get('b'), undefined, 'b was the least recently used');
+    assert.ok(cache.get('a') && cache.get('c'));
+    assert.ok(Object.isFrozen(cache.get('a')), 'a kept context cannot be changed by one request under another');
+  });
+});

@@ -1,0 +1,74 @@
+// Refund contexts kept in the API process (decision 0030). A quote of an order quoted a moment ago reuses the
+// context it was priced from instead of reading it again; the store stays the source of truth: the offer is
+// stored only if the order's `ctx_version` is still the kept copy's (src/refunds/offers.ts), which triggers
+// move on every write to anything the context holds (store migration 0016). A kept copy that is stale is found
+// out by that insert, dropped and read again — in this process or after a write by another one.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { OrderContext } from './context.js';
+import type { OrderRef } from './prepare.js';
+
+/** Contexts kept per store; the least recently used goes first. ~5 KB each for a family of four. */
+export const CONTEXT_CACHE_ENTRIES = 2_000;
+
+export class OrderContextCache {
+  private readonly entries = new Map<string, OrderContext>();
+  hits = 0;
+  misses = 0;
+
+  constructor(readonly capacity = CONTEXT_CACHE_ENTRIES) {}
+
+  /** The caller's order as the request names it; null when it names none (810 is the caller's to answer). */
+  static key(clientId: string, ref: OrderRef): string | null {
+    if (ref.orderNo) return `${clientId}\u0000o\u0000${ref.orderNo}`;
+    if (ref.airlinePNR && ref.carrier) return `${clientId}\u0000p\u0000${ref.airlinePNR.toUpperCase()}\u0000${ref.carrier.toUpperCase()}`;
+    return null;
+  }
+
+  get(key: string): OrderContext | undefined {
+    const ctx = this.entries.get(key);
+    if (ctx === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    // Map keeps insertion order: re-inserting makes it the most recently used.
+    this.entries.delete(key);
+    this.entries.set(key, ctx);
+    return ctx;
+  }
+
+  /** Keeps a context just read from the store; it is frozen, so no request can change what another reads. */
+  set(key: string, ctx: OrderContext): void {
+    this.entries.delete(key);
+    this.entries.set(key, deepFreeze(ctx));
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value instanceof Map) {
+    for (const v of value.values()) deepFreeze(v);
+  } else if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof Date)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+const caches = new WeakMap<Kysely<Database>, OrderContextCache>();
+
+/** The one cache of a store in this process. */
+export function contextCacheFor(db: Kysely<Database>): OrderContextCache {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new OrderContextCache()));
+  return cache;
+}

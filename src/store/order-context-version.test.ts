@@ -1,0 +1,79 @@
+// orders.ctx_version (migration 0016, decision 0030): every write to what a refund decision reads about an order
+// moves that order's version, once per statement, in the writing transaction — whoever writes (this service, a
+// worker, another process, an operator's SQL). Kept refund contexts (src/refunds/context-cache.ts) rely on it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql, type RawBuilder } from 'kysely';
+import { makeTestApp, type TestApp } from '../test-support/app.js';
+import { refundWorld } from '../test-support/refund-world.js';
+
+describe(`order context version (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let t: TestApp;
+  let order: string;
+  let other: string;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    const byPnr = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+    order = await byPnr('FAM001');
+    other = await byPnr('DEP001');
+  });
+  after(() => t.close());
+
+  const versionOf = async (orderNo: string) =>
+    (await t.store.db.selectFrom('orders').select('ctx_version').where('order_no', '=', orderNo).executeTakeFirstOrThrow()).ctx_version;
+
+  /** Runs `write` and answers how far it moved the version of `order` and of `other`. */
+  async function moves(write: RawBuilder<unknown>): Promise<[number, number]> {
+    const [a, b] = [await versionOf(order), await versionOf(other)];
+    await write.execute(t.store.db);
+    return [(await versionOf(order)) - a, (await versionOf(other)) - b];
+  }
+
+  const o = () => sql.lit(order);
+  const writes: Array<[string, () => RawBuilder<unknown>]> = [
+    ['orders (any column)', () => sql`update orders set contact_email = contact_email where order_no = ${o()}`],
+    ['order_passengers', () => sql`update order_passengers set first_name = first_name where order_no = ${o()}`],
+    ['order_segments', () => sql`update order_segments set dep_at = dep_at where order_no = ${o()}`],
+    ['tickets', () => sql`update tickets set tax_status_confirmed = tax_status_confirmed where order_no = ${o()}`],
+    ['ticket_coupons (through the ticket)', () => sql`update ticket_coupons set status = status where ticket_no in (select ticket_no from tickets where order_no = ${o()})`],
+  ];
+
+  for (const [table, write] of writes) {
+    test(`a write to ${table} moves its order's version once per statement, and no other order's`, async () => {
+      assert.deepEqual(await moves(write()), [1, 0]);
+    });
+  }
+
+  test('order_ancillaries: inserts, updates and deletes move it too (a new post-ticketing service, a new price, its removal)', async () => {
+    const insert = sql`insert into order_ancillaries (order_no, pax_index, segment_index, kind, category, post_order_no, currency, price_minor)
+                       values (${o()}, 1, null, 'post', 'StandardCheckInBaggage', 'CTXV1', 'EUR', 3000)`;
+    assert.deepEqual(await moves(insert), [1, 0]);
+    assert.deepEqual(await moves(sql`update order_ancillaries set price_minor = 3500 where post_order_no = 'CTXV1'`), [1, 0]);
+    assert.deepEqual(await moves(sql`delete from order_ancillaries where post_order_no = 'CTXV1'`), [1, 0]);
+  });
+
+  test('refunds and voids: a submitted refund, its tickets, its status; a write touching no row moves nothing', async () => {
+    // refund_orders and refund_tickets rows come from refund.do in other tests; here their triggers directly
+    const refundCode = 'RCTXV1';
+    const offerId = 'rfo_ctxv1';
+    await sql`insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
+              select ${offerId}, client_id, order_no, '1', '{}', '[]', '{}', 'used', now(), now() from orders where order_no = ${o()}`.execute(t.store.db);
+    assert.deepEqual(await moves(sql`select 1`), [0, 0], 'an offer is not part of the context');
+    const insertRefund = sql`insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
+                                                        estimated_refund_minor, service_fee_currency, service_fee_minor, details, created_at, updated_at)
+                             select ${refundCode}, client_id, order_no, ${offerId}, '1', 0, 'deposit', 'AccurateQuote', 'CashBackToOriginalPayment', 'EUR', 1, 'EUR', 0, '{}', now(), now()
+                             from orders where order_no = ${o()}`;
+    assert.deepEqual(await moves(insertRefund), [1, 0]);
+    const ticket = sql`(select ticket_no from tickets where order_no = ${o()} order by ticket_no limit 1)`;
+    assert.deepEqual(await moves(sql`insert into refund_tickets (refund_code, ticket_no, pax_index) values (${refundCode}, ${ticket}, 1)`), [1, 0]);
+    assert.deepEqual(await moves(sql`update refund_tickets set live = false where refund_code = ${refundCode}`), [1, 0]);
+    assert.deepEqual(await moves(sql`update refund_orders set status = 4 where refund_code = ${refundCode}`), [1, 0]);
+    assert.deepEqual(await moves(sql`update void_orders set status = status where order_no = ${o()}`), [0, 0], 'no void row: nothing moved');
+    assert.deepEqual(await moves(sql`delete from refund_orders where refund_code = ${refundCode}`), [1, 0], 'its tickets go with it (cascade)');
+  });
+
+  test('one statement over two orders moves each of them once', async () => {
+    const both = sql`update ticket_coupons set status = status where ticket_no in (select ticket_no from tickets where order_no in (${o()}, ${sql.lit(other)}))`;
+    assert.deepEqual(await moves(both), [1, 1]);
+  });
+});
