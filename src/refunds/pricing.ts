@@ -96,6 +96,8 @@ export function priceSelection(args: {
     rates,
     airlineTerms: { confirmationDays: terms.confirmationDays, refundDays: terms.refundDays, fastConfirmation: terms.fastConfirmation },
     serviceFeePerPassenger: fee,
+    // The wire answer and the stored offer carry amounts, not the engine's text explanation.
+    explain: false,
   });
   if (!result.ok) throw new ApiError(S.INVALID, result.msg);
   const q = result.quote;

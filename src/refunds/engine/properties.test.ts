@@ -317,3 +317,15 @@ void test('property: a local departure reads back as the earliest instant with t
     { numRuns: 2000 },
   );
 });
+
+void test('property: explain: false (the service’s hot path) gives the same quote without the text explanation', () => {
+  fc.assert(
+    fc.property(arbInput, (input) => {
+      const explained = quoteTicket(input);
+      const silent = quoteTicket({ ...input, explain: false });
+      assert.ok(explained.reasons.length > 0);
+      assert.deepEqual(silent.reasons, []);
+      assert.deepEqual({ ...silent, reasons: explained.reasons }, explained);
+    }),
+  );
+});

@@ -60,15 +60,21 @@ function validateTicket(ticket: TicketForQuote, reason: RefundReason): void {
 
 type Step<T> = { ok: true; value: T } | { ok: false; why: string; noRate?: true };
 
+/**
+ * Where the explanation goes; null when the caller asked for none. `reasons?.push(text)` then skips building
+ * the text too: an optional call evaluates no argument when its target is null.
+ */
+type Notes = string[] | null;
+
 /** step 5: penalty = max(penaltyAmount, penaltyPercent % of base); base fare or fare+tax, rounded once half-up. */
-function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: string[]): Step<number> {
+function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: Notes): Step<number> {
   const cur = ticket.currency;
   let amount = 0;
   if (present(rule.penaltyAmount) && rule.penaltyAmount.trim() !== '') {
     const converted = ruleAmountIn(rule.penaltyAmount, cur, rates);
     if (!converted.ok) return { ...converted, why: `penaltyAmount: ${converted.why}` };
     amount = converted.minor;
-    reasons.push(`5. penaltyAmount ${rule.penaltyAmount} → ${converted.note}`);
+    reasons?.push(`5. penaltyAmount ${rule.penaltyAmount} → ${converted.note}`);
   }
   let percentPart = 0;
   if (present(rule.penaltyPercent)) {
@@ -79,21 +85,21 @@ function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteI
     // The base is the full fare (or fare+tax) whatever is refundable (edge cases).
     const base = baseName === 'fare' ? ticket.fareMinor : ticket.fareMinor + ticket.taxMinor;
     percentPart = toSafeNumber(divHalfUp(BigInt(base) * percent.units, 100n * pow10(percent.scale)));
-    reasons.push(`5. ${String(rule.penaltyPercent)}% of ${baseName} ${formatMinor(base, cur)} = ${formatMinor(percentPart, cur)} (rounded half-up once)`);
+    reasons?.push(`5. ${String(rule.penaltyPercent)}% of ${baseName} ${formatMinor(base, cur)} = ${formatMinor(percentPart, cur)} (rounded half-up once)`);
   }
   const penalty = Math.max(amount, percentPart);
-  reasons.push(`5. penalty = max(${formatMinor(amount, cur)}, ${formatMinor(percentPart, cur)}) = ${cur} ${formatMinor(penalty, cur)}`);
+  reasons?.push(`5. penalty = max(${formatMinor(amount, cur)}, ${formatMinor(percentPart, cur)}) = ${cur} ${formatMinor(penalty, cur)}`);
   return { ok: true, value: penalty };
 }
 
-function feeOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: string[]): Step<number> {
+function feeOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput['rates'], reasons: Notes): Step<number> {
   if (!present(rule.airlineFee) || rule.airlineFee.trim() === '') {
-    reasons.push('5. airline fee: none');
+    reasons?.push('5. airline fee: none');
     return { ok: true, value: 0 };
   }
   const converted = ruleAmountIn(rule.airlineFee, ticket.currency, rates);
   if (!converted.ok) return { ...converted, why: `airlineFee: ${converted.why}` };
-  reasons.push(`5. airline fee ${rule.airlineFee} → ${converted.note}`);
+  reasons?.push(`5. airline fee ${rule.airlineFee} → ${converted.note}`);
   return { ok: true, value: converted.minor };
 }
 
@@ -117,13 +123,14 @@ type RuleDecision = Pick<TicketQuote, 'isRefundable' | 'refundMethod'>;
  */
 function cannotQuoteOf(
   base: QuoteBase,
+  notes: Notes,
   ticket: TicketForQuote,
   why: string,
   applied: AppliedRule | null,
   fallbackToTaxRule: boolean,
   decided: RuleDecision = { isRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
 ): TicketQuote {
-  base.reasons.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
+  notes?.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
   return {
     ...base,
     quoteType: 'CannotQuote',
@@ -153,25 +160,25 @@ function chooseRule(
   rules: readonly RefundRule[],
   query: CandidateQuery,
   reason: RefundReason,
-  reasons: string[],
+  reasons: Notes,
 ): { applied: AppliedRule; fallbackToTaxRule: boolean } | null {
   const ranked = rankCandidates(rules, query);
   const label = (a: AppliedRule): string =>
     `#${a.index} (${present(a.rule.passengerType) ? a.rule.passengerType : 'any passenger'}, window ${describeWindow(windowOf(a.rule))})`;
-  reasons.push(
+  reasons?.push(
     `2. candidates for ${query.carrier} ruleType ${query.ruleType} ${query.passengerType} at m = ${query.minutesToDeparture}: ` +
       (ranked.length ? ranked.map(label).join(', ') : 'none'),
   );
   const chosen = ranked[0];
   if (!chosen) return null;
-  reasons.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
+  reasons?.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
   if (reason === '1' && !flag(chosen.rule.fareRefundable) && !flag(chosen.rule.taxRefundable)) {
     const taxRule = rankCandidates(rules, { ...query, ruleType: '2' })[0];
     if (taxRule) {
-      reasons.push(`3. voluntary rule refunds neither fare nor tax: tax-refund rule ${label(taxRule)} decides instead`);
+      reasons?.push(`3. voluntary rule refunds neither fare nor tax: tax-refund rule ${label(taxRule)} decides instead`);
       return { applied: taxRule, fallbackToTaxRule: true };
     }
-    reasons.push('3. voluntary rule refunds neither fare nor tax; no ruleType 2 rule matches, so it stands');
+    reasons?.push('3. voluntary rule refunds neither fare nor tax; no ruleType 2 rule matches, so it stands');
   }
   return { applied: chosen, fallbackToTaxRule: false };
 }
@@ -184,7 +191,7 @@ function ancillaryRefundsOf(
   ticket: TicketForQuote,
   categories: ReadonlySet<string>,
   paidInQuoteCurrency: readonly (number | null)[],
-  reasons: string[],
+  reasons: Notes,
 ): Step<{ ancillaryRefunds: AncillaryRefund[]; postTicketingRefunds: PostTicketingRefund[] }> {
   const cur = ticket.currency;
   const ancillaryRefunds: AncillaryRefund[] = [];
@@ -194,11 +201,11 @@ function ancillaryRefundsOf(
     if (refundable && inQuoteCurrency === null) return { ok: false, why: `ancillary ${a.category}: no usable rate ${a.currency}->${cur}` };
     const refundMinor = refundable ? (inQuoteCurrency ?? 0) : 0;
     ancillaryRefunds.push({ category: a.category, priceMinor: a.priceMinor, currency: a.currency, refundMinor });
-    reasons.push(`6. in-flow ${a.category} ${a.currency} ${formatMinor(a.priceMinor, a.currency)}: ${refundable ? `refundable → ${formatMinor(refundMinor, cur)}` : 'not refundable'}`);
+    reasons?.push(`6. in-flow ${a.category} ${a.currency} ${formatMinor(a.priceMinor, a.currency)}: ${refundable ? `refundable → ${formatMinor(refundMinor, cur)}` : 'not refundable'}`);
   }
   const postTicketingRefunds: PostTicketingRefund[] = ticket.postTicketingServices.map((s) => {
     const refundable = categories.has(s.category);
-    reasons.push(`6. post-ticketing ${s.postTicketingOrderNo} ${s.category} ${s.currency} ${formatMinor(s.priceMinor, s.currency)}: ${refundable ? 'refundable' : 'not refundable'}`);
+    reasons?.push(`6. post-ticketing ${s.postTicketingOrderNo} ${s.category} ${s.currency} ${formatMinor(s.priceMinor, s.currency)}: ${refundable ? 'refundable' : 'not refundable'}`);
     return {
       postTicketingOrderNo: s.postTicketingOrderNo,
       category: s.category,
@@ -222,10 +229,10 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   const nowMs = instantOf(input.now);
   const departureMs = departureInstant(ticket.firstDeparture);
   const m = minutesBetween(nowMs, departureMs);
-  const reasons: string[] = [
-    `1. departure ${ticket.firstDeparture.local} ${ticket.firstDeparture.timeZone} = ${isoInstant(departureMs)}; ` +
-      `now ${isoInstant(nowMs)}; m = ${m} minutes (floor)`,
-  ];
+  const reasons: Notes =
+    input.explain === false
+      ? null
+      : [`1. departure ${ticket.firstDeparture.local} ${ticket.firstDeparture.timeZone} = ${isoInstant(departureMs)}; ` + `now ${isoInstant(nowMs)}; m = ${m} minutes (floor)`];
 
   // Originals in the quote currency (in-flow ancillaries converted when bought in another currency).
   const paidInQuoteCurrency: (number | null)[] = ticket.ancillaries.map((a) => {
@@ -247,11 +254,11 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     fareMinor: ticket.fareMinor,
     taxMinor: ticket.taxMinor,
     ancillaryPaidMinor,
-    reasons,
+    reasons: reasons ?? [],
   };
 
   const cannotQuote = (why: string, applied: AppliedRule | null, fallbackToTaxRule: boolean, decided?: RuleDecision): TicketQuote =>
-    cannotQuoteOf(base, ticket, why, applied, fallbackToTaxRule, decided);
+    cannotQuoteOf(base, reasons, ticket, why, applied, fallbackToTaxRule, decided);
 
   // steps 2–3: candidates and choice.
   const choice = chooseRule(rules, { carrier: ticket.carrier, passengerType: ticket.passengerType, ruleType: ruleTypeFor(reason), minutesToDeparture: m }, reason, reasons);
@@ -276,12 +283,12 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
 
   // step 5: refundable parts and the clamped ticket part.
   const refundableMinor = (fareRefundable ? ticket.fareMinor : 0) + (taxRefundable ? ticket.taxMinor : 0);
-  reasons.push(
+  reasons?.push(
     `5. refundable = fare ${fareRefundable ? formatMinor(ticket.fareMinor, cur) : '0 (not refundable)'} + ` +
       `tax ${taxRefundable ? formatMinor(ticket.taxMinor, cur) : '0 (not refundable)'} = ${formatMinor(refundableMinor, cur)}`,
   );
   const ticketRefundMinor = Math.max(0, refundableMinor - penalty.value - fee.value);
-  reasons.push(
+  reasons?.push(
     `5. ticket refund = max(0, ${formatMinor(refundableMinor, cur)} − ${formatMinor(penalty.value, cur)} − ` +
       `${formatMinor(fee.value, cur)}) = ${formatMinor(ticketRefundMinor, cur)}`,
   );
@@ -291,11 +298,11 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   if (!ancillaries.ok) return cannotQuote(ancillaries.why, applied, fallbackToTaxRule);
   const { ancillaryRefunds, postTicketingRefunds } = ancillaries.value;
   const totalRefundMinor = ancillaryRefunds.reduce((sum, a) => sum + a.refundMinor, ticketRefundMinor);
-  reasons.push(`6. total (ticket part + in-flow ancillaries) = ${cur} ${formatMinor(totalRefundMinor, cur)}`);
+  reasons?.push(`6. total (ticket part + in-flow ancillaries) = ${cur} ${formatMinor(totalRefundMinor, cur)}`);
 
   // step 7: isRefundable was decided above, from the rule's flags.
-  reasons.push(isRefundable ? '7. refundable under this rule' : '7. rule refunds nothing (fare, tax and ancillaries non-refundable): isRefundable false, submitting → 808');
-  reasons.push(`8. refund method ${method.value}`);
+  reasons?.push(isRefundable ? '7. refundable under this rule' : '7. rule refunds nothing (fare, tax and ancillaries non-refundable): isRefundable false, submitting → 808');
+  reasons?.push(`8. refund method ${method.value}`);
 
   return {
     ...base,

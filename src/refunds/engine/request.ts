@@ -51,7 +51,7 @@ export function quoteRequest(input: RequestQuoteInput): RequestQuoteResult {
   if (!Number.isSafeInteger(fee.minor) || fee.minor < 0) throw new RefundEngineInputError('service fee must be whole minor units ≥ 0');
   const nowMs = instantOf(now);
 
-  const tickets: TicketQuote[] = items.map(({ ticket, reason }) => quoteTicket({ ticket, rules, reason, now, rates }));
+  const tickets: TicketQuote[] = items.map(({ ticket, reason }) => quoteTicket({ ticket, rules, reason, now, rates, ...(input.explain === false ? { explain: false } : {}) }));
 
   // step 8: one method per request; different methods → 810, quote them separately.
   const methods = [...new Set(tickets.map((t) => t.refundMethod))];

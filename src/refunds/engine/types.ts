@@ -128,6 +128,8 @@ export interface TicketQuoteInput {
   reason: RefundReason;
   now: Date;
   rates: Rates;
+  /** false: leave `reasons` empty and skip building its text (the service's hot path; default true). */
+  explain?: boolean;
 }
 
 export interface TicketQuote {
@@ -159,6 +161,7 @@ export interface TicketQuote {
   postTicketingRefunds: PostTicketingRefund[];
   /** ticketRefundMinor + Σ ancillaryRefunds[].refundMinor (post-ticketing refunds are separate). */
   totalRefundMinor: number;
+  /** The arithmetic step by step, as text (empty when the input said explain: false). */
   reasons: string[];
 }
 
@@ -183,6 +186,8 @@ export interface RequestQuoteInput {
   serviceFeePerPassenger: MoneyMinor;
   /** Zone whose calendar gives "today" for the expected dates; default 'UTC'. */
   calendarZone?: string;
+  /** false: no per-ticket `reasons` text (see TicketQuoteInput.explain). */
+  explain?: boolean;
 }
 
 export interface CurrencyTotal {
