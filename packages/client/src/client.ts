@@ -49,8 +49,8 @@ export interface WaitOptions {
   initialDelayMs?: number;
   maxDelayMs?: number;
   signal?: AbortSignal;
-  /** Hears every status read (including the final one). */
-  onStatus?: (status: number) => void;
+  /** Hears every status read (including the final one); a promise it returns is awaited before the next query. */
+  onStatus?: (status: number) => void | Promise<void>;
 }
 
 /** The part of a verify.do answer (or of a routing) that seats.forSession reads. */
@@ -213,7 +213,7 @@ export class PostbookClient {
       const seen = await read(options.signal);
       if (!seen) throw new PostbookClientError(`${what} ${code}: the query answered no ${what} order with that code`);
       last = seen.status;
-      options.onStatus?.(seen.status);
+      await options.onStatus?.(seen.status);
       if (finals.includes(seen.status)) return seen.value;
       const left = started + timeoutMs - Date.now();
       if (left <= 0) throw new WaitTimeoutError(what, code, last, Date.now() - started);
