@@ -11,12 +11,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { makeTestApp, type TestApp } from '../src/test-support/app.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS } from '../src/test-support/world.js';
-import { refundWorld } from '../src/test-support/refund-world.js';
+import { voidWorld } from '../src/test-support/void-world.js';
 import { bookingWorld } from '../src/test-support/booking-world.js';
 import { verifySeg } from '../src/test-support/booking.js';
 import { WebhookReceiver } from '../src/test-support/webhook-receiver.js';
 import { createRatePools } from '../src/ratelimit/pools.js';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
+import type { VoidEventData } from '../packages/client/src/index.js';
 import { GENERATED_FILE, renderWireTypes, serviceDocument } from '../scripts/sdk-types.js';
 import {
   ENDPOINTS,
@@ -64,8 +65,10 @@ describe('SDK types and methods', () => {
     assert.deepEqual(Object.values(METHOD_ENDPOINTS).sort(), keys);
     assert.ok(keys.includes('POST /refundQuotation.do') && keys.includes('POST /pnr/claim.do') && keys.includes('POST /seatAvailability.do'));
     const seen: string[] = [];
+    const sent: unknown[] = [];
     const fake: FetchLike = async (url, init) => {
       seen.push(`${init.method} ${new URL(url).pathname}`);
+      sent.push(typeof init.body === 'string' ? JSON.parse(init.body) : undefined);
       return new Response(JSON.stringify({ status: 0, msg: null }), { status: 200, headers: { 'content-type': 'application/json' } });
     };
     const client = new PostbookClient({ baseUrl: 'http://postbook.invalid/api/', ...alpha, adminToken: 'admin', fetch: fake });
@@ -75,6 +78,18 @@ describe('SDK types and methods', () => {
       await (key.startsWith('GET') ? fn() : fn({}));
       assert.equal(seen.at(-1), key.replace(' /', ' /api/'), name);
     }
+    // seats.forSession: the seatAvailability.do request made of a return session's routing
+    const seg = (segmentIndex: number, flightNumber: string, depAirport: string, arrAirport: string, depTime: string) => ({ segmentIndex, carrier: 'XS', flightNumber, depAirport, arrAirport, depTime });
+    await client.seats.forSession({ sessionId: 's-1', routing: { fromSegments: [seg(1, 'XS101', 'HND', 'SGN', '203001011030')], retSegments: [seg(2, 'XS102', 'SGN', 'HND', '203001082355')] } });
+    assert.deepEqual(sent.at(-1), {
+      sessionId: 's-1',
+      carrier: 'XS',
+      outboundSegments: [{ segmentIndex: 1, flightNumber: 'XS101', depAirport: 'HND', arrAirport: 'SGN', depTime: '203001011030' }],
+      inboundSegments: [{ segmentIndex: 2, flightNumber: 'XS102', depAirport: 'SGN', arrAirport: 'HND', depTime: '203001082355' }],
+    });
+    await client.seats.forSession({ sessionId: 's-2', routing: { fromSegments: [seg(1, 'XS101', 'HND', 'SGN', '203001011030')], retSegments: [] } }, { carrier: 'YY' });
+    assert.equal((sent.at(-1) as { carrier: string; inboundSegments: unknown }).carrier, 'YY');
+    assert.equal((sent.at(-1) as { inboundSegments: unknown }).inboundSegments, null);
   });
 
   test('the package builds on its own: ESM with declarations, no node: import, no import leaving the package', { timeout: 120_000 }, async () => {
@@ -95,7 +110,7 @@ describe('SDK types and methods', () => {
     }
   });
 
-  test('transport failures: a non-JSON error page, no answer in time, a refused connection, a malformed Retry-After', async () => {
+  test('transport failures: a non-JSON error page, no answer in time, a refused connection, an HTTP-date Retry-After past the allowed wait', async () => {
     const answer = (status: number, body: string, headers: Record<string, string> = {}): FetchLike => async () => new Response(body, { status, headers });
     const base = { baseUrl: 'http://postbook.invalid', ...alpha };
     const proxy = new PostbookClient({ ...base, fetch: answer(502, '<html>bad gateway</html>', { 'x-request-id': 'r-1' }) });
@@ -121,7 +136,7 @@ describe('SDK against the service: errors, auth, header prefix', () => {
   let t: TestApp;
   let baseUrl: string;
   before(async () => {
-    t = await makeTestApp({ world: refundWorld() });
+    t = await makeTestApp({ world: voidWorld() });
     baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   after(async () => t.close());
@@ -157,7 +172,7 @@ describe('SDK against the service: errors, auth, header prefix', () => {
   });
 
   test('HEADER_PREFIX: the client speaks the deployment\'s header words', async () => {
-    const acme = await makeTestApp({ world: refundWorld(), env: { HEADER_PREFIX: 'acme' } });
+    const acme = await makeTestApp({ world: voidWorld(), env: { HEADER_PREFIX: 'acme' } });
     try {
       const url = await acme.app.listen({ port: 0, host: '127.0.0.1' });
       const answer = await new PostbookClient({ baseUrl: url, ...alpha, headerPrefix: 'acme' }).refunds.query({ airlinePNR: 'DEP001', carrier: 'XS' });
@@ -221,9 +236,9 @@ describe('SDK against the service: HTTP 429 (spec 8), seats.forSession', () => {
   });
 });
 
-/** The refund world plus a single-passenger deposit booking of alpha for the SDK's refund. */
+/** The void world (the refund world and its void cases) plus a single-passenger deposit booking of alpha for the SDK's refund. */
 function sdkWorld(): WorldFile {
-  const w = refundWorld();
+  const w = voidWorld();
   w.bookings.push({
     carrier: 'XS',
     status: 'Ticketed',
@@ -243,6 +258,8 @@ describe('SDK against the service: a refund to its final status, webhooks verifi
   let t: TestApp;
   let baseUrl: string;
   const receiver = new WebhookReceiver();
+  /** alpha's signing secret, answered once by the first test's registration (the tests of this block run in order). */
+  let hookSecret = '';
   before(async () => {
     await receiver.up();
     t = await makeTestApp({ world: sdkWorld(), workers: true });
@@ -258,6 +275,7 @@ describe('SDK against the service: a refund to its final status, webhooks verifi
     const client = new PostbookClient(options);
     const { webhookSecret } = await client.webhooks.updateUrl({ url: receiver.url });
     assert.match(String(webhookSecret), /^whsec_/);
+    hookSecret = webhookSecret!;
 
     const f = t.world.flights.get('out')!;
     const request = {
@@ -339,5 +357,47 @@ describe('SDK against the service: a refund to its final status, webhooks verifi
     await refused({ secret: webhookSecret!, headers: { ...last.headers, 'x-service-webhook-signature': 'zz' }, body: last.body }, 'malformed-signature');
     // a different header prefix names different headers
     await refused({ secret: webhookSecret!, headers: last.headers, body: last.body, headerPrefix: 'acme' }, 'missing-header');
+  });
+
+  test('voids: quote, submit with an Idempotency-Key, waitForFinal to 2 with the clock moved; order.void webhooks verify', { timeout: 120_000 }, async () => {
+    const client = new PostbookClient({ baseUrl, ...alpha, adminToken: TEST_ADMIN_TOKEN });
+    const { webhookSecret } = await client.webhooks.updateUrl({ url: receiver.url });
+    assert.equal(webhookSecret, null, 'registered by the refund test: the secret is shown once');
+    const quote = await client.voids.quote({ airlinePNR: 'VDEP01', carrier: 'XS' });
+    assert.equal(quote.isVoidable, true);
+    const submitted = await client.voids.submit({ airlinePNR: 'VDEP01', carrier: 'XS', voidOfferId: quote.voidOfferId }, { idempotencyKey: 'sdk-void-1' });
+    const again = await client.voids.submit({ airlinePNR: 'VDEP01', carrier: 'XS', voidOfferId: quote.voidOfferId }, { idempotencyKey: 'sdk-void-1' });
+    assert.equal(again.voidCode, submitted.voidCode, 'replayed, not voided twice');
+    const moved = new Set<number>();
+    const done = await client.voids.waitForFinal(submitted.voidCode, {
+      timeoutMs: 60_000,
+      initialDelayMs: 100,
+      maxDelayMs: 500,
+      onStatus: async (s) => {
+        if ((s === 1 || s === 3) && !moved.has(s)) {
+          moved.add(s);
+          await client.sandbox.moveClock({ advanceMinutes: 1 });
+        }
+      },
+    });
+    assert.equal(done.voidStatus, 2);
+    assert.equal(done.actualRefundAmount, 515);
+
+    for (let i = 0; i < 50 && (await t.webhooks!.deliverDue()) > 0; i++);
+    const mine = receiver.received.filter((r) => r.body.includes(submitted.voidCode));
+    const secret = hookSecret;
+    const changes = [];
+    for (const r of mine) {
+      const event = await verifyWebhook({ secret, headers: r.headers, body: r.body });
+      assert.equal(event.type, 'order.void');
+      if (event.type !== 'order.void') continue;
+      changes.push([event.data.previousVoidStatus, event.data.voidStatus]);
+      const fields: Record<keyof VoidEventData, true> = {
+        orderNo: true, voidCode: true, previousVoidStatus: true, voidStatus: true, cancelReason: true, currency: true, voidAmount: true,
+        actualRefundAmount: true, ticketNos: true, completedOn: true, message: true,
+      };
+      assert.deepEqual(Object.keys(event.data).sort(), Object.keys(fields).sort());
+    }
+    assert.deepEqual(changes, [[null, 0], [0, 1], [1, 3], [3, 2]]);
   });
 });
