@@ -1,0 +1,224 @@
+// PostbookClient: one method per endpoint of the service, grouped by what a caller does (pnr, refunds, voids,
+// seats, booking, webhooks, sandbox), and the helpers built on them (quoteAndSubmit, waitForFinal,
+// seats.forSession). Request and answer types are generated from the service's schemas (generated/wire.ts).
+import type * as W from './generated/wire.js';
+import { ENDPOINTS } from './generated/wire.js';
+import { PostbookClientError, WaitTimeoutError } from './errors.js';
+import { Transport, sleep, type CallOptions, type ClientOptions, type EndpointKey, type RequestOf, type ResponseOf, type SubmitOptions } from './transport.js';
+
+/** Which endpoint each method calls: `client.refunds.submit` → `POST /refund.do`. */
+export const METHOD_ENDPOINTS = {
+  'pnr.extract': 'POST /extractPnr.do',
+  'pnr.claim': 'POST /pnr/claim.do',
+  'refunds.quote': 'POST /refundQuotation.do',
+  'refunds.submit': 'POST /refund.do',
+  'refunds.query': 'POST /queryRefundOrders.do',
+  'voids.quote': 'POST /voidQuotation.do',
+  'voids.submit': 'POST /void.do',
+  'voids.query': 'POST /queryVoidOrders.do',
+  'webhooks.updateUrl': 'POST /updateWebhookURL.do',
+  'seats.availability': 'POST /seatAvailability.do',
+  'booking.search': 'POST /search.do',
+  'booking.verify': 'POST /verify.do',
+  'booking.getOffers': 'POST /getOffers.do',
+  'booking.getLuggage': 'POST /getLuggage.do',
+  'booking.order': 'POST /order.do',
+  'booking.pay': 'POST /pay.do',
+  'booking.queryOrder': 'POST /queryOrderDetails.do',
+  'sandbox.clock': 'GET /sandbox/clock',
+  'sandbox.moveClock': 'POST /sandbox/clock',
+} as const satisfies Record<string, EndpointKey>;
+
+// Compile-time coverage: an endpoint the service declares without a method here fails the typecheck.
+type Uncovered = Exclude<EndpointKey, (typeof METHOD_ENDPOINTS)[keyof typeof METHOD_ENDPOINTS]>;
+const everyEndpointHasAMethod: [Uncovered] extends [never] ? true : { missing: Uncovered } = true;
+void everyEndpointHasAMethod;
+
+export type RefundOrder = W.QueryRefundOrdersResponse['refundOrders'][number];
+export type VoidOrder = W.QueryVoidOrdersResponse['voidOrders'][number];
+
+/** spec 3.1: refunded, rejected, fulfilment done, withdrawn — no change follows. */
+export const FINAL_REFUND_STATUSES: readonly number[] = [2, 4, 5, 6];
+/** docs/voids.md: voided, rejected, completed, withdrawn. */
+export const FINAL_VOID_STATUSES: readonly number[] = [2, 4, 5, 6];
+
+export interface WaitOptions {
+  /** Give up after this long (default 120 000 ms): WaitTimeoutError. */
+  timeoutMs?: number;
+  /** First pause between two queries (default 1 000 ms), doubled after each until `maxDelayMs` (default 15 000). */
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+  signal?: AbortSignal;
+  /** Hears every status read (including the final one); a promise it returns is awaited before the next query. */
+  onStatus?: (status: number) => void | Promise<void>;
+}
+
+/** The part of a verify.do answer (or of a routing) that seats.forSession reads. */
+export interface BookingSession {
+  sessionId: string;
+  routing: {
+    fromSegments: SessionSegment[];
+    retSegments?: SessionSegment[] | null;
+  };
+}
+export type SessionSegment = Pick<W.VerifyResponse['routing']['fromSegments'][number], 'segmentIndex' | 'carrier' | 'flightNumber' | 'depAirport' | 'arrAirport' | 'depTime'>;
+
+export interface QuoteAndSubmitOptions extends SubmitOptions {
+  /** Decides on the quote before anything is submitted (amounts, refundability); false: nothing is submitted. Default: accept. */
+  accept?: (quote: W.RefundQuotationResponse) => boolean | Promise<boolean>;
+  /** displayCurrency of the submission. */
+  displayCurrency?: string | null;
+}
+
+export class PostbookClient {
+  private readonly transport: Transport;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options);
+  }
+
+  /** Any endpoint by its key (`'POST /refund.do'`): the typed escape hatch under every method. */
+  call<K extends EndpointKey>(key: K, body: RequestOf<K> | undefined, options?: SubmitOptions): Promise<ResponseOf<K>> {
+    if (options?.idempotencyKey !== undefined && !this.idempotent(key)) throw new PostbookClientError(`${key} takes no Idempotency-Key`);
+    return this.transport.call(key, body, options);
+  }
+
+  private idempotent(key: EndpointKey): boolean {
+    return ENDPOINTS.some((e) => `${e.method} ${e.path}` === key && e.idempotent);
+  }
+
+  /** spec 4.5, 4.6: airline records. */
+  readonly pnr = {
+    /** extractPnr.do: the airline's current record, for a caller who knows a passenger's name and the e-mail. */
+    extract: (body: W.ExtractPnrRequest, options?: CallOptions) => this.call('POST /extractPnr.do', body, options),
+    /** pnr/claim.do: the record becomes an order of this client (claiming again answers the same orderNo). */
+    claim: (body: W.PnrClaimRequest, options?: SubmitOptions) => this.call('POST /pnr/claim.do', body, options),
+  };
+
+  /** spec 4.1–4.3: refunds. */
+  readonly refunds = {
+    /** refundQuotation.do: the amounts and a refundOfferId. */
+    quote: (body: W.RefundQuotationRequest, options?: CallOptions) => this.call('POST /refundQuotation.do', body, options),
+    /** refund.do: submit an offer (refundOfferId) or a refundRequestList in one step; answers the refundCode. */
+    submit: (body: W.RefundRequest, options?: SubmitOptions) => this.call('POST /refund.do', body, options),
+    /** queryRefundOrders.do: refund orders of an order, newest first (or the one of a refundCode). */
+    query: (body: W.QueryRefundOrdersRequest, options?: CallOptions) => this.call('POST /queryRefundOrders.do', body, options),
+
+    /**
+     * Quotes, lets `accept` decide, then submits the quoted offer for the same order. Resolves with the quote and
+     * the submission (null when `accept` said no). A failure of either call is thrown as a PostbookError.
+     */
+    quoteAndSubmit: async (body: W.RefundQuotationRequest, options: QuoteAndSubmitOptions = {}): Promise<{ quote: W.RefundQuotationResponse; refund: W.RefundResponse | null }> => {
+      const { accept, displayCurrency, idempotencyKey, ...call } = options;
+      const quote = await this.refunds.quote(body, call);
+      if (accept && !(await accept(quote))) return { quote, refund: null };
+      const submission: W.RefundRequest = {
+        orderNo: body.orderNo ?? null,
+        airlinePNR: body.airlinePNR ?? null,
+        carrier: body.carrier ?? null,
+        displayCurrency: displayCurrency ?? null,
+        refundOfferId: quote.refundOfferId,
+        refundRequestList: null,
+      };
+      const refund = await this.refunds.submit(submission, { ...call, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
+      return { quote, refund };
+    },
+
+    /**
+     * Polls queryRefundOrders.do with exponential backoff until the refund reaches a final status (2, 4, 5
+     * or 6) and resolves with its refund order; WaitTimeoutError after `timeoutMs`.
+     */
+    waitForFinal: (refundCode: string, options: WaitOptions = {}): Promise<RefundOrder> =>
+      this.waitFor('refund', refundCode, FINAL_REFUND_STATUSES, options, async (signal) => {
+        const answer = await this.refunds.query({ refundCode }, { signal });
+        const order = answer.refundOrders.find((o) => o.refundCode === refundCode);
+        return order ? { status: order.refundStatus, value: order } : null;
+      }),
+  };
+
+  /** Voids of a whole order on the day of issue (the service's docs/voids.md). */
+  readonly voids = {
+    quote: (body: W.VoidQuotationRequest, options?: CallOptions) => this.call('POST /voidQuotation.do', body, options),
+    submit: (body: W.VoidRequest, options?: SubmitOptions) => this.call('POST /void.do', body, options),
+    query: (body: W.QueryVoidOrdersRequest, options?: CallOptions) => this.call('POST /queryVoidOrders.do', body, options),
+    /** As refunds.waitForFinal, for a voidCode (final: 2, 4, 5, 6). */
+    waitForFinal: (voidCode: string, options: WaitOptions = {}): Promise<VoidOrder> =>
+      this.waitFor('void', voidCode, FINAL_VOID_STATUSES, options, async (signal) => {
+        const answer = await this.voids.query({ voidCode }, { signal });
+        const order = answer.voidOrders.find((o) => o.voidCode === voidCode);
+        return order ? { status: order.voidStatus, value: order } : null;
+      }),
+  };
+
+  /** spec 4.4: seat maps inside a booking chain (the ancillary rate pool). */
+  readonly seats = {
+    /** seatAvailability.do as is. */
+    availability: (body: W.SeatAvailabilityRequest, options?: CallOptions) => this.call('POST /seatAvailability.do', body, options),
+    /**
+     * The seat map of every flight of a verify.do session: builds the seatAvailability.do request from the
+     * session's routing (outbound and return segments, their indexes and local departure times). The carrier
+     * is the first segment's unless given.
+     */
+    forSession: (session: BookingSession, options: CallOptions & { carrier?: string } = {}) => {
+      const { carrier, ...call } = options;
+      const seg = (s: SessionSegment) => ({ segmentIndex: s.segmentIndex, flightNumber: s.flightNumber, depAirport: s.depAirport, arrAirport: s.arrAirport, depTime: s.depTime });
+      const first = session.routing.fromSegments[0];
+      if (!first) throw new PostbookClientError('seats.forSession: the session has no outbound segment');
+      const ret = session.routing.retSegments ?? [];
+      return this.seats.availability(
+        { sessionId: session.sessionId, carrier: carrier ?? first.carrier, outboundSegments: session.routing.fromSegments.map(seg), inboundSegments: ret.length > 0 ? ret.map(seg) : null },
+        call,
+      );
+    },
+  };
+
+  /** The booking chain: search → verify (or getOffers) → seats / luggage → order → pay → queryOrder. */
+  readonly booking = {
+    search: (body: W.SearchRequest, options?: CallOptions) => this.call('POST /search.do', body, options),
+    verify: (body: W.VerifyRequest, options?: CallOptions) => this.call('POST /verify.do', body, options),
+    getOffers: (body: W.GetOffersRequest, options?: CallOptions) => this.call('POST /getOffers.do', body, options),
+    getLuggage: (body: W.GetLuggageRequest, options?: CallOptions) => this.call('POST /getLuggage.do', body, options),
+    /** order.do. Status 308/322 (re-priced) is thrown as a PostbookError whose `body` carries the new price and session. */
+    order: (body: W.OrderRequest, options?: CallOptions) => this.call('POST /order.do', body, options),
+    pay: (body: W.PayRequest, options?: CallOptions) => this.call('POST /pay.do', body, options),
+    queryOrder: (body: W.QueryOrderDetailsRequest, options?: CallOptions) => this.call('POST /queryOrderDetails.do', body, options),
+  };
+
+  /** Webhook registration; verify deliveries with `verifyWebhook` (exported beside this class). */
+  readonly webhooks = {
+    /** updateWebhookURL.do: the first registration answers the signing secret, once. */
+    updateUrl: (body: W.UpdateWebhookURLRequest, options?: CallOptions) => this.call('POST /updateWebhookURL.do', body, options),
+  };
+
+  /** The sandbox clock (sandbox deployments; needs `adminToken`). */
+  readonly sandbox = {
+    clock: (options?: CallOptions) => this.call('GET /sandbox/clock', undefined, options),
+    /** Forward by `advanceMinutes`, or to an instant `to`; the clock never goes back. */
+    moveClock: (body: W.SandboxClockRequest, options?: CallOptions) => this.call('POST /sandbox/clock', body, options),
+  };
+
+  private async waitFor<T>(
+    what: string,
+    code: string,
+    finals: readonly number[],
+    options: WaitOptions,
+    read: (signal: AbortSignal | undefined) => Promise<{ status: number; value: T } | null>,
+  ): Promise<T> {
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const maxDelay = options.maxDelayMs ?? 15_000;
+    let delay = Math.max(1, options.initialDelayMs ?? 1_000);
+    const started = Date.now();
+    let last: number | null = null;
+    for (;;) {
+      const seen = await read(options.signal);
+      if (!seen) throw new PostbookClientError(`${what} ${code}: the query answered no ${what} order with that code`);
+      last = seen.status;
+      await options.onStatus?.(seen.status);
+      if (finals.includes(seen.status)) return seen.value;
+      const left = started + timeoutMs - Date.now();
+      if (left <= 0) throw new WaitTimeoutError(what, code, last, Date.now() - started);
+      await sleep(Math.min(delay, left), options.signal);
+      delay = Math.min(maxDelay, delay * 2);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+// One call to the service over fetch: the headers of spec 5 (with the deployment's header prefix), the
+// request id, Idempotency-Key when asked, HTTP 429 waited out and retried, and every failure turned into a
+// typed error. Only web-standard globals (fetch, AbortController, setTimeout): Node 20+ and browsers.
+import type { Endpoints } from './generated/wire.js';
+import { PostbookError, RateLimitedError, TransportError, PostbookClientError } from './errors.js';
+
+/** The subset of `fetch` the SDK uses; pass your own (a proxy agent, a test double, a polyfill). */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface ClientOptions {
+  /** Where the service answers, e.g. `https://postbook.example.com` (a path prefix is kept). */
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** The deployment's HEADER_PREFIX: headers are `x-<prefix>-client-id` / `-secret`. Default `service`. */
+  headerPrefix?: string;
+  /** The admin token, for the sandbox clock only (sandbox deployments). */
+  adminToken?: string;
+  /** Default: the global fetch. */
+  fetch?: FetchLike;
+  /** Time-out of one HTTP attempt in ms (default 30 000; extractPnr.do waits for the airline up to its own `timeout`). */
+  timeoutMs?: number;
+  /** HTTP 429: how many times to retry (default 2) and the longest wait the SDK accepts (default 60 000 ms). */
+  rateLimit?: { retries?: number; maxWaitMs?: number };
+  /** Sent with every call (e.g. a tracing header). The auth headers cannot be replaced this way. */
+  headers?: Record<string, string>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Sent as `x-request-id` (1–64 of `A-Za-z0-9._:-`); the service logs it and echoes it. Default: the service makes one. */
+  requestId?: string;
+  /** Overrides the client's time-out for this call. */
+  timeoutMs?: number;
+}
+
+/** Options of the calls that take an Idempotency-Key (pnr/claim.do, refund.do, void.do). */
+export interface SubmitOptions extends CallOptions {
+  /** The same key with the same body replays the first answer instead of doing the work twice (1–255 visible ASCII). */
+  idempotencyKey?: string;
+}
+
+export type EndpointKey = keyof Endpoints;
+export type RequestOf<K extends EndpointKey> = Endpoints[K]['request'];
+export type ResponseOf<K extends EndpointKey> = Endpoints[K]['response'];
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_RETRIES = 2;
+const DEFAULT_MAX_WAIT_MS = 60_000;
+/** A `Retry-After: 0` still waits this long: the window has not quite moved yet. */
+const MIN_RETRY_WAIT_MS = 250;
+
+type Json = Record<string, unknown>;
+
+/** An HTTP answer, its body read. */
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+}
+
+/** Sleeps `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Seconds to wait from `Retry-After` (seconds or an HTTP date), else the body's `retryAfter` (seconds). */
+export function retryAfterMs(header: string | null, body: unknown, now = Date.now()): number | null {
+  if (header !== null && header.trim() !== '') {
+    const h = header.trim();
+    if (/^\d+$/.test(h)) return Number(h) * 1000;
+    const at = Date.parse(h);
+    if (!Number.isNaN(at)) return Math.max(0, at - now);
+  }
+  const field = (body as Json | null)?.retryAfter;
+  if (typeof field === 'number' && Number.isFinite(field) && field >= 0) return field * 1000;
+  return null;
+}
+
+export class Transport {
+  private readonly base: string;
+  private readonly fetchImpl: FetchLike;
+  private readonly prefix: string;
+  private readonly retries: number;
+  private readonly maxWaitMs: number;
+
+  constructor(private readonly opts: ClientOptions) {
+    if (!opts.baseUrl) throw new PostbookClientError('baseUrl is required');
+    if (!opts.clientId || !opts.clientSecret) throw new PostbookClientError('clientId and clientSecret are required');
+    this.base = opts.baseUrl.replace(/\/+$/, '');
+    if (!opts.fetch && typeof globalThis.fetch !== 'function') throw new PostbookClientError('no fetch: pass options.fetch on a platform without a global fetch');
+    // A bare reference to the global fetch loses its `this` in browsers ("Illegal invocation").
+    this.fetchImpl = opts.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    this.prefix = (opts.headerPrefix ?? 'service').trim().toLowerCase();
+    if (!/^[a-z0-9][a-z0-9-]{0,30}$/.test(this.prefix)) throw new PostbookClientError(`headerPrefix must be a word of letters, digits or dashes, got ${JSON.stringify(opts.headerPrefix)}`);
+    this.retries = Math.max(0, Math.floor(opts.rateLimit?.retries ?? DEFAULT_RETRIES));
+    this.maxWaitMs = Math.max(0, opts.rateLimit?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
+  }
+
+  private headersFor(path: string, hasBody: boolean, options: SubmitOptions): Record<string, string> {
+    const h: Record<string, string> = { ...this.opts.headers, accept: 'application/json' };
+    if (hasBody) h['content-type'] = 'application/json';
+    if (path.startsWith('/sandbox/')) {
+      if (!this.opts.adminToken) throw new PostbookClientError(`${path} needs the admin token: pass options.adminToken`);
+      h.authorization = `Bearer ${this.opts.adminToken}`;
+    } else {
+      h[`x-${this.prefix}-client-id`] = this.opts.clientId;
+      h[`x-${this.prefix}-client-secret`] = this.opts.clientSecret;
+    }
+    if (options.requestId !== undefined) h['x-request-id'] = options.requestId;
+    if (options.idempotencyKey !== undefined) h['idempotency-key'] = options.idempotencyKey;
+    return h;
+  }
+
+  /** Calls an endpoint; resolves with the answer of a success, throws a typed error otherwise. */
+  async call<K extends EndpointKey>(key: K, body: RequestOf<K> | undefined, options: SubmitOptions = {}): Promise<ResponseOf<K>> {
+    const [method, path] = key.split(' ') as ['GET' | 'POST', string];
+    const headers = this.headersFor(path, body !== undefined, options);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.attempt(key, method, path, headers, payload, options);
+      const requestId = res.headers.get('x-request-id');
+      const text = res.text;
+      let parsed: unknown = null;
+      try {
+        parsed = text === '' ? null : JSON.parse(text);
+      } catch {
+        parsed = null;
+      }
+      const json = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Json) : null;
+      const status = typeof json?.status === 'number' ? json.status : null;
+      const msg = typeof json?.msg === 'string' ? json.msg : json ? `HTTP ${res.status}` : (text.slice(0, 200) || res.statusText || `HTTP ${res.status}`);
+      const failure = { endpoint: key, httpStatus: res.status, status, msg, requestId, body: parsed };
+
+      if (res.status === 429) {
+        const wait = Math.max(MIN_RETRY_WAIT_MS, retryAfterMs(res.headers.get('retry-after'), json) ?? 1000);
+        if (attempt <= this.retries && wait <= this.maxWaitMs) {
+          await sleep(wait, options.signal);
+          continue;
+        }
+        const limitType = typeof json?.limitType === 'string' ? json.limitType : null;
+        throw new RateLimitedError({ ...failure, retryAfterMs: wait, attempts: attempt, limitType });
+      }
+      if (res.status < 200 || res.status > 299) throw new PostbookError(failure);
+      if (!json) throw new PostbookError({ ...failure, msg: `the answer is not a JSON object: ${text.slice(0, 200)}` });
+      if (status !== null && status !== 0) throw new PostbookError(failure);
+      return json as unknown as ResponseOf<K>;
+    }
+  }
+
+  /** One HTTP exchange with the per-attempt time-out, tied to the caller's signal. */
+  private async attempt(key: string, method: string, path: string, headers: Record<string, string>, payload: string | undefined, options: CallOptions): Promise<Answer> {
+    const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const controller = new AbortController();
+    const outer = options.signal;
+    if (outer?.aborted) throw outer.reason;
+    const onAbort = () => controller.abort(outer!.reason);
+    outer?.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    try {
+      const res = await this.fetchImpl(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal });
+      // The body is read inside the time-out too: a stalled body is no answer either.
+      return { status: res.status, statusText: res.statusText, headers: res.headers, text: await res.text() };
+    } catch (err) {
+      if (outer?.aborted) throw outer.reason;
+      if (timedOut) throw new TransportError(key, `no answer within ${timeoutMs} ms`, err);
+      throw new TransportError(key, `the request failed: ${(err as Error)?.message ?? String(err)}`, err);
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -1,0 +1,403 @@
+// The SDK (packages/client, decision 0027) against the in-process service over real HTTP on loopback: its
+// wire types are what the service declares (drift check), every endpoint has a method, HTTP 429 is waited out
+// and retried (spec 8), business failures are typed errors (spec 7), a refund is followed to its final status
+// (spec 3.1) while the sandbox clock is moved, and a real webhook delivery verifies (docs/webhooks.md).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { makeTestApp, type TestApp } from '../src/test-support/app.js';
+import { TEST_ADMIN_TOKEN, TEST_CLIENTS } from '../src/test-support/world.js';
+import { voidWorld } from '../src/test-support/void-world.js';
+import { bookingWorld } from '../src/test-support/booking-world.js';
+import { verifySeg } from '../src/test-support/booking.js';
+import { WebhookReceiver } from '../src/test-support/webhook-receiver.js';
+import { createRatePools } from '../src/ratelimit/pools.js';
+import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
+import type { VoidEventData } from '../packages/client/src/index.js';
+import { GENERATED_FILE, renderWireTypes, serviceDocument } from '../scripts/sdk-types.js';
+import {
+  ENDPOINTS,
+  METHOD_ENDPOINTS,
+  PostbookClient,
+  PostbookError,
+  RateLimitedError,
+  TransportError,
+  WaitTimeoutError,
+  WebhookVerificationError,
+  verifyWebhook,
+  type ClientOptions,
+  type FetchLike,
+  type RefundEventData,
+} from '../packages/client/src/index.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const alpha = { clientId: TEST_CLIENTS.alpha.id, clientSecret: TEST_CLIENTS.alpha.secret };
+
+/** A fetch that records each answer's HTTP status, over the real one. */
+function recordingFetch(): { fetch: FetchLike; statuses: number[]; urls: string[] } {
+  const statuses: number[] = [];
+  const urls: string[] = [];
+  return {
+    statuses,
+    urls,
+    fetch: async (url, init) => {
+      urls.push(`${init.method} ${url}`);
+      const res = await fetch(url, init);
+      statuses.push(res.status);
+      return res;
+    },
+  };
+}
+
+describe('SDK types and methods', () => {
+  test('drift check: the committed wire types are exactly what the running service declares', { timeout: 60_000 }, async () => {
+    const fresh = await renderWireTypes(await serviceDocument());
+    const committed = fs.readFileSync(GENERATED_FILE, 'utf8');
+    assert.ok(fresh === committed, 'packages/client/src/generated/wire.ts is stale: run npm run sdk:generate and commit it');
+  });
+
+  test('every endpoint of the service has exactly one method, and each method calls its endpoint', async () => {
+    const keys = ENDPOINTS.map((e) => `${e.method} ${e.path}`).sort();
+    assert.deepEqual(Object.values(METHOD_ENDPOINTS).sort(), keys);
+    assert.ok(keys.includes('POST /refundQuotation.do') && keys.includes('POST /pnr/claim.do') && keys.includes('POST /seatAvailability.do'));
+    const seen: string[] = [];
+    const sent: unknown[] = [];
+    const fake: FetchLike = async (url, init) => {
+      seen.push(`${init.method} ${new URL(url).pathname}`);
+      sent.push(typeof init.body === 'string' ? JSON.parse(init.body) : undefined);
+      return new Response(JSON.stringify({ status: 0, msg: null }), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const client = new PostbookClient({ baseUrl: 'http://postbook.invalid/api/', ...alpha, adminToken: 'admin', fetch: fake });
+    for (const [name, key] of Object.entries(METHOD_ENDPOINTS)) {
+      const [group, method] = name.split('.') as [string, string];
+      const fn = (client as unknown as Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>>)[group]![method]!;
+      await (key.startsWith('GET') ? fn() : fn({}));
+      assert.equal(seen.at(-1), key.replace(' /', ' /api/'), name);
+    }
+    // seats.forSession: the seatAvailability.do request made of a return session's routing
+    const seg = (segmentIndex: number, flightNumber: string, depAirport: string, arrAirport: string, depTime: string) => ({ segmentIndex, carrier: 'XS', flightNumber, depAirport, arrAirport, depTime });
+    await client.seats.forSession({ sessionId: 's-1', routing: { fromSegments: [seg(1, 'XS101', 'HND', 'SGN', '203001011030')], retSegments: [seg(2, 'XS102', 'SGN', 'HND', '203001082355')] } });
+    assert.deepEqual(sent.at(-1), {
+      sessionId: 's-1',
+      carrier: 'XS',
+      outboundSegments: [{ segmentIndex: 1, flightNumber: 'XS101', depAirport: 'HND', arrAirport: 'SGN', depTime: '203001011030' }],
+      inboundSegments: [{ segmentIndex: 2, flightNumber: 'XS102', depAirport: 'SGN', arrAirport: 'HND', depTime: '203001082355' }],
+    });
+    await client.seats.forSession({ sessionId: 's-2', routing: { fromSegments: [seg(1, 'XS101', 'HND', 'SGN', '203001011030')], retSegments: [] } }, { carrier: 'YY' });
+    assert.equal((sent.at(-1) as { carrier: string; inboundSegments: unknown }).carrier, 'YY');
+    assert.equal((sent.at(-1) as { inboundSegments: unknown }).inboundSegments, null);
+  });
+
+  test('the package builds on its own: ESM with declarations, no node: import, no import leaving the package', { timeout: 120_000 }, async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-client-build-'));
+    try {
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'packages/client/tsconfig.json'), '--outDir', out], { stdio: 'pipe' });
+      const files = fs.readdirSync(out, { recursive: true }).map(String);
+      assert.ok(files.includes('index.js') && files.includes('index.d.ts'));
+      for (const f of files.filter((x) => x.endsWith('.js') || x.endsWith('.d.ts'))) {
+        const text = fs.readFileSync(path.join(out, f), 'utf8');
+        for (const [, spec] of text.matchAll(/from '([^']+)'/g)) assert.ok(spec!.startsWith('./') || spec!.startsWith('../'), `${f} imports ${spec}`);
+        assert.ok(!/\bnode:/.test(text), `${f} mentions node:`);
+      }
+      const built = (await import(pathToFileURL(path.join(out, 'index.js')).href)) as Record<string, unknown>;
+      for (const name of ['PostbookClient', 'PostbookError', 'RateLimitedError', 'verifyWebhook', 'ENDPOINTS']) assert.ok(built[name], name);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  test('transport failures: a non-JSON error page, no answer in time, a refused connection, an HTTP-date Retry-After past the allowed wait', async () => {
+    const answer = (status: number, body: string, headers: Record<string, string> = {}): FetchLike => async () => new Response(body, { status, headers });
+    const base = { baseUrl: 'http://postbook.invalid', ...alpha };
+    const proxy = new PostbookClient({ ...base, fetch: answer(502, '<html>bad gateway</html>', { 'x-request-id': 'r-1' }) });
+    await assert.rejects(proxy.refunds.query({ refundCode: '1' }), (e: unknown) => e instanceof PostbookError && e.httpStatus === 502 && e.status === null && e.requestId === 'r-1' && /bad gateway/.test(e.msg));
+    const stalled: FetchLike = (_url, init) => new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(new Error('aborted'))));
+    await assert.rejects(new PostbookClient({ ...base, fetch: stalled, timeoutMs: 50 }).refunds.query({}), (e: unknown) => e instanceof TransportError && /within 50 ms/.test(e.message));
+    const controller = new AbortController();
+    const pending = new PostbookClient({ ...base, fetch: stalled }).refunds.query({}, { signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await assert.rejects(pending, /caller gave up/);
+    await assert.rejects(new PostbookClient({ baseUrl: 'http://127.0.0.1:1', ...alpha }).refunds.query({}), (e: unknown) => e instanceof TransportError);
+    // 429 with an HTTP-date Retry-After beyond the allowed wait: refused at once, not waited for
+    const later = new Date(Date.now() + 120_000).toUTCString();
+    const limited = new PostbookClient({ ...base, fetch: answer(429, JSON.stringify({ status: 429, msg: 'slow down' }), { 'retry-after': later }) });
+    await assert.rejects(limited.seats.availability({ carrier: 'XS', outboundSegments: [] }), (e: unknown) => e instanceof RateLimitedError && e.attempts === 1 && e.retryAfterMs > 60_000);
+    assert.throws(() => new PostbookClient({ ...base, headerPrefix: 'bad prefix' }), /headerPrefix/);
+    assert.throws(() => proxy.call('POST /refundQuotation.do', { refundRequestList: [] }, { idempotencyKey: 'k' }), /takes no Idempotency-Key/);
+    await assert.rejects(proxy.sandbox.clock(), /adminToken/);
+  });
+});
+
+describe('SDK against the service: errors, auth, header prefix', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  before(async () => {
+    t = await makeTestApp({ world: voidWorld() });
+    baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(async () => t.close());
+
+  test('spec 7.1 801: a business failure is a PostbookError with status, msg, HTTP status and request id', async () => {
+    const client = new PostbookClient({ baseUrl, ...alpha });
+    const body = { airlinePNR: 'NOSUCH', carrier: 'XS', refundRequestList: [{ lastName: 'NOBODY', firstName: 'TEST', refundReason: '1', segments: [{ depDate: '20300101', flightNo: 'XS101', depAirport: 'HND', arrAirport: 'SGN' }] }] };
+    const err = await client.refunds.quote(body, { requestId: 'sdk-trace-801' }).then(
+      () => assert.fail('a failure resolved'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof PostbookError);
+    assert.equal(err.status, 801);
+    assert.equal(err.httpStatus, 200);
+    assert.equal(err.endpoint, 'POST /refundQuotation.do');
+    assert.equal(err.requestId, 'sdk-trace-801', 'the request id the service answered with');
+    assert.ok(err.msg.length > 0);
+    // without a request id of ours the service's own is carried
+    const other = (await client.refunds.quote(body).catch((e: unknown) => e)) as PostbookError;
+    assert.match(String(other.requestId), /^[0-9a-f-]{36}$/);
+    // spec 7.1 810: invalid request, same shape
+    const invalid = (await client.refunds.quote({ ...body, refundRequestList: [{ ...body.refundRequestList[0]!, refundReason: '3' }] }).catch((e: unknown) => e)) as PostbookError;
+    assert.equal(invalid.status, 810);
+  });
+
+  test('wrong credentials: HTTP 401 with status 900; the admin token guards the sandbox clock', async () => {
+    const wrong = new PostbookClient({ baseUrl, clientId: TEST_CLIENTS.alpha.id, clientSecret: 'not-the-secret' });
+    await assert.rejects(wrong.refunds.query({ refundCode: '1' }), (e: unknown) => e instanceof PostbookError && e.httpStatus === 401 && e.status === 900);
+    const admin = new PostbookClient({ baseUrl, ...alpha, adminToken: TEST_ADMIN_TOKEN });
+    const clock = await admin.sandbox.clock();
+    assert.ok(Number.isFinite(Date.parse(clock.now)));
+    await assert.rejects(new PostbookClient({ baseUrl, ...alpha, adminToken: 'wrong' }).sandbox.clock(), (e: unknown) => e instanceof PostbookError && e.httpStatus === 401);
+  });
+
+  test('HEADER_PREFIX: the client speaks the deployment\'s header words', async () => {
+    const acme = await makeTestApp({ world: voidWorld(), env: { HEADER_PREFIX: 'acme' } });
+    try {
+      const url = await acme.app.listen({ port: 0, host: '127.0.0.1' });
+      const answer = await new PostbookClient({ baseUrl: url, ...alpha, headerPrefix: 'acme' }).refunds.query({ airlinePNR: 'DEP001', carrier: 'XS' });
+      assert.equal(answer.status, 0);
+      assert.ok(Array.isArray(answer.refundOrders));
+      await assert.rejects(new PostbookClient({ baseUrl: url, ...alpha }).refunds.query({ airlinePNR: 'DEP001', carrier: 'XS' }), (e: unknown) => e instanceof PostbookError && e.httpStatus === 401);
+    } finally {
+      await acme.close();
+    }
+  });
+});
+
+describe('SDK against the service: HTTP 429 (spec 8), seats.forSession', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  before(async () => {
+    // The ancillary pool at 2 calls per 2 s window, so that a retry after Retry-After succeeds within the test.
+    const pools = createRatePools({ redis: null, windowMs: 2_000, defaults: { ancillaryPerMinute: 2, verifyPerMinute: 60, pnrPerMinute: 120 } });
+    t = await makeTestApp({ world: bookingWorld(), pools });
+    baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(async () => t.close());
+
+  test('a 429 is waited out (Retry-After) and retried; past the retries it is a RateLimitedError', { timeout: 60_000 }, async () => {
+    const rec = recordingFetch();
+    const client = new PostbookClient({ baseUrl, ...alpha, fetch: rec.fetch, rateLimit: { retries: 2, maxWaitMs: 5_000 } });
+    const session = await client.booking.verify({ adultNum: 1, outboundSegments: [verifySeg(t, 'bk-narrow')] });
+    assert.equal(session.status, 0);
+
+    const maps = [];
+    for (let i = 0; i < 3; i++) maps.push(await client.seats.forSession(session));
+    assert.ok(maps.every((m) => m.status === 0 && m.cabins.length > 0));
+    assert.ok(maps[0]!.cabins[0]!.cabin.rows.some((r) => r.seats.some((s) => s.seatStatus === 'F' && s.productCode)), 'a free seat with its productCode');
+    const seatCalls = rec.statuses.slice(1);
+    assert.deepEqual(seatCalls.slice(0, 3), [200, 200, 429], 'the third call within the window was refused');
+    assert.equal(seatCalls.at(-1), 200, 'and the retry after Retry-After went through');
+
+    // No retries allowed: the refusal itself, typed
+    const impatient = new PostbookClient({ baseUrl, ...alpha, rateLimit: { retries: 0 } });
+    await impatient.seats.forSession(session).catch(() => undefined);
+    await impatient.seats.forSession(session).catch(() => undefined);
+    const err = await impatient.seats.forSession(session).then(
+      () => assert.fail('three calls in a window of two passed'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof RateLimitedError, String(err));
+    assert.equal(err.httpStatus, 429);
+    assert.equal(err.status, 429);
+    assert.equal(err.limitType, 'ancillary');
+    assert.equal(err.attempts, 1);
+    assert.ok(err.retryAfterMs > 0 && err.retryAfterMs <= 2_000);
+    assert.ok(err.requestId);
+    // A wait longer than the client accepts is not waited
+    const bounded = new PostbookClient({ baseUrl, ...alpha, rateLimit: { retries: 5, maxWaitMs: 100 } });
+    await new Promise((r) => setTimeout(r, 2_100));
+    await bounded.seats.forSession(session);
+    await bounded.seats.forSession(session);
+    const started = Date.now();
+    await assert.rejects(bounded.seats.forSession(session), (e: unknown) => e instanceof RateLimitedError && e.attempts === 1);
+    assert.ok(Date.now() - started < 1_000, 'refused without waiting');
+  });
+});
+
+/** The void world (the refund world and its void cases) plus a single-passenger deposit booking of alpha for the SDK's refund. */
+function sdkWorld(): WorldFile {
+  const w = voidWorld();
+  w.bookings.push({
+    carrier: 'XS',
+    status: 'Ticketed',
+    contact: { email: 'sdk@example.invalid' },
+    bookedBy: TEST_CLIENTS.alpha.id,
+    paymentMethod: 'deposit',
+    issuedAt: 'now',
+    pnr: 'SDK001',
+    passengers: [{ ref: 'a', type: 'ADT', lastName: 'SDKONE', firstName: 'TEST' }],
+    segments: [{ flight: 'out' }],
+    tickets: [{ ticketNo: '999-3000000770', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
+  });
+  return w;
+}
+
+describe('SDK against the service: a refund to its final status, webhooks verified', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  const receiver = new WebhookReceiver();
+  /** alpha's signing secret, answered once by the first test's registration (the tests of this block run in order). */
+  let hookSecret = '';
+  before(async () => {
+    await receiver.up();
+    t = await makeTestApp({ world: sdkWorld(), workers: true });
+    baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(async () => {
+    await t.close();
+    await receiver.down();
+  });
+
+  test('quoteAndSubmit, waitForFinal with the sandbox clock moved, every webhook verified, a tampered one refused', { timeout: 120_000 }, async () => {
+    const options: ClientOptions = { baseUrl, ...alpha, adminToken: TEST_ADMIN_TOKEN };
+    const client = new PostbookClient(options);
+    const { webhookSecret } = await client.webhooks.updateUrl({ url: receiver.url });
+    assert.match(String(webhookSecret), /^whsec_/);
+    hookSecret = webhookSecret!;
+
+    const f = t.world.flights.get('out')!;
+    const request = {
+      airlinePNR: 'SDK001',
+      carrier: 'XS',
+      refundRequestList: [{ lastName: 'SDKONE', firstName: 'TEST', refundReason: '1', segments: [{ depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to }] }],
+    };
+    // accept = false: quoted, nothing submitted
+    const declined = await client.refunds.quoteAndSubmit(request, { accept: (q) => q.refundTickets.length > 5 });
+    assert.equal(declined.refund, null);
+    const { quote, refund } = await client.refunds.quoteAndSubmit(request, { idempotencyKey: 'sdk-refund-1', accept: (q) => q.refundQuoteType === 'AccurateQuote' });
+    assert.ok(refund);
+    assert.match(quote.refundOfferId, /^rfo_/);
+    assert.equal(refund.refundStatus, 0);
+    // The same key and body replay the first answer (the Idempotency-Key header was sent)
+    const replay = await client.refunds.submit({ orderNo: null, airlinePNR: 'SDK001', carrier: 'XS', displayCurrency: null, refundOfferId: quote.refundOfferId, refundRequestList: null }, { idempotencyKey: 'sdk-refund-1' });
+    assert.equal(replay.refundCode, refund.refundCode);
+    // Without the key, the same offer again is refused: spec 7.1 813 (used offer) as a typed error
+    await assert.rejects(client.refunds.submit({ airlinePNR: 'SDK001', carrier: 'XS', refundOfferId: quote.refundOfferId }), (e: unknown) => e instanceof PostbookError && e.status === 813);
+
+    // A short wait times out with the last status seen
+    await assert.rejects(client.refunds.waitForFinal(refund.refundCode, { timeoutMs: 300, initialDelayMs: 100 }), (e: unknown) => e instanceof WaitTimeoutError && e.code === refund.refundCode && e.lastStatus !== null && e.lastStatus < 2);
+
+    // spec 3.1, deposit: 0 → 1 → 3 → 2. The sandbox airline decides 30 s (sandbox time) after submission
+    // and pays 30 s later: each time the refund is seen waiting on the airline, the clock moves a minute.
+    const seen: number[] = [];
+    const moved = new Set<number>();
+    const final = await client.refunds.waitForFinal(refund.refundCode, {
+      timeoutMs: 60_000,
+      initialDelayMs: 100,
+      maxDelayMs: 500,
+      onStatus: async (s) => {
+        if (seen.at(-1) !== s) seen.push(s);
+        if ((s === 1 || s === 3) && !moved.has(s)) {
+          moved.add(s);
+          await client.sandbox.moveClock({ advanceMinutes: 1 });
+        }
+      },
+    });
+    assert.equal(final.refundStatus, 2);
+    assert.equal(final.refundCode, refund.refundCode);
+    assert.deepEqual(seen.filter((s) => s !== 0), [1, 3, 2].filter((s) => seen.includes(s)));
+    assert.ok(moved.has(1), 'the clock was moved while the airline processed');
+
+    // docs/webhooks.md: the four changes are delivered signed; the SDK verifies each
+    for (let i = 0; i < 50 && (await t.webhooks!.deliverDue()) > 0; i++);
+    const mine = receiver.received.filter((r) => r.body.includes(refund.refundCode));
+    assert.equal(mine.length, 4);
+    const changes = [];
+    for (const r of mine) {
+      const event = await verifyWebhook({ secret: webhookSecret!, headers: r.headers, body: r.body });
+      assert.equal(event.type, 'order.refund');
+      if (event.type !== 'order.refund') continue;
+      changes.push([event.data.previousRefundStatus, event.data.refundStatus]);
+      assert.equal(event.data.refundCode, refund.refundCode);
+      // the SDK's hand-written event type names exactly the fields the service sends
+      const fields: Record<keyof RefundEventData, true> = {
+        orderNo: true, refundCode: true, previousRefundStatus: true, refundStatus: true, cancelReason: true, refundReason: true, refundMethod: true, quoteType: true,
+        currency: true, estimatedRefundAmount: true, actualRefundAmount: true, serviceFee: true, ticketNos: true, completedOn: true, message: true,
+      };
+      assert.deepEqual(Object.keys(event.data).sort(), Object.keys(fields).sort());
+      // the raw bytes verify as well as the string; a Headers object as well as Node's record
+      const headers = new Headers(Object.entries(r.headers).map(([k, v]) => [k, String(v)] as [string, string]));
+      assert.equal((await verifyWebhook({ secret: webhookSecret!, headers, body: new TextEncoder().encode(r.body) })).eventId, event.eventId);
+    }
+    assert.deepEqual(changes, [[null, 0], [0, 1], [1, 3], [3, 2]]);
+
+    // Tampered, wrong secret, replayed late, unsigned: refused with the reason
+    const last = mine.at(-1)!;
+    const refused = async (input: Parameters<typeof verifyWebhook>[0], reason: string) =>
+      assert.rejects(verifyWebhook(input), (e: unknown) => e instanceof WebhookVerificationError && e.reason === reason);
+    const tampered = last.body.replace(/"actualRefundAmount":[0-9.]+/, '"actualRefundAmount":99999');
+    assert.notEqual(tampered, last.body);
+    await refused({ secret: webhookSecret!, headers: last.headers, body: tampered }, 'bad-signature');
+    await refused({ secret: 'whsec_not-the-secret', headers: last.headers, body: last.body }, 'bad-signature');
+    await refused({ secret: webhookSecret!, headers: last.headers, body: last.body, now: Date.now() + 10 * 60_000 }, 'stale-timestamp');
+    const { 'x-service-webhook-signature': _sig, ...unsigned } = last.headers;
+    await refused({ secret: webhookSecret!, headers: unsigned, body: last.body }, 'missing-header');
+    await refused({ secret: webhookSecret!, headers: { ...last.headers, 'x-service-webhook-signature': 'zz' }, body: last.body }, 'malformed-signature');
+    // a different header prefix names different headers
+    await refused({ secret: webhookSecret!, headers: last.headers, body: last.body, headerPrefix: 'acme' }, 'missing-header');
+  });
+
+  test('voids: quote, submit with an Idempotency-Key, waitForFinal to 2 with the clock moved; order.void webhooks verify', { timeout: 120_000 }, async () => {
+    const client = new PostbookClient({ baseUrl, ...alpha, adminToken: TEST_ADMIN_TOKEN });
+    const { webhookSecret } = await client.webhooks.updateUrl({ url: receiver.url });
+    assert.equal(webhookSecret, null, 'registered by the refund test: the secret is shown once');
+    const quote = await client.voids.quote({ airlinePNR: 'VDEP01', carrier: 'XS' });
+    assert.equal(quote.isVoidable, true);
+    const submitted = await client.voids.submit({ airlinePNR: 'VDEP01', carrier: 'XS', voidOfferId: quote.voidOfferId }, { idempotencyKey: 'sdk-void-1' });
+    const again = await client.voids.submit({ airlinePNR: 'VDEP01', carrier: 'XS', voidOfferId: quote.voidOfferId }, { idempotencyKey: 'sdk-void-1' });
+    assert.equal(again.voidCode, submitted.voidCode, 'replayed, not voided twice');
+    const moved = new Set<number>();
+    const done = await client.voids.waitForFinal(submitted.voidCode, {
+      timeoutMs: 60_000,
+      initialDelayMs: 100,
+      maxDelayMs: 500,
+      onStatus: async (s) => {
+        if ((s === 1 || s === 3) && !moved.has(s)) {
+          moved.add(s);
+          await client.sandbox.moveClock({ advanceMinutes: 1 });
+        }
+      },
+    });
+    assert.equal(done.voidStatus, 2);
+    assert.equal(done.actualRefundAmount, 515);
+
+    for (let i = 0; i < 50 && (await t.webhooks!.deliverDue()) > 0; i++);
+    const mine = receiver.received.filter((r) => r.body.includes(submitted.voidCode));
+    const secret = hookSecret;
+    const changes = [];
+    for (const r of mine) {
+      const event = await verifyWebhook({ secret, headers: r.headers, body: r.body });
+      assert.equal(event.type, 'order.void');
+      if (event.type !== 'order.void') continue;
+      changes.push([event.data.previousVoidStatus, event.data.voidStatus]);
+      const fields: Record<keyof VoidEventData, true> = {
+        orderNo: true, voidCode: true, previousVoidStatus: true, voidStatus: true, cancelReason: true, currency: true, voidAmount: true,
+        actualRefundAmount: true, ticketNos: true, completedOn: true, message: true,
+      };
+      assert.deepEqual(Object.keys(event.data).sort(), Object.keys(fields).sort());
+    }
+    assert.deepEqual(changes, [[null, 0], [0, 1], [1, 3], [3, 2]]);
+  });
+});
