@@ -46,7 +46,7 @@ export async function approveCase(deps: ActionDeps, operator: Operator, caseId: 
   try {
     return await submitApprovedCase(
       deps.refunds,
-      { clientId: client.client_id, settings: client.settings as RefundDepsSettings },
+      { clientId: client.client_id, settings: client.settings },
       c.request as ConsoleCaseRequest,
       `approved in the console by ${operator.login} (case ${caseId})`,
       async (trx, refundCode) => {
@@ -63,7 +63,6 @@ export async function approveCase(deps: ActionDeps, operator: Operator, caseId: 
     throw err;
   }
 }
-type RefundDepsSettings = Parameters<typeof submitApprovedCase>[1]['settings'];
 
 export async function rejectCase(deps: ActionDeps, operator: Operator, caseId: string, cancelReason: string): Promise<void> {
   if (!CANCEL_REASONS.includes(cancelReason)) throw new ActionRefused(409, 'cancelReason must be one of the texts of spec 2.11');

@@ -1,0 +1,66 @@
+// The console's shell: the session (or the login page), the navigation, and the page of the current path.
+import { useCallback, useEffect, useState } from 'react';
+import { api, setCsrfToken, whenLoggedOut, type SessionInfo } from './api.ts';
+import { Link, match, useRouter } from './router.tsx';
+import { Login } from './pages/Login.tsx';
+import { Queue } from './pages/Queue.tsx';
+import { RefundPage } from './pages/RefundPage.tsx';
+import { VoidPage } from './pages/VoidPage.tsx';
+import { Cases } from './pages/Cases.tsx';
+import { CasePage } from './pages/CasePage.tsx';
+import { when } from './format.ts';
+
+export function App() {
+  const [session, setSession] = useState<SessionInfo | null | 'loading'>('loading');
+  const { path, navigate } = useRouter();
+
+  const adopt = useCallback((s: SessionInfo | null) => {
+    setCsrfToken(s?.csrfToken ?? null);
+    setSession(s);
+  }, []);
+
+  useEffect(() => {
+    whenLoggedOut(() => adopt(null));
+    api.session().then(adopt, () => adopt(null));
+  }, [adopt]);
+
+  if (session === 'loading') return <p className="loading">Loading…</p>;
+  if (!session) return <Login onLogin={(s) => { adopt(s); if (path === '/login') navigate('/', { replace: true }); }} />;
+
+  const logout = async () => {
+    try {
+      await api.logout();
+    } finally {
+      adopt(null);
+      navigate('/', { replace: true });
+    }
+  };
+
+  let page;
+  let m;
+  if (path === '/' || path === '/login') page = <Queue />;
+  else if ((m = match('/refunds/:code', path))) page = <RefundPage code={m.code!} role={session.operator.role} />;
+  else if ((m = match('/voids/:code', path))) page = <VoidPage code={m.code!} />;
+  else if (path === '/cases') page = <Cases />;
+  else if ((m = match('/cases/:id', path))) page = <CasePage id={m.id!} role={session.operator.role} />;
+  else page = <main id="main"><h1>Not found</h1><p>No console page at this address. <Link to="/">Back to the refund queue</Link>.</p></main>;
+
+  return (
+    <>
+      <a className="skip" href="#main">Skip to content</a>
+      <header className="top">
+        <span className="brand">postbook console</span>
+        <nav aria-label="Console">
+          <Link to="/" aria-current={path === '/' ? 'page' : undefined}>Refund queue</Link>
+          <Link to="/cases" aria-current={path.startsWith('/cases') ? 'page' : undefined}>Console cases</Link>
+        </nav>
+        <span className="who">
+          {session.sandbox ? <span className="badge sandbox" title="sandbox clock">sandbox · {when(session.now)}</span> : null}
+          <span data-testid="operator">{session.operator.login}</span> <span className="badge">{session.operator.role}</span>
+          <button type="button" onClick={() => void logout()}>Log out</button>
+        </span>
+      </header>
+      {page}
+    </>
+  );
+}
