@@ -1,0 +1,178 @@
+// The operator console in a real browser (Debian's Chromium through playwright-core), against the demo world
+// with the refund workers running: a rejected login, a login, an 825 case approved (spec 7.1: 825) and the
+// refund it creates followed from the queue to its final state while the sandbox clock moves, a viewer
+// refused an action by the page and by the API, and a state-changing call without the CSRF token refused.
+// Each page is saved as a screenshot under test-results/console-*.png; page render times are printed (not asserted).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import type { Browser, Page } from 'playwright-core';
+import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
+import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
+import { createOperator } from '../src/console/operators.js';
+import { browserMissing, launchChromium, resultPath } from './support/browser.js';
+import { ensureConsoleBuilt } from './support/console-build.js';
+
+const missing = browserMissing();
+const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
+const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
+const PASSWORD = 'a-long-console-password-2026';
+const timings: Array<{ page: string; ms: number }> = [];
+
+describe('operator console in Chromium', { skip: missing ?? false }, () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  const elsewhere: string[] = [];
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    ensureConsoleBuilt();
+    t = await makeTestApp({ world, workers: true });
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
+    await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, new Date());
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    if (timings.length) {
+      console.log('console page render times (ms, from the click or navigation to the page drawn; not asserted):');
+      for (const x of timings) console.log(`  ${x.page.padEnd(28)} ${x.ms}`);
+    }
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    const page = await context.newPage();
+    page.on('request', (r) => {
+      if (!r.url().startsWith(base) && !r.url().startsWith('data:')) elsewhere.push(r.url());
+    });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    return page;
+  }
+  /** Runs `act`, waits for `ready`, records the time under `name`, saves the screenshot. */
+  async function timed(page: Page, name: string, act: () => Promise<unknown>, ready: string): Promise<void> {
+    const start = Date.now();
+    await act();
+    await page.waitForSelector(ready, { timeout: 30_000 });
+    timings.push({ page: name, ms: Date.now() - start });
+    await page.screenshot({ path: resultPath(`console-${name}.png`), fullPage: true });
+  }
+  async function login(page: Page, user: string, password = PASSWORD) {
+    await timed(page, `login-page-${user}`, () => page.goto(`${base}/console`), 'form >> text=Log in');
+    await page.getByLabel('Login').fill(user);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  }
+  const seg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  const demo31 = () => ({ airlinePNR: 'DEMO31', carrier: 'XS', refundRequestList: [{ lastName: 'NOSHOW', firstName: 'NILS', refundReason: '1', segments: [seg('XS401-past')] }] });
+
+  test('a wrong password is refused on the page with one generic message; no cookie is set', async () => {
+    const page = await newPage();
+    await login(page, 'aga.agent', 'not-the-password-1');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.equal((await alert.textContent())?.trim(), 'login or password is wrong');
+    assert.equal((await page.context().cookies()).length, 0);
+    await page.screenshot({ path: resultPath('console-login-rejected.png') });
+    await page.context().close();
+  });
+
+  test('a viewer sees the case but the page and the API both refuse the action', async () => {
+    const submitted = await call(t.app, '/refund.do', demo31(), { client: DEMO });
+    assert.equal(submitted.body.status, 825);
+    const pending = await t.store.db.selectFrom('console_cases').select('case_id').where('status', '=', 'pending').executeTakeFirstOrThrow();
+
+    const page = await newPage();
+    await login(page, 'vera.viewer');
+    await page.waitForSelector('h1:text("Refund queue")');
+    await timed(page, 'case-viewer', () => page.goto(`${base}/console/cases/${pending.case_id}`), '[data-testid=case-status]');
+    const approve = page.getByRole('button', { name: 'Approve' });
+    assert.equal(await approve.isDisabled(), true);
+    assert.ok(await page.getByText('your role (viewer) may not do this').first().isVisible());
+    // With the CSRF token the page holds, the API refuses the viewer on its own.
+    const refused = await page.evaluate(async (id) => {
+      const s = (await (await fetch('/console/api/session')).json()) as { csrfToken: string };
+      const r = await fetch(`/console/api/cases/${id}/approve`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': s.csrfToken }, body: '{}' });
+      return { status: r.status, body: (await r.json()) as { error: string } };
+    }, pending.case_id);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error, 'your role (viewer) may not do this: it needs agent');
+    assert.equal((await t.store.db.selectFrom('console_cases').select('status').where('case_id', '=', pending.case_id).executeTakeFirstOrThrow()).status, 'pending');
+
+    // Logging out ends the session: the next page asks for the login again.
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForSelector('form >> text=Log in');
+    await page.context().close();
+  });
+
+  test('an agent logs in, approves an 825 case, and follows the refund from the queue to status 2 as the sandbox clock moves', { timeout: 180_000 }, async () => {
+    // The viewer's test left this request waiting as a case: sent again, it is the same case (spec 7.1: 825).
+    const submitted = await call(t.app, '/refund.do', demo31(), { client: DEMO });
+    assert.equal(submitted.body.status, 825, String(submitted.body.msg));
+    assert.equal((await t.store.db.selectFrom('console_cases').select('case_id').where('status', '=', 'pending').execute()).length, 1);
+
+    const page = await newPage();
+    await login(page, 'aga.agent');
+    await page.waitForSelector('h1:text("Refund queue")');
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'postbook_console')!;
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.equal(await page.getByTestId('operator').textContent(), 'aga.agent');
+
+    // The case, from the navigation (keyboard: the link is reachable and followed with Enter).
+    await page.getByRole('link', { name: 'Console cases' }).focus();
+    await timed(page, 'cases', () => page.keyboard.press('Enter'), 'table a[href^="/console/cases/cc_"]');
+    await timed(page, 'case', () => page.locator('table a[href^="/console/cases/cc_"]').first().click(), '[data-testid=case-status]:text("pending")');
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).isEnabled(), true);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await timed(page, 'refund-new', () => page.getByRole('button', { name: 'Confirm approve' }).click(), '[data-testid=refund-status]');
+    const refundCode = /\/console\/refunds\/(\d+)/.exec(page.url())![1]!;
+    assert.match((await page.getByTestId('refund-status').textContent()) ?? '', /^[01] /);
+    assert.ok(await page.getByText('approved in the console by aga.agent').count());
+
+    // The queue shows it; followed from there.
+    await timed(page, 'queue', () => page.getByRole('link', { name: 'Refund queue', exact: true }).click(), `tr[data-code="${refundCode}"]`);
+    await page.getByLabel('Reason').selectOption('1');
+    await page.waitForSelector(`tr[data-code="${refundCode}"]`);
+    await timed(page, 'refund', () => page.getByRole('link', { name: refundCode }).click(), '[data-testid=refund-status]');
+
+    // The demo airline takes 20 s per step: the sandbox clock hurries it; the page's Reload shows each status.
+    const seen = new Set<string>();
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      await page.getByRole('button', { name: 'Reload' }).click();
+      await page.waitForTimeout(300);
+      const status = ((await page.getByTestId('refund-status').textContent()) ?? '').trim();
+      seen.add(status.split(' ')[0]!);
+      if (status.startsWith('2 ')) break;
+      assert.ok(Date.now() < deadline, `the refund stayed at ${status} (seen ${[...seen].join(',')})`);
+      t.clock.advance(12_000);
+    }
+    const steps = await page.locator('.timeline li').allTextContents();
+    assert.deepEqual(steps.map((s) => /(\d) [a-z]/.exec(s.replace(/^.*?UTC /, ''))?.[1]), ['0', '1', '3', '2'], steps.join(' | '));
+    assert.equal(await page.getByRole('button', { name: 'Withdraw' }).isDisabled(), true, 'final: no action left');
+    await page.screenshot({ path: resultPath('console-refund-final.png'), fullPage: true });
+
+    // CSRF: the same session without its token is refused by the API, from the page itself.
+    const forged = await page.evaluate(async (code) => {
+      const r = await fetch(`/console/api/refunds/${code}/retry`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      return { status: r.status, body: (await r.json()) as { error: string } };
+    }, refundCode);
+    assert.equal(forged.status, 403);
+    assert.match(forged.body.error, /CSRF/);
+    await page.context().close();
+  });
+
+  test('no request left the service; no script error on any page', () => {
+    assert.deepEqual(elsewhere, []);
+    assert.deepEqual(pageErrors, []);
+  });
+});
