@@ -202,6 +202,14 @@ describe('console API', () => {
     const detail = (await get(agent, `/refunds/${refundCode}`)).json().refund;
     assert.equal(detail.consoleCase.caseId, c!.case_id);
     assert.deepEqual(detail.audit.map((a: { action: string }) => a.action), ['refund.create']);
+    // The quote explained per ticket: the after-departure rule (a window ending before 0), its arithmetic adding up to the stored refund.
+    assert.equal(detail.explanation.length, 1);
+    const x = detail.explanation[0];
+    assert.ok(x.rule && x.rule.ruleType === '1' && x.minutesToDeparture < 0, JSON.stringify(x));
+    assert.equal(x.ticketRefundMinor, x.refundableMinor - x.penaltyMinor - x.airlineFeeMinor);
+    assert.equal(x.totalRefundMinor, detail.quote.tickets[0].refundMinor);
+    assert.equal(x.storedRefundMinor, null);
+    assert.ok(x.reasons.length >= 1);
     // Clean up the extra case for the next tests.
     await t.store.db.deleteFrom('console_cases').where('case_id', '=', 'cc_dup').execute();
   });

@@ -137,6 +137,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     const refundCode = /\/console\/refunds\/(\d+)/.exec(page.url())![1]!;
     assert.match((await page.getByTestId('refund-status').textContent()) ?? '', /^[01] /);
     assert.ok(await page.getByText('approved in the console by aga.agent').count());
+    assert.match((await page.getByTestId('explanation').textContent()) ?? '', /#\d+, type 1, window/, 'the quote says which rule and window applied');
 
     // The queue shows it; followed from there.
     await timed(page, 'queue', () => page.getByRole('link', { name: 'Refund queue', exact: true }).click(), `tr[data-code="${refundCode}"]`);

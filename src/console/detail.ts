@@ -7,6 +7,9 @@ import { loadContextForCaller, type OrderContext } from '../refunds/context.js';
 import type { PricedQuote } from '../refunds/pricing.js';
 import { auditOf, type AuditEntry } from './audit.js';
 import { allowedRefundActions, type AllowedActions } from './rules.js';
+import { explainQuote, type TicketExplanation } from './explain.js';
+import type { AirlineDirectory } from '../airline/connector.js';
+import type { Rates } from '../refunds/engine/index.js';
 
 export interface OrderView {
   orderNo: string;
@@ -55,6 +58,9 @@ export interface RefundDetail {
   createdAt: string;
   updatedAt: string;
   quote: PricedQuote;
+  /** When the quote was made (the offer's time) and, per ticket, the rule, window and arithmetic (./explain.ts). */
+  quotedAt: string;
+  explanation: TicketExplanation[] | { unavailable: string };
   ticketNos: string[];
   order: OrderView | null;
   timeline: Array<{ from: number | null; to: number; at: string; cause: string }>;
@@ -79,7 +85,7 @@ export function orderView(ctx: OrderContext): OrderView {
     currency: o.currency,
     totalMinor: Number(o.total_minor),
     passengers: ctx.passengers.map((p) => ({ paxIndex: p.paxIndex, type: p.type, lastName: p.lastName, firstName: p.firstName })),
-    segments: ctx.segments.map((s) => ({ index: s.index, flight: `${s.carrier}${s.flightNumber}`, from: s.depAirport, to: s.arrAirport, depLocal: s.depLocal, depAt: s.depAt.toISOString() })),
+    segments: ctx.segments.map((s) => ({ index: s.index, flight: s.flightNumber.startsWith(s.carrier) ? s.flightNumber : `${s.carrier}${s.flightNumber}`, from: s.depAirport, to: s.arrAirport, depLocal: s.depLocal, depAt: s.depAt.toISOString() })),
     tickets: ctx.tickets.map((t) => ({ ticketNo: t.ticketNo, paxIndex: t.paxIndex, currency: t.currency, fareMinor: t.fareMinor, taxMinor: t.taxMinor, coupons: t.coupons })),
   };
 }
@@ -113,17 +119,20 @@ export async function webhookDeliveries(db: Kysely<Database>, subject: string): 
   }));
 }
 
-export async function refundDetail(db: Kysely<Database>, refundCode: string): Promise<RefundDetail | null> {
+export async function refundDetail(db: Kysely<Database>, refundCode: string, pricing: { airlines: AirlineDirectory; rates: Rates }): Promise<RefundDetail | null> {
   const r = await db.selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirst();
   if (!r) return null;
-  const [history, tickets, found, webhooks, audit, consoleCase] = await Promise.all([
+  const [history, tickets, found, webhooks, audit, consoleCase, offer] = await Promise.all([
     db.selectFrom('refund_status_history').select(['from_status', 'to_status', 'at', 'cause']).where('refund_code', '=', refundCode).orderBy('id').execute(),
     db.selectFrom('refund_tickets').select('ticket_no').where('refund_code', '=', refundCode).orderBy('ticket_no').execute(),
     loadContextForCaller(db, r.client_id, { orderNo: r.order_no }),
     webhookDeliveries(db, refundCode),
     auditOf(db, { target: `refund:${refundCode}`, limit: 100 }),
     db.selectFrom('console_cases').select(['case_id', 'decided_by', 'decided_at']).where('refund_code', '=', refundCode).executeTakeFirst(),
+    db.selectFrom('refund_offers').select('created_at').where('offer_id', '=', r.offer_id).executeTakeFirst(),
   ]);
+  const quotedAt = new Date(offer?.created_at ?? r.created_at);
+  const quote = r.details as PricedQuote;
   const timeline = history.map((h) => ({ from: h.from_status, to: h.to_status, at: new Date(h.at).toISOString(), cause: h.cause }));
   return {
     kind: 'refund',
@@ -144,11 +153,13 @@ export async function refundDetail(db: Kysely<Database>, refundCode: string): Pr
     completedOn: r.completed_on,
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
-    quote: r.details as PricedQuote,
+    quote,
+    quotedAt: quotedAt.toISOString(),
+    explanation: found.kind === 'order' ? explainQuote({ ctx: found.ctx, quote, quotedAt, ...pricing }) : { unavailable: 'the order is not found' },
     ticketNos: tickets.map((t) => t.ticket_no),
     order: found.kind === 'order' ? orderView(found.ctx) : null,
     timeline,
-    airline: timeline.filter((h) => h.from !== null && h.from !== 0 ? true : h.to !== 0).map((h) => ({ at: h.at, to: h.to, cause: h.cause })),
+    airline: timeline.filter((h) => /airline/.test(h.cause)).map((h) => ({ at: h.at, to: h.to, cause: h.cause })),
     webhooks,
     audit,
     consoleCase: consoleCase

@@ -160,7 +160,7 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     const s = await createSession(db, operator.operatorId, sessionMs);
     await audit(db, operator, 'login', `operator:${operator.login}`, null, null);
     reply.setCookie(SESSION_COOKIE, s.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: s.expiresAt });
-    return { operator: publicOperator(operator), csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() };
+    return { operator: publicOperator(operator), csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString(), sandbox: deps.config.sandbox, now: deps.clock.now().toISOString() };
   });
 
   // ---- everything else: a live session; a state-changing call also its CSRF token; the route's role ----
@@ -217,7 +217,7 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     });
 
     authed.get('/refunds/:code', { schema: { ...hidden, params: CodeParams } }, async (request, reply) => {
-      const d = await refundDetail(db, (request.params as { code: string }).code);
+      const d = await refundDetail(db, (request.params as { code: string }).code, { airlines: deps.refunds.airlines, rates: deps.refunds.rates });
       if (!d) return reply.code(404).send({ error: 'no such refund' });
       return { refund: d };
     });

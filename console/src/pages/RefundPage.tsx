@@ -67,6 +67,37 @@ export function RefundPage({ code, role }: { code: string; role: Role }) {
           Fare: paid {money(q.fare.originalMinor, q.currency)}, refund {money(q.fare.refundMinor, q.currency)}; service fee {money(q.serviceFee.minor, q.serviceFee.currency)} per passenger
           {q.vouchers && q.vouchers.length > 0 ? `; vouchers: ${q.vouchers.map((v) => money(v.valueMinor, v.currency)).join(', ')}` : ''}.
         </p>
+        <h3>How each ticket was priced</h3>
+        {'unavailable' in r.explanation ? (
+          <p>The explanation is not available: {r.explanation.unavailable}.</p>
+        ) : (
+          <table data-testid="explanation">
+            <caption>Priced again by the refund engine at the quote's time ({when(r.quotedAt)}) with the airline's current rules</caption>
+            <thead>
+              <tr>
+                <th scope="col">Ticket</th><th scope="col">Rule applied</th><th scope="col">Minutes to departure</th>
+                <th scope="col" className="num">Refundable</th><th scope="col" className="num">− Penalty</th><th scope="col" className="num">− Airline fee</th>
+                <th scope="col" className="num">= Ticket</th><th scope="col" className="num">+ Ancillaries</th><th scope="col" className="num">= Refund</th><th scope="col">Why</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.explanation.map((x) => (
+                <tr key={x.ticketNo}>
+                  <td>{x.ticketNo} ({x.passengerType})</td>
+                  <td>{x.rule ? `#${x.rule.index + 1}, type ${x.rule.ruleType}${x.rule.window ? `, window ${x.rule.window.startMinute ?? '∞'} … ${x.rule.window.endMinute ?? '−∞'}` : ''}` : 'none'}{x.fallbackToTaxRule ? ' (tax-refund fallback)' : ''}</td>
+                  <td className="num">{x.minutesToDeparture}</td>
+                  <td className="num">{money(x.refundableMinor, x.currency)}</td>
+                  <td className="num">{money(x.penaltyMinor, x.currency)}</td>
+                  <td className="num">{money(x.airlineFeeMinor, x.currency)}</td>
+                  <td className="num">{money(x.ticketRefundMinor, x.currency)}</td>
+                  <td className="num">{money(x.ancillaryRefundMinor, x.currency)}</td>
+                  <td className="num">{money(x.totalRefundMinor, x.currency)}{x.storedRefundMinor !== null ? <span className="badge late"> quoted {money(x.storedRefundMinor, x.currency)}: rules changed since</span> : null}</td>
+                  <td>{x.reasons.join('; ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
         <table>
           <caption>The airline's refund rules for this quote</caption>
           <thead><tr><th scope="col">Type</th><th scope="col">Pax</th><th scope="col">Window (min before dep.)</th><th scope="col">Penalty</th><th scope="col">Airline fee</th><th scope="col">Fare / tax refundable</th><th scope="col">Method</th></tr></thead>
