@@ -235,26 +235,28 @@ describe('console API', () => {
     await claimWorldBooking(t, 'DEMO11', DEMO);
     const claim = await call(t.app, '/refund.do', { airlinePNR: 'DEMO11', carrier: 'XS', refundRequestList: [{ lastName: 'WITHDRAW', firstName: 'WALT', refundReason: '1', segments: [seg('XS101-out')] }] }, { client: DEMO });
     assert.equal(claim.body.status, 0, String(claim.body.msg));
+    const claimCode = String(claim.body.refundCode);
     const deposit = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg('XS101-out'), seg('XS102-ret')] }] }, { client: DEMO });
     assert.equal(deposit.body.status, 0, String(deposit.body.msg));
+    const depositCode = String(deposit.body.refundCode);
     const agent = await login('aga.agent');
 
-    const refused = await post(agent, `/refunds/${deposit.body.refundCode}/withdraw`);
+    const refused = await post(agent, `/refunds/${depositCode}/withdraw`);
     assert.equal(refused.statusCode, 409);
     assert.match(refused.json().error, /cannot withdraw: only refund claims and pass-through virtual card refunds/);
-    const detail = (await get(agent, `/refunds/${claim.body.refundCode}`)).json().refund;
+    const detail = (await get(agent, `/refunds/${claimCode}`)).json().refund;
     assert.deepEqual(detail.actions.withdraw, { allowed: true });
 
-    const ok = await post(agent, `/refunds/${claim.body.refundCode}/withdraw`);
+    const ok = await post(agent, `/refunds/${claimCode}/withdraw`);
     assert.equal(ok.statusCode, 200, ok.body);
     const q = await call(t.app, '/queryRefundOrders.do', { refundCode: claim.body.refundCode }, { client: DEMO });
     assert.equal((q.body as any).refundOrders[0].refundStatus, 6);
     assert.equal((q.body as any).refundOrders[0].cancelReason, CANCEL_REASON.USER_CANCELLED);
-    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${claim.body.refundCode}`).execute();
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${claimCode}`).execute();
     assert.equal(a!.action, 'refund.withdraw');
     assert.deepEqual(a!.before, { status: 0, cancelReason: null });
     assert.deepEqual(a!.after, { status: 6, cancelReason: CANCEL_REASON.USER_CANCELLED });
-    const final = await post(agent, `/refunds/${claim.body.refundCode}/withdraw`);
+    const final = await post(agent, `/refunds/${claimCode}/withdraw`);
     assert.equal(final.statusCode, 409);
     assert.match(final.json().error, /final \(status 6\)/);
     assert.equal((await post(agent, '/refunds/0000000000/withdraw')).statusCode, 404);
@@ -324,8 +326,8 @@ describe('console API', () => {
       assert.equal(v.body.status, 0, String(v.body.msg));
       const voids = (await get(viewer, '/queue?kind=void')).json();
       assert.ok(voids.items.some((i: { kind: string; code: string; reason: string }) => i.kind === 'void' && i.code === v.body.voidCode && i.reason === '4'));
-      assert.equal((await get(viewer, `/voids/${v.body.voidCode}`)).json().void.voidCode, v.body.voidCode);
-    } else assert.fail(`DEMO27 void quote: ${vq.body.status} ${vq.body.msg}`);
+      assert.equal((await get(viewer, `/voids/${String(v.body.voidCode)}`)).json().void.voidCode, v.body.voidCode);
+    } else assert.fail(`DEMO27 void quote: ${String(vq.body.status)} ${String(vq.body.msg)}`);
 
     // Nothing late yet; 20 minutes on, the refunds at 0 are "not yet submitted"; 30 days on, past their dates too.
     assert.equal((await get(viewer, '/queue?late=1')).json().items.length, 0);

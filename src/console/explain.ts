@@ -6,7 +6,7 @@
 import type { AirlineDirectory } from '../airline/connector.js';
 import { firstDeparture } from '../refunds/checks.js';
 import type { OrderContext } from '../refunds/context.js';
-import { quoteTicket, type Rates, type RefundReason, type TicketForQuote } from '../refunds/engine/index.js';
+import { quoteTicket, type Rates, type TicketForQuote } from '../refunds/engine/index.js';
 import type { PricedQuote } from '../refunds/pricing.js';
 
 export interface TicketExplanation {
@@ -54,7 +54,7 @@ export function explainQuote(args: { ctx: OrderContext; quote: PricedQuote; quot
         .map((a) => ({ postTicketingOrderNo: a.postOrderNo ?? '', category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
     };
     try {
-      const q = quoteTicket({ ticket, rules: terms.rules, reason: quote.reason as RefundReason, now: args.quotedAt, rates: args.rates });
+      const q = quoteTicket({ ticket, rules: terms.rules, reason: quote.reason, now: args.quotedAt, rates: args.rates });
       const cannot = quote.quoteType === 'CannotQuote';
       out.push({
         ticketNo: t.ticketNo,
