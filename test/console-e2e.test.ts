@@ -33,6 +33,12 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     t = await makeTestApp({ world, workers: true });
     await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
     await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, new Date());
+    // Something in the queue beside the test's own refund: a deposit refund and a void of the demo world.
+    const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg('XS101-out'), seg('XS102-ret')] }] }, { client: DEMO });
+    assert.equal(r.body.status, 0, String(r.body.msg));
+    const vq = await call(t.app, '/voidQuotation.do', { airlinePNR: 'DEMO27', carrier: 'XS' }, { client: DEMO });
+    assert.equal(vq.body.status, 0, String(vq.body.msg));
+    assert.equal((await call(t.app, '/void.do', { airlinePNR: 'DEMO27', carrier: 'XS', voidOfferId: vq.body.voidOfferId }, { client: DEMO })).body.status, 0);
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
   });
@@ -141,6 +147,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
 
     // The queue shows it; followed from there.
     await timed(page, 'queue', () => page.getByRole('link', { name: 'Refund queue', exact: true }).click(), `tr[data-code="${refundCode}"]`);
+    assert.ok(await page.locator('tr:has(.badge.void)').count(), 'voids are in the queue, marked');
     await page.getByLabel('Reason').selectOption('1');
     await page.waitForSelector(`tr[data-code="${refundCode}"]`);
     await timed(page, 'refund', () => page.getByRole('link', { name: refundCode }).click(), '[data-testid=refund-status]');
