@@ -340,6 +340,49 @@ describe('console API', () => {
     assert.ok((await get(viewer, '/queue?minAgeHours=24')).json().items.length >= 1);
   });
 
+  test('clients (admin): create shows the secret once and it works; rotate keeps the old one for the grace period; disable refuses calls; all audited without secrets', async () => {
+    const agent = await login('aga.agent');
+    assert.equal((await get(agent, '/clients')).statusCode, 403);
+    assert.equal((await post(agent, '/clients', { clientId: 'new-agency', name: 'New' })).statusCode, 403);
+    const admin = await login('ada.admin');
+    const created = await post(admin, '/clients', { clientId: 'new-agency', name: 'New Agency' });
+    assert.equal(created.statusCode, 200, created.body);
+    assert.equal(created.headers['cache-control'], 'no-store');
+    const secret1 = created.json().secret as string;
+    const asClient = (secret: string) => call(t.app, '/queryRefundOrders.do', { refundCode: '1' }, { client: { id: 'new-agency', secret } });
+    assert.notEqual((await asClient(secret1)).http, 401);
+    assert.equal((await post(admin, '/clients', { clientId: 'new-agency', name: 'Again' })).statusCode, 409);
+    assert.equal((await post(admin, '/clients', { clientId: 'x', name: 'Short' })).statusCode, 409);
+    const listed = (await get(admin, '/clients')).json().clients.find((c: { clientId: string }) => c.clientId === 'new-agency');
+    assert.deepEqual([listed.name, listed.status, listed.previousSecretExpiresAt], ['New Agency', 'active', null]);
+    assert.ok(!JSON.stringify((await get(admin, '/clients')).json()).includes('scrypt'), 'no hash is listed');
+
+    const rotated = await post(admin, '/clients/new-agency/rotate', { graceHours: 1 });
+    assert.equal(rotated.statusCode, 200, rotated.body);
+    const secret2 = rotated.json().secret as string;
+    assert.notEqual(secret2, secret1);
+    assert.notEqual((await asClient(secret1)).http, 401, 'the old secret works during the grace period');
+    assert.notEqual((await asClient(secret2)).http, 401);
+    t.clock.advance(61 * 60_000);
+    assert.equal((await asClient(secret1)).http, 401, 'the old secret stops after the grace period');
+    assert.notEqual((await asClient(secret2)).http, 401);
+    assert.equal((await post(admin, '/clients/nobody/rotate', { graceHours: 1 })).statusCode, 404);
+    assert.equal((await post(admin, '/clients/new-agency/rotate', { graceHours: -1 })).statusCode, 400);
+
+    assert.equal((await post(admin, '/clients/new-agency/disable')).statusCode, 200);
+    assert.equal((await asClient(secret2)).http, 401, 'a disabled client is refused at once');
+    assert.equal((await post(admin, '/clients/new-agency/disable')).statusCode, 409);
+    assert.equal((await post(admin, '/clients/new-agency/enable')).statusCode, 200);
+    assert.notEqual((await asClient(secret2)).http, 401);
+
+    const audit = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', 'client:new-agency').orderBy('id').execute();
+    assert.deepEqual(audit.map((a) => a.action), ['client.create', 'client.rotate', 'client.disable', 'client.enable']);
+    const text = JSON.stringify(audit);
+    assert.ok(!text.includes(secret1) && !text.includes(secret2), 'no secret in the audit log');
+    assert.deepEqual(audit[2]!.before, { status: 'active' });
+    assert.deepEqual(audit[2]!.after, { status: 'disabled' });
+  });
+
   test('admin reads the whole audit log; logout ends the session (audited) and clears the cookie', async () => {
     const admin = await login('ada.admin');
     const entries = (await get(admin, '/audit')).json().entries as Array<{ action: string; operator: string }>;

@@ -33,6 +33,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     t = await makeTestApp({ world, workers: true });
     await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
     await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, new Date());
+    await createOperator(t.store.db, { login: 'ada.admin', password: PASSWORD, role: 'admin' }, new Date());
     // Something in the queue beside the test's own refund: a deposit refund and a void of the demo world.
     const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg('XS101-out'), seg('XS102-ret')] }] }, { client: DEMO });
     assert.equal(r.body.status, 0, String(r.body.msg));
@@ -176,6 +177,39 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     }, refundCode);
     assert.equal(forged.status, 403);
     assert.match(forged.body.error, /CSRF/);
+    await page.context().close();
+  });
+
+  test('an admin creates a client (secret shown once), rotates its secret with a grace period and disables it', async () => {
+    const page = await newPage();
+    await login(page, 'ada.admin');
+    await page.waitForSelector('h1:text("Refund queue")');
+    await timed(page, 'clients', () => page.getByRole('link', { name: 'Clients' }).click(), 'tr[data-client="demo-agency"]');
+    await page.getByLabel('Client id').fill('e2e-agency');
+    await page.getByLabel('Name').fill('E2E Agency');
+    await page.getByRole('button', { name: 'Create client' }).click();
+    const first = await page.getByTestId('secret').inputValue();
+    assert.match(first, /^[A-Za-z0-9_-]{20,}$/);
+    const asClient = (secret: string) => call(t.app, '/queryRefundOrders.do', { refundCode: '1' }, { client: { id: 'e2e-agency', secret } });
+    assert.notEqual((await asClient(first)).http, 401);
+    await page.getByRole('button', { name: 'I stored it' }).click();
+    assert.equal(await page.getByTestId('secret').count(), 0, 'the secret is gone from the page once stored');
+
+    await page.getByLabel('Grace for e2e-agency (hours)').fill('2');
+    await page.getByRole('button', { name: 'Rotate e2e-agency' }).click();
+    await page.getByRole('button', { name: 'Confirm rotate e2e-agency' }).click();
+    const second = await page.getByTestId('secret').inputValue();
+    assert.notEqual(second, first);
+    await page.screenshot({ path: resultPath('console-clients-rotated.png'), fullPage: true });
+    assert.notEqual((await asClient(first)).http, 401, 'the old secret works during the grace period');
+    assert.notEqual((await asClient(second)).http, 401);
+    assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /UTC/, 'the old secret\'s end is shown');
+    await page.getByRole('button', { name: 'I stored it' }).click();
+
+    await page.getByRole('button', { name: 'Disable e2e-agency' }).click();
+    await page.getByRole('button', { name: 'Confirm disable e2e-agency' }).click();
+    await page.waitForSelector('tr[data-client="e2e-agency"] >> text=disabled');
+    assert.equal((await asClient(second)).http, 401);
     await page.context().close();
   });
 

@@ -51,6 +51,17 @@ export interface CaseDetail {
   audit: AuditEntry[];
 }
 
+export interface ClientView {
+  clientId: string;
+  name: string;
+  status: 'active' | 'disabled';
+  settings: Record<string, unknown>;
+  webhookUrl: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export class ApiFailure extends Error {
   constructor(
     readonly httpStatus: number,
@@ -105,5 +116,9 @@ export const api = {
   reject: (id: string, cancelReason: string) => call<{ ok: true }>('POST', `/cases/${encodeURIComponent(id)}/reject`, { cancelReason }),
   withdraw: (code: string) => call<{ ok: true }>('POST', `/refunds/${encodeURIComponent(code)}/withdraw`),
   retry: (code: string) => call<{ queued: boolean }>('POST', `/refunds/${encodeURIComponent(code)}/retry`),
+  clients: () => call<{ clients: ClientView[] }>('GET', '/clients'),
+  addClient: (clientId: string, name: string) => call<{ secret: string }>('POST', '/clients', { clientId, name }),
+  rotateClient: (id: string, graceHours: number) => call<{ secret: string; previousSecretExpiresAt: string }>('POST', `/clients/${encodeURIComponent(id)}/rotate`, { graceHours }),
+  setClientStatus: (id: string, verb: 'disable' | 'enable') => call<{ ok: true }>('POST', `/clients/${encodeURIComponent(id)}/${verb}`),
   redeliver: (eventId: number) => call<{ ok: true }>('POST', `/webhooks/${eventId}/redeliver`),
 };

@@ -24,12 +24,15 @@ import { roleAllows, seedDemoOperators, verifyLogin, type Operator } from './ope
 import { refundQueue, queueFacets, type QueueFilter } from './queue.js';
 import { createSession, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
 import { FailedLogins } from './throttle.js';
+import { addClient, listClients, rotateClient, setClientState } from './clients.js';
 
 export interface ConsoleDeps {
   config: Config;
   db: Kysely<Database>;
   clock: Clock;
   refunds: RefundDeps;
+  /** Forget this process's cached verifications of a client (after a rotation or a status change). */
+  invalidateClient: (clientId: string) => void;
 }
 
 /** Where `npm run build` puts the console app (vite, console/vite.config.ts): the same path from src/ and dist/. */
@@ -76,6 +79,9 @@ const QueueQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+const ClientParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }) });
+const NewClientBody = Type.Object({ clientId: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
+const RotateBody = Type.Object({ graceHours: Type.Number({ minimum: 0, maximum: 720 }) }, { additionalProperties: false });
 const CasesQuery = Type.Object({ status: Type.Optional(Type.Union(['pending', 'approved', 'rejected'].map((m) => Type.Literal(m)))) }, { additionalProperties: false });
 
 export function consolePlugin(deps: ConsoleDeps): FastifyPluginAsync {
@@ -294,6 +300,23 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       await redeliverWebhook(actionDeps, operatorOf(request), Number((request.params as { id: string }).id));
       return { ok: true };
     });
+    // ---- clients (admin) ----
+    const admin = { consoleRole: 'admin' as const };
+    const clientDeps = { db, now: () => deps.clock.now(), invalidate: deps.invalidateClient };
+    authed.get('/clients', { schema: hidden, config: admin }, async () => ({ clients: await listClients(db, deps.clock.now()) }));
+    authed.post('/clients', { schema: { ...hidden, body: NewClientBody }, config: admin }, async (request) => {
+      const b = request.body as { clientId: string; name: string };
+      return addClient(clientDeps, operatorOf(request), b.clientId, b.name);
+    });
+    authed.post('/clients/:id/rotate', { schema: { ...hidden, params: ClientParams, body: RotateBody }, config: admin }, async (request) =>
+      rotateClient(clientDeps, operatorOf(request), (request.params as { id: string }).id, (request.body as { graceHours: number }).graceHours),
+    );
+    for (const [verb, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {
+      authed.post(`/clients/:id/${verb}`, { schema: { ...hidden, params: ClientParams }, config: admin }, async (request) => {
+        await setClientState(clientDeps, operatorOf(request), (request.params as { id: string }).id, status);
+        return { ok: true };
+      });
+    }
     authed.get('/audit', { schema: { ...hidden, querystring: Type.Object({ target: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }) }, config: { consoleRole: 'admin' } }, async (request) => ({
       entries: await auditOf(db, { ...((request.query as { target?: string }).target ? { target: (request.query as { target: string }).target } : {}), limit: 200 }),
     }));

@@ -154,7 +154,7 @@ export function Action({ label, role, allowed, run, done, confirm, needs = 'agen
     );
   } else {
     body = (
-      <button type="button" disabled={busy || why !== null} aria-describedby={why ? `${label}-why` : undefined} onClick={() => (confirm ? setAsking(true) : void go())}>
+      <button type="button" disabled={busy || why !== null} aria-describedby={why ? `${label.replace(/\W+/g, "-")}-why` : undefined} onClick={() => (confirm ? setAsking(true) : void go())}>
         {label}
       </button>
     );
@@ -162,7 +162,7 @@ export function Action({ label, role, allowed, run, done, confirm, needs = 'agen
   return (
     <span className="action">
       {body}
-      {why ? <small id={`${label}-why`} className="why"> {why}</small> : null}
+      {why ? <small id={`${label.replace(/\W+/g, "-")}-why`} className="why"> {why}</small> : null}
       {error ? <span role="alert" className="error"> {error}</span> : null}
     </span>
   );
