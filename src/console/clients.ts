@@ -34,7 +34,7 @@ export async function listClients(db: Kysely<Database>, now: Date): Promise<Clie
     clientId: r.client_id,
     name: r.name,
     status: r.status,
-    settings: r.settings as Record<string, unknown>,
+    settings: r.settings,
     webhookUrl: r.webhook_url,
     // A grace period that ended is no grace period.
     previousSecretExpiresAt: r.previous_secret_expires_at && new Date(r.previous_secret_expires_at) > now ? new Date(r.previous_secret_expires_at).toISOString() : null,
