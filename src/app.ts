@@ -95,7 +95,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerRoutes(app, deps);
   // The operator console under /console (docs/console.md), out of the OpenAPI document.
-  await app.register(consolePlugin({ config, db: deps.db, clock: deps.clock, refunds: deps.refunds, invalidateClient: (id) => deps.authenticator.invalidate(id) }));
+  await app.register(consolePlugin({ config, db: deps.db, clock: deps.clock, refunds: deps.refunds, invalidateClient: (id) => deps.authenticator.invalidate(id), sandboxClock: deps.sandboxClock }));
   await app.ready();
   return app;
 }

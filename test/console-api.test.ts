@@ -383,6 +383,26 @@ describe('console API', () => {
     assert.deepEqual(audit[2]!.after, { status: 'disabled' });
   });
 
+  test('sandbox panel: everybody reads the shared sandbox clock, admins move it forward (audited)', async () => {
+    const viewer = await login('vera.viewer');
+    const before = (await get(viewer, '/sandbox/clock')).json();
+    assert.equal(typeof before.offsetMs, 'number');
+    assert.equal((await post(viewer, '/sandbox/clock', { advanceMinutes: 60 })).statusCode, 403);
+    const admin = await login('ada.admin');
+    assert.equal((await post(admin, '/sandbox/clock', { advanceMinutes: 0 })).statusCode, 400);
+    const moved = await post(admin, '/sandbox/clock', { advanceMinutes: 90 });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.ok(moved.json().offsetMs >= before.offsetMs + 90 * 60_000);
+    assert.ok(t.clock.now().getTime() >= new Date(before.now).getTime() + 90 * 60_000, 'the service clock moved');
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'sandbox.clock').execute();
+    assert.equal(a!.operator_login, 'ada.admin');
+    // before: the time just before the move (the sandbox clock flows with real time); after: 90 minutes later.
+    const b = a!.before as { now: string };
+    const af = a!.after as { now: string; advanceMinutes: number };
+    assert.equal(af.advanceMinutes, 90);
+    assert.ok(new Date(af.now).getTime() - new Date(b.now).getTime() >= 90 * 60_000);
+  });
+
   test('admin reads the whole audit log; logout ends the session (audited) and clears the cookie', async () => {
     const admin = await login('ada.admin');
     const entries = (await get(admin, '/audit')).json().entries as Array<{ action: string; operator: string }>;

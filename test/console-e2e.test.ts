@@ -210,6 +210,16 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.getByRole('button', { name: 'Confirm disable e2e-agency' }).click();
     await page.waitForSelector('tr[data-client="e2e-agency"] >> text=disabled');
     assert.equal((await asClient(second)).http, 401);
+
+    // The sandbox panel: the clock moves forward by a day.
+    const before = t.clock.now().getTime();
+    await timed(page, 'sandbox', () => page.getByRole('link', { name: 'Sandbox' }).click(), '[data-testid=sandbox-now]:has-text("UTC")');
+    await page.getByLabel('Advance by').fill('1');
+    await page.getByLabel('Unit').selectOption('days');
+    await page.getByRole('button', { name: 'Move the clock' }).click();
+    await page.getByRole('status').waitFor();
+    assert.ok(t.clock.now().getTime() >= before + 86_400_000);
+    await page.screenshot({ path: resultPath('console-sandbox.png') });
     await page.context().close();
   });
 

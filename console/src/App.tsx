@@ -9,6 +9,7 @@ import { VoidPage } from './pages/VoidPage.tsx';
 import { Cases } from './pages/Cases.tsx';
 import { CasePage } from './pages/CasePage.tsx';
 import { Clients } from './pages/Clients.tsx';
+import { Sandbox } from './pages/Sandbox.tsx';
 import { when } from './format.ts';
 
 export function App() {
@@ -45,6 +46,7 @@ export function App() {
   else if (path === '/cases') page = <Cases />;
   else if ((m = match('/cases/:id', path))) page = <CasePage id={m.id!} role={session.operator.role} />;
   else if (path === '/clients') page = <Clients role={session.operator.role} />;
+  else if (path === '/sandbox' && session.sandbox) page = <Sandbox role={session.operator.role} />;
   else page = <main id="main"><h1>Not found</h1><p>No console page at this address. <Link to="/">Back to the refund queue</Link>.</p></main>;
 
   return (
@@ -56,6 +58,7 @@ export function App() {
           <Link to="/" aria-current={path === '/' ? 'page' : undefined}>Refund queue</Link>
           <Link to="/cases" aria-current={path.startsWith('/cases') ? 'page' : undefined}>Console cases</Link>
           {session.operator.role === 'admin' ? <Link to="/clients" aria-current={path === '/clients' ? 'page' : undefined}>Clients</Link> : null}
+          {session.sandbox ? <Link to="/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>Sandbox</Link> : null}
         </nav>
         <span className="who">
           {session.sandbox ? <span className="badge sandbox" title="sandbox clock">sandbox · {when(session.now)}</span> : null}

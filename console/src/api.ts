@@ -120,5 +120,7 @@ export const api = {
   addClient: (clientId: string, name: string) => call<{ secret: string }>('POST', '/clients', { clientId, name }),
   rotateClient: (id: string, graceHours: number) => call<{ secret: string; previousSecretExpiresAt: string }>('POST', `/clients/${encodeURIComponent(id)}/rotate`, { graceHours }),
   setClientStatus: (id: string, verb: 'disable' | 'enable') => call<{ ok: true }>('POST', `/clients/${encodeURIComponent(id)}/${verb}`),
+  sandboxClock: () => call<{ now: string; offsetMs: number }>('GET', '/sandbox/clock'),
+  moveSandboxClock: (advanceMinutes: number) => call<{ now: string; offsetMs: number }>('POST', '/sandbox/clock', { advanceMinutes }),
   redeliver: (eventId: number) => call<{ ok: true }>('POST', `/webhooks/${eventId}/redeliver`),
 };

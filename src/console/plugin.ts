@@ -24,6 +24,8 @@ import { roleAllows, seedDemoOperators, verifyLogin, type Operator } from './ope
 import { refundQueue, queueFacets, type QueueFilter } from './queue.js';
 import { createSession, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
 import { FailedLogins } from './throttle.js';
+import { ApiError } from '../errors.js';
+import { clockState, type SharedSandboxClock } from '../sandbox-clock.js';
 import { addClient, listClients, rotateClient, setClientState } from './clients.js';
 
 export interface ConsoleDeps {
@@ -33,6 +35,8 @@ export interface ConsoleDeps {
   refunds: RefundDeps;
   /** Forget this process's cached verifications of a client (after a rotation or a status change). */
   invalidateClient: (clientId: string) => void;
+  /** The shared sandbox clock (sandbox mode): the sandbox panel shows and moves it. */
+  sandboxClock: SharedSandboxClock | null;
 }
 
 /** Where `npm run build` puts the console app (vite, console/vite.config.ts): the same path from src/ and dist/. */
@@ -82,6 +86,7 @@ const QueueQuery = Type.Object(
 const ClientParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }) });
 const NewClientBody = Type.Object({ clientId: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
 const RotateBody = Type.Object({ graceHours: Type.Number({ minimum: 0, maximum: 720 }) }, { additionalProperties: false });
+const MoveClockBody = Type.Object({ advanceMinutes: Type.Integer({ minimum: 1, maximum: 5_256_000 }) }, { additionalProperties: false });
 const CasesQuery = Type.Object({ status: Type.Optional(Type.Union(['pending', 'approved', 'rejected'].map((m) => Type.Literal(m)))) }, { additionalProperties: false });
 
 export function consolePlugin(deps: ConsoleDeps): FastifyPluginAsync {
@@ -131,6 +136,7 @@ function readIndex(): Buffer | null {
 
 function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (err instanceof ActionRefused) return reply.code(err.httpStatus).send({ error: err.message });
+  if (err instanceof ApiError) return reply.code(err.httpStatus === 200 ? 409 : err.httpStatus).send({ error: err.msg });
   if (err.validation) return reply.code(400).send({ error: `invalid request: ${err.validation[0]?.instancePath || err.validationContext || 'body'} ${err.validation[0]?.message ?? 'is invalid'}` });
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'Content-Type must be application/json' });
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) return reply.code(err.statusCode).send({ error: err.message });
@@ -315,6 +321,18 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       authed.post(`/clients/:id/${verb}`, { schema: { ...hidden, params: ClientParams }, config: admin }, async (request) => {
         await setClientState(clientDeps, operatorOf(request), (request.params as { id: string }).id, status);
         return { ok: true };
+      });
+    }
+    // ---- sandbox panel (sandbox mode only): the shared sandbox clock ----
+    const shared = deps.config.sandbox ? deps.sandboxClock : null;
+    if (shared) {
+      authed.get('/sandbox/clock', { schema: hidden }, async () => clockState(shared.clock));
+      authed.post('/sandbox/clock', { schema: { ...hidden, body: MoveClockBody }, config: admin }, async (request) => {
+        const before = clockState(shared.clock);
+        const moved = await shared.move({ advanceMinutes: (request.body as { advanceMinutes: number }).advanceMinutes });
+        await audit(db, operatorOf(request), 'sandbox.clock', 'sandbox:clock', { now: before.now }, { now: moved.now, advanceMinutes: (request.body as { advanceMinutes: number }).advanceMinutes });
+        request.log.info({ now: moved.now }, 'sandbox clock moved from the console');
+        return moved;
       });
     }
     authed.get('/audit', { schema: { ...hidden, querystring: Type.Object({ target: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }) }, config: { consoleRole: 'admin' } }, async (request) => ({
