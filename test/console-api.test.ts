@@ -403,6 +403,21 @@ describe('console API', () => {
     assert.ok(new Date(af.now).getTime() - new Date(b.now).getTime() >= 90 * 60_000);
   });
 
+  test('charts: status changes per day over the window, time to refund per airline', async () => {
+    const viewer = await login('vera.viewer');
+    const c = (await get(viewer, '/charts?days=90')).json();
+    assert.equal(c.perDay.length, 90);
+    const created = await t.store.db.selectFrom('refund_status_history').select(({ fn }) => fn.countAll<number>().as('n')).where('to_status', '=', 0).executeTakeFirstOrThrow();
+    const charted = c.perDay.reduce((a: number, d: { byStatus: Record<string, number> }) => a + (d.byStatus['0'] ?? 0), 0);
+    assert.equal(charted, Number(created.n));
+    // A refund completed 36 hours after its submission, on airline XS.
+    const code = (await t.store.db.selectFrom('refund_orders').select(['refund_code', 'created_at']).where('status', '=', 0).executeTakeFirstOrThrow());
+    await t.store.db.insertInto('refund_status_history').values({ refund_code: code.refund_code, from_status: 3, to_status: 2, at: new Date(new Date(code.created_at).getTime() + 36 * 3_600_000), cause: 'test' }).execute();
+    const after = (await get(viewer, '/charts?days=90')).json();
+    assert.deepEqual(after.timeToRefund, [{ carrier: 'XS', count: 1, medianHours: 36, p90Hours: 36 }]);
+    assert.equal((await get(viewer, '/charts?days=week')).statusCode, 400);
+  });
+
   test('admin reads the whole audit log; logout ends the session (audited) and clears the cookie', async () => {
     const admin = await login('ada.admin');
     const entries = (await get(admin, '/audit')).json().entries as Array<{ action: string; operator: string }>;

@@ -170,6 +170,11 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     assert.equal(await page.getByRole('button', { name: 'Withdraw' }).isDisabled(), true, 'final: no action left');
     await page.screenshot({ path: resultPath('console-refund-final.png'), fullPage: true });
 
+    // The charts: today's status changes drawn, the refund's airline in the time-to-refund table.
+    await timed(page, 'charts', () => page.getByRole('link', { name: 'Charts' }).click(), '[data-testid=chart-time-to-refund] svg .recharts-bar-rectangle');
+    assert.ok(await page.locator('[data-testid=chart-per-day] svg .recharts-bar-rectangle').count());
+    assert.match((await page.locator('section:has(#ttr-h) table').textContent()) ?? '', /XS/);
+
     // CSRF: the same session without its token is refused by the API, from the page itself.
     const forged = await page.evaluate(async (code) => {
       const r = await fetch(`/console/api/refunds/${code}/retry`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });

@@ -1,5 +1,5 @@
 // The console's shell: the session (or the login page), the navigation, and the page of the current path.
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { api, setCsrfToken, whenLoggedOut, type SessionInfo } from './api.ts';
 import { Link, match, useRouter } from './router.tsx';
 import { Login } from './pages/Login.tsx';
@@ -10,6 +10,8 @@ import { Cases } from './pages/Cases.tsx';
 import { CasePage } from './pages/CasePage.tsx';
 import { Clients } from './pages/Clients.tsx';
 import { Sandbox } from './pages/Sandbox.tsx';
+// The chart library is large: loaded only when the charts page is opened.
+const ChartsPage = lazy(() => import('./pages/ChartsPage.tsx').then((m) => ({ default: m.ChartsPage })));
 import { when } from './format.ts';
 
 export function App() {
@@ -45,6 +47,7 @@ export function App() {
   else if ((m = match('/voids/:code', path))) page = <VoidPage code={m.code!} />;
   else if (path === '/cases') page = <Cases />;
   else if ((m = match('/cases/:id', path))) page = <CasePage id={m.id!} role={session.operator.role} />;
+  else if (path === '/charts') page = <Suspense fallback={<main id="main"><h1>Charts</h1><p className="loading">Loading…</p></main>}><ChartsPage /></Suspense>;
   else if (path === '/clients') page = <Clients role={session.operator.role} />;
   else if (path === '/sandbox' && session.sandbox) page = <Sandbox role={session.operator.role} />;
   else page = <main id="main"><h1>Not found</h1><p>No console page at this address. <Link to="/">Back to the refund queue</Link>.</p></main>;
@@ -57,6 +60,7 @@ export function App() {
         <nav aria-label="Console">
           <Link to="/" aria-current={path === '/' ? 'page' : undefined}>Refund queue</Link>
           <Link to="/cases" aria-current={path.startsWith('/cases') ? 'page' : undefined}>Console cases</Link>
+          <Link to="/charts" aria-current={path === '/charts' ? 'page' : undefined}>Charts</Link>
           {session.operator.role === 'admin' ? <Link to="/clients" aria-current={path === '/clients' ? 'page' : undefined}>Clients</Link> : null}
           {session.sandbox ? <Link to="/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>Sandbox</Link> : null}
         </nav>

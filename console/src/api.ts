@@ -7,6 +7,8 @@ import type { AuditEntry } from '../../src/console/audit.ts';
 export type { QueueAnswer, QueueItem } from '../../src/console/queue.ts';
 export type { RefundDetail, VoidDetail, OrderView, WebhookDelivery } from '../../src/console/detail.ts';
 export type { AuditEntry };
+export type { Charts } from '../../src/console/charts.ts';
+import type { Charts } from '../../src/console/charts.ts';
 
 export type Role = 'viewer' | 'agent' | 'admin';
 export interface SessionInfo {
@@ -122,5 +124,6 @@ export const api = {
   setClientStatus: (id: string, verb: 'disable' | 'enable') => call<{ ok: true }>('POST', `/clients/${encodeURIComponent(id)}/${verb}`),
   sandboxClock: () => call<{ now: string; offsetMs: number }>('GET', '/sandbox/clock'),
   moveSandboxClock: (advanceMinutes: number) => call<{ now: string; offsetMs: number }>('POST', '/sandbox/clock', { advanceMinutes }),
+  charts: (days: number) => call<Charts>('GET', `/charts?days=${days}`),
   redeliver: (eventId: number) => call<{ ok: true }>('POST', `/webhooks/${eventId}/redeliver`),
 };

@@ -26,6 +26,7 @@ import { createSession, csrfMatches, endSession, findSession, SESSION_COOKIE, ty
 import { FailedLogins } from './throttle.js';
 import { ApiError } from '../errors.js';
 import { clockState, type SharedSandboxClock } from '../sandbox-clock.js';
+import { charts } from './charts.js';
 import { addClient, listClients, rotateClient, setClientState } from './clients.js';
 
 export interface ConsoleDeps {
@@ -306,6 +307,11 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       await redeliverWebhook(actionDeps, operatorOf(request), Number((request.params as { id: string }).id));
       return { ok: true };
     });
+    authed.get('/charts', { schema: { ...hidden, querystring: Type.Object({ days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })) }, { additionalProperties: false }) } }, async (request) => {
+      const days = Math.min(Math.max(Number((request.query as { days?: string }).days ?? 30), 1), 366);
+      return charts(db, deps.clock.now(), days);
+    });
+
     // ---- clients (admin) ----
     const admin = { consoleRole: 'admin' as const };
     const clientDeps = { db, now: () => deps.clock.now(), invalidate: deps.invalidateClient };

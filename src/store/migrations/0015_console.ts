@@ -63,11 +63,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create index refund_orders_status_created on refund_orders (status, created_at desc);
     create index void_orders_created on void_orders (created_at desc);
     create index webhook_events_subject_all on webhook_events (subject, id);
+    -- The charts: status changes by day.
+    create index refund_status_history_at on refund_status_history (at);
   `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`
+    drop index refund_status_history_at;
     drop index webhook_events_subject_all;
     drop index void_orders_created;
     drop index refund_orders_status_created;
