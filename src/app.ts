@@ -95,7 +95,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerRoutes(app, deps);
   // The operator console under /console (docs/console.md), out of the OpenAPI document.
-  await app.register(consolePlugin({ config, db: deps.db, clock: deps.clock, refunds: deps.refunds, invalidateClient: (id) => deps.authenticator.invalidate(id), sandboxClock: deps.sandboxClock }));
+  await app.register(consolePlugin({ config, db: deps.db, clock: deps.clock, refunds: deps.refunds, invalidateClient: (id) => deps.authenticator.invalidate(id), sandboxClock: deps.sandboxClock,
+    world: deps.world, booking: { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates } }));
   await app.ready();
   return app;
 }

@@ -300,6 +300,35 @@ describe('console API', () => {
     assert.match(refused.json().error, /delivered already/);
   });
 
+  test('seat maps: a live session\'s segment as seatAvailability.do serves it, and sandbox flights with their decks', async () => {
+    const f = t.world.flights.get('XS111-narrow')!;
+    const out = { carrier: f.carrier, flightNumber: f.flightNumber.slice(f.carrier.length), departureAirport: f.from, arrivalAirport: f.to, departureDate: f.current.dep.toFormat('yyyyMMdd') };
+    const v = await call(t.app, '/verify.do', { outboundSegments: [out] }, { client: DEMO });
+    assert.equal(v.body.status, 0, String(v.body.msg));
+    const sessionId = String(v.body.sessionId);
+    const viewer = await login('vera.viewer');
+    const sources = (await get(viewer, '/seatmaps/sources')).json();
+    assert.ok(sources.sessions.some((x: { id: string; clientId: string }) => x.id === sessionId && x.clientId === 'demo-agency'));
+    assert.ok(sources.flights.some((x: { id: string }) => x.id === 'XS951-upper'));
+
+    const map = (await get(viewer, `/seatmaps?session=${sessionId}&segment=1`)).json();
+    const wire = await call(t.app, '/seatAvailability.do', { sessionId, carrier: 'XS', outboundSegments: [{ segmentIndex: 1, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.current.dep.toFormat('yyyyMMddHHmm') }] }, { client: DEMO });
+    assert.equal(wire.body.status, 0, String(wire.body.msg));
+    // The same seats, free or occupied, with the same prices, as the client's answer.
+    const fromWire = (wire.body as any).cabins.flatMap((c: any) => c.cabin.rows.flatMap((r: any) => r.seats.map((x: any) => `${r.number}${x.column}:${x.seatStatus}:${Number(x.price).toFixed(2)}`))).sort();
+    const fromConsole = map.cabins.flatMap((c: any) => c.seatRows.flatMap((r: any) => r.seats.map((x: any) => `${r.number}${x.column}:${x.occupied ? 'O' : 'F'}:${(x.priceMinor / 100).toFixed(2)}`))).sort();
+    assert.deepEqual(fromConsole, fromWire);
+    assert.ok(fromConsole.some((x: string) => x.includes(':O:')) && fromConsole.some((x: string) => x.includes(':F:')), 'free and occupied seats');
+
+    const upper = (await get(viewer, '/seatmaps?flight=XS951-upper')).json();
+    assert.ok(Array.isArray(upper.cabins), JSON.stringify(upper).slice(0, 300));
+    assert.deepEqual([...new Set(upper.cabins.map((c: { deck: string }) => c.deck))].sort(), ['Main', 'Upper']);
+    const failed = await get(viewer, '/seatmaps?flight=XS921-seatfail');
+    assert.equal(failed.statusCode, 409);
+    assert.equal((await get(viewer, '/seatmaps?flight=nope')).statusCode, 404);
+    assert.equal((await get(viewer, '/seatmaps')).statusCode, 409);
+  });
+
   test('queue: refunds and voids together, filtered and sorted by the service, counts per status, SLA badges from the sandbox clock', async () => {
     const viewer = await login('vera.viewer');
     const all = (await get(viewer, '/queue')).json();

@@ -62,10 +62,10 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     return page;
   }
   /** Runs `act`, waits for `ready`, records the time under `name`, saves the screenshot. */
-  async function timed(page: Page, name: string, act: () => Promise<unknown>, ready: string): Promise<void> {
+  async function timed(page: Page, name: string, act: () => Promise<unknown>, ready: string, state: 'visible' | 'attached' = 'visible'): Promise<void> {
     const start = Date.now();
     await act();
-    await page.waitForSelector(ready, { timeout: 30_000 });
+    await page.waitForSelector(ready, { timeout: 30_000, state });
     timings.push({ page: name, ms: Date.now() - start });
     await page.screenshot({ path: resultPath(`console-${name}.png`), fullPage: true });
   }
@@ -113,6 +113,18 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error, 'your role (viewer) may not do this: it needs agent');
     assert.equal((await t.store.db.selectFrom('console_cases').select('status').where('case_id', '=', pending.case_id).executeTakeFirstOrThrow()).status, 'pending');
+
+    // Seat maps: a two-deck aircraft of the sandbox world drawn as its cabins.
+    await timed(page, 'seatmaps', () => page.getByRole('link', { name: 'Seat maps' }).click(), '#seat-source option[value="flight|XS951-upper"]', 'attached');
+    const start = Date.now();
+    await page.getByLabel('Flight or session').selectOption('flight|XS951-upper');
+    await page.waitForSelector('table.seatmap .seat');
+    timings.push({ page: 'seatmap-drawn', ms: Date.now() - start });
+    assert.ok(await page.getByRole('region', { name: /^Upper deck/ }).count(), 'the upper deck is drawn');
+    assert.ok(await page.getByRole('region', { name: /^Main deck/ }).count(), 'the main deck is drawn');
+    assert.ok((await page.locator('table.seatmap .seat.free').count()) > 100);
+    assert.match((await page.locator('table.seatmap .seat').first().getAttribute('aria-label')) ?? '', /^\d+[A-Z] (free|occupied), EUR \d+\.\d\d/);
+    await page.screenshot({ path: resultPath('console-seatmap.png'), fullPage: false });
 
     // Logging out ends the session: the next page asks for the login again.
     await page.getByRole('button', { name: 'Log out' }).click();

@@ -10,6 +10,7 @@ import { Cases } from './pages/Cases.tsx';
 import { CasePage } from './pages/CasePage.tsx';
 import { Clients } from './pages/Clients.tsx';
 import { Sandbox } from './pages/Sandbox.tsx';
+import { SeatMaps } from './pages/SeatMaps.tsx';
 // The chart library is large: loaded only when the charts page is opened.
 const ChartsPage = lazy(() => import('./pages/ChartsPage.tsx').then((m) => ({ default: m.ChartsPage })));
 import { when } from './format.ts';
@@ -47,6 +48,7 @@ export function App() {
   else if ((m = match('/voids/:code', path))) page = <VoidPage code={m.code!} />;
   else if (path === '/cases') page = <Cases />;
   else if ((m = match('/cases/:id', path))) page = <CasePage id={m.id!} role={session.operator.role} />;
+  else if (path === '/seatmaps') page = <SeatMaps />;
   else if (path === '/charts') page = <Suspense fallback={<main id="main"><h1>Charts</h1><p className="loading">Loading…</p></main>}><ChartsPage /></Suspense>;
   else if (path === '/clients') page = <Clients role={session.operator.role} />;
   else if (path === '/sandbox' && session.sandbox) page = <Sandbox role={session.operator.role} />;
@@ -60,6 +62,7 @@ export function App() {
         <nav aria-label="Console">
           <Link to="/" aria-current={path === '/' ? 'page' : undefined}>Refund queue</Link>
           <Link to="/cases" aria-current={path.startsWith('/cases') ? 'page' : undefined}>Console cases</Link>
+          <Link to="/seatmaps" aria-current={path === '/seatmaps' ? 'page' : undefined}>Seat maps</Link>
           <Link to="/charts" aria-current={path === '/charts' ? 'page' : undefined}>Charts</Link>
           {session.operator.role === 'admin' ? <Link to="/clients" aria-current={path === '/clients' ? 'page' : undefined}>Clients</Link> : null}
           {session.sandbox ? <Link to="/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>Sandbox</Link> : null}

@@ -7,6 +7,8 @@ import type { AuditEntry } from '../../src/console/audit.ts';
 export type { QueueAnswer, QueueItem } from '../../src/console/queue.ts';
 export type { RefundDetail, VoidDetail, OrderView, WebhookDelivery } from '../../src/console/detail.ts';
 export type { AuditEntry };
+export type { SeatSources, SeatMapView } from '../../src/console/seatmaps.ts';
+import type { SeatSources, SeatMapView } from '../../src/console/seatmaps.ts';
 export type { Charts } from '../../src/console/charts.ts';
 import type { Charts } from '../../src/console/charts.ts';
 
@@ -125,5 +127,7 @@ export const api = {
   sandboxClock: () => call<{ now: string; offsetMs: number }>('GET', '/sandbox/clock'),
   moveSandboxClock: (advanceMinutes: number) => call<{ now: string; offsetMs: number }>('POST', '/sandbox/clock', { advanceMinutes }),
   charts: (days: number) => call<Charts>('GET', `/charts?days=${days}`),
+  seatSources: () => call<SeatSources>('GET', '/seatmaps/sources'),
+  seatMap: (params: URLSearchParams) => call<SeatMapView>('GET', `/seatmaps?${params.toString()}`),
   redeliver: (eventId: number) => call<{ ok: true }>('POST', `/webhooks/${eventId}/redeliver`),
 };

@@ -27,6 +27,9 @@ import { FailedLogins } from './throttle.js';
 import { ApiError } from '../errors.js';
 import { clockState, type SharedSandboxClock } from '../sandbox-clock.js';
 import { charts } from './charts.js';
+import { flightSeatMap, seatSources, sessionSeatMap } from './seatmaps.js';
+import type { BookingDeps } from '../booking/airline-calls.js';
+import type { World } from '../airline/sandbox/world.js';
 import { addClient, listClients, rotateClient, setClientState } from './clients.js';
 
 export interface ConsoleDeps {
@@ -38,6 +41,9 @@ export interface ConsoleDeps {
   invalidateClient: (clientId: string) => void;
   /** The shared sandbox clock (sandbox mode): the sandbox panel shows and moves it. */
   sandboxClock: SharedSandboxClock | null;
+  /** The seat map viewer: the booking chain's reads, and the sandbox world's flights. */
+  booking: BookingDeps;
+  world: World | null;
 }
 
 /** Where `npm run build` puts the console app (vite, console/vite.config.ts): the same path from src/ and dist/. */
@@ -88,6 +94,15 @@ const ClientParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9._-]{1
 const NewClientBody = Type.Object({ clientId: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
 const RotateBody = Type.Object({ graceHours: Type.Number({ minimum: 0, maximum: 720 }) }, { additionalProperties: false });
 const MoveClockBody = Type.Object({ advanceMinutes: Type.Integer({ minimum: 1, maximum: 5_256_000 }) }, { additionalProperties: false });
+const SeatMapQuery = Type.Object(
+  {
+    session: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' })),
+    segment: Type.Optional(Type.String({ pattern: '^[0-9]{1,2}$' })),
+    flight: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' })),
+    cabinClass: Type.Optional(Type.String({ pattern: '^[0-9]$' })),
+  },
+  { additionalProperties: false },
+);
 const CasesQuery = Type.Object({ status: Type.Optional(Type.Union(['pending', 'approved', 'rejected'].map((m) => Type.Literal(m)))) }, { additionalProperties: false });
 
 export function consolePlugin(deps: ConsoleDeps): FastifyPluginAsync {
@@ -310,6 +325,19 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     authed.get('/charts', { schema: { ...hidden, querystring: Type.Object({ days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })) }, { additionalProperties: false }) } }, async (request) => {
       const days = Math.min(Math.max(Number((request.query as { days?: string }).days ?? 30), 1), 366);
       return charts(db, deps.clock.now(), days);
+    });
+
+    // ---- the seat map viewer ----
+    authed.get('/seatmaps/sources', { schema: hidden }, async () => seatSources(db, deps.world, deps.clock.now()));
+    authed.get('/seatmaps', { schema: { ...hidden, querystring: SeatMapQuery } }, async (request) => {
+      const q = request.query as { session?: string; segment?: string; flight?: string; cabinClass?: string };
+      const cabinClass = q.cabinClass === undefined ? null : Number(q.cabinClass);
+      if (q.session && q.segment !== undefined && !q.flight) return sessionSeatMap(deps.booking, q.session, Number(q.segment), cabinClass);
+      if (q.flight && !q.session) {
+        if (!deps.world) throw new ActionRefused(404, 'flights are listed from the sandbox world only; pick a session');
+        return flightSeatMap(deps.booking, deps.world, q.flight, cabinClass ?? 1);
+      }
+      throw new ActionRefused(409, 'give session and segment, or flight');
     });
 
     // ---- clients (admin) ----
