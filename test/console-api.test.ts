@@ -404,8 +404,24 @@ describe('console API', () => {
     assert.equal((await post(admin, '/clients/new-agency/enable')).statusCode, 200);
     assert.notEqual((await asClient(secret2)).http, 401);
 
+    // Settings: the refund fee, criteria, rate pools and look-to-book; a bad fee or an unknown key is refused.
+    const settings = { refundServiceFee: 'EUR 7.50', minMinutesBeforeDeparture: null, ancillaryPerMinute: null, verifyPerMinute: null, pnrPerMinute: 1, lookToBook: { maxRatio: 50, minRequests: 10 } };
+    assert.equal((await post(agent, '/clients/new-agency/settings', settings)).statusCode, 403);
+    assert.equal((await post(admin, '/clients/new-agency/settings', { ...settings, refundServiceFee: 'five euros' })).statusCode, 409);
+    assert.equal((await post(admin, '/clients/new-agency/settings', { ...settings, colour: 'red' })).statusCode, 400);
+    const saved = await post(admin, '/clients/new-agency/settings', settings);
+    assert.equal(saved.statusCode, 200, saved.body);
+    assert.deepEqual(saved.json().settings, { refundServiceFee: 'EUR 7.50', rateLimits: { pnrPerMinute: 1 }, lookToBook: { maxRatio: 50, minRequests: 10 } });
+    // In force at once in this process: the PNR pool now allows one request a minute (spec 8: 429).
+    const extract = () => call(t.app, '/extractPnr.do', { airlinePnr: 'DEMO20', carrier: 'XS', passengers: [{ lastName: 'REFUND', firstName: 'RUI' }], contact: { email: 'rui.refund@example.com' }, routing: { fromSegments: [] } }, { client: { id: 'new-agency', secret: secret2 } });
+    const first = await extract();
+    assert.notEqual(first.body.status, 429, JSON.stringify(first.body));
+    assert.notEqual(first.body.status, 100, JSON.stringify(first.body));
+    assert.equal((await extract()).body.status, 429);
+
     const audit = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', 'client:new-agency').orderBy('id').execute();
-    assert.deepEqual(audit.map((a) => a.action), ['client.create', 'client.rotate', 'client.disable', 'client.enable']);
+    assert.deepEqual(audit.map((a) => a.action), ['client.create', 'client.rotate', 'client.disable', 'client.enable', 'client.settings']);
+    assert.deepEqual(audit[4]!.before, {});
     const text = JSON.stringify(audit);
     assert.ok(!text.includes(secret1) && !text.includes(secret2), 'no secret in the audit log');
     assert.deepEqual(audit[2]!.before, { status: 'active' });

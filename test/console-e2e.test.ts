@@ -223,6 +223,14 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /UTC/, 'the old secret\'s end is shown');
     await page.getByRole('button', { name: 'I stored it' }).click();
 
+    // Settings: the refund fee and a rate pool, saved and shown in the list.
+    await page.getByRole('button', { name: 'Settings of e2e-agency' }).click();
+    await page.getByLabel('Refund service fee per passenger').fill('EUR 4.00');
+    await page.getByLabel('PNR pool per minute').fill('30');
+    await page.getByRole('button', { name: 'Save settings of e2e-agency' }).click();
+    await page.waitForSelector('tr[data-client="e2e-agency"] >> text=EUR 4.00');
+    assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /"pnrPerMinute":30/);
+
     await page.getByRole('button', { name: 'Disable e2e-agency' }).click();
     await page.getByRole('button', { name: 'Confirm disable e2e-agency' }).click();
     await page.waitForSelector('tr[data-client="e2e-agency"] >> text=disabled');

@@ -66,6 +66,9 @@ export interface ClientView {
   updatedAt: string;
 }
 
+export type { EditableSettings as ClientSettingsEdit } from '../../src/console/clients.ts';
+import type { EditableSettings as ClientSettingsEdit } from '../../src/console/clients.ts';
+
 export class ApiFailure extends Error {
   constructor(
     readonly httpStatus: number,
@@ -123,6 +126,7 @@ export const api = {
   clients: () => call<{ clients: ClientView[] }>('GET', '/clients'),
   addClient: (clientId: string, name: string) => call<{ secret: string }>('POST', '/clients', { clientId, name }),
   rotateClient: (id: string, graceHours: number) => call<{ secret: string; previousSecretExpiresAt: string }>('POST', `/clients/${encodeURIComponent(id)}/rotate`, { graceHours }),
+  clientSettings: (id: string, body: ClientSettingsEdit) => call<{ settings: Record<string, unknown> }>('POST', `/clients/${encodeURIComponent(id)}/settings`, body),
   setClientStatus: (id: string, verb: 'disable' | 'enable') => call<{ ok: true }>('POST', `/clients/${encodeURIComponent(id)}/${verb}`),
   sandboxClock: () => call<{ now: string; offsetMs: number }>('GET', '/sandbox/clock'),
   moveSandboxClock: (advanceMinutes: number) => call<{ now: string; offsetMs: number }>('POST', '/sandbox/clock', { advanceMinutes }),

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import { createClient, rotateSecret, setClientStatus } from '../clients/clients.js';
 import { isUniqueViolation } from '../store/errors.js';
+import { MoneyError, parseMoney } from '../money/money.js';
 import type { Database } from '../store/schema.js';
 import { ActionRefused } from './actions.js';
 import { audit } from './audit.js';
@@ -98,4 +99,56 @@ export async function setClientState(deps: ClientAdminDeps, operator: Operator, 
     await audit(trx, operator, status === 'disabled' ? 'client.disable' : 'client.enable', `client:${clientId}`, { status: before.status }, { status });
   });
   deps.invalidate(clientId);
+}
+
+/** The settings the console edits; every other key of a client's settings is kept as it is. null removes one. */
+export interface EditableSettings {
+  refundServiceFee: string | null;
+  minMinutesBeforeDeparture: number | null;
+  ancillaryPerMinute: number | null;
+  verifyPerMinute: number | null;
+  pnrPerMinute: number | null;
+  lookToBook: { maxRatio: number; minRequests: number } | null;
+}
+
+/** The client's settings with the edited keys replaced (docs/world.md "clients": the same keys a world file sets). */
+export function applySettings(current: Record<string, unknown>, edit: EditableSettings): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...current };
+  const set = (key: string, value: unknown) => (value === null || value === undefined ? delete next[key] : (next[key] = value));
+  if (edit.refundServiceFee !== null) {
+    try {
+      const m = parseMoney(edit.refundServiceFee);
+      if (m.minor < 0) throw new MoneyError('negative');
+    } catch (err) {
+      if (err instanceof MoneyError) throw new ActionRefused(409, 'refund service fee: an amount like "EUR 5.00" (currency code, then a non-negative amount)');
+      throw err;
+    }
+  }
+  set('refundServiceFee', edit.refundServiceFee?.trim() ?? null);
+  const criteria = { ...((current.refundCriteria as Record<string, unknown> | undefined) ?? {}) };
+  if (edit.minMinutesBeforeDeparture === null) delete criteria.minMinutesBeforeDeparture;
+  else criteria.minMinutesBeforeDeparture = edit.minMinutesBeforeDeparture;
+  set('refundCriteria', Object.keys(criteria).length ? criteria : null);
+  const limits = { ...((current.rateLimits as Record<string, unknown> | undefined) ?? {}) };
+  for (const k of ['ancillaryPerMinute', 'verifyPerMinute', 'pnrPerMinute'] as const) {
+    if (edit[k] === null) delete limits[k];
+    else limits[k] = edit[k];
+  }
+  set('rateLimits', Object.keys(limits).length ? limits : null);
+  set('lookToBook', edit.lookToBook);
+  return next;
+}
+
+export async function editClientSettings(deps: ClientAdminDeps, operator: Operator, clientId: string, edit: EditableSettings): Promise<Record<string, unknown>> {
+  const after = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('clients').select(['settings']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
+    if (!row) throw new ActionRefused(404, `no client ${clientId}`);
+    const before = row.settings as Record<string, unknown>;
+    const next = applySettings(before, edit);
+    await trx.updateTable('clients').set({ settings: JSON.stringify(next), updated_at: deps.now() }).where('client_id', '=', clientId).execute();
+    await audit(trx, operator, 'client.settings', `client:${clientId}`, before, next);
+    return next;
+  });
+  deps.invalidate(clientId);
+  return after;
 }

@@ -30,7 +30,7 @@ import { charts } from './charts.js';
 import { flightSeatMap, seatSources, sessionSeatMap } from './seatmaps.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
 import type { World } from '../airline/sandbox/world.js';
-import { addClient, listClients, rotateClient, setClientState } from './clients.js';
+import { addClient, editClientSettings, listClients, rotateClient, setClientState, type EditableSettings } from './clients.js';
 
 export interface ConsoleDeps {
   config: Config;
@@ -100,6 +100,18 @@ const SeatMapQuery = Type.Object(
     segment: Type.Optional(Type.String({ pattern: '^[0-9]{1,2}$' })),
     flight: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' })),
     cabinClass: Type.Optional(Type.String({ pattern: '^[0-9]$' })),
+  },
+  { additionalProperties: false },
+);
+const PerMinute = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()]);
+const SettingsBody = Type.Object(
+  {
+    refundServiceFee: Type.Union([Type.String({ maxLength: 30 }), Type.Null()]),
+    minMinutesBeforeDeparture: Type.Union([Type.Integer({ minimum: 0, maximum: 525_600 }), Type.Null()]),
+    ancillaryPerMinute: PerMinute,
+    verifyPerMinute: PerMinute,
+    pnrPerMinute: PerMinute,
+    lookToBook: Type.Union([Type.Object({ maxRatio: Type.Number({ minimum: 1, maximum: 1_000_000 }), minRequests: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }) }, { additionalProperties: false }), Type.Null()]),
   },
   { additionalProperties: false },
 );
@@ -351,6 +363,9 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     authed.post('/clients/:id/rotate', { schema: { ...hidden, params: ClientParams, body: RotateBody }, config: admin }, async (request) =>
       rotateClient(clientDeps, operatorOf(request), (request.params as { id: string }).id, (request.body as { graceHours: number }).graceHours),
     );
+    authed.post('/clients/:id/settings', { schema: { ...hidden, params: ClientParams, body: SettingsBody }, config: admin }, async (request) => ({
+      settings: await editClientSettings(clientDeps, operatorOf(request), (request.params as { id: string }).id, request.body as EditableSettings),
+    }));
     for (const [verb, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {
       authed.post(`/clients/:id/${verb}`, { schema: { ...hidden, params: ClientParams }, config: admin }, async (request) => {
         await setClientState(clientDeps, operatorOf(request), (request.params as { id: string }).id, status);
