@@ -18,7 +18,7 @@ const FIELDS: Array<{ key: string; label: string; hint: string }> = [
 
 function initialValues(c: ClientView): Record<string, string> {
   const s = c.settings as { refundServiceFee?: string; refundCriteria?: { minMinutesBeforeDeparture?: number }; rateLimits?: Record<string, number>; lookToBook?: { maxRatio?: number; minRequests?: number } };
-  const str = (v: unknown) => (v === undefined || v === null ? '' : String(v as string | number));
+  const str = (v: string | number | undefined) => (v === undefined ? "" : String(v));
   return {
     refundServiceFee: str(s.refundServiceFee),
     minMinutesBeforeDeparture: str(s.refundCriteria?.minMinutesBeforeDeparture),
