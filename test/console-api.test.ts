@@ -475,6 +475,18 @@ describe('console API', () => {
     assert.equal(actions.at(-1)!.action, 'logout');
   });
 
+  test('sessions: an expired session, or one of an operator disabled since, is refused', async () => {
+    await createOperator(t.store.db, { login: 'sid.session', password: PASSWORD, role: 'agent' }, new Date());
+    const s1 = await login('sid.session');
+    assert.equal((await get(s1, '/session')).statusCode, 200);
+    const op = await t.store.db.selectFrom('operators').select('operator_id').where('login', '=', 'sid.session').executeTakeFirstOrThrow();
+    await t.store.db.updateTable('console_sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('operator_id', '=', op.operator_id).execute();
+    assert.equal((await get(s1, '/session')).statusCode, 401);
+    const s2 = await login('sid.session');
+    await t.store.db.updateTable('operators').set({ disabled: true }).where('operator_id', '=', op.operator_id).execute();
+    assert.equal((await get(s2, '/session')).statusCode, 401);
+  });
+
   test('the console stays out of /openapi.json; its pages carry a strict Content-Security-Policy', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/console')), []);
@@ -484,5 +496,25 @@ describe('console API', () => {
     assert.match(String(page.headers['content-security-policy']), /default-src 'self'/);
     assert.equal((await t.app.inject({ method: 'GET', url: '/console/api/nothing' })).statusCode, 404);
     assert.equal((await t.app.inject({ method: 'GET', url: '/console/assets/nothing.js' })).statusCode, 404);
+  });
+});
+
+describe('console configuration', () => {
+  test('CONSOLE_COOKIE_SECURE=always sets the Secure flag; bad console settings stop the start with the variable named', async () => {
+    const { loadConfig, ConfigError } = await import('../src/config.js');
+    assert.throws(() => loadConfig({ CONSOLE_COOKIE_SECURE: 'sometimes' }), (e: unknown) => e instanceof ConfigError && /CONSOLE_COOKIE_SECURE/.test(e.message));
+    assert.throws(() => loadConfig({ CONSOLE_DEMO_PASSWORD: 'short' }), (e: unknown) => e instanceof ConfigError && /CONSOLE_DEMO_PASSWORD/.test(e.message));
+    assert.throws(() => loadConfig({ CONSOLE_SESSION_HOURS: '0' }), (e: unknown) => e instanceof ConfigError && /CONSOLE_SESSION_HOURS/.test(e.message));
+    const t = await makeTestApp({ env: { CONSOLE_COOKIE_SECURE: 'always', CONSOLE_DEMO_PASSWORD: PLANTED.secrets[2] } });
+    try {
+      // Sandbox mode with CONSOLE_DEMO_PASSWORD: the three demo operators exist.
+      const demo = await t.store.db.selectFrom('operators').select(['login', 'role']).orderBy('login').execute();
+      assert.deepEqual(demo, [{ login: 'demo-admin', role: 'admin' }, { login: 'demo-agent', role: 'agent' }, { login: 'demo-viewer', role: 'viewer' }]);
+      const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'demo-viewer', password: PLANTED.secrets[2] } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(String(res.headers['set-cookie']), /; Secure/);
+    } finally {
+      await t.close();
+    }
   });
 });
