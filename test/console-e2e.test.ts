@@ -236,6 +236,12 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.waitForSelector('tr[data-client="e2e-agency"] >> text=disabled');
     assert.equal((await asClient(second)).http, 401);
 
+    // The audit log: every admin action of this test, with its target.
+    await timed(page, 'audit', () => page.getByRole('link', { name: 'Audit log' }).click(), '[data-testid=audit]');
+    const audit = (await page.getByTestId('audit').textContent()) ?? '';
+    for (const action of ['client.create', 'client.rotate', 'client.settings', 'client.disable', 'login']) assert.ok(audit.includes(action), action);
+    assert.ok(!audit.includes(first) && !audit.includes(second), 'no secret in the audit log');
+
     // The sandbox panel: the clock moves forward by a day.
     const before = t.clock.now().getTime();
     await timed(page, 'sandbox', () => page.getByRole('link', { name: 'Sandbox' }).click(), '[data-testid=sandbox-now]:has-text("UTC")');

@@ -11,6 +11,7 @@ import { CasePage } from './pages/CasePage.tsx';
 import { Clients } from './pages/Clients.tsx';
 import { Sandbox } from './pages/Sandbox.tsx';
 import { SeatMaps } from './pages/SeatMaps.tsx';
+import { AuditPage } from './pages/AuditPage.tsx';
 // The chart library is large: loaded only when the charts page is opened.
 const ChartsPage = lazy(() => import('./pages/ChartsPage.tsx').then((m) => ({ default: m.ChartsPage })));
 import { when } from './format.ts';
@@ -45,9 +46,10 @@ export function App() {
   let m;
   if (path === '/' || path === '/login') page = <Queue />;
   else if ((m = match('/refunds/:code', path))) page = <RefundPage code={m.code!} role={session.operator.role} />;
-  else if ((m = match('/voids/:code', path))) page = <VoidPage code={m.code!} />;
+  else if ((m = match('/voids/:code', path))) page = <VoidPage code={m.code!} role={session.operator.role} />;
   else if (path === '/cases') page = <Cases />;
   else if ((m = match('/cases/:id', path))) page = <CasePage id={m.id!} role={session.operator.role} />;
+  else if (path === '/audit' && session.operator.role === 'admin') page = <AuditPage />;
   else if (path === '/seatmaps') page = <SeatMaps />;
   else if (path === '/charts') page = <Suspense fallback={<main id="main"><h1>Charts</h1><p className="loading">Loading…</p></main>}><ChartsPage /></Suspense>;
   else if (path === '/clients') page = <Clients role={session.operator.role} />;
@@ -65,6 +67,7 @@ export function App() {
           <Link to="/seatmaps" aria-current={path === '/seatmaps' ? 'page' : undefined}>Seat maps</Link>
           <Link to="/charts" aria-current={path === '/charts' ? 'page' : undefined}>Charts</Link>
           {session.operator.role === 'admin' ? <Link to="/clients" aria-current={path === '/clients' ? 'page' : undefined}>Clients</Link> : null}
+          {session.operator.role === 'admin' ? <Link to="/audit" aria-current={path === '/audit' ? 'page' : undefined}>Audit log</Link> : null}
           {session.sandbox ? <Link to="/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>Sandbox</Link> : null}
         </nav>
         <span className="who">

@@ -133,5 +133,6 @@ export const api = {
   charts: (days: number) => call<Charts>('GET', `/charts?days=${days}`),
   seatSources: () => call<SeatSources>('GET', '/seatmaps/sources'),
   seatMap: (params: URLSearchParams) => call<SeatMapView>('GET', `/seatmaps?${params.toString()}`),
+  audit: (target: string) => call<{ entries: AuditEntry[] }>('GET', `/audit${target ? `?target=${encodeURIComponent(target)}` : ''}`),
   redeliver: (eventId: number) => call<{ ok: true }>('POST', `/webhooks/${eventId}/redeliver`),
 };

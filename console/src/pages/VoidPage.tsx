@@ -1,15 +1,16 @@
-import { useEffect, useState } from 'react';
-import { api, ApiFailure, type VoidDetail } from '../api.ts';
+import { useCallback, useEffect, useState } from 'react';
+import { api, ApiFailure, type Role, type VoidDetail } from '../api.ts';
 import { Link } from '../router.tsx';
 import { day, money, VOID_STATUS, when } from '../format.ts';
-import { OrderSection, Timeline } from './parts.tsx';
+import { OrderSection, Timeline, Webhooks } from './parts.tsx';
 
-export function VoidPage({ code }: { code: string }) {
+export function VoidPage({ code, role }: { code: string; role: Role }) {
   const [v, setV] = useState<VoidDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
+  const load = useCallback(() => {
     api.void(code).then((d) => setV(d.void), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the void cannot be loaded'));
   }, [code]);
+  useEffect(load, [load]);
   if (error) return <main id="main"><h1>Void {code}</h1><p role="alert" className="error">{error}</p></main>;
   if (!v) return <main id="main"><h1>Void {code}</h1><p className="loading">Loading…</p></main>;
   return (
@@ -31,6 +32,7 @@ export function VoidPage({ code }: { code: string }) {
       </dl>
       <Timeline items={v.timeline} names={VOID_STATUS} />
       <OrderSection order={v.order} />
+      <Webhooks items={v.webhooks} role={role} onChange={load} />
     </main>
   );
 }

@@ -94,19 +94,19 @@ export function Webhooks({ items, role, onChange }: { items: WebhookDelivery[]; 
   );
 }
 
-export function Audit({ items }: { items: AuditEntry[] }) {
+export function Audit({ items, showTarget = false, title = 'Audit log' }: { items: AuditEntry[]; showTarget?: boolean; title?: string }) {
   return (
     <section aria-labelledby="audit-h">
-      <h2 id="audit-h">Audit log</h2>
+      <h2 id="audit-h">{title}</h2>
       {items.length === 0 ? (
         <p>No console action yet.</p>
       ) : (
-        <table>
-          <thead><tr><th scope="col">When</th><th scope="col">Operator</th><th scope="col">Action</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+        <table data-testid="audit">
+          <thead><tr><th scope="col">When</th><th scope="col">Operator</th><th scope="col">Action</th>{showTarget ? <th scope="col">Target</th> : null}<th scope="col">Before</th><th scope="col">After</th></tr></thead>
           <tbody>
             {items.map((a) => (
               <tr key={a.id}>
-                <td>{when(a.at)}</td><td>{a.operator}</td><td>{a.action}</td>
+                <td>{when(a.at)}</td><td>{a.operator}</td><td>{a.action}</td>{showTarget ? <td>{a.target}</td> : null}
                 <td><code>{a.before === null ? '—' : JSON.stringify(a.before)}</code></td>
                 <td><code>{a.after === null ? '—' : JSON.stringify(a.after)}</code></td>
               </tr>
