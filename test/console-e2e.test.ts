@@ -20,6 +20,8 @@ const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
 const PASSWORD = 'a-long-console-password-2026';
 const timings: Array<{ page: string; ms: number }> = [];
+/** Inputs and selects without a label (by <label for>, aria-label or aria-labelledby), per page drawn. */
+const unlabelled: string[] = [];
 
 describe('operator console in Chromium', { skip: missing ?? false }, () => {
   let t: TestApp;
@@ -67,6 +69,10 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await act();
     await page.waitForSelector(ready, { timeout: 30_000, state });
     timings.push({ page: name, ms: Date.now() - start });
+    const missing = await page.locator('input, select, textarea').evaluateAll((els) =>
+      els.filter((e: any) => !(e.labels?.length > 0) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')).map((e: any) => String(e.outerHTML).slice(0, 80)),
+    );
+    for (const m of missing) unlabelled.push(`${name}: ${m}`);
     await page.screenshot({ path: resultPath(`console-${name}.png`), fullPage: true });
   }
   async function login(page: Page, user: string, password = PASSWORD) {
@@ -254,8 +260,10 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.context().close();
   });
 
-  test('no request left the service; no script error on any page', () => {
+  test('no request left the service; no script error on any page; every input of every page has a label', () => {
     assert.deepEqual(elsewhere, []);
     assert.deepEqual(pageErrors, []);
+    assert.ok(timings.length >= 10, 'the pages were visited');
+    assert.deepEqual(unlabelled, []);
   });
 });
