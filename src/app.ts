@@ -28,6 +28,7 @@ import { ChainSessions } from './booking/sessions.js';
 import type { WebhookRegistry } from './webhooks/register.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { SharedSandboxClock } from './sandbox-clock.js';
+import { consolePlugin } from './console/plugin.js';
 
 export interface AppOptions {
   config: Config;
@@ -93,6 +94,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     uiConfig: { layout: 'BaseLayout', docExpansion: 'list', deepLinking: true, displayRequestDuration: true, tryItOutEnabled: false },
   });
   registerRoutes(app, deps);
+  // The operator console under /console (docs/console.md), out of the OpenAPI document.
+  await app.register(consolePlugin({ config, db: deps.db, clock: deps.clock, refunds: deps.refunds, invalidateClient: (id) => deps.authenticator.invalidate(id), sandboxClock: deps.sandboxClock,
+    world: deps.world, booking: { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates } }));
   await app.ready();
   return app;
 }

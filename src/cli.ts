@@ -22,7 +22,8 @@ import { listEvents, retryEvents } from './webhooks/admin.js';
 import { seedBookedOrders } from './orders/seed.js';
 import { clockState, SharedSandboxClock, type MoveClockRequest } from './sandbox-clock.js';
 import { ApiError } from './errors.js';
-import type { WebhookEventState } from './store/schema.js';
+import type { OperatorRole, WebhookEventState } from './store/schema.js';
+import { createOperator, listOperators, OperatorError, ROLES } from './console/operators.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -34,6 +35,54 @@ class CliError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A password from standard input: the first line when piped (`printf '%s' "$PW" | postbook operators add …`),
+ * else asked for on the terminal without echo. Never from a flag (it would sit in the shell history and the
+ * process list) and never printed.
+ */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin) chunks.push(chunk as Buffer);
+    const line = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+    if (line === '') throw new CliError('no password on standard input', 2);
+    return line;
+  }
+  const ask = (prompt: string) =>
+    new Promise<string>((resolve, reject) => {
+      process.stderr.write(prompt);
+      let typed = '';
+      stdin.setRawMode(true);
+      stdin.resume();
+      const onData = (data: Buffer) => {
+        for (const ch of data.toString('utf8')) {
+          if (ch === '\r' || ch === '\n') {
+            done();
+            process.stderr.write('\n');
+            return resolve(typed);
+          }
+          if (ch === '\u0003') {
+            done();
+            return reject(new CliError('cancelled', 130));
+          }
+          if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
+          else typed += ch;
+        }
+      };
+      const done = () => {
+        stdin.off('data', onData);
+        stdin.setRawMode(false);
+        stdin.pause();
+      };
+      stdin.on('data', onData);
+    });
+  const first = await ask('password: ');
+  const again = await ask('password again: ');
+  if (first !== again) throw new CliError('the two passwords differ', 2);
+  return first;
 }
 
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
@@ -336,6 +385,31 @@ function program(): Command {
       }),
     );
 
+  const operators = cli.command('operators').description('operator console accounts (docs/console.md): separate from API clients');
+  operators
+    .command('add')
+    .description('create an operator; the password is read from standard input (piped) or asked for without echo, never from a flag')
+    .argument('<login>', 'login: 3 to 64 lower-case letters, digits, dot, dash, underscore or @')
+    .addOption(new Option('--role <role>', 'viewer reads; agent also acts on refunds; admin also manages clients').choices([...ROLES]).makeOptionMandatory())
+    .action(
+      run(async (login: string, opts: { role: OperatorRole }) => {
+        const password = await readPassword();
+        const c = config();
+        const op = await withStore(c, (s) => createOperator(s.db, { login, password, role: opts.role }, systemClock.now()));
+        out(`operator ${op.login} created (${op.role})`);
+      }),
+    );
+  operators
+    .command('list')
+    .description('every operator with role, state and last login')
+    .action(
+      run(async () => {
+        const ops = await withStore(config(), (s) => listOperators(s.db));
+        if (ops.length === 0) out('no operators (create one: postbook operators add LOGIN --role admin)');
+        for (const o of ops) out(`${o.login}  ${o.role}${o.disabled ? '  disabled' : ''}  created ${o.createdAt.toISOString()}  last login ${o.lastLoginAt ? o.lastLoginAt.toISOString() : 'never'}`);
+      }),
+    );
+
   return cli;
 }
 
@@ -364,7 +438,7 @@ main(process.argv.slice(2))
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(err.code);
     }
-    if (err instanceof WebhookRegistrationError || err instanceof ApiError) {
+    if (err instanceof WebhookRegistrationError || err instanceof ApiError || err instanceof OperatorError) {
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(2);
     }

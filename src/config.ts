@@ -27,6 +27,14 @@ export interface Config {
   webhookSecretKey: string | null;
   /** Requests per minute per client of extractPnr.do and pnr/claim.do together, unless the client's settings say otherwise. */
   pnrPerMinute: number;
+  /** The operator console (docs/console.md): session cookie's Secure flag (auto: when the request came over https). */
+  consoleCookieSecure: 'auto' | 'always' | 'never';
+  /** Hours a console session lasts after login. */
+  consoleSessionHours: number;
+  /** Minutes a refund may wait at status 0 before the queue flags it "not submitted" (decision 0029). */
+  consoleSubmitTargetMinutes: number;
+  /** Sandbox only: the password of the demo operators demo-viewer, demo-agent and demo-admin; null: none are created. */
+  consoleDemoPassword: string | null;
 }
 
 export class ConfigError extends Error {
@@ -55,6 +63,10 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'PGLITE_SHARED_BUFFERS_MB', default: '16', meaning: 'embedded store: PostgreSQL shared_buffers in MB (more holds more of a large database in memory; decision 0017)' },
   { name: 'WEBHOOK_SECRET_KEY', default: '(sandbox: a published key; otherwise webhooks off)', meaning: '32+ random characters: the key the webhook signing secrets are stored encrypted with (docs/webhooks.md)' },
   { name: 'PNR_RATE_PER_MINUTE', default: '120', meaning: "requests per minute per client of extractPnr.do and pnr/claim.do together (a client's settings.rateLimits.pnrPerMinute wins)" },
+  { name: 'CONSOLE_COOKIE_SECURE', default: 'auto', meaning: "operator console session cookie's Secure flag: auto (when the request came over https), always or never (docs/console.md)" },
+  { name: 'CONSOLE_SESSION_HOURS', default: '8', meaning: 'hours an operator console session lasts after login' },
+  { name: 'CONSOLE_SUBMIT_TARGET_MINUTES', default: '15', meaning: 'minutes a refund may wait before its submission to the airline before the console flags it (decision 0029)' },
+  { name: 'CONSOLE_DEMO_PASSWORD', default: '(unset: no demo operators)', meaning: 'sandbox only, 12+ characters: creates the console operators demo-viewer, demo-agent and demo-admin with this password' },
   { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
 ];
 
@@ -124,6 +136,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const adminToken = env.ADMIN_TOKEN?.trim() || null;
   if (adminToken !== null && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
 
+  const cookieSecure = (env.CONSOLE_COOKIE_SECURE?.trim() || 'auto').toLowerCase();
+  if (!['auto', 'always', 'never'].includes(cookieSecure)) problems.push(`CONSOLE_COOKIE_SECURE must be auto, always or never, got ${JSON.stringify(env.CONSOLE_COOKIE_SECURE)}`);
+  const consoleDemoPassword = env.CONSOLE_DEMO_PASSWORD || null;
+  if (consoleDemoPassword !== null && consoleDemoPassword.length < 12) problems.push('CONSOLE_DEMO_PASSWORD must be at least 12 characters');
+
   const config: Config = {
     port,
     host: env.HOST?.trim() || '127.0.0.1',
@@ -143,6 +160,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     pgliteSharedBuffersMb: intVar(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 4096, problems),
     webhookSecretKey,
     pnrPerMinute: intVar(env, 'PNR_RATE_PER_MINUTE', 120, 1, 1_000_000, problems),
+    consoleCookieSecure: cookieSecure as Config['consoleCookieSecure'],
+    consoleSessionHours: intVar(env, 'CONSOLE_SESSION_HOURS', 8, 1, 24 * 30, problems),
+    consoleSubmitTargetMinutes: intVar(env, 'CONSOLE_SUBMIT_TARGET_MINUTES', 15, 1, 7 * 24 * 60, problems),
+    consoleDemoPassword,
   };
   config.refundPollSeconds = intVar(env, 'REFUND_POLL_SECONDS', config.sandbox ? 2 : 300, 1, 86_400, problems);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,15 +1,16 @@
 // refund.do (spec 4.2): by refundOfferId (single use, guaranteed by the database) or by refundRequestList
 // (quote and submit in one step). Creates the refund order, its status history and its first job together,
 // in one statement (docs/architecture.md "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
+import { createHash, randomBytes } from 'node:crypto';
 import { newNumericId } from '../orders/orders.js';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
-import type { OrderRow } from '../store/schema.js';
+import type { Database, OrderRow } from '../store/schema.js';
 import { checkShape } from './checks.js';
-import { checkRefund, loadCallerOrder, prepareRefund } from './prepare.js';
+import { checkRefund, findCallerOrder, loadCallerOrder, prepareRefund, type OrderRef } from './prepare.js';
 import type { RefundCaller, RefundDeps, RefundScheduler } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
 import { offerStateSql, type OfferState } from './offers.js';
@@ -111,6 +112,8 @@ interface NewSubmission {
   displayCurrency: string | null;
   now: Date;
   expiresAt: Date;
+  /** The first history row's cause (default: submitted by the client). */
+  cause?: string;
 }
 
 /**
@@ -143,13 +146,14 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
     display_currency: s.displayCurrency,
     expires_at: s.expiresAt.toISOString(),
     at: s.now.toISOString(),
+    cause: s.cause ?? 'submitted by the client',
   }));
   return sql`
     with batch as (
       select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(offer_id text, refund_code text, client_id text, order_no text,
         reason text, ticket_nos text[], pax_indexes int[], request json, quote json, path text, quote_type text, refund_method text,
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
-        display_currency text, expires_at timestamptz, at timestamptz)
+        display_currency text, expires_at timestamptz, at timestamptz, cause text)
     ),
     offer as (
       insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
@@ -168,7 +172,7 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
     ),
     history as (
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
-      select refund_code, null, ${sql.lit(RS.PROCESSING)}, at, 'submitted by the client' from batch
+      select refund_code, null, ${sql.lit(RS.PROCESSING)}, at, cause from batch
     ),
     job as (${deps.scheduler.submissionJobsSql(sql`select refund_code from batch`)})
     select 1`;
@@ -187,7 +191,14 @@ function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<void> {
 }
 
 async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, items: RefundRequestItem[], displayCurrency: string | null) {
-  const { ctx, priced } = await prepareRefund(deps, caller, req, items, true);
+  let prepared;
+  try {
+    prepared = await prepareRefund(deps, caller, req, items, true);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, req, items, displayCurrency);
+    throw err;
+  }
+  const { ctx, priced } = prepared;
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
   const now = deps.clock.now();
   const submission: NewSubmission = {
@@ -233,6 +244,7 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   try {
     checkRefund(deps, caller, ctx, items, checkShape(items), now, true);
   } catch (err) {
+    if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, { orderNo: ctx.order.order_no }, items, displayCurrency);
     // A concurrent submission of this same offer may have committed between the offer read and the order
     // read: its refund then fails our check (803). The offer's own state is the answer (spec 7.1: 813).
     if (err instanceof ApiError && (await readOffer())?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
@@ -274,4 +286,76 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   }
   deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
+}
+
+// ---- the operator console's cases (decision 0029) ----
+
+/** What a console case holds: the request as submitted, with its order resolved to an orderNo. */
+export interface ConsoleCaseRequest {
+  orderNo: string;
+  refundRequestList: RefundRequestItem[];
+  displayCurrency: string | null;
+}
+
+/**
+ * refund.do's 825 (a voluntary refund after departure): the request becomes a console case for an agent, in a
+ * statement of its own (nothing else is written), and the answer stays 825. The same request sent again while
+ * its case waits adds nothing (unique index console_cases_one_pending).
+ */
+async function recordConsoleCase(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>, ref: OrderRef, items: RefundRequestItem[], displayCurrency: string | null): Promise<void> {
+  const order = await findCallerOrder(deps, caller, ref);
+  const request: ConsoleCaseRequest = { orderNo: order.order_no, refundRequestList: items, displayCurrency };
+  const text = JSON.stringify(request);
+  await deps.db
+    .insertInto('console_cases')
+    .values({
+      case_id: `cc_${randomBytes(9).toString('base64url')}`,
+      client_id: caller.clientId,
+      order_no: order.order_no,
+      request: text,
+      request_hash: createHash('sha256').update(text).digest('hex'),
+      created_at: deps.clock.now(),
+    })
+    .onConflict((oc) => oc.columns(['client_id', 'order_no', 'request_hash']).where('status', '=', 'pending').doNothing())
+    .execute();
+}
+
+/**
+ * An agent approves a console case: the request is checked and priced again as a submission would be, except
+ * that the console is the place it was sent to (no 825), and becomes a refund at status 0 with its first job,
+ * in one transaction with `alongside` (the case's decision and its audit row). Throws ApiError with the refund
+ * code that stops it (e.g. 803 when a refund of the tickets exists, 808 when nothing is refundable).
+ */
+export async function submitApprovedCase(
+  deps: RefundDeps,
+  caller: RefundCaller,
+  request: ConsoleCaseRequest,
+  cause: string,
+  alongside: (trx: Transaction<Database>, refundCode: string) => Promise<void>,
+): Promise<{ refundCode: string }> {
+  const { ctx, priced } = await prepareRefund(deps, caller, { orderNo: request.orderNo }, request.refundRequestList, false);
+  if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
+  const now = deps.clock.now();
+  const submission: NewSubmission = {
+    offerId: newOfferId(),
+    refundCode: newRefundCode(),
+    clientId: caller.clientId,
+    order: ctx.order,
+    priced,
+    items: request.refundRequestList,
+    displayCurrency: request.displayCurrency,
+    now,
+    expiresAt: new Date(now.getTime() + deps.offerTtlMs),
+    cause,
+  };
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      await executePrepared(trx, submissionsSql(deps, [submission]));
+      await alongside(trx, submission.refundCode);
+    });
+  } catch (err) {
+    mapConflict(err);
+  }
+  deps.scheduler.submitted();
+  return { refundCode: submission.refundCode };
 }

@@ -259,6 +259,10 @@ export interface Database {
   void_offers: VoidOffersTable;
   void_orders: VoidOrdersTable;
   void_status_history: VoidStatusHistoryTable;
+  operators: OperatorsTable;
+  console_sessions: ConsoleSessionsTable;
+  audit_log: AuditLogTable;
+  console_cases: ConsoleCasesTable;
 }
 
 /** voidQuotation.do answers (migration 0011): only the newest (largest seq) of an order can be submitted, once. */
@@ -400,4 +404,57 @@ export interface SandboxSeatSalesTable {
 export interface SandboxSeatVersionsTable {
   flight_key: string;
   version: number;
+}
+
+// ---- the operator console (migration 0015) ----
+
+export type OperatorRole = 'viewer' | 'agent' | 'admin';
+
+export interface OperatorsTable {
+  operator_id: string;
+  /** lower case */
+  login: string;
+  password_hash: string;
+  role: OperatorRole;
+  disabled: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  last_login_at: Timestamp | null;
+}
+
+export interface ConsoleSessionsTable {
+  /** SHA-256 of the cookie's token, hex */
+  token_hash: string;
+  operator_id: string;
+  csrf_token: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  operator_id: string;
+  operator_login: string;
+  at: Timestamp;
+  action: string;
+  target: string;
+  before: ColumnType<unknown, string | null, string | null>;
+  after: ColumnType<unknown, string | null, string | null>;
+}
+
+export type ConsoleCaseStatus = 'pending' | 'approved' | 'rejected';
+
+/** A refund.do request answered 825, waiting for an agent's decision (decision 0029). */
+export interface ConsoleCasesTable {
+  case_id: string;
+  client_id: string;
+  order_no: string;
+  request: Json<unknown>;
+  request_hash: string;
+  status: ColumnType<ConsoleCaseStatus, ConsoleCaseStatus | undefined, ConsoleCaseStatus>;
+  refund_code: string | null;
+  cancel_reason: string | null;
+  decided_by: string | null;
+  decided_at: Timestamp | null;
+  created_at: Timestamp;
 }

@@ -1,0 +1,82 @@
+// The console's shell: the session (or the login page), the navigation, and the page of the current path.
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { api, setCsrfToken, whenLoggedOut, type SessionInfo } from './api.ts';
+import { Link, match, useRouter } from './router.tsx';
+import { Login } from './pages/Login.tsx';
+import { Queue } from './pages/Queue.tsx';
+import { RefundPage } from './pages/RefundPage.tsx';
+import { VoidPage } from './pages/VoidPage.tsx';
+import { Cases } from './pages/Cases.tsx';
+import { CasePage } from './pages/CasePage.tsx';
+import { Clients } from './pages/Clients.tsx';
+import { Sandbox } from './pages/Sandbox.tsx';
+import { SeatMaps } from './pages/SeatMaps.tsx';
+import { AuditPage } from './pages/AuditPage.tsx';
+// The chart library is large: loaded only when the charts page is opened.
+const ChartsPage = lazy(() => import('./pages/ChartsPage.tsx').then((m) => ({ default: m.ChartsPage })));
+import { when } from './format.ts';
+
+export function App() {
+  const [session, setSession] = useState<SessionInfo | null | 'loading'>('loading');
+  const { path, navigate } = useRouter();
+
+  const adopt = useCallback((s: SessionInfo | null) => {
+    setCsrfToken(s?.csrfToken ?? null);
+    setSession(s);
+  }, []);
+
+  useEffect(() => {
+    whenLoggedOut(() => adopt(null));
+    api.session().then(adopt, () => adopt(null));
+  }, [adopt]);
+
+  if (session === 'loading') return <p className="loading">Loading…</p>;
+  if (!session) return <Login onLogin={(s) => { adopt(s); if (path === '/login') navigate('/', { replace: true }); }} />;
+
+  const logout = async () => {
+    try {
+      await api.logout();
+    } finally {
+      adopt(null);
+      navigate('/', { replace: true });
+    }
+  };
+
+  let page;
+  let m;
+  if (path === '/' || path === '/login') page = <Queue />;
+  else if ((m = match('/refunds/:code', path))) page = <RefundPage code={m.code!} role={session.operator.role} />;
+  else if ((m = match('/voids/:code', path))) page = <VoidPage code={m.code!} role={session.operator.role} />;
+  else if (path === '/cases') page = <Cases />;
+  else if ((m = match('/cases/:id', path))) page = <CasePage id={m.id!} role={session.operator.role} />;
+  else if (path === '/audit' && session.operator.role === 'admin') page = <AuditPage />;
+  else if (path === '/seatmaps') page = <SeatMaps />;
+  else if (path === '/charts') page = <Suspense fallback={<main id="main"><h1>Charts</h1><p className="loading">Loading…</p></main>}><ChartsPage /></Suspense>;
+  else if (path === '/clients') page = <Clients role={session.operator.role} />;
+  else if (path === '/sandbox' && session.sandbox) page = <Sandbox role={session.operator.role} />;
+  else page = <main id="main"><h1>Not found</h1><p>No console page at this address. <Link to="/">Back to the refund queue</Link>.</p></main>;
+
+  return (
+    <>
+      <a className="skip" href="#main">Skip to content</a>
+      <header className="top">
+        <span className="brand">postbook console</span>
+        <nav aria-label="Console">
+          <Link to="/" aria-current={path === '/' ? 'page' : undefined}>Refund queue</Link>
+          <Link to="/cases" aria-current={path.startsWith('/cases') ? 'page' : undefined}>Console cases</Link>
+          <Link to="/seatmaps" aria-current={path === '/seatmaps' ? 'page' : undefined}>Seat maps</Link>
+          <Link to="/charts" aria-current={path === '/charts' ? 'page' : undefined}>Charts</Link>
+          {session.operator.role === 'admin' ? <Link to="/clients" aria-current={path === '/clients' ? 'page' : undefined}>Clients</Link> : null}
+          {session.operator.role === 'admin' ? <Link to="/audit" aria-current={path === '/audit' ? 'page' : undefined}>Audit log</Link> : null}
+          {session.sandbox ? <Link to="/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>Sandbox</Link> : null}
+        </nav>
+        <span className="who">
+          {session.sandbox ? <span className="badge sandbox" title="sandbox clock">sandbox · {when(session.now)}</span> : null}
+          <span data-testid="operator">{session.operator.login}</span> <span className="badge">{session.operator.role}</span>
+          <button type="button" onClick={() => void logout()}>Log out</button>
+        </span>
+      </header>
+      {page}
+    </>
+  );
+}

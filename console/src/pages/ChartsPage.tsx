@@ -1,0 +1,94 @@
+// Charts where operators would rather look than read (recharts, SVG): refund status changes per day by the
+// status reached, and time to refund per airline. Each chart has its numbers in a table below it (screen
+// readers read the table; the chart itself is marked as an image with a description).
+import { useEffect, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { api, ApiFailure, type Charts } from '../api.ts';
+import { REFUND_STATUS } from '../format.ts';
+
+// Distinguishable colours, each at least 3:1 against white (WCAG non-text contrast).
+const COLOURS: Record<string, string> = { '0': '#6b6b6b', '1': '#0b4f9c', '2': '#1b7a2f', '3': '#7a4f00', '4': '#a10000', '5': '#00695c', '6': '#5e35b1' };
+const STATUSES = ['0', '1', '3', '2', '5', '4', '6'];
+
+export function ChartsPage() {
+  const [days, setDays] = useState(30);
+  const [data, setData] = useState<Charts | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api.charts(days).then((d) => (setData(d), setError(null)), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the charts cannot be loaded'));
+  }, [days]);
+  const perDay = data?.perDay.map((d) => ({ day: d.day.slice(5), ...Object.fromEntries(STATUSES.map((s) => [s, d.byStatus[s] ?? 0])) })) ?? [];
+  const used = STATUSES.filter((s) => data?.perDay.some((d) => (d.byStatus[s] ?? 0) > 0));
+  return (
+    <main id="main">
+      <h1>Charts</h1>
+      <div className="filters">
+        <div>
+          <label htmlFor="days">Window</label>
+          <select id="days" value={days} onChange={(e) => setDays(Number(e.target.value))}>
+            <option value={7}>last 7 days</option>
+            <option value={30}>last 30 days</option>
+            <option value={90}>last 90 days</option>
+          </select>
+        </div>
+      </div>
+      {error ? <p role="alert" className="error">{error}</p> : null}
+      {!data ? <p className="loading">Loading…</p> : (
+        <>
+          <section aria-labelledby="per-day-h">
+            <h2 id="per-day-h">Refunds per day by status reached</h2>
+            <div role="img" aria-label={`Stacked bars: refund status changes per day over the last ${data.days} days; the table below holds the numbers`} className="chart" data-testid="chart-per-day">
+              <ResponsiveContainer width="100%" height={280}>
+                <BarChart data={perDay} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+                  <CartesianGrid strokeDasharray="3 3" />
+                  <XAxis dataKey="day" />
+                  <YAxis allowDecimals={false} />
+                  <Tooltip />
+                  <Legend />
+                  {used.map((s) => <Bar key={s} dataKey={s} name={`${s} ${REFUND_STATUS[Number(s)]}`} stackId="a" fill={COLOURS[s]} isAnimationActive={false} />)}
+                </BarChart>
+              </ResponsiveContainer>
+            </div>
+            <details>
+              <summary>The numbers</summary>
+              <table>
+                <thead><tr><th scope="col">Day</th>{used.map((s) => <th key={s} scope="col" className="num">{s} {REFUND_STATUS[Number(s)]}</th>)}</tr></thead>
+                <tbody>
+                  {data.perDay.filter((d) => Object.keys(d.byStatus).length > 0).map((d) => (
+                    <tr key={d.day}><td>{d.day}</td>{used.map((s) => <td key={s} className="num">{d.byStatus[s] ?? 0}</td>)}</tr>
+                  ))}
+                </tbody>
+              </table>
+            </details>
+          </section>
+          <section aria-labelledby="ttr-h">
+            <h2 id="ttr-h">Time to refund per airline (hours, submission to refunded)</h2>
+            {data.timeToRefund.length === 0 ? <p>No refund completed in this window.</p> : (
+              <>
+                <div role="img" aria-label="Bars: median and 90th percentile hours from submission to refund per airline; the table below holds the numbers" className="chart" data-testid="chart-time-to-refund">
+                  <ResponsiveContainer width="100%" height={240}>
+                    <BarChart data={data.timeToRefund} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+                      <CartesianGrid strokeDasharray="3 3" />
+                      <XAxis dataKey="carrier" />
+                      <YAxis />
+                      <Tooltip />
+                      <Legend />
+                      <Bar dataKey="medianHours" name="median" fill="#0b4f9c" isAnimationActive={false} />
+                      <Bar dataKey="p90Hours" name="90th percentile" fill="#7a4f00" isAnimationActive={false} />
+                    </BarChart>
+                  </ResponsiveContainer>
+                </div>
+                <table>
+                  <thead><tr><th scope="col">Airline</th><th scope="col" className="num">Refunds</th><th scope="col" className="num">Median (h)</th><th scope="col" className="num">90th percentile (h)</th></tr></thead>
+                  <tbody>
+                    {data.timeToRefund.map((t) => <tr key={t.carrier}><td>{t.carrier}</td><td className="num">{t.count}</td><td className="num">{t.medianHours}</td><td className="num">{t.p90Hours}</td></tr>)}
+                  </tbody>
+                </table>
+              </>
+            )}
+          </section>
+        </>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,161 @@
+// API clients (admins): create one (its secret is shown once, here), rotate a secret with a grace period for
+// the old one, disable or enable. Other roles are told the page is for admins; the service refuses them too.
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { Fragment } from 'react';
+import { api, ApiFailure, type ClientSettingsEdit, type ClientView, type Role } from '../api.ts';
+import { when } from '../format.ts';
+import { Action } from './parts.tsx';
+
+const FIELDS: Array<{ key: string; label: string; hint: string }> = [
+  { key: 'refundServiceFee', label: 'Refund service fee per passenger', hint: 'e.g. EUR 5.00; empty: none' },
+  { key: 'minMinutesBeforeDeparture', label: 'Voluntary refunds need minutes before departure', hint: 'empty: no criterion (840)' },
+  { key: 'ancillaryPerMinute', label: 'Ancillary pool per minute', hint: 'empty: the default' },
+  { key: 'verifyPerMinute', label: 'Verify pool per minute', hint: 'empty: the default' },
+  { key: 'pnrPerMinute', label: 'PNR pool per minute', hint: 'empty: PNR_RATE_PER_MINUTE' },
+  { key: 'maxRatio', label: 'Look-to-book: max seat requests per paid order', hint: 'empty: no check (223)' },
+  { key: 'minRequests', label: 'Look-to-book: checked after requests', hint: 'with the ratio' },
+];
+
+function initialValues(c: ClientView): Record<string, string> {
+  const s = c.settings as { refundServiceFee?: string; refundCriteria?: { minMinutesBeforeDeparture?: number }; rateLimits?: Record<string, number>; lookToBook?: { maxRatio?: number; minRequests?: number } };
+  const str = (v: string | number | undefined) => (v === undefined ? "" : String(v));
+  return {
+    refundServiceFee: str(s.refundServiceFee),
+    minMinutesBeforeDeparture: str(s.refundCriteria?.minMinutesBeforeDeparture),
+    ancillaryPerMinute: str(s.rateLimits?.ancillaryPerMinute),
+    verifyPerMinute: str(s.rateLimits?.verifyPerMinute),
+    pnrPerMinute: str(s.rateLimits?.pnrPerMinute),
+    maxRatio: str(s.lookToBook?.maxRatio),
+    minRequests: str(s.lookToBook?.minRequests),
+  };
+}
+
+function SettingsForm({ client, onSaved, onCancel }: { client: ClientView; onSaved: () => void; onCancel: () => void }) {
+  const [values, setValues] = useState(() => initialValues(client));
+  const [error, setError] = useState<string | null>(null);
+  const num = (k: string) => (values[k]!.trim() === '' ? null : Number(values[k]));
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    const body: ClientSettingsEdit = {
+      refundServiceFee: values.refundServiceFee!.trim() === '' ? null : values.refundServiceFee!.trim(),
+      minMinutesBeforeDeparture: num('minMinutesBeforeDeparture'),
+      ancillaryPerMinute: num('ancillaryPerMinute'),
+      verifyPerMinute: num('verifyPerMinute'),
+      pnrPerMinute: num('pnrPerMinute'),
+      lookToBook: num('maxRatio') === null ? null : { maxRatio: num('maxRatio')!, minRequests: num('minRequests') ?? 0 },
+    };
+    try {
+      await api.clientSettings(client.clientId, body);
+      onSaved();
+    } catch (err) {
+      setError(err instanceof ApiFailure ? err.message : 'the settings cannot be saved');
+    }
+  };
+  return (
+    <form onSubmit={(e) => void save(e)} aria-label={`Settings of ${client.clientId}`} className="settings">
+      {FIELDS.map((f) => (
+        <div key={f.key}>
+          <label htmlFor={`${client.clientId}-${f.key}`}>{f.label}</label>
+          <input id={`${client.clientId}-${f.key}`} value={values[f.key]} onChange={(e) => setValues({ ...values, [f.key]: e.target.value })} aria-describedby={`${client.clientId}-${f.key}-hint`} />
+          <small id={`${client.clientId}-${f.key}-hint`} className="why"> {f.hint}</small>
+        </div>
+      ))}
+      {error ? <p role="alert" className="error">{error}</p> : null}
+      <button type="submit">Save settings of {client.clientId}</button> <button type="button" onClick={onCancel}>Cancel</button>
+    </form>
+  );
+}
+
+function SecretOnce({ clientId, secret, onDone }: { clientId: string; secret: string; onDone: () => void }) {
+  return (
+    <section role="status" className="notice secret" aria-labelledby="secret-h">
+      <h2 id="secret-h">Secret of {clientId}</h2>
+      <p>Shown only now: copy it to the client's configuration. postbook keeps only its hash.</p>
+      <p>
+        <label htmlFor="secret-value">Secret</label>
+        <input id="secret-value" readOnly value={secret} size={40} onFocus={(e) => e.target.select()} data-testid="secret" />
+      </p>
+      <button type="button" onClick={onDone}>I stored it</button>
+    </section>
+  );
+}
+
+export function Clients({ role }: { role: Role }) {
+  const [clients, setClients] = useState<ClientView[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [shown, setShown] = useState<{ clientId: string; secret: string } | null>(null);
+  const [newId, setNewId] = useState('');
+  const [newName, setNewName] = useState('');
+  const [grace, setGrace] = useState<Record<string, string>>({});
+  const [editing, setEditing] = useState<string | null>(null);
+  const load = useCallback(() => {
+    api.clients().then((d) => (setClients(d.clients), setError(null)), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the clients cannot be loaded'));
+  }, []);
+  useEffect(load, [load]);
+
+  if (role !== 'admin') return <main id="main"><h1>Clients</h1><p>Client management is for admins.</p></main>;
+  const create = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      const { secret } = await api.addClient(newId, newName);
+      setShown({ clientId: newId, secret });
+      setNewId('');
+      setNewName('');
+      load();
+    } catch (err) {
+      setError(err instanceof ApiFailure ? err.message : 'the client cannot be created');
+    }
+  };
+  return (
+    <main id="main">
+      <h1>Clients</h1>
+      {shown ? <SecretOnce {...shown} onDone={() => setShown(null)} /> : null}
+      {error ? <p role="alert" className="error">{error}</p> : null}
+      <form className="filters" onSubmit={(e) => void create(e)} aria-label="New client">
+        <div>
+          <label htmlFor="new-id">Client id</label>
+          <input id="new-id" required pattern="[A-Za-z0-9._\-]{3,64}" value={newId} onChange={(e) => setNewId(e.target.value)} />
+        </div>
+        <div>
+          <label htmlFor="new-name">Name</label>
+          <input id="new-name" required maxLength={200} value={newName} onChange={(e) => setNewName(e.target.value)} />
+        </div>
+        <button type="submit">Create client</button>
+      </form>
+      {!clients ? <p className="loading">Loading…</p> : (
+        <table>
+          <thead>
+            <tr><th scope="col">Client</th><th scope="col">Status</th><th scope="col">Settings</th><th scope="col">Webhook URL</th><th scope="col">Old secret valid until</th><th scope="col">Actions</th></tr>
+          </thead>
+          <tbody>
+            {clients.map((c) => (
+              <Fragment key={c.clientId}>
+              <tr data-client={c.clientId}>
+                <td><strong>{c.clientId}</strong><br />{c.name}</td>
+                <td>{c.status}</td>
+                <td><code>{Object.keys(c.settings).length ? JSON.stringify(c.settings) : '—'}</code></td>
+                <td>{c.webhookUrl ?? '—'}</td>
+                <td>{when(c.previousSecretExpiresAt)}</td>
+                <td>
+                  <label htmlFor={`grace-${c.clientId}`}>Grace for {c.clientId} (hours)</label>
+                  <input id={`grace-${c.clientId}`} type="number" min={0} max={720} size={4} value={grace[c.clientId] ?? '24'} onChange={(e) => setGrace({ ...grace, [c.clientId]: e.target.value })} />{' '}
+                  <Action label={`Rotate ${c.clientId}`} needs="admin" role={role} allowed={{ allowed: true }} confirm="The old secret keeps working for the grace period." run={() => api.rotateClient(c.clientId, Number(grace[c.clientId] ?? '24'))} done={(r) => (setShown({ clientId: c.clientId, secret: (r as { secret: string }).secret }), load())} />
+                  <Action label={c.status === 'active' ? `Disable ${c.clientId}` : `Enable ${c.clientId}`} needs="admin" role={role} allowed={{ allowed: true }} confirm={c.status === 'active' ? "Refuse the client's calls from now on?" : undefined} run={() => api.setClientStatus(c.clientId, c.status === 'active' ? 'disable' : 'enable')} done={load} />
+                  <button type="button" aria-expanded={editing === c.clientId} onClick={() => setEditing(editing === c.clientId ? null : c.clientId)}>Settings of {c.clientId}</button>
+                </td>
+              </tr>
+              {editing === c.clientId ? (
+                <tr>
+                  <td colSpan={6}>
+                    <SettingsForm client={c} onCancel={() => setEditing(null)} onSaved={() => (setEditing(null), load())} />
+                  </td>
+                </tr>
+              ) : null}
+              </Fragment>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </main>
+  );
+}

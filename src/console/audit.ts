@@ -1,0 +1,44 @@
+// The audit log: every console action with its operator, time, target and the state before and after, written
+// in the transaction of the change it records (a rolled-back action leaves no audit row, and no change goes unaudited).
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { Operator } from './operators.js';
+
+export async function audit(
+  db: Kysely<Database>,
+  operator: Pick<Operator, 'operatorId' | 'login'>,
+  action: string,
+  target: string,
+  before: unknown,
+  after: unknown,
+): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      operator_id: operator.operatorId,
+      operator_login: operator.login,
+      at: new Date(),
+      action,
+      target,
+      before: before === undefined || before === null ? null : JSON.stringify(before),
+      after: after === undefined || after === null ? null : JSON.stringify(after),
+    })
+    .execute();
+}
+
+export interface AuditEntry {
+  id: number;
+  operator: string;
+  at: string;
+  action: string;
+  target: string;
+  before: unknown;
+  after: unknown;
+}
+
+export async function auditOf(db: Kysely<Database>, opts: { target?: string; limit: number }): Promise<AuditEntry[]> {
+  let q = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(opts.limit);
+  if (opts.target) q = q.where('target', '=', opts.target);
+  const rows = await q.execute();
+  return rows.map((r) => ({ id: Number(r.id), operator: r.operator_login, at: new Date(r.at).toISOString(), action: r.action, target: r.target, before: r.before, after: r.after }));
+}

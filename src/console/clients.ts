@@ -1,0 +1,154 @@
+// Client management from the console (admin only): list with settings and webhook URL, create (the secret is
+// answered once and never stored in clear or audited), rotate with a grace period for the old secret,
+// disable and enable. Each change is audited in its transaction; this process's authenticator forgets the
+// client at once (other processes within its 30 s cache).
+import type { Kysely } from 'kysely';
+import { createClient, rotateSecret, setClientStatus } from '../clients/clients.js';
+import { isUniqueViolation } from '../store/errors.js';
+import { MoneyError, parseMoney } from '../money/money.js';
+import type { Database } from '../store/schema.js';
+import { ActionRefused } from './actions.js';
+import { audit } from './audit.js';
+import type { Operator } from './operators.js';
+
+export interface ClientView {
+  clientId: string;
+  name: string;
+  status: 'active' | 'disabled';
+  settings: Record<string, unknown>;
+  webhookUrl: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const CLIENT_ID = /^[A-Za-z0-9._-]{3,64}$/;
+export const MAX_GRACE_HOURS = 24 * 30;
+
+export async function listClients(db: Kysely<Database>, now: Date): Promise<ClientView[]> {
+  const rows = await db
+    .selectFrom('clients')
+    .select(['client_id', 'name', 'status', 'settings', 'webhook_url', 'previous_secret_expires_at', 'created_at', 'updated_at'])
+    .orderBy('client_id')
+    .execute();
+  return rows.map((r) => ({
+    clientId: r.client_id,
+    name: r.name,
+    status: r.status,
+    settings: r.settings,
+    webhookUrl: r.webhook_url,
+    // A grace period that ended is no grace period.
+    previousSecretExpiresAt: r.previous_secret_expires_at && new Date(r.previous_secret_expires_at) > now ? new Date(r.previous_secret_expires_at).toISOString() : null,
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+  }));
+}
+
+export interface ClientAdminDeps {
+  db: Kysely<Database>;
+  /** The service clock (grace periods run on it, as the authenticator reads them). */
+  now: () => Date;
+  /** Forget this process's cached verifications of a client. */
+  invalidate: (clientId: string) => void;
+}
+
+export async function addClient(deps: ClientAdminDeps, operator: Operator, clientId: string, name: string): Promise<{ secret: string }> {
+  if (!CLIENT_ID.test(clientId)) throw new ActionRefused(409, 'client id: 3 to 64 letters, digits, dot, dash or underscore');
+  const trimmed = name.trim();
+  if (trimmed === '' || trimmed.length > 200) throw new ActionRefused(409, 'name: 1 to 200 characters');
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const secret = await createClient(trx, clientId, trimmed, deps.now());
+      await audit(trx, operator, 'client.create', `client:${clientId}`, null, { clientId, name: trimmed, status: 'active' });
+      return { secret };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ActionRefused(409, `a client ${clientId} exists already`);
+    throw err;
+  }
+}
+
+export async function rotateClient(deps: ClientAdminDeps, operator: Operator, clientId: string, graceHours: number): Promise<{ secret: string; previousSecretExpiresAt: string }> {
+  if (!Number.isFinite(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) throw new ActionRefused(409, `grace period: 0 to ${MAX_GRACE_HOURS} hours`);
+  const now = deps.now();
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('clients').select(['previous_secret_expires_at']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
+    if (!before) throw new ActionRefused(404, `no client ${clientId}`);
+    const secret = await rotateSecret(trx, clientId, now, graceHours * 3_600_000);
+    const expires = new Date(now.getTime() + graceHours * 3_600_000).toISOString();
+    await audit(
+      trx,
+      operator,
+      'client.rotate',
+      `client:${clientId}`,
+      { previousSecretExpiresAt: before.previous_secret_expires_at ? new Date(before.previous_secret_expires_at).toISOString() : null },
+      { previousSecretExpiresAt: expires, graceHours },
+    );
+    return { secret: secret!, previousSecretExpiresAt: expires };
+  });
+  deps.invalidate(clientId);
+  return result;
+}
+
+export async function setClientState(deps: ClientAdminDeps, operator: Operator, clientId: string, status: 'active' | 'disabled'): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('clients').select(['status']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
+    if (!before) throw new ActionRefused(404, `no client ${clientId}`);
+    if (before.status === status) throw new ActionRefused(409, `the client is ${status} already`);
+    await setClientStatus(trx, clientId, status, deps.now());
+    await audit(trx, operator, status === 'disabled' ? 'client.disable' : 'client.enable', `client:${clientId}`, { status: before.status }, { status });
+  });
+  deps.invalidate(clientId);
+}
+
+/** The settings the console edits; every other key of a client's settings is kept as it is. null removes one. */
+export interface EditableSettings {
+  refundServiceFee: string | null;
+  minMinutesBeforeDeparture: number | null;
+  ancillaryPerMinute: number | null;
+  verifyPerMinute: number | null;
+  pnrPerMinute: number | null;
+  lookToBook: { maxRatio: number; minRequests: number } | null;
+}
+
+/** The client's settings with the edited keys replaced (docs/world.md "clients": the same keys a world file sets). */
+export function applySettings(current: Record<string, unknown>, edit: EditableSettings): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...current };
+  const set = (key: string, value: unknown) => (value === null || value === undefined ? delete next[key] : (next[key] = value));
+  if (edit.refundServiceFee !== null) {
+    try {
+      const m = parseMoney(edit.refundServiceFee);
+      if (m.minor < 0) throw new MoneyError('negative');
+    } catch (err) {
+      if (err instanceof MoneyError) throw new ActionRefused(409, 'refund service fee: an amount like "EUR 5.00" (currency code, then a non-negative amount)');
+      throw err;
+    }
+  }
+  set('refundServiceFee', edit.refundServiceFee?.trim() ?? null);
+  const criteria = { ...((current.refundCriteria as Record<string, unknown> | undefined) ?? {}) };
+  if (edit.minMinutesBeforeDeparture === null) delete criteria.minMinutesBeforeDeparture;
+  else criteria.minMinutesBeforeDeparture = edit.minMinutesBeforeDeparture;
+  set('refundCriteria', Object.keys(criteria).length ? criteria : null);
+  const limits = { ...((current.rateLimits as Record<string, unknown> | undefined) ?? {}) };
+  for (const k of ['ancillaryPerMinute', 'verifyPerMinute', 'pnrPerMinute'] as const) {
+    if (edit[k] === null) delete limits[k];
+    else limits[k] = edit[k];
+  }
+  set('rateLimits', Object.keys(limits).length ? limits : null);
+  set('lookToBook', edit.lookToBook);
+  return next;
+}
+
+export async function editClientSettings(deps: ClientAdminDeps, operator: Operator, clientId: string, edit: EditableSettings): Promise<Record<string, unknown>> {
+  const after = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('clients').select(['settings']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
+    if (!row) throw new ActionRefused(404, `no client ${clientId}`);
+    const before = row.settings as Record<string, unknown>;
+    const next = applySettings(before, edit);
+    await trx.updateTable('clients').set({ settings: JSON.stringify(next), updated_at: deps.now() }).where('client_id', '=', clientId).execute();
+    await audit(trx, operator, 'client.settings', `client:${clientId}`, before, next);
+    return next;
+  });
+  deps.invalidate(clientId);
+  return after;
+}

@@ -1,0 +1,395 @@
+// The operator console over HTTP (docs/console.md): the built React app under /console (its assets from
+// console/dist, every other /console path answering index.html for the app's own routes) and its JSON API
+// under /console/api/*, kept out of the public OpenAPI document. Operators log in with a password and get a
+// server-side session (HttpOnly, SameSite=Strict cookie); every state-changing call carries the session's
+// CSRF token in the x-csrf-token header; roles gate the actions; the actions write the audit log.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import Type from 'typebox';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Database, OperatorRole } from '../store/schema.js';
+import type { RefundDeps } from '../refunds/deps.js';
+import { REFUND_ORDER_STATUS } from '../refunds/statuses.js';
+import { loadContextForCaller } from '../refunds/context.js';
+import { ActionRefused, approveCase, CANCEL_REASONS, rejectCase, redeliverWebhook, retryRefund, withdrawRefund } from './actions.js';
+import { audit, auditOf } from './audit.js';
+import { refundDetail, voidDetail, orderView } from './detail.js';
+import { roleAllows, seedDemoOperators, verifyLogin, type Operator } from './operators.js';
+import { refundQueue, queueFacets, type QueueFilter } from './queue.js';
+import { createSession, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
+import { FailedLogins } from './throttle.js';
+import { ApiError } from '../errors.js';
+import { clockState, type SharedSandboxClock } from '../sandbox-clock.js';
+import { charts } from './charts.js';
+import { flightSeatMap, seatSources, sessionSeatMap } from './seatmaps.js';
+import type { BookingDeps } from '../booking/airline-calls.js';
+import type { World } from '../airline/sandbox/world.js';
+import { addClient, editClientSettings, listClients, rotateClient, setClientState, type EditableSettings } from './clients.js';
+
+export interface ConsoleDeps {
+  config: Config;
+  db: Kysely<Database>;
+  clock: Clock;
+  refunds: RefundDeps;
+  /** Forget this process's cached verifications of a client (after a rotation or a status change). */
+  invalidateClient: (clientId: string) => void;
+  /** The shared sandbox clock (sandbox mode): the sandbox panel shows and moves it. */
+  sandboxClock: SharedSandboxClock | null;
+  /** The seat map viewer: the booking chain's reads, and the sandbox world's flights. */
+  booking: BookingDeps;
+  world: World | null;
+}
+
+/** Where `npm run build` puts the console app (vite, console/vite.config.ts): the same path from src/ and dist/. */
+export const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console/dist');
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Console API: the least role a route needs (viewer when absent). */
+    consoleRole?: OperatorRole;
+  }
+  interface FastifyRequest {
+    consoleSession: Session | null;
+  }
+}
+
+const LOGIN_FAILED = 'login or password is wrong';
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+const hidden = { hide: true };
+const CodeParams = Type.Object({ code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+const EventParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$' }) });
+const LoginBody = Type.Object({ login: Type.String({ minLength: 1, maxLength: 64 }), password: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false });
+const RejectBody = Type.Object({ cancelReason: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+const QueueQuery = Type.Object(
+  {
+    kind: Type.Optional(Type.Union([Type.Literal('refund'), Type.Literal('void')])),
+    status: Type.Optional(Type.String({ pattern: '^[0-6]$' })),
+    airline: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{2,3}$' })),
+    client: Type.Optional(Type.String({ maxLength: 64 })),
+    payment: Type.Optional(Type.Union(['deposit', 'virtualCard', 'ownAccount', 'merchant'].map((m) => Type.Literal(m)))),
+    reason: Type.Optional(Type.Union(['0', '1', '4'].map((m) => Type.Literal(m)))),
+    minAgeHours: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+    late: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0')])),
+    sort: Type.Optional(Type.Union(['created', 'updated', 'amount', 'status'].map((m) => Type.Literal(m)))),
+    dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
+    offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
+  },
+  { additionalProperties: false },
+);
+const ClientParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }) });
+const NewClientBody = Type.Object({ clientId: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
+const RotateBody = Type.Object({ graceHours: Type.Number({ minimum: 0, maximum: 720 }) }, { additionalProperties: false });
+const MoveClockBody = Type.Object({ advanceMinutes: Type.Integer({ minimum: 1, maximum: 5_256_000 }) }, { additionalProperties: false });
+const SeatMapQuery = Type.Object(
+  {
+    session: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' })),
+    segment: Type.Optional(Type.String({ pattern: '^[0-9]{1,2}$' })),
+    flight: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' })),
+    cabinClass: Type.Optional(Type.String({ pattern: '^[0-9]$' })),
+  },
+  { additionalProperties: false },
+);
+const PerMinute = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()]);
+const SettingsBody = Type.Object(
+  {
+    refundServiceFee: Type.Union([Type.String({ maxLength: 30 }), Type.Null()]),
+    minMinutesBeforeDeparture: Type.Union([Type.Integer({ minimum: 0, maximum: 525_600 }), Type.Null()]),
+    ancillaryPerMinute: PerMinute,
+    verifyPerMinute: PerMinute,
+    pnrPerMinute: PerMinute,
+    lookToBook: Type.Union([Type.Object({ maxRatio: Type.Number({ minimum: 1, maximum: 1_000_000 }), minRequests: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }) }, { additionalProperties: false }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+const CasesQuery = Type.Object({ status: Type.Optional(Type.Union(['pending', 'approved', 'rejected'].map((m) => Type.Literal(m)))) }, { additionalProperties: false });
+
+export function consolePlugin(deps: ConsoleDeps): FastifyPluginAsync {
+  return async (app) => {
+    if (deps.config.sandbox && deps.config.consoleDemoPassword) await seedDemoOperators(deps.db, deps.config.consoleDemoPassword, new Date());
+    await app.register(cookie);
+    app.decorateRequest('consoleSession', null);
+    registerPages(app);
+    await app.register(async (api) => registerApi(api, deps), { prefix: '/console/api' });
+  };
+}
+
+/** The app's files: hashed assets (cached for long), index.html for /console and every client route. */
+function registerPages(app: FastifyInstance): void {
+  void app.register(fastifyStatic, {
+    root: path.join(CONSOLE_DIST, 'assets'),
+    prefix: '/console/assets/',
+    decorateReply: false,
+    immutable: true,
+    maxAge: '365d',
+    // A missing build leaves the folder absent: the page route says how to build it.
+    ...(fs.existsSync(path.join(CONSOLE_DIST, 'assets')) ? {} : { root: CONSOLE_DIST }),
+  });
+  let index: Buffer | null = null;
+  const page = async (_request: FastifyRequest, reply: FastifyReply) => {
+    index ??= readIndex();
+    reply.headers({ ...PAGE_HEADERS, 'cache-control': 'no-cache' });
+    if (!index) return reply.code(503).type('text/plain; charset=utf-8').send('The operator console is not built: run `npm run build` (docs/console.md).\n');
+    return reply.type('text/html; charset=utf-8').send(index);
+  };
+  app.get('/console', { schema: hidden, config: { auth: 'none' } }, page);
+  app.get('/console/*', { schema: hidden, config: { auth: 'none' } }, async (request, reply) => {
+    // Only client routes fall back to the page: an API path or asset that does not exist is a 404.
+    const rest = (request.params as { '*': string })['*'];
+    if (rest.startsWith('api/') || rest.startsWith('assets/')) return reply.code(404).send({ error: 'not found' });
+    return page(request, reply);
+  });
+}
+
+function readIndex(): Buffer | null {
+  try {
+    return fs.readFileSync(path.join(CONSOLE_DIST, 'index.html'));
+  } catch {
+    return null;
+  }
+}
+
+function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof ActionRefused) return reply.code(err.httpStatus).send({ error: err.message });
+  if (err instanceof ApiError) return reply.code(err.httpStatus === 200 ? 409 : err.httpStatus).send({ error: err.msg });
+  if (err.validation) return reply.code(400).send({ error: `invalid request: ${err.validation[0]?.instancePath || err.validationContext || 'body'} ${err.validation[0]?.message ?? 'is invalid'}` });
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'Content-Type must be application/json' });
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) return reply.code(err.statusCode).send({ error: err.message });
+  request.log.error({ err }, 'console request failed');
+  return reply.code(500).send({ error: `internal error; quote request id ${request.id}` });
+}
+
+function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
+  const { db } = deps;
+  const throttle = new FailedLogins();
+  const sessionMs = deps.config.consoleSessionHours * 3_600_000;
+  api.setErrorHandler(errorHandler);
+  api.addHook('onSend', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
+
+  const secure = (request: FastifyRequest) => deps.config.consoleCookieSecure === 'always' || (deps.config.consoleCookieSecure === 'auto' && request.protocol === 'https');
+
+  // ---- no session needed ----
+  // Login CSRF: the body must be JSON (the app refuses other content types), which a cross-site form cannot send.
+  api.post('/login', { schema: { ...hidden, body: LoginBody }, config: { auth: 'none' } }, async (request, reply) => {
+    const { login, password } = request.body as { login: string; password: string };
+    const keys = [`login:${login.trim().toLowerCase()}`, `ip:${request.ip}`];
+    const wait = throttle.blockedFor(keys);
+    if (wait > 0) return reply.code(429).header('retry-after', String(Math.ceil(wait / 1000))).send({ error: `too many failed logins; try again in ${Math.ceil(wait / 60_000)} minute(s)` });
+    const operator = await verifyLogin(db, login, password, new Date());
+    if (!operator) {
+      throttle.failed(keys);
+      request.log.warn('console login failed');
+      return reply.code(401).send({ error: LOGIN_FAILED });
+    }
+    throttle.succeeded(`login:${operator.login}`);
+    const s = await createSession(db, operator.operatorId, sessionMs);
+    await audit(db, operator, 'login', `operator:${operator.login}`, null, null);
+    reply.setCookie(SESSION_COOKIE, s.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: s.expiresAt });
+    return { operator: publicOperator(operator), csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString(), sandbox: deps.config.sandbox, now: deps.clock.now().toISOString() };
+  });
+
+  // ---- everything else: a live session; a state-changing call also its CSRF token; the route's role ----
+  void api.register(async (authed) => {
+    authed.addHook('onRequest', async (request, reply) => {
+      const session = await findSession(db, request.cookies[SESSION_COOKIE]);
+      if (!session) return reply.code(401).send({ error: 'not logged in (or the session expired): log in again' });
+      if (request.method !== 'GET' && request.method !== 'HEAD' && !csrfMatches(session, request.headers['x-csrf-token'])) {
+        return reply.code(403).send({ error: 'CSRF token missing or wrong: reload the console and try again' });
+      }
+      const needed = request.routeOptions.config?.consoleRole ?? 'viewer';
+      if (!roleAllows(session.operator.role, needed)) {
+        return reply.code(403).send({ error: `your role (${session.operator.role}) may not do this: it needs ${needed}` });
+      }
+      request.consoleSession = session;
+    });
+    const operatorOf = (request: FastifyRequest): Operator => request.consoleSession!.operator;
+    const agent = { consoleRole: 'agent' as const };
+
+    authed.get('/session', { schema: hidden }, async (request) => {
+      const s = request.consoleSession!;
+      return { operator: publicOperator(s.operator), csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString(), sandbox: deps.config.sandbox, now: deps.clock.now().toISOString() };
+    });
+    authed.post('/logout', { schema: hidden }, async (request, reply) => {
+      const s = request.consoleSession!;
+      await endSession(db, s.tokenHash);
+      await audit(db, s.operator, 'logout', `operator:${s.operator.login}`, null, null);
+      reply.clearCookie(SESSION_COOKIE, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request) });
+      return reply.code(204).send();
+    });
+    authed.get('/meta', { schema: hidden }, async () => ({
+      cancelReasons: CANCEL_REASONS,
+      refundStatuses: REFUND_ORDER_STATUS,
+      facets: await queueFacets(db),
+    }));
+
+    authed.get('/queue', { schema: { ...hidden, querystring: QueueQuery } }, async (request) => {
+      const q = request.query as Record<string, string | undefined>;
+      const filter: QueueFilter = {
+        ...(q.kind ? { kind: q.kind as 'refund' | 'void' } : {}),
+        ...(q.status !== undefined ? { status: Number(q.status) } : {}),
+        ...(q.airline ? { airline: q.airline } : {}),
+        ...(q.client ? { client: q.client } : {}),
+        ...(q.payment ? { payment: q.payment } : {}),
+        ...(q.reason ? { reason: q.reason } : {}),
+        ...(q.minAgeHours !== undefined ? { minAgeHours: Number(q.minAgeHours) } : {}),
+        ...(q.late === '1' ? { late: true } : {}),
+        ...(q.sort ? { sort: q.sort as QueueFilter['sort'] } : {}),
+        ...(q.dir ? { dir: q.dir as 'asc' | 'desc' } : {}),
+        ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
+        ...(q.offset !== undefined ? { offset: Number(q.offset) } : {}),
+      };
+      return refundQueue(db, filter, { now: deps.clock.now(), submitTargetMinutes: deps.config.consoleSubmitTargetMinutes });
+    });
+
+    authed.get('/refunds/:code', { schema: { ...hidden, params: CodeParams } }, async (request, reply) => {
+      const d = await refundDetail(db, (request.params as { code: string }).code, { airlines: deps.refunds.airlines, rates: deps.refunds.rates });
+      if (!d) return reply.code(404).send({ error: 'no such refund' });
+      return { refund: d };
+    });
+    authed.get('/voids/:code', { schema: { ...hidden, params: CodeParams } }, async (request, reply) => {
+      const d = await voidDetail(db, (request.params as { code: string }).code);
+      if (!d) return reply.code(404).send({ error: 'no such void' });
+      return { void: d };
+    });
+
+    authed.get('/cases', { schema: { ...hidden, querystring: CasesQuery } }, async (request) => {
+      const status = (request.query as { status?: 'pending' | 'approved' | 'rejected' }).status ?? 'pending';
+      const rows = await db
+        .selectFrom('console_cases as c')
+        .innerJoin('orders as o', 'o.order_no', 'c.order_no')
+        .select(['c.case_id', 'c.client_id', 'c.order_no', 'o.carrier', 'o.airline_pnr', 'c.status', 'c.refund_code', 'c.cancel_reason', 'c.decided_by', 'c.decided_at', 'c.created_at'])
+        .where('c.status', '=', status)
+        .orderBy('c.created_at', status === 'pending' ? 'asc' : 'desc')
+        .limit(200)
+        .execute();
+      return {
+        cases: rows.map((c) => ({
+          caseId: c.case_id,
+          clientId: c.client_id,
+          orderNo: c.order_no,
+          carrier: c.carrier,
+          airlinePnr: c.airline_pnr,
+          status: c.status,
+          refundCode: c.refund_code,
+          cancelReason: c.cancel_reason,
+          decidedBy: c.decided_by,
+          decidedAt: c.decided_at ? new Date(c.decided_at).toISOString() : null,
+          createdAt: new Date(c.created_at).toISOString(),
+        })),
+      };
+    });
+    authed.get('/cases/:id', { schema: { ...hidden, params: IdParams } }, async (request, reply) => {
+      const id = (request.params as { id: string }).id;
+      const c = await db.selectFrom('console_cases').selectAll().where('case_id', '=', id).executeTakeFirst();
+      if (!c) return reply.code(404).send({ error: 'no such case' });
+      const found = await loadContextForCaller(db, c.client_id, { orderNo: c.order_no });
+      return {
+        case: {
+          caseId: c.case_id,
+          clientId: c.client_id,
+          caseStatus: c.status,
+          request: c.request,
+          refundCode: c.refund_code,
+          cancelReason: c.cancel_reason,
+          decidedBy: c.decided_by,
+          decidedAt: c.decided_at ? new Date(c.decided_at).toISOString() : null,
+          createdAt: new Date(c.created_at).toISOString(),
+          order: found.kind === 'order' ? orderView(found.ctx) : null,
+          audit: await auditOf(db, { target: `case:${id}`, limit: 50 }),
+        },
+      };
+    });
+
+    const actionDeps = { db, refunds: deps.refunds };
+    authed.post('/cases/:id/approve', { schema: { ...hidden, params: IdParams }, config: agent }, async (request) =>
+      approveCase(actionDeps, operatorOf(request), (request.params as { id: string }).id),
+    );
+    authed.post('/cases/:id/reject', { schema: { ...hidden, params: IdParams, body: RejectBody }, config: agent }, async (request) => {
+      await rejectCase(actionDeps, operatorOf(request), (request.params as { id: string }).id, (request.body as { cancelReason: string }).cancelReason);
+      return { ok: true };
+    });
+    authed.post('/refunds/:code/withdraw', { schema: { ...hidden, params: CodeParams }, config: agent }, async (request) => {
+      await withdrawRefund(actionDeps, operatorOf(request), (request.params as { code: string }).code);
+      return { ok: true };
+    });
+    authed.post('/refunds/:code/retry', { schema: { ...hidden, params: CodeParams }, config: agent }, async (request) =>
+      retryRefund(actionDeps, operatorOf(request), (request.params as { code: string }).code),
+    );
+    authed.post('/webhooks/:id/redeliver', { schema: { ...hidden, params: EventParams }, config: agent }, async (request) => {
+      await redeliverWebhook(actionDeps, operatorOf(request), Number((request.params as { id: string }).id));
+      return { ok: true };
+    });
+    authed.get('/charts', { schema: { ...hidden, querystring: Type.Object({ days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })) }, { additionalProperties: false }) } }, async (request) => {
+      const days = Math.min(Math.max(Number((request.query as { days?: string }).days ?? 30), 1), 366);
+      return charts(db, deps.clock.now(), days);
+    });
+
+    // ---- the seat map viewer ----
+    authed.get('/seatmaps/sources', { schema: hidden }, async () => seatSources(db, deps.world, deps.clock.now()));
+    authed.get('/seatmaps', { schema: { ...hidden, querystring: SeatMapQuery } }, async (request) => {
+      const q = request.query as { session?: string; segment?: string; flight?: string; cabinClass?: string };
+      const cabinClass = q.cabinClass === undefined ? null : Number(q.cabinClass);
+      if (q.session && q.segment !== undefined && !q.flight) return sessionSeatMap(deps.booking, q.session, Number(q.segment), cabinClass);
+      if (q.flight && !q.session) {
+        if (!deps.world) throw new ActionRefused(404, 'flights are listed from the sandbox world only; pick a session');
+        return flightSeatMap(deps.booking, deps.world, q.flight, cabinClass ?? 1);
+      }
+      throw new ActionRefused(409, 'give session and segment, or flight');
+    });
+
+    // ---- clients (admin) ----
+    const admin = { consoleRole: 'admin' as const };
+    const clientDeps = { db, now: () => deps.clock.now(), invalidate: deps.invalidateClient };
+    authed.get('/clients', { schema: hidden, config: admin }, async () => ({ clients: await listClients(db, deps.clock.now()) }));
+    authed.post('/clients', { schema: { ...hidden, body: NewClientBody }, config: admin }, async (request) => {
+      const b = request.body as { clientId: string; name: string };
+      return addClient(clientDeps, operatorOf(request), b.clientId, b.name);
+    });
+    authed.post('/clients/:id/rotate', { schema: { ...hidden, params: ClientParams, body: RotateBody }, config: admin }, async (request) =>
+      rotateClient(clientDeps, operatorOf(request), (request.params as { id: string }).id, (request.body as { graceHours: number }).graceHours),
+    );
+    authed.post('/clients/:id/settings', { schema: { ...hidden, params: ClientParams, body: SettingsBody }, config: admin }, async (request) => ({
+      settings: await editClientSettings(clientDeps, operatorOf(request), (request.params as { id: string }).id, request.body as EditableSettings),
+    }));
+    for (const [verb, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {
+      authed.post(`/clients/:id/${verb}`, { schema: { ...hidden, params: ClientParams }, config: admin }, async (request) => {
+        await setClientState(clientDeps, operatorOf(request), (request.params as { id: string }).id, status);
+        return { ok: true };
+      });
+    }
+    // ---- sandbox panel (sandbox mode only): the shared sandbox clock ----
+    const shared = deps.config.sandbox ? deps.sandboxClock : null;
+    if (shared) {
+      authed.get('/sandbox/clock', { schema: hidden }, async () => clockState(shared.clock));
+      authed.post('/sandbox/clock', { schema: { ...hidden, body: MoveClockBody }, config: admin }, async (request) => {
+        const before = clockState(shared.clock);
+        const moved = await shared.move({ advanceMinutes: (request.body as { advanceMinutes: number }).advanceMinutes });
+        await audit(db, operatorOf(request), 'sandbox.clock', 'sandbox:clock', { now: before.now }, { now: moved.now, advanceMinutes: (request.body as { advanceMinutes: number }).advanceMinutes });
+        request.log.info({ now: moved.now }, 'sandbox clock moved from the console');
+        return moved;
+      });
+    }
+    authed.get('/audit', { schema: { ...hidden, querystring: Type.Object({ target: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }) }, config: { consoleRole: 'admin' } }, async (request) => ({
+      entries: await auditOf(db, { ...((request.query as { target?: string }).target ? { target: (request.query as { target: string }).target } : {}), limit: 200 }),
+    }));
+  });
+}
+
+function publicOperator(o: Operator) {
+  return { login: o.login, role: o.role };
+}

@@ -1,0 +1,170 @@
+// The refund queue of the console: refunds and voids (marked) in one list, filtered and sorted in the database,
+// with counts per status and the SLA badges (docs/console.md "Refund queue", decision 0029 for the targets).
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { DateTime } from 'luxon';
+import type { Database } from '../store/schema.js';
+
+export interface QueueFilter {
+  kind?: 'refund' | 'void';
+  status?: number;
+  airline?: string;
+  client?: string;
+  payment?: string;
+  reason?: string;
+  /** Only items at least this many hours old. */
+  minAgeHours?: number;
+  /** Only items with an SLA badge. */
+  late?: boolean;
+  sort?: 'created' | 'updated' | 'amount' | 'status';
+  dir?: 'asc' | 'desc';
+  limit?: number;
+  offset?: number;
+}
+
+export interface QueueItem {
+  kind: 'refund' | 'void';
+  code: string;
+  clientId: string;
+  orderNo: string;
+  carrier: string;
+  paymentMethod: string | null;
+  reason: string;
+  status: number;
+  path: string;
+  currency: string;
+  amountMinor: number;
+  actualMinor: number | null;
+  createdAt: string;
+  updatedAt: string;
+  expectedConfirmationDate: string | null;
+  expectedRefundDate: string | null;
+  cancelReason: string | null;
+  /** SLA badges: past the confirmation date, past the refund date, not yet submitted after the target. */
+  sla: Array<'confirmation-late' | 'refund-late' | 'not-submitted'>;
+}
+
+export interface QueueAnswer {
+  items: QueueItem[];
+  total: number;
+  counts: { refund: Record<string, number>; void: Record<string, number> };
+}
+
+export interface QueueEnv {
+  now: Date;
+  /** Minutes a refund may stay at status 0 (not yet submitted to the airline) before it is flagged. */
+  submitTargetMinutes: number;
+}
+
+/** The union of refunds and voids with every column a filter or sort reads, the SLA flags computed. */
+function unionSql(env: QueueEnv): RawBuilder<unknown> {
+  const today = DateTime.fromJSDate(env.now, { zone: 'UTC' }).toFormat('yyyyMMdd');
+  const submitBy = new Date(env.now.getTime() - env.submitTargetMinutes * 60_000);
+  return sql`
+    select 'refund' as kind, r.refund_code as code, r.client_id, r.order_no, o.carrier, o.payment_method, r.reason, r.status, r.path,
+      r.currency, r.estimated_refund_minor as amount_minor, r.actual_refund_minor as actual_minor, r.created_at, r.updated_at,
+      r.details->>'expectedConfirmationDate' as expected_confirmation, r.details->>'expectedRefundDate' as expected_refund, r.cancel_reason,
+      (r.status in (0, 1) and ${today}::text > coalesce(r.details->>'expectedConfirmationDate', '99999999')) as confirmation_late,
+      (r.status in (0, 1, 3) and ${today}::text > coalesce(r.details->>'expectedRefundDate', '99999999')) as refund_late,
+      (r.status = 0 and r.created_at < ${submitBy}::timestamptz) as not_submitted
+    from refund_orders r join orders o on o.order_no = r.order_no
+    union all
+    select 'void', v.void_code, v.client_id, v.order_no, o.carrier, o.payment_method, '4', v.status, v.path,
+      v.currency, v.void_amount_minor, v.actual_refund_minor, v.created_at, v.updated_at,
+      null, null, v.cancel_reason,
+      false, false, (v.status = 0 and v.created_at < ${submitBy}::timestamptz)
+    from void_orders v join orders o on o.order_no = v.order_no`;
+}
+
+function conditions(f: QueueFilter, env: QueueEnv, withStatus: boolean): RawBuilder<unknown> {
+  const c: RawBuilder<unknown>[] = [sql`true`];
+  if (f.kind) c.push(sql`q.kind = ${f.kind}`);
+  if (withStatus && f.status !== undefined) c.push(sql`q.status = ${f.status}`);
+  if (f.airline) c.push(sql`q.carrier = ${f.airline.toUpperCase()}`);
+  if (f.client) c.push(sql`q.client_id = ${f.client}`);
+  if (f.payment) c.push(sql`q.payment_method = ${f.payment}`);
+  if (f.reason) c.push(sql`q.reason = ${f.reason}`);
+  if (f.minAgeHours !== undefined) c.push(sql`q.created_at <= ${new Date(env.now.getTime() - f.minAgeHours * 3_600_000)}::timestamptz`);
+  if (f.late) c.push(sql`(q.confirmation_late or q.refund_late or q.not_submitted)`);
+  return sql.join(c, sql` and `);
+}
+
+const SORT_COLUMN = { created: 'created_at', updated: 'updated_at', amount: 'amount_minor', status: 'status' } as const;
+
+interface Row {
+  kind: 'refund' | 'void';
+  code: string;
+  client_id: string;
+  order_no: string;
+  carrier: string;
+  payment_method: string | null;
+  reason: string;
+  status: number;
+  path: string;
+  currency: string;
+  amount_minor: number | string;
+  actual_minor: number | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  expected_confirmation: string | null;
+  expected_refund: string | null;
+  cancel_reason: string | null;
+  confirmation_late: boolean;
+  refund_late: boolean;
+  not_submitted: boolean;
+}
+
+export async function refundQueue(db: Kysely<Database>, f: QueueFilter, env: QueueEnv): Promise<QueueAnswer> {
+  const union = unionSql(env);
+  const column = sql.raw(SORT_COLUMN[f.sort ?? 'created']);
+  const dir = sql.raw(f.dir === 'asc' ? 'asc' : 'desc');
+  const limit = Math.min(Math.max(f.limit ?? 50, 1), 200);
+  const offset = Math.max(f.offset ?? 0, 0);
+  const { rows } = await sql<Row>`
+    select * from (${union}) q where ${conditions(f, env, true)}
+    order by q.${column} ${dir}, q.code ${dir} limit ${limit} offset ${offset}`.execute(db);
+  const { rows: counted } = await sql<{ kind: 'refund' | 'void'; status: number; n: number | string }>`
+    select q.kind, q.status, count(*) as n from (${union}) q where ${conditions(f, env, false)} group by q.kind, q.status`.execute(db);
+  const counts: QueueAnswer['counts'] = { refund: {}, void: {} };
+  let total = 0;
+  for (const c of counted) {
+    counts[c.kind][String(c.status)] = Number(c.n);
+    if (f.status === undefined || c.status === f.status) total += Number(c.n);
+  }
+  return {
+    total,
+    counts,
+    items: rows.map((r) => ({
+      kind: r.kind,
+      code: r.code,
+      clientId: r.client_id,
+      orderNo: r.order_no,
+      carrier: r.carrier,
+      paymentMethod: r.payment_method,
+      reason: r.reason,
+      status: r.status,
+      path: r.path,
+      currency: r.currency,
+      amountMinor: Number(r.amount_minor),
+      actualMinor: r.actual_minor === null ? null : Number(r.actual_minor),
+      createdAt: new Date(r.created_at).toISOString(),
+      updatedAt: new Date(r.updated_at).toISOString(),
+      expectedConfirmationDate: r.expected_confirmation,
+      expectedRefundDate: r.expected_refund,
+      cancelReason: r.cancel_reason,
+      sla: [
+        ...(r.confirmation_late ? (['confirmation-late'] as const) : []),
+        ...(r.refund_late ? (['refund-late'] as const) : []),
+        ...(r.not_submitted ? (['not-submitted'] as const) : []),
+      ],
+    })),
+  };
+}
+
+/** The values the queue's filter menus offer: airlines, clients and payment methods present. */
+export async function queueFacets(db: Kysely<Database>): Promise<{ airlines: string[]; clients: string[]; payments: string[] }> {
+  const { rows } = await sql<{ carrier: string; client_id: string; payment_method: string | null }>`
+    select distinct o.carrier, o.client_id, o.payment_method from orders o
+    where exists (select 1 from refund_orders r where r.order_no = o.order_no) or exists (select 1 from void_orders v where v.order_no = o.order_no)`.execute(db);
+  const uniq = (xs: Array<string | null>) => [...new Set(xs.filter((x): x is string => !!x))].sort();
+  return { airlines: uniq(rows.map((r) => r.carrier)), clients: uniq(rows.map((r) => r.client_id)), payments: uniq(rows.map((r) => r.payment_method)) };
+}

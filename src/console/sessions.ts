@@ -1,0 +1,60 @@
+// Console sessions, kept server-side: the cookie carries a random token, the table its SHA-256, the
+// operator, a CSRF token (sent back by the app in a header on every state-changing call) and an expiry.
+// Session times are real time, not the sandbox clock: moving the test clock must not log operators out.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { Operator } from './operators.js';
+
+export const SESSION_COOKIE = 'postbook_console';
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface Session {
+  operator: Operator;
+  csrfToken: string;
+  tokenHash: string;
+  expiresAt: Date;
+}
+
+export async function createSession(db: Kysely<Database>, operatorId: string, ttlMs: number): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
+  const token = randomBytes(32).toString('base64url');
+  const csrfToken = randomBytes(32).toString('base64url');
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  await db.insertInto('console_sessions').values({ token_hash: hashOf(token), operator_id: operatorId, csrf_token: csrfToken, created_at: now, expires_at: expiresAt }).execute();
+  // Expired sessions of anybody go now and then (cheap: indexed on expires_at).
+  if (Math.random() < 0.1) await db.deleteFrom('console_sessions').where('expires_at', '<', now).execute();
+  return { token, csrfToken, expiresAt };
+}
+
+/** The live session of this cookie token (operator not disabled), or null. */
+export async function findSession(db: Kysely<Database>, token: string | undefined): Promise<Session | null> {
+  if (!token || token.length > 100) return null;
+  const tokenHash = hashOf(token);
+  const row = await db
+    .selectFrom('console_sessions as s')
+    .innerJoin('operators as o', 'o.operator_id', 's.operator_id')
+    .select(['s.token_hash', 's.csrf_token', 's.expires_at', 'o.operator_id', 'o.login', 'o.role', 'o.disabled'])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row || row.disabled || new Date(row.expires_at).getTime() <= Date.now()) return null;
+  return {
+    operator: { operatorId: row.operator_id, login: row.login, role: row.role, disabled: row.disabled },
+    csrfToken: row.csrf_token,
+    tokenHash: row.token_hash,
+    expiresAt: new Date(row.expires_at),
+  };
+}
+
+export async function endSession(db: Kysely<Database>, tokenHash: string): Promise<void> {
+  await db.deleteFrom('console_sessions').where('token_hash', '=', tokenHash).execute();
+}
+
+/** Constant-time comparison of the CSRF header with the session's token. */
+export function csrfMatches(session: Session, header: unknown): boolean {
+  if (typeof header !== 'string' || header.length === 0 || header.length > 200) return false;
+  const a = createHash('sha256').update(header).digest();
+  const b = createHash('sha256').update(session.csrfToken).digest();
+  return timingSafeEqual(a, b);
+}

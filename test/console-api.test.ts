@@ -1,0 +1,520 @@
+// The operator console's JSON API without a browser (docs/console.md), on PGlite or PostgreSQL (DATABASE_URL):
+// login (generic refusal, rate limit on failures), the session cookie's attributes, CSRF on every
+// state-changing call, roles, the audit log with before/after, the 825 console cases (spec 7.1: 825) and the
+// actions each allowed only in the states the lifecycle permits, the queue's filters, counts and SLA badges.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
+import { claimWorldBooking } from '../src/test-support/claim.js';
+import { PLANTED } from '../src/test-support/planted.js';
+import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
+import { createOperator } from '../src/console/operators.js';
+import { CANCEL_REASON } from '../src/refunds/statuses.js';
+
+const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
+const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
+// A planted secret as password: the test runner fails the run should it ever reach a log line.
+const PASSWORD = PLANTED.secrets[0];
+
+interface Login {
+  cookie: string;
+  csrf: string;
+  setCookie: string;
+}
+
+describe('console API', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world });
+    const now = new Date();
+    await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, now);
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, now);
+    await createOperator(t.store.db, { login: 'ada.admin', password: PASSWORD, role: 'admin' }, now);
+    await createOperator(t.store.db, { login: 'dan.disabled', password: PASSWORD, role: 'admin' }, now);
+    await t.store.db.updateTable('operators').set({ disabled: true }).where('login', '=', 'dan.disabled').execute();
+    demo31 = demo31Request();
+  });
+  after(() => t.close());
+
+  const login = async (user: string, password = PASSWORD): Promise<Login> => {
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: user, password } });
+    assert.equal(res.statusCode, 200, res.body);
+    const setCookie = String(res.headers['set-cookie']);
+    return { cookie: setCookie.split(';')[0]!, csrf: res.json().csrfToken, setCookie };
+  };
+  const get = (s: Login | null, url: string) => t.app.inject({ method: 'GET', url: `/console/api${url}`, headers: s ? { cookie: s.cookie } : {} });
+  const post = (s: Login | null, url: string, body: unknown = {}, csrf: string | null = s?.csrf ?? null) =>
+    t.app.inject({ method: 'POST', url: `/console/api${url}`, headers: { ...(s ? { cookie: s.cookie } : {}), ...(csrf !== null ? { 'x-csrf-token': csrf } : {}) }, payload: body as object });
+
+  const seg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  const demo31Request = () => ({ airlinePNR: 'DEMO31', carrier: 'XS', refundRequestList: [{ lastName: 'NOSHOW', firstName: 'NILS', refundReason: '1', segments: [seg('XS401-past')] }] });
+  let demo31: ReturnType<typeof demo31Request>;
+  const pendingCases = async () => (await t.store.db.selectFrom('console_cases').selectAll().where('status', '=', 'pending').execute());
+
+  test('login: the right password opens a session; wrong password, unknown login and disabled account get one generic 401', async () => {
+    const s = await login('aga.agent');
+    assert.match(s.setCookie, /^postbook_console=[A-Za-z0-9_-]{40,};/);
+    assert.match(s.setCookie, /HttpOnly/);
+    assert.match(s.setCookie, /SameSite=Strict/);
+    assert.match(s.setCookie, /Path=\/console/);
+    assert.doesNotMatch(s.setCookie, /Secure/, 'CONSOLE_COOKIE_SECURE=auto: no Secure flag over plain http');
+    const me = await get(s, '/session');
+    assert.equal(me.statusCode, 200);
+    assert.deepEqual(me.json().operator, { login: 'aga.agent', role: 'agent' });
+    assert.equal(me.json().csrfToken, s.csrf);
+    // The session table holds a digest, not the cookie's token.
+    const token = decodeURIComponent(s.cookie.split('=')[1]!);
+    const rows = await t.store.db.selectFrom('console_sessions').select('token_hash').execute();
+    assert.ok(rows.length >= 1 && rows.every((r) => r.token_hash !== token));
+
+    const answers = await Promise.all([
+      t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: 'wrong-password-123' } }),
+      t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'nobody.here', password: PASSWORD } }),
+      t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'dan.disabled', password: PASSWORD } }),
+    ]);
+    for (const a of answers) {
+      assert.equal(a.statusCode, 401);
+      assert.deepEqual(a.json(), { error: 'login or password is wrong' });
+      assert.equal(a.headers['set-cookie'], undefined);
+    }
+    // Not JSON (what a cross-site form would send): refused before any check.
+    const form = await t.app.inject({ method: 'POST', url: '/console/api/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'login=aga.agent&password=x' });
+    assert.equal(form.statusCode, 415);
+  });
+
+  test('login: five failures for one login block it (429) for a while, even with the right password', async () => {
+    await createOperator(t.store.db, { login: 'tess.throttle', password: PASSWORD, role: 'viewer' }, new Date());
+    for (let i = 0; i < 5; i++) {
+      const r = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'tess.throttle', password: `bad-password-${i}` } });
+      assert.equal(r.statusCode, 401);
+    }
+    const blocked = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'tess.throttle', password: PASSWORD } });
+    assert.equal(blocked.statusCode, 429);
+    assert.match(blocked.json().error, /too many failed logins/);
+    assert.ok(Number(blocked.headers['retry-after']) > 0);
+    // Another login from the same address is not blocked yet (the address limit is higher).
+    await login('vera.viewer');
+  });
+
+  test('no session: every API call but login answers 401', async () => {
+    for (const url of ['/session', '/queue', '/cases', '/meta', '/refunds/123']) assert.equal((await get(null, url)).statusCode, 401, url);
+    assert.equal((await post(null, '/cases/cc_x/approve', {}, 'x')).statusCode, 401);
+    const forged = await t.app.inject({ method: 'GET', url: '/console/api/session', headers: { cookie: 'postbook_console=not-a-session' } });
+    assert.equal(forged.statusCode, 401);
+  });
+
+  test('spec 7.1: refund.do answers 825 for a voluntary refund after departure and records one console case; the quote still answers', async () => {
+    const q = await call(t.app, '/refundQuotation.do', demo31, { client: DEMO });
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    const before = (await pendingCases()).length;
+    const r1 = await call(t.app, '/refund.do', demo31, { client: DEMO });
+    assert.equal(r1.http, 200);
+    assert.deepEqual(r1.body, { status: 825, msg: 'a voluntary refund after departure must be submitted through the operator console' });
+    // The same request again (e.g. a client retry) is the same case.
+    const r2 = await call(t.app, '/refund.do', demo31, { client: DEMO });
+    assert.equal(r2.body.status, 825);
+    // By the quote's refundOfferId: the same request, the same case.
+    const r3 = await call(t.app, '/refund.do', { airlinePNR: 'DEMO31', carrier: 'XS', refundOfferId: q.body.refundOfferId }, { client: DEMO });
+    assert.equal(r3.body.status, 825);
+    const cases = await pendingCases();
+    assert.equal(cases.length, before + 1);
+    const c = cases.at(-1)!;
+    assert.equal(c.client_id, 'demo-agency');
+    assert.deepEqual((c.request as any).refundRequestList, demo31.refundRequestList);
+    assert.equal(await t.store.db.selectFrom('refund_orders').select('refund_code').where('order_no', '=', c.order_no).executeTakeFirst(), undefined, 'no refund was written');
+  });
+
+  test('CSRF: a state-changing call without the session token, or with another session\'s, is refused (403) and changes nothing', async () => {
+    await call(t.app, '/refund.do', demo31, { client: DEMO });
+    const [c] = await pendingCases();
+    const agent = await login('aga.agent');
+    const other = await login('ada.admin');
+    for (const csrf of [null, '', 'guess', other.csrf]) {
+      const r = await post(agent, `/cases/${c!.case_id}/approve`, {}, csrf);
+      assert.equal(r.statusCode, 403, String(csrf));
+      assert.match(r.json().error, /CSRF/);
+    }
+    assert.equal((await post(agent, '/logout', {}, null)).statusCode, 403);
+    assert.equal((await pendingCases()).find((x) => x.case_id === c!.case_id)?.status, 'pending');
+  });
+
+  test('roles: a viewer reads but is refused every action (403); nothing changes, nothing is audited', async () => {
+    await call(t.app, '/refund.do', demo31, { client: DEMO });
+    const [c] = await pendingCases();
+    const viewer = await login('vera.viewer');
+    assert.equal((await get(viewer, '/queue')).statusCode, 200);
+    assert.equal((await get(viewer, `/cases/${c!.case_id}`)).statusCode, 200);
+    const refused = await post(viewer, `/cases/${c!.case_id}/approve`);
+    assert.equal(refused.statusCode, 403);
+    assert.equal(refused.json().error, 'your role (viewer) may not do this: it needs agent');
+    assert.equal((await post(viewer, `/cases/${c!.case_id}/reject`, { cancelReason: CANCEL_REASON.POLICY })).statusCode, 403);
+    assert.equal((await post(viewer, '/refunds/123/withdraw')).statusCode, 403);
+    assert.equal((await post(viewer, '/webhooks/1/redeliver')).statusCode, 403);
+    assert.equal((await get(viewer, '/audit')).statusCode, 403, 'the whole audit log is for admins');
+    assert.equal((await pendingCases()).find((x) => x.case_id === c!.case_id)?.status, 'pending');
+    const audited = await t.store.db.selectFrom('audit_log').select('action').where('operator_login', '=', 'vera.viewer').execute();
+    assert.ok(audited.length >= 1 && audited.every((a) => a.action === 'login'), JSON.stringify(audited));
+  });
+
+  test('approve a console case: a refund at status 0 with its job, the case approved, both audited with before/after; a second decision is refused', async () => {
+    await call(t.app, '/refund.do', demo31, { client: DEMO });
+    const [c] = await pendingCases();
+    const agent = await login('aga.agent');
+    const res = await post(agent, `/cases/${c!.case_id}/approve`);
+    assert.equal(res.statusCode, 200, res.body);
+    const { refundCode } = res.json();
+    const refund = await t.store.db.selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+    assert.equal(refund.status, 0);
+    assert.equal(refund.reason, '1');
+    assert.equal(refund.client_id, 'demo-agency');
+    const history = await t.store.db.selectFrom('refund_status_history').select(['to_status', 'cause']).where('refund_code', '=', refundCode).execute();
+    assert.deepEqual(history.map((h) => h.to_status), [0]);
+    assert.match(history[0]!.cause, /approved in the console by aga\.agent/);
+    const decided = await t.store.db.selectFrom('console_cases').selectAll().where('case_id', '=', c!.case_id).executeTakeFirstOrThrow();
+    assert.equal(decided.status, 'approved');
+    assert.equal(decided.refund_code, refundCode);
+    assert.equal(decided.decided_by, 'aga.agent');
+    const audit = await t.store.db.selectFrom('audit_log').selectAll().where('target', 'in', [`case:${c!.case_id}`, `refund:${refundCode}`]).orderBy('id').execute();
+    assert.deepEqual(audit.map((a) => [a.operator_login, a.action]), [['aga.agent', 'case.approve'], ['aga.agent', 'refund.create']]);
+    assert.deepEqual(audit[0]!.before, { status: 'pending' });
+    assert.deepEqual(audit[0]!.after, { status: 'approved', refundCode });
+    assert.ok(audit[0]!.at instanceof Date || typeof audit[0]!.at === 'string');
+    // The client sees the refund like any other (spec 4.3).
+    const q = await call(t.app, '/queryRefundOrders.do', { refundCode }, { client: DEMO });
+    assert.equal((q.body as any).refundOrders[0].refundStatus, 0);
+    // Decided already: refused, nothing more written.
+    const again = await post(agent, `/cases/${c!.case_id}/approve`);
+    assert.equal(again.statusCode, 409);
+    assert.match(again.json().error, /already decided \(approved by aga\.agent\)/);
+    // The tickets now have a live refund: a new 825 request of the same passenger is refused by the checks at approval (803).
+    await t.store.db.insertInto('console_cases').values({ case_id: 'cc_dup', client_id: 'demo-agency', order_no: refund.order_no, request: JSON.stringify(c!.request), request_hash: 'x', created_at: new Date() }).execute();
+    const dup = await post(agent, '/cases/cc_dup/approve');
+    assert.equal(dup.statusCode, 409);
+    assert.match(dup.json().error, /code 803/);
+    assert.equal((await t.store.db.selectFrom('console_cases').select('status').where('case_id', '=', 'cc_dup').executeTakeFirstOrThrow()).status, 'pending');
+    // The detail shows the case and its audit.
+    const detail = (await get(agent, `/refunds/${refundCode}`)).json().refund;
+    assert.equal(detail.consoleCase.caseId, c!.case_id);
+    assert.deepEqual(detail.audit.map((a: { action: string }) => a.action), ['refund.create']);
+    // The quote explained per ticket: the after-departure rule (a window ending before 0), its arithmetic adding up to the stored refund.
+    assert.equal(detail.explanation.length, 1);
+    const x = detail.explanation[0];
+    assert.ok(x.rule && x.rule.ruleType === '1' && x.minutesToDeparture < 0, JSON.stringify(x));
+    assert.equal(x.ticketRefundMinor, x.refundableMinor - x.penaltyMinor - x.airlineFeeMinor);
+    assert.equal(x.totalRefundMinor, detail.quote.tickets[0].refundMinor);
+    assert.equal(x.storedRefundMinor, null);
+    assert.ok(x.reasons.length >= 1);
+    // Clean up the extra case for the next tests.
+    await t.store.db.deleteFrom('console_cases').where('case_id', '=', 'cc_dup').execute();
+  });
+
+  test('reject a console case with a spec 2.11 cancelReason; any other text is refused', async () => {
+    await t.store.db.insertInto('console_cases').values({ case_id: 'cc_rej', client_id: 'demo-agency', order_no: (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEMO31').executeTakeFirstOrThrow()).order_no, request: JSON.stringify({ orderNo: 'x', refundRequestList: [], displayCurrency: null }), request_hash: 'rej', created_at: new Date() }).execute();
+    const agent = await login('aga.agent');
+    const bad = await post(agent, '/cases/cc_rej/reject', { cancelReason: 'because' });
+    assert.equal(bad.statusCode, 409);
+    assert.match(bad.json().error, /spec 2\.11/);
+    const ok = await post(agent, '/cases/cc_rej/reject', { cancelReason: CANCEL_REASON.VOLUNTARY_NON_REFUNDABLE });
+    assert.equal(ok.statusCode, 200, ok.body);
+    const c = await t.store.db.selectFrom('console_cases').selectAll().where('case_id', '=', 'cc_rej').executeTakeFirstOrThrow();
+    assert.equal(c.status, 'rejected');
+    assert.equal(c.cancel_reason, CANCEL_REASON.VOLUNTARY_NON_REFUNDABLE);
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', 'case:cc_rej').execute();
+    assert.equal(a!.action, 'case.reject');
+    assert.deepEqual(a!.after, { status: 'rejected', cancelReason: CANCEL_REASON.VOLUNTARY_NON_REFUNDABLE });
+    assert.equal((await get(agent, '/cases?status=rejected')).json().cases.some((x: { caseId: string }) => x.caseId === 'cc_rej'), true);
+  });
+
+  test('withdraw: a refund claim not yet at the airline goes to 6 (audited); a deposit refund or one the airline holds is refused with the reason', async () => {
+    await claimWorldBooking(t, 'DEMO11', DEMO);
+    const claim = await call(t.app, '/refund.do', { airlinePNR: 'DEMO11', carrier: 'XS', refundRequestList: [{ lastName: 'WITHDRAW', firstName: 'WALT', refundReason: '1', segments: [seg('XS101-out')] }] }, { client: DEMO });
+    assert.equal(claim.body.status, 0, String(claim.body.msg));
+    const claimCode = String(claim.body.refundCode);
+    const deposit = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg('XS101-out'), seg('XS102-ret')] }] }, { client: DEMO });
+    assert.equal(deposit.body.status, 0, String(deposit.body.msg));
+    const depositCode = String(deposit.body.refundCode);
+    const agent = await login('aga.agent');
+
+    const refused = await post(agent, `/refunds/${depositCode}/withdraw`);
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.json().error, /cannot withdraw: only refund claims and pass-through virtual card refunds/);
+    const detail = (await get(agent, `/refunds/${claimCode}`)).json().refund;
+    assert.deepEqual(detail.actions.withdraw, { allowed: true });
+
+    const ok = await post(agent, `/refunds/${claimCode}/withdraw`);
+    assert.equal(ok.statusCode, 200, ok.body);
+    const q = await call(t.app, '/queryRefundOrders.do', { refundCode: claim.body.refundCode }, { client: DEMO });
+    assert.equal((q.body as any).refundOrders[0].refundStatus, 6);
+    assert.equal((q.body as any).refundOrders[0].cancelReason, CANCEL_REASON.USER_CANCELLED);
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${claimCode}`).execute();
+    assert.equal(a!.action, 'refund.withdraw');
+    assert.deepEqual(a!.before, { status: 0, cancelReason: null });
+    assert.deepEqual(a!.after, { status: 6, cancelReason: CANCEL_REASON.USER_CANCELLED });
+    const final = await post(agent, `/refunds/${claimCode}/withdraw`);
+    assert.equal(final.statusCode, 409);
+    assert.match(final.json().error, /final \(status 6\)/);
+    assert.equal((await post(agent, '/refunds/0000000000/withdraw')).statusCode, 404);
+  });
+
+  test('retry: a refund still at 0 gets a submission job now (audited); once the airline holds it, refused', async () => {
+    const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO26', carrier: 'XS', refundRequestList: [{ lastName: 'ELSEWHERE', firstName: 'ELLIS', refundReason: '1', segments: [seg('XS101-out')] }] }, { client: DEMO });
+    assert.equal(r.body.status, 0, String(r.body.msg));
+    const code = String(r.body.refundCode);
+    const agent = await login('aga.agent');
+    const ok = await post(agent, `/refunds/${code}/retry`);
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal(typeof ok.json().queued, 'boolean');
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${code}`).where('action', '=', 'refund.retry').execute();
+    assert.equal(a!.operator_login, 'aga.agent');
+    await t.store.db.updateTable('refund_orders').set({ status: 1 }).where('refund_code', '=', code).execute();
+    const refused = await post(agent, `/refunds/${code}/retry`);
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.json().error, /reached the airline \(status 1\)/);
+  });
+
+  test('redeliver a webhook event: an undelivered one is due again now (audited); a delivered one is refused', async () => {
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: 'http://127.0.0.1:9/hooks' }, { client: DEMO })).body.status, 0);
+    // A refund of DEMO20 was written before; a history row of it now writes an event to the outbox (the trigger).
+    const code = (await t.store.db.selectFrom('refund_orders').select('refund_code').where('client_id', '=', 'demo-agency').where('status', '=', 0).executeTakeFirstOrThrow()).refund_code;
+    await t.store.db.insertInto('refund_status_history').values({ refund_code: code, from_status: 0, to_status: 0, at: new Date(), cause: 'test: an event for the outbox' }).execute();
+    const ev = await t.store.db.selectFrom('webhook_events').select(['id', 'state']).where('subject', '=', code).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    await t.store.db.updateTable('webhook_events').set({ state: 'failed', attempts: 12, last_error: 'connect ECONNREFUSED' }).where('id', '=', ev.id).execute();
+    const agent = await login('aga.agent');
+    const detail = (await get(agent, `/refunds/${code}`)).json().refund;
+    assert.ok(detail.webhooks.some((w: { id: number; state: string }) => w.id === Number(ev.id) && w.state === 'failed'));
+    const ok = await post(agent, `/webhooks/${ev.id}/redeliver`);
+    assert.equal(ok.statusCode, 200, ok.body);
+    const after = await t.store.db.selectFrom('webhook_events').select(['state']).where('id', '=', ev.id).executeTakeFirstOrThrow();
+    assert.equal(after.state, 'pending');
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'webhook.redeliver').execute();
+    assert.deepEqual(a!.before, { eventId: Number(ev.id), state: 'failed', attempts: 12 });
+    await t.store.db.updateTable('webhook_events').set({ state: 'delivered' }).where('id', '=', ev.id).execute();
+    const refused = await post(agent, `/webhooks/${ev.id}/redeliver`);
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.json().error, /delivered already/);
+  });
+
+  test('seat maps: a live session\'s segment as seatAvailability.do serves it, and sandbox flights with their decks', async () => {
+    const f = t.world.flights.get('XS111-narrow')!;
+    const out = { carrier: f.carrier, flightNumber: f.flightNumber.slice(f.carrier.length), departureAirport: f.from, arrivalAirport: f.to, departureDate: f.current.dep.toFormat('yyyyMMdd') };
+    const v = await call(t.app, '/verify.do', { outboundSegments: [out] }, { client: DEMO });
+    assert.equal(v.body.status, 0, String(v.body.msg));
+    const sessionId = String(v.body.sessionId);
+    const viewer = await login('vera.viewer');
+    const sources = (await get(viewer, '/seatmaps/sources')).json();
+    assert.ok(sources.sessions.some((x: { id: string; clientId: string }) => x.id === sessionId && x.clientId === 'demo-agency'));
+    assert.ok(sources.flights.some((x: { id: string }) => x.id === 'XS951-upper'));
+
+    const map = (await get(viewer, `/seatmaps?session=${sessionId}&segment=1`)).json();
+    const wire = await call(t.app, '/seatAvailability.do', { sessionId, carrier: 'XS', outboundSegments: [{ segmentIndex: 1, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.current.dep.toFormat('yyyyMMddHHmm') }] }, { client: DEMO });
+    assert.equal(wire.body.status, 0, String(wire.body.msg));
+    // The same seats, free or occupied, with the same prices, as the client's answer.
+    const fromWire = (wire.body as any).cabins.flatMap((c: any) => c.cabin.rows.flatMap((r: any) => r.seats.map((x: any) => `${r.number}${x.column}:${x.seatStatus}:${Number(x.price).toFixed(2)}`))).sort();
+    const fromConsole = map.cabins.flatMap((c: any) => c.seatRows.flatMap((r: any) => r.seats.map((x: any) => `${r.number}${x.column}:${x.occupied ? 'O' : 'F'}:${(x.priceMinor / 100).toFixed(2)}`))).sort();
+    assert.deepEqual(fromConsole, fromWire);
+    assert.ok(fromConsole.some((x: string) => x.includes(':O:')) && fromConsole.some((x: string) => x.includes(':F:')), 'free and occupied seats');
+
+    const upper = (await get(viewer, '/seatmaps?flight=XS951-upper')).json();
+    assert.ok(Array.isArray(upper.cabins), JSON.stringify(upper).slice(0, 300));
+    assert.deepEqual([...new Set(upper.cabins.map((c: { deck: string }) => c.deck))].sort(), ['Main', 'Upper']);
+    const failed = await get(viewer, '/seatmaps?flight=XS921-seatfail');
+    assert.equal(failed.statusCode, 409);
+    assert.equal((await get(viewer, '/seatmaps?flight=nope')).statusCode, 404);
+    assert.equal((await get(viewer, '/seatmaps')).statusCode, 409);
+  });
+
+  test('queue: refunds and voids together, filtered and sorted by the service, counts per status, SLA badges from the sandbox clock', async () => {
+    const viewer = await login('vera.viewer');
+    const all = (await get(viewer, '/queue')).json();
+    assert.ok(all.items.length >= 3);
+    assert.equal(all.total, all.items.length);
+    const refundCount = Object.values(all.counts.refund as Record<string, number>).reduce((a, b) => a + b, 0);
+    assert.equal(refundCount, all.items.filter((i: { kind: string }) => i.kind === 'refund').length);
+    const withdrawn = (await get(viewer, '/queue?status=6')).json();
+    assert.ok(withdrawn.items.length >= 1 && withdrawn.items.every((i: { status: number }) => i.status === 6));
+    assert.deepEqual(withdrawn.counts, all.counts, 'counts are per status whatever the status filter');
+    const byPayment = (await get(viewer, '/queue?payment=virtualCard')).json();
+    assert.ok(byPayment.items.length >= 1 && byPayment.items.every((i: { paymentMethod: string }) => i.paymentMethod === 'virtualCard'));
+    assert.equal((await get(viewer, '/queue?airline=ZZ')).json().items.length, 0);
+    assert.equal((await get(viewer, '/queue?client=other-agency')).json().items.length, 0);
+    const amounts = (await get(viewer, '/queue?sort=amount&dir=asc')).json().items.map((i: { amountMinor: number }) => i.amountMinor);
+    assert.deepEqual(amounts, [...amounts].sort((a: number, b: number) => a - b));
+    assert.equal((await get(viewer, '/queue?status=9')).statusCode, 400);
+    assert.equal((await get(viewer, '/queue?sort=name')).statusCode, 400);
+
+    // A void, marked as one.
+    const vq = await call(t.app, '/voidQuotation.do', { airlinePNR: 'DEMO27', carrier: 'XS' }, { client: DEMO });
+    if (vq.body.status === 0) {
+      const v = await call(t.app, '/void.do', { airlinePNR: 'DEMO27', carrier: 'XS', voidOfferId: vq.body.voidOfferId }, { client: DEMO });
+      assert.equal(v.body.status, 0, String(v.body.msg));
+      const voids = (await get(viewer, '/queue?kind=void')).json();
+      assert.ok(voids.items.some((i: { kind: string; code: string; reason: string }) => i.kind === 'void' && i.code === v.body.voidCode && i.reason === '4'));
+      assert.equal((await get(viewer, `/voids/${String(v.body.voidCode)}`)).json().void.voidCode, v.body.voidCode);
+    } else assert.fail(`DEMO27 void quote: ${String(vq.body.status)} ${String(vq.body.msg)}`);
+
+    // Nothing late yet; 20 minutes on, the refunds at 0 are "not yet submitted"; 30 days on, past their dates too.
+    assert.equal((await get(viewer, '/queue?late=1')).json().items.length, 0);
+    t.clock.advance(20 * 60_000);
+    const late = (await get(viewer, '/queue?late=1&kind=refund')).json();
+    assert.ok(late.items.length >= 1 && late.items.every((i: { sla: string[]; status: number }) => i.status === 0 && i.sla.includes('not-submitted')));
+    t.clock.advance(30 * 86_400_000);
+    const later = (await get(viewer, '/queue?late=1&kind=refund&status=0')).json();
+    assert.ok(later.items.every((i: { sla: string[] }) => i.sla.includes('confirmation-late') && i.sla.includes('refund-late')));
+    assert.ok((await get(viewer, '/queue?minAgeHours=24')).json().items.length >= 1);
+  });
+
+  test('clients (admin): create shows the secret once and it works; rotate keeps the old one for the grace period; disable refuses calls; all audited without secrets', async () => {
+    const agent = await login('aga.agent');
+    assert.equal((await get(agent, '/clients')).statusCode, 403);
+    assert.equal((await post(agent, '/clients', { clientId: 'new-agency', name: 'New' })).statusCode, 403);
+    const admin = await login('ada.admin');
+    const created = await post(admin, '/clients', { clientId: 'new-agency', name: 'New Agency' });
+    assert.equal(created.statusCode, 200, created.body);
+    assert.equal(created.headers['cache-control'], 'no-store');
+    const secret1 = created.json().secret as string;
+    const asClient = (secret: string) => call(t.app, '/queryRefundOrders.do', { refundCode: '1' }, { client: { id: 'new-agency', secret } });
+    assert.notEqual((await asClient(secret1)).http, 401);
+    assert.equal((await post(admin, '/clients', { clientId: 'new-agency', name: 'Again' })).statusCode, 409);
+    assert.equal((await post(admin, '/clients', { clientId: 'x', name: 'Short' })).statusCode, 409);
+    const listed = (await get(admin, '/clients')).json().clients.find((c: { clientId: string }) => c.clientId === 'new-agency');
+    assert.deepEqual([listed.name, listed.status, listed.previousSecretExpiresAt], ['New Agency', 'active', null]);
+    assert.ok(!JSON.stringify((await get(admin, '/clients')).json()).includes('scrypt'), 'no hash is listed');
+
+    const rotated = await post(admin, '/clients/new-agency/rotate', { graceHours: 1 });
+    assert.equal(rotated.statusCode, 200, rotated.body);
+    const secret2 = rotated.json().secret as string;
+    assert.notEqual(secret2, secret1);
+    assert.notEqual((await asClient(secret1)).http, 401, 'the old secret works during the grace period');
+    assert.notEqual((await asClient(secret2)).http, 401);
+    t.clock.advance(61 * 60_000);
+    assert.equal((await asClient(secret1)).http, 401, 'the old secret stops after the grace period');
+    assert.notEqual((await asClient(secret2)).http, 401);
+    assert.equal((await post(admin, '/clients/nobody/rotate', { graceHours: 1 })).statusCode, 404);
+    assert.equal((await post(admin, '/clients/new-agency/rotate', { graceHours: -1 })).statusCode, 400);
+
+    assert.equal((await post(admin, '/clients/new-agency/disable')).statusCode, 200);
+    assert.equal((await asClient(secret2)).http, 401, 'a disabled client is refused at once');
+    assert.equal((await post(admin, '/clients/new-agency/disable')).statusCode, 409);
+    assert.equal((await post(admin, '/clients/new-agency/enable')).statusCode, 200);
+    assert.notEqual((await asClient(secret2)).http, 401);
+
+    // Settings: the refund fee, criteria, rate pools and look-to-book; a bad fee or an unknown key is refused.
+    const settings = { refundServiceFee: 'EUR 7.50', minMinutesBeforeDeparture: null, ancillaryPerMinute: null, verifyPerMinute: null, pnrPerMinute: 1, lookToBook: { maxRatio: 50, minRequests: 10 } };
+    assert.equal((await post(agent, '/clients/new-agency/settings', settings)).statusCode, 403);
+    assert.equal((await post(admin, '/clients/new-agency/settings', { ...settings, refundServiceFee: 'five euros' })).statusCode, 409);
+    assert.equal((await post(admin, '/clients/new-agency/settings', { ...settings, colour: 'red' })).statusCode, 400);
+    const saved = await post(admin, '/clients/new-agency/settings', settings);
+    assert.equal(saved.statusCode, 200, saved.body);
+    assert.deepEqual(saved.json().settings, { refundServiceFee: 'EUR 7.50', rateLimits: { pnrPerMinute: 1 }, lookToBook: { maxRatio: 50, minRequests: 10 } });
+    // In force at once in this process: the PNR pool now allows one request a minute (spec 8: 429).
+    const extract = () => call(t.app, '/extractPnr.do', { airlinePnr: 'DEMO20', carrier: 'XS', passengers: [{ lastName: 'REFUND', firstName: 'RUI' }], contact: { email: 'rui.refund@example.com' }, routing: { fromSegments: [] } }, { client: { id: 'new-agency', secret: secret2 } });
+    const first = await extract();
+    assert.notEqual(first.body.status, 429, JSON.stringify(first.body));
+    assert.notEqual(first.body.status, 100, JSON.stringify(first.body));
+    assert.equal((await extract()).body.status, 429);
+
+    const audit = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', 'client:new-agency').orderBy('id').execute();
+    assert.deepEqual(audit.map((a) => a.action), ['client.create', 'client.rotate', 'client.disable', 'client.enable', 'client.settings']);
+    assert.deepEqual(audit[4]!.before, {});
+    const text = JSON.stringify(audit);
+    assert.ok(!text.includes(secret1) && !text.includes(secret2), 'no secret in the audit log');
+    assert.deepEqual(audit[2]!.before, { status: 'active' });
+    assert.deepEqual(audit[2]!.after, { status: 'disabled' });
+  });
+
+  test('sandbox panel: everybody reads the shared sandbox clock, admins move it forward (audited)', async () => {
+    const viewer = await login('vera.viewer');
+    const before = (await get(viewer, '/sandbox/clock')).json();
+    assert.equal(typeof before.offsetMs, 'number');
+    assert.equal((await post(viewer, '/sandbox/clock', { advanceMinutes: 60 })).statusCode, 403);
+    const admin = await login('ada.admin');
+    assert.equal((await post(admin, '/sandbox/clock', { advanceMinutes: 0 })).statusCode, 400);
+    const moved = await post(admin, '/sandbox/clock', { advanceMinutes: 90 });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.ok(moved.json().offsetMs >= before.offsetMs + 90 * 60_000);
+    assert.ok(t.clock.now().getTime() >= new Date(before.now).getTime() + 90 * 60_000, 'the service clock moved');
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'sandbox.clock').execute();
+    assert.equal(a!.operator_login, 'ada.admin');
+    // before: the time just before the move (the sandbox clock flows with real time); after: 90 minutes later.
+    const b = a!.before as { now: string };
+    const af = a!.after as { now: string; advanceMinutes: number };
+    assert.equal(af.advanceMinutes, 90);
+    assert.ok(new Date(af.now).getTime() - new Date(b.now).getTime() >= 90 * 60_000);
+  });
+
+  test('charts: status changes per day over the window, time to refund per airline', async () => {
+    const viewer = await login('vera.viewer');
+    const c = (await get(viewer, '/charts?days=90')).json();
+    assert.equal(c.perDay.length, 90);
+    const created = await t.store.db.selectFrom('refund_status_history').select(({ fn }) => fn.countAll<number>().as('n')).where('to_status', '=', 0).executeTakeFirstOrThrow();
+    const charted = c.perDay.reduce((a: number, d: { byStatus: Record<string, number> }) => a + (d.byStatus['0'] ?? 0), 0);
+    assert.equal(charted, Number(created.n));
+    // A refund completed 36 hours after its submission, on airline XS.
+    const code = (await t.store.db.selectFrom('refund_orders').select(['refund_code', 'created_at']).where('status', '=', 0).executeTakeFirstOrThrow());
+    await t.store.db.insertInto('refund_status_history').values({ refund_code: code.refund_code, from_status: 3, to_status: 2, at: new Date(new Date(code.created_at).getTime() + 36 * 3_600_000), cause: 'test' }).execute();
+    const after = (await get(viewer, '/charts?days=90')).json();
+    assert.deepEqual(after.timeToRefund, [{ carrier: 'XS', count: 1, medianHours: 36, p90Hours: 36 }]);
+    assert.equal((await get(viewer, '/charts?days=week')).statusCode, 400);
+  });
+
+  test('admin reads the whole audit log; logout ends the session (audited) and clears the cookie', async () => {
+    const admin = await login('ada.admin');
+    const entries = (await get(admin, '/audit')).json().entries as Array<{ action: string; operator: string }>;
+    assert.ok(entries.some((e) => e.action === 'case.approve' && e.operator === 'aga.agent'));
+    const out = await post(admin, '/logout');
+    assert.equal(out.statusCode, 204);
+    assert.match(String(out.headers['set-cookie']), /postbook_console=;.*Expires=Thu, 01 Jan 1970/);
+    assert.equal((await get(admin, '/session')).statusCode, 401);
+    const actions = await t.store.db.selectFrom('audit_log').select('action').where('operator_login', '=', 'ada.admin').orderBy('id').execute();
+    assert.equal(actions.at(-1)!.action, 'logout');
+  });
+
+  test('sessions: an expired session, or one of an operator disabled since, is refused', async () => {
+    await createOperator(t.store.db, { login: 'sid.session', password: PASSWORD, role: 'agent' }, new Date());
+    const s1 = await login('sid.session');
+    assert.equal((await get(s1, '/session')).statusCode, 200);
+    const op = await t.store.db.selectFrom('operators').select('operator_id').where('login', '=', 'sid.session').executeTakeFirstOrThrow();
+    await t.store.db.updateTable('console_sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('operator_id', '=', op.operator_id).execute();
+    assert.equal((await get(s1, '/session')).statusCode, 401);
+    const s2 = await login('sid.session');
+    await t.store.db.updateTable('operators').set({ disabled: true }).where('operator_id', '=', op.operator_id).execute();
+    assert.equal((await get(s2, '/session')).statusCode, 401);
+  });
+
+  test('the console stays out of /openapi.json; its pages carry a strict Content-Security-Policy', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/console')), []);
+    const page = await t.app.inject({ method: 'GET', url: '/console/refunds/123' });
+    // Built (text/html) or not yet built (503 saying how): either way a page of the console, never the API's 404.
+    assert.ok(page.statusCode === 200 || page.statusCode === 503, String(page.statusCode));
+    assert.match(String(page.headers['content-security-policy']), /default-src 'self'/);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/console/api/nothing' })).statusCode, 404);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/console/assets/nothing.js' })).statusCode, 404);
+  });
+});
+
+describe('console configuration', () => {
+  test('CONSOLE_COOKIE_SECURE=always sets the Secure flag; bad console settings stop the start with the variable named', async () => {
+    const { loadConfig, ConfigError } = await import('../src/config.js');
+    assert.throws(() => loadConfig({ CONSOLE_COOKIE_SECURE: 'sometimes' }), (e: unknown) => e instanceof ConfigError && /CONSOLE_COOKIE_SECURE/.test(e.message));
+    assert.throws(() => loadConfig({ CONSOLE_DEMO_PASSWORD: 'short' }), (e: unknown) => e instanceof ConfigError && /CONSOLE_DEMO_PASSWORD/.test(e.message));
+    assert.throws(() => loadConfig({ CONSOLE_SESSION_HOURS: '0' }), (e: unknown) => e instanceof ConfigError && /CONSOLE_SESSION_HOURS/.test(e.message));
+    const t = await makeTestApp({ env: { CONSOLE_COOKIE_SECURE: 'always', CONSOLE_DEMO_PASSWORD: PLANTED.secrets[2] } });
+    try {
+      // Sandbox mode with CONSOLE_DEMO_PASSWORD: the three demo operators exist.
+      const demo = await t.store.db.selectFrom('operators').select(['login', 'role']).orderBy('login').execute();
+      assert.deepEqual(demo, [{ login: 'demo-admin', role: 'admin' }, { login: 'demo-agent', role: 'agent' }, { login: 'demo-viewer', role: 'viewer' }]);
+      const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'demo-viewer', password: PLANTED.secrets[2] } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(String(res.headers['set-cookie']), /; Secure/);
+    } finally {
+      await t.close();
+    }
+  });
+});

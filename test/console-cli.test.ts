@@ -1,0 +1,60 @@
+// `postbook operators add|list` (docs/console.md "Operators"): the password comes from standard input, never
+// from a flag, and is never printed; bad logins, roles and short passwords are refused with the usage exit code.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './support/processes.js';
+import { PLANTED } from '../src/test-support/planted.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-operators-cli-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function cli(args: string[], stdin: string): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(dir, 'data'), SANDBOX: 'true', LOG_LEVEL: 'info' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) => resolve({ code, out, err }));
+    child.stdin.end(stdin);
+  });
+}
+
+test('operators add reads the password from stdin and never prints it; list shows login, role and last login', { timeout: 300_000 }, async () => {
+  const password = PLANTED.secrets[1];
+  const added = await cli(['operators', 'add', 'Olga.Ops', '--role', 'admin'], `${password}\n`);
+  assert.equal(added.code, 0, added.err);
+  assert.match(added.out, /operator olga\.ops created \(admin\)/);
+  assert.ok(!added.out.includes(password) && !added.err.includes(password), 'the password is never printed');
+
+  const again = await cli(['operators', 'add', 'olga.ops', '--role', 'viewer'], `${password}\n`);
+  assert.equal(again.code, 2);
+  assert.match(again.err, /an operator olga\.ops exists already/);
+  const short = await cli(['operators', 'add', 'sam.short', '--role', 'viewer'], 'short\n');
+  assert.equal(short.code, 2);
+  assert.match(short.err, /at least 12 characters/);
+  const empty = await cli(['operators', 'add', 'eve.empty', '--role', 'viewer'], '');
+  assert.equal(empty.code, 2);
+  assert.match(empty.err, /no password on standard input/);
+  const badRole = await cli(['operators', 'add', 'rob.role', '--role', 'root'], `${password}\n`);
+  assert.equal(badRole.code, 2);
+  assert.match(badRole.err, /Allowed choices are viewer, agent, admin/);
+  const noRole = await cli(['operators', 'add', 'rob.role'], `${password}\n`);
+  assert.equal(noRole.code, 2);
+  const badLogin = await cli(['operators', 'add', 'x', '--role', 'viewer'], `${password}\n`);
+  assert.equal(badLogin.code, 2);
+  assert.match(badLogin.err, /login: 3 to 64/);
+
+  const list = await cli(['operators', 'list'], '');
+  assert.equal(list.code, 0, list.err);
+  assert.match(list.out, /^olga\.ops {2}admin {2}created \S+ {2}last login never$/m);
+  assert.ok(!list.out.includes('sam.short') && !list.out.includes('scrypt'));
+});

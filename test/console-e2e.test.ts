@@ -1,0 +1,269 @@
+// The operator console in a real browser (Debian's Chromium through playwright-core), against the demo world
+// with the refund workers running: a rejected login, a login, an 825 case approved (spec 7.1: 825) and the
+// refund it creates followed from the queue to its final state while the sandbox clock moves, a viewer
+// refused an action by the page and by the API, and a state-changing call without the CSRF token refused.
+// Each page is saved as a screenshot under test-results/console-*.png; page render times are printed (not asserted).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import type { Browser, Page } from 'playwright-core';
+import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
+import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
+import { createOperator } from '../src/console/operators.js';
+import { browserMissing, launchChromium, resultPath } from './support/browser.js';
+import { ensureConsoleBuilt } from './support/console-build.js';
+
+const missing = browserMissing();
+const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
+const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
+const PASSWORD = 'a-long-console-password-2026';
+const timings: Array<{ page: string; ms: number }> = [];
+/** Inputs and selects without a label (by <label for>, aria-label or aria-labelledby), per page drawn. */
+const unlabelled: string[] = [];
+
+describe('operator console in Chromium', { skip: missing ?? false }, () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  const elsewhere: string[] = [];
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    ensureConsoleBuilt();
+    t = await makeTestApp({ world, workers: true });
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
+    await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, new Date());
+    await createOperator(t.store.db, { login: 'ada.admin', password: PASSWORD, role: 'admin' }, new Date());
+    // Something in the queue beside the test's own refund: a deposit refund and a void of the demo world.
+    const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg('XS101-out'), seg('XS102-ret')] }] }, { client: DEMO });
+    assert.equal(r.body.status, 0, String(r.body.msg));
+    const vq = await call(t.app, '/voidQuotation.do', { airlinePNR: 'DEMO27', carrier: 'XS' }, { client: DEMO });
+    assert.equal(vq.body.status, 0, String(vq.body.msg));
+    assert.equal((await call(t.app, '/void.do', { airlinePNR: 'DEMO27', carrier: 'XS', voidOfferId: vq.body.voidOfferId }, { client: DEMO })).body.status, 0);
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    if (timings.length) {
+      console.log('console page render times (ms, from the click or navigation to the page drawn; not asserted):');
+      for (const x of timings) console.log(`  ${x.page.padEnd(28)} ${x.ms}`);
+    }
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    const page = await context.newPage();
+    page.on('request', (r) => {
+      if (!r.url().startsWith(base) && !r.url().startsWith('data:')) elsewhere.push(r.url());
+    });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    return page;
+  }
+  /** Runs `act`, waits for `ready`, records the time under `name`, saves the screenshot. */
+  async function timed(page: Page, name: string, act: () => Promise<unknown>, ready: string, state: 'visible' | 'attached' = 'visible'): Promise<void> {
+    const start = Date.now();
+    await act();
+    await page.waitForSelector(ready, { timeout: 30_000, state });
+    timings.push({ page: name, ms: Date.now() - start });
+    const missing = await page.locator('input, select, textarea').evaluateAll((els) =>
+      els.filter((e: any) => !(e.labels?.length > 0) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')).map((e: any) => String(e.outerHTML).slice(0, 80)),
+    );
+    for (const m of missing) unlabelled.push(`${name}: ${m}`);
+    await page.screenshot({ path: resultPath(`console-${name}.png`), fullPage: true });
+  }
+  async function login(page: Page, user: string, password = PASSWORD) {
+    await timed(page, `login-page-${user}`, () => page.goto(`${base}/console`), 'form >> text=Log in');
+    await page.getByLabel('Login').fill(user);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  }
+  const seg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  const demo31 = () => ({ airlinePNR: 'DEMO31', carrier: 'XS', refundRequestList: [{ lastName: 'NOSHOW', firstName: 'NILS', refundReason: '1', segments: [seg('XS401-past')] }] });
+
+  test('a wrong password is refused on the page with one generic message; no cookie is set', async () => {
+    const page = await newPage();
+    await login(page, 'aga.agent', 'not-the-password-1');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.equal((await alert.textContent())?.trim(), 'login or password is wrong');
+    assert.equal((await page.context().cookies()).length, 0);
+    await page.screenshot({ path: resultPath('console-login-rejected.png') });
+    await page.context().close();
+  });
+
+  test('a viewer sees the case but the page and the API both refuse the action', async () => {
+    const submitted = await call(t.app, '/refund.do', demo31(), { client: DEMO });
+    assert.equal(submitted.body.status, 825);
+    const pending = await t.store.db.selectFrom('console_cases').select('case_id').where('status', '=', 'pending').executeTakeFirstOrThrow();
+
+    const page = await newPage();
+    await login(page, 'vera.viewer');
+    await page.waitForSelector('h1:text("Refund queue")');
+    await timed(page, 'case-viewer', () => page.goto(`${base}/console/cases/${pending.case_id}`), '[data-testid=case-status]');
+    const approve = page.getByRole('button', { name: 'Approve' });
+    assert.equal(await approve.isDisabled(), true);
+    assert.ok(await page.getByText('your role (viewer) may not do this').first().isVisible());
+    // With the CSRF token the page holds, the API refuses the viewer on its own.
+    const refused = await page.evaluate(async (id) => {
+      const s = (await (await fetch('/console/api/session')).json()) as { csrfToken: string };
+      const r = await fetch(`/console/api/cases/${id}/approve`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': s.csrfToken }, body: '{}' });
+      return { status: r.status, body: (await r.json()) as { error: string } };
+    }, pending.case_id);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error, 'your role (viewer) may not do this: it needs agent');
+    assert.equal((await t.store.db.selectFrom('console_cases').select('status').where('case_id', '=', pending.case_id).executeTakeFirstOrThrow()).status, 'pending');
+
+    // Seat maps: a two-deck aircraft of the sandbox world drawn as its cabins.
+    await timed(page, 'seatmaps', () => page.getByRole('link', { name: 'Seat maps' }).click(), '#seat-source option[value="flight|XS951-upper"]', 'attached');
+    const start = Date.now();
+    await page.getByLabel('Flight or session').selectOption('flight|XS951-upper');
+    await page.waitForSelector('table.seatmap .seat');
+    timings.push({ page: 'seatmap-drawn', ms: Date.now() - start });
+    assert.ok(await page.getByRole('region', { name: /^Upper deck/ }).count(), 'the upper deck is drawn');
+    assert.ok(await page.getByRole('region', { name: /^Main deck/ }).count(), 'the main deck is drawn');
+    assert.ok((await page.locator('table.seatmap .seat.free').count()) > 100);
+    assert.match((await page.locator('table.seatmap .seat').first().getAttribute('aria-label')) ?? '', /^\d+[A-Z] (free|occupied), EUR \d+\.\d\d/);
+    await page.screenshot({ path: resultPath('console-seatmap.png'), fullPage: false });
+
+    // Logging out ends the session: the next page asks for the login again.
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForSelector('form >> text=Log in');
+    await page.context().close();
+  });
+
+  test('an agent logs in, approves an 825 case, and follows the refund from the queue to status 2 as the sandbox clock moves', { timeout: 180_000 }, async () => {
+    // The viewer's test left this request waiting as a case: sent again, it is the same case (spec 7.1: 825).
+    const submitted = await call(t.app, '/refund.do', demo31(), { client: DEMO });
+    assert.equal(submitted.body.status, 825, String(submitted.body.msg));
+    assert.equal((await t.store.db.selectFrom('console_cases').select('case_id').where('status', '=', 'pending').execute()).length, 1);
+
+    const page = await newPage();
+    await login(page, 'aga.agent');
+    await page.waitForSelector('h1:text("Refund queue")');
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'postbook_console')!;
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.equal(await page.getByTestId('operator').textContent(), 'aga.agent');
+
+    // The case, from the navigation (keyboard: the link is reachable and followed with Enter).
+    await page.getByRole('link', { name: 'Console cases' }).focus();
+    await timed(page, 'cases', () => page.keyboard.press('Enter'), 'table a[href^="/console/cases/cc_"]');
+    await timed(page, 'case', () => page.locator('table a[href^="/console/cases/cc_"]').first().click(), '[data-testid=case-status]:text("pending")');
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).isEnabled(), true);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await timed(page, 'refund-new', () => page.getByRole('button', { name: 'Confirm approve' }).click(), '[data-testid=refund-status]');
+    const refundCode = /\/console\/refunds\/(\d+)/.exec(page.url())![1]!;
+    assert.match((await page.getByTestId('refund-status').textContent()) ?? '', /^[01] /);
+    assert.ok(await page.getByText('approved in the console by aga.agent').count());
+    assert.match((await page.getByTestId('explanation').textContent()) ?? '', /#\d+, type 1, window/, 'the quote says which rule and window applied');
+
+    // The queue shows it; followed from there.
+    await timed(page, 'queue', () => page.getByRole('link', { name: 'Refund queue', exact: true }).click(), `tr[data-code="${refundCode}"]`);
+    assert.ok(await page.locator('tr:has(.badge.void)').count(), 'voids are in the queue, marked');
+    await page.getByLabel('Reason').selectOption('1');
+    await page.waitForSelector(`tr[data-code="${refundCode}"]`);
+    await timed(page, 'refund', () => page.getByRole('link', { name: refundCode }).click(), '[data-testid=refund-status]');
+
+    // The demo airline takes 20 s per step: the sandbox clock hurries it; the page's Reload shows each status.
+    const seen = new Set<string>();
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      await page.getByRole('button', { name: 'Reload' }).click();
+      await page.waitForTimeout(300);
+      const status = ((await page.getByTestId('refund-status').textContent()) ?? '').trim();
+      seen.add(status.split(' ')[0]!);
+      if (status.startsWith('2 ')) break;
+      assert.ok(Date.now() < deadline, `the refund stayed at ${status} (seen ${[...seen].join(',')})`);
+      t.clock.advance(12_000);
+    }
+    const steps = await page.locator('.timeline li').allTextContents();
+    assert.deepEqual(steps.map((s) => /(\d) [a-z]/.exec(s.replace(/^.*?UTC /, ''))?.[1]), ['0', '1', '3', '2'], steps.join(' | '));
+    assert.equal(await page.getByRole('button', { name: 'Withdraw' }).isDisabled(), true, 'final: no action left');
+    await page.screenshot({ path: resultPath('console-refund-final.png'), fullPage: true });
+
+    // The charts: today's status changes drawn, the refund's airline in the time-to-refund table.
+    await timed(page, 'charts', () => page.getByRole('link', { name: 'Charts' }).click(), '[data-testid=chart-time-to-refund] svg .recharts-bar-rectangle');
+    assert.ok(await page.locator('[data-testid=chart-per-day] svg .recharts-bar-rectangle').count());
+    assert.match((await page.locator('section:has(#ttr-h) table').textContent()) ?? '', /XS/);
+
+    // CSRF: the same session without its token is refused by the API, from the page itself.
+    const forged = await page.evaluate(async (code) => {
+      const r = await fetch(`/console/api/refunds/${code}/retry`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      return { status: r.status, body: (await r.json()) as { error: string } };
+    }, refundCode);
+    assert.equal(forged.status, 403);
+    assert.match(forged.body.error, /CSRF/);
+    await page.context().close();
+  });
+
+  test('an admin creates a client (secret shown once), rotates its secret with a grace period and disables it', async () => {
+    const page = await newPage();
+    await login(page, 'ada.admin');
+    await page.waitForSelector('h1:text("Refund queue")');
+    await timed(page, 'clients', () => page.getByRole('link', { name: 'Clients' }).click(), 'tr[data-client="demo-agency"]');
+    await page.getByLabel('Client id').fill('e2e-agency');
+    await page.getByLabel('Name').fill('E2E Agency');
+    await page.getByRole('button', { name: 'Create client' }).click();
+    const first = await page.getByTestId('secret').inputValue();
+    assert.match(first, /^[A-Za-z0-9_-]{20,}$/);
+    const asClient = (secret: string) => call(t.app, '/queryRefundOrders.do', { refundCode: '1' }, { client: { id: 'e2e-agency', secret } });
+    assert.notEqual((await asClient(first)).http, 401);
+    await page.getByRole('button', { name: 'I stored it' }).click();
+    assert.equal(await page.getByTestId('secret').count(), 0, 'the secret is gone from the page once stored');
+
+    await page.getByLabel('Grace for e2e-agency (hours)').fill('2');
+    await page.getByRole('button', { name: 'Rotate e2e-agency' }).click();
+    await page.getByRole('button', { name: 'Confirm rotate e2e-agency' }).click();
+    const second = await page.getByTestId('secret').inputValue();
+    assert.notEqual(second, first);
+    await page.screenshot({ path: resultPath('console-clients-rotated.png'), fullPage: true });
+    assert.notEqual((await asClient(first)).http, 401, 'the old secret works during the grace period');
+    assert.notEqual((await asClient(second)).http, 401);
+    assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /UTC/, 'the old secret\'s end is shown');
+    await page.getByRole('button', { name: 'I stored it' }).click();
+
+    // Settings: the refund fee and a rate pool, saved and shown in the list.
+    await page.getByRole('button', { name: 'Settings of e2e-agency' }).click();
+    await page.getByLabel('Refund service fee per passenger').fill('EUR 4.00');
+    await page.getByLabel('PNR pool per minute').fill('30');
+    await page.getByRole('button', { name: 'Save settings of e2e-agency' }).click();
+    await page.waitForSelector('tr[data-client="e2e-agency"] >> text=EUR 4.00');
+    assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /"pnrPerMinute":30/);
+
+    await page.getByRole('button', { name: 'Disable e2e-agency' }).click();
+    await page.getByRole('button', { name: 'Confirm disable e2e-agency' }).click();
+    await page.waitForSelector('tr[data-client="e2e-agency"] >> text=disabled');
+    assert.equal((await asClient(second)).http, 401);
+
+    // The audit log: every admin action of this test, with its target.
+    await timed(page, 'audit', () => page.getByRole('link', { name: 'Audit log' }).click(), '[data-testid=audit]');
+    const audit = (await page.getByTestId('audit').textContent()) ?? '';
+    for (const action of ['client.create', 'client.rotate', 'client.settings', 'client.disable', 'login']) assert.ok(audit.includes(action), action);
+    assert.ok(!audit.includes(first) && !audit.includes(second), 'no secret in the audit log');
+
+    // The sandbox panel: the clock moves forward by a day.
+    const before = t.clock.now().getTime();
+    await timed(page, 'sandbox', () => page.getByRole('link', { name: 'Sandbox' }).click(), '[data-testid=sandbox-now]:has-text("UTC")');
+    await page.getByLabel('Advance by').fill('1');
+    await page.getByLabel('Unit').selectOption('days');
+    await page.getByRole('button', { name: 'Move the clock' }).click();
+    await page.getByRole('status').waitFor();
+    assert.ok(t.clock.now().getTime() >= before + 86_400_000);
+    await page.screenshot({ path: resultPath('console-sandbox.png') });
+    await page.context().close();
+  });
+
+  test('no request left the service; no script error on any page; every input of every page has a label', () => {
+    assert.deepEqual(elsewhere, []);
+    assert.deepEqual(pageErrors, []);
+    assert.ok(timings.length >= 10, 'the pages were visited');
+    assert.deepEqual(unlabelled, []);
+  });
+});
