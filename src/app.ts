@@ -109,7 +109,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     clock,
     world: opts.world ?? null,
     authenticator: new ClientAuthenticator(store.db, clock),
-    idempotency: new Idempotency(store.db),
+    idempotency: new Idempotency(store.db, clock, config.idempotencyTtlHours * 3_600_000),
     metrics: new Metrics({ sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps } }),
     refunds: {
       db: store.db,

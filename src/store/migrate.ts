@@ -12,6 +12,7 @@ import * as m0009 from './migrations/0009_webhooks.js';
 import * as m0010 from './migrations/0010_order_expiry.js';
 import * as m0011 from './migrations/0011_voids.js';
 import * as m0013 from './migrations/0013_sandbox_clock.js';
+import * as m0014 from './migrations/0014_idempotency_expiry.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_order_expiry': m0010,
   '0011_voids': m0011,
   '0013_sandbox_clock': m0013,
+  '0014_idempotency_expiry': m0014,
 };
 
 class StaticProvider implements MigrationProvider {
