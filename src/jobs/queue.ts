@@ -201,7 +201,10 @@ const MIN_POLLING_SECONDS = 0.05;
 const WAKE_COALESCE_MS = 10;
 /** Our one addition to pg-boss's schema (see ensureFetchIndex). */
 export const FETCH_INDEX = 'postbook_job_fetch';
-const MAX_EXPIRE_SECONDS = 24 * 3600 - 1; // pg-boss: "expiration cannot exceed 24 hours"
+const MAX_EXPIRE_SECONDS = 24 * 3600 - 1;
+/** SQLSTATE deadlock_detected, and how often start() tries to declare its queues through one. */
+const DEADLOCK = '40P01';
+const DECLARE_ATTEMPTS = 8; // pg-boss: "expiration cannot exceed 24 hours"
 
 function check(ok: boolean, message: string): asserts ok {
   if (!ok) throw new TypeError(message);
@@ -307,19 +310,7 @@ class PgBossJobQueue implements JobQueue {
     this.state = 'starting';
     try {
       await this.boss.start(); // creates or migrates pg-boss's schema (one advisory-locked script)
-      await this.ensureFetchIndex();
-      for (const [name, q] of this.declared) {
-        const options: PgBoss.Queue = {
-          name,
-          policy: q.policy,
-          retryLimit: q.retryLimit,
-          retryDelay: q.retryDelaySeconds,
-          retryBackoff: q.retryBackoff,
-          expireInSeconds: q.expireInSeconds,
-        };
-        await this.boss.createQueue(name, options); // no-op when it exists…
-        await this.boss.updateQueue(name, options); // …so the declaration is applied as well
-      }
+      await this.declareQueues();
       if (this.recoverActive) await this.recover();
     } catch (err) {
       this.state = 'stopped';
@@ -329,6 +320,37 @@ class PgBossJobQueue implements JobQueue {
     this.state = 'started';
     for (const w of this.workers) w.start();
     this.log.info({ jobSchema: this.schema, queues: [...this.declared.keys()], workers: this.workers.length }, 'job queue started');
+  }
+
+  /**
+   * The fetch index and every declared queue (created, then updated to the declaration). Several processes
+   * starting at once on a fresh PostgreSQL database (the production recipe: API and worker processes
+   * together) can deadlock here: one creating a queue's partition while another indexes the partitioned
+   * table. Every step is idempotent, so the deadlock's victim starts the steps again after a short pause.
+   */
+  private async declareQueues(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.ensureFetchIndex();
+        for (const [name, q] of this.declared) {
+          const options: PgBoss.Queue = {
+            name,
+            policy: q.policy,
+            retryLimit: q.retryLimit,
+            retryDelay: q.retryDelaySeconds,
+            retryBackoff: q.retryBackoff,
+            expireInSeconds: q.expireInSeconds,
+          };
+          await this.boss.createQueue(name, options); // no-op when it exists…
+          await this.boss.updateQueue(name, options); // …so the declaration is applied as well
+        }
+        return;
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== DEADLOCK || attempt >= DECLARE_ATTEMPTS) throw err;
+        this.log.warn({ jobSchema: this.schema, attempt }, 'job queue: deadlock with another process creating the queues; trying again');
+        await new Promise((r) => setTimeout(r, 50 + Math.random() * 250 * attempt));
+      }
+    }
   }
 
   /**
