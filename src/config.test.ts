@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from './config.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CONFIG_DOC, ConfigError, loadConfig } from './config.js';
 
 test('defaults: embedded store in ./data, demo world, sandbox on, header prefix "service"', () => {
   const c = loadConfig({}, '/srv/app');
@@ -89,4 +91,15 @@ test('JOB_*: a bad value stops the start with a message naming the variable', ()
       `${name}=${value}`,
     );
   }
+});
+
+test('docs/production.md lists every variable config.ts reads, with its default, and no other', () => {
+  const source = fs.readFileSync(path.join(import.meta.dirname, 'config.ts'), 'utf8');
+  const read = new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|Var\(env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1] ?? m[2]!));
+  assert.ok(read.size >= 20, [...read].join(' '));
+  assert.deepEqual([...read].sort(), CONFIG_DOC.map((d) => d.name).sort(), 'CONFIG_DOC describes exactly the variables config.ts reads');
+  const guide = fs.readFileSync(path.join(import.meta.dirname, '..', 'docs', 'production.md'), 'utf8');
+  const rows = new Map([...guide.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()]));
+  for (const d of CONFIG_DOC) assert.equal(rows.get(d.name), d.default, `docs/production.md "Configuration": ${d.name}`);
+  assert.deepEqual([...rows.keys()].filter((name) => !read.has(name)), [], 'rows for variables nobody reads');
 });
