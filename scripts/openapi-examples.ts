@@ -181,6 +181,19 @@ async function main(): Promise<void> {
       }
     }
 
+    // The rate pools of spec 8 (verify, ancillary, pnr): another client (its own counters) sends the first
+    // example's request (valid: the pools count only requests that pass validation) until refused.
+    const other = { 'content-type': 'application/json', 'x-service-client-id': 'other-agency', 'x-service-client-secret': 'other-agency-secret-2026' };
+    for (const op of ['POST /extractPnr.do', 'POST /pnr/claim.do', 'POST /verify.do', 'POST /getOffers.do', 'POST /seatAvailability.do', 'POST /getLuggage.do']) {
+      let refused: Json | null = null;
+      for (let i = 0; i < 1000 && !refused; i++) {
+        const res = await app.inject({ method: 'POST', url: op.slice(5), headers: other, payload: examples[op]![0]!.request as object });
+        if (res.statusCode === 429) refused = res.json<Json>();
+      }
+      if (!refused) throw new Error(`${op}: no 429 after 1000 calls`);
+      examples[op]!.push({ summary: `429: the client's ${String(refused.limitType)} rate pool is used up; retry after retryAfter seconds (Retry-After header)`, status: 429, response: refused });
+    }
+
     // Webhook payloads: the outbox events of the refund and the void, as the deliverer sends them.
     const events = await service.store.db.selectFrom('webhook_events').selectAll().orderBy('id').execute();
     const bodies = events.map((e) => JSON.parse(eventBody(e as unknown as OutboxEvent)) as Json);

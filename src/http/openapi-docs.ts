@@ -27,6 +27,29 @@ const BUSINESS_FAILURE = {
   properties: { status: { type: 'integer', not: { const: 0 } }, msg: { type: 'string' } },
 };
 
+/** The 429 answer of a rate pool (src/ratelimit/pools.ts; README "Status codes", spec 8). */
+const rateRefusal = (summary: string) => ({
+  description: `${summary.replace(/^429: /, '')}. The pools: verify (verify.do, getOffers.do), ancillary (seatAvailability.do, getLuggage.do), pnr (extractPnr.do, pnr/claim.do).`,
+  headers: { 'retry-after': { description: 'seconds until the pool takes this client again', schema: { type: 'integer' } } },
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['status', 'msg', 'limitType', 'retryAfter'],
+        properties: {
+          status: { const: 429 },
+          msg: { type: 'string' },
+          code: { const: 429 },
+          message: { type: 'string' },
+          limitType: { enum: ['verify', 'ancillary', 'pnr'] },
+          limit: { type: 'integer' },
+          retryAfter: { type: 'integer', description: 'seconds' },
+        },
+      },
+    },
+  },
+});
+
 /** An Example Object key from its summary: "809: the order is not paid" → "809-the-order-is-not-paid". */
 const keyOf = (summary: string, taken: Set<string>): string => {
   const base = summary.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'example';
@@ -53,6 +76,9 @@ export function addExamples<D extends object>(doc: D): D {
         const requests = examples.filter((e) => e.request !== undefined && e.status === 200);
         if (requests.length > 0) requestMedia.examples = Object.fromEntries(requests.map((e) => [keyOf(e.summary, taken), { summary: e.summary, value: e.request }]));
       }
+      // A refusal of a rate pool (spec 8) comes from the pool in front of the route, not from its schema.
+      const refusals = examples.filter((e) => e.status === 429);
+      if (refusals.length > 0 && op.responses && !op.responses['429']) op.responses['429'] = rateRefusal(refusals[0]!.summary);
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         const media = jsonContent(response);
         if (!media) continue;

@@ -226,6 +226,19 @@ export const EXAMPLES: Examples = {
           "status": 413,
           "msg": "request body is too large"
         }
+      },
+      {
+        "summary": "429: the client's pnr rate pool is used up; retry after retryAfter seconds (Retry-After header)",
+        "status": 429,
+        "response": {
+          "status": 429,
+          "msg": "rate limit exceeded: the pnr pool allows 120 requests per minute; retry in 60 s",
+          "code": 429,
+          "message": "rate limit exceeded: the pnr pool allows 120 requests per minute; retry in 60 s",
+          "limitType": "pnr",
+          "limit": 120,
+          "retryAfter": 60
+        }
       }
     ],
     "POST /pnr/claim.do": [
@@ -269,7 +282,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "claimed",
-          "orderNo": "4800550692391229",
+          "orderNo": "4908036141277900",
           "pnrCode": "DEMO01"
         }
       },
@@ -342,6 +355,19 @@ export const EXAMPLES: Examples = {
           "status": 413,
           "msg": "request body is too large"
         }
+      },
+      {
+        "summary": "429: the client's pnr rate pool is used up; retry after retryAfter seconds (Retry-After header)",
+        "status": 429,
+        "response": {
+          "status": 429,
+          "msg": "rate limit exceeded: the pnr pool allows 120 requests per minute; retry in 60 s",
+          "code": 429,
+          "message": "rate limit exceeded: the pnr pool allows 120 requests per minute; retry in 60 s",
+          "limitType": "pnr",
+          "limit": 120,
+          "retryAfter": 60
+        }
       }
     ],
     "POST /updateWebhookURL.do": [
@@ -354,7 +380,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "webhookSecret": "whsec_knuD29vkgukZSbypsgoO0m9AxMC68zDj7av6DCcfxSA"
+          "webhookSecret": "whsec_jMgltFdF1NIl67X1KOXBJAZl99dw8MITanSt_AmDA_M"
         }
       },
       {
@@ -438,7 +464,7 @@ export const EXAMPLES: Examples = {
           "expectedConfirmationDate": "20261127",
           "expectedRefundDate": "20261204",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_V2FXmz-oK4jSoPZj1LYbv0gI",
+          "refundOfferId": "rfo_eMdXMPUpMsrFQvUQnvnlsHOD",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -490,7 +516,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "3255969720410109",
+          "orderNo": "7315542757395292",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -564,7 +590,7 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO20",
           "carrier": "XS",
-          "refundOfferId": "rfo_V2FXmz-oK4jSoPZj1LYbv0gI"
+          "refundOfferId": "rfo_eMdXMPUpMsrFQvUQnvnlsHOD"
         },
         "status": 200,
         "response": {
@@ -574,7 +600,7 @@ export const EXAMPLES: Examples = {
           "expectedConfirmationDate": "20261127",
           "expectedRefundDate": "20261204",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_V2FXmz-oK4jSoPZj1LYbv0gI",
+          "refundOfferId": "rfo_eMdXMPUpMsrFQvUQnvnlsHOD",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -626,7 +652,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "3255969720410109",
+          "orderNo": "7315542757395292",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -635,7 +661,7 @@ export const EXAMPLES: Examples = {
           },
           "displayCurrency": null,
           "refundStatus": 0,
-          "refundCode": "3510213020677150",
+          "refundCode": "8246387308072639",
           "cancelReason": null,
           "refundReason": "1"
         }
@@ -670,7 +696,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "refund already submitted for ticket 9992500000201 (refundCode 3510213020677150); query its status"
+          "msg": "refund already submitted for ticket 9992500000201 (refundCode 8246387308072639); query its status"
         }
       },
       {
@@ -718,9 +744,9 @@ export const EXAMPLES: Examples = {
           "status": 0,
           "msg": "success: the order can be voided; submit this voidOfferId with void.do before the deadline",
           "isVoidable": true,
-          "voidOfferId": "vdo_yDrXq01weGo7OBRPzlJmSach",
-          "voidOfferExpireTime": "2026-11-25T10:03:50.128Z",
-          "orderNo": "6776933195971921",
+          "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU",
+          "voidOfferExpireTime": "2026-11-25T10:10:28.119Z",
+          "orderNo": "8940985545868819",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -745,7 +771,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "a void of this order was already submitted (voidCode 202611-4994417376); follow it with queryVoidOrders.do",
+          "msg": "a void of this order was already submitted (voidCode 202611-3339154179); follow it with queryVoidOrders.do",
           "isVoidable": false
         }
       },
@@ -788,16 +814,16 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_yDrXq01weGo7OBRPzlJmSach"
+          "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "void submitted; follow it with queryVoidOrders.do and the voidCode",
-          "voidCode": "202611-4994417376",
-          "voidOfferId": "vdo_yDrXq01weGo7OBRPzlJmSach",
+          "voidCode": "202611-3339154179",
+          "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU",
           "voidStatus": 0,
-          "orderNo": "6776933195971921",
+          "orderNo": "8940985545868819",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -818,7 +844,7 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_yDrXq01weGo7OBRPzlJmSach"
+          "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU"
         },
         "status": 200,
         "response": {
@@ -863,14 +889,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a refund, newest first, with its amounts",
         "request": {
-          "refundCode": "3510213020677150"
+          "refundCode": "8246387308072639"
         },
         "status": 200,
         "response": {
           "refundOrders": [
             {
-              "orderNo": "3255969720410109",
-              "refundCode": "3510213020677150",
+              "orderNo": "7315542757395292",
+              "refundCode": "8246387308072639",
               "displayCurrency": null,
               "expectedConfirmationDate": "20261127",
               "expectedRefundDate": "20261204",
@@ -933,7 +959,7 @@ export const EXAMPLES: Examples = {
                 }
               ],
               "refundStatus": 2,
-              "refundOfferId": "rfo_V2FXmz-oK4jSoPZj1LYbv0gI",
+              "refundOfferId": "rfo_eMdXMPUpMsrFQvUQnvnlsHOD",
               "refundMethod": "CashBackToOriginalPayment",
               "cancelReason": null
             }
@@ -991,7 +1017,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a void by its voidCode",
         "request": {
-          "voidCode": "202611-4994417376"
+          "voidCode": "202611-3339154179"
         },
         "status": 200,
         "response": {
@@ -999,15 +1025,15 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "voidOrders": [
             {
-              "voidCode": "202611-4994417376",
-              "voidOfferId": "vdo_yDrXq01weGo7OBRPzlJmSach",
+              "voidCode": "202611-3339154179",
+              "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU",
               "voidStatus": 2,
               "cancelReason": null,
               "actualRefundAmount": 480,
-              "createdTime": "2026-11-25T09:33:50.137Z",
-              "updatedTime": "2026-11-25T09:35:54.381Z",
+              "createdTime": "2026-11-25T09:40:28.131Z",
+              "updatedTime": "2026-11-25T09:42:32.270Z",
               "completedDate": "20261125",
-              "orderNo": "6776933195971921",
+              "orderNo": "8940985545868819",
               "voidMethod": "CashBackToOriginalPayment",
               "currency": "EUR",
               "voidAmount": 480,
@@ -1089,7 +1115,7 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "routings": [
             {
-              "routingIdentifier": "rt_Kz6gxgyDg_Ht8JEYXkFHqBkt",
+              "routingIdentifier": "rt_H-DyN7qxmyzpktn-5p3LOmTb",
               "supportCreditTransPayment": "1",
               "supportPaymentMethods": [
                 1
@@ -1180,8 +1206,8 @@ export const EXAMPLES: Examples = {
               "vendorFare": null,
               "links": [],
               "separateBookings": false,
-              "refreshTime": "2026-11-25T09:35:58Z",
-              "expireTime": "2026-11-25T15:35:58Z",
+              "refreshTime": "2026-11-25T09:42:36Z",
+              "expireTime": "2026-11-25T15:42:36Z",
               "ancillarySupported": [
                 "seat"
               ],
@@ -1245,16 +1271,16 @@ export const EXAMPLES: Examples = {
       {
         "summary": "price check of a searched routing; opens a session",
         "request": {
-          "routingIdentifier": "rt_Uz_8zaCqle2mC3l8-HR0tPeK"
+          "routingIdentifier": "rt_WuAYB_PQz4vg_YjIHkI1m5rC"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_bDsPcbIbCl1hcRt196L5jpJ3",
+          "sessionId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
           "maxSeats": 9,
           "routing": {
-            "routingIdentifier": "rt_HYa86wJYiEGrDtnbtxfh39BF",
+            "routingIdentifier": "rt_XrM9B__Oh1-OxeDl9m8qtFc1",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -1514,6 +1540,19 @@ export const EXAMPLES: Examples = {
           "status": 413,
           "msg": "request body is too large"
         }
+      },
+      {
+        "summary": "429: the client's verify rate pool is used up; retry after retryAfter seconds (Retry-After header)",
+        "status": 429,
+        "response": {
+          "status": 429,
+          "msg": "rate limit exceeded: the verify pool allows 60 requests per minute; retry in 60 s",
+          "code": 429,
+          "message": "rate limit exceeded: the verify pool allows 60 requests per minute; retry in 60 s",
+          "limitType": "verify",
+          "limit": 60,
+          "retryAfter": 60
+        }
       }
     ],
     "POST /getOffers.do": [
@@ -1538,8 +1577,8 @@ export const EXAMPLES: Examples = {
           "data": [
             {
               "offer": {
-                "offerID": "ofr_qMyXifs4wVRypU3euAgsgL-q",
-                "offerToken": "rt_uTMFkXeGwptz8ub9HM9X2oLK",
+                "offerID": "ofr_4l55QvSgzy10Ml_747B764kE",
+                "offerToken": "rt_5Qq43JG5xLub_78emnNEiJyn",
                 "paxFares": [
                   {
                     "paxType": "ADT",
@@ -1726,20 +1765,33 @@ export const EXAMPLES: Examples = {
           "status": 413,
           "msg": "request body is too large"
         }
+      },
+      {
+        "summary": "429: the client's verify rate pool is used up; retry after retryAfter seconds (Retry-After header)",
+        "status": 429,
+        "response": {
+          "status": 429,
+          "msg": "rate limit exceeded: the verify pool allows 60 requests per minute; retry in 60 s",
+          "code": 429,
+          "message": "rate limit exceeded: the verify pool allows 60 requests per minute; retry in 60 s",
+          "limitType": "verify",
+          "limit": 60,
+          "retryAfter": 60
+        }
       }
     ],
     "POST /getLuggage.do": [
       {
         "summary": "bags sold with the ticket",
         "request": {
-          "offerId": "ses_bDsPcbIbCl1hcRt196L5jpJ3"
+          "offerId": "ses_hjJbxiFzk0QPSSIuQbdw_caE"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
           "data": {
-            "offerId": "ses_bDsPcbIbCl1hcRt196L5jpJ3",
+            "offerId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
             "outboundSegments": [
               {
                 "segmentIndex": 1,
@@ -1853,13 +1905,26 @@ export const EXAMPLES: Examples = {
           "status": 413,
           "msg": "request body is too large"
         }
+      },
+      {
+        "summary": "429: the client's ancillary rate pool is used up; retry after retryAfter seconds (Retry-After header)",
+        "status": 429,
+        "response": {
+          "status": 429,
+          "msg": "rate limit exceeded: the ancillary pool allows 60 requests per minute; retry in 60 s",
+          "code": 429,
+          "message": "rate limit exceeded: the ancillary pool allows 60 requests per minute; retry in 60 s",
+          "limitType": "ancillary",
+          "limit": 60,
+          "retryAfter": 60
+        }
       }
     ],
     "POST /seatAvailability.do": [
       {
         "summary": "the seat map of the session's flight (rows cut to two)",
         "request": {
-          "sessionId": "ses_bDsPcbIbCl1hcRt196L5jpJ3",
+          "sessionId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
           "carrier": "XS",
           "outboundSegments": [
             {
@@ -1918,7 +1983,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_x2xu5inxor"
+                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_a8f5IHY7nK"
                       },
                       {
                         "column": "B",
@@ -1931,7 +1996,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_x2xu5inxor"
+                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_a8f5IHY7nK"
                       }
                     ]
                   },
@@ -1948,7 +2013,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_x2xu5inxor"
+                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_a8f5IHY7nK"
                       },
                       {
                         "column": "B",
@@ -1960,7 +2025,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_x2xu5inxor"
+                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_a8f5IHY7nK"
                       }
                     ]
                   }
@@ -2023,20 +2088,33 @@ export const EXAMPLES: Examples = {
           "status": 413,
           "msg": "request body is too large"
         }
+      },
+      {
+        "summary": "429: the client's ancillary rate pool is used up; retry after retryAfter seconds (Retry-After header)",
+        "status": 429,
+        "response": {
+          "status": 429,
+          "msg": "rate limit exceeded: the ancillary pool allows 60 requests per minute; retry in 60 s",
+          "code": 429,
+          "message": "rate limit exceeded: the ancillary pool allows 60 requests per minute; retry in 60 s",
+          "limitType": "ancillary",
+          "limit": 60,
+          "retryAfter": 60
+        }
       }
     ],
     "POST /order.do": [
       {
         "summary": "book one adult with a paid seat",
         "request": {
-          "sessionId": "ses_bDsPcbIbCl1hcRt196L5jpJ3",
+          "sessionId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
           "passengers": [
             {
               "name": "TRAVELLER/ANA",
               "passengerType": 0,
               "ancillaries": [
                 {
-                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_x2xu5inxor",
+                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_a8f5IHY7nK",
                   "segmentIndex": 1
                 }
               ]
@@ -2051,16 +2129,16 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_bDsPcbIbCl1hcRt196L5jpJ3",
+          "sessionId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
           "offerId": null,
-          "orderNo": "8190660790491026",
-          "pnrCode": "ZUJN5S",
+          "orderNo": "7754692160003610",
+          "pnrCode": "EDY6PD",
           "totalPrice": 372.5,
           "totalTransactionFee": 0,
           "currency": "EUR",
           "vendorTotalPrice": null,
           "vendorCurrency": null,
-          "tktLimitTime": "2026-11-25 18:05:58",
+          "tktLimitTime": "2026-11-25 18:12:36",
           "paxTicketInfos": [
             {
               "name": "TRAVELLER/ANA",
@@ -2098,7 +2176,7 @@ export const EXAMPLES: Examples = {
             }
           ],
           "routing": {
-            "routingIdentifier": "rt_MnG_s9gJidTF20QGSmlC5mbM",
+            "routingIdentifier": "rt_-yjz5teDTowVUZustYh8YpuZ",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2294,15 +2372,15 @@ export const EXAMPLES: Examples = {
       {
         "summary": "pay by deposit; the airline issues the ticket",
         "request": {
-          "orderNo": "8190660790491026"
+          "orderNo": "7754692160003610"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "8190660790491026",
+          "orderNo": "7754692160003610",
           "paymentMethod": 1,
-          "pnrCode": "ZUJN5S",
+          "pnrCode": "EDY6PD",
           "airlines": [
             "XS"
           ],
@@ -2320,10 +2398,10 @@ export const EXAMPLES: Examples = {
               "cardExpired": null,
               "nationality": null,
               "ticketNos": [
-                "9982346191797"
+                "9985519276176"
               ],
               "airlinePNRs": [
-                "PRDJ6A"
+                "59M5MG"
               ],
               "ancillaries": [
                 {
@@ -2353,7 +2431,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "404: already paid",
         "request": {
-          "orderNo": "8190660790491026"
+          "orderNo": "7754692160003610"
         },
         "status": 200,
         "response": {
@@ -2398,14 +2476,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "an order by its orderNo",
         "request": {
-          "orderNo": "8190660790491026"
+          "orderNo": "7754692160003610"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "8190660790491026",
-          "pnrCode": "ZUJN5S",
+          "orderNo": "7754692160003610",
+          "pnrCode": "EDY6PD",
           "orderStatus": 2,
           "ticketStatus": "1",
           "paxTicketInfos": [
@@ -2420,10 +2498,10 @@ export const EXAMPLES: Examples = {
               "cardExpired": null,
               "nationality": null,
               "ticketNos": [
-                "9982346191797"
+                "9985519276176"
               ],
               "airlinePNRs": [
-                "PRDJ6A"
+                "59M5MG"
               ],
               "ancillaries": [
                 {
@@ -2450,7 +2528,7 @@ export const EXAMPLES: Examples = {
           ],
           "totalPrice": 372.5,
           "currency": "EUR",
-          "tktLimitTime": "2026-11-25 18:05:58",
+          "tktLimitTime": "2026-11-25 18:12:36",
           "vendorTotalPrice": null,
           "vendorCost": null,
           "vendorTotalAncillaryPrice": null,
@@ -2467,7 +2545,7 @@ export const EXAMPLES: Examples = {
           ],
           "paymentMethod": 1,
           "routing": {
-            "routingIdentifier": "rt_MnG_s9gJidTF20QGSmlC5mbM",
+            "routingIdentifier": "rt_-yjz5teDTowVUZustYh8YpuZ",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2574,7 +2652,7 @@ export const EXAMPLES: Examples = {
             {
               "airlineCode": "XS",
               "airlineName": null,
-              "airlinePnr": "PRDJ6A",
+              "airlinePnr": "59M5MG",
               "airlineWebSiteAddress": null,
               "mmbEmail": "ana.traveller@example.com",
               "tailDigitsOfPaymentCard": null
@@ -2662,7 +2740,7 @@ export const EXAMPLES: Examples = {
         "summary": "the sandbox time and its offset",
         "status": 200,
         "response": {
-          "now": "2026-11-25T09:35:59.141Z",
+          "now": "2026-11-25T09:42:37.072Z",
           "offsetMs": 120000
         }
       }
@@ -2675,7 +2753,7 @@ export const EXAMPLES: Examples = {
         },
         "status": 200,
         "response": {
-          "now": "2026-11-26T09:35:59.142Z",
+          "now": "2026-11-26T09:42:37.074Z",
           "offsetMs": 86520000
         }
       }
@@ -2684,14 +2762,14 @@ export const EXAMPLES: Examples = {
   "webhooks": {
     "order.refund": [
       {
-        "eventId": "66266597-2b94-4df7-adac-19ed550312cd",
+        "eventId": "c6365685-91fd-494b-b9f1-8fbcf3144e46",
         "type": "order.refund",
         "cid": "demo-agency",
-        "time": "2026-11-25T09:33:49.994Z",
+        "time": "2026-11-25T09:40:27.978Z",
         "sequence": 1,
         "data": {
-          "orderNo": "3255969720410109",
-          "refundCode": "3510213020677150",
+          "orderNo": "7315542757395292",
+          "refundCode": "8246387308072639",
           "previousRefundStatus": null,
           "refundStatus": 0,
           "cancelReason": null,
@@ -2713,14 +2791,14 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "0734b961-6e6e-462f-a364-ee6c98aea0e6",
+        "eventId": "af156235-5296-40cb-acee-a01ede087335",
         "type": "order.refund",
         "cid": "demo-agency",
-        "time": "2026-11-25T09:35:54.401Z",
+        "time": "2026-11-25T09:42:32.286Z",
         "sequence": 8,
         "data": {
-          "orderNo": "3255969720410109",
-          "refundCode": "3510213020677150",
+          "orderNo": "7315542757395292",
+          "refundCode": "8246387308072639",
           "previousRefundStatus": 3,
           "refundStatus": 2,
           "cancelReason": null,
@@ -2744,14 +2822,14 @@ export const EXAMPLES: Examples = {
     ],
     "order.void": [
       {
-        "eventId": "df1d38c1-e57e-4b7b-9bf8-6d8be0868eb3",
+        "eventId": "17b57aa9-e052-4609-9d7b-4a656927b0f3",
         "type": "order.void",
         "cid": "demo-agency",
-        "time": "2026-11-25T09:33:50.137Z",
+        "time": "2026-11-25T09:40:28.131Z",
         "sequence": 3,
         "data": {
-          "orderNo": "6776933195971921",
-          "voidCode": "202611-4994417376",
+          "orderNo": "8940985545868819",
+          "voidCode": "202611-3339154179",
           "previousVoidStatus": null,
           "voidStatus": 0,
           "cancelReason": null,
@@ -2767,14 +2845,14 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "5b96b07c-3a3e-4320-bfc8-3edac93dd0d0",
+        "eventId": "53735c0b-c444-4cc3-8c9e-65d652dd424f",
         "type": "order.void",
         "cid": "demo-agency",
-        "time": "2026-11-25T09:35:54.381Z",
+        "time": "2026-11-25T09:42:32.270Z",
         "sequence": 6,
         "data": {
-          "orderNo": "6776933195971921",
-          "voidCode": "202611-4994417376",
+          "orderNo": "8940985545868819",
+          "voidCode": "202611-3339154179",
           "previousVoidStatus": 3,
           "voidStatus": 2,
           "cancelReason": null,

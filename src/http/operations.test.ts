@@ -175,6 +175,18 @@ describe('operations endpoints', () => {
     }
   });
 
+  test('the endpoints behind a rate pool (spec 8) show their 429 with its Retry-After, others do not', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const pooled = ['POST /extractPnr.do', 'POST /pnr/claim.do', 'POST /verify.do', 'POST /getOffers.do', 'POST /seatAvailability.do', 'POST /getLuggage.do'];
+    const with429 = operationsOf(doc).filter(([, op]) => op.responses['429']).map(([name]) => name);
+    assert.deepEqual(with429.sort(), [...pooled].sort());
+    for (const [name, op] of operationsOf(doc).filter(([k]) => pooled.includes(k))) {
+      const media = op.responses['429']!.content!['application/json']!;
+      assert.deepEqual(invalidExamples(`${name} 429`, media), []);
+      assert.ok(Object.values(media.examples ?? {}).every((e) => (e.value as { status: number }).status === 429));
+    }
+  });
+
   test('webhooks: every event type the store writes is in the document, with its headers, payload schema and examples', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     // The event types are written by the outbox triggers of the migrations (decision 0022).
