@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
-import { makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { expiredKeys, IdempotencyExpiry, JOB_IDEMPOTENCY_SWEEP } from '../jobs/idempotency-expiry.js';
 import type { StoredAnswer } from './idempotency.js';
@@ -60,6 +60,22 @@ describe('idempotency keys expire', () => {
     // and now replays the new answer, for a new TTL from now
     assert.deepEqual(await request('ttl-key-1', { a: 1 }, runs), again);
     assert.equal(runs.n, 2);
+  });
+
+  test('over HTTP (refund.do): a final refusal replays, another body is refused, and after the TTL the key is new', async () => {
+    const key = { 'idempotency-key': 'ttl-http-1' };
+    const body = { airlinePNR: 'NOPE01', carrier: 'XS', refundOfferId: 'rfo_does_not_exist' };
+    const first = await call(t.app, '/refund.do', body, { headers: key });
+    assert.notEqual(first.body.status, 0);
+    assert.equal((await call(t.app, '/refund.do', body, { headers: key })).raw, first.raw, 'replayed');
+    const other = { ...body, refundOfferId: 'rfo_another_one' };
+    const reused = await call(t.app, '/refund.do', other, { headers: key });
+    assert.equal(reused.body.status, 810); // spec 7.1: the refund family's invalid request
+    assert.match(String(reused.body.msg), /already used with a different request body/);
+    t.clock.advance(2 * HOUR + 1000);
+    const fresh = await call(t.app, '/refund.do', other, { headers: key });
+    assert.doesNotMatch(String(fresh.body.msg), /Idempotency-Key|already used/);
+    assert.equal(fresh.body.status, first.body.status, 'the same refusal, now for the new body');
   });
 
   test('past the TTL a key may carry another body (it is a new key), not refused as reused', async () => {
@@ -128,32 +144,35 @@ describe('idempotency keys expire', () => {
 });
 
 describe('the idempotency cleanup job', () => {
-  test('runs on the job queue with the other workers and queues itself again (one waiting sweep)', async () => {
+  test('runs on the job queue with the other workers, deletes expired keys and queues itself again (one waiting sweep)', async () => {
     const t = await makeTestApp({ workers: true, env: { IDEMPOTENCY_TTL_HOURS: '1' } });
+    const jobTable = sql.table(`${t.workers.queue.schema}.job`);
+    const sweeps = async () => {
+      const { rows } = await sql<{ state: string; n: number }>`select state::text as state, count(*)::int as n from ${jobTable} where name = ${JOB_IDEMPOTENCY_SWEEP} group by state`.execute(t.store.db);
+      return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+    };
+    const waitFor = async (what: string, done: () => Promise<boolean>) => {
+      const deadline = Date.now() + 30_000;
+      while (!(await done())) {
+        assert.ok(Date.now() < deadline, `${what}: not within 30 s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
     try {
+      // The first sweep is queued at start, due at once; when it is done the next one waits (30 s here).
+      await waitFor('the first sweep', async () => ((await sweeps()).completed ?? 0) >= 1 && (await sweeps()).created === 1);
       await sql`
         insert into idempotency_keys (client_id, endpoint, idem_key, request_hash, http_status, response, created_at)
           values (${client}, 'refund.do', 'job-old', 'h', 200, '{}', ${new Date(t.clock.now().getTime() - 2 * HOUR).toISOString()}::timestamptz),
                  (${client}, 'refund.do', 'job-fresh', 'h', 200, '{}', ${t.clock.now().toISOString()}::timestamptz)`.execute(t.store.db);
-      // The first sweep is queued at start with no delay: wait for it to delete the expired row.
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const keys = (await t.store.db.selectFrom('idempotency_keys').select('idem_key').execute()).map((r) => r.idem_key);
-        if (!keys.includes('job-old')) {
-          assert.deepEqual(keys, ['job-fresh']);
-          break;
-        }
-        assert.ok(Date.now() < deadline, 'the cleanup job did not run within 30 s');
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      // It re-queued itself: exactly one sweep waits (singletonKey), to run after the sweep interval.
-      let waiting = 0;
-      for (let i = 0; i < 50 && waiting === 0; i++) {
-        const stats = await t.workers.queue.stats();
-        waiting = stats.queues[JOB_IDEMPOTENCY_SWEEP]!.created;
-        if (waiting === 0) await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(waiting, 1);
+      // Bring the waiting sweep forward instead of waiting its interval out.
+      await sql`update ${jobTable} set start_after = now() where name = ${JOB_IDEMPOTENCY_SWEEP} and state = 'created'`.execute(t.store.db);
+      const keys = async () => (await t.store.db.selectFrom('idempotency_keys').select('idem_key').execute()).map((r) => r.idem_key);
+      await waitFor('the expired key deleted by the job', async () => !(await keys()).includes('job-old'));
+      assert.deepEqual(await keys(), ['job-fresh']);
+      // It queued itself again: exactly one sweep waits (singletonKey), and none failed.
+      await waitFor('the next sweep queued', async () => (await sweeps()).created === 1);
+      assert.equal((await sweeps()).failed ?? 0, 0);
     } finally {
       await t.close();
     }
