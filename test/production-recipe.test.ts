@@ -1,7 +1,8 @@
 // The production recipe of docs/production.md, run as written: the commands of deploy/Procfile (the same
 // ones the systemd units of deploy/systemd/ start) in an installation folder built like the guide's
 // (npm run build's dist/, package.json, node_modules, worlds/), with deploy/postbook.env.example as the
-// environment (its CHANGE-ME values replaced: a fresh PostgreSQL database, a webhook key, the local Redis).
+// environment (its CHANGE-ME values replaced: a fresh PostgreSQL database, a webhook key, the local Redis;
+// the demo world instead of the operator's own).
 // One `release` (migrate), two `web` (API) processes and one `worker`: /readyz is 200 on both API processes,
 // and a refund submitted through one of them reaches status 1 through the worker, not through an API process.
 import { after, before, describe, test } from 'node:test';
@@ -133,6 +134,9 @@ describe('the production recipe on PostgreSQL', { skip: DATABASE_URL ? false : '
     fs.cpSync(path.join(ROOT, 'worlds'), path.join(install, 'worlds'), { recursive: true });
 
     env = readEnvFile(fs.readFileSync(ENV_EXAMPLE, 'utf8'));
+    // The demo world instead of the operator's own: its demo-agency booking DEMO20 is the refund to follow.
+    assert.equal(env.WORLD, '/etc/postbook/world.yaml');
+    env.WORLD = './worlds/demo.yaml';
     env.DATABASE_URL = await freshDatabase();
     env.WEBHOOK_SECRET_KEY = randomBytes(36).toString('base64');
     if (await redisUp()) env.REDIS_URL = 'redis://127.0.0.1:6379';
