@@ -14,7 +14,7 @@
 // - stats() for metrics.
 import PgBoss from 'pg-boss';
 import type { BaseLogger } from 'pino';
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Store, StoreKind } from '../store/store.js';
 import { recordingExecutor, storeExecutor, transactionExecutor, type TrackedExecutor } from './executor.js';
@@ -239,6 +239,7 @@ class PgBossJobQueue implements JobQueue {
   readonly schema: string;
   readonly kind: StoreKind;
   private readonly exec: TrackedExecutor;
+  private readonly db: Store['db'];
   private readonly boss: PgBoss;
   private readonly log: JobLogger;
   private readonly declared = new Map<string, Declared>();
@@ -283,6 +284,7 @@ class PgBossJobQueue implements JobQueue {
       retryBackoff: opts.retryBackoff ?? DEFAULTS.retryBackoff,
     };
     this.exec = storeExecutor(store.db);
+    this.db = store.db;
     this.boss = new PgBoss({
       db: this.exec,
       schema: this.schema,
@@ -309,8 +311,10 @@ class PgBossJobQueue implements JobQueue {
     check(this.state === 'new', `job queue: start() called when ${this.state}`);
     this.state = 'starting';
     try {
-      await this.boss.start(); // creates or migrates pg-boss's schema (one advisory-locked script)
-      await this.declareQueues();
+      await this.oneProcessAtATime(async () => {
+        await this.boss.start(); // creates or migrates pg-boss's schema (one advisory-locked script)
+        await this.declareQueues();
+      });
       if (this.recoverActive) await this.recover();
     } catch (err) {
       this.state = 'stopped';
@@ -323,10 +327,32 @@ class PgBossJobQueue implements JobQueue {
   }
 
   /**
-   * The fetch index and every declared queue (created, then updated to the declaration). Several processes
-   * starting at once on a fresh PostgreSQL database (the production recipe: API and worker processes
-   * together) can deadlock here: one creating a queue's partition while another indexes the partitioned
-   * table. Every step is idempotent, so the deadlock's victim starts the steps again after a short pause.
+   * On PostgreSQL, runs `work` while holding a session advisory lock of this queue schema, so processes
+   * starting together (the production recipe) install pg-boss and declare the queues one after the other.
+   * Without it they raced: pg-boss's own install script, run by two processes at once on a fresh database,
+   * failed with a unique violation on the schema name (its race check expects "already exists"), and the
+   * queue declarations deadlocked. The lock is held on one connection of the pool, which `work` does not use;
+   * it goes with the session if the process dies. PGlite has one connection and one process: no lock.
+   */
+  private async oneProcessAtATime(work: () => Promise<void>): Promise<void> {
+    if (this.kind !== 'postgres') return work();
+    const key = `postbook.job-queue-start.${this.schema}`;
+    await this.db.connection().execute(async (conn) => {
+      await conn.executeQuery(CompiledQuery.raw('select pg_advisory_lock(hashtext($1)::bigint)', [key]));
+      try {
+        await work();
+      } finally {
+        await conn.executeQuery(CompiledQuery.raw('select pg_advisory_unlock(hashtext($1)::bigint)', [key]));
+      }
+    });
+  }
+
+  /**
+   * The fetch index and every declared queue (created, then updated to the declaration). Processes of this
+   * build do this one at a time (oneProcessAtATime); a process that does not take that lock (an older build
+   * during a rolling upgrade) can still deadlock with it: one creating a queue's partition while the other
+   * indexes the partitioned table. Every step is idempotent, so the deadlock's victim starts the steps again
+   * after a short pause.
    */
   private async declareQueues(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
