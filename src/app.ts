@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AirlineDirectory } from './airline/connector.js';
 import type { World } from './airline/sandbox/world.js';
@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerRoutes } from './http/routes.js';
+import { addExamples, webhooksSection } from './http/openapi-docs.js';
 import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
 import { loggerOptions } from './log.js';
@@ -113,7 +114,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     clock,
     world: opts.world ?? null,
     authenticator: new ClientAuthenticator(store.db, clock),
-    idempotency: new Idempotency(store.db),
+    idempotency: new Idempotency(store.db, clock, config.idempotencyTtlHours * 3_600_000),
     metrics: new Metrics({ sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps } }),
     refunds: {
       db: store.db,
@@ -171,7 +172,10 @@ function openApiOptions(config: Config) {
         },
       },
       security: [{ clientId: [], clientSecret: [] }],
+      // the webhook payloads (OpenAPI 3.1 top-level webhooks) and every operation's examples: src/http/openapi-docs.ts
+      webhooks: webhooksSection(config),
     },
+    transformObject: ((d) => ('openapiObject' in d ? addExamples(d.openapiObject) : d.swaggerObject)) satisfies SwaggerTransformObject,
   };
 }
 

@@ -125,7 +125,7 @@ async function runWorker(config: Config): Promise<number> {
     world = await worldAtStoredTime(config, clock, store, world);
     sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
     const airlines = createAirlines(world, store, clock);
-    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds });
+    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours });
     await workers.start(true); // refunds, voids and the expiry of unpaid orders (src/workers.ts)
     deliverer?.start();
   } catch (err) {

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from './config.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CONFIG_DOC, ConfigError, loadConfig } from './config.js';
 
 test('defaults: embedded store in ./data, demo world, sandbox on, header prefix "service"', () => {
   const c = loadConfig({}, '/srv/app');
@@ -53,4 +55,51 @@ test('PGLITE_SHARED_BUFFERS_MB: 16 by default (decision 0017), a whole number of
   for (const bad of ['0', '5000', '16MB']) {
     assert.throws(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad }), /PGLITE_SHARED_BUFFERS_MB must be/);
   }
+});
+
+test('IDEMPOTENCY_TTL_HOURS: 24 h by default, a whole number of hours from 1 to 720', () => {
+  assert.equal(loadConfig({}).idempotencyTtlHours, 24);
+  assert.equal(loadConfig({ IDEMPOTENCY_TTL_HOURS: '48' }).idempotencyTtlHours, 48);
+  for (const bad of ['0', '721', '1.5', 'a day']) {
+    assert.throws(() => loadConfig({ IDEMPOTENCY_TTL_HOURS: bad }), /IDEMPOTENCY_TTL_HOURS must be/);
+  }
+});
+
+test('JOB_*: the job queue limits, with documented defaults (5 retries, 5 s, backoff, 60 s per attempt)', () => {
+  assert.deepEqual(loadConfig({}).jobs, { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 });
+  assert.deepEqual(
+    loadConfig({ JOB_RETRY_LIMIT: '0', JOB_RETRY_DELAY_SECONDS: '30', JOB_RETRY_BACKOFF: 'false', JOB_EXPIRE_SECONDS: '300' }).jobs,
+    { retryLimit: 0, retryDelaySeconds: 30, retryBackoff: false, expireInSeconds: 300 },
+  );
+});
+
+test('JOB_*: a bad value stops the start with a message naming the variable', () => {
+  const cases: Array<[string, string]> = [
+    ['JOB_RETRY_LIMIT', '-1'],
+    ['JOB_RETRY_LIMIT', '101'],
+    ['JOB_RETRY_DELAY_SECONDS', '3601'],
+    ['JOB_RETRY_DELAY_SECONDS', 'soon'],
+    ['JOB_RETRY_BACKOFF', 'sometimes'],
+    // an attempt must hold a whole airline call (15 s) with room: at least 30 s; pg-boss refuses 24 h
+    ['JOB_EXPIRE_SECONDS', '29'],
+    ['JOB_EXPIRE_SECONDS', '86400'],
+  ];
+  for (const [name, value] of cases) {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && err.problems[0]!.startsWith(`${name} must be`),
+      `${name}=${value}`,
+    );
+  }
+});
+
+test('docs/production.md lists every variable config.ts reads, with its default, and no other', () => {
+  const source = fs.readFileSync(path.join(import.meta.dirname, 'config.ts'), 'utf8');
+  const read = new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|Var\(env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1] ?? m[2]!));
+  assert.ok(read.size >= 20, [...read].join(' '));
+  assert.deepEqual([...read].sort(), CONFIG_DOC.map((d) => d.name).sort(), 'CONFIG_DOC describes exactly the variables config.ts reads');
+  const guide = fs.readFileSync(path.join(import.meta.dirname, '..', 'docs', 'production.md'), 'utf8');
+  const rows = new Map([...guide.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()]));
+  for (const d of CONFIG_DOC) assert.equal(rows.get(d.name), d.default, `docs/production.md "Configuration": ${d.name}`);
+  assert.deepEqual([...rows.keys()].filter((name) => !read.has(name)), [], 'rows for variables nobody reads');
 });

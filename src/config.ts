@@ -35,7 +35,26 @@ export interface Config {
   consoleSubmitTargetMinutes: number;
   /** Sandbox only: the password of the demo operators demo-viewer, demo-agent and demo-admin; null: none are created. */
   consoleDemoPassword: string | null;
+  /** How long an Idempotency-Key replays its first answer, in hours of service time (decision 0028). */
+  idempotencyTtlHours: number;
+  /** Attempt limits and time limit of every durable job queue (refunds, voids, order expiry, cleanup; src/jobs/queue.ts). */
+  jobs: JobLimits;
 }
+
+/** The job queue's defaults for every queue that does not set its own (decision 0028). */
+export interface JobLimits {
+  /** Retries after the first attempt. */
+  retryLimit: number;
+  /** Delay before the first retry, in seconds. */
+  retryDelaySeconds: number;
+  /** Exponential backoff (with jitter) from retryDelaySeconds. */
+  retryBackoff: boolean;
+  /** How long one attempt may run before it counts as failed (and, on PostgreSQL, another worker retries it). */
+  expireInSeconds: number;
+}
+
+/** The smallest JOB_EXPIRE_SECONDS: one attempt holds an airline call of up to 15 s (src/airline/deadline.ts) with room to spare. */
+export const MIN_JOB_EXPIRE_SECONDS = 30;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -68,6 +87,11 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'CONSOLE_SUBMIT_TARGET_MINUTES', default: '15', meaning: 'minutes a refund may wait before its submission to the airline before the console flags it (decision 0029)' },
   { name: 'CONSOLE_DEMO_PASSWORD', default: '(unset: no demo operators)', meaning: 'sandbox only, 12+ characters: creates the console operators demo-viewer, demo-agent and demo-admin with this password' },
   { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
+  { name: 'IDEMPOTENCY_TTL_HOURS', default: '24', meaning: 'hours (1 to 720) an Idempotency-Key replays its first answer; after that the key is new again and a cleanup job deletes it' },
+  { name: 'JOB_RETRY_LIMIT', default: '5', meaning: 'retries (0 to 100) of a failed job after its first attempt (a void submission keeps its own 10, docs/voids.md)' },
+  { name: 'JOB_RETRY_DELAY_SECONDS', default: '5', meaning: 'seconds (0 to 3600) before the first retry of a failed job' },
+  { name: 'JOB_RETRY_BACKOFF', default: 'true', meaning: 'double the retry delay at each retry (with jitter)' },
+  { name: 'JOB_EXPIRE_SECONDS', default: '60', meaning: `seconds (${MIN_JOB_EXPIRE_SECONDS} to 86399) one job attempt may run before it fails into a retry; also how soon a job of a killed worker is retried on PostgreSQL` },
 ];
 
 function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
@@ -164,6 +188,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     consoleSessionHours: intVar(env, 'CONSOLE_SESSION_HOURS', 8, 1, 24 * 30, problems),
     consoleSubmitTargetMinutes: intVar(env, 'CONSOLE_SUBMIT_TARGET_MINUTES', 15, 1, 7 * 24 * 60, problems),
     consoleDemoPassword,
+    idempotencyTtlHours: intVar(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 720, problems),
+    jobs: {
+      retryLimit: intVar(env, 'JOB_RETRY_LIMIT', 5, 0, 100, problems),
+      retryDelaySeconds: intVar(env, 'JOB_RETRY_DELAY_SECONDS', 5, 0, 3600, problems),
+      retryBackoff: boolVar(env, 'JOB_RETRY_BACKOFF', true, problems),
+      // pg-boss refuses 24 h or more
+      expireInSeconds: intVar(env, 'JOB_EXPIRE_SECONDS', 60, MIN_JOB_EXPIRE_SECONDS, 86_399, problems),
+    },
   };
   config.refundPollSeconds = intVar(env, 'REFUND_POLL_SECONDS', config.sandbox ? 2 : 300, 1, 86_400, problems);
   if (problems.length > 0) throw new ConfigError(problems);

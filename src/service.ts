@@ -99,6 +99,8 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     clock,
     logger: log,
     pollSeconds: parts.workers.pollSeconds,
+    limits: config.jobs,
+    idempotencyTtlHours: config.idempotencyTtlHours,
     ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
   });
   await workers.start(parts.workers.run);

@@ -1,19 +1,34 @@
-// The durable workers of one process: the refund lifecycle, the void lifecycle and the expiry of unpaid
-// orders on one job queue (decisions 0011, 0023; docs/voids.md). The server runs them unless WORKERS=false;
-// `postbook worker` runs only them.
+// The durable workers of one process: the refund lifecycle, the void lifecycle, the expiry of unpaid orders
+// and the cleanup of expired idempotency keys on one job queue (decisions 0011, 0023, 0028; docs/voids.md).
+// The server runs them unless WORKERS=false; `postbook worker` runs only them. The queue's attempt limits and
+// time limit come from the configuration (JOB_*), the same for every queue that does not set its own.
 import { AIRLINE_TIMEOUT_MS } from './airline/deadline.js';
 import { createRefundWorkers, type RefundWorkers } from './refunds/workers.js';
 import { VOID_QUEUES, VoidLifecycle } from './voids/lifecycle.js';
 import { ORDER_EXPIRY_QUEUES, OrderExpiry } from './booking/expiry.js';
+import { IDEMPOTENCY_EXPIRY_QUEUES, IdempotencyExpiry } from './jobs/idempotency-expiry.js';
+import type { JobLimits } from './config.js';
 
 export interface Workers extends RefundWorkers {
   voids: VoidLifecycle;
   /** Unpaid orders past their payment deadline → -3, the airline hold released. */
   orderExpiry: OrderExpiry;
+  /** Deletes idempotency keys past IDEMPOTENCY_TTL_HOURS (decision 0028). */
+  idempotencyExpiry: IdempotencyExpiry;
 }
 
-export function createWorkers(args: Parameters<typeof createRefundWorkers>[0]): Workers {
-  const refunds = createRefundWorkers({ ...args, queues: { ...args.queues, ...VOID_QUEUES, ...ORDER_EXPIRY_QUEUES } });
+export type WorkersArgs = Omit<Parameters<typeof createRefundWorkers>[0], 'limits'> & {
+  /** JOB_RETRY_LIMIT, JOB_RETRY_DELAY_SECONDS, JOB_RETRY_BACKOFF, JOB_EXPIRE_SECONDS (config.jobs). */
+  limits: JobLimits;
+  /** IDEMPOTENCY_TTL_HOURS (config.idempotencyTtlHours). */
+  idempotencyTtlHours: number;
+};
+
+/** The longest pause between two sweeps of expired idempotency keys (a key lives hours: minutes late is fine). */
+const IDEMPOTENCY_SWEEP_SECONDS = 300;
+
+export function createWorkers(args: WorkersArgs): Workers {
+  const refunds = createRefundWorkers({ ...args, limits: args.limits, queues: { ...args.queues, ...VOID_QUEUES, ...ORDER_EXPIRY_QUEUES, ...IDEMPOTENCY_EXPIRY_QUEUES } });
   const voids = new VoidLifecycle({
     db: args.store.db,
     airlines: args.airlines,
@@ -32,16 +47,27 @@ export function createWorkers(args: Parameters<typeof createRefundWorkers>[0]): 
     sweepSeconds: Math.min(args.pollSeconds, 30),
     log: args.logger,
   });
+  // Every 5 minutes (the sandbox: every minute, following its clock); replay already ignores an expired key.
+  const idempotencyExpiry = new IdempotencyExpiry({
+    db: args.store.db,
+    clock: args.clock,
+    queue: refunds.queue,
+    ttlMs: args.idempotencyTtlHours * 3_600_000,
+    sweepSeconds: Math.min(args.pollSeconds * 30, IDEMPOTENCY_SWEEP_SECONDS),
+    log: args.logger,
+  });
   return {
     ...refunds,
     voids,
     orderExpiry,
+    idempotencyExpiry,
     async start(work) {
       // Registered before the queue starts: they poll from its start on.
       if (work) await voids.startWorkers();
       await refunds.start(work);
       // The sweep sends its first job: after the queue has started.
       if (work) await orderExpiry.startWorkers();
+      if (work) await idempotencyExpiry.startWorkers();
     },
   };
 }

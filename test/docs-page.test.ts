@@ -20,7 +20,7 @@ after(async () => {
 });
 
 test('/docs renders every documented operation in Chromium, from local assets only', { skip: missing ?? false, timeout: 120_000 }, async () => {
-  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, object> }>();
+  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, object>; webhooks: Record<string, object> }>();
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });
@@ -33,7 +33,8 @@ test('/docs renders every documented operation in Chromium, from local assets on
     await page.goto(`${base}/docs`);
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
     const shown = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path') ?? e.textContent ?? ''));
-    assert.deepEqual([...new Set(shown)].sort(), Object.keys(doc.paths).sort());
+    // every path, and every webhook payload (OpenAPI 3.1 `webhooks`, shown by its event type)
+    assert.deepEqual([...new Set(shown)].sort(), [...Object.keys(doc.paths), ...Object.keys(doc.webhooks)].sort());
     assert.deepEqual(elsewhere, [], 'the page fetched something from outside the service');
     assert.deepEqual(errors, []);
     const file = resultPath('docs.png');

@@ -2,11 +2,15 @@
 // is refused. Only final answers are kept: a system error or an airline time-out may be retried for real.
 // Concurrent twins wait for the first answer instead of running the work twice. `idempotent(…)` wraps a
 // route's command with it, so the route table holds no replay policy.
+// A key lives IDEMPOTENCY_TTL_HOURS (default 24 h) of service time from its first request (decision 0028): past
+// that it is new again, here at once and in the store when the cleanup job (src/jobs/idempotency-expiry.ts)
+// deletes the row. Times are the service clock's, so moving the sandbox clock expires keys too.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AuthenticatedClient } from '../clients/auth.js';
 import type { Database } from '../store/schema.js';
+import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { callerOf } from './auth.js';
 import { sendError } from './errors.js';
@@ -36,8 +40,18 @@ const ABANDONED_MS = 5 * 60_000;
 export class Idempotency {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    /** How long a key replays its first answer (IDEMPOTENCY_TTL_HOURS). */
+    private readonly ttlMs: number,
     private readonly waitMs = 10_000,
-  ) {}
+  ) {
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('Idempotency: ttlMs must be a positive number of milliseconds');
+  }
+
+  /** Rows created before this instant are expired: their key is new again. */
+  private expiredBefore(now: Date): Date {
+    return new Date(now.getTime() - this.ttlMs);
+  }
 
   /**
    * Runs `work` once per (client, endpoint, key): the first request claims the key with a pending row,
@@ -88,22 +102,31 @@ export class Idempotency {
     return answer;
   }
 
-  /** Takes the key (a new pending row, or an abandoned one); false when another request holds it. */
+  /**
+   * Takes the key: a new pending row, an abandoned pending one, or an expired one (past the TTL, whether or
+   * not the cleanup job has deleted it yet); false when another request holds it. The take-over is one
+   * conditional UPDATE, so of two requests racing for an expired key only one wins.
+   */
   private async claim(w: Where): Promise<boolean> {
+    const now = this.clock.now();
     const inserted = await this.db
       .insertInto('idempotency_keys')
-      .values({ client_id: w.clientId, endpoint: w.endpoint, idem_key: w.key, request_hash: w.requestHash, http_status: PENDING, response: 'null' })
+      .values({ client_id: w.clientId, endpoint: w.endpoint, idem_key: w.key, request_hash: w.requestHash, http_status: PENDING, response: 'null', created_at: now })
       .onConflict((oc) => oc.columns(['client_id', 'endpoint', 'idem_key']).doNothing())
       .executeTakeFirst();
     if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return true;
     const takenOver = await this.db
       .updateTable('idempotency_keys')
-      .set({ request_hash: w.requestHash, created_at: new Date() } as never)
+      .set({ request_hash: w.requestHash, http_status: PENDING, response: 'null', created_at: now } as never)
       .where('client_id', '=', w.clientId)
       .where('endpoint', '=', w.endpoint)
       .where('idem_key', '=', w.key)
-      .where('http_status', '=', PENDING)
-      .where('created_at', '<', new Date(Date.now() - ABANDONED_MS))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('http_status', '=', PENDING), eb('created_at', '<', new Date(now.getTime() - ABANDONED_MS))]),
+          eb('created_at', '<=', this.expiredBefore(now)),
+        ]),
+      )
       .executeTakeFirst();
     return takenOver.numUpdatedRows > 0n;
   }
@@ -121,12 +144,13 @@ export class Idempotency {
   private async find(w: Where): Promise<StoredAnswer | null> {
     const row = await this.db
       .selectFrom('idempotency_keys')
-      .select(['request_hash', 'http_status', 'response'])
+      .select(['request_hash', 'http_status', 'response', 'created_at'])
       .where('client_id', '=', w.clientId)
       .where('endpoint', '=', w.endpoint)
       .where('idem_key', '=', w.key)
       .executeTakeFirst();
-    if (!row) return null;
+    // Expired: never replayed nor compared; the next claim takes the key over.
+    if (!row || row.created_at <= this.expiredBefore(this.clock.now())) return null;
     if (row.request_hash !== w.requestHash) {
       throw new ApiError(w.validationStatus, 'invalid request: this Idempotency-Key was already used with a different request body');
     }

@@ -14,7 +14,7 @@
 // - stats() for metrics.
 import PgBoss from 'pg-boss';
 import type { BaseLogger } from 'pino';
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Store, StoreKind } from '../store/store.js';
 import { recordingExecutor, storeExecutor, transactionExecutor, type TrackedExecutor } from './executor.js';
@@ -201,7 +201,10 @@ const MIN_POLLING_SECONDS = 0.05;
 const WAKE_COALESCE_MS = 10;
 /** Our one addition to pg-boss's schema (see ensureFetchIndex). */
 export const FETCH_INDEX = 'postbook_job_fetch';
-const MAX_EXPIRE_SECONDS = 24 * 3600 - 1; // pg-boss: "expiration cannot exceed 24 hours"
+const MAX_EXPIRE_SECONDS = 24 * 3600 - 1;
+/** SQLSTATE deadlock_detected, and how often start() tries to declare its queues through one. */
+const DEADLOCK = '40P01';
+const DECLARE_ATTEMPTS = 8; // pg-boss: "expiration cannot exceed 24 hours"
 
 function check(ok: boolean, message: string): asserts ok {
   if (!ok) throw new TypeError(message);
@@ -236,6 +239,7 @@ class PgBossJobQueue implements JobQueue {
   readonly schema: string;
   readonly kind: StoreKind;
   private readonly exec: TrackedExecutor;
+  private readonly db: Store['db'];
   private readonly boss: PgBoss;
   private readonly log: JobLogger;
   private readonly declared = new Map<string, Declared>();
@@ -280,6 +284,7 @@ class PgBossJobQueue implements JobQueue {
       retryBackoff: opts.retryBackoff ?? DEFAULTS.retryBackoff,
     };
     this.exec = storeExecutor(store.db);
+    this.db = store.db;
     this.boss = new PgBoss({
       db: this.exec,
       schema: this.schema,
@@ -306,20 +311,10 @@ class PgBossJobQueue implements JobQueue {
     check(this.state === 'new', `job queue: start() called when ${this.state}`);
     this.state = 'starting';
     try {
-      await this.boss.start(); // creates or migrates pg-boss's schema (one advisory-locked script)
-      await this.ensureFetchIndex();
-      for (const [name, q] of this.declared) {
-        const options: PgBoss.Queue = {
-          name,
-          policy: q.policy,
-          retryLimit: q.retryLimit,
-          retryDelay: q.retryDelaySeconds,
-          retryBackoff: q.retryBackoff,
-          expireInSeconds: q.expireInSeconds,
-        };
-        await this.boss.createQueue(name, options); // no-op when it exists…
-        await this.boss.updateQueue(name, options); // …so the declaration is applied as well
-      }
+      await this.oneProcessAtATime(async () => {
+        await this.boss.start(); // creates or migrates pg-boss's schema (one advisory-locked script)
+        await this.declareQueues();
+      });
       if (this.recoverActive) await this.recover();
     } catch (err) {
       this.state = 'stopped';
@@ -329,6 +324,59 @@ class PgBossJobQueue implements JobQueue {
     this.state = 'started';
     for (const w of this.workers) w.start();
     this.log.info({ jobSchema: this.schema, queues: [...this.declared.keys()], workers: this.workers.length }, 'job queue started');
+  }
+
+  /**
+   * On PostgreSQL, runs `work` while holding a session advisory lock of this queue schema, so processes
+   * starting together (the production recipe) install pg-boss and declare the queues one after the other.
+   * Without it they raced: pg-boss's own install script, run by two processes at once on a fresh database,
+   * failed with a unique violation on the schema name (its race check expects "already exists"), and the
+   * queue declarations deadlocked. The lock is held on one connection of the pool, which `work` does not use;
+   * it goes with the session if the process dies. PGlite has one connection and one process: no lock.
+   */
+  private async oneProcessAtATime(work: () => Promise<void>): Promise<void> {
+    if (this.kind !== 'postgres') return work();
+    const key = `postbook.job-queue-start.${this.schema}`;
+    await this.db.connection().execute(async (conn) => {
+      await conn.executeQuery(CompiledQuery.raw('select pg_advisory_lock(hashtext($1)::bigint)', [key]));
+      try {
+        await work();
+      } finally {
+        await conn.executeQuery(CompiledQuery.raw('select pg_advisory_unlock(hashtext($1)::bigint)', [key]));
+      }
+    });
+  }
+
+  /**
+   * The fetch index and every declared queue (created, then updated to the declaration). Processes of this
+   * build do this one at a time (oneProcessAtATime); a process that does not take that lock (an older build
+   * during a rolling upgrade) can still deadlock with it: one creating a queue's partition while the other
+   * indexes the partitioned table. Every step is idempotent, so the deadlock's victim starts the steps again
+   * after a short pause.
+   */
+  private async declareQueues(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.ensureFetchIndex();
+        for (const [name, q] of this.declared) {
+          const options: PgBoss.Queue = {
+            name,
+            policy: q.policy,
+            retryLimit: q.retryLimit,
+            retryDelay: q.retryDelaySeconds,
+            retryBackoff: q.retryBackoff,
+            expireInSeconds: q.expireInSeconds,
+          };
+          await this.boss.createQueue(name, options); // no-op when it exists…
+          await this.boss.updateQueue(name, options); // …so the declaration is applied as well
+        }
+        return;
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== DEADLOCK || attempt >= DECLARE_ATTEMPTS) throw err;
+        this.log.warn({ jobSchema: this.schema, attempt }, 'job queue: deadlock with another process creating the queues; trying again');
+        await new Promise((r) => setTimeout(r, 50 + Math.random() * 250 * attempt));
+      }
+    }
   }
 
   /**

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AirlineDirectory } from '../airline/connector.js';
 import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import type { Clock } from '../clock.js';
-import { createJobQueue, type JobQueue, type QueueDeclaration } from '../jobs/queue.js';
+import { createJobQueue, type JobQueue, type JobQueueOptions, type QueueDeclaration } from '../jobs/queue.js';
 import type { Store } from '../store/store.js';
 import { JOB_POLL, JOB_SUBMIT, RefundLifecycle } from './lifecycle.js';
 
@@ -30,6 +30,8 @@ export function createRefundWorkers(args: {
   schema?: string;
   /** Further queues on the same job queue (the void path's, src/workers.ts). */
   queues?: Record<string, QueueDeclaration>;
+  /** The queue-wide attempt limits and time limit (JOB_* configuration); expireInSeconds defaults to REFUND_JOB_EXPIRE_SECONDS. */
+  limits?: Pick<JobQueueOptions, 'retryLimit' | 'retryDelaySeconds' | 'retryBackoff' | 'expireInSeconds'>;
 }): RefundWorkers {
   const queue = createJobQueue({
     store: args.store,
@@ -37,6 +39,7 @@ export function createRefundWorkers(args: {
     ...(args.schema ? { schema: args.schema } : {}),
     queues: { ...REFUND_QUEUES, ...args.queues },
     expireInSeconds: REFUND_JOB_EXPIRE_SECONDS,
+    ...args.limits,
   });
   const lifecycle = new RefundLifecycle({
     db: args.store.db,

@@ -12,6 +12,7 @@ import * as m0009 from './migrations/0009_webhooks.js';
 import * as m0010 from './migrations/0010_order_expiry.js';
 import * as m0011 from './migrations/0011_voids.js';
 import * as m0013 from './migrations/0013_sandbox_clock.js';
+import * as m0014 from './migrations/0014_idempotency_expiry.js';
 import * as m0015 from './migrations/0015_console.js';
 import * as m0016 from './migrations/0016_order_context_version.js';
 
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_order_expiry': m0010,
   '0011_voids': m0011,
   '0013_sandbox_clock': m0013,
+  '0014_idempotency_expiry': m0014,
   '0015_console': m0015,
   '0016_order_context_version': m0016,
 };
