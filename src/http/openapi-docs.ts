@@ -20,7 +20,7 @@ interface Operation {
 const SYSTEM_ERROR_EXAMPLE = { status: 9999, msg: 'system error; quote request id 5b0c3f0e-2d7a-4f19-9a51-0e6f3b8d2c47 to support' };
 
 /** The body of a business failure (HTTP 200, status not 0; docs/architecture.md "Wire conventions"). */
-const BUSINESS_FAILURE = {
+export const BUSINESS_FAILURE = {
   type: 'object',
   description: 'a business failure: a non-zero status (the endpoint family\'s table in docs/) and a human msg, with the fields this endpoint always carries',
   required: ['status', 'msg'],
