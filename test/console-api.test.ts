@@ -428,6 +428,89 @@ describe('console API', () => {
     assert.deepEqual(audit[2]!.after, { status: 'disabled' });
   });
 
+  test('clients: live pool usage (used/limit in the window) and look-to-book ratio, read without consuming from the pools', async () => {
+    const admin = await login('ada.admin');
+    assert.equal((await get(await login('aga.agent'), '/clients/usage')).statusCode, 403);
+    const secret = (await post(admin, '/clients', { clientId: 'usage-agency', name: 'Usage Agency' })).json().secret as string;
+    const client = { id: 'usage-agency', secret };
+    const limits = { refundServiceFee: null, minMinutesBeforeDeparture: null, ancillaryPerMinute: 5, verifyPerMinute: null, pnrPerMinute: 2, lookToBook: { maxRatio: 2, minRequests: 1 } };
+    assert.equal((await post(admin, '/clients/usage-agency/settings', limits)).statusCode, 200);
+    const usageOf = async () => {
+      const res = await get(admin, '/clients/usage');
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().clients.find((c: { clientId: string }) => c.clientId === 'usage-agency');
+    };
+    const pools = (u: { pools: Array<{ pool: string; used: number; limit: number }> }) => Object.fromEntries(u.pools.map((p) => [p.pool, `${p.used}/${p.limit}`]));
+    const fresh = await usageOf();
+    assert.deepEqual(pools(fresh), { ancillary: '0/5', verify: '0/60', pnr: '0/2' });
+    assert.deepEqual(fresh.lookToBook, { seatRequests: 0, paidOrders: 0, ratio: 0, setting: { maxRatio: 2, minRequests: 1 }, exceeded: false });
+
+    // spec 8: the PNR pool of 2 a minute; the console's reads in between take nothing from it.
+    const extract = () => call(t.app, '/extractPnr.do', { airlinePnr: 'DEMO20', carrier: 'XS', passengers: [{ lastName: 'REFUND', firstName: 'RUI' }], contact: { email: 'rui.refund@example.com' }, routing: { fromSegments: [] } }, { client });
+    assert.notEqual((await extract()).body.status, 429);
+    for (let i = 0; i < 5; i++) assert.equal(pools(await usageOf()).pnr, '1/2');
+    assert.notEqual((await extract()).body.status, 429);
+    assert.equal(pools(await usageOf()).pnr, '2/2');
+    assert.equal((await extract()).body.status, 429, 'the pool is full');
+    assert.equal(pools(await usageOf()).pnr, '2/2', 'a refused request is not counted');
+
+    // Look-to-book (spec 7.2: 223): three seat requests, no paid order, ratio 3 > 2.
+    const f = t.world.flights.get('XS111-narrow')!;
+    const v = await call(t.app, '/verify.do', { outboundSegments: [{ carrier: f.carrier, flightNumber: f.flightNumber.slice(f.carrier.length), departureAirport: f.from, arrivalAirport: f.to, departureDate: f.current.dep.toFormat('yyyyMMdd') }] }, { client });
+    assert.equal(v.body.status, 0, String(v.body.msg));
+    const seats = () => call(t.app, '/seatAvailability.do', { sessionId: v.body.sessionId, carrier: 'XS', outboundSegments: [{ segmentIndex: 1, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.current.dep.toFormat('yyyyMMddHHmm') }] }, { client });
+    for (let i = 0; i < 3; i++) assert.equal((await seats()).body.status, 0);
+    const after = await usageOf();
+    assert.deepEqual(pools(after), { ancillary: '3/5', verify: '1/60', pnr: '2/2' });
+    assert.deepEqual(after.lookToBook, { seatRequests: 3, paidOrders: 0, ratio: 3, setting: { maxRatio: 2, minRequests: 1 }, exceeded: true });
+    assert.equal((await seats()).body.status, 223, 'the next seat request is refused, as the page says');
+    assert.equal(pools(await usageOf()).ancillary, '4/5');
+    // Every client is listed, with the defaults where it has no limits of its own.
+    const all = (await get(admin, '/clients/usage')).json().clients;
+    assert.deepEqual(pools(all.find((c: { clientId: string }) => c.clientId === 'other-agency')), { ancillary: '0/60', verify: '0/60', pnr: '0/120' });
+  });
+
+  test('clients: webhook URL set from the console (admin), the signing secret answered once and never audited; bad URLs refused', async () => {
+    const admin = await login('ada.admin');
+    const agent = await login('aga.agent');
+    await post(admin, '/clients', { clientId: 'hook-agency', name: 'Hook Agency' });
+    assert.equal((await post(agent, '/clients/hook-agency/webhook', { url: 'https://hooks.example.com/pb' })).statusCode, 403);
+    const first = await post(admin, '/clients/hook-agency/webhook', { url: 'https://hooks.example.com/pb' });
+    assert.equal(first.statusCode, 200, first.body);
+    const secret1 = first.json().secret as string;
+    assert.match(secret1, /.{20,}/);
+    const listed = async () => (await get(admin, '/clients')).json().clients.find((c: { clientId: string }) => c.clientId === 'hook-agency');
+    assert.equal((await listed()).webhookUrl, 'https://hooks.example.com/pb');
+    // A new URL keeps the secret (not shown again); a new secret on request.
+    const second = await post(admin, '/clients/hook-agency/webhook', { url: 'https://hooks.example.com/v2' });
+    assert.equal(second.json().secret, null);
+    const rotated = await post(admin, '/clients/hook-agency/webhook', { url: 'https://hooks.example.com/v2', rotateSecret: true });
+    const secret2 = rotated.json().secret as string;
+    assert.ok(secret2 && secret2 !== secret1);
+    // The same rules as updateWebhookURL.do (docs/webhooks.md): refused with the rule, nothing changes.
+    for (const url of ['ftp://hooks.example.com/x', 'https://user:pw@hooks.example.com/', 'not a url', '']) {
+      const bad = await post(admin, '/clients/hook-agency/webhook', { url });
+      assert.equal(bad.statusCode, 409, url);
+      assert.match(bad.json().error, /webhook URL/);
+    }
+    assert.equal((await post(admin, '/clients/hook-agency/webhook', { url: 'https://x.example.com/', colour: 1 })).statusCode, 400);
+    assert.equal((await post(admin, '/clients/nobody/webhook', { url: 'https://x.example.com/' })).statusCode, 404);
+    assert.equal((await listed()).webhookUrl, 'https://hooks.example.com/v2');
+    const removed = await post(admin, '/clients/hook-agency/webhook', { url: null });
+    assert.equal(removed.statusCode, 200);
+    assert.equal((await listed()).webhookUrl, null);
+    assert.equal((await post(admin, '/clients/hook-agency/webhook', { url: null, rotateSecret: true })).statusCode, 409);
+
+    const audit = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', 'client:hook-agency').where('action', '=', 'client.webhook').orderBy('id').execute();
+    assert.equal(audit.length, 4);
+    assert.deepEqual(audit[0]!.before, { webhookUrl: null, hasSecret: false });
+    assert.deepEqual(audit[0]!.after, { webhookUrl: 'https://hooks.example.com/pb', hasSecret: true, secretMade: true });
+    assert.deepEqual(audit[2]!.after, { webhookUrl: 'https://hooks.example.com/v2', hasSecret: true, secretMade: true });
+    assert.equal(audit[0]!.operator_login, 'ada.admin');
+    const text = JSON.stringify(audit);
+    assert.ok(!text.includes(secret1) && !text.includes(secret2), 'no signing secret in the audit log');
+  });
+
   test('sandbox panel: everybody reads the shared sandbox clock, admins move it forward (audited)', async () => {
     const viewer = await login('vera.viewer');
     const before = (await get(viewer, '/sandbox/clock')).json();

@@ -30,7 +30,9 @@ import { charts } from './charts.js';
 import { flightSeatMap, seatSources, sessionSeatMap } from './seatmaps.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
 import type { World } from '../airline/sandbox/world.js';
-import { addClient, editClientSettings, listClients, rotateClient, setClientState, type EditableSettings } from './clients.js';
+import { clientsUsage, type UsageSources } from './usage.js';
+import type { WebhookRegistry } from '../webhooks/register.js';
+import { addClient, setClientWebhook, editClientSettings, listClients, rotateClient, setClientState, type EditableSettings } from './clients.js';
 
 export interface ConsoleDeps {
   config: Config;
@@ -44,6 +46,10 @@ export interface ConsoleDeps {
   /** The seat map viewer: the booking chain's reads, and the sandbox world's flights. */
   booking: BookingDeps;
   world: World | null;
+  /** The service's rate pools and look-to-book counter: the clients page reads their live counts. */
+  usage?: UsageSources;
+  /** Webhook registration (src/webhooks/register.ts): the clients page sets a client's URL with it. */
+  webhooks?: WebhookRegistry;
 }
 
 /** Where `npm run build` puts the console app (vite, console/vite.config.ts): the same path from src/ and dist/. */
@@ -93,6 +99,7 @@ const QueueQuery = Type.Object(
 const ClientParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }) });
 const NewClientBody = Type.Object({ clientId: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
 const RotateBody = Type.Object({ graceHours: Type.Number({ minimum: 0, maximum: 720 }) }, { additionalProperties: false });
+const WebhookBody = Type.Object({ url: Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]), rotateSecret: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 const MoveClockBody = Type.Object({ advanceMinutes: Type.Integer({ minimum: 1, maximum: 5_256_000 }) }, { additionalProperties: false });
 const SeatMapQuery = Type.Object(
   {
@@ -356,6 +363,10 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     const admin = { consoleRole: 'admin' as const };
     const clientDeps = { db, now: () => deps.clock.now(), invalidate: deps.invalidateClient };
     authed.get('/clients', { schema: hidden, config: admin }, async () => ({ clients: await listClients(db, deps.clock.now()) }));
+    authed.get('/clients/usage', { schema: hidden, config: admin }, async (request) => {
+      if (!deps.usage) throw new ActionRefused(404, 'live usage is not available in this process');
+      return { clients: await clientsUsage(db, deps.usage, request.log) };
+    });
     authed.post('/clients', { schema: { ...hidden, body: NewClientBody }, config: admin }, async (request) => {
       const b = request.body as { clientId: string; name: string };
       return addClient(clientDeps, operatorOf(request), b.clientId, b.name);
@@ -366,6 +377,11 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     authed.post('/clients/:id/settings', { schema: { ...hidden, params: ClientParams, body: SettingsBody }, config: admin }, async (request) => ({
       settings: await editClientSettings(clientDeps, operatorOf(request), (request.params as { id: string }).id, request.body as EditableSettings),
     }));
+    authed.post('/clients/:id/webhook', { schema: { ...hidden, params: ClientParams, body: WebhookBody }, config: admin }, async (request) => {
+      if (!deps.webhooks) throw new ActionRefused(409, 'webhooks are not available in this process');
+      const b = request.body as { url: string | null; rotateSecret?: boolean };
+      return setClientWebhook(deps.webhooks, operatorOf(request), (request.params as { id: string }).id, b.url, b.rotateSecret ?? false);
+    });
     for (const [verb, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {
       authed.post(`/clients/:id/${verb}`, { schema: { ...hidden, params: ClientParams }, config: admin }, async (request) => {
         await setClientState(clientDeps, operatorOf(request), (request.params as { id: string }).id, status);
