@@ -237,6 +237,32 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.waitForSelector('tr[data-client="e2e-agency"] >> text=EUR 4.00');
     assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /"pnrPerMinute":30/);
 
+    // Live usage: the PNR pool's requests in the current window against the new limit, and the look-to-book
+    // ratio; the page reads them again every few seconds, so a client's call shows up without a reload.
+    const usage = page.getByRole('list', { name: 'Live usage of e2e-agency' });
+    await usage.getByText('pnr: 0/30').waitFor();
+    assert.match((await usage.textContent()) ?? '', /look-to-book: 0\.0 \(0 seat requests, 0 paid orders in 24 h\); no limit/);
+    const extract = await call(t.app, '/extractPnr.do', { airlinePnr: 'DEMO20', carrier: 'XS', passengers: [{ lastName: 'REFUND', firstName: 'RUI' }], contact: { email: 'rui.refund@example.com' }, routing: { fromSegments: [] } }, { client: { id: 'e2e-agency', secret: second } });
+    assert.notEqual(extract.body.status, 429);
+    await usage.getByText('pnr: 1/30').waitFor({ timeout: 15_000 });
+    assert.match((await page.getByRole('list', { name: 'Live usage of demo-agency' }).textContent()) ?? '', /ancillary: \d+\/60/);
+
+    // Webhook URL: set from the page; the signing secret is shown once.
+    await page.getByRole('button', { name: 'Webhook of e2e-agency' }).click();
+    await page.getByLabel('Webhook URL of e2e-agency').fill('ftp://hooks.example.com/x');
+    await page.getByRole('button', { name: 'Save webhook of e2e-agency' }).click();
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /webhook URL: url must be http or https/);
+    await page.getByLabel('Webhook URL of e2e-agency').fill('https://hooks.example.com/e2e');
+    await page.getByRole('button', { name: 'Save webhook of e2e-agency' }).click();
+    await page.getByRole('heading', { name: 'Webhook signing secret of e2e-agency' }).waitFor();
+    const signing = await page.getByTestId('secret').inputValue();
+    assert.match(signing, /.{20,}/);
+    await page.screenshot({ path: resultPath('console-clients-webhook.png'), fullPage: true });
+    await page.getByRole('button', { name: 'I stored it' }).click();
+    await page.waitForSelector('tr[data-client="e2e-agency"] >> text=https://hooks.example.com/e2e');
+    const stored = await t.store.db.selectFrom('clients').select('webhook_url').where('client_id', '=', 'e2e-agency').executeTakeFirstOrThrow();
+    assert.equal(stored.webhook_url, 'https://hooks.example.com/e2e');
+
     await page.getByRole('button', { name: 'Disable e2e-agency' }).click();
     await page.getByRole('button', { name: 'Confirm disable e2e-agency' }).click();
     await page.waitForSelector('tr[data-client="e2e-agency"] >> text=disabled');
@@ -245,8 +271,8 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     // The audit log: every admin action of this test, with its target.
     await timed(page, 'audit', () => page.getByRole('link', { name: 'Audit log' }).click(), '[data-testid=audit]');
     const audit = (await page.getByTestId('audit').textContent()) ?? '';
-    for (const action of ['client.create', 'client.rotate', 'client.settings', 'client.disable', 'login']) assert.ok(audit.includes(action), action);
-    assert.ok(!audit.includes(first) && !audit.includes(second), 'no secret in the audit log');
+    for (const action of ['client.create', 'client.rotate', 'client.settings', 'client.webhook', 'client.disable', 'login']) assert.ok(audit.includes(action), action);
+    assert.ok(!audit.includes(first) && !audit.includes(second) && !audit.includes(signing), 'no secret in the audit log');
 
     // The sandbox panel: the clock moves forward by a day.
     const before = t.clock.now().getTime();
