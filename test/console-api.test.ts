@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
@@ -599,5 +600,85 @@ describe('console configuration', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('console sandbox panel: reload the world', () => {
+  let t: TestApp;
+  let dir: string;
+  let file: string;
+  const write = (w: unknown) => fs.writeFileSync(file, typeof w === 'string' ? w : YAML.stringify(w));
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-console-world-'));
+    file = path.join(dir, 'world.yaml');
+    write(world);
+    t = await makeTestApp({ world, env: { WORLD: file } });
+    await createOperator(t.store.db, { login: 'ada.admin', password: PASSWORD, role: 'admin' }, new Date());
+    await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, new Date());
+  });
+  after(async () => {
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const login = async (user: string) => {
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: user, password: PASSWORD } });
+    return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+  };
+  const reload = (s: { cookie: string; csrf: string }) => t.app.inject({ method: 'POST', url: '/console/api/sandbox/world/reload', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: {} });
+  const settingsOf = async (id: string) => (await t.store.db.selectFrom('clients').select('settings').where('client_id', '=', id).executeTakeFirst())?.settings;
+
+  test('admins reload the world file: its clients, settings and flights are in force at once, audited; viewers are refused', async () => {
+    const viewer = await login('vera.viewer');
+    const shown = await t.app.inject({ method: 'GET', url: '/console/api/sandbox/world', headers: { cookie: viewer.cookie } });
+    assert.equal(shown.statusCode, 200);
+    assert.equal(shown.json().name, 'postbook demo world');
+    const flightsBefore = shown.json().flights as number;
+    assert.equal((await reload(viewer)).statusCode, 403);
+
+    // The file changes: a new client, demo-agency's fee, one flight fewer.
+    const edited = structuredClone(world) as any;
+    edited.name = 'postbook demo world, edited';
+    edited.clients.push({ id: 'reloaded-agency', name: 'Reloaded Agency', secret: 'reloaded-agency-secret-2026' });
+    edited.clients[0].settings.refundServiceFee = 'EUR 9.00';
+    const dropped = edited.flights.findIndex((f: { id: string }) => f.id === 'XS951-upper');
+    assert.ok(dropped >= 0);
+    edited.flights.splice(dropped, 1);
+    write(edited);
+    const admin = await login('ada.admin');
+    const res = await reload(admin);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().name, 'postbook demo world, edited');
+    assert.equal(res.json().flights, flightsBefore - 1);
+    assert.equal((await settingsOf('demo-agency') as { refundServiceFee: string }).refundServiceFee, 'EUR 9.00');
+    const asNew = await call(t.app, '/queryRefundOrders.do', { refundCode: '1' }, { client: { id: 'reloaded-agency', secret: 'reloaded-agency-secret-2026' } });
+    assert.notEqual(asNew.http, 401, 'the new client authenticates');
+    assert.equal(t.world.flights.has('XS951-upper'), false, 'this process serves the file\'s flights');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/console/api/seatmaps?flight=XS951-upper', headers: { cookie: admin.cookie } })).statusCode, 404);
+
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'sandbox.world').execute();
+    assert.equal(a!.operator_login, 'ada.admin');
+    assert.equal((a!.before as { name: string }).name, 'postbook demo world');
+    assert.equal((a!.after as { name: string }).name, 'postbook demo world, edited');
+    assert.ok(!JSON.stringify(a).includes('reloaded-agency-secret-2026'), 'no client secret in the audit log');
+  });
+
+  test('a file that does not load changes nothing and the answer says why', async () => {
+    const admin = await login('ada.admin');
+    const before = await settingsOf('demo-agency');
+    const flights = t.world.flights.size;
+    const broken = structuredClone(world) as any;
+    broken.clients[0].settings.refundServiceFee = 'EUR 1.00';
+    broken.flights[0].from = 42;
+    write(broken);
+    const bad = await reload(admin);
+    assert.equal(bad.statusCode, 409);
+    assert.match(bad.json().error, /^the world was not reloaded, nothing changed: world file .*world\.yaml: flights\[0\]\.from /);
+    write('name: [unclosed');
+    assert.match((await reload(admin)).json().error, /nothing changed: world file/);
+    fs.rmSync(file);
+    assert.match((await reload(admin)).json().error, /nothing changed: world file .* cannot be read: ENOENT/);
+    assert.deepEqual(await settingsOf('demo-agency'), before);
+    assert.equal(t.world.flights.size, flights);
+    assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('action', '=', 'sandbox.world').execute()).length, 1, 'only the successful reload is audited');
   });
 });

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { Browser, Page } from 'playwright-core';
@@ -19,6 +20,9 @@ const missing = browserMissing();
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
 const PASSWORD = 'a-long-console-password-2026';
+// The world file the service was started with (WORLD): a copy, so the sandbox panel's reload can be shown a broken one.
+const worldDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-console-e2e-'));
+const worldFile = path.join(worldDir, 'world.yaml');
 const timings: Array<{ page: string; ms: number }> = [];
 /** Inputs and selects without a label (by <label for>, aria-label or aria-labelledby), per page drawn. */
 const unlabelled: string[] = [];
@@ -32,7 +36,8 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
 
   before(async () => {
     ensureConsoleBuilt();
-    t = await makeTestApp({ world, workers: true });
+    fs.writeFileSync(worldFile, YAML.stringify(world));
+    t = await makeTestApp({ world, workers: true, env: { WORLD: worldFile } });
     await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
     await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, new Date());
     await createOperator(t.store.db, { login: 'ada.admin', password: PASSWORD, role: 'admin' }, new Date());
@@ -48,6 +53,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
   after(async () => {
     await browser?.close();
     await t?.close();
+    fs.rmSync(worldDir, { recursive: true, force: true });
     if (timings.length) {
       console.log('console page render times (ms, from the click or navigation to the page drawn; not asserted):');
       for (const x of timings) console.log(`  ${x.page.padEnd(28)} ${x.ms}`);
@@ -283,6 +289,23 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.getByRole('status').waitFor();
     assert.ok(t.clock.now().getTime() >= before + 86_400_000);
     await page.screenshot({ path: resultPath('console-sandbox.png') });
+
+    // Reload the world: a broken file is refused with its reason and changes nothing; the good one is loaded.
+    fs.writeFileSync(worldFile, 'name: [unclosed');
+    await page.getByRole('button', { name: 'Reload the world' }).click();
+    await page.getByRole('button', { name: 'Confirm reload the world' }).click();
+    const why = page.getByRole('alert');
+    await why.waitFor();
+    assert.match((await why.textContent()) ?? '', /the world was not reloaded, nothing changed: world file .*world\.yaml/);
+    const edited = structuredClone(world);
+    edited.name = 'postbook demo world, reloaded';
+    fs.writeFileSync(worldFile, YAML.stringify(edited));
+    await page.getByRole('button', { name: 'Reload the world' }).click();
+    await page.getByRole('button', { name: 'Confirm reload the world' }).click();
+    await page.getByText('World postbook demo world, reloaded reloaded:').waitFor();
+    assert.match((await page.getByTestId('sandbox-world').textContent()) ?? '', /postbook demo world, reloaded/);
+    assert.equal(t.world.name, 'postbook demo world, reloaded');
+    await page.screenshot({ path: resultPath('console-sandbox-world.png'), fullPage: true });
     await page.context().close();
   });
 

@@ -30,6 +30,7 @@ import { charts } from './charts.js';
 import { flightSeatMap, seatSources, sessionSeatMap } from './seatmaps.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
 import type { World } from '../airline/sandbox/world.js';
+import { reloadWorld, worldSummary } from './world.js';
 import { clientsUsage, type UsageSources } from './usage.js';
 import type { WebhookRegistry } from '../webhooks/register.js';
 import { addClient, setClientWebhook, editClientSettings, listClients, rotateClient, setClientState, type EditableSettings } from './clients.js';
@@ -398,6 +399,17 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         await audit(db, operatorOf(request), 'sandbox.clock', 'sandbox:clock', { now: before.now }, { now: moved.now, advanceMinutes: (request.body as { advanceMinutes: number }).advanceMinutes });
         request.log.info({ now: moved.now }, 'sandbox clock moved from the console');
         return moved;
+      });
+    }
+    // ---- sandbox panel: the world (sandbox mode only) ----
+    const world = deps.config.sandbox ? deps.world : null;
+    if (world) {
+      const reloadDeps = { db, worldPath: deps.config.worldPath, now: () => deps.clock.now(), world, webhooks: deps.webhooks ?? null };
+      authed.get('/sandbox/world', { schema: hidden }, async () => worldSummary(world));
+      authed.post('/sandbox/world/reload', { schema: hidden, config: admin }, async (request) => {
+        const done = await reloadWorld(reloadDeps, operatorOf(request));
+        request.log.info({ world: done.name, flights: done.flights, ordersCreated: done.ordersCreated }, 'sandbox world reloaded from the console');
+        return done;
       });
     }
     authed.get('/audit', { schema: { ...hidden, querystring: Type.Object({ target: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }) }, config: { consoleRole: 'admin' } }, async (request) => ({
