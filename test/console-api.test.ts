@@ -13,6 +13,7 @@ import { claimWorldBooking } from '../src/test-support/claim.js';
 import { PLANTED } from '../src/test-support/planted.js';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator } from '../src/console/operators.js';
+import { FailedLogins, WINDOW_MS } from '../src/console/throttle.js';
 import { CANCEL_REASON } from '../src/refunds/statuses.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
@@ -101,6 +102,55 @@ describe('console API', () => {
     assert.ok(Number(blocked.headers['retry-after']) > 0);
     // Another login from the same address is not blocked yet (the address limit is higher).
     await login('vera.viewer');
+  });
+
+  test('login throttle shared across API processes: failures at two app instances on one database add up; the store keeps only digests', async () => {
+    await createOperator(t.store.db, { login: 'sam.shared', password: PASSWORD, role: 'viewer' }, new Date());
+    // A second API process: its own app and in-process state, the same database.
+    const t2 = await makeTestApp({ world, store: t.store });
+    try {
+      const fail = (app: TestApp, i: number) => app.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'Sam.Shared', password: `bad-password-${i}` } });
+      for (let i = 0; i < 3; i++) assert.equal((await fail(t, i)).statusCode, 401);
+      for (let i = 3; i < 5; i++) assert.equal((await fail(t2, i)).statusCode, 401);
+      for (const app of [t, t2]) {
+        const blocked = await app.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'sam.shared', password: PASSWORD } });
+        assert.equal(blocked.statusCode, 429, 'five failures over two processes block the login in both');
+      }
+      const rows = await t.store.db.selectFrom('console_login_failures').selectAll().execute();
+      assert.ok(rows.length >= 10);
+      assert.ok(rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_hash)), 'keys are digests');
+      assert.ok(!JSON.stringify(rows).includes('sam.shared') && !JSON.stringify(rows).includes('bad-password'));
+    } finally {
+      await t2.close();
+    }
+  });
+
+  test('login throttle over one store: two throttles share counts, the window frees a key, a success clears its login, the address limit is 20', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const a = new FailedLogins(t.store.db, () => now);
+    const b = new FailedLogins(t.store.db, () => now);
+    const keys = ['login:unit.throttle', 'ip:198.51.100.7'];
+    for (let i = 0; i < 4; i++) {
+      await (i % 2 ? a : b).failed(keys);
+      now += 60_000;
+    }
+    assert.equal(await a.blockedFor(keys), 0, 'four failures: not yet');
+    await b.failed(keys);
+    // Blocked until the oldest of the five (at 0:00) leaves the 15-minute window: now is 0:04.
+    assert.equal(await a.blockedFor(keys), WINDOW_MS - 4 * 60_000);
+    assert.equal(await b.blockedFor(['login:unit.throttle']), WINDOW_MS - 4 * 60_000);
+    assert.equal(await a.blockedFor(['login:other.login']), 0);
+    now += WINDOW_MS - 4 * 60_000 + 1;
+    assert.equal(await a.blockedFor(keys), 0, 'the oldest failure left the window');
+    // A success clears the login's failures but not the address's.
+    await a.failed(keys);
+    await b.succeeded('login:unit.throttle');
+    assert.equal(await a.blockedFor(['login:unit.throttle']), 0);
+    now += WINDOW_MS;
+    for (let i = 0; i < 19; i++) await a.failed(['ip:198.51.100.7']);
+    assert.equal(await b.blockedFor(['ip:198.51.100.7']), 0, '19 failures of the address in the window');
+    await b.failed(['ip:198.51.100.7']);
+    assert.ok((await a.blockedFor(['ip:198.51.100.7'])) > 0, 'the 20th blocks the address');
   });
 
   test('no session: every API call but login answers 401', async () => {

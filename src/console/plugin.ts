@@ -182,7 +182,7 @@ function errorHandler(err: FastifyError, request: FastifyRequest, reply: Fastify
 
 function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
   const { db } = deps;
-  const throttle = new FailedLogins();
+  const throttle = new FailedLogins(db);
   const sessionMs = deps.config.consoleSessionHours * 3_600_000;
   api.setErrorHandler(errorHandler);
   api.addHook('onSend', async (_request, reply) => {
@@ -196,15 +196,15 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
   api.post('/login', { schema: { ...hidden, body: LoginBody }, config: { auth: 'none' } }, async (request, reply) => {
     const { login, password } = request.body as { login: string; password: string };
     const keys = [`login:${login.trim().toLowerCase()}`, `ip:${request.ip}`];
-    const wait = throttle.blockedFor(keys);
+    const wait = await throttle.blockedFor(keys);
     if (wait > 0) return reply.code(429).header('retry-after', String(Math.ceil(wait / 1000))).send({ error: `too many failed logins; try again in ${Math.ceil(wait / 60_000)} minute(s)` });
     const operator = await verifyLogin(db, login, password, new Date());
     if (!operator) {
-      throttle.failed(keys);
+      await throttle.failed(keys);
       request.log.warn('console login failed');
       return reply.code(401).send({ error: LOGIN_FAILED });
     }
-    throttle.succeeded(`login:${operator.login}`);
+    await throttle.succeeded(`login:${operator.login}`);
     const s = await createSession(db, operator.operatorId, sessionMs);
     await audit(db, operator, 'login', `operator:${operator.login}`, null, null);
     reply.setCookie(SESSION_COOKIE, s.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: s.expiresAt });

@@ -14,6 +14,7 @@ import * as m0011 from './migrations/0011_voids.js';
 import * as m0013 from './migrations/0013_sandbox_clock.js';
 import * as m0015 from './migrations/0015_console.js';
 import * as m0016 from './migrations/0016_order_context_version.js';
+import * as m0017 from './migrations/0017_console_login_failures.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_sandbox_clock': m0013,
   '0015_console': m0015,
   '0016_order_context_version': m0016,
+  '0017_console_login_failures': m0017,
 };
 
 class StaticProvider implements MigrationProvider {
