@@ -143,6 +143,8 @@ function registerPages(app: FastifyInstance): void {
     decorateReply: false,
     immutable: true,
     maxAge: '365d',
+    // The build writes .br and .gz beside each asset (console/vite.config.ts): sent as they are.
+    preCompressed: true,
     // A missing build leaves the folder absent: the page route says how to build it.
     ...(fs.existsSync(path.join(CONSOLE_DIST, 'assets')) ? {} : { root: CONSOLE_DIST }),
   });
