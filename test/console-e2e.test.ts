@@ -70,13 +70,10 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     page.on('pageerror', (e) => pageErrors.push(e.message));
     // The browser's own time from the navigation's start to the login form in the document (no round trip
     // between the test and the browser in it, which on a busy machine adds a few hundred ms to the wall time).
-    await page.addInitScript(() => {
-      new MutationObserver((_, observer) => {
-        if (document.querySelector('form button[type=submit]')) {
-          (window as unknown as { loginDrawnAt: number }).loginDrawnAt = performance.now();
-          observer.disconnect();
-        }
-      }).observe(document, { childList: true, subtree: true });
+    await page.addInitScript({
+      content: `new MutationObserver((_, observer) => {
+        if (document.querySelector('form button[type=submit]')) { window.loginDrawnAt = performance.now(); observer.disconnect(); }
+      }).observe(document, { childList: true, subtree: true });`,
     });
     return page;
   }
@@ -94,7 +91,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
   }
   async function login(page: Page, user: string, password = PASSWORD) {
     await timed(page, `login-page-${user}`, () => page.goto(`${base}/console`), 'form >> text=Log in');
-    const inPage = await page.evaluate(() => (window as unknown as { loginDrawnAt?: number }).loginDrawnAt);
+    const inPage: unknown = await page.evaluate('window.loginDrawnAt');
     if (typeof inPage === 'number') timings.push({ page: `  in the browser`, ms: Math.round(inPage) });
     await page.getByLabel('Login').fill(user);
     await page.getByLabel('Password').fill(password);
