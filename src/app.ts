@@ -97,7 +97,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerRoutes(app, deps);
   // The operator console under /console (docs/console.md), out of the OpenAPI document.
   await app.register(consolePlugin({ config, db: deps.db, clock: deps.clock, refunds: deps.refunds, invalidateClient: (id) => deps.authenticator.invalidate(id), sandboxClock: deps.sandboxClock,
-    world: deps.world, booking: { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates } }));
+    world: deps.world, booking: { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates },
+    usage: { pools: deps.pools, lookToBook: deps.lookToBook }, webhooks: deps.webhooks }));
   await app.ready();
   return app;
 }

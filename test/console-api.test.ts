@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
@@ -12,6 +13,7 @@ import { claimWorldBooking } from '../src/test-support/claim.js';
 import { PLANTED } from '../src/test-support/planted.js';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator } from '../src/console/operators.js';
+import { FailedLogins, WINDOW_MS } from '../src/console/throttle.js';
 import { CANCEL_REASON } from '../src/refunds/statuses.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
@@ -100,6 +102,55 @@ describe('console API', () => {
     assert.ok(Number(blocked.headers['retry-after']) > 0);
     // Another login from the same address is not blocked yet (the address limit is higher).
     await login('vera.viewer');
+  });
+
+  test('login throttle shared across API processes: failures at two app instances on one database add up; the store keeps only digests', async () => {
+    await createOperator(t.store.db, { login: 'sam.shared', password: PASSWORD, role: 'viewer' }, new Date());
+    // A second API process: its own app and in-process state, the same database.
+    const t2 = await makeTestApp({ world, store: t.store });
+    try {
+      const fail = (app: TestApp, i: number) => app.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'Sam.Shared', password: `bad-password-${i}` } });
+      for (let i = 0; i < 3; i++) assert.equal((await fail(t, i)).statusCode, 401);
+      for (let i = 3; i < 5; i++) assert.equal((await fail(t2, i)).statusCode, 401);
+      for (const app of [t, t2]) {
+        const blocked = await app.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'sam.shared', password: PASSWORD } });
+        assert.equal(blocked.statusCode, 429, 'five failures over two processes block the login in both');
+      }
+      const rows = await t.store.db.selectFrom('console_login_failures').selectAll().execute();
+      assert.ok(rows.length >= 10);
+      assert.ok(rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_hash)), 'keys are digests');
+      assert.ok(!JSON.stringify(rows).includes('sam.shared') && !JSON.stringify(rows).includes('bad-password'));
+    } finally {
+      await t2.close();
+    }
+  });
+
+  test('login throttle over one store: two throttles share counts, the window frees a key, a success clears its login, the address limit is 20', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const a = new FailedLogins(t.store.db, () => now);
+    const b = new FailedLogins(t.store.db, () => now);
+    const keys = ['login:unit.throttle', 'ip:198.51.100.7'];
+    for (let i = 0; i < 4; i++) {
+      await (i % 2 ? a : b).failed(keys);
+      now += 60_000;
+    }
+    assert.equal(await a.blockedFor(keys), 0, 'four failures: not yet');
+    await b.failed(keys);
+    // Blocked until the oldest of the five (at 0:00) leaves the 15-minute window: now is 0:04.
+    assert.equal(await a.blockedFor(keys), WINDOW_MS - 4 * 60_000);
+    assert.equal(await b.blockedFor(['login:unit.throttle']), WINDOW_MS - 4 * 60_000);
+    assert.equal(await a.blockedFor(['login:other.login']), 0);
+    now += WINDOW_MS - 4 * 60_000 + 1;
+    assert.equal(await a.blockedFor(keys), 0, 'the oldest failure left the window');
+    // A success clears the login's failures but not the address's.
+    await a.failed(keys);
+    await b.succeeded('login:unit.throttle');
+    assert.equal(await a.blockedFor(['login:unit.throttle']), 0);
+    now += WINDOW_MS;
+    for (let i = 0; i < 19; i++) await a.failed(['ip:198.51.100.7']);
+    assert.equal(await b.blockedFor(['ip:198.51.100.7']), 0, '19 failures of the address in the window');
+    await b.failed(['ip:198.51.100.7']);
+    assert.ok((await a.blockedFor(['ip:198.51.100.7'])) > 0, 'the 20th blocks the address');
   });
 
   test('no session: every API call but login answers 401', async () => {
@@ -428,6 +479,89 @@ describe('console API', () => {
     assert.deepEqual(audit[2]!.after, { status: 'disabled' });
   });
 
+  test('clients: live pool usage (used/limit in the window) and look-to-book ratio, read without consuming from the pools', async () => {
+    const admin = await login('ada.admin');
+    assert.equal((await get(await login('aga.agent'), '/clients/usage')).statusCode, 403);
+    const secret = (await post(admin, '/clients', { clientId: 'usage-agency', name: 'Usage Agency' })).json().secret as string;
+    const client = { id: 'usage-agency', secret };
+    const limits = { refundServiceFee: null, minMinutesBeforeDeparture: null, ancillaryPerMinute: 5, verifyPerMinute: null, pnrPerMinute: 2, lookToBook: { maxRatio: 2, minRequests: 1 } };
+    assert.equal((await post(admin, '/clients/usage-agency/settings', limits)).statusCode, 200);
+    const usageOf = async () => {
+      const res = await get(admin, '/clients/usage');
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().clients.find((c: { clientId: string }) => c.clientId === 'usage-agency');
+    };
+    const pools = (u: { pools: Array<{ pool: string; used: number; limit: number }> }) => Object.fromEntries(u.pools.map((p) => [p.pool, `${p.used}/${p.limit}`]));
+    const fresh = await usageOf();
+    assert.deepEqual(pools(fresh), { ancillary: '0/5', verify: '0/60', pnr: '0/2' });
+    assert.deepEqual(fresh.lookToBook, { seatRequests: 0, paidOrders: 0, ratio: 0, setting: { maxRatio: 2, minRequests: 1 }, exceeded: false });
+
+    // spec 8: the PNR pool of 2 a minute; the console's reads in between take nothing from it.
+    const extract = () => call(t.app, '/extractPnr.do', { airlinePnr: 'DEMO20', carrier: 'XS', passengers: [{ lastName: 'REFUND', firstName: 'RUI' }], contact: { email: 'rui.refund@example.com' }, routing: { fromSegments: [] } }, { client });
+    assert.notEqual((await extract()).body.status, 429);
+    for (let i = 0; i < 5; i++) assert.equal(pools(await usageOf()).pnr, '1/2');
+    assert.notEqual((await extract()).body.status, 429);
+    assert.equal(pools(await usageOf()).pnr, '2/2');
+    assert.equal((await extract()).body.status, 429, 'the pool is full');
+    assert.equal(pools(await usageOf()).pnr, '2/2', 'a refused request is not counted');
+
+    // Look-to-book (spec 7.2: 223): three seat requests, no paid order, ratio 3 > 2.
+    const f = t.world.flights.get('XS111-narrow')!;
+    const v = await call(t.app, '/verify.do', { outboundSegments: [{ carrier: f.carrier, flightNumber: f.flightNumber.slice(f.carrier.length), departureAirport: f.from, arrivalAirport: f.to, departureDate: f.current.dep.toFormat('yyyyMMdd') }] }, { client });
+    assert.equal(v.body.status, 0, String(v.body.msg));
+    const seats = () => call(t.app, '/seatAvailability.do', { sessionId: v.body.sessionId, carrier: 'XS', outboundSegments: [{ segmentIndex: 1, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.current.dep.toFormat('yyyyMMddHHmm') }] }, { client });
+    for (let i = 0; i < 3; i++) assert.equal((await seats()).body.status, 0);
+    const after = await usageOf();
+    assert.deepEqual(pools(after), { ancillary: '3/5', verify: '1/60', pnr: '2/2' });
+    assert.deepEqual(after.lookToBook, { seatRequests: 3, paidOrders: 0, ratio: 3, setting: { maxRatio: 2, minRequests: 1 }, exceeded: true });
+    assert.equal((await seats()).body.status, 223, 'the next seat request is refused, as the page says');
+    assert.equal(pools(await usageOf()).ancillary, '4/5');
+    // Every client is listed, with the defaults where it has no limits of its own.
+    const all = (await get(admin, '/clients/usage')).json().clients;
+    assert.deepEqual(pools(all.find((c: { clientId: string }) => c.clientId === 'other-agency')), { ancillary: '0/60', verify: '0/60', pnr: '0/120' });
+  });
+
+  test('clients: webhook URL set from the console (admin), the signing secret answered once and never audited; bad URLs refused', async () => {
+    const admin = await login('ada.admin');
+    const agent = await login('aga.agent');
+    await post(admin, '/clients', { clientId: 'hook-agency', name: 'Hook Agency' });
+    assert.equal((await post(agent, '/clients/hook-agency/webhook', { url: 'https://hooks.example.com/pb' })).statusCode, 403);
+    const first = await post(admin, '/clients/hook-agency/webhook', { url: 'https://hooks.example.com/pb' });
+    assert.equal(first.statusCode, 200, first.body);
+    const secret1 = first.json().secret as string;
+    assert.match(secret1, /.{20,}/);
+    const listed = async () => (await get(admin, '/clients')).json().clients.find((c: { clientId: string }) => c.clientId === 'hook-agency');
+    assert.equal((await listed()).webhookUrl, 'https://hooks.example.com/pb');
+    // A new URL keeps the secret (not shown again); a new secret on request.
+    const second = await post(admin, '/clients/hook-agency/webhook', { url: 'https://hooks.example.com/v2' });
+    assert.equal(second.json().secret, null);
+    const rotated = await post(admin, '/clients/hook-agency/webhook', { url: 'https://hooks.example.com/v2', rotateSecret: true });
+    const secret2 = rotated.json().secret as string;
+    assert.ok(secret2 && secret2 !== secret1);
+    // The same rules as updateWebhookURL.do (docs/webhooks.md): refused with the rule, nothing changes.
+    for (const url of ['ftp://hooks.example.com/x', 'https://user:pw@hooks.example.com/', 'not a url', '']) {
+      const bad = await post(admin, '/clients/hook-agency/webhook', { url });
+      assert.equal(bad.statusCode, 409, url);
+      assert.match(bad.json().error, /webhook URL/);
+    }
+    assert.equal((await post(admin, '/clients/hook-agency/webhook', { url: 'https://x.example.com/', colour: 1 })).statusCode, 400);
+    assert.equal((await post(admin, '/clients/nobody/webhook', { url: 'https://x.example.com/' })).statusCode, 404);
+    assert.equal((await listed()).webhookUrl, 'https://hooks.example.com/v2');
+    const removed = await post(admin, '/clients/hook-agency/webhook', { url: null });
+    assert.equal(removed.statusCode, 200);
+    assert.equal((await listed()).webhookUrl, null);
+    assert.equal((await post(admin, '/clients/hook-agency/webhook', { url: null, rotateSecret: true })).statusCode, 409);
+
+    const audit = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', 'client:hook-agency').where('action', '=', 'client.webhook').orderBy('id').execute();
+    assert.equal(audit.length, 4);
+    assert.deepEqual(audit[0]!.before, { webhookUrl: null, hasSecret: false });
+    assert.deepEqual(audit[0]!.after, { webhookUrl: 'https://hooks.example.com/pb', hasSecret: true, secretMade: true });
+    assert.deepEqual(audit[2]!.after, { webhookUrl: 'https://hooks.example.com/v2', hasSecret: true, secretMade: true });
+    assert.equal(audit[0]!.operator_login, 'ada.admin');
+    const text = JSON.stringify(audit);
+    assert.ok(!text.includes(secret1) && !text.includes(secret2), 'no signing secret in the audit log');
+  });
+
   test('sandbox panel: everybody reads the shared sandbox clock, admins move it forward (audited)', async () => {
     const viewer = await login('vera.viewer');
     const before = (await get(viewer, '/sandbox/clock')).json();
@@ -516,5 +650,85 @@ describe('console configuration', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('console sandbox panel: reload the world', () => {
+  let t: TestApp;
+  let dir: string;
+  let file: string;
+  const write = (w: unknown) => fs.writeFileSync(file, typeof w === 'string' ? w : YAML.stringify(w));
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-console-world-'));
+    file = path.join(dir, 'world.yaml');
+    write(world);
+    t = await makeTestApp({ world, env: { WORLD: file } });
+    await createOperator(t.store.db, { login: 'ada.admin', password: PASSWORD, role: 'admin' }, new Date());
+    await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, new Date());
+  });
+  after(async () => {
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const login = async (user: string) => {
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: user, password: PASSWORD } });
+    return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+  };
+  const reload = (s: { cookie: string; csrf: string }) => t.app.inject({ method: 'POST', url: '/console/api/sandbox/world/reload', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: {} });
+  const settingsOf = async (id: string) => (await t.store.db.selectFrom('clients').select('settings').where('client_id', '=', id).executeTakeFirst())?.settings;
+
+  test('admins reload the world file: its clients, settings and flights are in force at once, audited; viewers are refused', async () => {
+    const viewer = await login('vera.viewer');
+    const shown = await t.app.inject({ method: 'GET', url: '/console/api/sandbox/world', headers: { cookie: viewer.cookie } });
+    assert.equal(shown.statusCode, 200);
+    assert.equal(shown.json().name, 'postbook demo world');
+    const flightsBefore = shown.json().flights as number;
+    assert.equal((await reload(viewer)).statusCode, 403);
+
+    // The file changes: a new client, demo-agency's fee, one flight fewer.
+    const edited = structuredClone(world) as any;
+    edited.name = 'postbook demo world, edited';
+    edited.clients.push({ id: 'reloaded-agency', name: 'Reloaded Agency', secret: 'reloaded-agency-secret-2026' });
+    edited.clients[0].settings.refundServiceFee = 'EUR 9.00';
+    const dropped = edited.flights.findIndex((f: { id: string }) => f.id === 'XS951-upper');
+    assert.ok(dropped >= 0);
+    edited.flights.splice(dropped, 1);
+    write(edited);
+    const admin = await login('ada.admin');
+    const res = await reload(admin);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().name, 'postbook demo world, edited');
+    assert.equal(res.json().flights, flightsBefore - 1);
+    assert.equal((await settingsOf('demo-agency') as { refundServiceFee: string }).refundServiceFee, 'EUR 9.00');
+    const asNew = await call(t.app, '/queryRefundOrders.do', { refundCode: '1' }, { client: { id: 'reloaded-agency', secret: 'reloaded-agency-secret-2026' } });
+    assert.notEqual(asNew.http, 401, 'the new client authenticates');
+    assert.equal(t.world.flights.has('XS951-upper'), false, 'this process serves the file\'s flights');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/console/api/seatmaps?flight=XS951-upper', headers: { cookie: admin.cookie } })).statusCode, 404);
+
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'sandbox.world').execute();
+    assert.equal(a!.operator_login, 'ada.admin');
+    assert.equal((a!.before as { name: string }).name, 'postbook demo world');
+    assert.equal((a!.after as { name: string }).name, 'postbook demo world, edited');
+    assert.ok(!JSON.stringify(a).includes('reloaded-agency-secret-2026'), 'no client secret in the audit log');
+  });
+
+  test('a file that does not load changes nothing and the answer says why', async () => {
+    const admin = await login('ada.admin');
+    const before = await settingsOf('demo-agency');
+    const flights = t.world.flights.size;
+    const broken = structuredClone(world) as any;
+    broken.clients[0].settings.refundServiceFee = 'EUR 1.00';
+    broken.flights[0].from = 42;
+    write(broken);
+    const bad = await reload(admin);
+    assert.equal(bad.statusCode, 409);
+    assert.match(bad.json().error, /^the world was not reloaded, nothing changed: world file .*world\.yaml: flights\[0\]\.from /);
+    write('name: [unclosed');
+    assert.match((await reload(admin)).json().error, /nothing changed: world file/);
+    fs.rmSync(file);
+    assert.match((await reload(admin)).json().error, /nothing changed: world file .* cannot be read: ENOENT/);
+    assert.deepEqual(await settingsOf('demo-agency'), before);
+    assert.equal(t.world.flights.size, flights);
+    assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('action', '=', 'sandbox.world').execute()).length, 1, 'only the successful reload is audited');
   });
 });

@@ -6,7 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import YAML from 'yaml';
 import type { Browser, Page } from 'playwright-core';
 import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
@@ -19,6 +21,9 @@ const missing = browserMissing();
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
 const PASSWORD = 'a-long-console-password-2026';
+// The world file the service was started with (WORLD): a copy, so the sandbox panel's reload can be shown a broken one.
+const worldDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-console-e2e-'));
+const worldFile = path.join(worldDir, 'world.yaml');
 const timings: Array<{ page: string; ms: number }> = [];
 /** Inputs and selects without a label (by <label for>, aria-label or aria-labelledby), per page drawn. */
 const unlabelled: string[] = [];
@@ -32,7 +37,8 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
 
   before(async () => {
     ensureConsoleBuilt();
-    t = await makeTestApp({ world, workers: true });
+    fs.writeFileSync(worldFile, YAML.stringify(world));
+    t = await makeTestApp({ world, workers: true, env: { WORLD: worldFile } });
     await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
     await createOperator(t.store.db, { login: 'vera.viewer', password: PASSWORD, role: 'viewer' }, new Date());
     await createOperator(t.store.db, { login: 'ada.admin', password: PASSWORD, role: 'admin' }, new Date());
@@ -48,8 +54,9 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
   after(async () => {
     await browser?.close();
     await t?.close();
+    fs.rmSync(worldDir, { recursive: true, force: true });
     if (timings.length) {
-      console.log('console page render times (ms, from the click or navigation to the page drawn; not asserted):');
+      console.log('console page render times (ms, from the click or navigation to the page drawn, as the test sees it; "in the browser": navigation start to the login form in the document; not asserted):');
       for (const x of timings) console.log(`  ${x.page.padEnd(28)} ${x.ms}`);
     }
   });
@@ -61,6 +68,13 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
       if (!r.url().startsWith(base) && !r.url().startsWith('data:')) elsewhere.push(r.url());
     });
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    // The browser's own time from the navigation's start to the login form in the document (no round trip
+    // between the test and the browser in it, which on a busy machine adds a few hundred ms to the wall time).
+    await page.addInitScript({
+      content: `new MutationObserver((_, observer) => {
+        if (document.querySelector('form button[type=submit]')) { window.loginDrawnAt = performance.now(); observer.disconnect(); }
+      }).observe(document, { childList: true, subtree: true });`,
+    });
     return page;
   }
   /** Runs `act`, waits for `ready`, records the time under `name`, saves the screenshot. */
@@ -77,6 +91,8 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
   }
   async function login(page: Page, user: string, password = PASSWORD) {
     await timed(page, `login-page-${user}`, () => page.goto(`${base}/console`), 'form >> text=Log in');
+    const inPage: unknown = await page.evaluate('window.loginDrawnAt');
+    if (typeof inPage === 'number') timings.push({ page: `  in the browser`, ms: Math.round(inPage) });
     await page.getByLabel('Login').fill(user);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Log in' }).click();
@@ -237,6 +253,32 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.waitForSelector('tr[data-client="e2e-agency"] >> text=EUR 4.00');
     assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /"pnrPerMinute":30/);
 
+    // Live usage: the PNR pool's requests in the current window against the new limit, and the look-to-book
+    // ratio; the page reads them again every few seconds, so a client's call shows up without a reload.
+    const usage = page.getByRole('list', { name: 'Live usage of e2e-agency' });
+    await usage.getByText('pnr: 0/30').waitFor();
+    assert.match((await usage.textContent()) ?? '', /look-to-book: 0\.0 \(0 seat requests, 0 paid orders in 24 h\); no limit/);
+    const extract = await call(t.app, '/extractPnr.do', { airlinePnr: 'DEMO20', carrier: 'XS', passengers: [{ lastName: 'REFUND', firstName: 'RUI' }], contact: { email: 'rui.refund@example.com' }, routing: { fromSegments: [] } }, { client: { id: 'e2e-agency', secret: second } });
+    assert.notEqual(extract.body.status, 429);
+    await usage.getByText('pnr: 1/30').waitFor({ timeout: 15_000 });
+    assert.match((await page.getByRole('list', { name: 'Live usage of demo-agency' }).textContent()) ?? '', /ancillary: \d+\/60/);
+
+    // Webhook URL: set from the page; the signing secret is shown once.
+    await page.getByRole('button', { name: 'Webhook of e2e-agency' }).click();
+    await page.getByLabel('Webhook URL of e2e-agency').fill('ftp://hooks.example.com/x');
+    await page.getByRole('button', { name: 'Save webhook of e2e-agency' }).click();
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /webhook URL: url must be http or https/);
+    await page.getByLabel('Webhook URL of e2e-agency').fill('https://hooks.example.com/e2e');
+    await page.getByRole('button', { name: 'Save webhook of e2e-agency' }).click();
+    await page.getByRole('heading', { name: 'Webhook signing secret of e2e-agency' }).waitFor();
+    const signing = await page.getByTestId('secret').inputValue();
+    assert.match(signing, /.{20,}/);
+    await page.screenshot({ path: resultPath('console-clients-webhook.png'), fullPage: true });
+    await page.getByRole('button', { name: 'I stored it' }).click();
+    await page.waitForSelector('tr[data-client="e2e-agency"] >> text=https://hooks.example.com/e2e');
+    const stored = await t.store.db.selectFrom('clients').select('webhook_url').where('client_id', '=', 'e2e-agency').executeTakeFirstOrThrow();
+    assert.equal(stored.webhook_url, 'https://hooks.example.com/e2e');
+
     await page.getByRole('button', { name: 'Disable e2e-agency' }).click();
     await page.getByRole('button', { name: 'Confirm disable e2e-agency' }).click();
     await page.waitForSelector('tr[data-client="e2e-agency"] >> text=disabled');
@@ -245,8 +287,8 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     // The audit log: every admin action of this test, with its target.
     await timed(page, 'audit', () => page.getByRole('link', { name: 'Audit log' }).click(), '[data-testid=audit]');
     const audit = (await page.getByTestId('audit').textContent()) ?? '';
-    for (const action of ['client.create', 'client.rotate', 'client.settings', 'client.disable', 'login']) assert.ok(audit.includes(action), action);
-    assert.ok(!audit.includes(first) && !audit.includes(second), 'no secret in the audit log');
+    for (const action of ['client.create', 'client.rotate', 'client.settings', 'client.webhook', 'client.disable', 'login']) assert.ok(audit.includes(action), action);
+    assert.ok(!audit.includes(first) && !audit.includes(second) && !audit.includes(signing), 'no secret in the audit log');
 
     // The sandbox panel: the clock moves forward by a day.
     const before = t.clock.now().getTime();
@@ -257,7 +299,41 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.getByRole('status').waitFor();
     assert.ok(t.clock.now().getTime() >= before + 86_400_000);
     await page.screenshot({ path: resultPath('console-sandbox.png') });
+
+    // Reload the world: a broken file is refused with its reason and changes nothing; the good one is loaded.
+    fs.writeFileSync(worldFile, 'name: [unclosed');
+    await page.getByRole('button', { name: 'Reload the world' }).click();
+    await page.getByRole('button', { name: 'Confirm reload the world' }).click();
+    const why = page.getByRole('alert');
+    await why.waitFor();
+    assert.match((await why.textContent()) ?? '', /the world was not reloaded, nothing changed: world file .*world\.yaml/);
+    const edited = structuredClone(world);
+    edited.name = 'postbook demo world, reloaded';
+    fs.writeFileSync(worldFile, YAML.stringify(edited));
+    await page.getByRole('button', { name: 'Reload the world' }).click();
+    await page.getByRole('button', { name: 'Confirm reload the world' }).click();
+    await page.getByText('World postbook demo world, reloaded reloaded:').waitFor();
+    assert.match((await page.getByTestId('sandbox-world').textContent()) ?? '', /postbook demo world, reloaded/);
+    assert.equal(t.world.name, 'postbook demo world, reloaded');
+    await page.screenshot({ path: resultPath('console-sandbox-world.png'), fullPage: true });
     await page.context().close();
+  });
+
+  test('the console\'s scripts are sent precompressed (brotli or gzip, as the browser accepts) and decode to the same bytes', async () => {
+    const html = (await t.app.inject({ method: 'GET', url: '/console' })).body;
+    const entry = /<script[^>]+src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    assert.ok(entry, html);
+    const plain = await t.app.inject({ method: 'GET', url: entry, headers: { 'accept-encoding': 'identity' } });
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const br = await t.app.inject({ method: 'GET', url: entry, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.ok(br.rawPayload.length < plain.rawPayload.length / 2);
+    assert.ok(zlib.brotliDecompressSync(br.rawPayload).equals(plain.rawPayload));
+    const gz = await t.app.inject({ method: 'GET', url: entry, headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.ok(zlib.gunzipSync(gz.rawPayload).equals(plain.rawPayload));
+    assert.match(String(br.headers['cache-control']), /immutable/);
   });
 
   test('no request left the service; no script error on any page; every input of every page has a label', () => {

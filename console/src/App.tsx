@@ -1,19 +1,10 @@
 // The console's shell: the session (or the login page), the navigation, and the page of the current path.
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { api, setCsrfToken, whenLoggedOut, type SessionInfo } from './api.ts';
 import { Link, match, useRouter } from './router.tsx';
 import { Login } from './pages/Login.tsx';
-import { Queue } from './pages/Queue.tsx';
-import { RefundPage } from './pages/RefundPage.tsx';
-import { VoidPage } from './pages/VoidPage.tsx';
-import { Cases } from './pages/Cases.tsx';
-import { CasePage } from './pages/CasePage.tsx';
-import { Clients } from './pages/Clients.tsx';
-import { Sandbox } from './pages/Sandbox.tsx';
-import { SeatMaps } from './pages/SeatMaps.tsx';
-import { AuditPage } from './pages/AuditPage.tsx';
-// The chart library is large: loaded only when the charts page is opened.
-const ChartsPage = lazy(() => import('./pages/ChartsPage.tsx').then((m) => ({ default: m.ChartsPage })));
+// Every page but the login page is its own chunk, fetched when idle (pages.ts).
+import { AuditPage, CasePage, Cases, ChartsPage, Clients, prefetchCharts, prefetchPages, Queue, RefundPage, Sandbox, SeatMaps, VoidPage } from './pages.tsx';
 import { when } from './format.ts';
 
 export function App() {
@@ -28,7 +19,12 @@ export function App() {
   useEffect(() => {
     whenLoggedOut(() => adopt(null));
     api.session().then(adopt, () => adopt(null));
+    prefetchPages();
   }, [adopt]);
+  const loggedIn = session !== 'loading' && session !== null;
+  useEffect(() => {
+    if (loggedIn) prefetchCharts();
+  }, [loggedIn]);
 
   if (session === 'loading') return <p className="loading">Loading…</p>;
   if (!session) return <Login onLogin={(s) => { adopt(s); if (path === '/login') navigate('/', { replace: true }); }} />;
@@ -51,7 +47,7 @@ export function App() {
   else if ((m = match('/cases/:id', path))) page = <CasePage id={m.id!} role={session.operator.role} />;
   else if (path === '/audit' && session.operator.role === 'admin') page = <AuditPage />;
   else if (path === '/seatmaps') page = <SeatMaps />;
-  else if (path === '/charts') page = <Suspense fallback={<main id="main"><h1>Charts</h1><p className="loading">Loading…</p></main>}><ChartsPage /></Suspense>;
+  else if (path === '/charts') page = <ChartsPage />;
   else if (path === '/clients') page = <Clients role={session.operator.role} />;
   else if (path === '/sandbox' && session.sandbox) page = <Sandbox role={session.operator.role} />;
   else page = <main id="main"><h1>Not found</h1><p>No console page at this address. <Link to="/">Back to the refund queue</Link>.</p></main>;

@@ -66,6 +66,10 @@ export interface ClientView {
   updatedAt: string;
 }
 
+export type { WorldSummary } from '../../src/console/world.ts';
+import type { WorldSummary } from '../../src/console/world.ts';
+export type { ClientUsage } from '../../src/console/usage.ts';
+import type { ClientUsage } from '../../src/console/usage.ts';
 export type { EditableSettings as ClientSettingsEdit } from '../../src/console/clients.ts';
 import type { EditableSettings as ClientSettingsEdit } from '../../src/console/clients.ts';
 
@@ -127,6 +131,10 @@ export const api = {
   addClient: (clientId: string, name: string) => call<{ secret: string }>('POST', '/clients', { clientId, name }),
   rotateClient: (id: string, graceHours: number) => call<{ secret: string; previousSecretExpiresAt: string }>('POST', `/clients/${encodeURIComponent(id)}/rotate`, { graceHours }),
   clientSettings: (id: string, body: ClientSettingsEdit) => call<{ settings: Record<string, unknown> }>('POST', `/clients/${encodeURIComponent(id)}/settings`, body),
+  sandboxWorld: () => call<WorldSummary>('GET', '/sandbox/world'),
+  reloadSandboxWorld: () => call<WorldSummary & { ordersCreated: number }>('POST', '/sandbox/world/reload'),
+  clientsUsage: () => call<{ clients: ClientUsage[] }>('GET', '/clients/usage'),
+  clientWebhook: (id: string, url: string | null, rotateSecret = false) => call<{ webhookUrl: string | null; secret: string | null }>('POST', `/clients/${encodeURIComponent(id)}/webhook`, { url, rotateSecret }),
   setClientStatus: (id: string, verb: 'disable' | 'enable') => call<{ ok: true }>('POST', `/clients/${encodeURIComponent(id)}/${verb}`),
   sandboxClock: () => call<{ now: string; offsetMs: number }>('GET', '/sandbox/clock'),
   moveSandboxClock: (advanceMinutes: number) => call<{ now: string; offsetMs: number }>('POST', '/sandbox/clock', { advanceMinutes }),

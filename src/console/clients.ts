@@ -10,6 +10,7 @@ import type { Database } from '../store/schema.js';
 import { ActionRefused } from './actions.js';
 import { audit } from './audit.js';
 import type { Operator } from './operators.js';
+import { setWebhook, WebhookRegistrationError, type WebhookRegistry } from '../webhooks/register.js';
 
 export interface ClientView {
   clientId: string;
@@ -151,4 +152,38 @@ export async function editClientSettings(deps: ClientAdminDeps, operator: Operat
   });
   deps.invalidate(clientId);
   return after;
+}
+
+/**
+ * Sets (or with null, removes) a client's webhook URL, as updateWebhookURL.do and `postbook clients webhook`
+ * do (src/webhooks/register.ts: the same URL rules). The signing secret is made with the first URL, or anew
+ * when `rotateSecret`, and answered then only; the audit log records the URL before and after and whether a
+ * secret was made, never the secret.
+ */
+export async function setClientWebhook(
+  reg: WebhookRegistry,
+  operator: Operator,
+  clientId: string,
+  url: string | null,
+  rotateSecret: boolean,
+): Promise<{ webhookUrl: string | null; secret: string | null }> {
+  const before = await reg.db.selectFrom('clients').select(['webhook_url', 'webhook_secret']).where('client_id', '=', clientId).executeTakeFirst();
+  if (!before) throw new ActionRefused(404, `no client ${clientId}`);
+  const trimmed = url === null ? null : url.trim();
+  if (trimmed === '') throw new ActionRefused(409, 'webhook URL: give one (https://…), or remove it');
+  if (rotateSecret && trimmed === null) throw new ActionRefused(409, 'a new signing secret needs a webhook URL');
+  let done;
+  try {
+    done = await setWebhook(reg, clientId, trimmed, { rotate: rotateSecret });
+  } catch (err) {
+    if (err instanceof WebhookRegistrationError) throw new ActionRefused(409, `webhook URL: ${err.message}`);
+    throw err;
+  }
+  if (!done) throw new ActionRefused(404, `no client ${clientId}`);
+  await audit(reg.db, operator, 'client.webhook', `client:${clientId}`, { webhookUrl: before.webhook_url, hasSecret: before.webhook_secret !== null }, {
+    webhookUrl: trimmed,
+    hasSecret: before.webhook_secret !== null || done.secret !== null,
+    secretMade: done.secret !== null,
+  });
+  return { webhookUrl: trimmed, secret: done.secret };
 }

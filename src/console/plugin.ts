@@ -30,7 +30,10 @@ import { charts } from './charts.js';
 import { flightSeatMap, seatSources, sessionSeatMap } from './seatmaps.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
 import type { World } from '../airline/sandbox/world.js';
-import { addClient, editClientSettings, listClients, rotateClient, setClientState, type EditableSettings } from './clients.js';
+import { reloadWorld, worldSummary } from './world.js';
+import { clientsUsage, type UsageSources } from './usage.js';
+import type { WebhookRegistry } from '../webhooks/register.js';
+import { addClient, setClientWebhook, editClientSettings, listClients, rotateClient, setClientState, type EditableSettings } from './clients.js';
 
 export interface ConsoleDeps {
   config: Config;
@@ -44,6 +47,10 @@ export interface ConsoleDeps {
   /** The seat map viewer: the booking chain's reads, and the sandbox world's flights. */
   booking: BookingDeps;
   world: World | null;
+  /** The service's rate pools and look-to-book counter: the clients page reads their live counts. */
+  usage?: UsageSources;
+  /** Webhook registration (src/webhooks/register.ts): the clients page sets a client's URL with it. */
+  webhooks?: WebhookRegistry;
 }
 
 /** Where `npm run build` puts the console app (vite, console/vite.config.ts): the same path from src/ and dist/. */
@@ -93,6 +100,7 @@ const QueueQuery = Type.Object(
 const ClientParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }) });
 const NewClientBody = Type.Object({ clientId: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
 const RotateBody = Type.Object({ graceHours: Type.Number({ minimum: 0, maximum: 720 }) }, { additionalProperties: false });
+const WebhookBody = Type.Object({ url: Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]), rotateSecret: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 const MoveClockBody = Type.Object({ advanceMinutes: Type.Integer({ minimum: 1, maximum: 5_256_000 }) }, { additionalProperties: false });
 const SeatMapQuery = Type.Object(
   {
@@ -135,6 +143,8 @@ function registerPages(app: FastifyInstance): void {
     decorateReply: false,
     immutable: true,
     maxAge: '365d',
+    // The build writes .br and .gz beside each asset (console/vite.config.ts): sent as they are.
+    preCompressed: true,
     // A missing build leaves the folder absent: the page route says how to build it.
     ...(fs.existsSync(path.join(CONSOLE_DIST, 'assets')) ? {} : { root: CONSOLE_DIST }),
   });
@@ -174,7 +184,7 @@ function errorHandler(err: FastifyError, request: FastifyRequest, reply: Fastify
 
 function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
   const { db } = deps;
-  const throttle = new FailedLogins();
+  const throttle = new FailedLogins(db);
   const sessionMs = deps.config.consoleSessionHours * 3_600_000;
   api.setErrorHandler(errorHandler);
   api.addHook('onSend', async (_request, reply) => {
@@ -188,15 +198,15 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
   api.post('/login', { schema: { ...hidden, body: LoginBody }, config: { auth: 'none' } }, async (request, reply) => {
     const { login, password } = request.body as { login: string; password: string };
     const keys = [`login:${login.trim().toLowerCase()}`, `ip:${request.ip}`];
-    const wait = throttle.blockedFor(keys);
+    const wait = await throttle.blockedFor(keys);
     if (wait > 0) return reply.code(429).header('retry-after', String(Math.ceil(wait / 1000))).send({ error: `too many failed logins; try again in ${Math.ceil(wait / 60_000)} minute(s)` });
     const operator = await verifyLogin(db, login, password, new Date());
     if (!operator) {
-      throttle.failed(keys);
+      await throttle.failed(keys);
       request.log.warn('console login failed');
       return reply.code(401).send({ error: LOGIN_FAILED });
     }
-    throttle.succeeded(`login:${operator.login}`);
+    await throttle.succeeded(`login:${operator.login}`);
     const s = await createSession(db, operator.operatorId, sessionMs);
     await audit(db, operator, 'login', `operator:${operator.login}`, null, null);
     reply.setCookie(SESSION_COOKIE, s.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: s.expiresAt });
@@ -356,6 +366,10 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     const admin = { consoleRole: 'admin' as const };
     const clientDeps = { db, now: () => deps.clock.now(), invalidate: deps.invalidateClient };
     authed.get('/clients', { schema: hidden, config: admin }, async () => ({ clients: await listClients(db, deps.clock.now()) }));
+    authed.get('/clients/usage', { schema: hidden, config: admin }, async (request) => {
+      if (!deps.usage) throw new ActionRefused(404, 'live usage is not available in this process');
+      return { clients: await clientsUsage(db, deps.usage, request.log) };
+    });
     authed.post('/clients', { schema: { ...hidden, body: NewClientBody }, config: admin }, async (request) => {
       const b = request.body as { clientId: string; name: string };
       return addClient(clientDeps, operatorOf(request), b.clientId, b.name);
@@ -366,6 +380,11 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     authed.post('/clients/:id/settings', { schema: { ...hidden, params: ClientParams, body: SettingsBody }, config: admin }, async (request) => ({
       settings: await editClientSettings(clientDeps, operatorOf(request), (request.params as { id: string }).id, request.body as EditableSettings),
     }));
+    authed.post('/clients/:id/webhook', { schema: { ...hidden, params: ClientParams, body: WebhookBody }, config: admin }, async (request) => {
+      if (!deps.webhooks) throw new ActionRefused(409, 'webhooks are not available in this process');
+      const b = request.body as { url: string | null; rotateSecret?: boolean };
+      return setClientWebhook(deps.webhooks, operatorOf(request), (request.params as { id: string }).id, b.url, b.rotateSecret ?? false);
+    });
     for (const [verb, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {
       authed.post(`/clients/:id/${verb}`, { schema: { ...hidden, params: ClientParams }, config: admin }, async (request) => {
         await setClientState(clientDeps, operatorOf(request), (request.params as { id: string }).id, status);
@@ -382,6 +401,17 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         await audit(db, operatorOf(request), 'sandbox.clock', 'sandbox:clock', { now: before.now }, { now: moved.now, advanceMinutes: (request.body as { advanceMinutes: number }).advanceMinutes });
         request.log.info({ now: moved.now }, 'sandbox clock moved from the console');
         return moved;
+      });
+    }
+    // ---- sandbox panel: the world (sandbox mode only) ----
+    const world = deps.config.sandbox ? deps.world : null;
+    if (world) {
+      const reloadDeps = { db, worldPath: deps.config.worldPath, now: () => deps.clock.now(), world, webhooks: deps.webhooks ?? null };
+      authed.get('/sandbox/world', { schema: hidden }, async () => worldSummary(world));
+      authed.post('/sandbox/world/reload', { schema: hidden, config: admin }, async (request) => {
+        const done = await reloadWorld(reloadDeps, operatorOf(request));
+        request.log.info({ world: done.name, flights: done.flights, ordersCreated: done.ordersCreated }, 'sandbox world reloaded from the console');
+        return done;
       });
     }
     authed.get('/audit', { schema: { ...hidden, querystring: Type.Object({ target: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }) }, config: { consoleRole: 'admin' } }, async (request) => ({

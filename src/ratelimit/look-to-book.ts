@@ -26,6 +26,18 @@ export interface LookToBookCounter {
   check(clientId: string, settings?: ClientSettings): Promise<void>;
   recordSeatRequest(clientId: string): Promise<void>;
   recordPaidOrder(clientId: string): Promise<void>;
+  /** The client's counts over the last 24 h and its setting, read without recording anything (the console). */
+  usage(clientId: string, settings?: ClientSettings): Promise<LookToBookUsage>;
+}
+
+export interface LookToBookUsage {
+  seatRequests: number;
+  paidOrders: number;
+  /** seat requests ÷ max(1, paid orders), as the check computes it. */
+  ratio: number;
+  setting: LookToBookSetting | null;
+  /** Whether the next seat request would be refused with 223. */
+  exceeded: boolean;
 }
 
 export interface LookToBookSetting {
@@ -221,6 +233,14 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
         .pexpire(prefix + clientId, DAY_MS + 60_000)
         .exec()
         .catch(warn);
+    },
+
+    async usage(clientId, given) {
+      const now = clock.now().getTime();
+      const setting = lookToBookSetting(given ?? (await settingsFor(clientId, now)));
+      const requests = await seatRequests(clientId, now);
+      const orders = await paidOrders(clientId, now);
+      return { seatRequests: requests, paidOrders: orders, ratio: requests / Math.max(1, orders), setting, exceeded: setting !== null && exceeds(setting, requests, orders) };
     },
 
     async recordPaidOrder(clientId) {

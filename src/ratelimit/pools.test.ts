@@ -184,3 +184,59 @@ test('the in-memory log stays exact over many windows and large limits', async (
   }
   assert.equal(accepted.length, 500 * 10);
 });
+
+test('usage(): each pool\'s accepted requests of a client in the window and its limit, read without counting one', async () => {
+  const pools = createRatePools({ redis: null });
+  const app = await poolTestApp(pools, CLIENTS);
+  try {
+    assert.equal(await accepted(app, POOL_ROUTES.ancillary, 5, 'small'), 3);
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(
+        (await pools.usage('small', CLIENTS.small)).map((u) => [u.pool, u.used, u.limit, u.windowSeconds]),
+        [['ancillary', 3, 3, 60], ['verify', 0, 5, 60], ['pnr', 0, 120, 60]],
+      );
+    }
+    assert.deepEqual((await pools.usage('alpha', CLIENTS.alpha)).map((u) => u.used), [0, 0, 0]);
+  } finally {
+    await app.close();
+  }
+});
+
+test('the in-memory count leaves the window as the limiter does', async () => {
+  const { MemoryWindowStore } = await import('./window-store.js');
+  let now = 0;
+  const store = new MemoryWindowStore(() => now);
+  const incr = () => new Promise<void>((resolve) => store.incr('k', () => resolve(), 60_000, 10));
+  for (const t of [0, 10_000, 59_000]) {
+    now = t;
+    await incr();
+  }
+  now = 60_000;
+  assert.equal(await store.count('k', 60_000), 2, 'the request at 0 left the window at 60 s');
+  now = 119_000;
+  assert.equal(await store.count('k', 60_000), 0);
+  assert.equal(await store.count('nobody', 60_000), 0);
+});
+
+test('with Redis, usage() reads the shared pool of two app instances without counting', { skip: REDIS_URL ? false : 'REDIS_URL is not set (.ci/run sets it)' }, async () => {
+  const keyPrefix = `postbook:test:${process.pid}:${randomBytes(4).toString('hex')}:`;
+  const redisA = new Redis(REDIS_URL!);
+  const redisB = new Redis(REDIS_URL!);
+  const poolsA = createRatePools({ redis: redisA, keyPrefix });
+  const poolsB = createRatePools({ redis: redisB, keyPrefix });
+  const appA = await poolTestApp(poolsA, CLIENTS);
+  const appB = await poolTestApp(poolsB, CLIENTS);
+  try {
+    assert.equal(await accepted(appA, POOL_ROUTES.ancillary, 2, 'small'), 2);
+    for (let i = 0; i < 3; i++) assert.equal((await poolsB.usage('small', CLIENTS.small))[0]!.used, 2);
+    assert.equal(await accepted(appB, POOL_ROUTES.ancillary, 2, 'small'), 1, 'the reads took nothing: one slot was left');
+    assert.deepEqual((await poolsA.usage('small', CLIENTS.small)).map((u) => `${u.pool} ${u.used}/${u.limit}`), ['ancillary 3/3', 'verify 0/5', 'pnr 0/120']);
+  } finally {
+    await appA.close();
+    await appB.close();
+    const keys = await redisA.keys(`${keyPrefix}*`);
+    if (keys.length > 0) await redisA.del(...keys);
+    redisA.disconnect();
+    redisB.disconnect();
+  }
+});

@@ -24,7 +24,16 @@ export interface RatePools {
   verify: RatePool;
   /** extractPnr.do and pnr/claim.do: a PNR and a name must not be probed at line rate (decision 0026). */
   pnr: RatePool;
+  /** Each pool's accepted requests of a client in the current window and its limit, without counting one. */
+  usage(clientId: string, settings: Record<string, unknown> | undefined): Promise<PoolUsage[]>;
   close(): Promise<void>;
+}
+
+export interface PoolUsage {
+  pool: PoolName;
+  used: number;
+  limit: number;
+  windowSeconds: number;
 }
 
 export interface PoolDefaults {
@@ -121,6 +130,13 @@ export function createRatePools(opts: RatePoolsOptions): RatePools {
     ancillary: createPool('ancillary', store, { windowMs, defaults }),
     verify: createPool('verify', store, { windowMs, defaults }),
     pnr: createPool('pnr', store, { windowMs, defaults }),
+    async usage(clientId, settings) {
+      const names: PoolName[] = ['ancillary', 'verify', 'pnr'];
+      // The same keys the limiter counts under (keyGenerator above).
+      return Promise.all(
+        names.map(async (pool) => ({ pool, used: await store.count(`${pool}:${clientId}`, windowMs), limit: poolLimit(settings, pool, defaults), windowSeconds: windowMs / 1000 })),
+      );
+    },
     // The Redis connection belongs to the caller; the in-memory logs go with the process.
     close: async () => undefined,
   };

@@ -16,6 +16,8 @@ type Callback = (error: Error | null, result?: Result) => void;
 export interface WindowStore {
   incr(key: string, cb: Callback, windowMs: number, max: number): void;
   child(): WindowStore;
+  /** Accepted requests of a key in the window now, without recording one (the console's live usage). */
+  count(key: string, windowMs: number): Promise<number>;
 }
 
 /** The plugin builds its store with `new options.store(params)`: hand it this one instance. */
@@ -68,6 +70,15 @@ export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
     return this;
   }
 
+  async count(key: string, windowMs: number): Promise<number> {
+    const log = this.logs.get(key);
+    if (!log) return 0;
+    const since = this.now() - windowMs;
+    let n = 0;
+    for (let i = log.times.length - 1; i >= log.head && log.times[i]! > since; i--) n++;
+    return n;
+  }
+
   /** Forgets keys whose whole log has left the window. */
   private sweep(t: number, windowMs: number) {
     for (const [key, log] of this.logs) {
@@ -96,8 +107,16 @@ local at = redis.call('ZRANGE', key, n - max, n - max, 'WITHSCORES')
 return {n + 1, tonumber(at[2]) + window - now}
 `;
 
+// Read only: the requests of a key still in the window, on Redis's clock.
+const WINDOW_COUNT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')
+`;
+
 interface SlidingLogRedis extends Redis {
   postbookSlidingLog(key: string, windowMs: number, max: number, member: string): Promise<[number, number]>;
+  postbookWindowCount(key: string, windowMs: number): Promise<number>;
 }
 
 /** Sliding log in a Redis sorted set per key: the pool holds across API processes. */
@@ -115,6 +134,9 @@ export class RedisWindowStore implements WindowStore, FastifyRateLimitStore {
     if (typeof this.redis.postbookSlidingLog !== 'function') {
       redis.defineCommand('postbookSlidingLog', { numberOfKeys: 1, lua: SLIDING_LOG });
     }
+    if (typeof this.redis.postbookWindowCount !== 'function') {
+      redis.defineCommand('postbookWindowCount', { numberOfKeys: 1, lua: WINDOW_COUNT });
+    }
   }
 
   incr(key: string, cb: Callback, windowMs: number, max: number): void {
@@ -131,5 +153,9 @@ export class RedisWindowStore implements WindowStore, FastifyRateLimitStore {
 
   child(): RedisWindowStore {
     return this;
+  }
+
+  async count(key: string, windowMs: number): Promise<number> {
+    return Number(await this.redis.postbookWindowCount(this.keyPrefix + key, windowMs));
   }
 }

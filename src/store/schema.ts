@@ -263,6 +263,7 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   audit_log: AuditLogTable;
   console_cases: ConsoleCasesTable;
+  console_login_failures: ConsoleLoginFailuresTable;
 }
 
 /** voidQuotation.do answers (migration 0011): only the newest (largest seq) of an order can be submitted, once. */
@@ -457,4 +458,12 @@ export interface ConsoleCasesTable {
   decided_by: string | null;
   decided_at: Timestamp | null;
   created_at: Timestamp;
+}
+
+/** A failed console login (migration 0017): one row per failure and key, kept for the throttle's window. */
+export interface ConsoleLoginFailuresTable {
+  id: Generated<number>;
+  /** SHA-256 of `login:<name>` or `ip:<address>`, hex */
+  key_hash: string;
+  at: Timestamp;
 }

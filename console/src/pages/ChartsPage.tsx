@@ -10,6 +10,9 @@ import { REFUND_STATUS } from '../format.ts';
 const COLOURS: Record<string, string> = { '0': '#6b6b6b', '1': '#0b4f9c', '2': '#1b7a2f', '3': '#7a4f00', '4': '#a10000', '5': '#00695c', '6': '#5e35b1' };
 const STATUSES = ['0', '1', '3', '2', '5', '4', '6'];
 
+/** Drawn at once at the width the chart box takes on a laptop screen (.chart, max 1100 px), then fitted when measured (one pass less). */
+const FIRST_SIZE = (height: number) => ({ width: Math.max(320, Math.min(window.innerWidth - 48, 1100)), height });
+
 export function ChartsPage() {
   const [days, setDays] = useState(30);
   const [data, setData] = useState<Charts | null>(null);
@@ -38,7 +41,7 @@ export function ChartsPage() {
           <section aria-labelledby="per-day-h">
             <h2 id="per-day-h">Refunds per day by status reached</h2>
             <div role="img" aria-label={`Stacked bars: refund status changes per day over the last ${data.days} days; the table below holds the numbers`} className="chart" data-testid="chart-per-day">
-              <ResponsiveContainer width="100%" height={280}>
+              <ResponsiveContainer width="100%" height={280} initialDimension={FIRST_SIZE(280)}>
                 <BarChart data={perDay} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
                   <CartesianGrid strokeDasharray="3 3" />
                   <XAxis dataKey="day" />
@@ -66,7 +69,7 @@ export function ChartsPage() {
             {data.timeToRefund.length === 0 ? <p>No refund completed in this window.</p> : (
               <>
                 <div role="img" aria-label="Bars: median and 90th percentile hours from submission to refund per airline; the table below holds the numbers" className="chart" data-testid="chart-time-to-refund">
-                  <ResponsiveContainer width="100%" height={240}>
+                  <ResponsiveContainer width="100%" height={240} initialDimension={FIRST_SIZE(240)}>
                     <BarChart data={data.timeToRefund} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
                       <CartesianGrid strokeDasharray="3 3" />
                       <XAxis dataKey="carrier" />

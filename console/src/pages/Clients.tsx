@@ -2,7 +2,7 @@
 // the old one, disable or enable. Other roles are told the page is for admins; the service refuses them too.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Fragment } from 'react';
-import { api, ApiFailure, type ClientSettingsEdit, type ClientView, type Role } from '../api.ts';
+import { api, ApiFailure, type ClientSettingsEdit, type ClientUsage, type ClientView, type Role } from '../api.ts';
 import { when } from '../format.ts';
 import { Action } from './parts.tsx';
 
@@ -66,11 +66,67 @@ function SettingsForm({ client, onSaved, onCancel }: { client: ClientView; onSav
   );
 }
 
-function SecretOnce({ clientId, secret, onDone }: { clientId: string; secret: string; onDone: () => void }) {
+/** How often the live usage is read again while the page is open. */
+const USAGE_EVERY_MS = 5_000;
+
+/** Each pool's used/limit in its current window, and the look-to-book ratio of the last 24 h. */
+function LiveUsage({ usage }: { usage: ClientUsage | undefined }) {
+  if (!usage) return <span className="why">…</span>;
+  const l2b = usage.lookToBook;
+  return (
+    <ul className="usage" aria-label={`Live usage of ${usage.clientId}`}>
+      {usage.pools === null ? <li>pools: not readable now</li> : usage.pools.map((p) => (
+        <li key={p.pool} className={p.used >= p.limit ? 'late' : undefined}>
+          {p.pool}: <strong>{p.used}/{p.limit}</strong> in {p.windowSeconds} s
+        </li>
+      ))}
+      {l2b === null ? <li>look-to-book: not readable now</li> : (
+        <li className={l2b.exceeded ? 'late' : undefined}>
+          look-to-book: <strong>{l2b.ratio.toFixed(1)}</strong> ({l2b.seatRequests} seat requests, {l2b.paidOrders} paid orders in 24 h)
+          {l2b.setting ? <>; limit {l2b.setting.maxRatio} after {l2b.setting.minRequests}{l2b.exceeded ? ' — refusing (223)' : ''}</> : '; no limit'}
+        </li>
+      )}
+    </ul>
+  );
+}
+
+function WebhookForm({ client, onSaved, onSecret, onCancel }: { client: ClientView; onSaved: () => void; onSecret: (secret: string) => void; onCancel: () => void }) {
+  const [url, setUrl] = useState(client.webhookUrl ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const send = async (next: string | null, rotate: boolean) => {
+    try {
+      const r = await api.clientWebhook(client.clientId, next, rotate);
+      if (r.secret) onSecret(r.secret);
+      onSaved();
+    } catch (err) {
+      setError(err instanceof ApiFailure ? err.message : 'the webhook URL cannot be saved');
+    }
+  };
+  return (
+    <form onSubmit={(e) => (e.preventDefault(), void send(url, false))} aria-label={`Webhook of ${client.clientId}`} className="settings">
+      <div>
+        <label htmlFor={`${client.clientId}-webhook`}>Webhook URL of {client.clientId}</label>
+        <input id={`${client.clientId}-webhook`} type="url" size={50} maxLength={2048} required value={url} onChange={(e) => setUrl(e.target.value)} aria-describedby={`${client.clientId}-webhook-hint`} />
+        <small id={`${client.clientId}-webhook-hint`} className="why"> the signing secret is made with the first URL and shown once</small>
+      </div>
+      {error ? <p role="alert" className="error">{error}</p> : null}
+      <button type="submit">Save webhook of {client.clientId}</button>{' '}
+      {client.webhookUrl ? (
+        <>
+          <button type="button" onClick={() => window.confirm('Make a new signing secret? The old one stops signing at once.') && void send(client.webhookUrl, true)}>New signing secret for {client.clientId}</button>{' '}
+          <button type="button" onClick={() => window.confirm('Remove the webhook URL? No more events are delivered.') && void send(null, false)}>Remove webhook of {client.clientId}</button>{' '}
+        </>
+      ) : null}
+      <button type="button" onClick={onCancel}>Cancel</button>
+    </form>
+  );
+}
+
+function SecretOnce({ clientId, secret, onDone, what = 'Secret' }: { clientId: string; secret: string; onDone: () => void; what?: string }) {
   return (
     <section role="status" className="notice secret" aria-labelledby="secret-h">
-      <h2 id="secret-h">Secret of {clientId}</h2>
-      <p>Shown only now: copy it to the client's configuration. postbook keeps only its hash.</p>
+      <h2 id="secret-h">{what} of {clientId}</h2>
+      <p>Shown only now: copy it to the client's configuration. postbook does not show it again.</p>
       <p>
         <label htmlFor="secret-value">Secret</label>
         <input id="secret-value" readOnly value={secret} size={40} onFocus={(e) => e.target.select()} data-testid="secret" />
@@ -83,7 +139,9 @@ function SecretOnce({ clientId, secret, onDone }: { clientId: string; secret: st
 export function Clients({ role }: { role: Role }) {
   const [clients, setClients] = useState<ClientView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [shown, setShown] = useState<{ clientId: string; secret: string } | null>(null);
+  const [shown, setShown] = useState<{ clientId: string; secret: string; what?: string } | null>(null);
+  const [usage, setUsage] = useState<Record<string, ClientUsage>>({});
+  const [webhookOf, setWebhookOf] = useState<string | null>(null);
   const [newId, setNewId] = useState('');
   const [newName, setNewName] = useState('');
   const [grace, setGrace] = useState<Record<string, string>>({});
@@ -92,6 +150,21 @@ export function Clients({ role }: { role: Role }) {
     api.clients().then((d) => (setClients(d.clients), setError(null)), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the clients cannot be loaded'));
   }, []);
   useEffect(load, [load]);
+  useEffect(() => {
+    if (role !== 'admin') return undefined;
+    let stop = false;
+    const read = () =>
+      api.clientsUsage().then(
+        (d) => !stop && setUsage(Object.fromEntries(d.clients.map((u) => [u.clientId, u]))),
+        () => undefined, // the table keeps the last figures; the next read may work
+      );
+    void read();
+    const timer = window.setInterval(() => void read(), USAGE_EVERY_MS);
+    return () => {
+      stop = true;
+      window.clearInterval(timer);
+    };
+  }, [role]);
 
   if (role !== 'admin') return <main id="main"><h1>Clients</h1><p>Client management is for admins.</p></main>;
   const create = async (e: FormEvent) => {
@@ -125,7 +198,7 @@ export function Clients({ role }: { role: Role }) {
       {!clients ? <p className="loading">Loading…</p> : (
         <table>
           <thead>
-            <tr><th scope="col">Client</th><th scope="col">Status</th><th scope="col">Settings</th><th scope="col">Webhook URL</th><th scope="col">Old secret valid until</th><th scope="col">Actions</th></tr>
+            <tr><th scope="col">Client</th><th scope="col">Status</th><th scope="col">Settings</th><th scope="col">Live usage</th><th scope="col">Webhook URL</th><th scope="col">Old secret valid until</th><th scope="col">Actions</th></tr>
           </thead>
           <tbody>
             {clients.map((c) => (
@@ -134,6 +207,7 @@ export function Clients({ role }: { role: Role }) {
                 <td><strong>{c.clientId}</strong><br />{c.name}</td>
                 <td>{c.status}</td>
                 <td><code>{Object.keys(c.settings).length ? JSON.stringify(c.settings) : '—'}</code></td>
+                <td><LiveUsage usage={usage[c.clientId]} /></td>
                 <td>{c.webhookUrl ?? '—'}</td>
                 <td>{when(c.previousSecretExpiresAt)}</td>
                 <td>
@@ -142,12 +216,20 @@ export function Clients({ role }: { role: Role }) {
                   <Action label={`Rotate ${c.clientId}`} needs="admin" role={role} allowed={{ allowed: true }} confirm="The old secret keeps working for the grace period." run={() => api.rotateClient(c.clientId, Number(grace[c.clientId] ?? '24'))} done={(r) => (setShown({ clientId: c.clientId, secret: (r as { secret: string }).secret }), load())} />
                   <Action label={c.status === 'active' ? `Disable ${c.clientId}` : `Enable ${c.clientId}`} needs="admin" role={role} allowed={{ allowed: true }} confirm={c.status === 'active' ? "Refuse the client's calls from now on?" : undefined} run={() => api.setClientStatus(c.clientId, c.status === 'active' ? 'disable' : 'enable')} done={load} />
                   <button type="button" aria-expanded={editing === c.clientId} onClick={() => setEditing(editing === c.clientId ? null : c.clientId)}>Settings of {c.clientId}</button>
+                  <button type="button" aria-expanded={webhookOf === c.clientId} onClick={() => setWebhookOf(webhookOf === c.clientId ? null : c.clientId)}>Webhook of {c.clientId}</button>
                 </td>
               </tr>
               {editing === c.clientId ? (
                 <tr>
-                  <td colSpan={6}>
+                  <td colSpan={7}>
                     <SettingsForm client={c} onCancel={() => setEditing(null)} onSaved={() => (setEditing(null), load())} />
+                  </td>
+                </tr>
+              ) : null}
+              {webhookOf === c.clientId ? (
+                <tr>
+                  <td colSpan={7}>
+                    <WebhookForm client={c} onCancel={() => setWebhookOf(null)} onSecret={(secret) => setShown({ clientId: c.clientId, secret, what: 'Webhook signing secret' })} onSaved={() => (setWebhookOf(null), load())} />
                   </td>
                 </tr>
               ) : null}

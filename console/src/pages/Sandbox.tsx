@@ -1,10 +1,60 @@
 // The sandbox panel (sandbox mode only): the sandbox clock every process follows, and moving it forward
 // (admins), so refunds, SLA badges and voids can be followed through days in minutes.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { api, ApiFailure, type Role } from '../api.ts';
+import { api, ApiFailure, type Role, type WorldSummary } from '../api.ts';
 import { when } from '../format.ts';
 
 const UNIT_MINUTES = { minutes: 1, hours: 60, days: 1440 } as const;
+
+/** The world file the sandbox airline serves, and reloading it (admins). */
+function WorldPanel({ role }: { role: Role }) {
+  const [world, setWorld] = useState<WorldSummary | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    api.sandboxWorld().then(setWorld, (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the world cannot be read'));
+  }, []);
+  const reload = async () => {
+    setConfirming(false);
+    setBusy(true);
+    setError(null);
+    setNotice(null);
+    try {
+      const done = await api.reloadSandboxWorld();
+      setWorld(done);
+      setNotice(`World ${done.name} reloaded: ${done.flights} flights, ${done.bookings} bookings, ${done.clients} clients (${done.ordersCreated} new booked orders).`);
+    } catch (err) {
+      setError(err instanceof ApiFailure ? err.message : 'the world cannot be reloaded');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section aria-labelledby="world-h">
+      <h2 id="world-h">World</h2>
+      <dl className="facts" data-testid="sandbox-world">
+        <dt>File</dt><dd>{world ? world.file : '…'}</dd>
+        <dt>Name</dt><dd>{world ? world.name : '…'}</dd>
+        <dt>Contents</dt><dd>{world ? `${world.airlines} airlines, ${world.flights} flights, ${world.bookings} bookings, ${world.clients} clients` : '…'}</dd>
+      </dl>
+      <p>Reloading reads the file again (as at start): its clients' secrets and settings, booked orders and webhooks are written to the store, and this process serves its flights. A file that does not load changes nothing.</p>
+      {notice ? <p role="status" className="notice">{notice}</p> : null}
+      {error ? <p role="alert" className="error">{error}</p> : null}
+      {confirming ? (
+        <p>
+          <button type="button" onClick={() => void reload()}>Confirm reload the world</button> <button type="button" onClick={() => setConfirming(false)}>Cancel</button>
+        </p>
+      ) : (
+        <p>
+          <button type="button" disabled={role !== 'admin' || busy} onClick={() => setConfirming(true)} aria-describedby={role !== 'admin' ? 'reload-why' : undefined}>Reload the world</button>
+          {role !== 'admin' ? <small id="reload-why" className="why"> your role ({role}) may not do this</small> : null}
+        </p>
+      )}
+    </section>
+  );
+}
 
 export function Sandbox({ role }: { role: Role }) {
   const [clock, setClock] = useState<{ now: string; offsetMs: number } | null>(null);
@@ -55,6 +105,7 @@ export function Sandbox({ role }: { role: Role }) {
         {role !== 'admin' ? <small id="move-why" className="why">your role ({role}) may not do this</small> : null}
         <button type="button" onClick={load}>Reload</button>
       </form>
+      <WorldPanel role={role} />
     </main>
   );
 }

@@ -1,0 +1,69 @@
+// The sandbox panel's "reload the world" (admin, sandbox mode): reads the configured world file (WORLD) again at
+// the service clock's time and does what the server does at start and `postbook world load` does: writes its
+// clients (name, secret, settings), its booked orders and its clients' webhooks into the store. This process's
+// sandbox airline then serves the file's airlines, flights and bookings (the world object is replaced in place,
+// so the connector and the seat map viewer see it). A file that does not load changes nothing: it is read and
+// checked whole (schema, references, webhook URLs) before anything is written, and the answer says why.
+import type { Kysely } from 'kysely';
+import { loadWorldFile, WorldError, type World } from '../airline/sandbox/world.js';
+import { seedClients } from '../clients/clients.js';
+import { seedBookedOrders } from '../orders/seed.js';
+import type { Database } from '../store/schema.js';
+import { seedWebhooks, WebhookRegistrationError, type WebhookRegistry } from '../webhooks/register.js';
+import { webhookUrlProblem } from '../webhooks/url.js';
+import { ActionRefused } from './actions.js';
+import { audit } from './audit.js';
+import type { Operator } from './operators.js';
+
+export interface WorldReloadDeps {
+  db: Kysely<Database>;
+  /** The file the server started with (WORLD). */
+  worldPath: string;
+  now: () => Date;
+  /** The world this process serves; replaced in place by a successful reload. */
+  world: World;
+  webhooks: WebhookRegistry | null;
+}
+
+export interface WorldSummary {
+  name: string;
+  file: string;
+  airlines: number;
+  flights: number;
+  bookings: number;
+  clients: number;
+}
+
+export function worldSummary(w: World): WorldSummary {
+  return { name: w.name, file: w.file, airlines: w.airlines.size, flights: w.flights.size, bookings: w.bookings.size, clients: w.clients.length };
+}
+
+export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Promise<WorldSummary & { ordersCreated: number }> {
+  const now = deps.now();
+  let fresh: World;
+  try {
+    fresh = loadWorldFile(deps.worldPath, now);
+  } catch (err) {
+    if (err instanceof WorldError) throw new ActionRefused(409, `the world was not reloaded, nothing changed: ${err.message}`);
+    throw err;
+  }
+  const withWebhook = fresh.clients.filter((c) => c.webhook);
+  if (withWebhook.length > 0 && !deps.webhooks?.keyring) throw new ActionRefused(409, 'the world was not reloaded, nothing changed: the world gives clients webhooks, but webhooks are off (WEBHOOK_SECRET_KEY)');
+  for (const c of withWebhook) {
+    const problem = webhookUrlProblem(c.webhook!.url, { sandbox: true });
+    if (problem) throw new ActionRefused(409, `the world was not reloaded, nothing changed: world client ${c.id}: webhook: ${problem}`);
+  }
+  const before = worldSummary(deps.world);
+  await seedClients(deps.db, fresh.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), now);
+  const ordersCreated = await seedBookedOrders(deps.db, [...fresh.bookings.values()].map((b) => b.record), now);
+  try {
+    if (deps.webhooks && withWebhook.length > 0) await seedWebhooks(deps.webhooks, withWebhook);
+  } catch (err) {
+    if (err instanceof WebhookRegistrationError) throw new ActionRefused(409, err.message);
+    throw err;
+  }
+  Object.assign(deps.world, fresh);
+  const after = worldSummary(deps.world);
+  await audit(deps.db, operator, 'sandbox.world', 'sandbox:world', before, { ...after, ordersCreated });
+  return { ...after, ordersCreated };
+}
