@@ -35,7 +35,7 @@ function settingsFromEnv(env: NodeJS.ProcessEnv): LoadSettings {
 function benchWorld(dir: string): string {
   const world = YAML.parse(fs.readFileSync(path.join(ROOT, 'worlds/demo.yaml'), 'utf8')) as { clients: Array<{ id: string; settings?: Record<string, unknown> }> };
   for (const c of world.clients) {
-    if (c.id === DEMO_CLIENT.id) c.settings = { ...c.settings, rateLimits: { ancillaryPerMinute: 1_000_000_000, verifyPerMinute: 1_000_000_000 } };
+    if (c.id === DEMO_CLIENT.id) c.settings = { ...c.settings, rateLimits: { ancillaryPerMinute: 1_000_000_000, verifyPerMinute: 1_000_000_000, pnrPerMinute: 1_000_000_000 } };
   }
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'bench-world.json');
