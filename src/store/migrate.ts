@@ -49,12 +49,19 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   // the connection's own schema so another schema's tables (another app, another test) are not mistaken.
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableSchema: rows[0]?.schema ?? 'public' });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
-  if (result.error) {
-    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationError(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`);
+  for (let attempt = 1; ; attempt++) {
+    const result: MigrationResultSet = await migrator.migrateToLatest();
+    if (!result.error) return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
+    // Before any migration runs, Kysely lists the tables of every schema to find its own, calling
+    // pg_get_serial_sequence on each; a schema another process drops meanwhile fails that listing with
+    // "schema … does not exist". Nothing was written: look again. A failing migration is never retried.
+    if (failed === undefined && attempt < 4) {
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      continue;
+    }
+    throw new MigrationError(`migration ${failed ?? 'unknown'} failed: ${String((result.error as Error).message ?? result.error)}`);
   }
-  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /**
