@@ -7,12 +7,12 @@
 // and a refund submitted through one of them reaches status 1 through the worker, not through an API process.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ROOT, waitForLog, type Proc } from './support/processes.js';
+import { killChildren, ROOT, waitForLog, watch, type Proc } from './support/processes.js';
 import { cleanUp, DATABASE_URL, freshDatabase, post, sleep, tmpDir } from './support/crash.js';
 
 const PROCFILE = path.join(ROOT, 'deploy', 'Procfile');
@@ -68,9 +68,8 @@ describe('deploy/: the files of the recipe agree', () => {
   });
 });
 
-const children: ChildProcess[] = [];
 after(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  killChildren();
   await cleanUp();
 });
 
@@ -79,24 +78,7 @@ function startCommand(command: string, cwd: string, env: Record<string, string>)
   assert.doesNotMatch(command, /["'`$|&;<>\\]/, 'a plain command line');
   const [file, ...args] = command.split(/\s+/);
   const child = spawn(file!, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const lines = () =>
-    out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => {
-        try {
-          return JSON.parse(l) as Record<string, unknown>;
-        } catch {
-          return {};
-        }
-      });
-  return { child, exit, stdout: () => out, stderr: () => err, lines };
+  return watch(child);
 }
 
 /** Whether something answers on the local Redis port. */

@@ -1,6 +1,7 @@
 // Child processes of the process-level tests: postbook's server or CLI run with tsx, their output kept,
 // and every child killed when the test file ends (call `killChildren` in an `after` hook).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -22,6 +23,11 @@ export function spawnNode(args: string[], env: Record<string, string>): Proc {
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watch(child);
+}
+
+/** A child process started by a test: killed by killChildren(), its output kept and its JSON log lines parsed. */
+export function watch(child: ChildProcessByStdio<null, Readable, Readable>): Proc {
   children.push(child);
   let out = '';
   let err = '';
