@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { loadContextForCaller } from './context.js';
+import { CompiledQuery } from 'kysely';
+import { loadContextForCaller, readContexts } from './context.js';
 
 describe('loadContextForCaller', () => {
   let t: TestApp;
@@ -41,5 +42,43 @@ describe('loadContextForCaller', () => {
     assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.beta.id, { airlinePNR: 'DEP001', carrier: 'XS' }), { kind: 'none' });
     assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.alpha.id, { orderNo: '1234567890123456' }), { kind: 'none' });
     assert.deepEqual(await loadContextForCaller(t.store.db, TEST_CLIENTS.alpha.id, { airlinePNR: 'PT-DEP1', carrier: 'XS' }), { kind: 'none' });
+  });
+
+  // decision 0031: concurrent lookups share one statement; each caller gets its own answer, scoped to its client
+  test('concurrent lookups are read together and each answers its own caller', async () => {
+    const lookups = [
+      { clientId: TEST_CLIENTS.alpha.id, orderNo: dep001 },
+      { clientId: TEST_CLIENTS.beta.id, orderNo: dep001 },
+      { clientId: TEST_CLIENTS.alpha.id, orderNo: 'PT-DEP1' },
+      { clientId: TEST_CLIENTS.alpha.id, airlinePNR: 'dep001', carrier: 'xs' },
+      { clientId: TEST_CLIENTS.beta.id, airlinePNR: 'DEP001', carrier: 'XS' },
+      { clientId: TEST_CLIENTS.alpha.id, orderNo: '1234567890123456' },
+    ];
+    const alone = [];
+    for (const l of lookups) alone.push(await loadContextForCaller(t.store.db, l.clientId, l));
+    assert.deepEqual(alone.map((a) => a.kind), ['order', 'none', 'ancillary', 'order', 'none', 'none']);
+    // the same lookups as one batch (two statements: by orderNo, by PNR) and as concurrent callers
+    assert.deepEqual(await readContexts(t.store.db, lookups), alone);
+    const statements: string[] = [];
+    const executeQuery = t.store.db.executeQuery.bind(t.store.db);
+    t.store.db.executeQuery = ((q: CompiledQuery) => {
+      statements.push(q.sql);
+      return executeQuery(q);
+    }) as typeof t.store.db.executeQuery;
+    try {
+      const together = await Promise.all(lookups.map((l) => loadContextForCaller(t.store.db, l.clientId, l)));
+      assert.deepEqual(together, alone);
+    } finally {
+      t.store.db.executeQuery = executeQuery;
+    }
+    assert.equal(statements.length, 2, 'one statement by orderNo, one by PNR for all six callers');
+  });
+
+  test('inside a transaction the lookup runs on the transaction', async () => {
+    const found = await t.store.db.transaction().execute(async (trx) => {
+      await trx.updateTable('orders').set({ contact_phone: '+10000000000' }).where('order_no', '=', dep001).execute();
+      return loadContextForCaller(trx, TEST_CLIENTS.alpha.id, { orderNo: dep001 });
+    });
+    assert.equal(found.kind === 'order' && found.ctx.order.contact_phone, '+10000000000');
   });
 });

@@ -1,5 +1,6 @@
 // Everything a refund decision reads about one order, loaded in one statement (no airline call).
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
+import { GroupCommitter } from '../store/group-commit.js';
 import type { AirlineSegment } from '../airline/connector.js';
 import type { CouponStatus, Database, OrderRow, PassengerType } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared.js';
@@ -113,8 +114,9 @@ interface ContextColumns {
  */
 const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at, o.ctx_version';
 
-function contextSql(orderMatch: string, ancillaryCheck: string): string {
-  return `select ${ORDER_COLUMNS},
+function contextSql(from: string, orderMatch: string, ancillaryCheck: string): string {
+  return `select b.i,
+  ${ORDER_COLUMNS},
   (select json_agg(json_build_array(p.pax_index, p.passenger_type, p.last_name, p.first_name) order by p.pax_index)
      from order_passengers p where p.order_no = o.order_no) as pax,
   (select json_agg(json_build_array(s.segment_index, s.direction, s.carrier, s.flight_number, s.dep_airport, s.arr_airport,
@@ -131,22 +133,77 @@ function contextSql(orderMatch: string, ancillaryCheck: string): string {
      from refund_orders r where r.order_no = o.order_no) as refunds,
   (select json_build_array(v.void_code, v.status) from void_orders v where v.order_no = o.order_no and v.status not in (4, 6)) as live_void,
   ${ancillaryCheck} as ancillary
-from (select) as one left join orders o on ${orderMatch}`;
+from ${from} left join orders o on ${orderMatch}
+order by b.i`;
 }
 
-/** $1 client, $2 orderNo. */
+/**
+ * Several callers' lookups in one statement (decision 0031): parallel arrays, one element per lookup, read
+ * as rows numbered by `with ordinality`; each lookup answers exactly one row (its order through the LEFT
+ * JOIN, or none), in the arrays' order. Both lookups use a unique index of orders (the primary key; the
+ * unique (carrier, airline_pnr)), so a lookup never matches two orders.
+ */
+/** $1 client ids, $2 order numbers. */
 export const CONTEXT_BY_ORDER_NO_SQL = contextSql(
-  'o.order_no = $2 and o.client_id = $1',
-  `case when o.order_no is null then exists (
-     select 1 from order_ancillaries x join orders xo on xo.order_no = x.order_no where x.post_order_no = $2 and xo.client_id = $1) end`,
+  'unnest($1::text[], $2::text[]) with ordinality as b(client_id, order_no, i)',
+  'o.order_no = b.order_no and o.client_id = b.client_id',
+  // A scalar sub-select with LIMIT, not EXISTS: the planner may run an EXISTS correlated to the outer row as a
+  // hashed sub-plan over both tables whole (the generic plan without statistics did).
+  `case when o.order_no is null then (
+     select true from order_ancillaries x join orders xo on xo.order_no = x.order_no
+     where x.post_order_no = b.order_no and xo.client_id = b.client_id limit 1) end`,
 );
-/** $1 client, $2 airline PNR, $3 carrier (both upper case). */
-export const CONTEXT_BY_PNR_SQL = contextSql('o.carrier = $3 and o.airline_pnr = $2 and o.client_id = $1', 'null::boolean');
+/** $1 client ids, $2 airline PNRs, $3 carriers (both upper case). */
+export const CONTEXT_BY_PNR_SQL = contextSql(
+  'unnest($1::text[], $2::text[], $3::text[]) with ordinality as b(client_id, airline_pnr, carrier, i)',
+  'o.carrier = b.carrier and o.airline_pnr = b.airline_pnr and o.client_id = b.client_id',
+  'null::boolean',
+);
 
-const contextByOrderNo = preparedQuery<OrderRow & ContextColumns>('refund_context_by_order_no', CONTEXT_BY_ORDER_NO_SQL);
-const contextByPnr = preparedQuery<OrderRow & ContextColumns>('refund_context_by_pnr', CONTEXT_BY_PNR_SQL);
+const contextByOrderNo = preparedQuery<OrderRow & ContextColumns & { i: number }>('refund_contexts_by_order_no', CONTEXT_BY_ORDER_NO_SQL);
+const contextByPnr = preparedQuery<OrderRow & ContextColumns & { i: number }>('refund_contexts_by_pnr', CONTEXT_BY_PNR_SQL);
 
 export type ContextLookup = { kind: 'order'; ctx: OrderContext } | { kind: 'ancillary' } | { kind: 'none' };
+
+/** One caller's lookup of an order context: by orderNo, else by airline PNR + carrier. */
+export interface ContextRef {
+  clientId: string;
+  orderNo?: string | null | undefined;
+  airlinePNR?: string | null | undefined;
+  carrier?: string | null | undefined;
+}
+
+type ContextRow = OrderRow & ContextColumns & { i: number };
+
+/**
+ * Lookups in one statement per kind (by orderNo, by PNR), answered in the given order. Callers never see a
+ * row of another client: the client is part of each lookup's match.
+ */
+export async function readContexts(db: Kysely<Database>, refs: readonly ContextRef[]): Promise<ContextLookup[]> {
+  const byOrder: number[] = [];
+  const byPnr: number[] = [];
+  refs.forEach((r, n) => (r.orderNo ? byOrder : byPnr).push(n));
+  const out = new Array<ContextLookup>(refs.length);
+  const run = async (which: number[], query: (p: readonly unknown[]) => CompiledQuery<ContextRow>, params: (r: ContextRef) => string[]) => {
+    if (which.length === 0) return;
+    const columns: string[][] = [];
+    for (const n of which) params(refs[n]!).forEach((v, k) => (columns[k] ??= []).push(v));
+    const { rows } = await db.executeQuery(query(columns));
+    if (rows.length !== which.length) throw new Error(`order context lookup answered ${rows.length} rows for ${which.length} lookups`);
+    rows.forEach((row, k) => (out[which[k]!] = toLookup(row)));
+  };
+  await Promise.all([
+    run(byOrder, contextByOrderNo, (r) => [r.clientId, r.orderNo!]),
+    run(byPnr, contextByPnr, (r) => [r.clientId, (r.airlinePNR ?? '').toUpperCase(), (r.carrier ?? '').toUpperCase()]),
+  ]);
+  return out;
+}
+
+/**
+ * Concurrent lookups share a statement (decision 0031): a lookup starts at once when none runs; those asked
+ * while one runs go together into the next. Kept per store (the root Kysely instance).
+ */
+const readers = new WeakMap<Kysely<Database>, GroupCommitter<ContextRef, ContextLookup>>();
 
 /** The caller's order with its whole refund context, in one statement; another client's order is "none". */
 export async function loadContextForCaller(
@@ -154,11 +211,16 @@ export async function loadContextForCaller(
   clientId: string,
   ref: { orderNo?: string | null; airlinePNR?: string | null; carrier?: string | null },
 ): Promise<ContextLookup> {
-  const query = ref.orderNo
-    ? contextByOrderNo([clientId, ref.orderNo])
-    : contextByPnr([clientId, (ref.airlinePNR ?? '').toUpperCase(), (ref.carrier ?? '').toUpperCase()]);
-  const row = (await db.executeQuery(query)).rows[0]!;
-  const { pax, segs, tix, anc, refunds, live_void, ancillary, ...order } = row;
+  const lookup: ContextRef = { clientId, orderNo: ref.orderNo, airlinePNR: ref.airlinePNR, carrier: ref.carrier };
+  // Inside a transaction the read must run on the transaction's own connection: no sharing.
+  if (db.isTransaction) return (await readContexts(db, [lookup]))[0]!;
+  let reader = readers.get(db);
+  if (!reader) readers.set(db, (reader = new GroupCommitter((refs) => readContexts(db, refs), 32)));
+  return reader.write(lookup);
+}
+
+function toLookup(row: ContextRow): ContextLookup {
+  const { pax, segs, tix, anc, refunds, live_void, ancillary, i: _i, ...order } = row;
   if (order.order_no === null) return ancillary ? { kind: 'ancillary' } : { kind: 'none' };
   const date = (v: string | Date): Date => (v instanceof Date ? v : new Date(v));
   return {

@@ -1,6 +1,8 @@
 // Group commit (decisions 0016 and 0018): writes handed in while an earlier write of the same kind runs are
 // written together by the next statement, so concurrent requests share one statement and one commit instead
 // of queueing for a commit each. A caller's promise settles only once its own write committed or failed.
+// The same batching serves reads that concurrent requests each make (decision 0031: the refund context), so
+// the "write" below may be a read that answers one result per item.
 
 /**
  * How one kind of write is done: the given items (one or several) in one statement; it throws, writing none,

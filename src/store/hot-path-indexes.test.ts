@@ -16,10 +16,13 @@ describe('hot-path indexes', () => {
   let t: TestApp;
   const client = TEST_CLIENTS.alpha.id;
   const hotPaths: Array<[string, string, () => unknown[]]> = [
-    ['refundQuotation.do context by orderNo', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'H1234']],
+    ['refundQuotation.do context by orderNo', CONTEXT_BY_ORDER_NO_SQL, () => [[client], ['H1234']]],
+    // concurrent lookups read together (decision 0031)
+    ['refundQuotation.do contexts of concurrent lookups by orderNo', CONTEXT_BY_ORDER_NO_SQL, () => [[client, client, client], ['H1234', 'H2345', 'HPT3456']]],
     // spec 7.1 824: an unknown orderNo is looked up among the post-ticketing service orders
-    ['refundQuotation.do context by an ancillary order number', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'HPT1234']],
-    ['refundQuotation.do context by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [client, 'HP1234', 'XS']],
+    ['refundQuotation.do context by an ancillary order number', CONTEXT_BY_ORDER_NO_SQL, () => [[client], ['HPT1234']]],
+    ['refundQuotation.do context by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [[client], ['HP1234'], ['XS']]],
+    ['refundQuotation.do contexts of concurrent lookups by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [[client, client], ['HP1234', 'HP2345'], ['XS', 'XS']]],
     [
       'refundQuotation.do offer (insert)',
       RECORD_OFFERS_SQL,
