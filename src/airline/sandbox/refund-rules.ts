@@ -26,11 +26,27 @@ function width(r: WorldRefundRule): number {
   return (r.startMinute ?? Infinity) - (r.endMinute ?? -Infinity);
 }
 
+/** Departure instants already read (airport-local time + zone → epoch ms, NaN when invalid); bounded. */
+const departures = new Map<string, number>();
+const MAX_DEPARTURES = 10_000;
+
+function departureMillis(depLocal: string, zone: string): number {
+  const key = `${zone} ${depLocal}`;
+  let ms = departures.get(key);
+  if (ms === undefined) {
+    const dep = DateTime.fromFormat(depLocal, 'yyyy-MM-dd HH:mm', { zone });
+    ms = dep.isValid ? dep.toMillis() : NaN;
+    if (departures.size >= MAX_DEPARTURES) departures.clear();
+    departures.set(key, ms);
+  }
+  return ms;
+}
+
 /** The rule the airline applies, or null when none does. */
 export function ruleTheAirlineApplies(rules: readonly WorldRefundRule[], q: RuleQuery): WorldRefundRule | null {
-  const dep = DateTime.fromFormat(q.depLocal, 'yyyy-MM-dd HH:mm', { zone: q.depTimeZone });
-  if (!dep.isValid) return null;
-  const m = Math.floor((dep.toMillis() - q.now.getTime()) / 60_000);
+  const dep = departureMillis(q.depLocal, q.depTimeZone);
+  if (Number.isNaN(dep)) return null;
+  const m = Math.floor((dep - q.now.getTime()) / 60_000);
   const best = (ruleType: WorldRefundRule['ruleType']): WorldRefundRule | null => {
     const fits = rules
       .map((rule, index) => ({ rule, index }))
