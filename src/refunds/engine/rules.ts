@@ -34,8 +34,22 @@ export function windowWidth(window: RuleWindow): number {
   return window.startMinute - window.endMinute;
 }
 
+/** Codes as compared (trimmed, upper case), by their text as written: rules and tickets repeat few codes. */
+const NORMALIZED = new Map<string, string>();
+
+function normalizedCode(code: string): string {
+  let n = NORMALIZED.get(code);
+  if (n === undefined) {
+    n = code.trim().toUpperCase();
+    if (NORMALIZED.size >= 10_000) NORMALIZED.clear();
+    NORMALIZED.set(code, n);
+  }
+  return n;
+}
+
 export function sameCode(a: string | null | undefined, b: string): boolean {
-  return present(a) && a.trim().toUpperCase() === b.trim().toUpperCase();
+  if (!present(a)) return false;
+  return a === b || normalizedCode(a) === normalizedCode(b);
 }
 
 /** The ruleType that reason R looks for (step 2: 0→0, 1→1, 4→4). Types 2 and 3 are never looked up directly. */
@@ -55,7 +69,7 @@ export function isCandidate(rule: RefundRule, q: CandidateQuery): boolean {
   return (
     sameCode(rule.airline, q.carrier) &&
     present(rule.ruleType) &&
-    String(rule.ruleType).trim() === q.ruleType &&
+    (rule.ruleType === q.ruleType || String(rule.ruleType).trim() === q.ruleType) &&
     (!present(rule.passengerType) || sameCode(rule.passengerType, q.passengerType)) &&
     windowContains(windowOf(rule), q.minutesToDeparture)
   );
