@@ -143,11 +143,14 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks (no promise per request): these run on every answer of every route.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   // The answer's body status, for the metrics: read from the object before it is serialized (answers sent
   // as ready bytes, the cached seat maps, set it themselves).
@@ -156,8 +159,9 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
     if (typeof status === 'number') reply.bodyStatus = status;
     done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.bodyStatus, reply.elapsedTime / 1000);
+    done();
   });
 }
 
