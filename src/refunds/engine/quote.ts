@@ -131,8 +131,7 @@ function cannotQuoteOf(
   decided: RuleDecision = { isRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
 ): TicketQuote {
   notes?.push(`4. CannotQuote: ${why}; estimated amounts 0, submission allowed, the airline's actual refund applies`);
-  return {
-    ...base,
+  return ticketQuoteOf(base, {
     quoteType: 'CannotQuote',
     isRefundable: decided.isRefundable,
     refundMethod: decided.refundMethod,
@@ -152,7 +151,7 @@ function cannotQuoteOf(
       refundMinor: 0,
     })),
     totalRefundMinor: 0,
-  };
+  });
 }
 
 /** Steps 2–3: the candidates, the chosen rule, and the tax-refund fallback (reason '1' only, on the chosen rule's flags). */
@@ -304,8 +303,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   reasons?.push(isRefundable ? '7. refundable under this rule' : '7. rule refunds nothing (fare, tax and ancillaries non-refundable): isRefundable false, submitting → 808');
   reasons?.push(`8. refund method ${method.value}`);
 
-  return {
-    ...base,
+  return ticketQuoteOf(base, {
     quoteType: 'AccurateQuote',
     isRefundable,
     refundMethod: method.value,
@@ -319,5 +317,39 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     ancillaryRefunds,
     postTicketingRefunds,
     totalRefundMinor,
+  });
+}
+
+/**
+ * The ticket's quote as one object literal with every field named. Not `{ ...base, ... }`: V8 builds a spread
+ * followed by more fields by adding them one at a time to a copy, and that was nearly all of quoteTicket's own
+ * time (a CPU profile of the refund quote, 2026-11-25).
+ */
+function ticketQuoteOf(base: QuoteBase, rest: Omit<TicketQuote, keyof QuoteBase>): TicketQuote {
+  return {
+    ticketNo: base.ticketNo,
+    carrier: base.carrier,
+    passengerType: base.passengerType,
+    reason: base.reason,
+    departureUtc: base.departureUtc,
+    minutesToDeparture: base.minutesToDeparture,
+    currency: base.currency,
+    fareMinor: base.fareMinor,
+    taxMinor: base.taxMinor,
+    ancillaryPaidMinor: base.ancillaryPaidMinor,
+    reasons: base.reasons,
+    quoteType: rest.quoteType,
+    isRefundable: rest.isRefundable,
+    refundMethod: rest.refundMethod,
+    appliedRule: rest.appliedRule,
+    window: rest.window,
+    fallbackToTaxRule: rest.fallbackToTaxRule,
+    refundableMinor: rest.refundableMinor,
+    penaltyMinor: rest.penaltyMinor,
+    airlineFeeMinor: rest.airlineFeeMinor,
+    ticketRefundMinor: rest.ticketRefundMinor,
+    ancillaryRefunds: rest.ancillaryRefunds,
+    postTicketingRefunds: rest.postTicketingRefunds,
+    totalRefundMinor: rest.totalRefundMinor,
   };
 }
