@@ -214,7 +214,7 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
   const lowestIn = (family: string) => lowest.segments.every((s) => s.fareFamily === family);
   const priced: PricedItinerary[] = [lowest];
   for (const family of (lowest.fareFamilies ?? []).filter((f) => !lowestIn(f))) {
-    const p = await airline(() => b.price(carrier, flights.map((f) => ({ ...f, fareFamily: family })), cabinClass, callOpts(budget)), statuses);
+    const p = await airline(() => b.price(carrier, flights.map((f) => Object.assign({}, f, { fareFamily: family })), cabinClass, callOpts(budget)), statuses);
     if (p && p.segments.every((s) => s.fareFamily === family)) priced.push(p);
   }
 

@@ -166,7 +166,7 @@ async function repriced(
   const it = session.itinerary;
   const seatPrices = { ...it.seatPrices };
   for (const s of answer.newSeatPrices ?? []) seatPrices[`${s.segmentIndex}/${s.seat}`] = { priceMinor: s.priceMinor, currency: s.currency };
-  const next: ChainItinerary = { ...it, price: answer.newPrice ?? it.price, repricedFrom: it.repricedFrom ?? session.id, seatPrices };
+  const next: ChainItinerary = Object.assign({}, it, { price: answer.newPrice ?? it.price, repricedFrom: it.repricedFrom ?? session.id, seatPrices });
   const fresh = await deps.sessions.create({ kind: session.kind, clientId, itinerary: next, pax: session.pax, now });
   const routing = await deps.sessions.create({ kind: 'search', clientId, itinerary: next, pax: session.pax, now });
   const fare = answer.reason === 'fareChanged';

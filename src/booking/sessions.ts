@@ -112,16 +112,17 @@ export function offerIdOf(req: { offerId?: string | null; offerID?: string | nul
 
 /** A chain itinerary's segments as the connector's AirlineSegment (the schedule as priced; times not needed). */
 export function airlineSegmentsOf(it: ChainItinerary): AirlineSegment[] {
-  return it.segments.map((s) => ({
-    ...s,
-    depAt: new Date(0),
-    arrAt: new Date(0),
-    depTimeZone: 'UTC',
-    arrTimeZone: 'UTC',
-    bookedDepLocal: s.depLocal,
-    bookedArrLocal: s.arrLocal,
-    scheduleStatus: 'onTime' as const,
-  }));
+  return it.segments.map((s) =>
+    Object.assign({}, s, {
+      depAt: new Date(0),
+      arrAt: new Date(0),
+      depTimeZone: 'UTC',
+      arrTimeZone: 'UTC',
+      bookedDepLocal: s.depLocal,
+      bookedArrLocal: s.arrLocal,
+      scheduleStatus: 'onTime' as const,
+    }),
+  );
 }
 
 export function flightRefOf(s: ChainSegment): FlightRef {
@@ -165,12 +166,12 @@ export function routingSegmentOf(s: ChainSegment, seatCount: number): RoutingSeg
 }
 
 /** routingSegmentOf in decision 0012's spellings (order.do's routing until it serves the original's). */
-const legacySegment = (s: ChainSegment, seatCount: number): WireSegment => ({
-  ...routingSegmentOf(s, seatCount),
-  fareFamily: s.fareFamily,
-  operatingCarrier: s.operatingCarrier,
-  operatingFlightNumber: s.operatingFlightNumber,
-});
+const legacySegment = (s: ChainSegment, seatCount: number): WireSegment =>
+  Object.assign(routingSegmentOf(s, seatCount), {
+    fareFamily: s.fareFamily,
+    operatingCarrier: s.operatingCarrier,
+    operatingFlightNumber: s.operatingFlightNumber,
+  });
 
 export function routingOf(it: ChainItinerary): Routing {
   const c = it.price.currency;

@@ -8,7 +8,7 @@ const KEYLEN = 32;
 
 function scrypt(secret: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scryptCb(secret, salt, KEYLEN, { ...opts, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
+    scryptCb(secret, salt, KEYLEN, Object.assign({}, opts, { maxmem: 64 * 1024 * 1024 }), (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 

@@ -174,6 +174,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     api.post(
       '/queryRefundOrders.do',
       {
+        // eslint-disable-next-line no-restricted-syntax -- error answers only, off the hot path
         config: { family: 'refund', errorShape: (base) => ({ ...base, refundOrders: [] }) },
         schema: { summary: 'Refund orders of an order, newest first', tags: ['refunds'], body: QueryRefundOrdersRequest, response: { 200: QueryRefundOrdersResponse, ...errors } },
       },
@@ -186,6 +187,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     api.post(
       '/voidQuotation.do',
       {
+        // eslint-disable-next-line no-restricted-syntax -- error answers only, off the hot path
         config: { family: 'refund', errorShape: (base) => ({ ...base, isVoidable: false }) },
         schema: { summary: 'Check that an order can be voided today and get a voidOfferId', tags: ['voids'], body: VoidQuotationRequest, response: { 200: VoidQuotationResponse, ...errors } },
       },
@@ -202,6 +204,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     api.post(
       '/queryVoidOrders.do',
       {
+        // eslint-disable-next-line no-restricted-syntax -- error answers only, off the hot path
         config: { family: 'refund', errorShape: (base) => ({ ...base, voidOrders: [] }) },
         schema: { summary: 'Void orders of an order (by voidCode or orderNo), newest first', tags: ['voids'], body: QueryVoidOrdersRequest, response: { 200: QueryVoidOrdersResponse, ...errors } },
       },
@@ -214,6 +217,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     api.post(
       '/updateWebhookURL.do',
       {
+        // eslint-disable-next-line no-restricted-syntax -- error answers only, off the hot path
         config: { family: 'webhook', errorShape: (base) => ({ ...base, webhookSecret: null }) },
         schema: {
           summary: 'Register the URL receiving refund status webhooks; the first registration answers the signing secret, once',

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { CompiledQuery } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { loadContextForCaller, readContexts } from './context.js';
 
 describe('loadContextForCaller', () => {

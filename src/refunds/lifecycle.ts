@@ -170,7 +170,7 @@ export class RefundLifecycle {
   }
 
   private async schedulePoll(refundCode: string, trx?: Transaction<Database>): Promise<void> {
-    await this.deps.queue.send(JOB_POLL, { refundCode }, { ...(trx ? { trx } : {}), startAfterSeconds: this.deps.pollSeconds, singletonKey: `poll-${refundCode}` });
+    await this.deps.queue.send(JOB_POLL, { refundCode }, { startAfterSeconds: this.deps.pollSeconds, singletonKey: `poll-${refundCode}`, ...(trx ? { trx } : {}) });
   }
 
   /**
@@ -327,7 +327,7 @@ export class RefundLifecycle {
         return;
       case 'refunded': {
         const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
-        const details = { ...(r.details as object), outcome: { voucherCode: state.voucherCode } };
+        const details = Object.assign({}, r.details as object, { outcome: { voucherCode: state.voucherCode } });
         // docs/architecture.md "Refund arithmetic" step 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
         const net = state.amountMinor + Number(r.post_refund_minor) - (r.service_fee_currency === state.currency ? r.service_fee_minor : 0);
         await this.inTransaction(async (trx) => {

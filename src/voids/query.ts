@@ -12,8 +12,7 @@ import { VOID_STATUS as S } from './statuses.js';
 import type { QueryVoidOrdersRequest, QueryVoidOrdersResponse, VoidOrderWire } from './wire.js';
 
 export function voidOrderToWire(row: Selectable<VoidOrdersTable>): VoidOrderWire {
-  return {
-    ...quoteWire(row.details as VoidQuote),
+  return Object.assign(quoteWire(row.details as VoidQuote), {
     voidCode: row.void_code,
     voidOfferId: row.offer_id,
     voidStatus: row.status,
@@ -22,7 +21,7 @@ export function voidOrderToWire(row: Selectable<VoidOrdersTable>): VoidOrderWire
     createdTime: row.created_at.toISOString(),
     updatedTime: row.updated_at.toISOString(),
     completedDate: row.completed_on,
-  };
+  });
 }
 
 export async function queryVoids(deps: VoidDeps, caller: VoidCaller, req: QueryVoidOrdersRequest): Promise<QueryVoidOrdersResponse> {

@@ -193,7 +193,7 @@ export class WebhookDeliverer {
     });
     const line = { eventId: e.event_id, clientId: e.client_id, type: e.type, attempt: e.attempts, httpStatus: o.httpStatus, durationMs: o.durationMs };
     if (state === 'delivered') this.deps.log.info(line, 'webhook delivered');
-    else if (state === 'failed') this.deps.log.warn({ ...line, error: o.error }, 'webhook event failed: no more attempts');
-    else this.deps.log.info({ ...line, error: o.error, nextAttemptAt: next!.toISOString() }, 'webhook attempt failed; will retry');
+    else if (state === 'failed') this.deps.log.warn(Object.assign({}, line, { error: o.error }), 'webhook event failed: no more attempts');
+    else this.deps.log.info(Object.assign({}, line, { error: o.error, nextAttemptAt: next!.toISOString() }), 'webhook attempt failed; will retry');
   }
 }

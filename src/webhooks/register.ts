@@ -57,7 +57,7 @@ export async function setWebhook(
     else if (opts.rotate || (url !== null && client.webhook_secret === null)) secret = newWebhookSecret();
     await trx
       .updateTable('clients')
-      .set({ ...(opts.keepUrl ? {} : { webhook_url: url }), ...(secret !== null ? { webhook_secret: keyring.seal(secret) } : {}), updated_at: reg.now() })
+      .set({ updated_at: reg.now(), ...(opts.keepUrl ? {} : { webhook_url: url }), ...(secret !== null ? { webhook_secret: keyring.seal(secret) } : {}) })
       .where('client_id', '=', clientId)
       .execute();
     return { url: opts.keepUrl ? null : url, secret: opts.secret !== undefined ? null : secret };

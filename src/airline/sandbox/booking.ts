@@ -240,7 +240,7 @@ export class SandboxBookingApi implements BookingConnector {
   }
 
   seatMapVersion(carrier: string, ref: FlightRef): string | null | Promise<string> {
-    const f = this.findFlight({ ...ref, carrier });
+    const f = this.findFlight(Object.assign({}, ref, { carrier }));
     // Without books the seats never change; an unknown flight has no map to be stale.
     if (!f || !this.db) return f ? 'static' : null;
     return this.inventory.current(flightKeyOfFlight(f));
@@ -443,11 +443,11 @@ export class SandboxBookingApi implements BookingConnector {
     const now = this.priced(flights, cabinClass, req.segments.map((s) => s.direction), req.segments[0]?.fareFamily ?? null).price;
     const fareDelta = flights.reduce((sum, f) => sum + toMinor(f.source.priceChangeAfterVerify?.fare ?? 0, now.currency), 0);
     const add = (p: PaxFare): PaxFare => ({ fareMinor: Math.max(0, p.fareMinor + fareDelta), taxMinor: p.taxMinor });
-    const booked: ItineraryPrice = { ...now, adult: add(now.adult), child: add(now.child), infant: add(now.infant) };
+    const booked: ItineraryPrice = Object.assign({}, now, { adult: add(now.adult), child: add(now.child), infant: add(now.infant) });
     const types = new Set(req.passengers.map((p) => (p.type === 'ADT' ? 'adult' : p.type === 'CHD' ? 'child' : 'infant')));
     const differs = [...types].some((t) => booked[t].fareMinor !== req.price[t].fareMinor || booked[t].taxMinor !== req.price[t].taxMinor);
     if (differs || booked.currency !== req.price.currency) {
-      return { ok: false, reason: 'fareChanged', message: 'the fare changed since it was verified', newPrice: { ...booked, feeMinor: req.price.feeMinor, feeMode: req.price.feeMode } };
+      return { ok: false, reason: 'fareChanged', message: 'the fare changed since it was verified', newPrice: Object.assign({}, booked, { feeMinor: req.price.feeMinor, feeMode: req.price.feeMode }) };
     }
     const seats: RepricedSeat[] = [];
     for (const a of req.ancillaries) {
@@ -596,7 +596,7 @@ export class SandboxBookingApi implements BookingConnector {
               currency: a.currency,
               priceMinor: a.priceMinor,
               postOrderNo: null,
-              baggage: a.baggage ? { ...a.baggage, size: null, isAllWeight: false } : null,
+              baggage: a.baggage ? Object.assign({}, a.baggage, { size: null, isAllWeight: false }) : null,
               seat: m ? { row: m[1] as string, column: m[2] as string } : null,
             };
           }),

@@ -72,7 +72,7 @@ function penaltyOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteI
   let amount = 0;
   if (present(rule.penaltyAmount) && rule.penaltyAmount.trim() !== '') {
     const converted = ruleAmountIn(rule.penaltyAmount, cur, rates);
-    if (!converted.ok) return { ...converted, why: `penaltyAmount: ${converted.why}` };
+    if (!converted.ok) return Object.assign({}, converted, { why: `penaltyAmount: ${converted.why}` });
     amount = converted.minor;
     reasons?.push(`5. penaltyAmount ${rule.penaltyAmount} → ${converted.note}`);
   }
@@ -98,7 +98,7 @@ function feeOf(rule: RefundRule, ticket: TicketForQuote, rates: TicketQuoteInput
     return { ok: true, value: 0 };
   }
   const converted = ruleAmountIn(rule.airlineFee, ticket.currency, rates);
-  if (!converted.ok) return { ...converted, why: `airlineFee: ${converted.why}` };
+  if (!converted.ok) return Object.assign({}, converted, { why: `airlineFee: ${converted.why}` });
   reasons?.push(`5. airline fee ${rule.airlineFee} → ${converted.note}`);
   return { ok: true, value: converted.minor };
 }
@@ -172,7 +172,7 @@ function chooseRule(
   if (!chosen) return null;
   reasons?.push(`3. chose rule ${label(chosen)}: passenger-type-specific first, then narrowest window, then list order`);
   if (reason === '1' && !flag(chosen.rule.fareRefundable) && !flag(chosen.rule.taxRefundable)) {
-    const taxRule = rankCandidates(rules, { ...query, ruleType: '2' })[0];
+    const taxRule = rankCandidates(rules, Object.assign({}, query, { ruleType: '2' as const }))[0];
     if (taxRule) {
       reasons?.push(`3. voluntary rule refunds neither fare nor tax: tax-refund rule ${label(taxRule)} decides instead`);
       return { applied: taxRule, fallbackToTaxRule: true };
