@@ -15,6 +15,7 @@ import type { AppDeps } from '../deps.js';
 import type { RatePool } from '../ratelimit/pools.js';
 import { ClockState, MoveClockRequest, clockState } from '../sandbox-clock.js';
 import { extractErrorShape, extractPnr } from '../pnr/extract.js';
+import { sendKept } from './kept-answer.js';
 import { claimPnr } from '../pnr/claim.js';
 import { PNR_STATUS } from '../pnr/statuses.js';
 import { ClaimRequest, ClaimResponse, ExtractPnrRequest, ExtractPnrResponse } from '../pnr/wire.js';
@@ -135,7 +136,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         config: { family: 'pnr', errorShape: (base, req) => extractErrorShape(base, req.body) },
         schema: { summary: 'Extract an airline PNR', tags: ['pnr'], body: ExtractPnrRequest, response: { 200: ExtractPnrResponse, ...errors } },
       },
-      async (request) => extractPnr(deps.airlines, request.body),
+      async (request, reply) => sendKept(reply, await extractPnr(deps.airlines, request.body)),
     );
     api.post(
       '/pnr/claim.do',

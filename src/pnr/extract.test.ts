@@ -212,6 +212,12 @@ describe('extractPnr.do: the answer kept per record version', () => {
     const two = await call(t.app, '/extractPnr.do', extractBody());
     assert.equal(one.body.status, 0);
     assert.equal(two.raw, one.raw);
+    // the repeat is the kept text of the frozen answer (src/http/kept-answer.ts): same headers, counted as status 0
+    assert.equal(two.headers['content-type'], one.headers['content-type']);
+    assert.match(String(two.headers['content-type']), /^application\/json; charset=utf-8$/);
+    assert.ok(two.headers['x-request-id']);
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
+    assert.match(metrics.body, /postbook_requests_total\{route="\/extractPnr\.do",http_status="200",body_status="0"\} [1-9]/);
     // spec 2.13: the check of names and e-mail runs on every request, cached record or not
     const wrong = await call(t.app, '/extractPnr.do', extractBody({ passengers: [{ firstName: firstA, lastName: 'SOMEONEELSE' }] }));
     assert.equal(wrong.body.status, 99005);
