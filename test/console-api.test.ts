@@ -15,6 +15,8 @@ import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator } from '../src/console/operators.js';
 import { FailedLogins, WINDOW_MS } from '../src/console/throttle.js';
 import { CANCEL_REASON } from '../src/refunds/statuses.js';
+import { ConnectorError } from '../src/airline/connector.js';
+import { SandboxConnector } from '../src/airline/sandbox/connector.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -313,7 +315,7 @@ describe('console API', () => {
     assert.equal((await post(agent, '/refunds/0000000000/withdraw')).statusCode, 404);
   });
 
-  test('retry: a refund still at 0 gets a submission job now (audited); once the airline holds it, refused', async () => {
+  test('retry: a refund still at 0 gets a submission job now (audited); at the airline, a poll job only when none is still to run', async () => {
     const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO26', carrier: 'XS', refundRequestList: [{ lastName: 'ELSEWHERE', firstName: 'ELLIS', refundReason: '1', segments: [seg('XS101-out')] }] }, { client: DEMO });
     assert.equal(r.body.status, 0, String(r.body.msg));
     const code = String(r.body.refundCode);
@@ -323,10 +325,18 @@ describe('console API', () => {
     assert.equal(typeof ok.json().queued, 'boolean');
     const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${code}`).where('action', '=', 'refund.retry').execute();
     assert.equal(a!.operator_login, 'aga.agent');
+    assert.equal(ok.json().step, 'submission');
+    // At the airline (1) with no poll job in the queue (this app runs no workers): the retry queues one.
     await t.store.db.updateTable('refund_orders').set({ status: 1 }).where('refund_code', '=', code).execute();
+    assert.deepEqual((await get(agent, `/refunds/${code}`)).json().refund.actions.retry, { allowed: true });
+    const polled = await post(agent, `/refunds/${code}/retry`);
+    assert.equal(polled.statusCode, 200, polled.body);
+    assert.deepEqual(polled.json(), { queued: true, step: 'poll' });
+    // That poll job waits: a second retry is refused and changes nothing.
     const refused = await post(agent, `/refunds/${code}/retry`);
     assert.equal(refused.statusCode, 409);
-    assert.match(refused.json().error, /reached the airline \(status 1\)/);
+    assert.match(refused.json().error, /^cannot retry: its status poll is waiting \(due /);
+    assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('target', '=', `refund:${code}`).where('action', '=', 'refund.retry').execute()).length, 2);
   });
 
   test('redeliver a webhook event: an undelivered one is due again now (audited); a delivered one is refused', async () => {
@@ -730,5 +740,91 @@ describe('console sandbox panel: reload the world', () => {
     assert.deepEqual(await settingsOf('demo-agency'), before);
     assert.equal(t.world.flights.size, flights);
     assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('action', '=', 'sandbox.world').execute()).length, 1, 'only the successful reload is audited');
+  });
+});
+
+describe('console: retry a refund whose status poll gave up on airline errors', () => {
+  // Polls fail while `pollsFail` is set: the airline answers refundStatus with a retryable system error.
+  let pollsFail = false;
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({
+      world,
+      workers: true,
+      // One retry, one second apart: the poll job gives up within seconds.
+      env: { REFUND_POLL_SECONDS: '1', JOB_RETRY_LIMIT: '1', JOB_RETRY_DELAY_SECONDS: '1', JOB_RETRY_BACKOFF: 'false' },
+      connectors: (w, books) => {
+        const sandbox = new SandboxConnector(w, books);
+        const refundStatus = sandbox.refundStatus.bind(sandbox);
+        sandbox.refundStatus = async (carrier, code, opts) => {
+          if (pollsFail) throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
+          return refundStatus(carrier, code, opts);
+        };
+        return [sandbox];
+      },
+    });
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
+  });
+  after(() => t.close());
+
+  const waitFor = async <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  test('at 1 with its poll job failed (gave up), an agent re-queues the poll (audited) and the refund moves on to 2; while the poll waits or retries, refused', async () => {
+    const f = t.world.flights.get('XS101-out')!;
+    const seg = { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+    const f2 = t.world.flights.get('XS102-ret')!;
+    const seg2 = { depDate: f2.current.dep.toFormat('yyyyMMdd'), flightNo: f2.flightNumber, depAirport: f2.from, arrAirport: f2.to };
+    pollsFail = true;
+    const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg, seg2] }] }, { client: DEMO });
+    assert.equal(r.body.status, 0, String(r.body.msg));
+    const code = String(r.body.refundCode);
+    const statusOf = async () => (await t.store.db.selectFrom('refund_orders').select('status').where('refund_code', '=', code).executeTakeFirstOrThrow()).status;
+    await waitFor('status 1', async () => (await statusOf()) === 1);
+
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
+    const agent = { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+    const detail = async () => (await t.app.inject({ method: 'GET', url: `/console/api/refunds/${code}`, headers: { cookie: agent.cookie } })).json().refund;
+    const retry = () => t.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/retry`, headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: {} });
+
+    // The poll is still to run (waiting, retrying after the airline's error, or running): nothing to retry.
+    const early = await retry();
+    if (early.statusCode !== 409) assert.fail(`retry while the poll is live: ${early.statusCode} ${early.body}`);
+    assert.match(early.json().error, /^cannot retry: its status poll (is waiting|failed 1 time\(s\) and tries again|is running now)/);
+
+    // Two attempts (one retry), both refused by the airline: the poll job gives up, the refund stays at 1.
+    const gaveUp = await waitFor('the poll job to fail', async () => {
+      const d = await detail();
+      return d.pollJob?.state === 'failed' ? d : null;
+    });
+    assert.equal(gaveUp.status, 1);
+    assert.equal(gaveUp.pollJob.failedAttempts, 1, 'the first attempt and its one retry');
+    assert.match(gaveUp.pollJob.lastError, /airline system answered with an error/);
+    assert.deepEqual(gaveUp.actions.retry, { allowed: true });
+    assert.equal(await statusOf(), 1, 'nobody looks at the airline any more');
+
+    // The airline answers again, and meanwhile it has refunded (past twice its processing time).
+    pollsFail = false;
+    t.clock.advance(60_000);
+    const ok = await retry();
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.deepEqual(ok.json(), { queued: true, step: 'poll' });
+    await waitFor('status 2 after the retried poll', async () => (await statusOf()) === 2);
+    const history = await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status']).where('refund_code', '=', code).orderBy('id').execute();
+    assert.deepEqual(history.map((h) => [h.from_status, h.to_status]), [[null, 0], [0, 1], [1, 3], [3, 2]]);
+    const audits = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${code}`).where('action', '=', 'refund.retry').execute();
+    assert.equal(audits.length, 1, 'the refused retry left no audit row');
+    assert.equal(audits[0]!.operator_login, 'aga.agent');
+    assert.deepEqual(audits[0]!.before, { status: 1, pollJob: { state: 'failed', failedAttempts: 1 } });
+    assert.deepEqual(audits[0]!.after, { status: 1, pollQueued: true });
+    // Final now: nothing to retry.
+    assert.match((await retry()).json().error, /final \(status 2\)/);
   });
 });

@@ -5,7 +5,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
-import type { RefundDeps } from '../refunds/deps.js';
+import type { RefundDeps, RefundJobState } from '../refunds/deps.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import { submitApprovedCase, type ConsoleCaseRequest } from '../refunds/submit.js';
 import { retryEvents } from '../webhooks/admin.js';
@@ -102,19 +102,35 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
   });
 }
 
-/** A refund still at 0 (its submission failing, or its job gone after the retries): one more submission now. */
-export async function retryRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ queued: boolean }> {
-  let queued = false;
-  await deps.db.transaction().execute(async (trx) => {
+/** The refund's newest status poll job (src/refunds/lifecycle.ts), read on `db` (a transaction or not). */
+export async function pollJobOf(db: Kysely<Database> | Transaction<Database>, refunds: RefundDeps, refundCode: string): Promise<RefundJobState | null> {
+  const { rows } = await sql<RefundJobState>`${refunds.scheduler.pollJobStateSql(refundCode)}`.execute(db);
+  return rows[0] ?? null;
+}
+
+/**
+ * Retry a refund stuck on airline errors. At 0 (its submission failing, or its job gone after the retries): one
+ * more submission now. At 1 or 3 whose status poll gave up (./rules.ts): a poll job due now, the lifecycle's own
+ * (RefundScheduler.pollJobSql), which moves the refund on as the airline answers.
+ */
+export async function retryRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ queued: boolean; step: 'submission' | 'poll' }> {
+  const done = await deps.db.transaction().execute(async (trx) => {
     const r = await lockRefund(trx, refundCode);
-    const allowed = allowedRefundActions(r).retry;
+    const atAirline = r.status === RS.AIRLINE_PROCESSING || r.status === RS.AIRLINE_REFUNDING;
+    const pollJob = atAirline ? await pollJobOf(trx, deps.refunds, refundCode) : null;
+    const allowed = allowedRefundActions({ ...r, pollJob }).retry;
     if (!allowed.allowed) throw new ActionRefused(409, `cannot retry: ${allowed.why}`);
-    const { rows } = await sql<{ n: number | string }>`with job as (${deps.refunds.scheduler.submissionJobSql(refundCode)}) select count(*) as n from job`.execute(trx);
-    queued = Number(rows[0]?.n ?? 0) > 0;
-    await audit(trx, operator, 'refund.retry', `refund:${refundCode}`, { status: r.status }, { status: r.status, submissionQueued: queued });
+    const step = atAirline ? ('poll' as const) : ('submission' as const);
+    const job = atAirline ? deps.refunds.scheduler.pollJobSql(refundCode) : deps.refunds.scheduler.submissionJobSql(refundCode);
+    const { rows } = await sql<{ n: number | string }>`with job as (${job}) select count(*) as n from job`.execute(trx);
+    const queued = Number(rows[0]?.n ?? 0) > 0;
+    const before = atAirline ? { status: r.status, pollJob: pollJob ? { state: pollJob.state, failedAttempts: pollJob.retry_count } : null } : { status: r.status };
+    await audit(trx, operator, 'refund.retry', `refund:${refundCode}`, before, atAirline ? { status: r.status, pollQueued: queued } : { status: r.status, submissionQueued: queued });
+    return { queued, step };
   });
-  deps.refunds.scheduler.submitted();
-  return { queued };
+  if (done.step === 'poll') deps.refunds.scheduler.polled();
+  else deps.refunds.scheduler.submitted();
+  return done;
 }
 
 /** A webhook event sent again now (failed or pending ones; a delivered event is not). */
