@@ -284,7 +284,7 @@ describe('console API', () => {
     assert.equal((await get(agent, '/cases?status=rejected')).json().cases.some((x: { caseId: string }) => x.caseId === 'cc_rej'), true);
   });
 
-  test('withdraw: a refund claim not yet at the airline goes to 6 (audited); a deposit refund or one the airline holds is refused with the reason', async () => {
+  test('withdraw: a refund claim not yet at the airline goes to 6 (audited); a deposit refund, or a final one, is refused with the reason', async () => {
     await claimWorldBooking(t, 'DEMO11', DEMO);
     const claim = await call(t.app, '/refund.do', { airlinePNR: 'DEMO11', carrier: 'XS', refundRequestList: [{ lastName: 'WITHDRAW', firstName: 'WALT', refundReason: '1', segments: [seg('XS101-out')] }] }, { client: DEMO });
     assert.equal(claim.body.status, 0, String(claim.body.msg));
@@ -826,5 +826,106 @@ describe('console: retry a refund whose status poll gave up on airline errors', 
     assert.deepEqual(audits[0]!.after, { status: 1, pollQueued: true });
     // Final now: nothing to retry.
     assert.match((await retry()).json().error, /final \(status 2\)/);
+  });
+});
+
+describe('console: withdraw a refund claim the airline holds (status 1 → 6, docs/architecture.md "Refund lifecycle")', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world });
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
+  });
+  after(() => t.close());
+
+  const seg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  /** A refund claim of a world booking, submitted to the sandbox airline by the lifecycle: status 1. */
+  const claimAtAirline = async (pnr: string, lastName: string, firstName: string, flightId: string) => {
+    await claimWorldBooking(t, pnr, DEMO);
+    const r = await call(t.app, '/refund.do', { airlinePNR: pnr, carrier: 'XS', refundRequestList: [{ lastName, firstName, refundReason: '1', segments: [seg(flightId)] }] }, { client: DEMO });
+    assert.equal(r.body.status, 0, String(r.body.msg));
+    const code = String(r.body.refundCode);
+    await t.workers.lifecycle.submitBatch([code]);
+    return code;
+  };
+  const statusOf = async (code: string) => (await t.store.db.selectFrom('refund_orders').select(['status', 'cancel_reason']).where('refund_code', '=', code).executeTakeFirstOrThrow());
+  const session = async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
+    return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+  };
+  const withdraw = (s: { cookie: string; csrf: string }, code: string) =>
+    t.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/withdraw`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: {} });
+
+  test('while the airline processes it: withdrawn at the airline first, then 6 here (audited; the client sees 6 and its cancelReason); the tickets are free again', async () => {
+    const code = await claimAtAirline('DEMO02', 'CHANGE', 'CARL', 'XS201-changed');
+    assert.equal((await statusOf(code)).status, 1);
+    const agent = await session();
+    const detail = (await t.app.inject({ method: 'GET', url: `/console/api/refunds/${code}`, headers: { cookie: agent.cookie } })).json().refund;
+    assert.deepEqual(detail.actions.withdraw, { allowed: true });
+
+    const ok = await withdraw(agent, code);
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.deepEqual(ok.json(), { ok: true, atAirline: true });
+    assert.deepEqual(await statusOf(code), { status: 6, cancel_reason: CANCEL_REASON.USER_CANCELLED });
+    const airline = await t.store.db.selectFrom('sandbox_refunds').select('withdrawn_at').where('refund_code', '=', code).executeTakeFirstOrThrow();
+    assert.ok(airline.withdrawn_at, 'the airline recorded the withdrawal');
+    const q = await call(t.app, '/queryRefundOrders.do', { refundCode: code }, { client: DEMO });
+    assert.equal((q.body as any).refundOrders[0].refundStatus, 6);
+    const history = await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status', 'cause']).where('refund_code', '=', code).orderBy('id').execute();
+    assert.deepEqual(history.at(-1), { from_status: 1, to_status: 6, cause: 'withdrawn in the console by aga.agent; withdrawn at the airline' });
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${code}`).execute();
+    assert.equal(a!.action, 'refund.withdraw');
+    assert.deepEqual(a!.before, { status: 1, cancelReason: null });
+    assert.deepEqual(a!.after, { status: 6, cancelReason: CANCEL_REASON.USER_CANCELLED, atAirline: true });
+    // The poll that follows finds nothing to do (6 is final), and the ticket may be refunded again.
+    await t.workers.lifecycle.pollStep(code);
+    assert.equal((await statusOf(code)).status, 6);
+    const again = await call(t.app, '/refund.do', { airlinePNR: 'DEMO02', carrier: 'XS', refundRequestList: [{ lastName: 'CHANGE', firstName: 'CARL', refundReason: '1', segments: [seg('XS201-changed')] }] }, { client: DEMO });
+    assert.equal(again.body.status, 0, String(again.body.msg));
+  });
+
+  test('once the airline accepted it, the airline refuses: 409 with its reason, the refund stays at 1, nothing audited; the poll then moves it on', async () => {
+    const code = await claimAtAirline('DEMO07', 'YEN', 'JUN', 'XS501-jpy');
+    t.clock.advance(25_000); // past the airline's processing time (20 s): accepted, the money on its way
+    const agent = await session();
+    const refused = await withdraw(agent, code);
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.json().error, /^the airline refused the withdrawal, nothing changed: sandbox airline XS refuses to withdraw refund \d+: it accepted the refund and the money is on its way$/);
+    assert.equal((await statusOf(code)).status, 1);
+    assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('target', '=', `refund:${code}`).execute()).length, 0);
+    t.clock.advance(20_000);
+    await t.workers.lifecycle.pollStep(code);
+    assert.equal((await statusOf(code)).status, 5, 'refunded to the card: fulfilment done');
+    assert.match((await withdraw(agent, code)).json().error, /final \(status 5\)/);
+  });
+
+  test('a deposit refund at 1 cannot be withdrawn (its path has no 6), and an airline connection without withdrawal leaves a claim at 1 as it is', async () => {
+    const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg('XS101-out'), seg('XS102-ret')] }] }, { client: DEMO });
+    const code = String(r.body.refundCode);
+    await t.workers.lifecycle.submitBatch([code]);
+    const agent = await session();
+    assert.match((await withdraw(agent, code)).json().error, /only refund claims and pass-through virtual card refunds/);
+
+    const other = await makeTestApp({
+      world,
+      store: t.store,
+      // An airline connection without withdrawRefund (as a real one may be).
+      connectors: (w, books) => [new Proxy(new SandboxConnector(w, books), { get: (target, prop) => (prop === 'withdrawRefund' ? undefined : Reflect.get(target, prop, target)) })],
+    });
+    try {
+      const claim = (await t.store.db.selectFrom('refund_orders').select('refund_code').where('path', '=', 'card').where('status', '=', 6).executeTakeFirstOrThrow()).refund_code;
+      await t.store.db.updateTable('refund_orders').set({ status: 1 }).where('refund_code', '=', claim).execute();
+      const res = await other.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
+      const s = { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+      const d = (await other.app.inject({ method: 'GET', url: `/console/api/refunds/${claim}`, headers: { cookie: s.cookie } })).json().refund;
+      assert.deepEqual(d.actions.withdraw, { allowed: false, why: 'the airline holds this refund (status 1) and its connection offers no withdrawal' });
+      const refused = await other.app.inject({ method: 'POST', url: `/console/api/refunds/${claim}/withdraw`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: {} });
+      assert.equal(refused.statusCode, 409);
+      assert.equal((await statusOf(claim)).status, 1);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -3,6 +3,8 @@
 // normal lifecycle; reject with a spec 2.11 cancelReason), withdraw a refund claim (status 6), retry a refund
 // stuck before the airline, redeliver a webhook event (the CLI's retry, src/webhooks/admin.ts).
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { ConnectorError } from '../airline/connector.js';
+import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
 import type { RefundDeps, RefundJobState } from '../refunds/deps.js';
@@ -16,7 +18,8 @@ import { allowedRefundActions } from './rules.js';
 /** A refusal of a console action: HTTP status and a message the operator can act on. */
 export class ActionRefused extends Error {
   constructor(
-    readonly httpStatus: 404 | 409,
+    /** 404 not found, 409 refused by the state (or by the airline), 502 the airline did not answer. */
+    readonly httpStatus: 404 | 409 | 502,
     message: string,
   ) {
     super(message);
@@ -79,27 +82,66 @@ async function lockRefund(trx: Transaction<Database>, refundCode: string) {
   return r;
 }
 
-/** 0 → 6 for a refund claim or pass-through virtual card refund the airline does not hold yet. */
-export async function withdrawRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<void> {
+/** Whether the refund's airline connection can withdraw a refund the airline holds. */
+export function airlineCanWithdraw(refunds: RefundDeps, carrier: string): boolean {
+  return typeof refunds.airlines.forCarrier(carrier)?.withdrawRefund === 'function';
+}
+
+/**
+ * → 6 for a refund claim or pass-through virtual card refund. At 0 the airline does not hold it: withdrawn here.
+ * At 1 the airline is asked first (outside any transaction; idempotent on the refundCode) and the refund moves
+ * 1 → 6 only once it agreed; a refusal (it decided already) or no answer changes nothing. Should this process
+ * stop between the airline's yes and the move, the refund's poll finds it withdrawn at the airline and moves it.
+ */
+export async function withdrawRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ atAirline: boolean }> {
+  const found = await deps.db
+    .selectFrom('refund_orders')
+    .innerJoin('orders', 'orders.order_no', 'refund_orders.order_no')
+    .select(['refund_orders.status', 'refund_orders.path', 'orders.carrier'])
+    .where('refund_orders.refund_code', '=', refundCode)
+    .executeTakeFirst();
+  if (!found) throw new ActionRefused(404, `no refund ${refundCode}`);
+  const canWithdraw = airlineCanWithdraw(deps.refunds, found.carrier);
+  const first = allowedRefundActions({ ...found, airlineCanWithdraw: canWithdraw }).withdraw;
+  if (!first.allowed) throw new ActionRefused(409, `cannot withdraw: ${first.why}`);
+  let cancelReason: string = CANCEL_REASON.USER_CANCELLED;
+  const atAirline = found.status === RS.AIRLINE_PROCESSING;
+  if (atAirline) {
+    const connector = deps.refunds.airlines.forCarrier(found.carrier)!;
+    try {
+      const answer = await connector.withdrawRefund!(found.carrier, refundCode, { signal: AbortSignal.timeout(AIRLINE_TIMEOUT_MS) });
+      cancelReason = answer.cancelReason;
+    } catch (err) {
+      if (err instanceof ConnectorError && !err.retryable) throw new ActionRefused(409, `the airline refused the withdrawal, nothing changed: ${err.message}`);
+      if (err instanceof ConnectorError) throw new ActionRefused(502, `the airline did not answer the withdrawal (${err.message}); nothing changed, try again`);
+      throw err;
+    }
+  }
   await deps.db.transaction().execute(async (trx) => {
     const r = await lockRefund(trx, refundCode);
-    const allowed = allowedRefundActions(r).withdraw;
-    if (!allowed.allowed) throw new ActionRefused(409, `cannot withdraw: ${allowed.why}`);
+    const before = { status: r.status, cancelReason: r.cancel_reason };
+    if (atAirline && r.status === RS.WITHDRAWN) {
+      // The poll saw the airline's withdrawal first and moved the refund: only the operator's request is left to record.
+      await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, { status: RS.AIRLINE_PROCESSING, cancelReason: null }, { status: RS.WITHDRAWN, cancelReason: r.cancel_reason, atAirline: true });
+      return;
+    }
+    if (r.status !== found.status) throw new ActionRefused(409, `cannot withdraw: the refund moved to status ${r.status} meanwhile${atAirline ? ' (the airline agreed to withdraw it; its poll will settle it)' : ''}`);
     const now = deps.refunds.clock.now();
     await trx
       .updateTable('refund_orders')
-      .set({ status: RS.WITHDRAWN, cancel_reason: CANCEL_REASON.USER_CANCELLED, updated_at: now })
+      .set({ status: RS.WITHDRAWN, cancel_reason: cancelReason, updated_at: now })
       .where('refund_code', '=', refundCode)
-      .where('status', '=', RS.PROCESSING)
+      .where('status', '=', r.status)
       .execute();
     await trx
       .insertInto('refund_status_history')
-      .values({ refund_code: refundCode, from_status: r.status, to_status: RS.WITHDRAWN, at: now, cause: `withdrawn in the console by ${operator.login}` })
+      .values({ refund_code: refundCode, from_status: r.status, to_status: RS.WITHDRAWN, at: now, cause: `withdrawn in the console by ${operator.login}${atAirline ? '; withdrawn at the airline' : ''}` })
       .execute();
     // As a rejected or withdrawn refund does in the lifecycle: its tickets are free for a new request.
     await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
-    await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, { status: r.status, cancelReason: r.cancel_reason }, { status: RS.WITHDRAWN, cancelReason: CANCEL_REASON.USER_CANCELLED });
+    await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, before, { status: RS.WITHDRAWN, cancelReason, ...(atAirline ? { atAirline: true } : {}) });
   });
+  return { atAirline };
 }
 
 /** The refund's newest status poll job (src/refunds/lifecycle.ts), read on `db` (a transaction or not). */

@@ -179,7 +179,7 @@ export async function refundDetail(db: Kysely<Database>, refundCode: string, dep
       ? { caseId: consoleCase.case_id, decidedBy: consoleCase.decided_by, decidedAt: consoleCase.decided_at ? new Date(consoleCase.decided_at).toISOString() : null }
       : null,
     pollJob: pollJob ? { state: pollJob.state, failedAttempts: pollJob.retry_count, retryLimit: pollJob.retry_limit, due: new Date(pollJob.start_after).toISOString(), lastError: lastErrorOf(pollJob) } : null,
-    actions: allowedRefundActions({ status: r.status, path: r.path, pollJob }),
+    actions: allowedRefundActions({ status: r.status, path: r.path, pollJob, airlineCanWithdraw: found.kind === 'order' && typeof deps.airlines.forCarrier(found.ctx.order.carrier)?.withdrawRefund === 'function' }),
   };
 }
 

@@ -334,8 +334,8 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       return { ok: true };
     });
     authed.post('/refunds/:code/withdraw', { schema: { ...hidden, params: CodeParams }, config: agent }, async (request) => {
-      await withdrawRefund(actionDeps, operatorOf(request), (request.params as { code: string }).code);
-      return { ok: true };
+      const { atAirline } = await withdrawRefund(actionDeps, operatorOf(request), (request.params as { code: string }).code);
+      return { ok: true, atAirline };
     });
     authed.post('/refunds/:code/retry', { schema: { ...hidden, params: CodeParams }, config: agent }, async (request) =>
       retryRefund(actionDeps, operatorOf(request), (request.params as { code: string }).code),

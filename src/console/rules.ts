@@ -16,6 +16,8 @@ export interface RefundState {
   path: string;
   /** The refund's newest status poll job in the job queue (null: none there, never polled or archived). */
   pollJob?: Pick<RefundJobState, 'state' | 'retry_count' | 'retry_limit' | 'start_after'> | null;
+  /** The airline's connector can withdraw a refund it holds (AirlineConnector.withdrawRefund). */
+  airlineCanWithdraw?: boolean;
 }
 
 const FINAL = new Set<number>([RS.REFUNDED, RS.REJECTED, RS.FULFILLED, RS.WITHDRAWN]);
@@ -47,8 +49,11 @@ export function allowedRefundActions(r: RefundState): AllowedActions {
   let withdraw: Allowed;
   if (final) withdraw = { allowed: false, why: final };
   else if (r.path !== 'card') withdraw = { allowed: false, why: 'only refund claims and pass-through virtual card refunds can be withdrawn (status 6, spec 3.1); this one is paid by deposit' };
-  else if (r.status !== RS.PROCESSING) withdraw = { allowed: false, why: `the airline already holds this refund (status ${r.status}); withdrawing it there is not possible from the console` };
-  else withdraw = { allowed: true };
+  else if (r.status === RS.PROCESSING) withdraw = { allowed: true };
+  // 1 → 6 (docs/architecture.md): asked of the airline first; it refuses once it decided (rejected, accepted, refunded).
+  else if (r.status === RS.AIRLINE_PROCESSING && r.airlineCanWithdraw) withdraw = { allowed: true };
+  else if (r.status === RS.AIRLINE_PROCESSING) withdraw = { allowed: false, why: 'the airline holds this refund (status 1) and its connection offers no withdrawal' };
+  else withdraw = { allowed: false, why: `status ${r.status} cannot be withdrawn` };
   let retry: Allowed;
   if (final) retry = { allowed: false, why: final };
   else if (r.status === RS.PROCESSING) retry = { allowed: true };

@@ -232,6 +232,8 @@ export interface SandboxRefundsTable {
   /** What the airline pays when it accepts. */
   refund_minor: ColumnType<number | null, number | bigint | null, number | bigint | null>;
   voucher: boolean;
+  /** When postbook withdrew the refund (withdrawRefund, while the airline was still processing it); null: not withdrawn. */
+  withdrawn_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface Database {

@@ -33,7 +33,7 @@ export function RefundPage({ code, role }: { code: string; role: Role }) {
       {notice ? <p role="status" className="notice">{notice}</p> : null}
       <section aria-labelledby="actions-h" className="actions">
         <h2 id="actions-h">Actions</h2>
-        <Action label="Withdraw" role={role} allowed={r.actions.withdraw} confirm="Withdraw this refund claim (status 6)?" run={() => api.withdraw(r.refundCode)} done={() => (setNotice('Withdrawn.'), load())} />
+        <Action label="Withdraw" role={role} allowed={r.actions.withdraw} confirm={r.status === 1 ? 'Ask the airline to withdraw this refund, then set it to status 6?' : 'Withdraw this refund claim (status 6)?'} run={() => api.withdraw(r.refundCode)} done={(res) => (setNotice((res as { atAirline: boolean }).atAirline ? 'Withdrawn at the airline and here.' : 'Withdrawn.'), load())} />
         {r.status === 1 || r.status === 3 ? (
           <Action label="Retry status poll" role={role} allowed={r.actions.retry} run={() => api.retry(r.refundCode)} done={(res) => (setNotice((res as { queued: boolean }).queued ? 'A look at the airline is queued now.' : 'A look at the airline was already waiting; it runs shortly.'), load())} />
         ) : (
