@@ -17,6 +17,9 @@ import { FailedLogins, WINDOW_MS } from '../src/console/throttle.js';
 import { CANCEL_REASON } from '../src/refunds/statuses.js';
 import { ConnectorError } from '../src/airline/connector.js';
 import { SandboxConnector } from '../src/airline/sandbox/connector.js';
+import { buildWorld } from '../src/airline/sandbox/world.js';
+import { WorldFollower } from '../src/airline/sandbox/world-share.js';
+import { sql } from 'kysely';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -740,6 +743,50 @@ describe('console sandbox panel: reload the world', () => {
     assert.deepEqual(await settingsOf('demo-agency'), before);
     assert.equal(t.world.flights.size, flights);
     assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('action', '=', 'sandbox.world').execute()).length, 1, 'only the successful reload is audited');
+  });
+
+  test('other processes on the store follow a reload: the world is recorded with a version, without its secrets, and built again at the same time elsewhere', async () => {
+    const log = { info: () => undefined, error: (o: object) => assert.fail(`follower error: ${JSON.stringify(o)}`) };
+    // Another process's world (the file as at start) and its follower; and a follower of this very process.
+    const elsewhere = buildWorld(world, t.clock.now());
+    const other = new WorldFollower(elsewhere, t.store.db, log, 'another-process');
+    const mine = buildWorld(world, t.clock.now());
+    const self = new WorldFollower(mine, t.store.db, log);
+    await other.start(3_600_000);
+    await self.start(3_600_000);
+    try {
+      assert.equal(await other.check(), false, 'nothing new yet');
+      const edited = structuredClone(world) as any;
+      edited.name = 'postbook demo world, followed';
+      edited.flights.splice(edited.flights.findIndex((f: { id: string }) => f.id === 'XS951-upper'), 1);
+      write(edited);
+      t.clock.advance(2 * 86_400_000);
+      const res = await reload(await login('ada.admin'));
+      assert.equal(res.statusCode, 200, res.body);
+      const version = res.json().version as number;
+      assert.ok(version >= 1);
+
+      assert.equal(await other.check(), true);
+      assert.equal(elsewhere.name, 'postbook demo world, followed');
+      assert.equal(elsewhere.flights.has('XS951-upper'), false);
+      // The relative times were resolved at the reload's time, as in the reloading process.
+      const f = 'XS101-out';
+      assert.equal(elsewhere.flights.get(f)!.current.dep.toISO(), t.world.flights.get(f)!.current.dep.toISO());
+      assert.notEqual(elsewhere.flights.get(f)!.current.dep.toISO(), mine.flights.get(f)!.current.dep.toISO(), 'two days later than at start');
+      assert.equal(await other.check(), false, 'seen: not applied twice');
+      assert.equal(await self.check(), false, 'a process does not follow its own reload');
+      assert.equal(mine.name, 'postbook demo world');
+
+      const [row] = (await sql<{ version: string; data: unknown }>`select version, data from sandbox_world`.execute(t.store.db)).rows;
+      assert.equal(Number(row!.version), version);
+      const stored = JSON.stringify(row!.data);
+      for (const c of world.clients) assert.ok(!stored.includes(c.secret), `no secret of ${c.id} in the store's copy`);
+      const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'sandbox.world').orderBy('id', 'desc').limit(1).execute();
+      assert.equal((a!.after as { version: number }).version, version);
+    } finally {
+      other.stop();
+      self.stop();
+    }
   });
 });
 

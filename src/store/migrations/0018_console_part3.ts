@@ -4,12 +4,24 @@
 // - the console queue's counts per status, maintained by statement-level triggers on refund_orders and
 //   void_orders (one grouped upsert per statement, whatever its rows), so the queue reads a few dozen rows
 //   instead of counting every refund and void. Rows are spread over 16 slots by backend: concurrent writers on
-//   different connections do not wait on one counter row. A count is the sum of its slots.
+//   different connections do not wait on one counter row. A count is the sum of its slots;
+// - the sandbox world last reloaded from the console (src/airline/sandbox/world-share.ts): every process on the
+//   store follows its version (the data without the secrets, and the time its relative times were resolved at).
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     alter table sandbox_refunds add column withdrawn_at timestamptz;
+
+    create table sandbox_world (
+      one boolean primary key default true check (one),
+      version bigint not null,
+      origin text not null,
+      file text not null,
+      data jsonb not null,
+      loaded_at timestamptz not null,
+      reloaded_at timestamptz not null
+    );
 
     create table console_queue_counts (
       kind text not null check (kind in ('refund', 'void')),
@@ -81,6 +93,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     drop trigger refund_orders_counted_insert on refund_orders;
     drop function console_queue_counted();
     drop table console_queue_counts;
+    drop table sandbox_world;
     alter table sandbox_refunds drop column withdrawn_at;
   `.execute(db);
 }
