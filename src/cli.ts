@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, type Store } from './store/store.js';
 import { createClient, rotateSecret, seedClients, setClientStatus } from './clients/clients.js';
 import { loadWorldFile, WorldError } from './airline/sandbox/world.js';
+import { WorldFollower } from './airline/sandbox/world-share.js';
 import { DataDirLockedError } from './store/lock.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { createAirlines, shareSandboxClock, worldAtStoredTime } from './service.js';
@@ -120,15 +121,20 @@ async function runWorker(config: Config): Promise<number> {
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: null });
   let workers;
   let sandboxClock = null;
+  let worldFollower: WorldFollower | null = null;
   const { deliverer } = createWebhooks({ config, db: store.db, clock, log: logger });
   try {
     world = await worldAtStoredTime(config, clock, store, world);
     sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
+    // The console's reload of the sandbox world (on an API process) is followed here too.
+    worldFollower = config.sandbox ? new WorldFollower(world, store.db, logger) : null;
+    await worldFollower?.start();
     const airlines = createAirlines(world, store, clock);
     workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours });
     await workers.start(true); // refunds, voids and the expiry of unpaid orders (src/workers.ts)
     deliverer?.start();
   } catch (err) {
+    worldFollower?.stop();
     await store.close();
     throw err;
   }
@@ -145,6 +151,7 @@ async function runWorker(config: Config): Promise<number> {
   }, config.shutdownGraceMs + 15_000);
   force.unref();
   sandboxClock?.stop();
+  worldFollower?.stop();
   await deliverer?.stop();
   await workers.stop(); // graceful: running steps finish (up to 10 s), the rest are handed back for a retry
   await store.close();

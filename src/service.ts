@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { AirlineDirectory, type AirlineConnector } from './airline/connector.js';
 import { SandboxConnector, type SandboxBooks } from './airline/sandbox/connector.js';
 import { loadWorldFile, type World } from './airline/sandbox/world.js';
+import { WorldFollower } from './airline/sandbox/world-share.js';
 import { buildApp } from './app.js';
 import { seedClients } from './clients/clients.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
@@ -82,6 +83,9 @@ export interface ServiceParts {
 export async function assembleService(parts: ServiceParts): Promise<Service> {
   const { config, clock, world, store, logger: log } = parts;
   const sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
+  // Another process's reload of the sandbox world is followed here (PostgreSQL: several processes on one store).
+  const worldFollower = config.sandbox && store.kind === 'postgres' ? new WorldFollower(world, store.db, log) : null;
+  await worldFollower?.start();
   await seedClients(
     store.db,
     world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })),
@@ -123,12 +127,14 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       async close() {
         await app.close();
         sandboxClock?.stop();
+        worldFollower?.stop();
         await deliverer?.stop();
         await workers.stop();
       },
     };
   } catch (err) {
     sandboxClock?.stop();
+    worldFollower?.stop();
     await deliverer?.stop();
     await workers.stop();
     throw err;

@@ -15,6 +15,11 @@ import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator } from '../src/console/operators.js';
 import { FailedLogins, WINDOW_MS } from '../src/console/throttle.js';
 import { CANCEL_REASON } from '../src/refunds/statuses.js';
+import { ConnectorError } from '../src/airline/connector.js';
+import { SandboxConnector } from '../src/airline/sandbox/connector.js';
+import { buildWorld } from '../src/airline/sandbox/world.js';
+import { WorldFollower } from '../src/airline/sandbox/world-share.js';
+import { sql } from 'kysely';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -282,7 +287,7 @@ describe('console API', () => {
     assert.equal((await get(agent, '/cases?status=rejected')).json().cases.some((x: { caseId: string }) => x.caseId === 'cc_rej'), true);
   });
 
-  test('withdraw: a refund claim not yet at the airline goes to 6 (audited); a deposit refund or one the airline holds is refused with the reason', async () => {
+  test('withdraw: a refund claim not yet at the airline goes to 6 (audited); a deposit refund, or a final one, is refused with the reason', async () => {
     await claimWorldBooking(t, 'DEMO11', DEMO);
     const claim = await call(t.app, '/refund.do', { airlinePNR: 'DEMO11', carrier: 'XS', refundRequestList: [{ lastName: 'WITHDRAW', firstName: 'WALT', refundReason: '1', segments: [seg('XS101-out')] }] }, { client: DEMO });
     assert.equal(claim.body.status, 0, String(claim.body.msg));
@@ -313,7 +318,7 @@ describe('console API', () => {
     assert.equal((await post(agent, '/refunds/0000000000/withdraw')).statusCode, 404);
   });
 
-  test('retry: a refund still at 0 gets a submission job now (audited); once the airline holds it, refused', async () => {
+  test('retry: a refund still at 0 gets a submission job now (audited); at the airline, a poll job only when none is still to run', async () => {
     const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO26', carrier: 'XS', refundRequestList: [{ lastName: 'ELSEWHERE', firstName: 'ELLIS', refundReason: '1', segments: [seg('XS101-out')] }] }, { client: DEMO });
     assert.equal(r.body.status, 0, String(r.body.msg));
     const code = String(r.body.refundCode);
@@ -323,10 +328,18 @@ describe('console API', () => {
     assert.equal(typeof ok.json().queued, 'boolean');
     const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${code}`).where('action', '=', 'refund.retry').execute();
     assert.equal(a!.operator_login, 'aga.agent');
+    assert.equal(ok.json().step, 'submission');
+    // At the airline (1) with no poll job in the queue (this app runs no workers): the retry queues one.
     await t.store.db.updateTable('refund_orders').set({ status: 1 }).where('refund_code', '=', code).execute();
+    assert.deepEqual((await get(agent, `/refunds/${code}`)).json().refund.actions.retry, { allowed: true });
+    const polled = await post(agent, `/refunds/${code}/retry`);
+    assert.equal(polled.statusCode, 200, polled.body);
+    assert.deepEqual(polled.json(), { queued: true, step: 'poll' });
+    // That poll job waits: a second retry is refused and changes nothing.
     const refused = await post(agent, `/refunds/${code}/retry`);
     assert.equal(refused.statusCode, 409);
-    assert.match(refused.json().error, /reached the airline \(status 1\)/);
+    assert.match(refused.json().error, /^cannot retry: its status poll is waiting \(due /);
+    assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('target', '=', `refund:${code}`).where('action', '=', 'refund.retry').execute()).length, 2);
   });
 
   test('redeliver a webhook event: an undelivered one is due again now (audited); a delivered one is refused', async () => {
@@ -730,5 +743,236 @@ describe('console sandbox panel: reload the world', () => {
     assert.deepEqual(await settingsOf('demo-agency'), before);
     assert.equal(t.world.flights.size, flights);
     assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('action', '=', 'sandbox.world').execute()).length, 1, 'only the successful reload is audited');
+  });
+
+  test('other processes on the store follow a reload: the world is recorded with a version, without its secrets, and built again at the same time elsewhere', async () => {
+    const log = { info: () => undefined, error: (o: object) => assert.fail(`follower error: ${JSON.stringify(o)}`) };
+    // Another process's world (the file as at start) and its follower; and a follower of this very process.
+    const elsewhere = buildWorld(world, t.clock.now());
+    const other = new WorldFollower(elsewhere, t.store.db, log, 'another-process');
+    const mine = buildWorld(world, t.clock.now());
+    const self = new WorldFollower(mine, t.store.db, log);
+    await other.start(3_600_000);
+    await self.start(3_600_000);
+    try {
+      assert.equal(await other.check(), false, 'nothing new yet');
+      const edited = structuredClone(world) as any;
+      edited.name = 'postbook demo world, followed';
+      edited.flights.splice(edited.flights.findIndex((f: { id: string }) => f.id === 'XS951-upper'), 1);
+      write(edited);
+      t.clock.advance(2 * 86_400_000);
+      const res = await reload(await login('ada.admin'));
+      assert.equal(res.statusCode, 200, res.body);
+      const version = res.json().version as number;
+      assert.ok(version >= 1);
+
+      assert.equal(await other.check(), true);
+      assert.equal(elsewhere.name, 'postbook demo world, followed');
+      assert.equal(elsewhere.flights.has('XS951-upper'), false);
+      // The relative times were resolved at the reload's time, as in the reloading process.
+      const f = 'XS101-out';
+      assert.equal(elsewhere.flights.get(f)!.current.dep.toISO(), t.world.flights.get(f)!.current.dep.toISO());
+      assert.notEqual(elsewhere.flights.get(f)!.current.dep.toISO(), mine.flights.get(f)!.current.dep.toISO(), 'two days later than at start');
+      assert.equal(await other.check(), false, 'seen: not applied twice');
+      assert.equal(await self.check(), false, 'a process does not follow its own reload');
+      assert.equal(mine.name, 'postbook demo world');
+
+      const [row] = (await sql<{ version: string; data: unknown }>`select version, data from sandbox_world`.execute(t.store.db)).rows;
+      assert.equal(Number(row!.version), version);
+      const stored = JSON.stringify(row!.data);
+      for (const c of world.clients) assert.ok(!stored.includes(c.secret), `no secret of ${c.id} in the store's copy`);
+      const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'sandbox.world').orderBy('id', 'desc').limit(1).execute();
+      assert.equal((a!.after as { version: number }).version, version);
+    } finally {
+      other.stop();
+      self.stop();
+    }
+  });
+});
+
+describe('console: retry a refund whose status poll gave up on airline errors', () => {
+  // Polls fail while `pollsFail` is set: the airline answers refundStatus with a retryable system error.
+  let pollsFail = false;
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({
+      world,
+      workers: true,
+      // One retry, one second apart: the poll job gives up within seconds.
+      env: { REFUND_POLL_SECONDS: '1', JOB_RETRY_LIMIT: '1', JOB_RETRY_DELAY_SECONDS: '1', JOB_RETRY_BACKOFF: 'false' },
+      connectors: (w, books) => {
+        const sandbox = new SandboxConnector(w, books);
+        const refundStatus = sandbox.refundStatus.bind(sandbox);
+        sandbox.refundStatus = async (carrier, code, opts) => {
+          if (pollsFail) throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
+          return refundStatus(carrier, code, opts);
+        };
+        return [sandbox];
+      },
+    });
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
+  });
+  after(() => t.close());
+
+  const waitFor = async <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  test('at 1 with its poll job failed (gave up), an agent re-queues the poll (audited) and the refund moves on to 2; while the poll waits or retries, refused', async () => {
+    const f = t.world.flights.get('XS101-out')!;
+    const seg = { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+    const f2 = t.world.flights.get('XS102-ret')!;
+    const seg2 = { depDate: f2.current.dep.toFormat('yyyyMMdd'), flightNo: f2.flightNumber, depAirport: f2.from, arrAirport: f2.to };
+    pollsFail = true;
+    const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg, seg2] }] }, { client: DEMO });
+    assert.equal(r.body.status, 0, String(r.body.msg));
+    const code = String(r.body.refundCode);
+    const statusOf = async () => (await t.store.db.selectFrom('refund_orders').select('status').where('refund_code', '=', code).executeTakeFirstOrThrow()).status;
+    await waitFor('status 1', async () => (await statusOf()) === 1);
+
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
+    const agent = { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+    const detail = async () => (await t.app.inject({ method: 'GET', url: `/console/api/refunds/${code}`, headers: { cookie: agent.cookie } })).json().refund;
+    const retry = () => t.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/retry`, headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: {} });
+
+    // The poll is still to run (waiting, retrying after the airline's error, or running): nothing to retry.
+    const early = await retry();
+    if (early.statusCode !== 409) assert.fail(`retry while the poll is live: ${early.statusCode} ${early.body}`);
+    assert.match(early.json().error, /^cannot retry: its status poll (is waiting|failed 1 time\(s\) and tries again|is running now)/);
+
+    // Two attempts (one retry), both refused by the airline: the poll job gives up, the refund stays at 1.
+    const gaveUp = await waitFor('the poll job to fail', async () => {
+      const d = await detail();
+      return d.pollJob?.state === 'failed' ? d : null;
+    });
+    assert.equal(gaveUp.status, 1);
+    assert.equal(gaveUp.pollJob.failedAttempts, 1, 'the first attempt and its one retry');
+    assert.match(gaveUp.pollJob.lastError, /airline system answered with an error/);
+    assert.deepEqual(gaveUp.actions.retry, { allowed: true });
+    assert.equal(await statusOf(), 1, 'nobody looks at the airline any more');
+
+    // The airline answers again, and meanwhile it has refunded (past twice its processing time).
+    pollsFail = false;
+    t.clock.advance(60_000);
+    const ok = await retry();
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.deepEqual(ok.json(), { queued: true, step: 'poll' });
+    await waitFor('status 2 after the retried poll', async () => (await statusOf()) === 2);
+    const history = await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status']).where('refund_code', '=', code).orderBy('id').execute();
+    assert.deepEqual(history.map((h) => [h.from_status, h.to_status]), [[null, 0], [0, 1], [1, 3], [3, 2]]);
+    const audits = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${code}`).where('action', '=', 'refund.retry').execute();
+    assert.equal(audits.length, 1, 'the refused retry left no audit row');
+    assert.equal(audits[0]!.operator_login, 'aga.agent');
+    assert.deepEqual(audits[0]!.before, { status: 1, pollJob: { state: 'failed', failedAttempts: 1 } });
+    assert.deepEqual(audits[0]!.after, { status: 1, pollQueued: true });
+    // Final now: nothing to retry.
+    assert.match((await retry()).json().error, /final \(status 2\)/);
+  });
+});
+
+describe('console: withdraw a refund claim the airline holds (status 1 → 6, docs/architecture.md "Refund lifecycle")', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world });
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
+  });
+  after(() => t.close());
+
+  const seg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  /** A refund claim of a world booking, submitted to the sandbox airline by the lifecycle: status 1. */
+  const claimAtAirline = async (pnr: string, lastName: string, firstName: string, flightId: string) => {
+    await claimWorldBooking(t, pnr, DEMO);
+    const r = await call(t.app, '/refund.do', { airlinePNR: pnr, carrier: 'XS', refundRequestList: [{ lastName, firstName, refundReason: '1', segments: [seg(flightId)] }] }, { client: DEMO });
+    assert.equal(r.body.status, 0, String(r.body.msg));
+    const code = String(r.body.refundCode);
+    await t.workers.lifecycle.submitBatch([code]);
+    return code;
+  };
+  const statusOf = async (code: string) => (await t.store.db.selectFrom('refund_orders').select(['status', 'cancel_reason']).where('refund_code', '=', code).executeTakeFirstOrThrow());
+  const session = async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
+    return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+  };
+  const withdraw = (s: { cookie: string; csrf: string }, code: string) =>
+    t.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/withdraw`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: {} });
+
+  test('while the airline processes it: withdrawn at the airline first, then 6 here (audited; the client sees 6 and its cancelReason); the tickets are free again', async () => {
+    const code = await claimAtAirline('DEMO02', 'CHANGE', 'CARL', 'XS201-changed');
+    assert.equal((await statusOf(code)).status, 1);
+    const agent = await session();
+    const detail = (await t.app.inject({ method: 'GET', url: `/console/api/refunds/${code}`, headers: { cookie: agent.cookie } })).json().refund;
+    assert.deepEqual(detail.actions.withdraw, { allowed: true });
+
+    const ok = await withdraw(agent, code);
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.deepEqual(ok.json(), { ok: true, atAirline: true });
+    assert.deepEqual(await statusOf(code), { status: 6, cancel_reason: CANCEL_REASON.USER_CANCELLED });
+    const airline = await t.store.db.selectFrom('sandbox_refunds').select('withdrawn_at').where('refund_code', '=', code).executeTakeFirstOrThrow();
+    assert.ok(airline.withdrawn_at, 'the airline recorded the withdrawal');
+    const q = await call(t.app, '/queryRefundOrders.do', { refundCode: code }, { client: DEMO });
+    assert.equal((q.body as any).refundOrders[0].refundStatus, 6);
+    const history = await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status', 'cause']).where('refund_code', '=', code).orderBy('id').execute();
+    assert.deepEqual(history.at(-1), { from_status: 1, to_status: 6, cause: 'withdrawn in the console by aga.agent; withdrawn at the airline' });
+    const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${code}`).execute();
+    assert.equal(a!.action, 'refund.withdraw');
+    assert.deepEqual(a!.before, { status: 1, cancelReason: null });
+    assert.deepEqual(a!.after, { status: 6, cancelReason: CANCEL_REASON.USER_CANCELLED, atAirline: true });
+    // The poll that follows finds nothing to do (6 is final), and the ticket may be refunded again.
+    await t.workers.lifecycle.pollStep(code);
+    assert.equal((await statusOf(code)).status, 6);
+    const again = await call(t.app, '/refund.do', { airlinePNR: 'DEMO02', carrier: 'XS', refundRequestList: [{ lastName: 'CHANGE', firstName: 'CARL', refundReason: '1', segments: [seg('XS201-changed')] }] }, { client: DEMO });
+    assert.equal(again.body.status, 0, String(again.body.msg));
+  });
+
+  test('once the airline accepted it, the airline refuses: 409 with its reason, the refund stays at 1, nothing audited; the poll then moves it on', async () => {
+    const code = await claimAtAirline('DEMO07', 'YEN', 'JUN', 'XS501-jpy');
+    t.clock.advance(25_000); // past the airline's processing time (20 s): accepted, the money on its way
+    const agent = await session();
+    const refused = await withdraw(agent, code);
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.json().error, /^the airline refused the withdrawal, nothing changed: sandbox airline XS refuses to withdraw refund \d+: it accepted the refund and the money is on its way$/);
+    assert.equal((await statusOf(code)).status, 1);
+    assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('target', '=', `refund:${code}`).execute()).length, 0);
+    t.clock.advance(20_000);
+    await t.workers.lifecycle.pollStep(code);
+    assert.equal((await statusOf(code)).status, 5, 'refunded to the card: fulfilment done');
+    assert.match((await withdraw(agent, code)).json().error, /final \(status 5\)/);
+  });
+
+  test('a deposit refund at 1 cannot be withdrawn (its path has no 6), and an airline connection without withdrawal leaves a claim at 1 as it is', async () => {
+    const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg('XS101-out'), seg('XS102-ret')] }] }, { client: DEMO });
+    const code = String(r.body.refundCode);
+    await t.workers.lifecycle.submitBatch([code]);
+    const agent = await session();
+    assert.match((await withdraw(agent, code)).json().error, /only refund claims and pass-through virtual card refunds/);
+
+    const other = await makeTestApp({
+      world,
+      store: t.store,
+      // An airline connection without withdrawRefund (as a real one may be).
+      connectors: (w, books) => [new Proxy(new SandboxConnector(w, books), { get: (target, prop) => (prop === 'withdrawRefund' ? undefined : Reflect.get(target, prop, target)) })],
+    });
+    try {
+      const claim = (await t.store.db.selectFrom('refund_orders').select('refund_code').where('path', '=', 'card').where('status', '=', 6).executeTakeFirstOrThrow()).refund_code;
+      await t.store.db.updateTable('refund_orders').set({ status: 1 }).where('refund_code', '=', claim).execute();
+      const res = await other.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
+      const s = { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+      const d = (await other.app.inject({ method: 'GET', url: `/console/api/refunds/${claim}`, headers: { cookie: s.cookie } })).json().refund;
+      assert.deepEqual(d.actions.withdraw, { allowed: false, why: 'the airline holds this refund (status 1) and its connection offers no withdrawal' });
+      const refused = await other.app.inject({ method: 'POST', url: `/console/api/refunds/${claim}/withdraw`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: {} });
+      assert.equal(refused.statusCode, 409);
+      assert.equal((await statusOf(claim)).status, 1);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -81,7 +81,14 @@ export function prefetchPages(): void {
   });
 }
 
-/** Fetches the chart library's chunk when the browser is idle (after login: only operators see charts). */
+/** Fetches the chart library's chunk when the browser is idle (after login: only operators see charts) and warms it. */
 export function prefetchCharts(): void {
-  whenIdle(() => void prefetchers.get(charts)?.().catch(() => undefined));
+  // The chunk, then (idle again) one drawing off the page: the chart library's first run is paid here.
+  whenIdle(() =>
+    void prefetchers
+      .get(charts)?.()
+      .then(() => charts())
+      .then((m) => whenIdle(() => m.warmCharts()))
+      .catch(() => undefined),
+  );
 }

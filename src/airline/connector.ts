@@ -151,6 +151,12 @@ export interface AirlineRefundReceipt {
   duplicate: boolean;
 }
 
+/** The airline's answer to a withdrawal: withdrawn now, or already before (a resent withdrawal, or its own). */
+export interface AirlineRefundWithdrawal {
+  already: boolean;
+  cancelReason: string;
+}
+
 /** The airline's view of a submitted refund. */
 export type AirlineRefundState =
   | { state: 'processing' }
@@ -209,6 +215,14 @@ export interface AirlineConnector {
   submitRefunds?(carrier: string, submissions: readonly AirlineRefundSubmission[], opts: CallOptions): Promise<Array<AirlineRefundReceipt | Error>>;
   /** Where a submitted refund stands. Throws ConnectorError; an unknown refundCode is a non-retryable 'rejected' error. */
   refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState>;
+  /**
+   * Optional: withdraws a submitted refund the airline is still processing (a refund claim or pass-through
+   * virtual card refund the user no longer wants: status 6); idempotent on `refundCode` (a refund withdrawn
+   * already answers `already: true`). From then on refundStatus answers 'withdrawn'. Throws ConnectorError:
+   * not retryable when the airline refuses (it decided already: rejected, accepted or refunded; an unknown
+   * refundCode), retryable when it could not answer. Without it, a refund the airline holds cannot be withdrawn.
+   */
+  withdrawRefund?(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundWithdrawal>;
   /**
    * Optional (the void path, docs/voids.md): voids a whole ticketed booking on the day of issue; idempotent on
    * `voidCode`. Throws ConnectorError: not retryable when the airline refuses the void for good (past its

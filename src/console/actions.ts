@@ -3,9 +3,11 @@
 // normal lifecycle; reject with a spec 2.11 cancelReason), withdraw a refund claim (status 6), retry a refund
 // stuck before the airline, redeliver a webhook event (the CLI's retry, src/webhooks/admin.ts).
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { ConnectorError } from '../airline/connector.js';
+import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
-import type { RefundDeps } from '../refunds/deps.js';
+import type { RefundDeps, RefundJobState } from '../refunds/deps.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import { submitApprovedCase, type ConsoleCaseRequest } from '../refunds/submit.js';
 import { retryEvents } from '../webhooks/admin.js';
@@ -16,7 +18,8 @@ import { allowedRefundActions } from './rules.js';
 /** A refusal of a console action: HTTP status and a message the operator can act on. */
 export class ActionRefused extends Error {
   constructor(
-    readonly httpStatus: 404 | 409,
+    /** 404 not found, 409 refused by the state (or by the airline), 502 the airline did not answer. */
+    readonly httpStatus: 404 | 409 | 502,
     message: string,
   ) {
     super(message);
@@ -79,42 +82,97 @@ async function lockRefund(trx: Transaction<Database>, refundCode: string) {
   return r;
 }
 
-/** 0 → 6 for a refund claim or pass-through virtual card refund the airline does not hold yet. */
-export async function withdrawRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<void> {
+/** Whether the refund's airline connection can withdraw a refund the airline holds. */
+export function airlineCanWithdraw(refunds: RefundDeps, carrier: string): boolean {
+  return typeof refunds.airlines.forCarrier(carrier)?.withdrawRefund === 'function';
+}
+
+/**
+ * → 6 for a refund claim or pass-through virtual card refund. At 0 the airline does not hold it: withdrawn here.
+ * At 1 the airline is asked first (outside any transaction; idempotent on the refundCode) and the refund moves
+ * 1 → 6 only once it agreed; a refusal (it decided already) or no answer changes nothing. Should this process
+ * stop between the airline's yes and the move, the refund's poll finds it withdrawn at the airline and moves it.
+ */
+export async function withdrawRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ atAirline: boolean }> {
+  const found = await deps.db
+    .selectFrom('refund_orders')
+    .innerJoin('orders', 'orders.order_no', 'refund_orders.order_no')
+    .select(['refund_orders.status', 'refund_orders.path', 'orders.carrier'])
+    .where('refund_orders.refund_code', '=', refundCode)
+    .executeTakeFirst();
+  if (!found) throw new ActionRefused(404, `no refund ${refundCode}`);
+  const canWithdraw = airlineCanWithdraw(deps.refunds, found.carrier);
+  const first = allowedRefundActions({ ...found, airlineCanWithdraw: canWithdraw }).withdraw;
+  if (!first.allowed) throw new ActionRefused(409, `cannot withdraw: ${first.why}`);
+  let cancelReason: string = CANCEL_REASON.USER_CANCELLED;
+  const atAirline = found.status === RS.AIRLINE_PROCESSING;
+  if (atAirline) {
+    const connector = deps.refunds.airlines.forCarrier(found.carrier)!;
+    try {
+      const answer = await connector.withdrawRefund!(found.carrier, refundCode, { signal: AbortSignal.timeout(AIRLINE_TIMEOUT_MS) });
+      cancelReason = answer.cancelReason;
+    } catch (err) {
+      if (err instanceof ConnectorError && !err.retryable) throw new ActionRefused(409, `the airline refused the withdrawal, nothing changed: ${err.message}`);
+      if (err instanceof ConnectorError) throw new ActionRefused(502, `the airline did not answer the withdrawal (${err.message}); nothing changed, try again`);
+      throw err;
+    }
+  }
   await deps.db.transaction().execute(async (trx) => {
     const r = await lockRefund(trx, refundCode);
-    const allowed = allowedRefundActions(r).withdraw;
-    if (!allowed.allowed) throw new ActionRefused(409, `cannot withdraw: ${allowed.why}`);
+    const before = { status: r.status, cancelReason: r.cancel_reason };
+    if (atAirline && r.status === RS.WITHDRAWN) {
+      // The poll saw the airline's withdrawal first and moved the refund: only the operator's request is left to record.
+      await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, { status: RS.AIRLINE_PROCESSING, cancelReason: null }, { status: RS.WITHDRAWN, cancelReason: r.cancel_reason, atAirline: true });
+      return;
+    }
+    if (r.status !== found.status) throw new ActionRefused(409, `cannot withdraw: the refund moved to status ${r.status} meanwhile${atAirline ? ' (the airline agreed to withdraw it; its poll will settle it)' : ''}`);
     const now = deps.refunds.clock.now();
     await trx
       .updateTable('refund_orders')
-      .set({ status: RS.WITHDRAWN, cancel_reason: CANCEL_REASON.USER_CANCELLED, updated_at: now })
+      .set({ status: RS.WITHDRAWN, cancel_reason: cancelReason, updated_at: now })
       .where('refund_code', '=', refundCode)
-      .where('status', '=', RS.PROCESSING)
+      .where('status', '=', r.status)
       .execute();
     await trx
       .insertInto('refund_status_history')
-      .values({ refund_code: refundCode, from_status: r.status, to_status: RS.WITHDRAWN, at: now, cause: `withdrawn in the console by ${operator.login}` })
+      .values({ refund_code: refundCode, from_status: r.status, to_status: RS.WITHDRAWN, at: now, cause: `withdrawn in the console by ${operator.login}${atAirline ? '; withdrawn at the airline' : ''}` })
       .execute();
     // As a rejected or withdrawn refund does in the lifecycle: its tickets are free for a new request.
     await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
-    await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, { status: r.status, cancelReason: r.cancel_reason }, { status: RS.WITHDRAWN, cancelReason: CANCEL_REASON.USER_CANCELLED });
+    await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, before, { status: RS.WITHDRAWN, cancelReason, ...(atAirline ? { atAirline: true } : {}) });
   });
+  return { atAirline };
 }
 
-/** A refund still at 0 (its submission failing, or its job gone after the retries): one more submission now. */
-export async function retryRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ queued: boolean }> {
-  let queued = false;
-  await deps.db.transaction().execute(async (trx) => {
+/** The refund's newest status poll job (src/refunds/lifecycle.ts), read on `db` (a transaction or not). */
+export async function pollJobOf(db: Kysely<Database> | Transaction<Database>, refunds: RefundDeps, refundCode: string): Promise<RefundJobState | null> {
+  const { rows } = await sql<RefundJobState>`${refunds.scheduler.pollJobStateSql(refundCode)}`.execute(db);
+  return rows[0] ?? null;
+}
+
+/**
+ * Retry a refund stuck on airline errors. At 0 (its submission failing, or its job gone after the retries): one
+ * more submission now. At 1 or 3 whose status poll gave up (./rules.ts): a poll job due now, the lifecycle's own
+ * (RefundScheduler.pollJobSql), which moves the refund on as the airline answers.
+ */
+export async function retryRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ queued: boolean; step: 'submission' | 'poll' }> {
+  const done = await deps.db.transaction().execute(async (trx) => {
     const r = await lockRefund(trx, refundCode);
-    const allowed = allowedRefundActions(r).retry;
+    const atAirline = r.status === RS.AIRLINE_PROCESSING || r.status === RS.AIRLINE_REFUNDING;
+    const pollJob = atAirline ? await pollJobOf(trx, deps.refunds, refundCode) : null;
+    const allowed = allowedRefundActions({ ...r, pollJob }).retry;
     if (!allowed.allowed) throw new ActionRefused(409, `cannot retry: ${allowed.why}`);
-    const { rows } = await sql<{ n: number | string }>`with job as (${deps.refunds.scheduler.submissionJobSql(refundCode)}) select count(*) as n from job`.execute(trx);
-    queued = Number(rows[0]?.n ?? 0) > 0;
-    await audit(trx, operator, 'refund.retry', `refund:${refundCode}`, { status: r.status }, { status: r.status, submissionQueued: queued });
+    const step = atAirline ? ('poll' as const) : ('submission' as const);
+    const job = atAirline ? deps.refunds.scheduler.pollJobSql(refundCode) : deps.refunds.scheduler.submissionJobSql(refundCode);
+    const { rows } = await sql<{ n: number | string }>`with job as (${job}) select count(*) as n from job`.execute(trx);
+    const queued = Number(rows[0]?.n ?? 0) > 0;
+    const before = atAirline ? { status: r.status, pollJob: pollJob ? { state: pollJob.state, failedAttempts: pollJob.retry_count } : null } : { status: r.status };
+    await audit(trx, operator, 'refund.retry', `refund:${refundCode}`, before, atAirline ? { status: r.status, pollQueued: queued } : { status: r.status, submissionQueued: queued });
+    return { queued, step };
   });
-  deps.refunds.scheduler.submitted();
-  return { queued };
+  if (done.step === 'poll') deps.refunds.scheduler.polled();
+  else deps.refunds.scheduler.submitted();
+  return done;
 }
 
 /** A webhook event sent again now (failed or pending ones; a delivered event is not). */

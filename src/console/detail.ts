@@ -1,7 +1,9 @@
 // One refund (or void) as the console shows it: the order, its passengers, segments and tickets, the quote
 // stored with the refund, the status timeline, what the airline answered, the webhook deliveries, the audit
 // entries and the actions its state allows. Passenger documents, contact details and card data are not read.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { RefundJobState, RefundScheduler } from '../refunds/deps.js';
+import { REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import type { Database } from '../store/schema.js';
 import { loadContextForCaller, type OrderContext } from '../refunds/context.js';
 import type { PricedQuote } from '../refunds/pricing.js';
@@ -69,7 +71,15 @@ export interface RefundDetail {
   webhooks: WebhookDelivery[];
   audit: AuditEntry[];
   consoleCase: { caseId: string; decidedBy: string | null; decidedAt: string | null } | null;
+  /** At 1 or 3: the newest status poll job (failedAttempts of 1 + retryLimit; lastError: its last failure), or null. */
+  pollJob: { state: string; failedAttempts: number; retryLimit: number; due: string; lastError: string | null } | null;
   actions: AllowedActions;
+}
+
+/** The message of a job's last failure as pg-boss keeps it (`{ message }`), or null. */
+function lastErrorOf(job: RefundJobState): string | null {
+  const out = job.output as { message?: unknown } | null;
+  return out && typeof out.message === 'string' ? out.message.slice(0, 300) : null;
 }
 
 export function orderView(ctx: OrderContext): OrderView {
@@ -119,10 +129,12 @@ export async function webhookDeliveries(db: Kysely<Database>, subject: string): 
   }));
 }
 
-export async function refundDetail(db: Kysely<Database>, refundCode: string, pricing: { airlines: AirlineDirectory; rates: Rates }): Promise<RefundDetail | null> {
+export async function refundDetail(db: Kysely<Database>, refundCode: string, deps: { airlines: AirlineDirectory; rates: Rates; scheduler: RefundScheduler }): Promise<RefundDetail | null> {
+  const pricing = { airlines: deps.airlines, rates: deps.rates };
   const r = await db.selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirst();
   if (!r) return null;
-  const [history, tickets, found, webhooks, audit, consoleCase, offer] = await Promise.all([
+  const atAirline = r.status === RS.AIRLINE_PROCESSING || r.status === RS.AIRLINE_REFUNDING;
+  const [history, tickets, found, webhooks, audit, consoleCase, offer, pollJob] = await Promise.all([
     db.selectFrom('refund_status_history').select(['from_status', 'to_status', 'at', 'cause']).where('refund_code', '=', refundCode).orderBy('id').execute(),
     db.selectFrom('refund_tickets').select('ticket_no').where('refund_code', '=', refundCode).orderBy('ticket_no').execute(),
     loadContextForCaller(db, r.client_id, { orderNo: r.order_no }),
@@ -130,6 +142,7 @@ export async function refundDetail(db: Kysely<Database>, refundCode: string, pri
     auditOf(db, { target: `refund:${refundCode}`, limit: 100 }),
     db.selectFrom('console_cases').select(['case_id', 'decided_by', 'decided_at']).where('refund_code', '=', refundCode).executeTakeFirst(),
     db.selectFrom('refund_offers').select('created_at').where('offer_id', '=', r.offer_id).executeTakeFirst(),
+    atAirline ? sql<RefundJobState>`${deps.scheduler.pollJobStateSql(refundCode)}`.execute(db).then((x) => x.rows[0] ?? null) : null,
   ]);
   const quotedAt = new Date(offer?.created_at ?? r.created_at);
   const quote = r.details as PricedQuote;
@@ -165,7 +178,8 @@ export async function refundDetail(db: Kysely<Database>, refundCode: string, pri
     consoleCase: consoleCase
       ? { caseId: consoleCase.case_id, decidedBy: consoleCase.decided_by, decidedAt: consoleCase.decided_at ? new Date(consoleCase.decided_at).toISOString() : null }
       : null,
-    actions: allowedRefundActions({ status: r.status, path: r.path }),
+    pollJob: pollJob ? { state: pollJob.state, failedAttempts: pollJob.retry_count, retryLimit: pollJob.retry_limit, due: new Date(pollJob.start_after).toISOString(), lastError: lastErrorOf(pollJob) } : null,
+    actions: allowedRefundActions({ status: r.status, path: r.path, pollJob, airlineCanWithdraw: found.kind === 'order' && typeof deps.airlines.forCarrier(found.ctx.order.carrier)?.withdrawRefund === 'function' }),
   };
 }
 

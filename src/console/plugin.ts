@@ -267,7 +267,7 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     });
 
     authed.get('/refunds/:code', { schema: { ...hidden, params: CodeParams } }, async (request, reply) => {
-      const d = await refundDetail(db, (request.params as { code: string }).code, { airlines: deps.refunds.airlines, rates: deps.refunds.rates });
+      const d = await refundDetail(db, (request.params as { code: string }).code, { airlines: deps.refunds.airlines, rates: deps.refunds.rates, scheduler: deps.refunds.scheduler });
       if (!d) return reply.code(404).send({ error: 'no such refund' });
       return { refund: d };
     });
@@ -334,8 +334,8 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       return { ok: true };
     });
     authed.post('/refunds/:code/withdraw', { schema: { ...hidden, params: CodeParams }, config: agent }, async (request) => {
-      await withdrawRefund(actionDeps, operatorOf(request), (request.params as { code: string }).code);
-      return { ok: true };
+      const { atAirline } = await withdrawRefund(actionDeps, operatorOf(request), (request.params as { code: string }).code);
+      return { ok: true, atAirline };
     });
     authed.post('/refunds/:code/retry', { schema: { ...hidden, params: CodeParams }, config: agent }, async (request) =>
       retryRefund(actionDeps, operatorOf(request), (request.params as { code: string }).code),

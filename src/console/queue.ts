@@ -55,8 +55,8 @@ export interface QueueEnv {
   submitTargetMinutes: number;
 }
 
-/** The union of refunds and voids with every column a filter or sort reads, the SLA flags computed. */
-function unionSql(env: QueueEnv): RawBuilder<unknown> {
+/** Refunds (and, below, voids) with every column a filter or sort reads, the SLA flags computed. */
+function refundsSql(env: QueueEnv): RawBuilder<unknown> {
   const today = DateTime.fromJSDate(env.now, { zone: 'UTC' }).toFormat('yyyyMMdd');
   const submitBy = new Date(env.now.getTime() - env.submitTargetMinutes * 60_000);
   return sql`
@@ -66,13 +66,47 @@ function unionSql(env: QueueEnv): RawBuilder<unknown> {
       (r.status in (0, 1) and ${today}::text > coalesce(r.details->>'expectedConfirmationDate', '99999999')) as confirmation_late,
       (r.status in (0, 1, 3) and ${today}::text > coalesce(r.details->>'expectedRefundDate', '99999999')) as refund_late,
       (r.status = 0 and r.created_at < ${submitBy}::timestamptz) as not_submitted
-    from refund_orders r join orders o on o.order_no = r.order_no
-    union all
-    select 'void', v.void_code, v.client_id, v.order_no, o.carrier, o.payment_method, '4', v.status, v.path,
-      v.currency, v.void_amount_minor, v.actual_refund_minor, v.created_at, v.updated_at,
-      null, null, v.cancel_reason,
-      false, false, (v.status = 0 and v.created_at < ${submitBy}::timestamptz)
+    from refund_orders r join orders o on o.order_no = r.order_no`;
+}
+
+function voidsSql(env: QueueEnv): RawBuilder<unknown> {
+  const submitBy = new Date(env.now.getTime() - env.submitTargetMinutes * 60_000);
+  return sql`
+    select 'void' as kind, v.void_code as code, v.client_id, v.order_no, o.carrier, o.payment_method, '4' as reason, v.status, v.path,
+      v.currency, v.void_amount_minor as amount_minor, v.actual_refund_minor as actual_minor, v.created_at, v.updated_at,
+      null as expected_confirmation, null as expected_refund, v.cancel_reason,
+      false as confirmation_late, false as refund_late, (v.status = 0 and v.created_at < ${submitBy}::timestamptz) as not_submitted
     from void_orders v join orders o on o.order_no = v.order_no`;
+}
+
+type Counted = { kind: 'refund' | 'void'; status: number; n: number | string };
+
+/**
+ * The counts per kind and status under the filter (the status filter aside: the counts show every status).
+ * Without other filters than the kind: the maintained counts (console_queue_counts, migration 0018), a few
+ * dozen rows whatever the number of refunds. With filters on the refund's own columns (client, reason, age):
+ * counted on refund_orders and void_orders alone (client: an index of its own). Only the airline, the payment
+ * method and the SLA badges, which need the order or the refund's dates, count the joined rows.
+ */
+function countsSql(f: QueueFilter, env: QueueEnv, union: RawBuilder<unknown>): RawBuilder<Counted> {
+  const kinds = f.kind ? [f.kind] : (['refund', 'void'] as const);
+  if (!f.airline && !f.payment && !f.late) {
+    if (!f.client && !f.reason && f.minAgeHours === undefined) {
+      return sql<Counted>`
+        select kind, status, sum(n) as n from console_queue_counts where kind in (${sql.join(kinds.map((k) => sql`${k}`))})
+        group by kind, status having sum(n) <> 0`;
+    }
+    const own = (table: 'refund_orders' | 'void_orders', reason: RawBuilder<unknown>) => {
+      const c: RawBuilder<unknown>[] = [sql`true`];
+      if (f.client) c.push(sql`client_id = ${f.client}`);
+      if (f.reason) c.push(sql`${reason} = ${f.reason}`);
+      if (f.minAgeHours !== undefined) c.push(sql`created_at <= ${new Date(env.now.getTime() - f.minAgeHours * 3_600_000)}::timestamptz`);
+      return sql`select status, count(*) as n from ${sql.table(table)} where ${sql.join(c, sql` and `)} group by status`;
+    };
+    const parts = kinds.map((k) => (k === 'refund' ? sql`select 'refund' as kind, x.* from (${own('refund_orders', sql`reason`)}) x` : sql`select 'void' as kind, y.* from (${own('void_orders', sql`'4'`)}) y`));
+    return sql<Counted>`${sql.join(parts, sql` union all `)}`;
+  }
+  return sql<Counted>`select q.kind, q.status, count(*) as n from (${union}) q where ${conditions(f, env, false)} group by q.kind, q.status`;
 }
 
 function conditions(f: QueueFilter, env: QueueEnv, withStatus: boolean): RawBuilder<unknown> {
@@ -114,16 +148,18 @@ interface Row {
 }
 
 export async function refundQueue(db: Kysely<Database>, f: QueueFilter, env: QueueEnv): Promise<QueueAnswer> {
-  const union = unionSql(env);
+  const union = sql`${refundsSql(env)} union all ${voidsSql(env)}`;
   const column = sql.raw(SORT_COLUMN[f.sort ?? 'created']);
   const dir = sql.raw(f.dir === 'asc' ? 'asc' : 'desc');
   const limit = Math.min(Math.max(f.limit ?? 50, 1), 200);
   const offset = Math.max(f.offset ?? 0, 0);
+  // Each branch sorted and cut to the page's end on its own (an index scan when sorted by a date), then merged.
+  const order = sql`order by q.${column} ${dir}, q.code ${dir}`;
+  const branch = (b: RawBuilder<unknown>) => sql`(select * from (${b}) q where ${conditions(f, env, true)} ${order} limit ${offset + limit})`;
   const { rows } = await sql<Row>`
-    select * from (${union}) q where ${conditions(f, env, true)}
-    order by q.${column} ${dir}, q.code ${dir} limit ${limit} offset ${offset}`.execute(db);
-  const { rows: counted } = await sql<{ kind: 'refund' | 'void'; status: number; n: number | string }>`
-    select q.kind, q.status, count(*) as n from (${union}) q where ${conditions(f, env, false)} group by q.kind, q.status`.execute(db);
+    select * from (${branch(refundsSql(env))} union all ${branch(voidsSql(env))}) q
+    ${order} limit ${limit} offset ${offset}`.execute(db);
+  const { rows: counted } = await countsSql(f, env, union).execute(db);
   const counts: QueueAnswer['counts'] = { refund: {}, void: {} };
   let total = 0;
   for (const c of counted) {

@@ -1,6 +1,7 @@
 // Which console actions a refund's state allows (docs/console.md "Actions"; the lifecycle: docs/architecture.md
 // "Refund lifecycle"). Each answer is either allowed or the reason it is not, shown in the console and sent
 // as the refusal of the API call.
+import type { RefundJobState } from '../refunds/deps.js';
 import { REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 
 export type Allowed = { allowed: true } | { allowed: false; why: string };
@@ -9,18 +10,54 @@ export interface AllowedActions {
   retry: Allowed;
 }
 
+/** What the rules read: the refund's status and path, and for a refund the airline holds its newest poll job. */
+export interface RefundState {
+  status: number;
+  path: string;
+  /** The refund's newest status poll job in the job queue (null: none there, never polled or archived). */
+  pollJob?: Pick<RefundJobState, 'state' | 'retry_count' | 'retry_limit' | 'start_after'> | null;
+  /** The airline's connector can withdraw a refund it holds (AirlineConnector.withdrawRefund). */
+  airlineCanWithdraw?: boolean;
+}
+
 const FINAL = new Set<number>([RS.REFUNDED, RS.REJECTED, RS.FULFILLED, RS.WITHDRAWN]);
 
-export function allowedRefundActions(r: { status: number; path: string }): AllowedActions {
+/**
+ * Retry at 1 or 3 re-queues the status poll, and only when no poll job is still to run: a waiting, retrying or
+ * running poll job would do the same look anyway (and a second one would only race it). A poll job that
+ * failed (gave up after its retries: the airline kept erring), completed without a successor, or is gone from
+ * the queue leaves the refund without anyone looking: that is when an agent retries.
+ */
+function pollRetry(job: RefundState['pollJob']): Allowed {
+  if (job === undefined) return { allowed: false, why: 'the state of its status poll is not known' };
+  if (job === null) return { allowed: true };
+  const at = new Date(job.start_after).toISOString();
+  switch (job.state) {
+    case 'created':
+      return { allowed: false, why: `its status poll is waiting (due ${at}); nothing to retry` };
+    case 'retry':
+      return { allowed: false, why: `its status poll failed ${job.retry_count} time(s) and tries again at ${at} (${job.retry_limit} retries in all); retry once it gives up` };
+    case 'active':
+      return { allowed: false, why: 'its status poll is running now; nothing to retry' };
+    default:
+      return { allowed: true };
+  }
+}
+
+export function allowedRefundActions(r: RefundState): AllowedActions {
   const final = FINAL.has(r.status) ? `the refund is final (status ${r.status})` : null;
   let withdraw: Allowed;
   if (final) withdraw = { allowed: false, why: final };
   else if (r.path !== 'card') withdraw = { allowed: false, why: 'only refund claims and pass-through virtual card refunds can be withdrawn (status 6, spec 3.1); this one is paid by deposit' };
-  else if (r.status !== RS.PROCESSING) withdraw = { allowed: false, why: `the airline already holds this refund (status ${r.status}); withdrawing it there is not possible from the console` };
-  else withdraw = { allowed: true };
+  else if (r.status === RS.PROCESSING) withdraw = { allowed: true };
+  // 1 → 6 (docs/architecture.md): asked of the airline first; it refuses once it decided (rejected, accepted, refunded).
+  else if (r.status === RS.AIRLINE_PROCESSING && r.airlineCanWithdraw) withdraw = { allowed: true };
+  else if (r.status === RS.AIRLINE_PROCESSING) withdraw = { allowed: false, why: 'the airline holds this refund (status 1) and its connection offers no withdrawal' };
+  else withdraw = { allowed: false, why: `status ${r.status} cannot be withdrawn` };
   let retry: Allowed;
   if (final) retry = { allowed: false, why: final };
-  else if (r.status !== RS.PROCESSING) retry = { allowed: false, why: `the refund reached the airline (status ${r.status}); only a refund not yet submitted (status 0) can be retried` };
-  else retry = { allowed: true };
+  else if (r.status === RS.PROCESSING) retry = { allowed: true };
+  else if (r.status === RS.AIRLINE_PROCESSING || r.status === RS.AIRLINE_REFUNDING) retry = pollRetry(r.pollJob);
+  else retry = { allowed: false, why: `status ${r.status} has nothing to retry` };
   return { withdraw, retry };
 }

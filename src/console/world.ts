@@ -2,10 +2,12 @@
 // the service clock's time and does what the server does at start and `postbook world load` does: writes its
 // clients (name, secret, settings), its booked orders and its clients' webhooks into the store. This process's
 // sandbox airline then serves the file's airlines, flights and bookings (the world object is replaced in place,
-// so the connector and the seat map viewer see it). A file that does not load changes nothing: it is read and
+// so the connector and the seat map viewer see it), and so do the other processes on the store within a second
+// (the world is recorded with a new version: src/airline/sandbox/world-share.ts). A file that does not load changes nothing: it is read and
 // checked whole (schema, references, webhook URLs) before anything is written, and the answer says why.
 import type { Kysely } from 'kysely';
 import { loadWorldFile, WorldError, type World } from '../airline/sandbox/world.js';
+import { recordWorldReload } from '../airline/sandbox/world-share.js';
 import { seedClients } from '../clients/clients.js';
 import { seedBookedOrders } from '../orders/seed.js';
 import type { Database } from '../store/schema.js';
@@ -38,7 +40,7 @@ export function worldSummary(w: World): WorldSummary {
   return { name: w.name, file: w.file, airlines: w.airlines.size, flights: w.flights.size, bookings: w.bookings.size, clients: w.clients.length };
 }
 
-export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Promise<WorldSummary & { ordersCreated: number }> {
+export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Promise<WorldSummary & { ordersCreated: number; version: number }> {
   const now = deps.now();
   let fresh: World;
   try {
@@ -63,7 +65,9 @@ export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Pr
     throw err;
   }
   Object.assign(deps.world, fresh);
+  // Every other process on the store follows (src/airline/sandbox/world-share.ts).
+  const version = await recordWorldReload(deps.db, fresh, now);
   const after = worldSummary(deps.world);
-  await audit(deps.db, operator, 'sandbox.world', 'sandbox:world', before, { ...after, ordersCreated });
-  return { ...after, ordersCreated };
+  await audit(deps.db, operator, 'sandbox.world', 'sandbox:world', before, { ...after, ordersCreated, version });
+  return { ...after, ordersCreated, version };
 }

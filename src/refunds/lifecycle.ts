@@ -15,7 +15,7 @@ import {
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
 import { preparedNameOf, preparedQuery } from '../store/prepared.js';
-import type { RefundScheduler } from './deps.js';
+import type { RefundJobState, RefundScheduler } from './deps.js';
 import type { PricedQuote } from './pricing.js';
 import { executePrepared } from './statements.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
@@ -28,6 +28,7 @@ export interface LifecycleQueue {
   insertSql(name: string, data: object, opts?: { startAfterSeconds?: number; singletonKey?: string; onlyIf?: RawBuilder<unknown> }): RawBuilder<unknown>;
   insertManySql(name: string, rows: RawBuilder<unknown>, opts?: { startAfterSeconds?: number }): RawBuilder<unknown>;
   wake(name: string): void;
+  latestJobSql(name: string, singletonKey: string): RawBuilder<RefundJobState>;
 }
 
 export interface LifecycleDeps {
@@ -52,6 +53,9 @@ interface JobData {
   refundCode: string;
 }
 
+/** One waiting poll job per refund (the queue's `short` policy drops a second). */
+const pollKey = (refundCode: string) => `poll-${refundCode}`;
+
 function codeOf(data: unknown): string {
   const code = (data as JobData | null)?.refundCode;
   if (typeof code !== 'string') throw new Error('refund job without refundCode');
@@ -72,6 +76,10 @@ export class RefundLifecycle {
         sql`select jsonb_build_object('refundCode', c.refund_code) as data, 'submit-' || c.refund_code as singleton_key from (${refundCodes}) c`,
       ),
     submitted: () => this.deps.queue.wake(JOB_SUBMIT),
+    // The poll job schedulePoll sends, due now: the same queue, data and singletonKey.
+    pollJobSql: (refundCode, onlyIf) => this.deps.queue.insertSql(JOB_POLL, { refundCode }, { singletonKey: pollKey(refundCode), ...(onlyIf ? { onlyIf } : {}) }),
+    pollJobStateSql: (refundCode) => this.deps.queue.latestJobSql(JOB_POLL, pollKey(refundCode)),
+    polled: () => this.deps.queue.wake(JOB_POLL),
   };
 
   async startWorkers(): Promise<void> {
@@ -170,7 +178,7 @@ export class RefundLifecycle {
   }
 
   private async schedulePoll(refundCode: string, trx?: Transaction<Database>): Promise<void> {
-    await this.deps.queue.send(JOB_POLL, { refundCode }, { startAfterSeconds: this.deps.pollSeconds, singletonKey: `poll-${refundCode}`, ...(trx ? { trx } : {}) });
+    await this.deps.queue.send(JOB_POLL, { refundCode }, { startAfterSeconds: this.deps.pollSeconds, singletonKey: pollKey(refundCode), ...(trx ? { trx } : {}) });
   }
 
   /**

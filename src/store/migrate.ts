@@ -16,6 +16,7 @@ import * as m0014 from './migrations/0014_idempotency_expiry.js';
 import * as m0015 from './migrations/0015_console.js';
 import * as m0016 from './migrations/0016_order_context_version.js';
 import * as m0017 from './migrations/0017_console_login_failures.js';
+import * as m0018 from './migrations/0018_console_part3.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_console': m0015,
   '0016_order_context_version': m0016,
   '0017_console_login_failures': m0017,
+  '0018_console_part3': m0018,
 };
 
 class StaticProvider implements MigrationProvider {

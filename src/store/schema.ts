@@ -232,6 +232,8 @@ export interface SandboxRefundsTable {
   /** What the airline pays when it accepts. */
   refund_minor: ColumnType<number | null, number | bigint | null, number | bigint | null>;
   voucher: boolean;
+  /** When postbook withdrew the refund (withdrawRefund, while the airline was still processing it); null: not withdrawn. */
+  withdrawn_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface Database {
@@ -264,6 +266,7 @@ export interface Database {
   audit_log: AuditLogTable;
   console_cases: ConsoleCasesTable;
   console_login_failures: ConsoleLoginFailuresTable;
+  console_queue_counts: ConsoleQueueCountsTable;
 }
 
 /** voidQuotation.do answers (migration 0011): only the newest (largest seq) of an order can be submitted, once. */
@@ -466,4 +469,12 @@ export interface ConsoleLoginFailuresTable {
   /** SHA-256 of `login:<name>` or `ip:<address>`, hex */
   key_hash: string;
   at: Timestamp;
+}
+
+/** Refunds and voids per status (migration 0018), maintained by triggers; a count is the sum over its slots. */
+export interface ConsoleQueueCountsTable {
+  kind: 'refund' | 'void';
+  status: number;
+  slot: number;
+  n: ColumnType<number, number | bigint, number | bigint>;
 }

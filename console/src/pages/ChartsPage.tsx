@@ -1,8 +1,9 @@
 // Charts where operators would rather look than read (recharts, SVG): refund status changes per day by the
 // status reached, and time to refund per airline. Each chart has its numbers in a table below it (screen
 // readers read the table; the chart itself is marked as an image with a description).
-import { useEffect, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { api, ApiFailure, type Charts } from '../api.ts';
 import { REFUND_STATUS } from '../format.ts';
 
@@ -10,8 +11,57 @@ import { REFUND_STATUS } from '../format.ts';
 const COLOURS: Record<string, string> = { '0': '#6b6b6b', '1': '#0b4f9c', '2': '#1b7a2f', '3': '#7a4f00', '4': '#a10000', '5': '#00695c', '6': '#5e35b1' };
 const STATUSES = ['0', '1', '3', '2', '5', '4', '6'];
 
-/** Drawn at once at the width the chart box takes on a laptop screen (.chart, max 1100 px), then fitted when measured (one pass less). */
-const FIRST_SIZE = (height: number) => ({ width: Math.max(320, Math.min(window.innerWidth - 48, 1100)), height });
+/**
+ * A chart drawn once at its box's width: measured before the first paint (a layout effect), so the chart renders
+ * a single time at the right size — no ResponsiveContainer pass at a guessed size followed by another at the
+ * measured one — and again only when the window's width changes.
+ */
+function Sized({ height, children }: { height: number; children: (width: number) => ReactNode }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+  useLayoutEffect(() => {
+    const measure = () => setWidth(box.current ? Math.floor(box.current.clientWidth) : 0);
+    measure();
+    window.addEventListener('resize', measure);
+    return () => window.removeEventListener('resize', measure);
+  }, []);
+  return <div ref={box} style={{ height }}>{width > 0 ? children(width) : null}</div>;
+}
+
+/** The chart's legend as HTML (recharts' own Legend measures itself and draws the chart a second time). */
+function Legend({ items }: { items: Array<{ name: string; colour: string }> }) {
+  return (
+    <ul className="chart-legend" aria-hidden="true">
+      {items.map((i) => <li key={i.name}><span className="swatch" style={{ background: i.colour }} /> {i.name}</li>)}
+    </ul>
+  );
+}
+
+/**
+ * Draws a small chart once, off the page, when the browser is idle after the chunk arrived: the chart library's
+ * first drawing (its code's first run) costs a few hundred ms on a slow machine, paid here instead of on the
+ * operator's first visit of the page.
+ */
+export function warmCharts(): void {
+  const box = document.createElement('div');
+  box.style.cssText = 'position:absolute;left:-10000px;top:0;width:400px;height:200px;visibility:hidden';
+  document.body.appendChild(box);
+  const root = createRoot(box);
+  root.render(
+    <BarChart width={400} height={200} data={[{ k: 'a', v: 1, w: 2 }]}>
+      <CartesianGrid strokeDasharray="3 3" />
+      <XAxis dataKey="k" />
+      <YAxis />
+      <Tooltip />
+      <Bar dataKey="v" stackId="s" isAnimationActive={false} />
+      <Bar dataKey="w" stackId="s" isAnimationActive={false} />
+    </BarChart>,
+  );
+  setTimeout(() => {
+    root.unmount();
+    box.remove();
+  }, 1_000);
+}
 
 export function ChartsPage() {
   const [days, setDays] = useState(30);
@@ -41,16 +91,18 @@ export function ChartsPage() {
           <section aria-labelledby="per-day-h">
             <h2 id="per-day-h">Refunds per day by status reached</h2>
             <div role="img" aria-label={`Stacked bars: refund status changes per day over the last ${data.days} days; the table below holds the numbers`} className="chart" data-testid="chart-per-day">
-              <ResponsiveContainer width="100%" height={280} initialDimension={FIRST_SIZE(280)}>
-                <BarChart data={perDay} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-                  <CartesianGrid strokeDasharray="3 3" />
-                  <XAxis dataKey="day" />
-                  <YAxis allowDecimals={false} />
-                  <Tooltip />
-                  <Legend />
-                  {used.map((s) => <Bar key={s} dataKey={s} name={`${s} ${REFUND_STATUS[Number(s)]}`} stackId="a" fill={COLOURS[s]} isAnimationActive={false} />)}
-                </BarChart>
-              </ResponsiveContainer>
+              <Sized height={280}>
+                {(width) => (
+                  <BarChart width={width} height={280} data={perDay} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+                    <CartesianGrid strokeDasharray="3 3" />
+                    <XAxis dataKey="day" />
+                    <YAxis allowDecimals={false} />
+                    <Tooltip />
+                    {used.map((s) => <Bar key={s} dataKey={s} name={`${s} ${REFUND_STATUS[Number(s)]}`} stackId="a" fill={COLOURS[s]} isAnimationActive={false} />)}
+                  </BarChart>
+                )}
+              </Sized>
+              <Legend items={used.map((s) => ({ name: `${s} ${REFUND_STATUS[Number(s)]}`, colour: COLOURS[s]! }))} />
             </div>
             <details>
               <summary>The numbers</summary>
@@ -69,17 +121,19 @@ export function ChartsPage() {
             {data.timeToRefund.length === 0 ? <p>No refund completed in this window.</p> : (
               <>
                 <div role="img" aria-label="Bars: median and 90th percentile hours from submission to refund per airline; the table below holds the numbers" className="chart" data-testid="chart-time-to-refund">
-                  <ResponsiveContainer width="100%" height={240} initialDimension={FIRST_SIZE(240)}>
-                    <BarChart data={data.timeToRefund} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-                      <CartesianGrid strokeDasharray="3 3" />
-                      <XAxis dataKey="carrier" />
-                      <YAxis />
-                      <Tooltip />
-                      <Legend />
-                      <Bar dataKey="medianHours" name="median" fill="#0b4f9c" isAnimationActive={false} />
-                      <Bar dataKey="p90Hours" name="90th percentile" fill="#7a4f00" isAnimationActive={false} />
-                    </BarChart>
-                  </ResponsiveContainer>
+                  <Sized height={240}>
+                    {(width) => (
+                      <BarChart width={width} height={240} data={data.timeToRefund} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+                        <CartesianGrid strokeDasharray="3 3" />
+                        <XAxis dataKey="carrier" />
+                        <YAxis />
+                        <Tooltip />
+                        <Bar dataKey="medianHours" name="median" fill="#0b4f9c" isAnimationActive={false} />
+                        <Bar dataKey="p90Hours" name="90th percentile" fill="#7a4f00" isAnimationActive={false} />
+                      </BarChart>
+                    )}
+                  </Sized>
+                  <Legend items={[{ name: 'median', colour: '#0b4f9c' }, { name: '90th percentile', colour: '#7a4f00' }]} />
                 </div>
                 <table>
                   <thead><tr><th scope="col">Airline</th><th scope="col" className="num">Refunds</th><th scope="col" className="num">Median (h)</th><th scope="col" className="num">90th percentile (h)</th></tr></thead>

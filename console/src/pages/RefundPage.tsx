@@ -6,6 +6,9 @@ import { Link } from '../router.tsx';
 import { day, money, REASON, REFUND_STATUS, when } from '../format.ts';
 import { Action, Audit, OrderSection, Timeline, Webhooks } from './parts.tsx';
 
+/** A poll job's state in words (pg-boss states). */
+const POLL_STATE: Record<string, string> = { created: 'waiting', retry: 'retrying after a failure', active: 'running', completed: 'done', cancelled: 'cancelled', failed: 'gave up' };
+
 export function RefundPage({ code, role }: { code: string; role: Role }) {
   const [r, setR] = useState<RefundDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -30,8 +33,12 @@ export function RefundPage({ code, role }: { code: string; role: Role }) {
       {notice ? <p role="status" className="notice">{notice}</p> : null}
       <section aria-labelledby="actions-h" className="actions">
         <h2 id="actions-h">Actions</h2>
-        <Action label="Withdraw" role={role} allowed={r.actions.withdraw} confirm="Withdraw this refund claim (status 6)?" run={() => api.withdraw(r.refundCode)} done={() => (setNotice('Withdrawn.'), load())} />
-        <Action label="Retry submission" role={role} allowed={r.actions.retry} run={() => api.retry(r.refundCode)} done={(res) => (setNotice((res as { queued: boolean }).queued ? 'A submission to the airline is queued now.' : 'A submission attempt was already waiting; it runs shortly.'), load())} />
+        <Action label="Withdraw" role={role} allowed={r.actions.withdraw} confirm={r.status === 1 ? 'Ask the airline to withdraw this refund, then set it to status 6?' : 'Withdraw this refund claim (status 6)?'} run={() => api.withdraw(r.refundCode)} done={(res) => (setNotice((res as { atAirline: boolean }).atAirline ? 'Withdrawn at the airline and here.' : 'Withdrawn.'), load())} />
+        {r.status === 1 || r.status === 3 ? (
+          <Action label="Retry status poll" role={role} allowed={r.actions.retry} run={() => api.retry(r.refundCode)} done={(res) => (setNotice((res as { queued: boolean }).queued ? 'A look at the airline is queued now.' : 'A look at the airline was already waiting; it runs shortly.'), load())} />
+        ) : (
+          <Action label="Retry submission" role={role} allowed={r.actions.retry} run={() => api.retry(r.refundCode)} done={(res) => (setNotice((res as { queued: boolean }).queued ? 'A submission to the airline is queued now.' : 'A submission attempt was already waiting; it runs shortly.'), load())} />
+        )}
         <button type="button" onClick={load}>Reload</button>
       </section>
       <section aria-labelledby="summary-h">
@@ -49,6 +56,9 @@ export function RefundPage({ code, role }: { code: string; role: Role }) {
           <dt>Expected refund</dt><dd>{day(q.expectedRefundDate)}</dd>
           <dt>Cancel reason</dt><dd>{r.cancelReason ?? '—'}</dd>
           <dt>Created / updated</dt><dd>{when(r.createdAt)} / {when(r.updatedAt)}</dd>
+          {r.status === 1 || r.status === 3 ? (
+            <><dt>Status poll</dt><dd data-testid="poll-job">{r.pollJob ? `${POLL_STATE[r.pollJob.state] ?? r.pollJob.state}${r.pollJob.failedAttempts > 0 ? `, ${r.pollJob.failedAttempts} failed attempt(s) of ${r.pollJob.retryLimit + 1}` : ''}${r.pollJob.state === 'created' || r.pollJob.state === 'retry' ? `, due ${when(r.pollJob.due)}` : ''}${r.pollJob.lastError ? ` (last error: ${r.pollJob.lastError})` : ''}` : 'none in the job queue'}</dd></>
+          ) : null}
           {r.consoleCase ? (<><dt>Console case</dt><dd><Link to={`/cases/${r.consoleCase.caseId}`}>{r.consoleCase.caseId}</Link> approved by {r.consoleCase.decidedBy}</dd></>) : null}
         </dl>
       </section>

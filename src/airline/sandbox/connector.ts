@@ -3,7 +3,7 @@
 // and its timeline follows the service clock (see refunds.ts).
 import type { SandboxRefundRow } from './refunds.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   ConnectorError,
   type AirlineConnector,
@@ -14,6 +14,7 @@ import {
   type AirlineRefundState,
   type AirlineRefundSubmission,
   type AirlineRefundTerms,
+  type AirlineRefundWithdrawal,
   type AirlineVoidReceipt,
   type AirlineVoidState,
   type AirlineVoidSubmission,
@@ -25,7 +26,7 @@ import { freezeRecord } from '../record.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { isCurrency } from '../../money/money.js';
 import type { Database } from '../../store/schema.js';
-import { decideRefund, readBooks, recordRefunds, refundStateAt, ticketNosOf, type NewSandboxRefund, type SandboxBookEntry } from './refunds.js';
+import { decideRefund, DEFAULT_WITHDRAW_REASON, readBooks, recordRefunds, refundStateAt, ticketNosOf, type NewSandboxRefund, type SandboxBookEntry } from './refunds.js';
 import type { SandboxBooking, World } from './world.js';
 import type { WorldAirline, WorldBehaviour } from './world-schema.js';
 import { SandboxBookingApi } from './booking.js';
@@ -174,7 +175,7 @@ export class SandboxConnector implements AirlineConnector {
     const pnrs = new Set(valid.map((c) => c.s.pnr));
     for (const row of books) {
       known.set(row.refund_code, row);
-      if (row.carrier === carrier && row.decision === 'accept' && pnrs.has(row.pnr)) {
+      if (row.carrier === carrier && row.decision === 'accept' && row.withdrawn_at === null && pnrs.has(row.pnr)) {
         const list = accepted.get(row.pnr) ?? [];
         list.push({ refundCode: row.refund_code, ticketNos: ticketNosOf(row) });
         accepted.set(row.pnr, list);
@@ -272,6 +273,48 @@ export class SandboxConnector implements AirlineConnector {
     await this.behaveWithin(behaviourOf(airline, booking), opts);
     if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no refund ${refundCode}`);
     return refundStateAt(row, this.clock.now());
+  }
+
+  /**
+   * Withdraws a refund the airline is still processing: from now on it is withdrawn (refundStatus answers so, its
+   * tickets count no more among the booking's accepted refunds). Idempotent: withdrawn already (at postbook's
+   * request or by the airline's own decision) answers `already`. Refused for good once the airline decided
+   * otherwise: rejected, accepted (refunding) or refunded. One conditional update: a withdrawal racing the
+   * end of processing either lands before it or is refused.
+   */
+  async withdrawRefund(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundWithdrawal> {
+    const airline = this.airline(carrier);
+    const db = this.db();
+    const row = await db.selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).where('carrier', '=', carrier).executeTakeFirst();
+    const booking = row ? await this.findBooking(carrier, row.pnr) : undefined;
+    await this.behaveWithin(behaviourOf(airline, booking), opts);
+    if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no refund ${refundCode}`);
+    const now = this.clock.now();
+    const updated = await db
+      .updateTable('sandbox_refunds')
+      .set({ withdrawn_at: now })
+      .where('refund_code', '=', refundCode)
+      .where('withdrawn_at', 'is', null)
+      .where(sql<boolean>`submitted_at + processing_seconds * interval '1 second' > ${now}::timestamptz`)
+      .returning('refund_code')
+      .executeTakeFirst();
+    this.acceptedCache.delete(`${carrier}/${row.pnr}`);
+    if (updated) return { already: false, cancelReason: DEFAULT_WITHDRAW_REASON };
+    const current = await db.selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+    const state = refundStateAt(current, now);
+    switch (state.state) {
+      case 'withdrawn':
+        return { already: true, cancelReason: state.cancelReason };
+      case 'rejected':
+        throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses to withdraw refund ${refundCode}: it rejected the refund already (${state.cancelReason})`);
+      case 'refunding':
+        throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses to withdraw refund ${refundCode}: it accepted the refund and the money is on its way`);
+      case 'refunded':
+        throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses to withdraw refund ${refundCode}: it refunded already`);
+      case 'processing':
+        // Not expected: the update above and this read judge the same instant.
+        throw new ConnectorError('unavailable', true, `sandbox airline ${carrier} could not withdraw refund ${refundCode} now; try again`);
+    }
   }
 
   /**

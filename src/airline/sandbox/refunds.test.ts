@@ -743,3 +743,58 @@ describe('the demo world shows the refund side', () => {
     for (const pnr of ['DEMO01', 'DEMO02', 'DEMO08']) assert.deepEqual(b(pnr).refundBehaviour, {}, `${pnr} unchanged: accepted`);
   });
 });
+
+describe('sandbox airline: withdrawing a refund (withdrawRefund)', () => {
+  const withdraw = (sandbox: SandboxConnector, code = 'RF-0001', carrier = 'XS') => sandbox.withdrawRefund(carrier, code, { signal: signal() });
+
+  test('while processing: withdrawn from then on, idempotent; its tickets may be refunded again', async (t) => {
+    const { sandbox, clock, rows } = await setup(t);
+    await sandbox.submitRefund('XS', submission({ isClaim: true }), { signal: signal() });
+    clock.advance(10 * SECOND);
+    assert.deepEqual(await withdraw(sandbox), { already: false, cancelReason: 'refund request cancelled by the user' });
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() }), { state: 'withdrawn', cancelReason: 'refund request cancelled by the user' });
+    // Past the processing time it stays withdrawn (it would have been accepted otherwise), and says so again.
+    clock.advance(60 * SECOND);
+    assert.equal((await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'withdrawn');
+    assert.deepEqual(await withdraw(sandbox), { already: true, cancelReason: 'refund request cancelled by the user' });
+    assert.equal((await rows())[0]!.withdrawn_at !== null, true);
+    // A new refund of the same ticket is no duplicate of the withdrawn one: accepted and refunded.
+    await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0002' }), { signal: signal() });
+    clock.advance(40 * SECOND);
+    assert.equal((await sandbox.refundStatus('XS', 'RF-0002', { signal: signal() })).state, 'refunded');
+  });
+
+  test('refused for good once the airline decided: accepted (refunding), refunded, rejected; unknown refundCode; nothing changes', async (t) => {
+    const { sandbox, clock, rows } = await setup(t);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    clock.advance(20 * SECOND);
+    let err = await rejection(withdraw(sandbox));
+    assert.equal(err.retryable, false);
+    assert.match(err.message, /refuses to withdraw refund RF-0001: it accepted the refund and the money is on its way/);
+    clock.advance(20 * SECOND);
+    err = await rejection(withdraw(sandbox));
+    assert.match(err.message, /it refunded already/);
+    assert.equal((await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'refunded');
+    assert.equal((await rows())[0]!.withdrawn_at, null);
+    err = await rejection(withdraw(sandbox, 'RF-NOPE'));
+    assert.equal(err.kind, 'rejected');
+    assert.equal(err.retryable, false);
+
+    const rejected = await setup(t, (w) => {
+      booking(w, 'TST002').refundBehaviour = { decision: 'reject' };
+    });
+    await rejected.sandbox.submitRefund('XS', submission(), { signal: signal() });
+    rejected.clock.advance(20 * SECOND);
+    assert.match((await rejection(withdraw(rejected.sandbox))).message, /it rejected the refund already/);
+  });
+
+  test('the behaviour knobs apply: an airline erring answers a retryable error and withdraws nothing', async (t) => {
+    const { sandbox, world, rows } = await setup(t);
+    await sandbox.submitRefund('XS', submission(), { signal: signal() });
+    world.airlines.get('XS')!.behaviour = { failure: 'error' };
+    const err = await rejection(withdraw(sandbox));
+    assert.equal(err.kind, 'unavailable');
+    assert.equal(err.retryable, true);
+    assert.equal((await rows())[0]!.withdrawn_at, null);
+  });
+});

@@ -7,6 +7,7 @@
 //   [submitted_at, +p)    processing
 //   [+p, +2p)             rejected / withdrawn (final), or, when accepted, refunding (money on its way)
 //   [+2p, …)              refunded (accepted only; a voucher code when the airline refunds in vouchers)
+// A refund postbook withdraws while processing (withdrawn_at) is withdrawn from that instant on.
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { exponentOf, toMinor } from '../../money/money.js';
@@ -82,6 +83,8 @@ export function refundStateAt(row: SandboxRefundRow, now: Date): AirlineRefundSt
   const start = new Date(row.submitted_at).getTime();
   const step = row.processing_seconds * 1000;
   const t = now.getTime();
+  // Withdrawn at postbook's request while still processing (withdrawRefund): withdrawn from then on.
+  if (row.withdrawn_at && t >= new Date(row.withdrawn_at).getTime()) return { state: 'withdrawn', cancelReason: DEFAULT_WITHDRAW_REASON };
   if (t < start + step) return { state: 'processing' };
   if (row.decision === 'reject') return { state: 'rejected', cancelReason: row.cancel_reason ?? DEFAULT_REJECT_REASON };
   if (row.decision === 'withdraw') return { state: 'withdrawn', cancelReason: row.cancel_reason ?? DEFAULT_WITHDRAW_REASON };
@@ -109,13 +112,14 @@ export interface NewSandboxRefund extends AirlineRefundSubmission {
   calls: number;
 }
 
-export type SandboxBookEntry = Pick<SandboxRefundRow, 'refund_code' | 'carrier' | 'pnr' | 'ticket_nos' | 'decision'>;
+export type SandboxBookEntry = Pick<SandboxRefundRow, 'refund_code' | 'carrier' | 'pnr' | 'ticket_nos' | 'decision' | 'withdrawn_at'>;
+// (A withdrawn refund no longer counts among the accepted ones of its booking: its tickets may be refunded again.)
 
 // Fixed texts over arrays, whatever the batch size: named prepared statements, parsed and planned once.
 const booksQuery = preparedQuery<SandboxBookEntry>(
   'sandbox_refund_books',
-  `select refund_code, carrier, pnr, ticket_nos, decision from sandbox_refunds
-   where refund_code = any($1::text[]) or (carrier = $2 and pnr = any($3::text[]) and decision = 'accept')`,
+  `select refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at from sandbox_refunds
+   where refund_code = any($1::text[]) or (carrier = $2 and pnr = any($3::text[]) and decision = 'accept' and withdrawn_at is null)`,
 );
 
 /**

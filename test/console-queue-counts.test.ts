@@ -1,0 +1,110 @@
+// The console queue's counts per status (docs/console.md "Refund queue", migration 0018): maintained by triggers on
+// refund_orders and void_orders, they must equal a count of the rows after every kind of write — refund.do, the
+// lifecycle's batch moves, a console withdrawal, a void, many rows in one statement, concurrent statements on
+// several connections (PostgreSQL), a delete — and the queue's filtered counts must equal those of the full query.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import YAML from 'yaml';
+import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
+import { refundQueue, type QueueFilter } from '../src/console/queue.js';
+import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
+import { claimWorldBooking } from '../src/test-support/claim.js';
+
+const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
+const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
+
+describe('console queue counts', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world });
+  });
+  after(() => t.close());
+
+  const seg = (flightId: string) => {
+    const f = t.world.flights.get(flightId)!;
+    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+  };
+  const maintained = async () => {
+    const { rows } = await sql<{ kind: string; status: number; n: string | number }>`
+      select kind, status, sum(n) as n from console_queue_counts group by kind, status having sum(n) <> 0 order by kind, status`.execute(t.store.db);
+    return rows.map((r) => `${r.kind}:${r.status}=${Number(r.n)}`);
+  };
+  const counted = async () => {
+    const { rows } = await sql<{ kind: string; status: number; n: string | number }>`
+      select kind, status, n from (
+        select 'refund' as kind, status, count(*) as n from refund_orders group by status
+        union all select 'void', status, count(*) from void_orders group by status) c order by kind, status`.execute(t.store.db);
+    return rows.map((r) => `${r.kind}:${r.status}=${Number(r.n)}`);
+  };
+  const same = async (when: string) => assert.deepEqual(await maintained(), await counted(), when);
+
+  test('equal to a count of the rows after refund.do, the lifecycle, a withdrawal, a void, bulk and concurrent updates and a delete', async () => {
+    await same('at start');
+    const codes: string[] = [];
+    for (const [pnr, last, first, flights] of [
+      ['DEMO20', 'REFUND', 'RUI', ['XS101-out', 'XS102-ret']],
+      ['DEMO26', 'ELSEWHERE', 'ELLIS', ['XS101-out']],
+    ] as const) {
+      const r = await call(t.app, '/refund.do', { airlinePNR: pnr, carrier: 'XS', refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: flights.map(seg) }] }, { client: DEMO });
+      assert.equal(r.body.status, 0, String(r.body.msg));
+      codes.push(String(r.body.refundCode));
+    }
+    await claimWorldBooking(t, 'DEMO02', DEMO);
+    const claim = await call(t.app, '/refund.do', { airlinePNR: 'DEMO02', carrier: 'XS', refundRequestList: [{ lastName: 'CHANGE', firstName: 'CARL', refundReason: '1', segments: [seg('XS201-changed')] }] }, { client: DEMO });
+    codes.push(String(claim.body.refundCode));
+    await same('after refund.do');
+    await t.workers.lifecycle.submitBatch(codes);
+    await same('after the batch 0 → 1');
+    t.clock.advance(25_000);
+    for (const c of codes) await t.workers.lifecycle.pollStep(c);
+    await same('after polls (1 → 3 for the deposit refund)');
+    const vq = await call(t.app, '/voidQuotation.do', { airlinePNR: 'DEMO27', carrier: 'XS' }, { client: DEMO });
+    assert.equal(vq.body.status, 0, String(vq.body.msg));
+    assert.equal((await call(t.app, '/void.do', { airlinePNR: 'DEMO27', carrier: 'XS', voidOfferId: vq.body.voidOfferId }, { client: DEMO })).body.status, 0);
+    await same('after a void');
+
+    // Many rows in one statement, and then each row moved by a statement of its own, concurrently (on
+    // PostgreSQL: over the store's pool, several connections and so several counter slots).
+    const { rows: tpl } = await sql<{ refund_code: string }>`select refund_code from refund_orders order by refund_code limit 1`.execute(t.store.db);
+    const columnsOf = async (table: string) =>
+      (await sql<{ column_name: string }>`select column_name from information_schema.columns where table_name = ${table} and table_schema = current_schema() order by ordinal_position`.execute(t.store.db)).rows.map((c) => c.column_name);
+    const offerCols = await columnsOf('refund_offers');
+    await sql`insert into refund_offers (${sql.join(offerCols.map((c) => sql.id(c)))}) select ${sql.join(offerCols.map((c) => (c === 'offer_id' ? sql`'rfo_C' || g` : sql.ref(`o.${c}`))))}
+      from refund_offers o, generate_series(1, 300) g where o.offer_id = (select offer_id from refund_orders where refund_code = ${tpl[0]!.refund_code})`.execute(t.store.db);
+    const cols = await columnsOf('refund_orders');
+    const value = (c: string) => (c === 'refund_code' ? sql`'C' || g` : c === 'offer_id' ? sql`'rfo_C' || g` : c === 'status' ? sql`g % 7` : sql.ref(`r.${c}`));
+    await sql`insert into refund_orders (${sql.join(cols.map((c) => sql.id(c)))}) select ${sql.join(cols.map(value))}
+      from refund_orders r, generate_series(1, 300) g where r.refund_code = ${tpl[0]!.refund_code}`.execute(t.store.db);
+    await same('after 300 refunds in one statement');
+    await sql`update refund_orders set status = 4 where refund_code like 'C%' and status in (0, 1)`.execute(t.store.db);
+    await same('after one statement moving many');
+    await Promise.all(Array.from({ length: 300 }, (_, i) => sql`update refund_orders set status = ${(i * 3) % 7} where refund_code = ${`C${i + 1}`}`.execute(t.store.db)));
+    await same('after 300 concurrent single-row updates');
+    await sql`update refund_orders set updated_at = now() where refund_code like 'C%'`.execute(t.store.db);
+    await same('after an update that moves no status');
+    await sql`delete from refund_orders where refund_code like 'C1%'`.execute(t.store.db);
+    await same('after a delete');
+    // A rolled-back statement counts nothing.
+    await t.store.db.transaction().execute(async (trx) => {
+      await sql`update refund_orders set status = 2 where refund_code like 'C2%'`.execute(trx);
+      throw new Error('roll back');
+    }).catch((err: Error) => assert.equal(err.message, 'roll back'));
+    await same('after a rollback');
+  });
+
+  test("the queue's counts under every filter equal those of the full query (the maintained and own-table paths agree with the join)", async () => {
+    const env = { now: t.clock.now(), submitTargetMinutes: 15 };
+    const full = async (f: QueueFilter) => {
+      // The full query's counts: the airline filter XS (every refund here is XS) forces the join path.
+      const a = await refundQueue(t.store.db, { ...f, airline: 'XS' }, env);
+      return a.counts;
+    };
+    for (const f of [{}, { kind: 'refund' as const }, { kind: 'void' as const }, { client: 'demo-agency' }, { client: 'other-agency' }, { reason: '1' }, { reason: '4' }, { minAgeHours: 0 }, { minAgeHours: 1000 }, { status: 1 }]) {
+      const a = await refundQueue(t.store.db, f, env);
+      assert.deepEqual(a.counts, await full(f), JSON.stringify(f));
+    }
+  });
+});
