@@ -5,7 +5,7 @@ import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import type { CompiledQuery } from 'kysely';
-import { loadContextForCaller, readContexts } from './context.js';
+import { CONTEXT_BY_ORDER_NO_SQL, CONTEXTS_BY_ORDER_NO_SQL, loadContextForCaller, readContexts } from './context.js';
 
 describe('loadContextForCaller', () => {
   let t: TestApp;
@@ -72,6 +72,19 @@ describe('loadContextForCaller', () => {
       t.store.db.executeQuery = executeQuery;
     }
     assert.equal(statements.length, 2, 'one statement by orderNo, one by PNR for all six callers');
+    assert.ok(statements.includes(CONTEXTS_BY_ORDER_NO_SQL));
+    // a lone lookup runs the one-row form, whose generic plan PostgreSQL keeps (the array form is re-planned)
+    statements.length = 0;
+    t.store.db.executeQuery = ((q: CompiledQuery) => {
+      statements.push(q.sql);
+      return executeQuery(q);
+    }) as typeof t.store.db.executeQuery;
+    try {
+      assert.deepEqual(await loadContextForCaller(t.store.db, lookups[0]!.clientId, lookups[0]!), alone[0]);
+    } finally {
+      t.store.db.executeQuery = executeQuery;
+    }
+    assert.deepEqual(statements, [CONTEXT_BY_ORDER_NO_SQL]);
   });
 
   test('inside a transaction the lookup runs on the transaction', async () => {

@@ -83,6 +83,8 @@ export async function findOrderForCaller(
   return { kind: 'none' };
 }
 
+type ContextRow = OrderRow & ContextColumns & { i: number };
+
 /** The context query's columns beside the order's own (`o.*`): JSON arrays of positional tuples. */
 interface ContextColumns {
   pax: Array<[number, PassengerType, string, string]> | null;
@@ -141,27 +143,32 @@ order by b.i`;
  * Several callers' lookups in one statement (decision 0031): parallel arrays, one element per lookup, read
  * as rows numbered by `with ordinality`; each lookup answers exactly one row (its order through the LEFT
  * JOIN, or none), in the arrays' order. Both lookups use a unique index of orders (the primary key; the
- * unique (carrier, airline_pnr)), so a lookup never matches two orders.
+ * unique (carrier, airline_pnr)), so a lookup never matches two orders. A lone lookup runs the one-row form
+ * below instead: PostgreSQL estimates `unnest` of a parameter at 10 rows in a generic plan and at the array's
+ * length in a custom one, so the array form is planned anew at every execution; the one-row form settles on
+ * its generic plan, and a batch pays its planning once for all its lookups.
  */
-/** $1 client ids, $2 order numbers. */
-export const CONTEXT_BY_ORDER_NO_SQL = contextSql(
-  'unnest($1::text[], $2::text[]) with ordinality as b(client_id, order_no, i)',
-  'o.order_no = b.order_no and o.client_id = b.client_id',
-  // A scalar sub-select with LIMIT, not EXISTS: the planner may run an EXISTS correlated to the outer row as a
-  // hashed sub-plan over both tables whole (the generic plan without statistics did).
-  `case when o.order_no is null then (
+const ORDER_NO_MATCH = 'o.order_no = b.order_no and o.client_id = b.client_id';
+// A scalar sub-select with LIMIT, not EXISTS: the planner may run an EXISTS correlated to the outer row as a
+// hashed sub-plan over both tables whole (the generic plan without statistics did).
+const ANCILLARY_CHECK = `case when o.order_no is null then (
      select true from order_ancillaries x join orders xo on xo.order_no = x.order_no
-     where x.post_order_no = b.order_no and xo.client_id = b.client_id limit 1) end`,
-);
-/** $1 client ids, $2 airline PNRs, $3 carriers (both upper case). */
-export const CONTEXT_BY_PNR_SQL = contextSql(
-  'unnest($1::text[], $2::text[], $3::text[]) with ordinality as b(client_id, airline_pnr, carrier, i)',
-  'o.carrier = b.carrier and o.airline_pnr = b.airline_pnr and o.client_id = b.client_id',
-  'null::boolean',
-);
+     where x.post_order_no = b.order_no and xo.client_id = b.client_id limit 1) end`;
+const PNR_MATCH = 'o.carrier = b.carrier and o.airline_pnr = b.airline_pnr and o.client_id = b.client_id';
 
-const contextByOrderNo = preparedQuery<OrderRow & ContextColumns & { i: number }>('refund_contexts_by_order_no', CONTEXT_BY_ORDER_NO_SQL);
-const contextByPnr = preparedQuery<OrderRow & ContextColumns & { i: number }>('refund_contexts_by_pnr', CONTEXT_BY_PNR_SQL);
+/** $1 client, $2 orderNo. */
+export const CONTEXT_BY_ORDER_NO_SQL = contextSql('(select 1::bigint as i, $1::text as client_id, $2::text as order_no) as b', ORDER_NO_MATCH, ANCILLARY_CHECK);
+/** $1 client, $2 airline PNR, $3 carrier (both upper case). */
+export const CONTEXT_BY_PNR_SQL = contextSql('(select 1::bigint as i, $1::text as client_id, $2::text as airline_pnr, $3::text as carrier) as b', PNR_MATCH, 'null::boolean');
+/** $1 client ids, $2 order numbers. */
+export const CONTEXTS_BY_ORDER_NO_SQL = contextSql('unnest($1::text[], $2::text[]) with ordinality as b(client_id, order_no, i)', ORDER_NO_MATCH, ANCILLARY_CHECK);
+/** $1 client ids, $2 airline PNRs, $3 carriers (both upper case). */
+export const CONTEXTS_BY_PNR_SQL = contextSql('unnest($1::text[], $2::text[], $3::text[]) with ordinality as b(client_id, airline_pnr, carrier, i)', PNR_MATCH, 'null::boolean');
+
+const contextByOrderNo = preparedQuery<ContextRow>('refund_context_by_order_no', CONTEXT_BY_ORDER_NO_SQL);
+const contextByPnr = preparedQuery<ContextRow>('refund_context_by_pnr', CONTEXT_BY_PNR_SQL);
+const contextsByOrderNo = preparedQuery<ContextRow>('refund_contexts_by_order_no', CONTEXTS_BY_ORDER_NO_SQL);
+const contextsByPnr = preparedQuery<ContextRow>('refund_contexts_by_pnr', CONTEXTS_BY_PNR_SQL);
 
 export type ContextLookup = { kind: 'order'; ctx: OrderContext } | { kind: 'ancillary' } | { kind: 'none' };
 
@@ -173,7 +180,6 @@ export interface ContextRef {
   carrier?: string | null | undefined;
 }
 
-type ContextRow = OrderRow & ContextColumns & { i: number };
 
 /**
  * Lookups in one statement per kind (by orderNo, by PNR), answered in the given order. Callers never see a
@@ -184,17 +190,23 @@ export async function readContexts(db: Kysely<Database>, refs: readonly ContextR
   const byPnr: number[] = [];
   refs.forEach((r, n) => (r.orderNo ? byOrder : byPnr).push(n));
   const out = new Array<ContextLookup>(refs.length);
-  const run = async (which: number[], query: (p: readonly unknown[]) => CompiledQuery<ContextRow>, params: (r: ContextRef) => string[]) => {
+  type Query = (p: readonly unknown[]) => CompiledQuery<ContextRow>;
+  const run = async (which: number[], one: Query, many: Query, params: (r: ContextRef) => string[]) => {
     if (which.length === 0) return;
-    const columns: string[][] = [];
-    for (const n of which) params(refs[n]!).forEach((v, k) => (columns[k] ??= []).push(v));
-    const { rows } = await db.executeQuery(query(columns));
+    let query: CompiledQuery<ContextRow>;
+    if (which.length === 1) query = one(params(refs[which[0]!]!));
+    else {
+      const columns: string[][] = [];
+      for (const n of which) params(refs[n]!).forEach((v, k) => (columns[k] ??= []).push(v));
+      query = many(columns);
+    }
+    const { rows } = await db.executeQuery(query);
     if (rows.length !== which.length) throw new Error(`order context lookup answered ${rows.length} rows for ${which.length} lookups`);
     rows.forEach((row, k) => (out[which[k]!] = toLookup(row)));
   };
   await Promise.all([
-    run(byOrder, contextByOrderNo, (r) => [r.clientId, r.orderNo!]),
-    run(byPnr, contextByPnr, (r) => [r.clientId, (r.airlinePNR ?? '').toUpperCase(), (r.carrier ?? '').toUpperCase()]),
+    run(byOrder, contextByOrderNo, contextsByOrderNo, (r) => [r.clientId, r.orderNo!]),
+    run(byPnr, contextByPnr, contextsByPnr, (r) => [r.clientId, (r.airlinePNR ?? '').toUpperCase(), (r.carrier ?? '').toUpperCase()]),
   ]);
   return out;
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL } from '../refunds/context.js';
+import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../refunds/context.js';
 import { offerStateSql, RECORD_OFFERS_SQL } from '../refunds/offers.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets'];
@@ -16,13 +16,13 @@ describe('hot-path indexes', () => {
   let t: TestApp;
   const client = TEST_CLIENTS.alpha.id;
   const hotPaths: Array<[string, string, () => unknown[]]> = [
-    ['refundQuotation.do context by orderNo', CONTEXT_BY_ORDER_NO_SQL, () => [[client], ['H1234']]],
+    ['refundQuotation.do context by orderNo', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'H1234']],
     // concurrent lookups read together (decision 0031)
-    ['refundQuotation.do contexts of concurrent lookups by orderNo', CONTEXT_BY_ORDER_NO_SQL, () => [[client, client, client], ['H1234', 'H2345', 'HPT3456']]],
+    ['refundQuotation.do contexts of concurrent lookups by orderNo', CONTEXTS_BY_ORDER_NO_SQL, () => [[client, client, client], ['H1234', 'H2345', 'HPT3456']]],
     // spec 7.1 824: an unknown orderNo is looked up among the post-ticketing service orders
-    ['refundQuotation.do context by an ancillary order number', CONTEXT_BY_ORDER_NO_SQL, () => [[client], ['HPT1234']]],
-    ['refundQuotation.do context by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [[client], ['HP1234'], ['XS']]],
-    ['refundQuotation.do contexts of concurrent lookups by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [[client, client], ['HP1234', 'HP2345'], ['XS', 'XS']]],
+    ['refundQuotation.do context by an ancillary order number', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'HPT1234']],
+    ['refundQuotation.do context by PNR + carrier', CONTEXT_BY_PNR_SQL, () => [client, 'HP1234', 'XS']],
+    ['refundQuotation.do contexts of concurrent lookups by PNR + carrier', CONTEXTS_BY_PNR_SQL, () => [[client, client], ['HP1234', 'HP2345'], ['XS', 'XS']]],
     [
       'refundQuotation.do offer (insert)',
       RECORD_OFFERS_SQL,
