@@ -20,6 +20,7 @@ import { SandboxConnector } from '../src/airline/sandbox/connector.js';
 import { buildWorld } from '../src/airline/sandbox/world.js';
 import { WorldFollower } from '../src/airline/sandbox/world-share.js';
 import { sql } from 'kysely';
+import { waitFor as waitUntil } from '../src/test-support/wait.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -814,15 +815,7 @@ describe('console: retry a refund whose status poll gave up on airline errors', 
   });
   after(() => t.close());
 
-  const waitFor = async <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await fn();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000) => waitUntil(what, fn, ms);
 
   test('at 1 with its poll job failed (gave up), an agent re-queues the poll (audited) and the refund moves on to 2; while the poll waits or retries, refused', async () => {
     const f = t.world.flights.get('XS101-out')!;

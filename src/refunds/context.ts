@@ -180,7 +180,6 @@ export interface ContextRef {
   carrier?: string | null | undefined;
 }
 
-
 /**
  * Lookups in one statement per kind (by orderNo, by PNR), answered in the given order. Callers never see a
  * row of another client: the client is part of each lookup's match.

@@ -9,18 +9,9 @@ import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError, type AirlineConnector } from '../airline/connector.js';
 import { SandboxConnector, type SandboxBooks } from '../airline/sandbox/connector.js';
 import type { World } from '../airline/sandbox/world.js';
+import { waitFor } from '../test-support/wait.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('refund lifecycle (workers running)', () => {
   let t: TestApp;

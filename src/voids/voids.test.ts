@@ -11,16 +11,7 @@ import { WebhookReceiver } from '../test-support/webhook-receiver.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { VOID_ORDER_STATUS as VS } from './statuses.js';
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { waitFor } from '../test-support/wait.js';
 
 describe('void path', () => {
   let t: TestApp;

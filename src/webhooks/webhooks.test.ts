@@ -13,6 +13,7 @@ import { webhookUrlProblem } from './url.js';
 import { keyringOf, webhookKeyring } from './secret.js';
 import { updateWebhookUrl } from './register.js';
 import { ApiError } from '../errors.js';
+import { waitFor as waitUntil } from '../test-support/wait.js';
 
 const BETA_WEBHOOK_SECRET = 'beta-webhook-secret-from-the-world';
 const PASSENGERS = ['HOOKONE', 'HOOKTWO', 'HOOKTHREE', 'HOOKFOUR', 'HOOKFIVE', 'HOOKSIX'];
@@ -39,15 +40,7 @@ function hookWorld(betaUrl: string): WorldFile {
   return w;
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 20_000) => waitUntil(what, fn, ms, 50);
 
 describe('webhook URL rules', () => {
   test('http(s) only, no credentials, no fragment; outside sandbox https and no private address literals', () => {

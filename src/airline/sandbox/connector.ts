@@ -265,13 +265,18 @@ export class SandboxConnector implements AirlineConnector {
     return { s, booking, ticketNos, tickets };
   }
 
-  async refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState> {
+  /** A refund on the airline's books, after the airline's behaviour for its booking (latency, failure); unknown → rejected. */
+  private async refundOnBooks(carrier: string, refundCode: string, opts: CallOptions) {
     const airline = this.airline(carrier);
-    const db = this.db();
-    const row = await db.selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).where('carrier', '=', carrier).executeTakeFirst();
+    const row = await this.db().selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).where('carrier', '=', carrier).executeTakeFirst();
     const booking = row ? await this.findBooking(carrier, row.pnr) : undefined;
     await this.behaveWithin(behaviourOf(airline, booking), opts);
     if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no refund ${refundCode}`);
+    return row;
+  }
+
+  async refundStatus(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundState> {
+    const row = await this.refundOnBooks(carrier, refundCode, opts);
     return refundStateAt(row, this.clock.now());
   }
 
@@ -283,12 +288,8 @@ export class SandboxConnector implements AirlineConnector {
    * end of processing either lands before it or is refused.
    */
   async withdrawRefund(carrier: string, refundCode: string, opts: CallOptions): Promise<AirlineRefundWithdrawal> {
-    const airline = this.airline(carrier);
+    const row = await this.refundOnBooks(carrier, refundCode, opts);
     const db = this.db();
-    const row = await db.selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).where('carrier', '=', carrier).executeTakeFirst();
-    const booking = row ? await this.findBooking(carrier, row.pnr) : undefined;
-    await this.behaveWithin(behaviourOf(airline, booking), opts);
-    if (!row) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} has no refund ${refundCode}`);
     const now = this.clock.now();
     const updated = await db
       .updateTable('sandbox_refunds')
