@@ -118,6 +118,8 @@ async function main(): Promise<number> {
         // would have the workers look at every refund in flight twice a second).
         REFUND_POLL_SECONDS: '300',
         PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB ?? '16',
+        // The embedded store's autovacuum as deployed (decision 0032); 0 to compare without it.
+        PGLITE_AUTOVACUUM_SECONDS: process.env.PGLITE_AUTOVACUUM_SECONDS ?? '10',
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       },
       ROOT,

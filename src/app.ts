@@ -116,7 +116,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     world: opts.world ?? null,
     authenticator: new ClientAuthenticator(store.db, clock),
     idempotency: new Idempotency(store.db, clock, config.idempotencyTtlHours * 3_600_000),
-    metrics: new Metrics({ sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps } }),
+    metrics: new Metrics({ sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps, storeMaintenance: store.maintenance } }),
     refunds: {
       db: store.db,
       airlines: opts.airlines,

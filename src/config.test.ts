@@ -57,6 +57,15 @@ test('PGLITE_SHARED_BUFFERS_MB: 16 by default (decision 0017), a whole number of
   }
 });
 
+test('PGLITE_AUTOVACUUM_SECONDS: 10 by default (decision 0032), 0 turns it off, a whole number of seconds up to a day', () => {
+  assert.equal(loadConfig({}).pgliteAutovacuumSeconds, 10);
+  assert.equal(loadConfig({ PGLITE_AUTOVACUUM_SECONDS: '0' }).pgliteAutovacuumSeconds, 0);
+  assert.equal(loadConfig({ PGLITE_AUTOVACUUM_SECONDS: '60' }).pgliteAutovacuumSeconds, 60);
+  for (const bad of ['-1', '86401', '10s']) {
+    assert.throws(() => loadConfig({ PGLITE_AUTOVACUUM_SECONDS: bad }), /PGLITE_AUTOVACUUM_SECONDS must be/);
+  }
+});
+
 test('IDEMPOTENCY_TTL_HOURS: 24 h by default, a whole number of hours from 1 to 720', () => {
   assert.equal(loadConfig({}).idempotencyTtlHours, 24);
   assert.equal(loadConfig({ IDEMPOTENCY_TTL_HOURS: '48' }).idempotencyTtlHours, 48);

@@ -23,6 +23,8 @@ export interface Config {
   runWorkers: boolean;
   /** Embedded store: PostgreSQL's shared_buffers in MB (decision 0017). */
   pgliteSharedBuffersMb: number;
+  /** Embedded store: seconds between two looks for tables due for vacuum or analyze; 0: never (decision 0032). */
+  pgliteAutovacuumSeconds: number;
   /** Encrypts the webhook signing secrets in the store (decision 0022); null: the sandbox key in sandbox mode, else webhooks off. */
   webhookSecretKey: string | null;
   /** Requests per minute per client of extractPnr.do and pnr/claim.do together, unless the client's settings say otherwise. */
@@ -80,6 +82,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'WORKERS', default: 'true', meaning: 'run the refund workers in the API process (with DATABASE_URL, false leaves them to `postbook worker` processes)' },
   { name: 'OFFER_TTL_MINUTES', default: '30', meaning: 'how long a refundOfferId from refundQuotation.do can be submitted' },
   { name: 'PGLITE_SHARED_BUFFERS_MB', default: '16', meaning: 'embedded store: PostgreSQL shared_buffers in MB (more holds more of a large database in memory; decision 0017)' },
+  { name: 'PGLITE_AUTOVACUUM_SECONDS', default: '10', meaning: "embedded store: seconds between two looks for tables PostgreSQL's autovacuum would vacuum or analyze (0: never; decision 0032)" },
   { name: 'WEBHOOK_SECRET_KEY', default: '(sandbox: a published key; otherwise webhooks off)', meaning: '32+ random characters: the key the webhook signing secrets are stored encrypted with (docs/webhooks.md)' },
   { name: 'PNR_RATE_PER_MINUTE', default: '120', meaning: "requests per minute per client of extractPnr.do and pnr/claim.do together (a client's settings.rateLimits.pnrPerMinute wins)" },
   { name: 'CONSOLE_COOKIE_SECURE', default: 'auto', meaning: "operator console session cookie's Secure flag: auto (when the request came over https), always or never (docs/console.md)" },
@@ -182,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     refundPollSeconds: 0,
     runWorkers: boolean_(env, problems),
     pgliteSharedBuffersMb: intVar(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 4096, problems),
+    pgliteAutovacuumSeconds: intVar(env, 'PGLITE_AUTOVACUUM_SECONDS', 10, 0, 86_400, problems),
     webhookSecretKey,
     pnrPerMinute: intVar(env, 'PNR_RATE_PER_MINUTE', 120, 1, 1_000_000, problems),
     consoleCookieSecure: cookieSecure as Config['consoleCookieSecure'],

@@ -145,16 +145,17 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
   const clock: Clock = config.sandbox ? new TestClock() : systemClock;
   // The world is read first: a malformed file stops the start before anything is opened.
   let world = loadWorldFile(config.worldPath, clock.now());
+  const log = logger ?? pino(loggerOptions(config.logLevel));
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? null : config.dataDir,
     sharedBuffersMb: config.pgliteSharedBuffersMb,
+    autovacuum: { intervalSeconds: config.pgliteAutovacuumSeconds, log },
     onLockCompromised: (err) => onFatal?.(err),
   });
   let redis: Redis | null = null;
   try {
     world = await worldAtStoredTime(config, clock, store, world);
-    const log = logger ?? pino(loggerOptions(config.logLevel));
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
     const service = await assembleService({ config, clock, world, store, logger: log, redis, workers: { pollSeconds: config.refundPollSeconds, run: config.runWorkers } });
     return {

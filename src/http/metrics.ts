@@ -11,6 +11,7 @@ import type { SeatMapCacheStats } from '../booking/seat-cache.js';
 import { oldestOpenRefunds, refundsByStatus } from '../refunds/metrics.js';
 import { undeliveredEvents } from '../webhooks/metrics.js';
 import type { Database } from '../store/schema.js';
+import type { AutovacuumStats } from '../store/pglite-autovacuum.js';
 
 /** Where the scrape-time figures come from; without it /metrics has only the request figures. */
 export interface MetricSources {
@@ -18,6 +19,8 @@ export interface MetricSources {
   clock: Clock;
   jobQueue: Pick<JobQueue, 'stats' | 'running'>;
   seatMaps: { stats: SeatMapCacheStats };
+  /** The embedded store's own vacuum and analyze (decision 0032); absent on PostgreSQL, which runs its own. */
+  storeMaintenance?: { readonly stats: Readonly<AutovacuumStats> } | undefined;
 }
 
 export class Metrics {
@@ -151,5 +154,33 @@ export class Metrics {
       "Seat maps an answer needed: kept at the airline's current version (hit) or read from the airline (miss)",
       () => ({ hit: cache.mapHits, miss: cache.mapMisses }),
     );
+    const maintenance = src.storeMaintenance;
+    if (maintenance) {
+      let seen = { vacuums: 0, analyzes: 0, seconds: 0, errors: 0 };
+      new Counter({
+        name: 'postbook_store_maintenance_total',
+        help: 'Embedded store: tables vacuumed (with analyze) and analyzed only by its autovacuum, and rounds that failed (decision 0032)',
+        labelNames: ['op'] as const,
+        registers,
+        collect() {
+          const now = { ...maintenance.stats };
+          this.inc({ op: 'vacuum' }, now.vacuums - seen.vacuums);
+          this.inc({ op: 'analyze' }, now.analyzes - seen.analyzes);
+          this.inc({ op: 'error' }, now.errors - seen.errors);
+          seen = now;
+        },
+      });
+      let seenSeconds = 0;
+      new Counter({
+        name: 'postbook_store_maintenance_seconds_total',
+        help: 'Embedded store: time its autovacuum held the store (requests wait meanwhile)',
+        registers,
+        collect() {
+          const now = maintenance.stats.seconds;
+          this.inc(now - seenSeconds);
+          seenSeconds = now;
+        },
+      });
+    }
   }
 }

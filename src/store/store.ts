@@ -10,6 +10,7 @@ import { lockDataDir, type DirLock } from './lock.js';
 import { migrateToLatest } from './migrate.js';
 import { usePreparedStatements } from './prepared.js';
 import type { Database } from './schema.js';
+import { PgliteAutovacuum, type AutovacuumStats, type MaintenanceLog } from './pglite-autovacuum.js';
 
 export type StoreKind = 'pglite' | 'postgres';
 
@@ -19,6 +20,8 @@ export interface Store {
   close(): Promise<void>;
   /** Embedded mode only: a dump of the whole cluster (used to clone migrated test databases). */
   dump?(): Promise<Blob>;
+  /** Embedded mode with `autovacuum`: what the store's own maintenance did so far (decision 0032). */
+  readonly maintenance?: { readonly stats: Readonly<AutovacuumStats> };
 }
 
 export interface StoreOptions {
@@ -36,6 +39,11 @@ export interface StoreOptions {
   poolSize?: number;
   /** Embedded mode: PostgreSQL's shared_buffers in MB (default PGLITE_SHARED_BUFFERS_MB). */
   sharedBuffersMb?: number;
+  /**
+   * Embedded mode: vacuum and analyze the tables PostgreSQL's autovacuum would, looking every `intervalSeconds`
+   * (decision 0032; PGLITE_AUTOVACUUM_SECONDS). Absent: never (tests that need plans to stay put).
+   */
+  autovacuum?: { intervalSeconds: number; log?: MaintenanceLog };
 }
 
 /**
@@ -115,10 +123,14 @@ async function openPGlite(opts: StoreOptions): Promise<Store> {
     throw err;
   }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const autovacuum = opts.autovacuum && opts.autovacuum.intervalSeconds > 0 ? new PgliteAutovacuum(db, { intervalMs: opts.autovacuum.intervalSeconds * 1000, ...(opts.autovacuum.log ? { log: opts.autovacuum.log } : {}) }) : null;
+  autovacuum?.start();
   return {
     db,
     kind: 'pglite',
+    ...(autovacuum ? { maintenance: autovacuum } : {}),
     async close() {
+      await autovacuum?.stop();
       await db.destroy();
       await lock?.release();
     },
