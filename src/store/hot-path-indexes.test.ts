@@ -8,8 +8,9 @@ import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../refunds/context.js';
 import { offerStateSql, RECORD_OFFERS_SQL } from '../refunds/offers.js';
+import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 
-const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets'];
+const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds'];
 const ORDERS = 3000;
 
 describe('hot-path indexes', () => {
@@ -51,6 +52,8 @@ describe('hot-path indexes', () => {
         ),
       ],
     ],
+    // the sandbox airline's books, read for every batch of refunds the submission worker sends it
+    ['sandbox airline: books of a batch of refunds', SANDBOX_BOOKS_SQL, () => [['HR1', 'HR2'], 'XS', ['HP1', 'HP2']]],
   ];
   const unanalyzed = new Map<string, string>();
   before(async () => {
@@ -90,6 +93,11 @@ describe('hot-path indexes', () => {
       sql`
         insert into refund_tickets (refund_code, ticket_no, pax_index)
           select 'HR' || g, 'HT' || g, 1 from generate_series(1, ${ORDERS}) g`,
+      sql`
+        insert into sandbox_refunds (refund_code, carrier, pnr, ticket_nos, reason, currency, paid_minor, is_claim, airline_refund_id,
+                                     submitted_at, last_submitted_at, decision, processing_seconds, refund_minor)
+          select 'HR' || g, 'XS', 'HP' || g, jsonb_build_array('HT' || g), '1', 'EUR', 45000, false, 'XS-R' || g, now(), now(), 'accept', 0, 40000
+          from generate_series(1, ${ORDERS}) g`,
     ];
     for (const statement of plant) await statement.execute(t.store.db);
     // The plans a store gets before its tables are first analyzed (PGlite runs no autovacuum; a PostgreSQL

@@ -116,11 +116,9 @@ export type SandboxBookEntry = Pick<SandboxRefundRow, 'refund_code' | 'carrier' 
 // (A withdrawn refund no longer counts among the accepted ones of its booking: its tickets may be refunded again.)
 
 // Fixed texts over arrays, whatever the batch size: named prepared statements, parsed and planned once.
-const booksQuery = preparedQuery<SandboxBookEntry>(
-  'sandbox_refund_books',
-  `select refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at from sandbox_refunds
-   where refund_code = any($1::text[]) or (carrier = $2 and pnr = any($3::text[]) and decision = 'accept' and withdrawn_at is null)`,
-);
+export const SANDBOX_BOOKS_SQL = `select refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at from sandbox_refunds
+   where refund_code = any($1::text[]) or (carrier = $2 and pnr = any($3::text[]) and decision = 'accept' and withdrawn_at is null)`;
+const booksQuery = preparedQuery<SandboxBookEntry>('sandbox_refund_books', SANDBOX_BOOKS_SQL);
 
 /**
  * What the books say about a batch of refunds of `carrier`, in one read: the rows of these refundCodes
