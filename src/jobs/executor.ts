@@ -6,6 +6,7 @@
 // rows, or not at all.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { prepareIfRepeated } from '../store/prepared.js';
 
 /** The shape pg-boss 10 accepts as its `db` option (constructor and per call). */
 export interface SqlExecutor {
@@ -40,6 +41,7 @@ export function storeExecutor(db: AnyKysely): TrackedExecutor {
 
 async function runOnStore(db: AnyKysely, text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[] }> {
   if (values.length > 0) {
+    prepareIfRepeated(text);
     const result = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, values));
     return { rows: result.rows };
   }
@@ -63,6 +65,7 @@ async function runOnStore(db: AnyKysely, text: string, values: unknown[]): Promi
 export function transactionExecutor(trx: Transaction<Database>): SqlExecutor {
   return {
     async executeSql(text, values = []) {
+      if (values.length > 0) prepareIfRepeated(text);
       const result = await trx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, values));
       return { rows: result.rows };
     },

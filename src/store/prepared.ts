@@ -24,6 +24,33 @@ export function preparedQuery<R>(name: string, text: string): (parameters: reado
   return (parameters) => CompiledQuery.raw(text, [...parameters]);
 }
 
+/** Texts run once so far by a library that writes its own SQL (pg-boss), and how many were named. */
+const SEEN_ONCE = new Set<string>();
+let repeatedNamed = 0;
+/** At most this many library texts are named (pg-boss 10 runs about a dozen distinct ones). */
+const REPEATED_LIMIT = 64;
+
+/**
+ * For SQL a library builds itself (pg-boss's fetch, complete, insert…): a text that runs a second time becomes
+ * a named prepared statement like ours, so its later runs skip parsing and planning (on PGlite an empty
+ * queue's fetch took 3.3 ms re-planned at every poll, ~10 polls a second). Bounded: texts beyond the limit
+ * run as plain SQL. Texts must be fixed templates with $n parameters (pg-boss's are).
+ */
+export function prepareIfRepeated(text: string): void {
+  if (NAMES.has(text) || repeatedNamed >= REPEATED_LIMIT) return;
+  if (!SEEN_ONCE.has(text)) {
+    if (SEEN_ONCE.size < 4 * REPEATED_LIMIT) SEEN_ONCE.add(text);
+    return;
+  }
+  SEEN_ONCE.delete(text);
+  NAMES.set(text, `pb_repeated_${++repeatedNamed}`);
+}
+
+/** How many library texts have been named so far (at most REPEATED_LIMIT). */
+export function repeatedNamedCount(): number {
+  return repeatedNamed;
+}
+
 /** The statement name of a prepared text, or undefined for any other SQL. */
 export function preparedNameOf(text: string): string | undefined {
   return NAMES.get(text);
