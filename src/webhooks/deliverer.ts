@@ -2,7 +2,8 @@
 // the oldest pending event of its refund, for a lease; POSTs each outside any transaction, signed, with a
 // time-out; then records the attempt and settles the event (delivered, retry later, or failed after 24 h).
 // A crash between claim and settle leaves the event pending: it is sent again when its lease ends.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { preparedQuery } from '../store/prepared.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
 import { eventBody, type OutboxEvent } from './payload.js';
@@ -62,6 +63,26 @@ async function excerptOf(res: Response, max: number): Promise<string> {
   return text.slice(0, max);
 }
 
+// A round's claim: prepared once (decision 0015), as it runs every second even when nothing is due.
+const claimDueQuery = preparedQuery<Claimed>(
+  'webhook_claim_due',
+  `with due as (
+     select e.id from webhook_events e
+     where e.state = 'pending' and e.next_attempt_at <= $1::timestamptz
+       and not exists (
+         select 1 from webhook_events p where p.type = e.type and p.subject = e.subject and p.state = 'pending' and p.id < e.id
+       )
+     order by e.next_attempt_at, e.id
+     limit $2
+     for update of e skip locked
+   )
+   update webhook_events e set attempts = e.attempts + 1, next_attempt_at = $3::timestamptz
+   from due, clients c
+   where e.id = due.id and c.client_id = e.client_id
+   returning e.id, e.event_id, e.client_id, e.type, e.subject, e.order_no, e.from_status, e.to_status, e.cancel_reason, e.data,
+     e.occurred_at, e.attempts, c.webhook_url, c.webhook_secret`,
+);
+
 export class WebhookDeliverer {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -104,22 +125,7 @@ export class WebhookDeliverer {
   async deliverDue(): Promise<number> {
     const now = this.deps.clock.now();
     const lease = new Date(now.getTime() + LEASE_MS);
-    const { rows } = await sql<Claimed>`
-      with due as (
-        select e.id from webhook_events e
-        where e.state = 'pending' and e.next_attempt_at <= ${now}::timestamptz
-          and not exists (
-            select 1 from webhook_events p where p.type = e.type and p.subject = e.subject and p.state = 'pending' and p.id < e.id
-          )
-        order by e.next_attempt_at, e.id
-        limit ${this.deps.batch ?? 20}
-        for update of e skip locked
-      )
-      update webhook_events e set attempts = e.attempts + 1, next_attempt_at = ${lease}::timestamptz
-      from due, clients c
-      where e.id = due.id and c.client_id = e.client_id
-      returning e.id, e.event_id, e.client_id, e.type, e.subject, e.order_no, e.from_status, e.to_status, e.cancel_reason, e.data,
-        e.occurred_at, e.attempts, c.webhook_url, c.webhook_secret`.execute(this.deps.db);
+    const { rows } = await this.deps.db.executeQuery(claimDueQuery([now, this.deps.batch ?? 20, lease]));
     await Promise.all(rows.map((e) => this.deliverOne(e)));
     return rows.length;
   }
