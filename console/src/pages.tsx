@@ -28,9 +28,9 @@ const charts = loader(() => import('./pages/ChartsPage.tsx'));
 
 /**
  * A page whose code is in a chunk: drawn at once when the chunk is loaded (the prefetch usually did it), else
- * "Loading…" until it is. Not React.lazy: a lazy component suspends on its first render even when its chunk
- * is loaded, and React holds a revealed Suspense boundary back by up to 300 ms, which every first visit of a
- * page would pay.
+ * "Loading…" until it is. Not lazy(): a lazy component suspends on its first render even when its chunk is
+ * loaded (preact/compat's as React's), and React held a revealed Suspense boundary back by up to 300 ms, which
+ * every first visit of a page would pay.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each page's own props are checked where it is used
 function page<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] extends ComponentType<any> ? M[K] : never {
@@ -44,8 +44,12 @@ function page<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] exten
   const Page = (props: object) => {
     const [failed, setFailed] = useState(false);
     const [, setReady] = useState(false);
+    const waiting = !loaded; // this render draws "Loading…"
     useEffect(() => {
-      if (!loaded) ensure().then(() => setReady(true), () => setFailed(true));
+      // Whether to draw again is decided by what the render drew, not by `loaded` now: the idle prefetch can
+      // load the chunk between the render and this effect (Preact runs effects after the next frame, later
+      // than React did), and the page would then stay at "Loading…".
+      if (waiting) ensure().then(() => setReady(true), () => setFailed(true));
     }, []);
     if (failed) return <main id="main"><p role="alert" className="error">This page cannot be loaded: the service may be restarting. Reload the page.</p></main>;
     if (!loaded) return <main id="main"><p className="loading">Loading…</p></main>;
