@@ -56,8 +56,13 @@ describe('hot-path indexes', () => {
     ['sandbox airline: books of a batch of refunds', SANDBOX_BOOKS_SQL, () => [['HR1', 'HR2'], 'XS', ['HP1', 'HP2']]],
   ];
   const unanalyzed = new Map<string, string>();
+  // Statements whose generic plan must read by key even when made while their tables were still empty (a
+  // prepared statement keeps its generic plan until an ANALYZE): those a worker runs from a store's first minutes.
+  const PLANNED_EMPTY = ['sandbox airline: books of a batch of refunds'];
+  const whenEmpty = new Map<string, string>();
   before(async () => {
     t = await makeTestApp();
+    for (const [name, text, params] of hotPaths) if (PLANNED_EMPTY.includes(name)) whenEmpty.set(name, await genericPlan(text, params()));
     // Orders with one passenger, two segments, a ticket with two coupons, a post-ticketing service, two
     // offers (one used by a refund order with its ticket), like the ones the service writes.
     const plant = [
@@ -151,6 +156,11 @@ describe('hot-path indexes', () => {
       const generic = unanalyzed.get(name)!;
       assertIndexed(`${name} (generic plan, no statistics)`, generic);
     });
+    if (PLANNED_EMPTY.includes(name)) {
+      test(`${name}: its generic plan made while the tables were empty reads no growing table whole`, () => {
+        assertIndexed(`${name} (generic plan, empty tables)`, whenEmpty.get(name)!);
+      });
+    }
     test(`${name}: its generic (prepared) plan reads no growing table whole either`, async () => {
       const generic = await genericPlan(text, params());
       assertIndexed(`${name} (generic plan)`, generic);
