@@ -9,8 +9,9 @@ import { TEST_CLIENTS } from '../test-support/world.js';
 import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../refunds/context.js';
 import { offerStateSql, RECORD_OFFERS_SQL } from '../refunds/offers.js';
 import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
+import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 
-const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds'];
+const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds', 'webhook_events'];
 const ORDERS = 3000;
 
 describe('hot-path indexes', () => {
@@ -54,6 +55,8 @@ describe('hot-path indexes', () => {
     ],
     // the sandbox airline's books, read for every batch of refunds the submission worker sends it
     ['sandbox airline: books of a batch of refunds', SANDBOX_BOOKS_SQL, () => [['HR1', 'HR2'], 'XS', ['HP1', 'HP2']]],
+    // the webhook outbox's claim, every second of every process that delivers (decision 0022)
+    ['webhook deliverer: claim of the due events', CLAIM_DUE_SQL, () => [new Date(), 20, new Date(Date.now() + 60_000)]],
   ];
   const unanalyzed = new Map<string, string>();
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
@@ -103,6 +106,12 @@ describe('hot-path indexes', () => {
                                      submitted_at, last_submitted_at, decision, processing_seconds, refund_minor)
           select 'HR' || g, 'XS', 'HP' || g, jsonb_build_array('HT' || g), '1', 'EUR', 45000, false, 'XS-R' || g, now(), now(), 'accept', 0, 40000
           from generate_series(1, ${ORDERS}) g`,
+      // the outbox: every status change of every refund, nearly all delivered, a few pending
+      sql`
+        insert into webhook_events (client_id, type, subject, order_no, to_status, data, occurred_at, state, next_attempt_at, delivered_at)
+          select ${client}, 'refund.status', 'HR' || g, 'H' || g, 1, '{}', now(), case when g % 300 = 0 then 'pending' else 'delivered' end, now(),
+                 case when g % 300 = 0 then null else now() end
+          from generate_series(1, ${ORDERS}) g, generate_series(1, 2) s`,
     ];
     for (const statement of plant) await statement.execute(t.store.db);
     // The plans a store gets before its tables are first analyzed (PGlite runs no autovacuum; a PostgreSQL

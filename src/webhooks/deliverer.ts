@@ -64,9 +64,7 @@ async function excerptOf(res: Response, max: number): Promise<string> {
 }
 
 // A round's claim: prepared once (decision 0015), as it runs every second even when nothing is due.
-const claimDueQuery = preparedQuery<Claimed>(
-  'webhook_claim_due',
-  `with due as (
+export const CLAIM_DUE_SQL = `with due as (
      select e.id from webhook_events e
      where e.state = 'pending' and e.next_attempt_at <= $1::timestamptz
        and not exists (
@@ -80,8 +78,8 @@ const claimDueQuery = preparedQuery<Claimed>(
    from due, clients c
    where e.id = due.id and c.client_id = e.client_id
    returning e.id, e.event_id, e.client_id, e.type, e.subject, e.order_no, e.from_status, e.to_status, e.cancel_reason, e.data,
-     e.occurred_at, e.attempts, c.webhook_url, c.webhook_secret`,
-);
+     e.occurred_at, e.attempts, c.webhook_url, c.webhook_secret`;
+const claimDueQuery = preparedQuery<Claimed>('webhook_claim_due', CLAIM_DUE_SQL);
 
 export class WebhookDeliverer {
   private timer: NodeJS.Timeout | null = null;
