@@ -127,60 +127,51 @@ export class Metrics {
     fromStore('postbook_webhook_events_undelivered', 'Webhook events not delivered: pending (still retried) or failed (retries over)', ['type', 'state'], 'webhooks', async () =>
       (await undeliveredEvents(src.db)).map((r) => [{ type: r.type, state: r.state }, r.count]),
     );
-    // The cache counts in plain fields (no prom-client call on the hot path); each scrape adds what changed.
-    const cache = src.seatMaps.stats;
-    const fromCache = (name: string, help: string, read: () => { hit: number; miss: number }) => {
-      let seen = { hit: 0, miss: 0 };
+    /**
+     * A counter kept elsewhere in plain fields (no prom-client call where it counts): `read` gives its totals
+     * by the value of one label (or, without a label, under ''); each scrape adds what changed since the last.
+     */
+    const fromTotals = (name: string, help: string, label: string | null, read: () => Record<string, number>) => {
+      let seen: Record<string, number> = {};
       new Counter({
         name,
         help,
-        labelNames: ['cache'] as const,
+        labelNames: label ? [label] : [],
         registers,
         collect() {
           const now = read();
-          this.inc({ cache: 'hit' }, now.hit - seen.hit);
-          this.inc({ cache: 'miss' }, now.miss - seen.miss);
+          for (const [value, total] of Object.entries(now)) {
+            const added = total - (seen[value] ?? 0);
+            if (label) this.inc({ [label]: value }, added);
+            else this.inc(added);
+          }
           seen = now;
         },
       });
     };
-    fromCache(
+    // The seat-map cache counts in plain fields (nothing on the hot path).
+    const cache = src.seatMaps.stats;
+    fromTotals(
       'postbook_seat_map_answers_total',
       'seatAvailability.do answers by whether their bytes came from the answer cache (hit) or were built (miss); hit ratio = hit / (hit + miss)',
+      'cache',
       () => ({ hit: cache.answerHits, miss: cache.answerMisses }),
     );
-    fromCache(
+    fromTotals(
       'postbook_seat_map_loads_total',
       "Seat maps an answer needed: kept at the airline's current version (hit) or read from the airline (miss)",
+      'cache',
       () => ({ hit: cache.mapHits, miss: cache.mapMisses }),
     );
     const maintenance = src.storeMaintenance;
     if (maintenance) {
-      let seen = { vacuums: 0, analyzes: 0, seconds: 0, errors: 0 };
-      new Counter({
-        name: 'postbook_store_maintenance_total',
-        help: 'Embedded store: tables vacuumed (with analyze) and analyzed only by its autovacuum, and rounds that failed (decision 0032)',
-        labelNames: ['op'] as const,
-        registers,
-        collect() {
-          const now = { ...maintenance.stats };
-          this.inc({ op: 'vacuum' }, now.vacuums - seen.vacuums);
-          this.inc({ op: 'analyze' }, now.analyzes - seen.analyzes);
-          this.inc({ op: 'error' }, now.errors - seen.errors);
-          seen = now;
-        },
-      });
-      let seenSeconds = 0;
-      new Counter({
-        name: 'postbook_store_maintenance_seconds_total',
-        help: 'Embedded store: time its autovacuum held the store (requests wait meanwhile)',
-        registers,
-        collect() {
-          const now = maintenance.stats.seconds;
-          this.inc(now - seenSeconds);
-          seenSeconds = now;
-        },
-      });
+      fromTotals(
+        'postbook_store_maintenance_total',
+        'Embedded store: tables vacuumed (with analyze) and analyzed only by its autovacuum, and rounds that failed (decision 0032)',
+        'op',
+        () => ({ vacuum: maintenance.stats.vacuums, analyze: maintenance.stats.analyzes, error: maintenance.stats.errors }),
+      );
+      fromTotals('postbook_store_maintenance_seconds_total', 'Embedded store: time its autovacuum held the store (requests wait meanwhile)', null, () => ({ '': maintenance.stats.seconds }));
     }
   }
 }
