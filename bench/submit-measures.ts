@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { AirlineRecord } from '../src/airline/connector.js';
 import { measureQueueDrain } from '../src/jobs/throughput.js';
 import { insertOrderFromRecord, newOrderNo } from '../src/orders/orders.js';
-import { JOB_POLL, JOB_SUBMIT, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
+import { JOB_POLL, JOB_SUBMIT, POLL_KEY_PREFIX, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
 import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES } from '../src/refunds/workers.js';
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
@@ -164,7 +164,7 @@ async function leaveNoWorkBehind(db: Kysely<Database>, orders: string[]): Promis
   }
   const removed = await sql`
     delete from pgboss.job j using refund_orders r
-    where j.name = ${JOB_POLL} and j.state < 'active' and j.singleton_key = 'poll-' || r.refund_code and r.order_no = any(${orders})`.execute(db);
+    where j.name = ${JOB_POLL} and j.state < 'active' and j.singleton_key = ${sql.lit(POLL_KEY_PREFIX)} || r.refund_code and r.order_no = any(${orders})`.execute(db);
   console.log(`  refund.do: removed the ${String(removed.numAffectedRows ?? 0)} poll jobs of the measure's refunds (they would run during later measures)`);
 }
 

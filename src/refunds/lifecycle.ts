@@ -53,8 +53,9 @@ interface JobData {
   refundCode: string;
 }
 
-/** One waiting poll job per refund (the queue's `short` policy drops a second). */
-const pollKey = (refundCode: string) => `poll-${refundCode}`;
+/** One waiting poll job per refund (the queue's `short` policy drops a second): its singletonKey is this + refundCode. */
+export const POLL_KEY_PREFIX = 'poll-';
+const pollKey = (refundCode: string) => `${POLL_KEY_PREFIX}${refundCode}`;
 
 function codeOf(data: unknown): string {
   const code = (data as JobData | null)?.refundCode;
@@ -252,7 +253,7 @@ export class RefundLifecycle {
         insert into refund_status_history (refund_code, from_status, to_status, at, cause)
         select refund_code, ${sql.lit(RS.PROCESSING)}, ${sql.lit(RS.AIRLINE_PROCESSING)}, ${now}::timestamptz, cause from moved
       ),
-      polls as (${this.deps.queue.insertManySql(JOB_POLL, sql`select jsonb_build_object('refundCode', refund_code) as data, 'poll-' || refund_code as singleton_key from moved`, { startAfterSeconds: this.deps.pollSeconds })})
+      polls as (${this.deps.queue.insertManySql(JOB_POLL, sql`select jsonb_build_object('refundCode', refund_code) as data, ${sql.lit(POLL_KEY_PREFIX)} || refund_code as singleton_key from moved`, { startAfterSeconds: this.deps.pollSeconds })})
       select refund_code from moved`,
     );
     // Logged once committed (the statement is its own transaction).
