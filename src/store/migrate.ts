@@ -17,6 +17,7 @@ import * as m0015 from './migrations/0015_console.js';
 import * as m0016 from './migrations/0016_order_context_version.js';
 import * as m0017 from './migrations/0017_console_login_failures.js';
 import * as m0018 from './migrations/0018_console_part3.js';
+import * as m0019 from './migrations/0019_triggers_read_by_key.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_order_context_version': m0016,
   '0017_console_login_failures': m0017,
   '0018_console_part3': m0018,
+  '0019_triggers_read_by_key': m0019,
 };
 
 class StaticProvider implements MigrationProvider {

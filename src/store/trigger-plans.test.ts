@@ -1,0 +1,115 @@
+// The statement-level triggers (order context versions, decision 0030; the webhook outbox, decisions 0022 and 0025;
+// the console's queue counts) read the tables they look into by key, whatever plan they got on their first run
+// (migration 0019). A trigger's statements are planned once per connection, when it first fires; those plans
+// must stay right as the tables grow, so every trigger is fired on small tables first, the tables are then grown
+// (no ANALYZE, as on a store whose statistics lag), and the same triggers fired again must not scan a growing
+// table: PostgreSQL's own per-transaction counters (pg_stat_xact_user_tables) tell.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql, type Transaction } from 'kysely';
+import { makeTestApp, type TestApp } from '../test-support/app.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import type { Database } from './schema.js';
+
+const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'refund_status_history', 'void_offers', 'void_orders', 'void_status_history', 'webhook_events'];
+const GROWN = 3000;
+
+describe('statement-level triggers read growing tables by key', () => {
+  let t: TestApp;
+  const client = TEST_CLIENTS.alpha.id;
+  before(async () => {
+    t = await makeTestApp();
+  });
+  after(() => t.close());
+
+  /**
+   * Orders `${p}1` … `${p}n` with everything the triggers watch, one statement per table as the service writes
+   * batches: passengers, segments, tickets and coupons (then a coupon update), ancillaries, offers, refund
+   * orders with their tickets and history, a 0 → 1 move with its history row, a void with its history row.
+   */
+  async function fire(trx: Transaction<Database>, p: string, n: number): Promise<void> {
+    const g = sql`generate_series(1, ${n}::int) g`;
+    const statements = [
+      sql`insert into orders (order_no, client_id, source, status, carrier, airline_pnr, payment_method, currency, total_minor)
+            select ${p} || g, ${client}, 'booking', '2', 'XS', ${p} || 'P' || g, 'deposit', 'EUR', 50000 from ${g}`,
+      sql`insert into order_passengers (order_no, pax_index, passenger_type, last_name, first_name) select ${p} || g, 1, 'ADT', 'PLANTED', 'PAX' from ${g}`,
+      sql`insert into order_segments (order_no, segment_index, direction, carrier, flight_number, dep_airport, arr_airport, dep_local, arr_local, dep_at, arr_at, dep_time_zone)
+            select ${p} || g, 1, 'out', 'XS', 'XS101', 'HND', 'SGN', '2027-01-01 10:00', '2027-01-01 15:00', now(), now(), 'Asia/Tokyo' from ${g}`,
+      sql`insert into tickets (ticket_no, order_no, pax_index, currency, fare_minor, tax_minor) select ${p} || 'T' || g, ${p} || g, 1, 'EUR', 40000, 5000 from ${g}`,
+      sql`insert into ticket_coupons (ticket_no, segment_index, status) select ${p} || 'T' || g, 1, 'OPEN_FOR_USE' from ${g}`,
+      sql`update ticket_coupons set status = 'USED' where ticket_no = any(${keys(p, 'T', n)})`,
+      sql`insert into order_ancillaries (order_no, pax_index, segment_index, kind, category, post_order_no, currency, price_minor)
+            select ${p} || g, 1, null, 'inflow', 'StandardCheckInBaggage', null, 'EUR', 3000 from ${g}`,
+      sql`insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
+            select ${p} || 'O' || g, ${client}, ${p} || g, '1', array[${p} || 'T' || g], '[]', '{}', 'used', now(), now() from ${g}`,
+      sql`insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
+                                     estimated_refund_minor, service_fee_currency, service_fee_minor, details, created_at, updated_at)
+            select ${p} || 'R' || g, ${client}, ${p} || g, ${p} || 'O' || g, '1', 0, 'deposit', 'AccurateQuote', 'CashBackToOriginalPayment', 'EUR', 1, 'EUR', 0, '{}', now(), now() from ${g}`,
+      sql`insert into refund_tickets (refund_code, ticket_no, pax_index) select ${p} || 'R' || g, ${p} || 'T' || g, 1 from ${g}`,
+      sql`insert into refund_status_history (refund_code, from_status, to_status, at, cause) select ${p} || 'R' || g, null, 0, now(), 'planted' from ${g}`,
+      sql`with moved as (update refund_orders set status = 1 where refund_code = any(${keys(p, 'R', n)}) returning refund_code)
+          insert into refund_status_history (refund_code, from_status, to_status, at, cause) select refund_code, 0, 1, now(), 'planted' from moved`,
+      sql`insert into void_offers (offer_id, client_id, order_no, quote, expires_at, created_at) select ${p} || 'VO' || g, ${client}, ${p} || g, '{}', now(), now() from ${g}`,
+      sql`insert into void_orders (void_code, client_id, order_no, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at)
+            select ${p} || 'V' || g, ${client}, ${p} || g, ${p} || 'VO' || g, 0, 'deposit', 'EUR', 1, array[${p} || 'T' || g], '{}', now(), now() from ${g}`,
+      sql`insert into void_status_history (void_code, from_status, to_status, at, cause) select ${p} || 'V' || g, null, 0, now(), 'planted' from ${g}`,
+    ];
+    for (const statement of statements) await statement.execute(trx);
+  }
+
+  /** The keys as one array parameter: the statements that fire the triggers read by key themselves. */
+  const keys = (p: string, kind: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${kind}${i + 1}`);
+
+  async function seqScans(trx: Transaction<Database>): Promise<Map<string, number>> {
+    const { rows } = await sql<{ relname: string; n: string }>`
+      select relname, seq_scan::text as n from pg_stat_xact_user_tables where relname = any(${GROWING})`.execute(trx);
+    return new Map(rows.map((r) => [r.relname, Number(r.n)]));
+  }
+
+  /** Fires every trigger on small tables, grows the tables, fires them again: the tables read whole the second time. */
+  async function scannedWhenGrown(): Promise<{ scanned: string[]; events: number; versions: number }> {
+    // One transaction: one connection, whose trigger plans are made by the first round (rolled back at the end).
+    let out = { scanned: [] as string[], events: 0, versions: 0 };
+    await t.store.db
+      .transaction()
+      .execute(async (trx) => {
+        await fire(trx, 'S', 10);
+        await fire(trx, 'G', GROWN);
+        const before = await seqScans(trx);
+        await fire(trx, 'L', 10);
+        const after = await seqScans(trx);
+        const scanned = GROWING.filter((table) => (after.get(table) ?? 0) > (before.get(table) ?? 0));
+        // The triggers did their work: every order's version moved, every status change has its event when a URL is set.
+        const events = await sql<{ n: number }>`select count(*)::int as n from webhook_events where order_no like 'L%'`.execute(trx);
+        const versions = await sql<{ n: number }>`select count(*)::int as n from orders where order_no like 'L%' and ctx_version > 0`.execute(trx);
+        out = { scanned, events: events.rows[0]!.n, versions: versions.rows[0]!.n };
+        throw new RolledBack();
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof RolledBack)) throw err;
+      });
+    return out;
+  }
+
+  test('with no client taking webhooks, no trigger reads a growing table whole once the tables have grown', async () => {
+    const { scanned, events, versions } = await scannedWhenGrown();
+    assert.deepEqual(scanned, [], `read sequentially: ${scanned.join(', ')}`);
+    assert.equal(events, 0);
+    assert.equal(versions, 10);
+  });
+
+  test('with a client taking webhooks, the outbox triggers read refunds and voids by key too', async () => {
+    await sql`update clients set webhook_url = 'https://hooks.example.invalid/postbook' where client_id = ${client}`.execute(t.store.db);
+    try {
+      const { scanned, events, versions } = await scannedWhenGrown();
+      assert.deepEqual(scanned, [], `read sequentially: ${scanned.join(', ')}`);
+      // three status changes per order: refund 0, refund 0 → 1, void 0
+      assert.equal(events, 30);
+      assert.equal(versions, 10);
+    } finally {
+      await sql`update clients set webhook_url = null where client_id = ${client}`.execute(t.store.db);
+    }
+  });
+});
+
+class RolledBack extends Error {}
