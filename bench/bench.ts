@@ -120,6 +120,10 @@ async function main(): Promise<number> {
         PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB ?? '16',
         // The embedded store's autovacuum as deployed (decision 0032); 0 to compare without it.
         PGLITE_AUTOVACUUM_SECONDS: process.env.PGLITE_AUTOVACUUM_SECONDS ?? '10',
+        // As deployed (docs/production.md): on PostgreSQL the API process answers HTTP and writes jobs, and the
+        // refund workers run in processes of their own (the backlog measure runs them); the embedded store has
+        // one process, which carries them.
+        WORKERS: databaseUrl ? 'false' : 'true',
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       },
       ROOT,
