@@ -1,60 +1,46 @@
-// The statement-level triggers read the tables they look into one key at a time (issue 7, docs/architecture.md
-// "Performance targets").
+// The statement-level triggers read the tables they look into by key (issue 7, docs/architecture.md "Performance
+// targets", decision 0015's amendment).
 //
 // A trigger's statements are planned once per connection, on their first run, and that plan serves the
 // connection for as long as no ANALYZE of their tables invalidates it. The order-context-version triggers of
-// migration 0016 (for refund_tickets and ticket_coupons) and the webhook outbox triggers of 0009 and 0011 joined
-// their transition table to a growing table (refund_orders, tickets, void_orders) in one statement, so the
-// planner was free to hash-join: planned on a young store (or a store whose statistics lag, as on a PostgreSQL
-// run with autovacuum off), it read the growing table whole on every later submission — 6–7 ms per statement
-// with 5,750 refunds, growing with the store. Now:
-// - the context-version bump updates each order it touched by its primary key, in order_no order (concurrent
-//   transactions lock the orders they share in one order), after finding the orders through per-key lookups;
-// - the webhook triggers return at once while no client has a webhook URL (one probe of a partial index), and
-//   read each changed refund or void by its key.
-// src/store/trigger-plans.test.ts plans every trigger on small tables, grows them and checks that no trigger
-// then reads a growing table sequentially.
+// migration 0016 and the webhook outbox triggers of 0009 and 0011 join their transition table to a growing table
+// (orders, tickets, refund_orders, void_orders), so the planner was free to hash-join: planned on a young store
+// (or a store whose statistics lag, as on a PostgreSQL run with autovacuum off), the join read the growing table
+// whole on every later write — 6–7 ms per submission statement with 5,750 refunds, growing with the store. Now:
+// - each trigger function runs with hash and merge joins and sequential scans disabled (a function's own SET
+//   clause: only its statements, only while it runs), so each joined row is found through its primary key
+//   whatever the statistics said when the plan was made; the statements stay one UPDATE or INSERT per firing
+//   (a loop of one UPDATE per order cost ~50 µs per order);
+// - the webhook triggers return at once while no client has a webhook URL (a partial index on clients);
+// - the orders row trigger that moves ctx_version on any other update of an order is skipped, in C, for the
+//   triggers' own bump (a WHEN clause), instead of entering PL/pgSQL for every bumped order.
+// src/store/trigger-plans.test.ts plans every trigger on small tables, grows them and checks that no trigger then
+// reads a growing table sequentially.
 import { sql, type Kysely } from 'kysely';
 
-/** Tables carrying order_no, and how the others reach it (one lookup by key per changed row). */
+/** Tables carrying order_no, and how the others reach it. */
 const DIRECT = ['order_passengers', 'order_segments', 'tickets', 'order_ancillaries', 'refund_orders', 'void_orders'] as const;
 const VIA = {
-  ticket_coupons: 'select t.order_no from changed_rows c cross join lateral (select t.order_no from tickets t where t.ticket_no = c.ticket_no offset 0) t',
-  refund_tickets: 'select r.order_no from changed_rows c cross join lateral (select r.order_no from refund_orders r where r.refund_code = c.refund_code offset 0) r',
+  ticket_coupons: 'select t.order_no from tickets t where t.ticket_no in (select ticket_no from changed_rows)',
+  refund_tickets: 'select r.order_no from refund_orders r where r.refund_code in (select refund_code from changed_rows)',
 } as const;
 
-function bumpByKey(table: string, orderNos: string): string {
-  return `
-    create or replace function ${table}_ctx_bump() returns trigger language plpgsql as $fn$
-    declare
-      o text;
-    begin
-      for o in select distinct n.order_no from (${orderNos}) n order by 1 loop
-        update orders set ctx_version = ctx_version + 1 where order_no = o;
-      end loop;
-      return null;
-    end
-    $fn$;`;
-}
+/** A trigger function's own settings: its joins go row by row through the joined tables' primary keys. */
+const BY_KEY = 'set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off';
 
-/** The form of migration 0016, for down(). */
-function bumpByJoin(table: string, orderNos: string): string {
+function bump(table: string, orderNos: string, byKey: boolean): string {
   return `
-    create or replace function ${table}_ctx_bump() returns trigger language plpgsql as $fn$
+    create or replace function ${table}_ctx_bump() returns trigger language plpgsql ${byKey ? BY_KEY : ''} as $fn$
     begin
       update orders set ctx_version = ctx_version + 1 where order_no in (${orderNos});
       return null;
     end
     $fn$;`;
 }
-const JOINED_VIA = {
-  ticket_coupons: 'select t.order_no from tickets t where t.ticket_no in (select ticket_no from changed_rows)',
-  refund_tickets: 'select r.order_no from refund_orders r where r.refund_code in (select refund_code from changed_rows)',
-} as const;
 
 function refundEvents(byKey: boolean): string {
   return `
-    create or replace function webhook_refund_events() returns trigger language plpgsql as $fn$
+    create or replace function webhook_refund_events() returns trigger language plpgsql ${byKey ? BY_KEY : ''} as $fn$
     begin
       ${byKey ? 'if not exists (select 1 from clients where webhook_url is not null) then return null; end if;' : ''}
       insert into webhook_events (client_id, type, subject, order_no, from_status, to_status, cancel_reason, data, occurred_at, next_attempt_at)
@@ -73,7 +59,7 @@ function refundEvents(byKey: boolean): string {
           'cause', h.cause),
         h.at, h.at
       from new_rows h
-      ${byKey ? 'cross join lateral (select * from refund_orders r where r.refund_code = h.refund_code offset 0) r' : 'join refund_orders r on r.refund_code = h.refund_code'}
+      join refund_orders r on r.refund_code = h.refund_code
       join clients c on c.client_id = r.client_id
       where c.webhook_url is not null
       order by h.id;
@@ -84,7 +70,7 @@ function refundEvents(byKey: boolean): string {
 
 function voidEvents(byKey: boolean): string {
   return `
-    create or replace function webhook_void_events() returns trigger language plpgsql as $fn$
+    create or replace function webhook_void_events() returns trigger language plpgsql ${byKey ? BY_KEY : ''} as $fn$
     begin
       ${byKey ? 'if not exists (select 1 from clients where webhook_url is not null) then return null; end if;' : ''}
       insert into webhook_events (client_id, type, subject, order_no, from_status, to_status, cancel_reason, data, occurred_at, next_attempt_at)
@@ -98,7 +84,7 @@ function voidEvents(byKey: boolean): string {
           'cause', h.cause),
         h.at, h.at
       from new_rows h
-      ${byKey ? 'cross join lateral (select * from void_orders v where v.void_code = h.void_code offset 0) v' : 'join void_orders v on v.void_code = h.void_code'}
+      join void_orders v on v.void_code = h.void_code
       join clients c on c.client_id = v.client_id
       where c.webhook_url is not null
       order by h.id;
@@ -107,10 +93,16 @@ function voidEvents(byKey: boolean): string {
     $fn$;`;
 }
 
+const ORDERS_ROW_TRIGGER = (when: string) => `
+    drop trigger orders_ctx_version on orders;
+    create trigger orders_ctx_version before update on orders for each row ${when} execute function orders_ctx_bump();`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   const parts = [
-    ...DIRECT.map((t) => bumpByKey(t, 'select order_no from changed_rows')),
-    ...Object.entries(VIA).map(([t, orderNos]) => bumpByKey(t, orderNos)),
+    ...DIRECT.map((t) => bump(t, 'select order_no from changed_rows', true)),
+    ...Object.entries(VIA).map(([t, orderNos]) => bump(t, orderNos, true)),
+    // orders_ctx_bump moves the version only when an update leaves it as it was: the same test, without the call.
+    ORDERS_ROW_TRIGGER('when (new.ctx_version = old.ctx_version)'),
     // "Does any client take webhooks?" — one index probe, for every status change of every refund and void.
     `create index clients_with_webhook on clients (client_id) where webhook_url is not null;`,
     refundEvents(true),
@@ -121,8 +113,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   const parts = [
-    ...DIRECT.map((t) => bumpByJoin(t, 'select order_no from changed_rows')),
-    ...Object.entries(JOINED_VIA).map(([t, orderNos]) => bumpByJoin(t, orderNos)),
+    ...DIRECT.map((t) => bump(t, 'select order_no from changed_rows', false)),
+    ...Object.entries(VIA).map(([t, orderNos]) => bump(t, orderNos, false)),
+    ORDERS_ROW_TRIGGER(''),
     `drop index clients_with_webhook;`,
     refundEvents(false),
     voidEvents(false),
