@@ -7,32 +7,41 @@
 // (orders, tickets, refund_orders, void_orders), so the planner was free to hash-join: planned on a young store
 // (or a store whose statistics lag, as on a PostgreSQL run with autovacuum off), the join read the growing table
 // whole on every later write — 6–7 ms per submission statement with 5,750 refunds, growing with the store. Now:
-// - each trigger function runs with hash and merge joins and sequential scans disabled (a function's own SET
-//   clause: only its statements, only while it runs), so each joined row is found through its primary key
-//   whatever the statistics said when the plan was made; the statements stay one UPDATE or INSERT per firing
-//   (a loop of one UPDATE per order cost ~50 µs per order);
+// - the version bump updates orders where order_no = any(array(…)) of the changed rows' orders (found the same
+//   way in tickets or refund_orders), the webhook triggers read each changed refund or void in a fenced lateral
+//   sub-select, and each trigger function runs with sequential scans, hash and merge joins disabled by its own
+//   SET clause (only its statements, only while it runs): a lookup per key, whatever the statistics said when
+//   the plan was made. Tried and dropped: a loop of one UPDATE per order (~50 µs per order), and the joins under
+//   the SET clause alone (the embedded backlog fell 5×; a nested loop walking a whole index is still allowed);
 // - the webhook triggers return at once while no client has a webhook URL (a partial index on clients);
 // - the orders row trigger that moves ctx_version on any other update of an order is skipped, in C, for the
 //   triggers' own bump (a WHEN clause), instead of entering PL/pgSQL for every bumped order.
 // src/store/trigger-plans.test.ts plans every trigger on small tables, grows them and checks that no trigger then
-// reads a growing table sequentially.
+// reads a growing table whole.
 import { sql, type Kysely } from 'kysely';
 
-/** Tables carrying order_no, and how the others reach it. */
+/** Tables carrying order_no, and how the others reach it: the keys as one array, each looked up by itself. */
 const DIRECT = ['order_passengers', 'order_segments', 'tickets', 'order_ancillaries', 'refund_orders', 'void_orders'] as const;
 const VIA = {
+  ticket_coupons: 'select t.order_no from tickets t where t.ticket_no = any(array(select ticket_no from changed_rows))',
+  refund_tickets: 'select r.order_no from refund_orders r where r.refund_code = any(array(select refund_code from changed_rows))',
+} as const;
+const JOINED_VIA = {
   ticket_coupons: 'select t.order_no from tickets t where t.ticket_no in (select ticket_no from changed_rows)',
   refund_tickets: 'select r.order_no from refund_orders r where r.refund_code in (select refund_code from changed_rows)',
 } as const;
 
-/** A trigger function's own settings: its joins go row by row through the joined tables' primary keys. */
+/**
+ * A trigger function's own settings: a table it reads is read through an index. With keys given as an array
+ * (`= any(array(…))`) or one outer row at a time (a fenced lateral sub-select), that is a lookup per key.
+ */
 const BY_KEY = 'set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off';
 
 function bump(table: string, orderNos: string, byKey: boolean): string {
   return `
     create or replace function ${table}_ctx_bump() returns trigger language plpgsql ${byKey ? BY_KEY : ''} as $fn$
     begin
-      update orders set ctx_version = ctx_version + 1 where order_no in (${orderNos});
+      update orders set ctx_version = ctx_version + 1 where order_no ${byKey ? `= any(array(${orderNos}))` : `in (${orderNos})`};
       return null;
     end
     $fn$;`;
@@ -59,7 +68,7 @@ function refundEvents(byKey: boolean): string {
           'cause', h.cause),
         h.at, h.at
       from new_rows h
-      join refund_orders r on r.refund_code = h.refund_code
+      ${byKey ? 'cross join lateral (select * from refund_orders r where r.refund_code = h.refund_code offset 0) r' : 'join refund_orders r on r.refund_code = h.refund_code'}
       join clients c on c.client_id = r.client_id
       where c.webhook_url is not null
       order by h.id;
@@ -84,7 +93,7 @@ function voidEvents(byKey: boolean): string {
           'cause', h.cause),
         h.at, h.at
       from new_rows h
-      join void_orders v on v.void_code = h.void_code
+      ${byKey ? 'cross join lateral (select * from void_orders v where v.void_code = h.void_code offset 0) v' : 'join void_orders v on v.void_code = h.void_code'}
       join clients c on c.client_id = v.client_id
       where c.webhook_url is not null
       order by h.id;
@@ -114,7 +123,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   const parts = [
     ...DIRECT.map((t) => bump(t, 'select order_no from changed_rows', false)),
-    ...Object.entries(VIA).map(([t, orderNos]) => bump(t, orderNos, false)),
+    ...Object.entries(JOINED_VIA).map(([t, orderNos]) => bump(t, orderNos, false)),
     ORDERS_ROW_TRIGGER(''),
     `drop index clients_with_webhook;`,
     refundEvents(false),
