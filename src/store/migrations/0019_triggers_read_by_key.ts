@@ -47,14 +47,15 @@ function bump(table: string, orderNos: string, byKey: boolean): string {
     $fn$;`;
 }
 
-function refundEvents(byKey: boolean): string {
-  return `
-    create or replace function webhook_refund_events() returns trigger language plpgsql ${byKey ? BY_KEY : ''} as $fn$
-    begin
-      ${byKey ? 'if not exists (select 1 from clients where webhook_url is not null) then return null; end if;' : ''}
-      insert into webhook_events (client_id, type, subject, order_no, from_status, to_status, cancel_reason, data, occurred_at, next_attempt_at)
-      select r.client_id, 'order.refund', h.refund_code, r.order_no, h.from_status, h.to_status, r.cancel_reason,
-        jsonb_build_object(
+/** The two webhook outbox triggers of migrations 0009 and 0011: one event per status-history row. */
+const OUTBOX = {
+  refund: {
+    fn: 'webhook_refund_events',
+    type: 'order.refund',
+    table: 'refund_orders',
+    alias: 'r',
+    key: 'refund_code',
+    data: `
           'reason', r.reason,
           'refundMethod', r.refund_method,
           'quoteType', r.quote_type,
@@ -64,37 +65,39 @@ function refundEvents(byKey: boolean): string {
           'serviceFeeCurrency', r.service_fee_currency,
           'serviceFeeMinor', r.service_fee_minor,
           'completedOn', r.completed_on,
-          'ticketNos', (select coalesce(jsonb_agg(t.ticket_no order by t.ticket_no), '[]'::jsonb) from refund_tickets t where t.refund_code = h.refund_code),
-          'cause', h.cause),
-        h.at, h.at
-      from new_rows h
-      ${byKey ? 'cross join lateral (select * from refund_orders r where r.refund_code = h.refund_code offset 0) r' : 'join refund_orders r on r.refund_code = h.refund_code'}
-      join clients c on c.client_id = r.client_id
-      where c.webhook_url is not null
-      order by h.id;
-      return null;
-    end
-    $fn$;`;
-}
-
-function voidEvents(byKey: boolean): string {
-  return `
-    create or replace function webhook_void_events() returns trigger language plpgsql ${byKey ? BY_KEY : ''} as $fn$
-    begin
-      ${byKey ? 'if not exists (select 1 from clients where webhook_url is not null) then return null; end if;' : ''}
-      insert into webhook_events (client_id, type, subject, order_no, from_status, to_status, cancel_reason, data, occurred_at, next_attempt_at)
-      select v.client_id, 'order.void', h.void_code, v.order_no, h.from_status, h.to_status, v.cancel_reason,
-        jsonb_build_object(
+          'ticketNos', (select coalesce(jsonb_agg(t.ticket_no order by t.ticket_no), '[]'::jsonb) from refund_tickets t where t.refund_code = h.refund_code),`,
+  },
+  void: {
+    fn: 'webhook_void_events',
+    type: 'order.void',
+    table: 'void_orders',
+    alias: 'v',
+    key: 'void_code',
+    data: `
           'currency', v.currency,
           'voidAmountMinor', v.void_amount_minor,
           'actualRefundMinor', v.actual_refund_minor,
           'ticketNos', to_jsonb(v.ticket_nos),
-          'completedOn', v.completed_on,
+          'completedOn', v.completed_on,`,
+  },
+} as const;
+
+function outboxEvents({ fn, type, table, alias: a, key, data }: (typeof OUTBOX)[keyof typeof OUTBOX], byKey: boolean): string {
+  const subjects = byKey
+    ? `cross join lateral (select * from ${table} ${a} where ${a}.${key} = h.${key} offset 0) ${a}`
+    : `join ${table} ${a} on ${a}.${key} = h.${key}`;
+  return `
+    create or replace function ${fn}() returns trigger language plpgsql ${byKey ? BY_KEY : ''} as $fn$
+    begin
+      ${byKey ? 'if not exists (select 1 from clients where webhook_url is not null) then return null; end if;' : ''}
+      insert into webhook_events (client_id, type, subject, order_no, from_status, to_status, cancel_reason, data, occurred_at, next_attempt_at)
+      select ${a}.client_id, '${type}', h.${key}, ${a}.order_no, h.from_status, h.to_status, ${a}.cancel_reason,
+        jsonb_build_object(${data}
           'cause', h.cause),
         h.at, h.at
       from new_rows h
-      ${byKey ? 'cross join lateral (select * from void_orders v where v.void_code = h.void_code offset 0) v' : 'join void_orders v on v.void_code = h.void_code'}
-      join clients c on c.client_id = v.client_id
+      ${subjects}
+      join clients c on c.client_id = ${a}.client_id
       where c.webhook_url is not null
       order by h.id;
       return null;
@@ -114,8 +117,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ORDERS_ROW_TRIGGER('when (new.ctx_version = old.ctx_version)'),
     // "Does any client take webhooks?" — one index probe, for every status change of every refund and void.
     `create index clients_with_webhook on clients (client_id) where webhook_url is not null;`,
-    refundEvents(true),
-    voidEvents(true),
+    outboxEvents(OUTBOX.refund, true),
+    outboxEvents(OUTBOX.void, true),
   ];
   await sql.raw(parts.join('\n')).execute(db);
 }
@@ -126,8 +129,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     ...Object.entries(JOINED_VIA).map(([t, orderNos]) => bump(t, orderNos, false)),
     ORDERS_ROW_TRIGGER(''),
     `drop index clients_with_webhook;`,
-    refundEvents(false),
-    voidEvents(false),
+    outboxEvents(OUTBOX.refund, false),
+    outboxEvents(OUTBOX.void, false),
   ];
   await sql.raw(parts.join('\n')).execute(db);
 }
