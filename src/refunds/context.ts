@@ -38,9 +38,9 @@ export interface AncillaryRow {
   priceMinor: number;
 }
 
+/** A refund of the order with live tickets; its status decides nothing here and is not read (migration 0020). */
 export interface LiveRefund {
   refundCode: string;
-  status: number;
   reason: string;
 }
 
@@ -91,8 +91,8 @@ interface ContextColumns {
   segs: Array<[number, 'out' | 'ret', string, string, string, string, string, string | null, string | null, string, string]> | null;
   tix: Array<[string, number, string, number, number, string | null, boolean, Array<[number, CouponStatus]> | null]> | null;
   anc: Array<[number, number | null, 'inflow' | 'post', string, string | null, string, number]> | null;
-  /** [refundCode, status, reason, its live tickets] */
-  refunds: Array<[string, number, string, string[] | null]> | null;
+  /** [refundCode, reason, its live tickets] */
+  refunds: Array<[string, string, string[] | null]> | null;
   /** [voidCode, voidStatus] of the order's live void (docs/voids.md) */
   live_void: [string, number] | null;
   /** spec 7.1 824: only computed when no order was found by orderNo. */
@@ -130,7 +130,7 @@ function contextSql(from: string, orderMatch: string, ancillaryCheck: string): s
      from tickets t where t.order_no = o.order_no) as tix,
   (select json_agg(json_build_array(a.pax_index, a.segment_index, a.kind, a.category, a.post_order_no, a.currency, a.price_minor) order by a.id)
      from order_ancillaries a where a.order_no = o.order_no) as anc,
-  (select json_agg(json_build_array(r.refund_code, r.status, r.reason,
+  (select json_agg(json_build_array(r.refund_code, r.reason,
                                     (select json_agg(rt.ticket_no) from refund_tickets rt where rt.refund_code = r.refund_code and rt.live)))
      from refund_orders r where r.order_no = o.order_no) as refunds,
   (select json_build_array(v.void_code, v.status) from void_orders v where v.order_no = o.order_no and v.status not in (4, 6)) as live_void,
@@ -272,8 +272,8 @@ function toLookup(row: ContextRow): ContextLookup {
         priceMinor: Number(price),
       })),
       liveRefunds: new Map(
-        (refunds ?? []).flatMap(([refundCode, status, reason, ticketNos]) =>
-          (ticketNos ?? []).map((ticketNo) => [ticketNo, { refundCode, status: Number(status), reason: String(reason) }] as const),
+        (refunds ?? []).flatMap(([refundCode, reason, ticketNos]) =>
+          (ticketNos ?? []).map((ticketNo) => [ticketNo, { refundCode, reason: String(reason) }] as const),
         ),
       ),
       liveVoid: live_void ? { voidCode: String(live_void[0]), status: Number(live_void[1]) } : null,

@@ -18,6 +18,7 @@ import * as m0016 from './migrations/0016_order_context_version.js';
 import * as m0017 from './migrations/0017_console_login_failures.js';
 import * as m0018 from './migrations/0018_console_part3.js';
 import * as m0019 from './migrations/0019_triggers_read_by_key.js';
+import * as m0020 from './migrations/0020_refund_status_outside_context.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_console_login_failures': m0017,
   '0018_console_part3': m0018,
   '0019_triggers_read_by_key': m0019,
+  '0020_refund_status_outside_context': m0020,
 };
 
 class StaticProvider implements MigrationProvider {

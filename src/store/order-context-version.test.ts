@@ -52,7 +52,7 @@ describe(`order context version (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
     assert.deepEqual(await moves(sql`delete from order_ancillaries where post_order_no = 'CTXV1'`), [1, 0]);
   });
 
-  test('refunds and voids: a submitted refund, its tickets, its status; a write touching no row moves nothing', async () => {
+  test('refunds and voids: a submitted refund, its tickets, its reason (not its status); a write touching no row moves nothing', async () => {
     // refund_orders and refund_tickets rows come from refund.do in other tests; here their triggers directly
     const refundCode = 'RCTXV1';
     const offerId = 'rfo_ctxv1';
@@ -67,7 +67,10 @@ describe(`order context version (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
     const ticket = sql`(select ticket_no from tickets where order_no = ${o()} order by ticket_no limit 1)`;
     assert.deepEqual(await moves(sql`insert into refund_tickets (refund_code, ticket_no, pax_index) values (${refundCode}, ${ticket}, 1)`), [1, 0]);
     assert.deepEqual(await moves(sql`update refund_tickets set live = false where refund_code = ${refundCode}`), [1, 0]);
-    assert.deepEqual(await moves(sql`update refund_orders set status = 4 where refund_code = ${refundCode}`), [1, 0]);
+    // A status move alone is not part of the context (migration 0020): liveness is refund_tickets.live, above.
+    assert.deepEqual(await moves(sql`update refund_orders set status = 1, updated_at = now() where refund_code = ${refundCode}`), [0, 0], 'a status move alone moves nothing');
+    assert.deepEqual(await moves(sql`update refund_orders set reason = '0' where refund_code = ${refundCode}`), [1, 0], 'a refund\'s reason is part of the context');
+    assert.deepEqual(await moves(sql`update refund_orders set reason = reason, status = 4 where refund_code = ${refundCode}`), [0, 0], 'a column named but not changed moves nothing');
     assert.deepEqual(await moves(sql`update void_orders set status = status where order_no = ${o()}`), [0, 0], 'no void row: nothing moved');
     assert.deepEqual(await moves(sql`delete from refund_orders where refund_code = ${refundCode}`), [1, 0], 'its tickets go with it (cascade)');
   });
