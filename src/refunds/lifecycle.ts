@@ -3,7 +3,7 @@
 // 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
 // transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
 // so a retried or duplicated job never moves a refund twice.
-import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { DateTime } from 'luxon';
 import {
   ConnectorError,
@@ -13,10 +13,9 @@ import {
   type AirlineRefundSubmission,
 } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
-import type { Database } from '../store/schema.js';
-import { preparedNameOf, preparedQuery } from '../store/prepared.js';
+import type { Database, RefundOrdersTable } from '../store/schema.js';
+import { preparedQuery } from '../store/prepared.js';
 import type { RefundJobState, RefundScheduler } from './deps.js';
-import type { PricedQuote } from './pricing.js';
 import { executePrepared } from './statements.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 
@@ -64,6 +63,15 @@ function codeOf(data: unknown): string {
 }
 
 type Loaded = Awaited<ReturnType<ReturnType<RefundLifecycle['loadQuery']>['executeTakeFirstOrThrow']>>;
+
+/** A refund as 0 → 1 reads it (RefundLifecycle.loadBatch). */
+interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_code' | 'status' | 'reason' | 'currency' | 'quote_type' | 'estimated_refund_minor'> {
+  carrier: string;
+  airline_pnr: string | null;
+  source: string;
+  ticket_nos: string[];
+  paid_minor: number;
+}
 
 export class RefundLifecycle {
   constructor(private readonly deps: LifecycleDeps) {}
@@ -163,15 +171,22 @@ export class RefundLifecycle {
     return this.loadQuery().where('refund_orders.refund_code', '=', refundCode).executeTakeFirst();
   }
 
-  /** The batch read's text: built once, run as a named prepared statement (= any(array): one text for any batch). */
-  private loadManyText: string | undefined;
+  /**
+   * The batch read of 0 → 1: what the airline is sent, with the tickets and their paid total taken out of the
+   * refund's details in the store (the details document itself, ~1.6 KB of JSON a refund, is not sent over and
+   * parsed for two fields). One text for any batch (= any(array)), a named prepared statement.
+   */
+  private static readonly loadBatch = preparedQuery<ToSubmit>(
+    'refund_load_batch',
+    `select r.refund_code, r.status, r.reason, r.currency, r.quote_type, r.estimated_refund_minor, o.carrier, o.airline_pnr, o.source,
+       array(select t->>'ticketNo' from jsonb_array_elements(r.details->'tickets') t) as ticket_nos,
+       (select coalesce(sum((t->>'paidMinor')::bigint), 0) from jsonb_array_elements(r.details->'tickets') t)::bigint as paid_minor
+     from refund_orders r join orders o on o.order_no = r.order_no
+     where r.refund_code = any($1::text[])`,
+  );
 
-  private async loadMany(refundCodes: string[]): Promise<Loaded[]> {
-    if (this.loadManyText === undefined) {
-      this.loadManyText = this.loadQuery().where(sql<boolean>`refund_orders.refund_code = any(${sql.val([])}::text[])`).compile().sql;
-      if (preparedNameOf(this.loadManyText) === undefined) preparedQuery('refund_load_batch', this.loadManyText);
-    }
-    return (await this.deps.db.executeQuery(CompiledQuery.raw(this.loadManyText, [refundCodes]))).rows as Loaded[];
+  private async loadMany(refundCodes: string[]): Promise<ToSubmit[]> {
+    return (await this.deps.db.executeQuery(RefundLifecycle.loadBatch([refundCodes]))).rows;
   }
 
   private signal(): AbortSignal {
@@ -271,15 +286,14 @@ export class RefundLifecycle {
   }
 
   /** What the airline is sent for a refund (the refundCode is its idempotency key). */
-  private submissionOf(refundCode: string, r: Loaded): AirlineRefundSubmission {
-    const details = r.details as PricedQuote;
+  private submissionOf(refundCode: string, r: ToSubmit): AirlineRefundSubmission {
     return {
       refundCode,
       pnr: r.airline_pnr ?? '',
-      ticketNos: details.tickets.map((t) => t.ticketNo),
+      ticketNos: r.ticket_nos,
       reason: r.reason,
       currency: r.currency,
-      paidMinor: details.tickets.reduce((a, t) => a + t.paidMinor, 0),
+      paidMinor: r.paid_minor,
       quotedRefundMinor: r.quote_type === 'AccurateQuote' ? r.estimated_refund_minor : null,
       isClaim: r.source === 'claim',
     };
