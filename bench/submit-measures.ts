@@ -316,7 +316,7 @@ export const refundBacklog: Measure = {
         value: refunds.perSecond / noop.perSecond,
         detail:
           `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s ÷ ${n} no-op jobs at ${formatRps(noop.perSecond)}/s ` +
-          `(same queue policy, worker batch ${SUBMIT_WORKER.batchSize}, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}`,
+          `(same queue policy, worker batch ${SUBMIT_WORKER.batchSize} in up to ${SUBMIT_WORKER.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}`,
         loads: [loadOf('no-op jobs drained', { perSecond: noop.perSecond, done: n, elapsed: noop.seconds, ...noopCpu }), loadOf('refunds to status 1', refunds)],
       };
     } finally {

@@ -492,3 +492,51 @@ test('workBatch: one call per fetched batch; a job whose entry is an error is re
     await h.close();
   }
 });
+
+test('lanes: a backlog is worked by up to `lanes` batches at once, each job exactly once; an idle queue by one fetch at a time', { timeout: 30_000 }, async () => {
+  const h = await harness();
+  try {
+    const q = h.queue({ queues: { lanes: {} } });
+    const handled: number[] = [];
+    let inFlight = 0;
+    let most = 0;
+    await q.workBatch<{ n: number }>('lanes', { batchSize: 5, pollingIntervalSeconds: 0.1, lanes: 3 }, async (jobs) => {
+      most = Math.max(most, ++inFlight);
+      await sleep(100);
+      handled.push(...jobs.map((j) => j.data.n));
+      inFlight--;
+      return jobs.map(() => undefined);
+    });
+    await q.start();
+    // One commit: the forty jobs appear at once.
+    await h.store.db.transaction().execute(async (trx) => {
+      for (let n = 1; n <= 40; n++) await q.send('lanes', { n }, { trx });
+    });
+    await waitFor('all 40 completed', async () => (await q.stats()).queues.lanes!.completed === 40);
+    assert.equal(most, 3, 'three batches ran side by side while the backlog lasted');
+    assert.deepEqual([...handled].sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i + 1), 'each job handled once');
+
+    // Drained: jobs arriving one by one are fetched by the first lane alone (short batches never call the others).
+    most = 0;
+    for (let n = 41; n <= 43; n++) {
+      await q.send('lanes', { n });
+      await waitFor(`job ${n}`, () => handled.includes(n));
+    }
+    assert.equal(most, 1);
+    await q.stop();
+    assert.equal((await q.stats()).total.active, 0);
+  } finally {
+    await h.close();
+  }
+});
+
+test('lanes: out of range is refused', { timeout: 30_000 }, async () => {
+  const h = await harness();
+  try {
+    const q = h.queue({ queues: { l: {} } });
+    await assert.rejects(q.work('l', { lanes: 0 }, async () => undefined), /lanes must be an integer from 1 to 16/);
+    await assert.rejects(q.work('l', { lanes: 1.5 }, async () => undefined), /lanes must be an integer from 1 to 16/);
+  } finally {
+    await h.close();
+  }
+});

@@ -99,6 +99,13 @@ export interface WorkOptions {
   batchSize?: number;
   /** How long an idle worker waits before polling again (default 2 s). Local sends wake it earlier. */
   pollingIntervalSeconds?: number;
+  /**
+   * Batches in flight at once while the queue has a backlog (default 1). The worker polls with one fetch;
+   * when a fetch comes back full, lanes+1… fetch and run further batches beside it until one comes back short,
+   * so an idle queue costs what a single worker costs and a backlog keeps the store busy while a batch's
+   * handler waits (on the airline, on its own statements).
+   */
+  lanes?: number;
 }
 
 export interface JobInfo {
@@ -564,7 +571,9 @@ class PgBossJobQueue implements JobQueue {
     const polling = opts.pollingIntervalSeconds ?? DEFAULTS.pollingIntervalSeconds;
     check(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 1000, 'work: batchSize must be an integer from 1 to 1000');
     check(Number.isFinite(polling) && polling >= MIN_POLLING_SECONDS, `work: pollingIntervalSeconds must be ≥ ${MIN_POLLING_SECONDS}`);
-    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, handler, this.schema);
+    const lanes = opts.lanes ?? 1;
+    check(Number.isInteger(lanes) && lanes >= 1 && lanes <= 16, 'work: lanes must be an integer from 1 to 16');
+    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, handler, this.schema, lanes);
     this.workers.push(worker);
     if (this.state === 'started') worker.start();
   }
@@ -608,6 +617,8 @@ class WorkerLoop {
   private wakeSleeper: (() => void) | null = null;
   private readonly running = new Map<string, Running>();
   private fetchErrors = 0;
+  /** The extra lanes waiting for a full fetch of the first one (see WorkOptions.lanes). */
+  private idleLanes: Array<() => void> = [];
   done: Promise<void> = Promise.resolve();
 
   constructor(
@@ -619,6 +630,7 @@ class WorkerLoop {
     private readonly intervalMs: number,
     private readonly handler: Handlers,
     schema: string,
+    private readonly lanes: number,
   ) {
     this.dueSql = `select exists (select 1 from ${schema}.job where name = $1 and state < 'active' and start_after < now()) as due`;
   }
@@ -635,7 +647,10 @@ class WorkerLoop {
   }
 
   start(): void {
-    this.done = this.loop().catch((err: unknown) => this.log.error({ err, queue: this.name }, 'job worker crashed'));
+    const crashed = (err: unknown) => this.log.error({ err, queue: this.name }, 'job worker crashed');
+    const lanes = [this.loop().catch(crashed)];
+    for (let i = 1; i < this.lanes; i++) lanes.push(this.extraLane().catch(crashed));
+    this.done = Promise.all(lanes).then(() => undefined);
   }
 
   wake(): void {
@@ -643,9 +658,17 @@ class WorkerLoop {
     this.wakeSleeper?.();
   }
 
+  /** Sets the waiting extra lanes going (a full batch was fetched: more may be waiting), or lets them end. */
+  private callLanes(): void {
+    const waiting = this.idleLanes;
+    this.idleLanes = [];
+    for (const go of waiting) go();
+  }
+
   stop(): void {
     this.stopping = true;
     this.wake();
+    this.callLanes();
   }
 
   /**
@@ -656,6 +679,7 @@ class WorkerLoop {
     this.stopping = true;
     this.hardStopped = true;
     this.wake();
+    this.callLanes();
     const ids: string[] = [];
     for (const run of this.running.values()) {
       if (run.abandoned) continue;
@@ -701,27 +725,53 @@ class WorkerLoop {
         probe = !(await this.sleep(this.intervalMs));
         continue;
       }
-      const rec = recordingExecutor(this.exec);
-      // pg-boss's fetch swallows SQL errors (it expects only unique violations); the recording executor sees them.
-      const jobs = await this.boss.fetch<unknown>(this.name, { batchSize: this.batchSize, includeMetadata: true, db: rec });
-      if (rec.error !== undefined) {
-        this.fetchErrors++;
-        if (this.fetchErrors === 1 || this.fetchErrors % 60 === 0) {
-          this.log.error({ err: rec.error, queue: this.name, failures: this.fetchErrors }, 'job worker: fetch failed');
-        }
+      const fetched = await this.fetchAndRun();
+      if (fetched === 'stopped') break;
+      if (fetched === 'failed') {
         await this.sleep(Math.min(this.intervalMs * 2 ** Math.min(this.fetchErrors, 6), 30_000));
         continue;
       }
-      this.fetchErrors = 0;
-      if (this.hardStopped) {
-        // Fetched while the queue stopped without waiting: hand them back for a retry rather than start them.
-        for (const job of jobs) await this.failJob(job.id, 'the job queue stopped before this job could start');
-        break;
-      }
-      if (jobs.length > 0) await this.runBatch(jobs);
       // A full batch means more may be waiting: fetch again at once.
-      probe = jobs.length < this.batchSize && !(await this.sleep(this.intervalMs));
+      probe = fetched < this.batchSize && !(await this.sleep(this.intervalMs));
     }
+  }
+
+  /**
+   * A lane beside the first (WorkOptions.lanes): it waits until the first lane fetches a full batch, then
+   * fetches and runs batches until one comes back short (or a fetch fails: the first lane reports and backs off).
+   */
+  private async extraLane(): Promise<void> {
+    while (!this.stopping) {
+      await new Promise<void>((resolve) => this.idleLanes.push(resolve));
+      while (!this.stopping) {
+        const fetched = await this.fetchAndRun();
+        if (fetched === 'stopped' || fetched === 'failed' || fetched < this.batchSize) break;
+      }
+    }
+  }
+
+  /** One fetch and, when it found jobs, their run and completion: the number fetched, or why there is none. */
+  private async fetchAndRun(): Promise<number | 'failed' | 'stopped'> {
+    const rec = recordingExecutor(this.exec);
+    // pg-boss's fetch swallows SQL errors (it expects only unique violations); the recording executor sees them.
+    const jobs = await this.boss.fetch<unknown>(this.name, { batchSize: this.batchSize, includeMetadata: true, db: rec });
+    if (rec.error !== undefined) {
+      this.fetchErrors++;
+      if (this.fetchErrors === 1 || this.fetchErrors % 60 === 0) {
+        this.log.error({ err: rec.error, queue: this.name, failures: this.fetchErrors }, 'job worker: fetch failed');
+      }
+      return 'failed';
+    }
+    this.fetchErrors = 0;
+    if (this.hardStopped) {
+      // Fetched while the queue stopped without waiting: hand them back for a retry rather than start them.
+      for (const job of jobs) await this.failJob(job.id, 'the job queue stopped before this job could start');
+      return 'stopped';
+    }
+    // A full batch: the extra lanes fetch the next ones while this one runs.
+    if (jobs.length === this.batchSize && !this.stopping) this.callLanes();
+    if (jobs.length > 0) await this.runBatch(jobs);
+    return jobs.length;
   }
 
   private async failJob(id: string, message: string): Promise<void> {

@@ -88,7 +88,7 @@ export interface DrainResult {
  */
 export async function measureQueueDrain(
   store: Store,
-  opts: { jobs: number; batchSize: number; pollingIntervalSeconds: number; declaration?: QueueDeclaration; logger?: JobLogger },
+  opts: { jobs: number; batchSize: number; pollingIntervalSeconds: number; lanes?: number; declaration?: QueueDeclaration; logger?: JobLogger },
 ): Promise<DrainResult> {
   const schema = `jq_bench_${randomBytes(4).toString('hex')}`;
   const logger = opts.logger ?? silent;
@@ -107,7 +107,7 @@ export async function measureQueueDrain(
     const drained = new Promise<void>((resolve) => (allHandled = resolve));
     // Timed from the worker's start (the queue is started already: the worker polls at once).
     const t0 = performance.now();
-    await q.work('noop', { batchSize: opts.batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds }, async () => {
+    await q.work('noop', { batchSize: opts.batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds, lanes: opts.lanes ?? 1 }, async () => {
       if (++handled === opts.jobs) allHandled();
     });
     await drained;
