@@ -19,6 +19,7 @@ import * as m0017 from './migrations/0017_console_login_failures.js';
 import * as m0018 from './migrations/0018_console_part3.js';
 import * as m0019 from './migrations/0019_triggers_read_by_key.js';
 import * as m0020 from './migrations/0020_refund_status_outside_context.js';
+import * as m0021 from './migrations/0021_sandbox_books_by_key.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_console_part3': m0018,
   '0019_triggers_read_by_key': m0019,
   '0020_refund_status_outside_context': m0020,
+  '0021_sandbox_books_by_key': m0021,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -119,20 +119,10 @@ export type SandboxBookEntry = Pick<SandboxRefundRow, 'refund_code' | 'carrier' 
 // The books read looks each refundCode and each booking up by its own key (a lateral lookup per element), not
 // `refund_code = any(…) or pnr = any(…)`: that form is a sequential scan in any plan made while the books were
 // small or unanalyzed, and PostgreSQL keeps a prepared statement's generic plan until an ANALYZE (2.8–7 ms per
-// batch at 6,000 books, growing, on PostgreSQL with autovacuum off and on PGlite before decision 0032).
-// `offset 0` keeps each lookup a sub-plan of its own, run per element by key: without it the planner may
-// flatten the lateral join into a hash join over the whole table.
-export const SANDBOX_BOOKS_SQL = `select s.refund_code, s.carrier, s.pnr, s.ticket_nos, s.decision, s.withdrawn_at
-   from unnest($1::text[]) k(refund_code)
-   cross join lateral (select * from sandbox_refunds r where r.refund_code = k.refund_code offset 0) s
-   union all
-   select s.refund_code, s.carrier, s.pnr, s.ticket_nos, s.decision, s.withdrawn_at
-   from unnest($3::text[]) b(pnr)
-   cross join lateral (
-     select * from sandbox_refunds r
-     where r.carrier = $2 and r.pnr = b.pnr and r.decision = 'accept' and r.withdrawn_at is null and r.refund_code <> all($1::text[])
-     offset 0
-   ) s`;
+// batch at 6,000 books, growing, on PostgreSQL with autovacuum off and on PGlite before decision 0032). It is the
+// function sandbox_refund_books (migration 0021), whose own settings rule out sequential scans: a plan made
+// while the books were analyzed empty would otherwise scan them whole until the next ANALYZE.
+export const SANDBOX_BOOKS_SQL = 'select refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at from sandbox_refund_books($1::text[], $2::text, $3::text[])';
 const booksQuery = preparedQuery<SandboxBookEntry>('sandbox_refund_books', SANDBOX_BOOKS_SQL);
 
 /**
