@@ -20,6 +20,7 @@ import * as m0018 from './migrations/0018_console_part3.js';
 import * as m0019 from './migrations/0019_triggers_read_by_key.js';
 import * as m0020 from './migrations/0020_refund_status_outside_context.js';
 import * as m0021 from './migrations/0021_sandbox_books_by_key.js';
+import * as m0022 from './migrations/0022_context_version_once_per_transaction.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019_triggers_read_by_key': m0019,
   '0020_refund_status_outside_context': m0020,
   '0021_sandbox_books_by_key': m0021,
+  '0022_context_version_once_per_transaction': m0022,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -75,6 +75,29 @@ describe(`order context version (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
     assert.deepEqual(await moves(sql`delete from refund_orders where refund_code = ${refundCode}`), [1, 0], 'its tickets go with it (cascade)');
   });
 
+  test('a transaction moves an order once, however many of its tables it writes (migration 0022)', async () => {
+    const refundCode = 'RCTXV2';
+    const offerId = 'rfo_ctxv2';
+    const ticket = sql`(select ticket_no from tickets where order_no = ${o()} order by ticket_no limit 1)`;
+    const before = [await versionOf(order), await versionOf(other)];
+    await t.store.db.transaction().execute(async (trx) => {
+      await sql`insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
+                select ${offerId}, client_id, order_no, '1', '{}', '[]', '{}', 'used', now(), now() from orders where order_no = ${o()}`.execute(trx);
+      await sql`insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
+                                           estimated_refund_minor, service_fee_currency, service_fee_minor, details, created_at, updated_at)
+                select ${refundCode}, client_id, order_no, ${offerId}, '1', 0, 'deposit', 'AccurateQuote', 'CashBackToOriginalPayment', 'EUR', 1, 'EUR', 0, '{}', now(), now()
+                from orders where order_no = ${o()}`.execute(trx);
+      await sql`insert into refund_tickets (refund_code, ticket_no, pax_index) values (${refundCode}, ${ticket}, 1)`.execute(trx);
+      await sql`update order_passengers set first_name = first_name where order_no = ${o()}`.execute(trx);
+      // another order written in the same transaction moves too, once
+      await sql`update tickets set tax_status_confirmed = tax_status_confirmed where order_no = ${sql.lit(other)}`.execute(trx);
+      await sql`update order_segments set dep_at = dep_at where order_no = ${sql.lit(other)}`.execute(trx);
+    });
+    assert.deepEqual([(await versionOf(order)) - before[0]!, (await versionOf(other)) - before[1]!], [1, 1]);
+    // the next transaction moves it again
+    assert.deepEqual(await moves(sql`delete from refund_orders where refund_code = ${refundCode}`), [1, 0]);
+  });
+
   test('one statement over two orders moves each of them once', async () => {
     const both = sql`update ticket_coupons set status = status where ticket_no in (select ticket_no from tickets where order_no in (${o()}, ${sql.lit(other)}))`;
     assert.deepEqual(await moves(both), [1, 1]);

@@ -21,8 +21,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /** Tables carrying order_no, and how the others reach it: the keys as one array, each looked up by itself. */
-const DIRECT = ['order_passengers', 'order_segments', 'tickets', 'order_ancillaries', 'refund_orders', 'void_orders'] as const;
-const VIA = {
+export const DIRECT = ['order_passengers', 'order_segments', 'tickets', 'order_ancillaries', 'refund_orders', 'void_orders'] as const;
+export const VIA = {
   ticket_coupons: 'select t.order_no from tickets t where t.ticket_no = any(array(select ticket_no from changed_rows))',
   refund_tickets: 'select r.order_no from refund_orders r where r.refund_code = any(array(select refund_code from changed_rows))',
 } as const;
@@ -37,11 +37,12 @@ const JOINED_VIA = {
  */
 const BY_KEY = 'set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off';
 
-function bump(table: string, orderNos: string, byKey: boolean): string {
+/** `extra`: a further condition on the orders rows to bump (migration 0022). */
+export function bump(table: string, orderNos: string, byKey: boolean, extra = ''): string {
   return `
     create or replace function ${table}_ctx_bump() returns trigger language plpgsql ${byKey ? BY_KEY : ''} as $fn$
     begin
-      update orders set ctx_version = ctx_version + 1 where order_no ${byKey ? `= any(array(${orderNos}))` : `in (${orderNos})`};
+      update orders set ctx_version = ctx_version + 1 where order_no ${byKey ? `= any(array(${orderNos}))` : `in (${orderNos})`}${extra};
       return null;
     end
     $fn$;`;
