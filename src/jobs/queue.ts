@@ -100,10 +100,10 @@ export interface WorkOptions {
   /** How long an idle worker waits before polling again (default 2 s). Local sends wake it earlier. */
   pollingIntervalSeconds?: number;
   /**
-   * Batches in flight at once while the queue has a backlog (default 1). The worker polls with one fetch;
-   * when a fetch comes back full, lanes+1… fetch and run further batches beside it until one comes back short,
-   * so an idle queue costs what a single worker costs and a backlog keeps the store busy while a batch's
-   * handler waits (on the airline, on its own statements).
+   * Batches in flight at once while the queue has a backlog (default 1, at most 16). The worker polls with one
+   * fetch at a time; when a fetch comes back full, the other lanes fetch and run further batches beside it until
+   * one of theirs comes back short. An idle queue costs what a single worker costs; a backlog keeps the store
+   * busy while a batch's handler waits (on the airline, on its own statements).
    */
   lanes?: number;
 }
