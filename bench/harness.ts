@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import Fastify from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../src/store/schema.js';
 
 export interface LoadSettings {
   /** Counted seconds per target (BENCH_SECONDS, default 10). */
@@ -307,4 +309,16 @@ export async function fetchOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>):
   // by the server: one retry on a fresh connection.
   const res = await send().catch(() => send());
   return { http: res.status, text: await res.text() };
+}
+
+/**
+ * The upkeep a measure's bulk writes leave behind, done before the next measure instead of during it: VACUUM
+ * (ANALYZE) of the tables it wrote, untimed. Without it PostgreSQL's autovacuum took up a million deleted orders
+ * or a drained backlog during the next measures (their bare routes read "noisy, 100 %"), and the embedded store's
+ * own autovacuum would do the same on the one thread that serves requests.
+ */
+export async function settleTables(db: Kysely<Database>, tables: readonly string[], what: string): Promise<void> {
+  const started = performance.now();
+  for (const table of tables) await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
+  console.log(`  vacuumed the ${what} tables in ${((performance.now() - started) / 1000).toFixed(0)} s (not measured)`);
 }

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/store/schema.js';
-import { LoadFailure, type LoadResult } from './harness.js';
+import { LoadFailure, settleTables, type LoadResult } from './harness.js';
 import type { BenchContext, Measure, MeasureOutcome } from './measures.js';
 
 /** Orders in the store for the large figure: 10⁶ unless BENCH_SCALE_ORDERS says otherwise (small machines). */
@@ -76,18 +76,6 @@ async function cleanUp(db: Kysely<Database>, tag: string, skipTriggers: boolean)
 
 /** The tables plant() fills (and cleanUp() empties again on PostgreSQL). */
 const PLANTED_TABLES = ['orders', 'order_passengers', 'order_segments', 'tickets', 'ticket_coupons', 'refund_offers'] as const;
-
-/**
- * The upkeep the load leaves behind, done before the next measure instead of during it: on PostgreSQL the
- * deleted rows' vacuum (autovacuum ran it during the next measures, whose bare routes then read "noisy, 100 %"),
- * on the embedded store the vacuum its own autovacuum would start after 10⁶ inserted orders, on the one thread
- * that serves requests.
- */
-async function settle(db: Kysely<Database>): Promise<void> {
-  const started = performance.now();
-  for (const table of PLANTED_TABLES) await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
-  console.log(`  vacuumed the planted tables in ${((performance.now() - started) / 1000).toFixed(0)} s (not measured)`);
-}
 
 /** Quotes random planted orders one after another; every answer must be status 0. Latencies in ms. */
 async function quoteLatencies(ctx: BenchContext, body: (orderNo: string) => string, tag: string, planted: number, count: number): Promise<number[]> {
@@ -190,7 +178,7 @@ export const quoteScale: Measure = {
     } finally {
       // The embedded store lives in a temporary folder that the bench removes.
       if (ctx.storeKind === 'postgres') await cleanUp(db, tag, skipTriggers);
-      await settle(db);
+      await settleTables(db, PLANTED_TABLES, 'planted');
     }
   },
 };

@@ -12,7 +12,7 @@ import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES } from '.
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
 import path from 'node:path';
-import { LoadFailure, profiled, startCpuMeter, type LoadResult } from './harness.js';
+import { LoadFailure, profiled, settleTables, startCpuMeter, type LoadResult } from './harness.js';
 import { formatRps, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
@@ -323,6 +323,7 @@ export const refundBacklog: Measure = {
       await workers.stop().catch(() => undefined);
       for (const key of keys) world.bookings.delete(key);
       await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+      await settleTables(db, ['orders', 'refund_offers', 'refund_orders', 'refund_tickets', 'refund_status_history', 'sandbox_refunds'], 'backlog\'s');
     }
   },
 };
