@@ -11,6 +11,7 @@ import { sql, type Transaction } from 'kysely';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import type { Database } from './schema.js';
+import { inRolledBackTransaction, rowsRead } from '../test-support/rows-read.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'refund_status_history', 'void_offers', 'void_orders', 'void_status_history', 'webhook_events'];
 const GROWN = 3000;
@@ -61,46 +62,31 @@ describe('statement-level triggers read growing tables by key', () => {
   /** The keys as one array parameter: the statements that fire the triggers read by key themselves. */
   const keys = (p: string, kind: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${kind}${i + 1}`);
 
-  /** Rows each growing table gave up in this transaction so far: read by sequential scans or fetched through indexes. */
-  async function rowsRead(trx: Transaction<Database>): Promise<Map<string, number>> {
-    const { rows } = await sql<{ relname: string; n: string }>`
-      select relname, (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::text as n from pg_stat_xact_user_tables where relname = any(${GROWING})`.execute(trx);
-    return new Map(rows.map((r) => [r.relname, Number(r.n)]));
-  }
-
   /**
    * Fires every trigger on small tables, grows the tables, fires them again for ten orders: the tables that gave up
    * more than a tenth of their rows the second time (a whole-table read, by a sequential scan or a full index scan).
    */
   async function scannedWhenGrown(firstRound: 'small' | 'bulk'): Promise<{ scanned: string[]; events: number; versions: number }> {
     // One transaction: one connection, whose trigger plans are made by the first round (rolled back at the end).
-    let out = { scanned: [] as string[], events: 0, versions: 0 };
-    await t.store.db
-      .transaction()
-      .execute(async (trx) => {
-        // The plans are made by the first firing: ten rows on small tables, or a bulk load's thousands (the first
-        // writes of a connection that loads data, the embedded store's one connection after an import). The
-        // connection may have fired the triggers already (the test world's seeding): its plans are dropped first.
-        await sql`discard plans`.execute(trx);
-        if (firstRound === 'small') await fire(trx, 'S', 10);
-        await fire(trx, 'G', GROWN);
-        const before = await rowsRead(trx);
-        // Under a savepoint: the orders it inserts carry the subtransaction's id, so the version bumps, which skip
-        // orders this (top-level) transaction wrote itself (migration 0022), still move them and their plans run.
-        await sql`savepoint last_round`.execute(trx);
-        await fire(trx, 'L', 10);
-        const after = await rowsRead(trx);
-        const scanned = GROWING.filter((table) => (after.get(table) ?? 0) - (before.get(table) ?? 0) > GROWN / 10);
-        // The triggers did their work: every order's version moved, every status change has its event when a URL is set.
-        const events = await sql<{ n: number }>`select count(*)::int as n from webhook_events where order_no like 'L%'`.execute(trx);
-        const versions = await sql<{ n: number }>`select count(*)::int as n from orders where order_no like 'L%' and ctx_version > 0`.execute(trx);
-        out = { scanned, events: events.rows[0]!.n, versions: versions.rows[0]!.n };
-        throw new RolledBack();
-      })
-      .catch((err: unknown) => {
-        if (!(err instanceof RolledBack)) throw err;
-      });
-    return out;
+    return inRolledBackTransaction(t.store.db, async (trx) => {
+      // The plans are made by the first firing: ten rows on small tables, or a bulk load's thousands (the first
+      // writes of a connection that loads data, the embedded store's one connection after an import). The
+      // connection may have fired the triggers already (the test world's seeding): its plans are dropped first.
+      await sql`discard plans`.execute(trx);
+      if (firstRound === 'small') await fire(trx, 'S', 10);
+      await fire(trx, 'G', GROWN);
+      const before = await rowsRead(trx, GROWING);
+      // Under a savepoint: the orders it inserts carry the subtransaction's id, so the version bumps, which skip
+      // orders this (top-level) transaction wrote itself (migration 0022), still move them and their plans run.
+      await sql`savepoint last_round`.execute(trx);
+      await fire(trx, 'L', 10);
+      const after = await rowsRead(trx, GROWING);
+      const scanned = GROWING.filter((table) => (after.get(table) ?? 0) - (before.get(table) ?? 0) > GROWN / 10);
+      // The triggers did their work: every order's version moved, every status change has its event when a URL is set.
+      const events = await sql<{ n: number }>`select count(*)::int as n from webhook_events where order_no like 'L%'`.execute(trx);
+      const versions = await sql<{ n: number }>`select count(*)::int as n from orders where order_no like 'L%' and ctx_version > 0`.execute(trx);
+      return { scanned, events: events.rows[0]!.n, versions: versions.rows[0]!.n };
+    });
   }
 
   for (const firstRound of ['small', 'bulk'] as const) {
@@ -126,4 +112,3 @@ describe('statement-level triggers read growing tables by key', () => {
   }
 });
 
-class RolledBack extends Error {}
