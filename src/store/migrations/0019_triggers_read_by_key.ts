@@ -35,7 +35,7 @@ const JOINED_VIA = {
  * A trigger function's own settings: a table it reads is read through an index. With keys given as an array
  * (`= any(array(…))`) or one outer row at a time (a fenced lateral sub-select), that is a lookup per key.
  */
-const BY_KEY = 'set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off';
+export const BY_KEY = 'set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off';
 
 /** `extra`: a further condition on the orders rows to bump (migration 0022). */
 export function bump(table: string, orderNos: string, byKey: boolean, extra = ''): string {

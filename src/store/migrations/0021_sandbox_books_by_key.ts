@@ -8,13 +8,13 @@
 // refunds/s. As for the triggers of migration 0019: the read is a function whose own SET clause rules out
 // sequential scans, hash and merge joins while it runs (its statement is planned once per connection, by key).
 import { sql, type Kysely } from 'kysely';
+import { BY_KEY } from './0019_triggers_read_by_key.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function sandbox_refund_books(codes text[], booking_carrier text, pnrs text[])
       returns table (refund_code text, carrier text, pnr text, ticket_nos jsonb, decision text, withdrawn_at timestamptz)
-      language plpgsql stable
-      set enable_seqscan = off set enable_hashjoin = off set enable_mergejoin = off
+      language plpgsql stable ${sql.raw(BY_KEY)}
     as $fn$
     #variable_conflict use_column
     begin
