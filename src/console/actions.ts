@@ -7,6 +7,7 @@ import { ConnectorError } from '../airline/connector.js';
 import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
+import { unindexed } from '../store/unindexed.js';
 import type { RefundDeps, RefundJobState } from '../refunds/deps.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import { submitApprovedCase, type ConsoleCaseRequest } from '../refunds/submit.js';
@@ -131,7 +132,7 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
       .updateTable('refund_orders')
       .set({ status: RS.WITHDRAWN, cancel_reason: cancelReason, updated_at: now })
       .where('refund_code', '=', refundCode)
-      .where('status', '=', r.status)
+      .where(unindexed('status'), '=', r.status)
       .execute();
     await trx
       .insertInto('refund_status_history')

@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import type { JobInfo, JobQueue } from '../jobs/queue.js';
 import { CANCEL_REASON } from '../refunds/statuses.js';
 import type { Database } from '../store/schema.js';
+import { unindexed } from '../store/unindexed.js';
 import type { VoidScheduler } from './deps.js';
 import { VOID_CANCEL_REASON, VOID_ORDER_STATUS as VS } from './statuses.js';
 
@@ -60,7 +61,7 @@ export class VoidLifecycle {
   /** Moves a void from `from` to `to` if it is still at `from`, with its history row; returns whether it moved. */
   private async transition(trx: Transaction<Database>, voidCode: string, from: number, to: number, cause: string, patch: Patch = {}): Promise<boolean> {
     const now = this.deps.clock.now();
-    const res = await trx.updateTable('void_orders').set({ status: to, updated_at: now, ...patch }).where('void_code', '=', voidCode).where('status', '=', from).executeTakeFirst();
+    const res = await trx.updateTable('void_orders').set({ status: to, updated_at: now, ...patch }).where('void_code', '=', voidCode).where(unindexed('status'), '=', from).executeTakeFirst();
     if (res.numUpdatedRows === 0n) return false;
     // The history row's trigger writes the order.void webhook event in this same transaction (migration 0011).
     await trx.insertInto('void_status_history').values({ void_code: voidCode, from_status: from, to_status: to, at: now, cause }).execute();
