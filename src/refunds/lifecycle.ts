@@ -71,6 +71,13 @@ function codeOf(data: unknown): string {
 type Loaded = Awaited<ReturnType<ReturnType<RefundLifecycle['loadQuery']>['executeTakeFirstOrThrow']>>;
 
 /** A refund as 0 → 1 reads it (RefundLifecycle.loadBatch). */
+/** A refund the airline took: its id there, and the history row's cause. */
+interface AcceptedRefund {
+  refundCode: string;
+  airlineRefundId: string;
+  cause: string;
+}
+
 interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_code' | 'status' | 'reason' | 'currency' | 'quote_type' | 'estimated_refund_minor'> {
   carrier: string;
   airline_pnr: string | null;
@@ -215,7 +222,7 @@ export class RefundLifecycle {
     const outcomes = new Map<string, unknown>(codes.map((c) => [c, undefined]));
     if (codes.length === 0) return outcomes;
     const rows = new Map((await this.loadMany(codes)).map((r) => [r.refund_code, r]));
-    const accepted: Array<{ refundCode: string; airlineRefundId: string; cause: string }> = [];
+    const accepted: AcceptedRefund[] = [];
     // The refunds still to submit, by carrier (a connector serves its carriers one call at a time).
     const byCarrier = new Map<string, { connector: AirlineConnector; refunds: Array<{ refundCode: string; submission: AirlineRefundSubmission }> }>();
     for (const refundCode of codes) {
@@ -269,7 +276,7 @@ export class RefundLifecycle {
    * status index it walked every refund at 0 for each batch: 30 ms a batch of 25 behind 5,000 queued refunds on
    * PGlite, growing with the backlog.
    */
-  async recordAccepted(db: Kysely<Database>, accepted: ReadonlyArray<{ refundCode: string; airlineRefundId: string; cause: string }>): Promise<string[]> {
+  async recordAccepted(db: Kysely<Database>, accepted: readonly AcceptedRefund[]): Promise<string[]> {
     const now = this.deps.clock.now();
     const { rows: moved } = await executePrepared(
       db,
