@@ -93,3 +93,29 @@ describe('/metrics: seat-map cache and rate-pool refusals', () => {
     assert.equal(sample(await scrape(t), 'postbook_seat_map_answers_total', { cache: 'hit' }), 1);
   });
 });
+
+describe('/metrics: the process\'s own figures (as the server shows them)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ processMetrics: true });
+  });
+  after(() => t.close());
+
+  test('resident memory, heap and event-loop delay are shown, and only by an app asked for them', async () => {
+    const text = await scrape(t);
+    const rss = sample(text, 'process_resident_memory_bytes');
+    assert.ok(rss !== undefined && rss > 10 * 2 ** 20 && Math.abs(rss - process.memoryUsage.rss()) < 256 * 2 ** 20, `resident memory ${rss}`);
+    const heapUsed = sample(text, 'nodejs_heap_size_used_bytes');
+    assert.ok(heapUsed !== undefined && heapUsed > 0, `heap used ${heapUsed}`);
+    // Heap by V8 space: where a growth under load sits (new space, old space, large objects).
+    assert.ok((sample(text, 'nodejs_heap_space_size_used_bytes', { space: 'old' }) ?? 0) > 0, 'old space shown');
+    assert.notEqual(sample(text, 'nodejs_eventloop_lag_p99_seconds'), undefined, 'event-loop delay shown');
+    // A test app (many share one process) shows none of them.
+    const plain = await makeTestApp();
+    try {
+      assert.equal(sample(await scrape(plain), 'process_resident_memory_bytes'), undefined);
+    } finally {
+      await plain.close();
+    }
+  });
+});
