@@ -54,8 +54,6 @@ export interface AppOptions {
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
   lookToBook?: LookToBook;
-  /** /metrics also shows the process's memory, heap, GC and event-loop figures (one app per process only). */
-  processMetrics?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -84,6 +82,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const deps = depsOf(opts, app.log);
   app.decorate('deps', deps);
   app.addHook('onClose', async () => deps.pools.close());
+  app.addHook('onClose', async () => deps.metrics.close());
   addResponseHooks(app, deps);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler(app));
@@ -118,7 +117,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     world: opts.world ?? null,
     authenticator: new ClientAuthenticator(store.db, clock),
     idempotency: new Idempotency(store.db, clock, config.idempotencyTtlHours * 3_600_000),
-    metrics: new Metrics({ defaults: opts.processMetrics ?? false, sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps, storeMaintenance: store.maintenance } }),
+    metrics: new Metrics({ sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps, storeMaintenance: store.maintenance } }),
     refunds: {
       db: store.db,
       airlines: opts.airlines,

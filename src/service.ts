@@ -77,12 +77,6 @@ export interface ServiceParts {
   lookToBook?: LookToBook;
   /** Webhook deliveries: whether this process runs them (default: where the refund workers run), the outbox poll. */
   webhooks?: { run?: boolean; pollMs?: number };
-  /**
-   * Whether /metrics also shows the process's own figures (prom-client's defaults: resident memory, heap by
-   * space, GC pauses, event-loop delay). On for the server, which is one app per process; off for test apps,
-   * many of which share one process.
-   */
-  processMetrics?: boolean;
 }
 
 /** The assembled service; its `close` stops the app and the workers (the store and Redis are the caller's). */
@@ -121,7 +115,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     const redis = parts.redis ?? null;
     const pools = parts.pools ?? createRatePools({ redis, log, defaults: { ...DEFAULT_POOL_LIMITS, pnrPerMinute: config.pnrPerMinute } });
     const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
-    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, voidScheduler: workers.voids.scheduler, webhooks: webhooks.registry, jobQueue: workers.queue, sandboxClock, pools, lookToBook, processMetrics: parts.processMetrics ?? false });
+    const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, voidScheduler: workers.voids.scheduler, webhooks: webhooks.registry, jobQueue: workers.queue, sandboxClock, pools, lookToBook });
     return {
       app,
       store,
@@ -163,7 +157,7 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
   try {
     world = await worldAtStoredTime(config, clock, store, world);
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
-    const service = await assembleService({ config, clock, world, store, logger: log, redis, workers: { pollSeconds: config.refundPollSeconds, run: config.runWorkers }, processMetrics: true });
+    const service = await assembleService({ config, clock, world, store, logger: log, redis, workers: { pollSeconds: config.refundPollSeconds, run: config.runWorkers } });
     return {
       ...service,
       async close() {

@@ -3,7 +3,9 @@
 // which says more than HTTP: a refusal is HTTP 200 with status 805), latency, rate-pool refusals and the
 // seat-map cache. Read from the store at each scrape: refunds by status and airline, the oldest refund
 // still waiting in each open status, job queue depth, undelivered webhook events (README "Operating it").
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -51,9 +53,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(opts: { defaults?: boolean; sources?: MetricSources } = {}) {
-    if (opts.defaults) collectDefaultMetrics({ register: this.registry });
+  /** The event loop's delay, sampled every 20 ms while the app runs (stopped by `close`). */
+  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
+
+  constructor(opts: { sources?: MetricSources } = {}) {
+    this.addProcessFigures();
     if (opts.sources) this.addStoreFigures(opts.sources);
+  }
+
+  close(): void {
+    this.loopDelay.disable();
   }
 
   get contentType(): string {
@@ -72,6 +81,53 @@ export class Metrics {
 
   render(): Promise<string> {
     return this.registry.metrics();
+  }
+
+  /**
+   * The process's own figures under prom-client's standard names, all read at scrape time: resident memory,
+   * heap (total, used, by V8 space), external memory, CPU, event-loop delay. Not prom-client's
+   * collectDefaultMetrics: its GC histogram observes every collection, which took ~13 % of a bare route's rate
+   * at 20–28k requests/s on this project's bench machine (BENCHMARKS.md, 2026-11-26 evening).
+   */
+  private addProcessFigures(): void {
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({ name, help, registers, collect() { this.set(read()); } });
+    gauge('process_resident_memory_bytes', 'Resident memory size in bytes', () => process.memoryUsage.rss());
+    gauge('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes', () => process.memoryUsage().heapTotal);
+    gauge('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes', () => process.memoryUsage().heapUsed);
+    gauge('nodejs_external_memory_bytes', 'Node.js external memory size in bytes (buffers outside the heap)', () => process.memoryUsage().external);
+    new Gauge({
+      name: 'nodejs_heap_space_size_used_bytes',
+      help: 'Process heap space size used from Node.js in bytes, by V8 space (new: follows the request rate; old: long-lived)',
+      labelNames: ['space'] as const,
+      registers,
+      collect() {
+        for (const s of getHeapSpaceStatistics()) this.set({ space: s.space_name.replace(/_space$/, '') }, s.space_used_size);
+      },
+    });
+    new Counter({
+      name: 'process_cpu_seconds_total',
+      help: 'Total user and system CPU time spent in seconds',
+      registers,
+      collect() {
+        const { user, system } = process.cpuUsage();
+        this.reset();
+        this.inc((user + system) / 1e6);
+      },
+    });
+    // The delay since the previous scrape: the first of the three gauges (collected first, in registration
+    // order) takes the histogram's figures and starts it afresh.
+    const loop = this.loopDelay;
+    loop.enable();
+    let seen = { p50: 0, p99: 0, max: 0 };
+    gauge('nodejs_eventloop_lag_p50_seconds', 'The 50th percentile of the event loop delay since the previous scrape', () => {
+      seen = loop.count > 0 ? { p50: loop.percentile(50) / 1e9, p99: loop.percentile(99) / 1e9, max: loop.max / 1e9 } : { p50: 0, p99: 0, max: 0 };
+      loop.reset();
+      return seen.p50;
+    });
+    gauge('nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the event loop delay since the previous scrape', () => seen.p99);
+    gauge('nodejs_eventloop_lag_max_seconds', 'The maximum event loop delay since the previous scrape', () => seen.max);
   }
 
   private addStoreFigures(src: MetricSources): void {

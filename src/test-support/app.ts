@@ -108,8 +108,6 @@ export interface TestAppOptions {
   jobSchema?: string;
   /** Run the webhook deliverer's loop (default: no; tests call `webhooks.deliverDue()`). */
   webhooks?: { run?: boolean; pollMs?: number };
-  /** Show the process's own figures on /metrics, as the server does (one test app per process at a time). */
-  processMetrics?: boolean;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -133,7 +131,6 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     ...(opts.pools ? { pools: opts.pools } : {}),
     ...(opts.lookToBook ? { lookToBook: opts.lookToBook } : {}),
     webhooks: { run: opts.webhooks?.run ?? false, ...(opts.webhooks?.pollMs !== undefined ? { pollMs: opts.webhooks.pollMs } : {}) },
-    ...(opts.processMetrics ? { processMetrics: true } : {}),
   });
   const { app, workers } = service;
   return {
