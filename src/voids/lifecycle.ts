@@ -58,8 +58,12 @@ export class VoidLifecycle {
     await this.deps.queue.work(JOB_VOID_POLL, { batchSize: 10, pollingIntervalSeconds: 0.5 }, (data) => this.pollStep(codeOf(data)));
   }
 
-  /** Moves a void from `from` to `to` if it is still at `from`, with its history row; returns whether it moved. */
-  private async transition(trx: Transaction<Database>, voidCode: string, from: number, to: number, cause: string, patch: Patch = {}): Promise<boolean> {
+  /**
+   * Moves a void from `from` to `to` if it is still at `from`, with its history row; returns whether it moved.
+   * Found by its voidCode; the status guard is `unindexed` (src/store/unindexed.ts), so no status index is ever
+   * walked (src/voids/lifecycle-plans.test.ts). Public for that test; the steps call it through `moves`.
+   */
+  async transition(trx: Transaction<Database>, voidCode: string, from: number, to: number, cause: string, patch: Patch = {}): Promise<boolean> {
     const now = this.deps.clock.now();
     const res = await trx.updateTable('void_orders').set({ status: to, updated_at: now, ...patch }).where('void_code', '=', voidCode).where(unindexed('status'), '=', from).executeTakeFirst();
     if (res.numUpdatedRows === 0n) return false;
