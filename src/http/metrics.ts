@@ -3,6 +3,7 @@
 // which says more than HTTP: a refusal is HTTP 200 with status 805), latency, rate-pool refusals and the
 // seat-map cache. Read from the store at each scrape: refunds by status and airline, the oldest refund
 // still waiting in each open status, job queue depth, undelivered webhook events (README "Operating it").
+// The process's own figures (memory, heap, CPU, event-loop delay), also read at each scrape.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';

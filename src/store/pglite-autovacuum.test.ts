@@ -70,6 +70,7 @@ describe('embedded store autovacuum', () => {
       },
     });
     const text = await metrics.registry.metrics();
+    metrics.close();
     assert.match(text, new RegExp(`postbook_store_maintenance_total\\{op="vacuum"\\} ${maintenance.stats.vacuums}\\n`));
     assert.match(text, /postbook_store_maintenance_total\{op="error"\} 0\n/);
     assert.match(text, /postbook_store_maintenance_seconds_total [0-9.e-]+\n/);
