@@ -78,7 +78,7 @@ interface AcceptedRefund {
   cause: string;
 }
 
-interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_code' | 'status' | 'reason' | 'currency' | 'quote_type' | 'estimated_refund_minor'> {
+export interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_code' | 'status' | 'reason' | 'currency' | 'quote_type' | 'estimated_refund_minor'> {
   carrier: string;
   airline_pnr: string | null;
   source: string;
@@ -187,19 +187,14 @@ export class RefundLifecycle {
   /**
    * The batch read of 0 → 1: what the airline is sent, with the tickets and their paid total taken out of the
    * refund's details in the store (the details document itself, ~1.6 KB of JSON a refund, is not sent over and
-   * parsed for two fields). One text for any batch (= any(array)), a named prepared statement.
+   * parsed for two fields). One text for any batch, a named prepared statement calling the store's function
+   * `refund_load_batch` (migration 0023), which reads each refund and its order by key whatever the statistics.
    */
-  private static readonly loadBatch = preparedQuery<ToSubmit>(
-    'refund_load_batch',
-    `select r.refund_code, r.status, r.reason, r.currency, r.quote_type, r.estimated_refund_minor, o.carrier, o.airline_pnr, o.source,
-       array(select t->>'ticketNo' from jsonb_array_elements(r.details->'tickets') t) as ticket_nos,
-       (select coalesce(sum((t->>'paidMinor')::bigint), 0) from jsonb_array_elements(r.details->'tickets') t)::bigint as paid_minor
-     from refund_orders r join orders o on o.order_no = r.order_no
-     where r.refund_code = any($1::text[])`,
-  );
+  private static readonly loadBatch = preparedQuery<ToSubmit>('refund_load_batch', 'select * from refund_load_batch($1::text[])');
 
-  private async loadMany(refundCodes: string[]): Promise<ToSubmit[]> {
-    return (await this.deps.db.executeQuery(RefundLifecycle.loadBatch([refundCodes]))).rows;
+  /** The refunds of a 0 → 1 batch as that step reads them, on `db` (the store; a test passes a transaction). */
+  async loadMany(refundCodes: string[], db: Kysely<Database> = this.deps.db): Promise<ToSubmit[]> {
+    return (await db.executeQuery(RefundLifecycle.loadBatch([refundCodes]))).rows;
   }
 
   private signal(): AbortSignal {

@@ -21,6 +21,7 @@ import * as m0019 from './migrations/0019_triggers_read_by_key.js';
 import * as m0020 from './migrations/0020_refund_status_outside_context.js';
 import * as m0021 from './migrations/0021_sandbox_books_by_key.js';
 import * as m0022 from './migrations/0022_context_version_once_per_transaction.js';
+import * as m0023 from './migrations/0023_refund_batch_read_by_key.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_refund_status_outside_context': m0020,
   '0021_sandbox_books_by_key': m0021,
   '0022_context_version_once_per_transaction': m0022,
+  '0023_refund_batch_read_by_key': m0023,
 };
 
 class StaticProvider implements MigrationProvider {
