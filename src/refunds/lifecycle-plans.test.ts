@@ -8,7 +8,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { inRolledBackTransaction, rowsRead } from '../test-support/rows-read.js';
-import { TEST_CLIENTS } from '../test-support/world.js';
+import { plantRefunds } from '../test-support/planted-refunds.js';
 
 /** Refunds in the store, all settled when it is analyzed; then QUEUED of them go back to 0 (the burst). */
 const SETTLED = 3000;
@@ -27,22 +27,11 @@ async function refundOrdersRead(trx: Transaction<Database>): Promise<number> {
 
 describe('refund lifecycle: the 0 → 1 statement reads by key', () => {
   let t: TestApp;
-  const client = TEST_CLIENTS.alpha.id;
   before(async () => {
     t = await makeTestApp();
-    const plant = [
-      sql`insert into orders (order_no, client_id, source, status, carrier, airline_pnr, payment_method, currency, total_minor)
-            select 'LP' || g, ${client}, 'booking', '2', 'XS', 'LPP' || g, 'deposit', 'EUR', 50000 from generate_series(1, ${SETTLED}::int) g`,
-      sql`insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
-            select 'rfo_lp' || g, ${client}, 'LP' || g, '1', array['LPT' || g], '[]', '{}', 'used', now(), now() from generate_series(1, ${SETTLED}::int) g`,
-      // settled: status 5 (refunded), the state nearly every refund of a store is in
-      sql`insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
-                                     estimated_refund_minor, service_fee_currency, service_fee_minor, details, created_at, updated_at)
-            select 'LPR' || g, ${client}, 'LP' || g, 'rfo_lp' || g, '1', 5, 'deposit', 'AccurateQuote', 'CashBackToOriginalPayment', 'EUR', 1, 'EUR', 0, '{}', now(), now()
-            from generate_series(1, ${SETTLED}::int) g`,
-      sql`analyze refund_orders`,
-    ];
-    for (const statement of plant) await statement.execute(t.store.db);
+    // settled: status 5 (refunded), the state nearly every refund of a store is in
+    await plantRefunds(t.store.db, 'LP', SETTLED, 5);
+    await sql`analyze refund_orders`.execute(t.store.db);
   });
   after(() => t.close());
 

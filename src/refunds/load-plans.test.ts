@@ -7,14 +7,13 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { inRolledBackTransaction, rowsRead } from '../test-support/rows-read.js';
-import { TEST_CLIENTS } from '../test-support/world.js';
+import { plantRefunds } from '../test-support/planted-refunds.js';
 
 const GROWN = 3000;
 const BATCH = 25;
 
 describe('refund lifecycle: the 0 → 1 batch read', () => {
   let t: TestApp;
-  const client = TEST_CLIENTS.alpha.id;
   before(async () => {
     t = await makeTestApp();
     // analyzed while (nearly) empty: the statistics a fresh or emptied store has
@@ -28,18 +27,7 @@ describe('refund lifecycle: the 0 → 1 batch read', () => {
       await sql`discard plans`.execute(trx);
       await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
       await t.workers.lifecycle.loadMany(['LBR1'], trx);
-      const plant = [
-        sql`insert into orders (order_no, client_id, source, status, carrier, airline_pnr, payment_method, currency, total_minor)
-              select 'LB' || g, ${client}, 'booking', '2', 'XS', 'LBP' || g, 'deposit', 'EUR', 50000 from generate_series(1, ${GROWN}::int) g`,
-        sql`insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
-              select 'rfo_lb' || g, ${client}, 'LB' || g, '1', array['LBT' || g], '[]', '{}', 'used', now(), now() from generate_series(1, ${GROWN}::int) g`,
-        sql`insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
-                                       estimated_refund_minor, service_fee_currency, service_fee_minor, details, created_at, updated_at)
-              select 'LBR' || g, ${client}, 'LB' || g, 'rfo_lb' || g, '1', 0, 'deposit', 'AccurateQuote', 'CashBackToOriginalPayment', 'EUR', 1, 'EUR', 0,
-                     jsonb_build_object('tickets', jsonb_build_array(jsonb_build_object('ticketNo', 'LBT' || g, 'paidMinor', 50000))), now(), now()
-              from generate_series(1, ${GROWN}::int) g`,
-      ];
-      for (const statement of plant) await statement.execute(trx);
+      await plantRefunds(trx, 'LB', GROWN, 0);
       const counted = async () => {
         const n = await rowsRead(trx, ['orders', 'refund_orders']);
         return (n.get('orders') ?? 0) + (n.get('refund_orders') ?? 0);

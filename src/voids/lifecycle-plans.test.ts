@@ -9,6 +9,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { inRolledBackTransaction, rowsRead } from '../test-support/rows-read.js';
+import { plantOrders } from '../test-support/planted-refunds.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 
 /** Voids in the store, all settled when it is analyzed; then QUEUED of them go back to 0 (the burst). */
@@ -20,9 +21,8 @@ describe('void lifecycle: a status change reads its void, not its status', () =>
   const client = TEST_CLIENTS.alpha.id;
   before(async () => {
     t = await makeTestApp();
+    await plantOrders(t.store.db, 'VP', SETTLED);
     const plant = [
-      sql`insert into orders (order_no, client_id, source, status, carrier, airline_pnr, payment_method, currency, total_minor)
-            select 'VP' || g, ${client}, 'booking', '2', 'XS', 'VPP' || g, 'deposit', 'EUR', 50000 from generate_series(1, ${SETTLED}::int) g`,
       sql`insert into void_offers (offer_id, client_id, order_no, quote, expires_at, created_at, used_at)
             select 'vfo_vp' || g, ${client}, 'VP' || g, '{}', now(), now(), now() from generate_series(1, ${SETTLED}::int) g`,
       // settled: status 2 (voided, credited to the deposit)
