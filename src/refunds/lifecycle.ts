@@ -70,7 +70,6 @@ function codeOf(data: unknown): string {
 
 type Loaded = Awaited<ReturnType<ReturnType<RefundLifecycle['loadQuery']>['executeTakeFirstOrThrow']>>;
 
-/** A refund as 0 → 1 reads it (RefundLifecycle.loadBatch). */
 /** A refund the airline took: its id there, and the history row's cause. */
 interface AcceptedRefund {
   refundCode: string;
@@ -78,6 +77,7 @@ interface AcceptedRefund {
   cause: string;
 }
 
+/** A refund as 0 → 1 reads it (RefundLifecycle.loadBatch). */
 export interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_code' | 'status' | 'reason' | 'currency' | 'quote_type' | 'estimated_refund_minor'> {
   carrier: string;
   airline_pnr: string | null;
