@@ -94,10 +94,12 @@ export class Metrics {
     const registers = [this.registry];
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({ name, help, registers, collect() { this.set(read()); } });
-    gauge('process_resident_memory_bytes', 'Resident memory size in bytes', () => process.memoryUsage.rss());
-    gauge('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes', () => process.memoryUsage().heapTotal);
-    gauge('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes', () => process.memoryUsage().heapUsed);
-    gauge('nodejs_external_memory_bytes', 'Node.js external memory size in bytes (buffers outside the heap)', () => process.memoryUsage().external);
+    // One memory reading per scrape: the first of these gauges (collected first, in registration order) takes it.
+    let memory = process.memoryUsage();
+    gauge('process_resident_memory_bytes', 'Resident memory size in bytes', () => (memory = process.memoryUsage()).rss);
+    gauge('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes', () => memory.heapTotal);
+    gauge('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes', () => memory.heapUsed);
+    gauge('nodejs_external_memory_bytes', 'Node.js external memory size in bytes (buffers outside the heap)', () => memory.external);
     new Gauge({
       name: 'nodejs_heap_space_size_used_bytes',
       help: 'Process heap space size used from Node.js in bytes, by V8 space (new: follows the request rate; old: long-lived)',
