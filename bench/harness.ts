@@ -317,8 +317,26 @@ export async function fetchOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>):
  * or a drained backlog during the next measures (their bare routes read "noisy, 100 %"), and the embedded store's
  * own autovacuum would do the same on the one thread that serves requests.
  */
-export async function settleTables(db: Kysely<Database>, tables: readonly string[], what: string): Promise<void> {
+export async function settleTables(db: Kysely<Database>, tables: readonly string[], what: string, opts: { full?: boolean } = {}): Promise<void> {
   const started = performance.now();
-  for (const table of tables) await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
-  console.log(`  vacuumed the ${what} tables in ${((performance.now() - started) / 1000).toFixed(0)} s (not measured)`);
+  // FULL after a bulk delete (the quote-scale measure's million orders): the tables and their indexes are
+  // rewritten at their live size. A plain VACUUM keeps the emptied pages, which the next measure's inserts then
+  // spread over (the orders heap stayed at 40 MB for 12,000 rows, and every scan of it read all of that).
+  const verb = opts.full ? sql`vacuum (full, analyze)` : sql`vacuum (analyze)`;
+  for (const table of tables) await sql`${verb} ${sql.table(table)}`.execute(db);
+  console.log(`  vacuumed${opts.full ? ' (full)' : ''} the ${what} tables in ${((performance.now() - started) / 1000).toFixed(0)} s (not measured)`);
+}
+
+/**
+ * ANALYZE of the whole store once a measure has filled its tables and before it counts: what autovacuum does on
+ * a deployment once a table has grown (docs/production.md "Autovacuum on"). Without it a PostgreSQL server
+ * running without autovacuum (this machine's shared cluster) keeps the statistics of the tables as an earlier
+ * measure left them, and the plans made from them (foreign-key checks, prepared statements) scan whole tables
+ * believed empty: refund.do ran at 573/s after the quote-scale measure against 1,512/s alone (BENCHMARKS.md
+ * "2026-11-26, night").
+ */
+export async function analyzeStore(db: Kysely<Database>, what: string): Promise<void> {
+  const started = performance.now();
+  await sql`analyze`.execute(db);
+  console.log(`  analyzed the store ${what} in ${((performance.now() - started) / 1000).toFixed(1)} s (not measured)`);
 }

@@ -178,7 +178,7 @@ export const quoteScale: Measure = {
     } finally {
       // The embedded store lives in a temporary folder that the bench removes.
       if (ctx.storeKind === 'postgres') await cleanUp(db, tag, skipTriggers);
-      await settleTables(db, PLANTED_TABLES, 'planted');
+      await settleTables(db, PLANTED_TABLES, 'planted', { full: true });
     }
   },
 };

@@ -12,7 +12,7 @@ import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES } from '.
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
 import path from 'node:path';
-import { LoadFailure, profiled, settleTables, startCpuMeter, type LoadResult } from './harness.js';
+import { analyzeStore, LoadFailure, profiled, settleTables, startCpuMeter, type LoadResult } from './harness.js';
 import { formatRps, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
@@ -130,6 +130,8 @@ export const refundSubmit: Measure = {
       await rate(ctx.settings.warmupSeconds, concurrency, insert);
       const base = await rate(ctx.settings.seconds, concurrency, insert);
       await rate(ctx.settings.warmupSeconds, concurrency, submit);
+      // The planted orders and the warm-up's refunds, offers and jobs are in the statistics before the count.
+      await analyzeStore(db, 'after the warm-up');
       const profileDir = ctx.settings.profileDir;
       const measured = await (profileDir
         ? profiled(path.join(profileDir, 'refund.do.cpuprofile'), () => rate(ctx.settings.seconds, concurrency, submit))
@@ -279,6 +281,7 @@ export const refundBacklog: Measure = {
           select count(*) from j`.execute(db);
       }
       console.log(`  backlog: ${n} refunds at status 0 with their jobs loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+      await analyzeStore(db, 'with the backlog in place');
 
       // The queue's own rate: as many no-op jobs, the same queue declaration and worker options.
       const profileDir = ctx.settings.profileDir;
