@@ -1,5 +1,6 @@
 // The pieces every measure is built from: an autocannon load against one target (warm-up, then the
 // counted run, then a strict check of every answer), and a bare Fastify route serving a fixed body.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
@@ -168,8 +169,8 @@ interface CpuSnapshot {
   busyMs: number;
   totalMs: number;
   own: NodeJS.CpuUsage;
-  servingMs: number;
-  postgresMs: number;
+  /** CPU ms of each local PostgreSQL process by pid (see postgresMsBetween). */
+  postgres: Map<string, number>;
   /** This process's main (event-loop) thread, or the server process under test. */
   serverMs: number;
 }
@@ -187,9 +188,9 @@ function statCpuMs(file: string): number | null {
   }
 }
 
-/** CPU ms of the local PostgreSQL server processes (Linux /proc; 0 elsewhere). */
-function postgresCpuMs(): number {
-  let ms = 0;
+/** CPU ms of each local PostgreSQL server process, by pid (Linux /proc; none elsewhere). */
+function postgresCpu(): Map<string, number> {
+  const cpu = new Map<string, number>();
   try {
     for (const pid of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(pid)) continue;
@@ -199,13 +200,25 @@ function postgresCpuMs(): number {
       } catch {
         continue; // the process ended meanwhile
       }
-      ms += statCpuMs(`/proc/${pid}/stat`) ?? 0;
+      cpu.set(pid, statCpuMs(`/proc/${pid}/stat`) ?? 0);
     }
   } catch {
-    return 0;
+    return cpu;
   }
+  return cpu;
+}
+
+/**
+ * PostgreSQL's CPU between two snapshots: each process's own increase. A sum of totals would drop whenever a
+ * backend with a long past exits meanwhile (a pool's idle connection closing): the backlog's closed connections
+ * made the seat map's next bare route read "noisy, 91–100 %" with nothing else running.
+ */
+function postgresMsBetween(before: CpuSnapshot, now: CpuSnapshot): number {
+  let ms = 0;
+  for (const [pid, cpu] of now.postgres) ms += cpu - (before.postgres.get(pid) ?? 0);
   return ms;
 }
+
 
 function cpuSnapshot(serverPid?: number): CpuSnapshot {
   let busyMs = 0;
@@ -215,10 +228,8 @@ function cpuSnapshot(serverPid?: number): CpuSnapshot {
     busyMs += busy;
     totalMs += busy + times.idle;
   }
-  const postgresMs = postgresCpuMs();
   const serverMs = statCpuMs(serverPid ? `/proc/${serverPid}/stat` : `/proc/self/task/${process.pid}/stat`) ?? 0;
-  // PostgreSQL and a server process under test work for the service under test: not "other processes".
-  return { busyMs, totalMs, own: process.cpuUsage(), postgresMs, serverMs, servingMs: postgresMs + (serverPid ? serverMs : 0) };
+  return { busyMs, totalMs, own: process.cpuUsage(), postgres: postgresCpu(), serverMs };
 }
 
 /**
@@ -243,7 +254,7 @@ function cpuPerRequestSince(before: CpuSnapshot, answers: number, serverPid?: nu
     cpuUsPerRequest: {
       server: perRequest(serverMs),
       otherThreads: perRequest(serverPid ? ownMs : ownMs - serverMs),
-      postgres: perRequest(now.postgresMs - before.postgresMs),
+      postgres: perRequest(postgresMsBetween(before, now)),
     },
   };
 }
@@ -254,7 +265,9 @@ function othersCpuSince(before: CpuSnapshot, serverPid?: number): number {
   const own = process.cpuUsage(before.own);
   const totalMs = now.totalMs - before.totalMs;
   if (totalMs <= 0) return 0;
-  const othersMs = now.busyMs - before.busyMs - (own.user + own.system) / 1000 - (now.servingMs - before.servingMs);
+  // PostgreSQL and a server process under test work for the service under test: not "other processes".
+  const servingMs = postgresMsBetween(before, now) + (serverPid ? now.serverMs - before.serverMs : 0);
+  const othersMs = now.busyMs - before.busyMs - (own.user + own.system) / 1000 - servingMs;
   return Math.min(1, Math.max(0, othersMs / totalMs));
 }
 
@@ -324,6 +337,15 @@ export async function settleTables(db: Kysely<Database>, tables: readonly string
   // spread over (the orders heap stayed at 40 MB for 12,000 rows, and every scan of it read all of that).
   const verb = opts.full ? sql`vacuum (full, analyze)` : sql`vacuum (analyze)`;
   for (const table of tables) await sql`${verb} ${sql.table(table)}`.execute(db);
+  // And the pages they dirtied written out now, by PostgreSQL (checkpoint) and by the kernel (sync): otherwise
+  // the writeback ran during the next measure's counted seconds (the seat map's bare routes after the backlog
+  // read "noisy, 62–100 %": kernel threads writing the backlog's pages, seen by no process of the bench).
+  await sql`checkpoint`.execute(db).catch(() => undefined);
+  try {
+    execFileSync('sync');
+  } catch {
+    // no sync(1) here: the writeback happens when the kernel gets to it
+  }
   console.log(`  vacuumed${opts.full ? ' (full)' : ''} the ${what} tables in ${((performance.now() - started) / 1000).toFixed(0)} s (not measured)`);
 }
 
