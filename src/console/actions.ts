@@ -7,10 +7,10 @@ import { ConnectorError } from '../airline/connector.js';
 import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
-import { unindexed } from '../store/unindexed.js';
 import type { RefundDeps, RefundJobState } from '../refunds/deps.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import { submitApprovedCase, type ConsoleCaseRequest } from '../refunds/submit.js';
+import { moveRefund } from '../refunds/transition.js';
 import { retryEvents } from '../webhooks/admin.js';
 import { audit } from './audit.js';
 import type { Operator } from './operators.js';
@@ -127,19 +127,9 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
       return;
     }
     if (r.status !== found.status) throw new ActionRefused(409, `cannot withdraw: the refund moved to status ${r.status} meanwhile${atAirline ? ' (the airline agreed to withdraw it; its poll will settle it)' : ''}`);
-    const now = deps.refunds.clock.now();
-    await trx
-      .updateTable('refund_orders')
-      .set({ status: RS.WITHDRAWN, cancel_reason: cancelReason, updated_at: now })
-      .where('refund_code', '=', refundCode)
-      .where(unindexed('status'), '=', r.status)
-      .execute();
-    await trx
-      .insertInto('refund_status_history')
-      .values({ refund_code: refundCode, from_status: r.status, to_status: RS.WITHDRAWN, at: now, cause: `withdrawn in the console by ${operator.login}${atAirline ? '; withdrawn at the airline' : ''}` })
-      .execute();
-    // As a rejected or withdrawn refund does in the lifecycle: its tickets are free for a new request.
-    await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
+    // The lifecycle's own status change (src/refunds/transition.ts): the history row, and the tickets freed for a new request.
+    const cause = `withdrawn in the console by ${operator.login}${atAirline ? '; withdrawn at the airline' : ''}`;
+    await moveRefund(trx, deps.refunds.clock.now(), refundCode, r.status, RS.WITHDRAWN, cause, { cancel_reason: cancelReason });
     await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, before, { status: RS.WITHDRAWN, cancelReason, ...(atAirline ? { atAirline: true } : {}) });
   });
   return { atAirline };

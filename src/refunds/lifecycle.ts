@@ -18,6 +18,7 @@ import { preparedQuery } from '../store/prepared.js';
 import { unindexed } from '../store/unindexed.js';
 import type { RefundJobState, RefundScheduler } from './deps.js';
 import { executePrepared } from './statements.js';
+import { moveRefund, type TransitionPatch } from './transition.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 
 /** The part of the job queue the lifecycle uses (src/jobs implements it). */
@@ -132,26 +133,9 @@ export class RefundLifecycle {
     for (const write of pending) write();
   }
 
-  /** Moves a refund from `from` to `to` if it is still at `from`; returns whether it moved. */
-  async transition(
-    trx: Transaction<Database>,
-    refundCode: string,
-    from: number,
-    to: number,
-    cause: string,
-    patch: Partial<{ cancel_reason: string; airline_refund_id: string; actual_refund_minor: number; completed_on: string; details: string }> = {},
-  ): Promise<boolean> {
-    const now = this.deps.clock.now();
-    const res = await trx
-      .updateTable('refund_orders')
-      .set({ status: to, updated_at: now, ...patch })
-      .where('refund_code', '=', refundCode)
-      .where(unindexed('status'), '=', from)
-      .executeTakeFirst();
-    if (res.numUpdatedRows === 0n) return false;
-    await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause }).execute();
-    // A rejected or withdrawn refund frees its tickets for a new request.
-    if (to === RS.REJECTED || to === RS.WITHDRAWN) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
+  /** Moves a refund from `from` to `to` if it is still at `from` (./transition.ts); returns whether it moved. */
+  async transition(trx: Transaction<Database>, refundCode: string, from: number, to: number, cause: string, patch: TransitionPatch = {}): Promise<boolean> {
+    if (!(await moveRefund(trx, this.deps.clock.now(), refundCode, from, to, cause, patch))) return false;
     // Logged once the transaction commits: a rolled-back transition never happened.
     const log = this.deps.log;
     this.afterCommit.get(trx)?.push(() => log.info({ refundCode, from, to }, 'refund status changed'));

@@ -1,0 +1,40 @@
+// One status change of a refund order (docs/architecture.md "Refund lifecycle"), wherever it is decided: by the
+// lifecycle's workers (./lifecycle.ts) or by an agent in the console (src/console/actions.ts). The refund moves
+// only from the status the caller read, its history row is written in the same transaction, and a refund that
+// ends rejected or withdrawn frees its tickets for a new request.
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { unindexed } from '../store/unindexed.js';
+import { REFUND_ORDER_STATUS as RS } from './statuses.js';
+
+/** Columns a status change may set besides the status itself. */
+export type TransitionPatch = Partial<{ cancel_reason: string; airline_refund_id: string; actual_refund_minor: number; completed_on: string; details: string }>;
+
+/**
+ * Moves the refund from `from` to `to` inside `trx` if it is still at `from`, with its history row (`cause`, at
+ * `now`); answers whether it moved. A step run twice (a retried job, two workers, an agent and a worker) moves a
+ * refund at most once and records it once.
+ *
+ * The status guard is `unindexed` (src/store/unindexed.ts): the refund is found by its refundCode, never by a
+ * walk of a status index.
+ */
+export async function moveRefund(
+  trx: Transaction<Database>,
+  now: Date,
+  refundCode: string,
+  from: number,
+  to: number,
+  cause: string,
+  patch: TransitionPatch = {},
+): Promise<boolean> {
+  const res = await trx
+    .updateTable('refund_orders')
+    .set({ status: to, updated_at: now, ...patch })
+    .where('refund_code', '=', refundCode)
+    .where(unindexed('status'), '=', from)
+    .executeTakeFirst();
+  if (res.numUpdatedRows === 0n) return false;
+  await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause }).execute();
+  if (to === RS.REJECTED || to === RS.WITHDRAWN) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
+  return true;
+}
