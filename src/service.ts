@@ -44,7 +44,7 @@ export type ConnectorFactory = (world: World, books: SandboxBooks) => AirlineCon
 
 /** The airline connectors of a process: today the sandbox airline, keeping its books in the store. */
 export function createAirlines(world: World, store: Store, clock: Clock, connectors?: ConnectorFactory): AirlineDirectory {
-  const books: SandboxBooks = { db: store.db, clock, shared: store.kind === 'postgres' };
+  const books: SandboxBooks = { db: store.db, clock, shared: store.kind === 'postgres', ...(store.hotReader ? { reader: store.hotReader } : {}) };
   return new AirlineDirectory(connectors ? connectors(world, books) : [new SandboxConnector(world, books)]);
 }
 

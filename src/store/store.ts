@@ -8,6 +8,7 @@ import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import { lockDataDir, type DirLock } from './lock.js';
 import { migrateToLatest } from './migrate.js';
+import { hotReader, type HotReader } from './hot-reader.js';
 import { usePreparedStatements } from './prepared.js';
 import type { Database } from './schema.js';
 import { PgliteAutovacuum, type AutovacuumStats, type MaintenanceLog } from './pglite-autovacuum.js';
@@ -22,6 +23,8 @@ export interface Store {
   dump?(): Promise<Blob>;
   /** Embedded mode with `autovacuum`: what the store's own maintenance did so far (decision 0032). */
   readonly maintenance?: { readonly stats: Readonly<AutovacuumStats> };
+  /** PostgreSQL mode: a connection of its own for the hottest tiny read (./hot-reader.ts); closed with the store. */
+  readonly hotReader?: HotReader;
 }
 
 export interface StoreOptions {
@@ -74,9 +77,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 }
 
 function openPostgres(url: string, opts: StoreOptions): Store {
-  const pool = new pg.Pool({
+  const connection: pg.ClientConfig = {
     connectionString: url,
-    max: opts.poolSize ?? 10,
     // JIT off: it compiled the refund context's generic plan for 40 ms per quote (its cost estimate is a
     // sum over sub-selects that each read a handful of rows); short OLTP statements never gain from it
     // (decision 0015).
@@ -85,12 +87,14 @@ function openPostgres(url: string, opts: StoreOptions): Store {
       getTypeParser: ((oid: number, format?: string): unknown =>
         oid === 20 ? int8AsNumber : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10 });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   pool.on('connect', usePreparedStatements);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  const reader = hotReader(connection);
+  return { db, kind: 'postgres', hotReader: reader, close: () => Promise.all([reader.close(), db.destroy()]).then(() => undefined) };
 }
 
 async function openPGlite(opts: StoreOptions): Promise<Store> {

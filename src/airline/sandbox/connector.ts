@@ -1,6 +1,7 @@
 // The built-in sandbox airline: answers from a world file, with the latency and failures the world asks for.
 // Its refund books live in the service's database (sandbox_refunds): a refund it received survives a crash,
 // and its timeline follows the service clock (see refunds.ts).
+import type { HotReader } from '../../store/hot-reader.js';
 import type { SandboxRefundRow } from './refunds.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
@@ -39,6 +40,8 @@ export interface SandboxBooks {
   clock: Clock;
   /** Other processes change the same books (PostgreSQL): seat inventory versions are then read from the store. */
   shared?: boolean;
+  /** PostgreSQL: the store's own connection for those reads (Store.hotReader). */
+  reader?: HotReader;
 }
 
 export class SandboxConnector implements AirlineConnector {
@@ -56,7 +59,7 @@ export class SandboxConnector implements AirlineConnector {
     private readonly books: SandboxBooks | null = null,
   ) {
     this.clock = books?.clock ?? systemClock;
-    const seatInventory = new SeatInventory(books?.db ?? null, books?.shared ?? false);
+    const seatInventory = new SeatInventory(books?.db ?? null, books?.shared ?? false, books?.reader ?? null);
     this.booking = new SandboxBookingApi(world, books?.db ?? null, this.clock, (b, signal) => this.behave(b, signal), seatInventory);
   }
 

@@ -37,7 +37,8 @@ const current = (inventory: SeatInventory, flightKey: string): Promise<string> =
 const sell = (inventory: SeatInventory, flightKey: string) => store.db.transaction().execute((trx) => inventory.bump(trx, flightKey));
 
 test('concurrent version requests share reads; one arriving during a read waits for the next and sees the sale', async () => {
-  const inventory = new HeldReads(store.db, true);
+  // On PostgreSQL through the store's own connection for these reads, as the service reads them.
+  const inventory = new HeldReads(store.db, true, store.hotReader ?? null);
   const gate = inventory;
   await sell(inventory, 'XS1|2027-01-01');
   assert.equal(await current(inventory, 'XS1|2027-01-01'), '1');
@@ -56,12 +57,12 @@ test('concurrent version requests share reads; one arriving during a read waits 
 });
 
 test('a failed read fails its waiting requests and the next request reads again', async () => {
-  const inventory = new SeatInventory(store.db, true);
+  const inventory = new SeatInventory(store.db, true, store.hotReader ?? null);
   const broken = new (class extends SeatInventory {
     protected override async versionsIn(): Promise<Map<string, number>> {
       throw new Error('connection lost');
     }
-  })(store.db, true);
+  })(store.db, true, store.hotReader ?? null);
   await assert.rejects(Promise.all([current(broken, 'XS3|2027-01-01'), current(broken, 'XS3|2027-01-01')]), /connection lost/);
   assert.equal(await current(inventory, 'XS3|2027-01-01'), '0');
 });

@@ -7,14 +7,14 @@
 // one, which answers all of them in one statement. A read that starts after a request arrived sees every
 // sale committed before it arrived, so batching never serves a stale version (decision 0014).
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { HotReader } from '../../store/hot-reader.js';
 import { preparedQuery } from '../../store/prepared.js';
 import type { Database } from '../../store/schema.js';
 
 /** $1 the flight keys: their stored versions (a flight never sold has no row). */
-const versionsOf = preparedQuery<{ flight_key: string; version: number | string }>(
-  'sandbox_seat_versions_of',
-  'select flight_key, version from sandbox_seat_versions where flight_key = any($1::text[])',
-);
+const VERSIONS_OF = 'select flight_key, version from sandbox_seat_versions where flight_key = any($1::text[])';
+const versionsOf = preparedQuery<VersionRow>('sandbox_seat_versions_of', VERSIONS_OF);
+type VersionRow = { flight_key: string; version: number | string };
 
 interface VersionWaiter {
   resolve(version: string): void;
@@ -38,6 +38,8 @@ export class SeatInventory {
   constructor(
     private readonly db: Kysely<Database> | null,
     private readonly shared: boolean,
+    /** PostgreSQL: the store's connection for this read (src/store/hot-reader.ts); without it the pool's. */
+    private readonly reader: HotReader | null = null,
   ) {}
 
   /** The newest version of the flight: from memory when this process makes every change, else from the store. */
@@ -103,7 +105,7 @@ export class SeatInventory {
 
   /** The store versions of the flights (protected: a test holds a read in flight). */
   protected async versionsIn(db: Kysely<Database>, flightKeys: string[]): Promise<Map<string, number>> {
-    const { rows } = await db.executeQuery(versionsOf([flightKeys]));
+    const rows = this.reader ? await this.reader.query<VersionRow>('pb_hot_sandbox_seat_versions_of', VERSIONS_OF, [flightKeys]) : (await db.executeQuery(versionsOf([flightKeys]))).rows;
     return new Map(rows.map((r) => [r.flight_key, Number(r.version)]));
   }
 

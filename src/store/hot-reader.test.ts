@@ -1,0 +1,56 @@
+// The store's connection of its own for the seat versions (src/store/hot-reader.ts): PostgreSQL only.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { openTestStore } from '../test-support/app.js';
+import type { Store } from './store.js';
+
+const POSTGRES_ONLY = process.env.DATABASE_URL ? false : 'PostgreSQL only (DATABASE_URL): the embedded store has one connection and no hot reader';
+const PID = 'select pg_backend_pid() as pid, current_schema() as schema';
+
+let store: Store;
+before(async () => {
+  store = await openTestStore();
+});
+after(() => store.close());
+
+test('the hot reader reads on a connection of its own, in the store\'s schema, as a named statement', { skip: POSTGRES_ONLY }, async () => {
+  const reader = store.hotReader!;
+  const [first] = await reader.query<{ pid: number; schema: string }>('pb_hot_test_pid', PID, []);
+  const [again] = await reader.query<{ pid: number; schema: string }>('pb_hot_test_pid', PID, []);
+  const { rows } = await sql<{ pid: number; schema: string }>`select pg_backend_pid() as pid, current_schema() as schema`.execute(store.db);
+  assert.equal(again!.pid, first!.pid, 'one connection, kept');
+  assert.notEqual(first!.pid, rows[0]!.pid, 'not one of the pool\'s');
+  assert.equal(first!.schema, rows[0]!.schema, 'the store\'s schema');
+  const { rows: named } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where pid = ${first!.pid} and query = ${PID}`.execute(store.db);
+  assert.equal(named[0]!.n, 1, 'its last statement is the named one');
+});
+
+test('a lost connection is opened again by the next query; a closed reader refuses', { skip: POSTGRES_ONLY }, async () => {
+  const reader = store.hotReader!;
+  const [before] = await reader.query<{ pid: number }>('pb_hot_test_pid', PID, []);
+  await sql`select pg_terminate_backend(${before!.pid})`.execute(store.db);
+  // The read that meets the cut connection may fail (or the reader may have seen it go first); the next one works.
+  let after: { pid: number } | undefined;
+  const deadline = Date.now() + 5_000;
+  let failures = 0;
+  while (!after && Date.now() < deadline) {
+    try {
+      [after] = await reader.query<{ pid: number }>('pb_hot_test_pid', PID, []);
+    } catch {
+      failures++;
+    }
+  }
+  assert.ok(after, 'a read works again');
+  assert.notEqual(after.pid, before!.pid, 'on a new connection');
+  assert.ok(failures <= 1, `at most the read that met the cut connection fails (${failures})`);
+});
+
+test('closing the store ends the hot reader\'s connection', { skip: POSTGRES_ONLY }, async () => {
+  const other = await openTestStore();
+  const [row] = await other.hotReader!.query<{ pid: number }>('pb_hot_test_pid', PID, []);
+  await other.close();
+  await assert.rejects(other.hotReader!.query('pb_hot_test_pid', PID, []), /closed/);
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where pid = ${row!.pid}`.execute(store.db);
+  assert.equal(rows[0]!.n, 0, 'its backend is gone');
+});
