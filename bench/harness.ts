@@ -219,7 +219,6 @@ function postgresMsBetween(before: CpuSnapshot, now: CpuSnapshot): number {
   return ms;
 }
 
-
 function cpuSnapshot(serverPid?: number): CpuSnapshot {
   let busyMs = 0;
   let totalMs = 0;
@@ -337,9 +336,8 @@ export async function settleTables(db: Kysely<Database>, tables: readonly string
   // spread over (the orders heap stayed at 40 MB for 12,000 rows, and every scan of it read all of that).
   const verb = opts.full ? sql`vacuum (full, analyze)` : sql`vacuum (analyze)`;
   for (const table of tables) await sql`${verb} ${sql.table(table)}`.execute(db);
-  // And the pages they dirtied written out now, by PostgreSQL (checkpoint) and by the kernel (sync): otherwise
-  // the writeback ran during the next measure's counted seconds (the seat map's bare routes after the backlog
-  // read "noisy, 62–100 %": kernel threads writing the backlog's pages, seen by no process of the bench).
+  // And the pages they dirtied written out now, by PostgreSQL (checkpoint) and by the kernel (sync): the backlog
+  // left 550 MB dirty, which the kernel's writeback would otherwise write during the next measure's counted seconds.
   await sql`checkpoint`.execute(db).catch(() => undefined);
   try {
     execFileSync('sync');
