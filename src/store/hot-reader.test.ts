@@ -3,10 +3,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { openTestStore } from '../test-support/app.js';
+import { preparedQuery } from './prepared.js';
 import type { Store } from './store.js';
 
 const POSTGRES_ONLY = process.env.DATABASE_URL ? false : 'PostgreSQL only (DATABASE_URL): the embedded store has one connection and no hot reader';
 const PID = 'select pg_backend_pid() as pid, current_schema() as schema';
+const pid = preparedQuery<{ pid: number; schema: string }>('hot_test_pid', PID);
 
 let store: Store;
 before(async () => {
@@ -16,8 +18,8 @@ after(() => store.close());
 
 test('the hot reader reads on a connection of its own, in the store\'s schema, as a named statement', { skip: POSTGRES_ONLY }, async () => {
   const reader = store.hotReader!;
-  const [first] = await reader.query<{ pid: number; schema: string }>('pb_hot_test_pid', PID, []);
-  const [again] = await reader.query<{ pid: number; schema: string }>('pb_hot_test_pid', PID, []);
+  const [first] = await reader.query(pid([]));
+  const [again] = await reader.query(pid([]));
   const { rows } = await sql<{ pid: number; schema: string }>`select pg_backend_pid() as pid, current_schema() as schema`.execute(store.db);
   assert.equal(again!.pid, first!.pid, 'one connection, kept');
   assert.notEqual(first!.pid, rows[0]!.pid, 'not one of the pool\'s');
@@ -28,7 +30,7 @@ test('the hot reader reads on a connection of its own, in the store\'s schema, a
 
 test('a lost connection is opened again by the next query; a closed reader refuses', { skip: POSTGRES_ONLY }, async () => {
   const reader = store.hotReader!;
-  const [before] = await reader.query<{ pid: number }>('pb_hot_test_pid', PID, []);
+  const [before] = await reader.query(pid([]));
   await sql`select pg_terminate_backend(${before!.pid})`.execute(store.db);
   // The read that meets the cut connection may fail (or the reader may have seen it go first); the next one works.
   let after: { pid: number } | undefined;
@@ -36,7 +38,7 @@ test('a lost connection is opened again by the next query; a closed reader refus
   let failures = 0;
   while (!after && Date.now() < deadline) {
     try {
-      [after] = await reader.query<{ pid: number }>('pb_hot_test_pid', PID, []);
+      [after] = await reader.query(pid([]));
     } catch {
       failures++;
     }
@@ -48,9 +50,9 @@ test('a lost connection is opened again by the next query; a closed reader refus
 
 test('closing the store ends the hot reader\'s connection', { skip: POSTGRES_ONLY }, async () => {
   const other = await openTestStore();
-  const [row] = await other.hotReader!.query<{ pid: number }>('pb_hot_test_pid', PID, []);
+  const [row] = await other.hotReader!.query(pid([]));
   await other.close();
-  await assert.rejects(other.hotReader!.query('pb_hot_test_pid', PID, []), /closed/);
+  await assert.rejects(other.hotReader!.query(pid([])), /closed/);
   const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where pid = ${row!.pid}`.execute(store.db);
   assert.equal(rows[0]!.n, 0, 'its backend is gone');
 });

@@ -4,11 +4,16 @@
 // statement; on node-postgres's client directly the seat map served 12,700–12,800 answers/s against
 // 11,100–11,200 and its event-loop thread spent 74 µs per answer against 86 (BENCHMARKS.md "2026-11-26, night").
 // PostgreSQL only: the embedded store has one connection, and there the versions are known in memory.
+import type { CompiledQuery } from 'kysely';
 import pg from 'pg';
+import { preparedNameOf } from './prepared.js';
 
 export interface HotReader {
-  /** Runs `text` as the named prepared statement `name` (parsed once per connection); answers its rows. */
-  query<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>;
+  /**
+   * Runs a query of `preparedQuery` (./prepared.ts) as the same named statement the pool's connections run,
+   * parsed once on this connection; answers its rows.
+   */
+  query<R>(query: CompiledQuery<R>): Promise<R[]>;
   /** Ends the connection; later queries fail. */
   close(): Promise<void>;
 }
@@ -36,12 +41,14 @@ export function hotReader(config: pg.ClientConfig): HotReader {
   };
 
   return {
-    async query<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> {
+    async query<R>(query: CompiledQuery<R>): Promise<R[]> {
       if (closed) throw new Error('the store is closed');
+      const name = preparedNameOf(query.sql);
+      if (!name) throw new Error('hot reader: only statements declared with preparedQuery run here');
       const ready = (current ??= connect());
       const client = await ready;
       try {
-        const result = await client.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
+        const result = await client.query<R & pg.QueryResultRow>({ name, text: query.sql, values: [...query.parameters] });
         return result.rows;
       } catch (err) {
         // Anything but a statement's own error (a cut or closed connection, the server's FATAL) leaves the

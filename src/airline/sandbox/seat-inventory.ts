@@ -12,9 +12,10 @@ import { preparedQuery } from '../../store/prepared.js';
 import type { Database } from '../../store/schema.js';
 
 /** $1 the flight keys: their stored versions (a flight never sold has no row). */
-const VERSIONS_OF = 'select flight_key, version from sandbox_seat_versions where flight_key = any($1::text[])';
-const versionsOf = preparedQuery<VersionRow>('sandbox_seat_versions_of', VERSIONS_OF);
-type VersionRow = { flight_key: string; version: number | string };
+const versionsOf = preparedQuery<{ flight_key: string; version: number | string }>(
+  'sandbox_seat_versions_of',
+  'select flight_key, version from sandbox_seat_versions where flight_key = any($1::text[])',
+);
 
 interface VersionWaiter {
   resolve(version: string): void;
@@ -105,7 +106,8 @@ export class SeatInventory {
 
   /** The store versions of the flights (protected: a test holds a read in flight). */
   protected async versionsIn(db: Kysely<Database>, flightKeys: string[]): Promise<Map<string, number>> {
-    const rows = this.reader ? await this.reader.query<VersionRow>('pb_hot_sandbox_seat_versions_of', VERSIONS_OF, [flightKeys]) : (await db.executeQuery(versionsOf([flightKeys]))).rows;
+    const query = versionsOf([flightKeys]);
+    const rows = this.reader ? await this.reader.query(query) : (await db.executeQuery(query)).rows;
     return new Map(rows.map((r) => [r.flight_key, Number(r.version)]));
   }
 
