@@ -78,7 +78,7 @@ describe('group commit', () => {
     assert.deepEqual(seen, [[1, 2, 3], [1], [2], [3]]);
     assert.deepEqual(outcomes[0], { status: 'fulfilled', value: 10 });
     assert.equal(outcomes[1].status, 'rejected');
-    assert.match(String((outcomes[1]).reason), /cannot write 2 \(batch 2\)/);
+    assert.match(String(outcomes[1].reason), /cannot write 2 \(batch 2\)/);
     assert.deepEqual(outcomes[2], { status: 'fulfilled', value: 30 });
   });
 
