@@ -88,16 +88,67 @@ function problemsOf(r: Result): string[] {
  * Load one target: warm-up (checked, not counted), then the counted run. The requests are fired from an
  * autocannon worker thread so the load generator does not share the event loop of the server under test.
  */
-export async function load(settings: LoadSettings, req: LoadRequest): Promise<LoadResult> {
+export async function load(settings: LoadSettings, req: LoadRequest, part = ''): Promise<LoadResult> {
   const cycle = req.cycle ? cycleOptions(req, req.cycle) : null;
   try {
-    return await loadWith(settings, req, cycle?.options ?? {});
+    return await loadWith(settings, req, cycle?.options ?? {}, part);
   } finally {
     cycle?.remove();
   }
 }
 
-async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object): Promise<LoadResult> {
+/**
+ * A yardstick and its subject in the order A B B A, half the counted seconds each time (the warm-up before
+ * the first half of each only): a machine that slows down or speeds up during the measure (on these shared
+ * machines a bare route's rate drifted by a quarter within an hour) shifts both alike instead of favouring
+ * the one loaded first. `beforeSubject` and `afterSubject` run around the subject's two halves (say, to
+ * count what its answers stored).
+ */
+export async function loadAbba(
+  settings: LoadSettings,
+  yardstick: LoadRequest,
+  subject: LoadRequest,
+  hooks: { beforeSubject?: () => Promise<void>; afterSubject?: () => Promise<void> } = {},
+): Promise<[LoadResult, LoadResult]> {
+  const half = { ...settings, seconds: settings.seconds / 2 };
+  const warm = { ...half, warmupSeconds: 0 };
+  const a1 = await load(half, yardstick, '1 of 2');
+  await hooks.beforeSubject?.();
+  const b1 = await load(half, subject, '1 of 2');
+  const b2 = await load(warm, subject, '2 of 2');
+  await hooks.afterSubject?.();
+  const a2 = await load(warm, yardstick, '2 of 2');
+  return [mergeLoads(a1, a2), mergeLoads(b1, b2)];
+}
+
+/** Two counted runs of one target as one: rates and CPU weighted by time and answers, the worse p99 and noise. */
+export function mergeLoads(a: LoadResult, b: LoadResult): LoadResult {
+  const seconds = a.seconds + b.seconds;
+  const requests = a.requests + b.requests;
+  const byTime = (x: number, y: number) => (x * a.seconds + y * b.seconds) / seconds;
+  const byAnswers = (x: number, y: number) => (requests > 0 ? (x * a.requests + y * b.requests) / requests : 0);
+  const cpu = a.cpuUsPerRequest && b.cpuUsPerRequest ? { a: a.cpuUsPerRequest, b: b.cpuUsPerRequest } : null;
+  return {
+    label: a.label,
+    rps: byTime(a.rps, b.rps),
+    p50Ms: byTime(a.p50Ms, b.p50Ms),
+    p99Ms: Math.max(a.p99Ms, b.p99Ms),
+    requests,
+    seconds,
+    othersCpu: Math.max(a.othersCpu, b.othersCpu),
+    ...(cpu
+      ? {
+          cpuUsPerRequest: {
+            server: byAnswers(cpu.a.server, cpu.b.server),
+            otherThreads: byAnswers(cpu.a.otherThreads, cpu.b.otherThreads),
+            postgres: byAnswers(cpu.a.postgres, cpu.b.postgres),
+          },
+        }
+      : {}),
+  };
+}
+
+async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object, part: string): Promise<LoadResult> {
   const run = async (seconds: number, phase: string): Promise<Result> => {
     const result = await autocannon({
       url: req.url,
@@ -116,10 +167,11 @@ async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object)
     return result;
   };
   if (settings.warmupSeconds > 0) await run(settings.warmupSeconds, 'warm-up');
+  const measuredPhase = part ? `measured run, ${part}` : 'measured run';
   const before = cpuSnapshot(req.serverPid);
   const r = await (settings.profileDir
-    ? profiled(path.join(settings.profileDir, `${req.label.replace(/[^A-Za-z0-9.-]+/g, '_')}.cpuprofile`), () => run(settings.seconds, 'measured run'))
-    : run(settings.seconds, 'measured run'));
+    ? profiled(path.join(settings.profileDir, `${`${req.label}${part ? ` ${part}` : ''}`.replace(/[^A-Za-z0-9.-]+/g, '_')}.cpuprofile`), () => run(settings.seconds, measuredPhase))
+    : run(settings.seconds, measuredPhase));
   return {
     label: req.label,
     rps: r.requests.average,

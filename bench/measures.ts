@@ -2,7 +2,7 @@
 // an object to MEASURES: a name (its row in BENCHMARKS.md), a target, and a run function.
 import type { Service } from '../src/service.js';
 import type { StoreKind } from '../src/store/store.js';
-import { fetchOnce, load, LoadFailure, startBareRoute, type LoadRequest, type LoadResult, type LoadSettings } from './harness.js';
+import { fetchOnce, loadAbba, LoadFailure, startBareRoute, type LoadRequest, type LoadResult, type LoadSettings } from './harness.js';
 
 export interface BenchContext {
   settings: LoadSettings;
@@ -53,15 +53,14 @@ export const formatRps = (rps: number): string => Math.round(rps).toLocaleString
 
 /**
  * The usual shape of a measure: the rps of an endpoint divided by the rps of a yardstick measured in the
- * same run. The yardstick is loaded first, then the subject, each for the same duration.
+ * same run, for the same time in all, alternating A B B A (harness.ts `loadAbba`).
  */
 export async function rpsRatio(ctx: BenchContext, yardstick: LoadRequest, subject: LoadRequest): Promise<MeasureOutcome> {
-  const base = await load(ctx.settings, yardstick);
-  const measured = await load(ctx.settings, subject);
+  const [base, measured] = await loadAbba(ctx.settings, yardstick, subject);
   const value = measured.rps / base.rps;
   return {
     value,
-    detail: `${subject.label} ${formatRps(measured.rps)} req/s ÷ ${yardstick.label} ${formatRps(base.rps)} req/s, ${ctx.settings.seconds} s each`,
+    detail: `${subject.label} ${formatRps(measured.rps)} req/s ÷ ${yardstick.label} ${formatRps(base.rps)} req/s, ${ctx.settings.seconds} s each in two halves (A B B A)`,
     loads: [base, measured],
   };
 }

@@ -3,7 +3,7 @@
 //   (refund.do submissions and the backlog: submit-measures.ts).
 import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { load, LoadFailure, type LoadRequest } from './harness.js';
+import { loadAbba, LoadFailure, type LoadRequest } from './harness.js';
 import { formatRps, type BenchContext, type Measure } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
@@ -50,17 +50,20 @@ export const refundQuotation: Measure = {
     const countOffers = async () =>
       Number((await ctx.service.store.db.selectFrom('refund_offers').select((eb) => eb.fn.countAll().as('n')).where('order_no', '=', order.order_no).executeTakeFirstOrThrow()).n);
     try {
-      const base = await load(ctx.settings, { label: 'primary-key SELECT route', url: yard.url, method: 'POST', headers, body: '{}', expectBody: pkAnswer });
-      const before = await countOffers();
+      const yardstick: LoadRequest = { label: 'primary-key SELECT route', url: yard.url, method: 'POST', headers, body: '{}', expectBody: pkAnswer };
       const subject: LoadRequest = { label: 'refundQuotation.do', url: `${ctx.baseUrl}/refundQuotation.do`, method: 'POST', headers, body };
-      const measured = await load(ctx.settings, subject);
+      let before = 0;
+      let offers = 0;
+      const [base, measured] = await loadAbba(ctx.settings, yardstick, subject, {
+        beforeSubject: async () => void (before = await countOffers()),
+        afterSubject: async () => void (offers = (await countOffers()) - before),
+      });
       // Every answer differs (a new offer each time): each success stores exactly one offer, a failure none.
-      const offers = (await countOffers()) - before;
       const answered = measured.requests;
       if (offers < answered) throw new LoadFailure(`refundQuotation.do: ${answered} answers in the counted run but only ${offers} offers stored: some quotes failed`);
       return {
         value: measured.rps / base.rps,
-        detail: `refundQuotation.do ${formatRps(measured.rps)} req/s ÷ primary-key SELECT route ${formatRps(base.rps)} req/s, ${ctx.settings.seconds} s each`,
+        detail: `refundQuotation.do ${formatRps(measured.rps)} req/s ÷ primary-key SELECT route ${formatRps(base.rps)} req/s, ${ctx.settings.seconds} s each in two halves (A B B A)`,
         loads: [base, measured],
       };
     } finally {
