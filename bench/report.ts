@@ -34,10 +34,15 @@ The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`w
 LOG_LEVEL=silent, and loads each target in turn with autocannon (10 connections, fired from a worker
 thread) using the real request and the demo agency's credentials. Every answer must be 2xx and identical
 to a reference answer checked once to carry status 0; otherwise the measure fails, the command exits
-non-zero and its row is left unchanged.
+non-zero and its row is left unchanged. A measure that fills the store analyzes it before it counts (what a
+deployment's autovacuum does; this machine's PostgreSQL runs without one), and one that leaves bulk writes
+behind vacuums, checkpoints and syncs them before the next measure starts; none of that is timed.
 
 The figures are **ratios of two targets measured in the same run**, because absolute numbers drift 2× on
-these machines; the req/s in the value column are context, not results, and so is the code revision
+these machines. A yardstick and its subject run in the order A B B A, half the counted seconds each time
+(the warm-up before the first half of each only), so a machine that slows down or speeds up during a measure
+shifts both alike (since 2026-11-26, late night: the bare route's rate fell by a third within that evening).
+The req/s in the value column are context, not results, and so is the code revision
 measured (commit, and whether \`src/\` had uncommitted changes). Targets are those of docs/architecture.md
 "Performance targets". A ratio that misses its target is marked **below target** — a benchmark is not a
 test and never fails on it. A value noted *noisy* had other processes (say, a colleague's test suite)
