@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { makeTestApp, type TestApp } from '../src/test-support/app.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS } from '../src/test-support/world.js';
-import { voidWorld } from '../src/test-support/void-world.js';
+import { voidWorld, voidWorldClock } from '../src/test-support/void-world.js';
 import { bookingWorld } from '../src/test-support/booking-world.js';
 import { verifySeg } from '../src/test-support/booking.js';
 import { WebhookReceiver } from '../src/test-support/webhook-receiver.js';
@@ -136,7 +136,7 @@ describe('SDK against the service: errors, auth, header prefix', () => {
   let t: TestApp;
   let baseUrl: string;
   before(async () => {
-    t = await makeTestApp({ world: voidWorld() });
+    t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
     baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   after(async () => t.close());
@@ -172,7 +172,7 @@ describe('SDK against the service: errors, auth, header prefix', () => {
   });
 
   test('HEADER_PREFIX: the client speaks the deployment\'s header words', async () => {
-    const acme = await makeTestApp({ world: voidWorld(), env: { HEADER_PREFIX: 'acme' } });
+    const acme = await makeTestApp({ world: voidWorld(), env: { HEADER_PREFIX: 'acme' }, clock: voidWorldClock() });
     try {
       const url = await acme.app.listen({ port: 0, host: '127.0.0.1' });
       const answer = await new PostbookClient({ baseUrl: url, ...alpha, headerPrefix: 'acme' }).refunds.query({ airlinePNR: 'DEP001', carrier: 'XS' });
@@ -262,7 +262,7 @@ describe('SDK against the service: a refund to its final status, webhooks verifi
   let hookSecret = '';
   before(async () => {
     await receiver.up();
-    t = await makeTestApp({ world: sdkWorld(), workers: true });
+    t = await makeTestApp({ world: sdkWorld(), workers: true, clock: voidWorldClock() });
     baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   after(async () => {

@@ -108,10 +108,12 @@ export interface TestAppOptions {
   jobSchema?: string;
   /** Run the webhook deliverer's loop (default: no; tests call `webhooks.deliverDue()`). */
   webhooks?: { run?: boolean; pollMs?: number };
+  /** The test's clock (default: a new one at the real time); the world is built at its time. */
+  clock?: TestClock;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const clock = new TestClock();
+  const clock = opts.clock ?? new TestClock();
   const config = loadConfig({ SANDBOX: 'true', LOG_LEVEL: 'trace', ...opts.env });
   const world = buildWorld(opts.world ?? testWorld(), clock.now());
   const store = opts.store ?? (await openTestStore());

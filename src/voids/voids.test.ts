@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type CallResult, type TestApp } from '../test-support/app.js';
-import { voidWorld } from '../test-support/void-world.js';
+import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { refundSegment } from '../test-support/refund-world.js';
 import { WebhookReceiver } from '../test-support/webhook-receiver.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
@@ -18,7 +18,7 @@ describe('void path', () => {
   const hooks = new WebhookReceiver();
   before(async () => {
     await hooks.up();
-    t = await makeTestApp({ world: voidWorld(), workers: true });
+    t = await makeTestApp({ world: voidWorld(), workers: true, clock: voidWorldClock() });
     const reg = await call(t.app, '/updateWebhookURL.do', { url: hooks.url });
     assert.equal(reg.body.status, 0, String(reg.body.msg));
   });
