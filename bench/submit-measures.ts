@@ -54,10 +54,10 @@ async function rate(seconds: number, concurrency: number, work: () => Promise<bo
 
 type Rate = { perSecond: number; done: number; elapsed: number } & Pick<LoadResult, 'cpuUsPerRequest'>;
 
-/** Two counted runs of one load as one (the halves of A B B A). */
+/** Two counted runs of one load as one (the halves of A B B A), merged as the HTTP loads are. */
 function mergeRates(a: Rate, b: Rate): Rate {
-  const merged = mergeLoads(loadOf('', a), loadOf('', b));
-  return { perSecond: (a.done + b.done) / (a.elapsed + b.elapsed), done: a.done + b.done, elapsed: a.elapsed + b.elapsed, ...(merged.cpuUsPerRequest ? { cpuUsPerRequest: merged.cpuUsPerRequest } : {}) };
+  const m = mergeLoads(loadOf('', a), loadOf('', b));
+  return { perSecond: m.rps, done: m.requests, elapsed: m.seconds, ...(m.cpuUsPerRequest ? { cpuUsPerRequest: m.cpuUsPerRequest } : {}) };
 }
 
 const loadOf = (label: string, r: Rate, othersCpu = 0): LoadResult => ({
