@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
+import pino from 'pino';
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AirlineDirectory } from './airline/connector.js';
@@ -15,7 +16,7 @@ import { registerRoutes } from './http/routes.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
 import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
-import { loggerOptions } from './log.js';
+import { AccessLog, loggerOptions } from './log.js';
 import type { Store } from './store/store.js';
 import type { AppDeps } from './deps.js';
 import type { RefundScheduler } from './refunds/deps.js';
@@ -60,8 +61,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
+  const logger = opts.logger ?? pino(loggerOptions(config.logLevel));
   const app = Fastify({
-    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: loggerOptions(config.logLevel) }),
+    loggerInstance: logger,
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -69,6 +71,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    logController: new AccessLog(logger),
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
   });

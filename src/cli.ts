@@ -14,7 +14,7 @@ import { systemClock, TestClock, type Clock } from './clock.js';
 import { createAirlines, shareSandboxClock, worldAtStoredTime } from './service.js';
 import { createWorkers } from './workers.js';
 import { refundHistory } from './refunds/history.js';
-import { loggerOptions } from './log.js';
+import { createLogger } from './log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
 import { keyringOf } from './webhooks/secret.js';
@@ -114,7 +114,7 @@ async function runWorker(config: Config): Promise<number> {
       78,
     );
   }
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = createLogger(config.logLevel);
   // The sandbox clock is the one stored in the database: POST /sandbox/clock on an API process moves it here too.
   const clock: Clock = config.sandbox ? new TestClock() : systemClock;
   let world = loadWorldFile(config.worldPath, clock.now());

@@ -1,6 +1,6 @@
 // Logging: pino with serializers that keep bodies and headers (secrets, names, e-mails) out of every line.
-import type { LoggerOptions } from 'pino';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import pino, { type Logger, type LoggerOptions } from 'pino';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** Error serializer: type, message, code and stack only. Driver details (row values) stay out. */
 function errSerializer(err: unknown) {
@@ -25,4 +25,46 @@ export function loggerOptions(level: string): LoggerOptions {
       censor: '[redacted]',
     },
   };
+}
+
+/** Bytes of log lines gathered before one write, and the longest a line waits for it (decision 0033). */
+export const LOG_BUFFER_BYTES = 8192;
+export const LOG_FLUSH_MS = 1000;
+
+/**
+ * The service's logger: `dest` is stdout (fd 1, the default) or a file. Lines are gathered up to
+ * LOG_BUFFER_BYTES and written together, at the latest LOG_FLUSH_MS after the first of them, and whatever is
+ * gathered is written synchronously when the process exits (pino's exit hook).
+ */
+export function createLogger(level: string, dest: number | string = 1): Logger {
+  return pino(loggerOptions(level), pino.destination({ dest, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS, sync: false }));
+}
+
+/**
+ * The access log: one line per answer, written when it has been sent (decision 0033), instead of Fastify's
+ * two ("incoming request" and "request completed", each with the request serialized). Its fields are the
+ * request id, the route's pattern (never the path a caller typed, which may carry anything), the method, the
+ * HTTP status, the body's status and the milliseconds: nothing a caller sends reaches it, so it is written by
+ * a child logger without the redaction paths, which cost ~5 µs a line (decision 0033).
+ */
+export class AccessLog extends LogController {
+  private readonly access: FastifyBaseLogger;
+
+  constructor(logger: FastifyBaseLogger) {
+    super();
+    this.access = logger.child({}, { redact: [] });
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const route = request.routeOptions.url ?? '(no route)';
+    const ms = Math.round(reply.elapsedTime * 100) / 100;
+    if (error) {
+      // An error object may hold anything: through the request's logger and its redaction.
+      reply.log.error({ route, method: request.method, http: reply.statusCode, status: reply.bodyStatus, ms, err: error }, 'answer failed');
+    } else {
+      this.access.info({ reqId: request.id, route, method: request.method, http: reply.statusCode, status: reply.bodyStatus, ms }, 'answered');
+    }
+  }
 }

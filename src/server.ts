@@ -1,8 +1,7 @@
 // Process entry: read config, start the service, listen, and shut down gracefully on SIGTERM/SIGINT.
-import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { createService } from './service.js';
-import { loggerOptions } from './log.js';
+import { createLogger } from './log.js';
 import { WorldError } from './airline/sandbox/world.js';
 import { DataDirLockedError } from './store/lock.js';
 
@@ -17,7 +16,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = createLogger(config.logLevel);
   let service;
   try {
     service = await createService(config, logger, (err) => {

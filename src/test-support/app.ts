@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { sql } from 'kysely';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildWorld, type World } from '../airline/sandbox/world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import { assembleService, type ConnectorFactory } from '../service.js';
@@ -110,6 +110,8 @@ export interface TestAppOptions {
   webhooks?: { run?: boolean; pollMs?: number };
   /** The test's clock (default: a new one at the real time); the world is built at its time. */
   clock?: TestClock;
+  /** The app's logger (default: the suite's log capture at trace, which run-tests.ts checks for planted values). */
+  logger?: FastifyBaseLogger;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -123,7 +125,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     clock,
     world,
     store,
-    logger: testLogger(),
+    logger: opts.logger ?? testLogger(),
     ...(opts.connectors ? { connectors: opts.connectors } : {}),
     workers: {
       pollSeconds: 1,

@@ -1,0 +1,72 @@
+// The access log (decision 0033): one line per answer, with the route's pattern, the method, the HTTP and body
+// statuses, the time and the request id; nothing the caller sent.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import { loggerOptions } from './log.js';
+import { call, makeTestApp, type TestApp } from './test-support/app.js';
+import { PLANTED } from './test-support/planted.js';
+
+describe('access log', () => {
+  let t: TestApp;
+  const lines: Record<string, unknown>[] = [];
+  before(async () => {
+    // The production logger's options at the production level, into memory.
+    const logger = pino(loggerOptions('info'), { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    t = await makeTestApp({ logger });
+  });
+  after(() => t.close());
+
+  /** The lines of one request, by the id the answer carries. */
+  const linesOf = (requestId: string) => lines.filter((l) => l.reqId === requestId);
+
+  test('one line per answer: route, method, HTTP status, body status, milliseconds, request id', async () => {
+    const [lastName] = PLANTED.names;
+    const [email] = PLANTED.emails;
+    const body = {
+      airlinePnr: 'TST001',
+      carrier: 'XS',
+      passengers: [{ firstName: 'ANNA', lastName, passengerType: null }],
+      contact: { email },
+      routing: null,
+    };
+    const res = await call(t.app, '/extractPnr.do', body);
+    const id = res.headers['x-request-id'];
+    assert.equal(typeof id, 'string');
+    const mine = linesOf(id as string);
+    assert.equal(mine.length, 1, JSON.stringify(mine));
+    const [line] = mine as [Record<string, unknown>];
+    assert.equal(line.msg, 'answered');
+    assert.equal(line.level, 30);
+    assert.equal(line.route, '/extractPnr.do');
+    assert.equal(line.method, 'POST');
+    assert.equal(line.http, res.http);
+    assert.equal(line.status, (res.body as { status: number }).status);
+    assert.equal(typeof line.ms, 'number');
+    assert.ok((line.ms as number) >= 0);
+    // Nothing of the request: no body, no header, no credential.
+    const text = JSON.stringify(line);
+    for (const value of [lastName, email, 'TST001', 'secret']) assert.ok(!text.toLowerCase().includes(value.toLowerCase()), value);
+    assert.deepEqual(Object.keys(line).sort(), ['hostname', 'level', 'method', 'ms', 'msg', 'pid', 'reqId', 'route', 'http', 'status', 'time'].sort());
+  });
+
+  test('no "incoming request" line, and a failure answer has its line with its body status (spec 7.1: 810 for an invalid request)', async () => {
+    const res = await call(t.app, '/refundQuotation.do', { orderNo: 123 });
+    const mine = linesOf(res.headers['x-request-id'] as string);
+    assert.equal(mine.length, 1);
+    assert.equal(mine[0]!.http, 200);
+    assert.equal(mine[0]!.status, (res.body as { status: number }).status);
+    assert.equal(mine[0]!.status, 810);
+    assert.equal(lines.filter((l) => l.msg === 'incoming request' || l.msg === 'request completed').length, 0);
+  });
+
+  test('a path no route serves is not logged as typed (it may carry anything)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/orders/${PLANTED.names[0]}?email=${PLANTED.emails[0]}` });
+    assert.equal(res.statusCode, 404);
+    const mine = linesOf(res.headers['x-request-id'] as string);
+    assert.equal(mine.length, 1);
+    assert.equal(mine[0]!.route, '(no route)');
+    assert.equal(mine[0]!.http, 404);
+    assert.ok(!JSON.stringify(mine[0]).includes(PLANTED.names[0]));
+  });
+});
