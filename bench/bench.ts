@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import YAML from 'yaml';
 import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
 import { createService } from '../src/service.js';
 import { formatRps, formatTarget, meetsTarget, MEASURES, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 import { updateBenchmarksFile, type Row } from './report.js';
@@ -111,7 +112,9 @@ async function main(): Promise<number> {
       {
         PORT: '0',
         HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
+        // As deployed (docs/production.md): info, one access line per answer (decision 0033), written to a
+        // file of the data folder instead of the bench's output. BENCH_LOG_LEVEL=silent measures without it.
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL?.trim() || 'info',
         DATA_DIR: dataDir,
         WORLD: worldFile,
         // The production interval (the sandbox's 2 s makes demo refunds move visibly; under refund.do's load it
@@ -128,7 +131,8 @@ async function main(): Promise<number> {
       },
       ROOT,
     );
-    const service = await createService(config);
+    const logFile = path.join(dataDir, 'postbook.log');
+    const service = await createService(config, createLogger(config.logLevel, logFile));
     try {
       await service.app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = service.app.server.address() as AddressInfo;
@@ -163,6 +167,8 @@ async function main(): Promise<number> {
       }
     } finally {
       await service.close();
+      const size = fs.statSync(logFile, { throwIfNoEntry: false })?.size ?? 0;
+      console.log(`\nthe service's log at LOG_LEVEL=${config.logLevel}: ${(size / 1e6).toFixed(1)} MB (${logFile}, removed with the data folder)`);
     }
   } finally {
     removeDataDir();

@@ -28,11 +28,13 @@ is; the migrations are idempotent). \`BENCH_SECONDS=30\` changes the counted sec
 10, after a 2 s warm-up that is not counted); \`npm run bench -- extractPnr\` runs only the named measures;
 \`BENCH_CPU_PROFILE=/tmp/prof\` writes a CPU profile of the server thread for each counted run (open it
 in Chrome DevTools) and leaves this file unchanged; \`npm run bench:profile -- <file>\` prints its top entries
-(self time by package and by function). \`BENCH_RECORD=0\` runs without touching this file.
+(self time by package and by function). \`BENCH_RECORD=0\` runs without touching this file;
+\`BENCH_LOG_LEVEL=silent\` runs without the service's log.
 
 The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`worlds/demo.yaml\` and
-LOG_LEVEL=silent, and loads each target in turn with autocannon (10 connections, fired from a worker
-thread) using the real request and the demo agency's credentials. Every answer must be 2xx and identical
+LOG_LEVEL=info as deployed, one access line per answer into a file of its data folder (since 2026-11-27:
+rows before were measured at silent; decision 0033), and loads each target in turn with autocannon (10
+connections, fired from a worker thread) using the real request and the demo agency's credentials. Every answer must be 2xx and identical
 to a reference answer checked once to carry status 0; otherwise the measure fails, the command exits
 non-zero and its row is left unchanged. A measure that fills the store analyzes it before it counts (what a
 deployment's autovacuum does; this machine's PostgreSQL runs without one), and one that leaves bulk writes

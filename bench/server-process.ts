@@ -51,13 +51,17 @@ export async function startServerProcess(opts: { root: string; worldFile: string
     HOME: process.env.HOME,
     PORT: String(port),
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
+    // As deployed: info, one access line per answer, to a file (as a log collector's pipe would take it).
+    LOG_LEVEL: 'info',
     WORLD: opts.worldFile,
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : { DATA_DIR: dataDir! }),
   };
-  const child = spawn(process.execPath, [path.join(opts.root, 'dist/server.js')], { cwd: opts.root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-log-'));
+  const logFd = fs.openSync(path.join(logDir, 'postbook.log'), 'a');
+  const child = spawn(process.execPath, [path.join(opts.root, 'dist/server.js')], { cwd: opts.root, env, stdio: ['ignore', logFd, 'pipe'] });
+  fs.closeSync(logFd);
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-2000);
   });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -67,6 +71,7 @@ export async function startServerProcess(opts: { root: string; worldFile: string
     await exited(child);
     clearTimeout(killer);
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(logDir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
