@@ -16,7 +16,7 @@ import { registerRoutes } from './http/routes.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
 import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
-import { AccessLog, loggerOptions } from './log.js';
+import { AccessLog, loggerOptions, RequestLogger } from './log.js';
 import type { Store } from './store/store.js';
 import type { AppDeps } from './deps.js';
 import type { RefundScheduler } from './refunds/deps.js';
@@ -72,6 +72,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     return503OnClosing: true,
     logController: new AccessLog(logger),
+    // request.log is built on its first line (decision 0033)
+    childLoggerFactory: (parent, bindings, options) => new RequestLogger(parent, bindings, options),
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
   });

@@ -6,13 +6,21 @@ import pino from 'pino';
 import { loggerOptions } from './log.js';
 import { call, makeTestApp, type TestApp } from './test-support/app.js';
 import { PLANTED } from './test-support/planted.js';
+import { TEST_ADMIN_TOKEN } from './test-support/world.js';
 
 describe('access log', () => {
   let t: TestApp;
   const lines: Record<string, unknown>[] = [];
+  /** Children made of the app's logger (its access logger at start, then request loggers when they write). */
+  let childrenMade = 0;
   before(async () => {
     // The production logger's options at the production level, into memory.
     const logger = pino(loggerOptions('info'), { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const child = logger.child.bind(logger);
+    logger.child = ((bindings, options) => {
+      childrenMade++;
+      return child(bindings, options);
+    });
     t = await makeTestApp({ logger });
   });
   after(() => t.close());
@@ -68,5 +76,17 @@ describe('access log', () => {
     assert.equal(mine[0]!.route, '(no route)');
     assert.equal(mine[0]!.http, 404);
     assert.ok(!JSON.stringify(mine[0]).includes(PLANTED.names[0]));
+  });
+
+  test('a request logger is built only when a line is written through it, and its lines carry the request id', async () => {
+    const before = childrenMade;
+    for (let i = 0; i < 5; i++) await call(t.app, '/refundQuotation.do', { orderNo: 123 });
+    assert.equal(childrenMade, before, 'answers that log nothing of their own build no child logger');
+    // POST /sandbox/clock writes a line of its own through request.log
+    const res = await t.app.inject({ method: 'POST', url: '/sandbox/clock', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, payload: { advanceMinutes: 1 } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(childrenMade, before + 1);
+    const mine = linesOf(res.headers['x-request-id'] as string);
+    assert.deepEqual(mine.map((l) => l.msg).sort(), ['answered', 'sandbox clock moved']);
   });
 });
