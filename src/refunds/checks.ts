@@ -111,9 +111,11 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   const picks: Pick[] = [];
   const used = new Set<number>();
   for (const [i, item] of items.entries()) {
-    const sameLast = ctx.passengers.filter((p) => normalizeName(p.lastName) === normalizeName(item.lastName));
+    const lastName = normalizeName(item.lastName);
+    const firstName = normalizeName(item.firstName);
+    const sameLast = ctx.passengers.filter((p) => normalizeName(p.lastName) === lastName);
     if (sameLast.length === 0) fail(S.PASSENGER_NOT_FOUND, `refundRequestList[${i}]: passenger not found in this order`);
-    const pax = sameLast.find((p) => normalizeName(p.firstName) === normalizeName(item.firstName) && !used.has(p.paxIndex));
+    const pax = sameLast.find((p) => normalizeName(p.firstName) === firstName && !used.has(p.paxIndex));
     if (!pax) fail(S.PASSENGER_INCONSISTENT, `refundRequestList[${i}]: passenger details are inconsistent with the original booking`);
     used.add(pax!.paxIndex);
     const paxTickets = ctx.tickets.filter((t) => t.paxIndex === pax!.paxIndex);
