@@ -27,17 +27,12 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-/** Bytes of log lines gathered before one write, and the longest a line waits for it (decision 0033). */
-export const LOG_BUFFER_BYTES = 8192;
-export const LOG_FLUSH_MS = 1000;
-
 /**
- * The service's logger: `dest` is stdout (fd 1, the default) or a file. Lines are gathered up to
- * LOG_BUFFER_BYTES and written together, at the latest LOG_FLUSH_MS after the first of them, and whatever is
- * gathered is written synchronously when the process exits (pino's exit hook).
+ * The service's logger: `dest` is stdout (fd 1, the default) or a file, written asynchronously; lines logged
+ * while a write is in progress go out together in the next one.
  */
 export function createLogger(level: string, dest: number | string = 1): Logger {
-  return pino(loggerOptions(level), pino.destination({ dest, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS, sync: false }));
+  return pino(loggerOptions(level), pino.destination({ dest, sync: false }));
 }
 
 /**
