@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
-import pino from 'pino';
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AirlineDirectory } from './airline/connector.js';
@@ -16,7 +15,7 @@ import { registerRoutes } from './http/routes.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
 import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
-import { AccessLog, loggerOptions, RequestLogger } from './log.js';
+import { AccessLog, createLogger, RequestLogger } from './log.js';
 import type { Store } from './store/store.js';
 import type { AppDeps } from './deps.js';
 import type { RefundScheduler } from './refunds/deps.js';
@@ -61,7 +60,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
-  const logger = opts.logger ?? pino(loggerOptions(config.logLevel));
+  const logger = opts.logger ?? createLogger(config.logLevel);
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: config.bodyLimitBytes,
