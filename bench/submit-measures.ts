@@ -91,16 +91,20 @@ export const refundSubmit: Measure = {
     const world = ctx.service.world;
     const keys: string[] = [];
     const now = new Date();
+    // Ticket numbers: 8, a run tag no stored ticket starts with, the order's number, the ticket's (13 digits).
+    // Random ones collided now and then among 5·10⁴ orders (a failed run).
+    if (Math.ceil(estimate / 200) * 200 > 1e6) throw new Error(`refund.do measure: ${estimate} orders do not fit 6 digits of ticket numbers`);
+    const runTag = await unusedTicketPrefix(db);
     for (let batch = 0; batch < estimate / 200; batch++) {
       await db.transaction().execute(async (trx) => {
         for (let i = 0; i < 200; i++) {
           const n = batch * 200 + i;
-          // Unique per run (the PostgreSQL database is reused across runs): random locator and ticket numbers.
+          // Unique per run (the PostgreSQL database is reused across runs): a random locator.
           const pnr = `Z${randomBytes(5).toString('hex').toUpperCase()}`;
           const record: AirlineRecord = {
             ...template,
             pnr,
-            tickets: template.tickets.map((t, k) => ({ ...t, ticketNo: `8${String(randomInt(0, 1e9)).padStart(9, '0')}${String(n % 100).padStart(2, '0')}${k}`, ancillaries: [] })),
+            tickets: template.tickets.map((t, k) => ({ ...t, ticketNo: `8${runTag}${String(n).padStart(6, '0')}${k}`, ancillaries: [] })),
             bookedByClient: 'demo-agency',
           };
           const orderNo = newOrderNo();
@@ -171,6 +175,16 @@ export const refundSubmit: Measure = {
     }
   },
 };
+
+/** Five digits that no stored ticket number has after its leading 8 (the PostgreSQL database is reused across runs). */
+async function unusedTicketPrefix(db: Kysely<Database>): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const tag = String(randomInt(10_000, 100_000));
+    const taken = await db.selectFrom('tickets').select('ticket_no').where('ticket_no', 'like', `8${tag}%`).limit(1).executeTakeFirst();
+    if (!taken) return tag;
+  }
+  throw new Error('refund.do measure: no unused ticket-number prefix found in 100 tries');
+}
 
 /**
  * The measure's refunds would be polled by the service's workers REFUND_POLL_SECONDS later, for as long as the
