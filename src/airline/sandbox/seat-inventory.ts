@@ -3,8 +3,9 @@
 // be stale. With the embedded store every change happens in this process, so the newest version is known
 // in memory; with PostgreSQL other API processes sell seats too, and the version is read from the store
 // before a cached map is trusted — a notification could arrive after the next request. Those reads are
-// batched: one read is in flight at a time, and every request that arrives meanwhile waits for the next
-// one, which answers all of them in one statement. A read that starts after a request arrived sees every
+// batched: one read is in flight at a time, it starts after the turn of the event loop in which its first
+// request arrived, and every request that arrives meanwhile waits for the next one, which answers all of
+// them in one statement. A read that starts after a request arrived sees every
 // sale committed before it arrived, so batching never serves a stale version (decision 0014).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { HotReader } from '../../store/hot-reader.js';
@@ -50,7 +51,12 @@ export class SeatInventory {
       const list = this.waiting.get(flightKey);
       if (list) list.push({ resolve, reject });
       else this.waiting.set(flightKey, [{ resolve, reject }]);
-      if (!this.reading) this.readWaiting(this.db!);
+      if (!this.reading) {
+        // Started after this turn of the event loop: every request parsed in the same turn (the answers to
+        // several connections' bytes read by one poll) shares the read.
+        this.reading = true;
+        setImmediate(() => this.readWaiting(this.db!));
+      }
     });
   }
 
