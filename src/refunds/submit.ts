@@ -150,9 +150,10 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
   }));
   return sql`
     with batch as (
-      -- quote as jsonb: parsed once here, stored twice (the used offer and the refund's details)
+      -- quote as json text: stored as given in the used offer (a json column), parsed into jsonb once for the
+      -- refund's details (read as jsonb it cost a jsonb-to-text-to-json round trip for the offer)
       select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(offer_id text, refund_code text, client_id text, order_no text,
-        reason text, ticket_nos text[], pax_indexes int[], request json, quote jsonb, path text, quote_type text, refund_method text,
+        reason text, ticket_nos text[], pax_indexes int[], request json, quote json, path text, quote_type text, refund_method text,
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
         display_currency text, expires_at timestamptz, at timestamptz, cause text)
     ),
@@ -164,7 +165,7 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
       insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
       select refund_code, client_id, order_no, offer_id, reason, ${sql.lit(RS.PROCESSING)}, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote, at, at
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote::jsonb, at, at
       from batch
     ),
     tickets as (
