@@ -19,13 +19,18 @@ after(() => store.close());
 class HeldReads extends SeatInventory {
   private opened: Promise<void> = Promise.resolve();
   private open_: () => void = () => undefined;
+  private started_: () => void = () => undefined;
+  /** Resolves when the next read has begun (reads start a turn of the event loop after their first request). */
+  started: Promise<void> = Promise.resolve();
   close(): void {
     this.opened = new Promise((resolve) => (this.open_ = resolve));
+    this.started = new Promise((resolve) => (this.started_ = resolve));
   }
   open(): void {
     this.open_();
   }
   protected override async versionsIn(db: Kysely<Database>, flightKeys: string[]): Promise<Map<string, number>> {
+    this.started_();
     const versions = await super.versionsIn(db, flightKeys);
     await this.opened;
     return versions;
@@ -46,6 +51,7 @@ test('concurrent version requests share reads; one arriving during a read waits 
 
   gate.close();
   const early = current(inventory, 'XS1|2027-01-01'); // its read is held in flight
+  await gate.started; // (the embedded store can commit a sale within one turn of the event loop)
   await sell(inventory, 'XS1|2027-01-01'); // a sale commits (another process, as far as the reader knows)
   const late = Array.from({ length: 20 }, () => current(inventory, 'XS1|2027-01-01')); // arrive during the held read
   const other = current(inventory, 'XS2|2027-01-01'); // another flight joins the same next read
@@ -54,6 +60,16 @@ test('concurrent version requests share reads; one arriving during a read waits 
   assert.deepEqual(new Set(await Promise.all(late)), new Set(['2']), 'every later request sees the committed sale');
   assert.equal(await other, '0', 'a flight never sold is at version 0');
   assert.equal(inventory.versionReads - readsBefore, 2, 'two reads for 22 requests: the held one and the next');
+});
+
+test('requests made in one turn of the event loop share one read, started after that turn (decision 0014)', async () => {
+  const inventory = new SeatInventory(store.db, true, store.hotReader ?? null);
+  await sell(inventory, 'XS5|2027-01-01');
+  const readsBefore = inventory.versionReads;
+  const asked = ['XS5|2027-01-01', 'XS6|2027-01-01', 'XS5|2027-01-01'].map((key) => current(inventory, key));
+  assert.equal(inventory.versionReads, readsBefore, 'no read begins within the turn the requests are made in');
+  assert.deepEqual(await Promise.all(asked), ['1', '0', '1']);
+  assert.equal(inventory.versionReads - readsBefore, 1, 'one read for the three');
 });
 
 test('a failed read fails its waiting requests and the next request reads again', async () => {
