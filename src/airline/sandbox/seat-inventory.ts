@@ -5,8 +5,8 @@
 // before a cached map is trusted — a notification could arrive after the next request. Those reads are
 // batched: one read is in flight at a time, it starts after the turn of the event loop in which its first
 // request arrived, and every request that arrives meanwhile waits for the next one, which answers all of
-// them in one statement. A read that starts after a request arrived sees every
-// sale committed before it arrived, so batching never serves a stale version (decision 0014).
+// them in one statement. A read that starts after a request arrived sees every sale committed before it
+// arrived, so batching never serves a stale version (decision 0014).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { HotReader } from '../../store/hot-reader.js';
 import { preparedQuery } from '../../store/prepared.js';
