@@ -1,6 +1,6 @@
 // What operators watch of the refunds (read at each /metrics scrape): how many refunds sit in each status
 // per airline, and how long the oldest one still waiting in each open status has waited.
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { REFUND_ORDER_STATUS } from './statuses.js';
 
@@ -15,11 +15,15 @@ export async function refundsByStatus(db: Kysely<Database>): Promise<Array<{ car
   return rows.map((r) => ({ carrier: r.carrier, status: Number(r.status), count: Number(r.count) }));
 }
 
-/** Per open status, when its oldest refund was created (none: no refund in that status). */
+/**
+ * Per open status, when its oldest refund was created (none: no refund in that status). One probe per status of
+ * `refund_orders_status_created` (status, created_at desc), read from its end: a scrape costs the same with 10⁵
+ * refunds waiting as with none (a `min() … group by status` read every waiting refund's index entry).
+ */
+export const OLDEST_OPEN_REFUNDS_SQL = `select s.status, (select r.created_at from refund_orders r where r.status = s.status order by r.created_at limit 1) as since
+  from unnest(array[${OPEN_REFUND_STATUSES.join(', ')}]) s(status)`;
+
 export async function oldestOpenRefunds(db: Kysely<Database>): Promise<Array<{ status: number; since: Date }>> {
-  const { rows } = await sql<{ status: number; since: Date | string }>`
-    select status, min(created_at) as since from refund_orders
-    where status in (${sql.join([...OPEN_REFUND_STATUSES])})
-    group by status`.execute(db);
-  return rows.map((r) => ({ status: Number(r.status), since: new Date(r.since) }));
+  const { rows } = await db.executeQuery<{ status: number; since: Date | string | null }>(CompiledQuery.raw(OLDEST_OPEN_REFUNDS_SQL));
+  return rows.filter((r) => r.since !== null).map((r) => ({ status: Number(r.status), since: new Date(r.since!) }));
 }

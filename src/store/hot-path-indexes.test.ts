@@ -10,6 +10,7 @@ import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, 
 import { offerStateSql, RECORD_OFFERS_SQL } from '../refunds/offers.js';
 import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
+import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds', 'webhook_events'];
 const ORDERS = 3000;
@@ -57,6 +58,8 @@ describe('hot-path indexes', () => {
     ['sandbox airline: books of a batch of refunds', SANDBOX_BOOKS_SQL, () => [['HR1', 'HR2'], 'XS', ['HP1', 'HP2']]],
     // the webhook outbox's claim, every second of every process that delivers (decision 0022)
     ['webhook deliverer: claim of the due events', CLAIM_DUE_SQL, () => [new Date(), 20, new Date(Date.now() + 60_000)]],
+    // every /metrics scrape of every process: one probe per open status, whatever the number waiting (migration 0024)
+    ['/metrics: the oldest refund of each open status', OLDEST_OPEN_REFUNDS_SQL, () => []],
   ];
   const unanalyzed = new Map<string, string>();
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
@@ -143,7 +146,7 @@ describe('hot-path indexes', () => {
       await conn.executeQuery(CompiledQuery.raw('set plan_cache_mode = force_generic_plan'));
       try {
         await conn.executeQuery(CompiledQuery.raw(`prepare hot_path_probe as ${text}`));
-        const { rows } = await conn.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain execute hot_path_probe(${parameters.map(literal).join(', ')})`));
+        const { rows } = await conn.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain execute hot_path_probe${parameters.length > 0 ? `(${parameters.map(literal).join(', ')})` : ''}`));
         return rows.map((r) => Object.values(r)[0]).join('\n');
       } finally {
         await conn.executeQuery(CompiledQuery.raw('deallocate all'));

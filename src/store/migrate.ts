@@ -22,6 +22,7 @@ import * as m0020 from './migrations/0020_refund_status_outside_context.js';
 import * as m0021 from './migrations/0021_sandbox_books_by_key.js';
 import * as m0022 from './migrations/0022_context_version_once_per_transaction.js';
 import * as m0023 from './migrations/0023_refund_batch_read_by_key.js';
+import * as m0024 from './migrations/0024_refund_open_index_dropped.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_sandbox_books_by_key': m0021,
   '0022_context_version_once_per_transaction': m0022,
   '0023_refund_batch_read_by_key': m0023,
+  '0024_refund_open_index_dropped': m0024,
 };
 
 class StaticProvider implements MigrationProvider {
