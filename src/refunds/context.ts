@@ -226,7 +226,7 @@ export async function loadContextForCaller(
   // Inside a transaction the read must run on the transaction's own connection: no sharing.
   if (db.isTransaction) return (await readContexts(db, [lookup]))[0]!;
   let reader = readers.get(db);
-  if (!reader) readers.set(db, (reader = new GroupCommitter((refs) => readContexts(db, refs), 32)));
+  if (!reader) readers.set(db, (reader = new GroupCommitter((refs) => readContexts(db, refs), { maxBatch: 32 })));
   return reader.write(lookup);
 }
 

@@ -32,7 +32,7 @@ describe('group commit', () => {
 
   test('items handed in while a statement runs go into the next one, at most maxBatch each', async () => {
     const w = controlledWrite();
-    const g = new GroupCommitter<number, number>(w.write, 2);
+    const g = new GroupCommitter<number, number>(w.write, { maxBatch: 2 });
     const first = g.write(1);
     await turn();
     const later = [g.write(2), g.write(3), g.write(4)];
@@ -80,6 +80,25 @@ describe('group commit', () => {
     assert.equal(outcomes[1].status, 'rejected');
     assert.match(String(outcomes[1].reason), /cannot write 2 \(batch 2\)/);
     assert.deepEqual(outcomes[2], { status: 'fulfilled', value: 30 });
+  });
+
+  test("afterFailure 'all': a failed statement fails each of its callers with its error, nothing is tried again", async () => {
+    const seen: number[][] = [];
+    const g = new GroupCommitter<number, number>(
+      async (items) => {
+        seen.push([...items]);
+        if (items.includes(2)) throw new Error('store unreachable');
+        return items.map((i) => i * 10);
+      },
+      { afterFailure: 'all' },
+    );
+    const outcomes = await Promise.allSettled([g.write(1), g.write(2), g.write(3)]);
+    assert.deepEqual(seen, [[1, 2, 3]]);
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.value)),
+      ['Error: store unreachable', 'Error: store unreachable', 'Error: store unreachable'],
+    );
+    assert.equal(await g.write(4), 40, 'the next item is read again');
   });
 
   test('a lone item whose statement fails is rejected once, not written again; later items still go through', async () => {

@@ -17,21 +17,37 @@ interface Pending<T, R> {
   reject: (err: unknown) => void;
 }
 
+export interface GroupOptions {
+  /** Items per statement at most (default 32). */
+  maxBatch?: number;
+  /**
+   * After a failed statement of several items: `each` (default) writes them again one by one, so that an item's
+   * failure fails its own caller only; `all` fails every caller of the statement with its error — for a read
+   * whose failure cannot be one item's (the store unreachable), which one-by-one reads would only repeat.
+   */
+  afterFailure?: 'each' | 'all';
+}
+
 /**
  * One writer per kind of write and store. When no write runs, a write starts after the current turn of the
  * event loop (items handed in during that turn share it); items handed in while a write runs go into the
  * next, at most `maxBatch` per statement; that next statement is sent before the callers of the one that
  * just ended resume, so the store works on it while this process answers them. When a statement of several
- * fails, its items are written one by one, so an item's failure fails its own caller only.
+ * fails, its items are written one by one (or all fail, `afterFailure: 'all'`).
  */
 export class GroupCommitter<T, R = void> {
   private queue: Array<Pending<T, R>> = [];
   private writing = false;
+  readonly maxBatch: number;
+  private readonly afterFailure: 'each' | 'all';
 
   constructor(
     private readonly writeItems: GroupWrite<T, R>,
-    readonly maxBatch = 32,
-  ) {}
+    opts: GroupOptions = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 32;
+    this.afterFailure = opts.afterFailure ?? 'each';
+  }
 
   write(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
@@ -72,10 +88,10 @@ export class GroupCommitter<T, R = void> {
     }
   }
 
-  /** After a failed statement: a lone item's caller gets its error; several are written again one by one. */
+  /** After a failed statement: a lone item's caller gets its error; several are written again one by one (or all fail). */
   private async oneByOne(batch: ReadonlyArray<Pending<T, R>>, err: unknown): Promise<void> {
-    if (batch.length === 1) {
-      batch[0]!.reject(err);
+    if (batch.length === 1 || this.afterFailure === 'all') {
+      for (const p of batch) p.reject(err);
       return;
     }
     for (const p of batch) {

@@ -3,11 +3,13 @@
 // be stale. With the embedded store every change happens in this process, so the newest version is known
 // in memory; with PostgreSQL other API processes sell seats too, and the version is read from the store
 // before a cached map is trusted — a notification could arrive after the next request. Those reads are
-// batched: one read is in flight at a time, it starts after the turn of the event loop in which its first
-// request arrived, and every request that arrives meanwhile waits for the next one, which answers all of
-// them in one statement. A read that starts after a request arrived sees every sale committed before it
-// arrived, so batching never serves a stale version (decision 0014).
+// batched by the store's group committer (src/store/group-commit.ts): one read is in flight at a time, it
+// starts after the turn of the event loop in which its first request arrived, and every request that arrives
+// meanwhile waits for the next one, which answers all of them in one statement. A read that starts after a
+// request arrived sees every sale committed before it arrived, so batching never serves a stale version
+// (decision 0014). A failed read fails the requests it was to answer; the next request reads again.
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { GroupCommitter } from '../../store/group-commit.js';
 import type { HotReader } from '../../store/hot-reader.js';
 import { preparedQuery } from '../../store/prepared.js';
 import type { Database } from '../../store/schema.js';
@@ -18,19 +20,16 @@ const versionsOf = preparedQuery<{ flight_key: string; version: number | string 
   'select flight_key, version from sandbox_seat_versions where flight_key = any($1::text[])',
 );
 
-interface VersionWaiter {
-  resolve(version: string): void;
-  reject(err: unknown): void;
-}
-
 export class SeatInventory {
   /** Newest version per flight key, from this process's sales and reads (used when the books are not shared). */
   private readonly known = new Map<string, number>();
   /** Changes when `known` is emptied (bounded memory): every version tagged before is stale then. */
   private epoch = 0;
-  /** Requests for store versions that arrived after the read in flight began, by flight key. */
-  private waiting = new Map<string, VersionWaiter[]>();
-  private reading = false;
+  /**
+   * Store reads of versions, one statement for every request waiting (with the books shared). Every request
+   * of a burst shares it however many there are: the statement reads each flight once.
+   */
+  private readonly versionReader: GroupCommitter<string, string> | null;
   /** Store reads of versions made (a test reads it: concurrent requests share reads). */
   versionReads = 0;
 
@@ -42,47 +41,24 @@ export class SeatInventory {
     private readonly shared: boolean,
     /** PostgreSQL: the store's connection for this read (src/store/hot-reader.ts); without it the pool's. */
     private readonly reader: HotReader | null = null,
-  ) {}
+  ) {
+    this.versionReader =
+      shared && db
+        ? new GroupCommitter(
+            async (flightKeys) => {
+              this.versionReads++;
+              const versions = await this.versionsIn(db, [...new Set(flightKeys)]);
+              return flightKeys.map((key) => this.tag(0, versions.get(key) ?? 0));
+            },
+            { maxBatch: 100_000, afterFailure: 'all' },
+          )
+        : null;
+  }
 
   /** The newest version of the flight: from memory when this process makes every change, else from the store. */
   current(flightKey: string): string | Promise<string> {
-    if (!this.shared || !this.db) return this.tag(this.epoch, this.known.get(flightKey) ?? 0);
-    return new Promise((resolve, reject) => {
-      const list = this.waiting.get(flightKey);
-      if (list) list.push({ resolve, reject });
-      else this.waiting.set(flightKey, [{ resolve, reject }]);
-      if (!this.reading) {
-        // Started after this turn of the event loop: every request parsed in the same turn (the answers to
-        // several connections' bytes read by one poll) shares the read.
-        this.reading = true;
-        setImmediate(() => this.readWaiting(this.db!));
-      }
-    });
-  }
-
-  /** One statement for every waiting request; then the requests that arrived meanwhile, if any. */
-  private readWaiting(db: Kysely<Database>): void {
-    const batch = this.waiting;
-    if (batch.size === 0) {
-      this.reading = false;
-      return;
-    }
-    this.reading = true;
-    this.waiting = new Map();
-    this.versionReads++;
-    this.versionsIn(db, [...batch.keys()]).then(
-      (versions) => {
-        for (const [key, waiters] of batch) {
-          const version = this.tag(0, versions.get(key) ?? 0);
-          for (const w of waiters) w.resolve(version);
-        }
-        this.readWaiting(db);
-      },
-      (err: unknown) => {
-        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-        this.readWaiting(db);
-      },
-    );
+    if (!this.versionReader) return this.tag(this.epoch, this.known.get(flightKey) ?? 0);
+    return this.versionReader.write(flightKey);
   }
 
   /** The flight's sold seats and the version they are at, read in one statement (one snapshot). */
