@@ -37,7 +37,7 @@ export class SeatInventory {
    * `shared`: other processes change the same books (PostgreSQL), so only the store knows the newest version.
    */
   constructor(
-    private readonly db: Kysely<Database> | null,
+    db: Kysely<Database> | null,
     private readonly shared: boolean,
     /** PostgreSQL: the store's connection for this read (src/store/hot-reader.ts); without it the pool's. */
     private readonly reader: HotReader | null = null,
