@@ -1,4 +1,4 @@
-// The console queue's counts per status (docs/console.md "Refund queue", migration 0018): maintained by triggers on
+// The console queue's counts per status and airline (docs/console.md "Refund queue", migrations 0018 and 0025): maintained by triggers on
 // refund_orders and void_orders, they must equal a count of the rows after every kind of write — refund.do, the
 // lifecycle's batch moves, a console withdrawal, a void, many rows in one statement, concurrent statements on
 // several connections (PostgreSQL), a delete — and the queue's filtered counts must equal those of the full query.
@@ -27,17 +27,20 @@ describe('console queue counts', () => {
     const f = t.world.flights.get(flightId)!;
     return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
   };
+  // Per airline too (migration 0025: /metrics reads them): counted by the airline of each row's order.
   const maintained = async () => {
-    const { rows } = await sql<{ kind: string; status: number; n: string | number }>`
-      select kind, status, sum(n) as n from console_queue_counts group by kind, status having sum(n) <> 0 order by kind, status`.execute(t.store.db);
-    return rows.map((r) => `${r.kind}:${r.status}=${Number(r.n)}`);
+    const { rows } = await sql<{ kind: string; status: number; carrier: string; n: string | number }>`
+      select kind, status, carrier, sum(n) as n from console_queue_counts group by kind, status, carrier having sum(n) <> 0
+      order by kind, status, carrier`.execute(t.store.db);
+    return rows.map((r) => `${r.kind}:${r.status}:${r.carrier}=${Number(r.n)}`);
   };
   const counted = async () => {
-    const { rows } = await sql<{ kind: string; status: number; n: string | number }>`
-      select kind, status, n from (
-        select 'refund' as kind, status, count(*) as n from refund_orders group by status
-        union all select 'void', status, count(*) from void_orders group by status) c order by kind, status`.execute(t.store.db);
-    return rows.map((r) => `${r.kind}:${r.status}=${Number(r.n)}`);
+    const { rows } = await sql<{ kind: string; status: number; carrier: string; n: string | number }>`
+      select kind, status, carrier, n from (
+        select 'refund' as kind, r.status, o.carrier, count(*) as n from refund_orders r join orders o on o.order_no = r.order_no group by r.status, o.carrier
+        union all select 'void', v.status, o.carrier, count(*) from void_orders v join orders o on o.order_no = v.order_no group by v.status, o.carrier) c
+      order by kind, status, carrier`.execute(t.store.db);
+    return rows.map((r) => `${r.kind}:${r.status}:${r.carrier}=${Number(r.n)}`);
   };
   const same = async (when: string) => assert.deepEqual(await maintained(), await counted(), when);
 
@@ -79,6 +82,21 @@ describe('console queue counts', () => {
     await sql`insert into refund_orders (${sql.join(cols.map((c) => sql.id(c)))}) select ${sql.join(cols.map(value))}
       from refund_orders r, generate_series(1, 300) g where r.refund_code = ${tpl[0]!.refund_code}`.execute(t.store.db);
     await same('after 300 refunds in one statement');
+    // A row written without its airline (an older build's process during an upgrade, an operator's SQL) takes
+    // its order's (here another airline's booking), and is counted under it.
+    const xn = await t.store.db.selectFrom('orders').select('order_no').where('carrier', '=', 'XN').executeTakeFirstOrThrow();
+    await sql`insert into refund_offers (${sql.join(offerCols.map((c) => sql.id(c)))}) select ${sql.join(offerCols.map((c) => (c === 'offer_id' ? sql`'rfo_D1'` : c === 'order_no' ? sql`${xn.order_no}` : sql.ref(`o.${c}`))))}
+      from refund_offers o where o.offer_id = 'rfo_C1'`.execute(t.store.db);
+    const given = cols.filter((c) => c !== 'carrier');
+    const d1Value = (c: string) => (c === 'refund_code' ? sql`'D1'` : c === 'offer_id' ? sql`'rfo_D1'` : c === 'order_no' ? sql`${xn.order_no}` : sql.ref(`r.${c}`));
+    await sql`insert into refund_orders (${sql.join(given.map((c) => sql.id(c)))}) select ${sql.join(given.map(d1Value))}
+      from refund_orders r where r.refund_code = ${tpl[0]!.refund_code}`.execute(t.store.db);
+    const d1 = await t.store.db.selectFrom('refund_orders').select('carrier').where('refund_code', '=', 'D1').executeTakeFirstOrThrow();
+    assert.equal(d1.carrier, 'XN', 'the order\'s airline');
+    await same('after a refund written without its airline');
+    // (Every other refund here is XS: the queue test below forces its join path with that airline.)
+    await sql`delete from refund_orders where refund_code = 'D1'`.execute(t.store.db);
+    await same('after its delete');
     await sql`update refund_orders set status = 4 where refund_code like 'C%' and status in (0, 1)`.execute(t.store.db);
     await same('after one statement moving many');
     await Promise.all(Array.from({ length: 300 }, (_, i) => sql`update refund_orders set status = ${(i * 3) % 7} where refund_code = ${`C${i + 1}`}`.execute(t.store.db)));

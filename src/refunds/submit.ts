@@ -39,9 +39,9 @@ function refundRowsSql(deps: RefundDeps, args: { refundCode: string; caller: Pic
   const { refundCode, order, priced, now } = args;
   return sql`
     refund as (
-      insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
+      insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
-      select ${refundCode}::text, ${args.caller.clientId}::text, ${order.order_no}::text, offer.offer_id, ${priced.reason}::text, ${sql.lit(RS.PROCESSING)}, ${pathOf(order)}::text,
+      select ${refundCode}::text, ${args.caller.clientId}::text, ${order.order_no}::text, ${order.carrier}::text, offer.offer_id, ${priced.reason}::text, ${sql.lit(RS.PROCESSING)}, ${pathOf(order)}::text,
         ${priced.quoteType}::text, ${priced.refundMethod}::text, ${priced.currency}::text, ${priced.fare.refundMinor}::bigint,
         ${priced.post.reduce((a, p) => a + p.refundMinor, 0)}::bigint, ${priced.serviceFee.currency}::text, ${priced.serviceFee.minor}::bigint,
         ${args.displayCurrency}::text, ${JSON.stringify(priced)}::jsonb,
@@ -130,6 +130,7 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
     refund_code: s.refundCode,
     client_id: s.clientId,
     order_no: s.order.order_no,
+    carrier: s.order.carrier,
     reason: s.priced.reason,
     ticket_nos: s.priced.tickets.map((t) => t.ticketNo),
     pax_indexes: s.priced.tickets.map((t) => t.paxIndex),
@@ -152,7 +153,7 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
     with batch as (
       -- quote as json text: stored as given in the used offer (a json column), parsed into jsonb once for the
       -- refund's details (read as jsonb it cost a jsonb-to-text-to-json round trip for the offer)
-      select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(offer_id text, refund_code text, client_id text, order_no text,
+      select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(offer_id text, refund_code text, client_id text, order_no text, carrier text,
         reason text, ticket_nos text[], pax_indexes int[], request json, quote json, path text, quote_type text, refund_method text,
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
         display_currency text, expires_at timestamptz, at timestamptz, cause text)
@@ -162,9 +163,9 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
       select offer_id, client_id, order_no, reason, ticket_nos, request, quote, 'used', expires_at, at, at from batch
     ),
     refund as (
-      insert into refund_orders (refund_code, client_id, order_no, offer_id, reason, status, path, quote_type, refund_method, currency,
+      insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
-      select refund_code, client_id, order_no, offer_id, reason, ${sql.lit(RS.PROCESSING)}, path, quote_type, refund_method, currency,
+      select refund_code, client_id, order_no, carrier, offer_id, reason, ${sql.lit(RS.PROCESSING)}, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote::jsonb, at, at
       from batch
     ),

@@ -166,6 +166,8 @@ export interface RefundOrdersTable {
   refund_code: string;
   client_id: string;
   order_no: string;
+  /** The order's airline (migration 0025: the counts per airline are kept by trigger; filled from the order when not given). */
+  carrier: ColumnType<string, string | undefined, string>;
   offer_id: string;
   reason: RefundReasonCode;
   status: number;
@@ -286,6 +288,8 @@ export interface VoidOrdersTable {
   void_code: string;
   client_id: string;
   order_no: string;
+  /** The order's airline (migration 0025, as refund_orders.carrier). */
+  carrier: ColumnType<string, string | undefined, string>;
   offer_id: string;
   status: number;
   path: 'deposit' | 'card';
@@ -471,10 +475,12 @@ export interface ConsoleLoginFailuresTable {
   at: Timestamp;
 }
 
-/** Refunds and voids per status (migration 0018), maintained by triggers; a count is the sum over its slots. */
+/** Refunds and voids per status (migration 0018) and airline (0025), maintained by triggers; a count is the sum over its slots. */
 export interface ConsoleQueueCountsTable {
   kind: 'refund' | 'void';
   status: number;
+  /** The airline (migration 0025): /metrics' refunds per status and airline. */
+  carrier: string;
   slot: number;
   n: ColumnType<number, number | bigint, number | bigint>;
 }

@@ -86,8 +86,8 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
         returning o.offer_id
       ),
       v as (
-        insert into void_orders (void_code, client_id, order_no, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at)
-        select ${voidCode}::text, ${caller.clientId}::text, ${quote.orderNo}::text, offer.offer_id, ${sql.lit(VS.PROCESSING)}, ${quote.path}::text, ${quote.currency}::text,
+        insert into void_orders (void_code, client_id, order_no, carrier, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at)
+        select ${voidCode}::text, ${caller.clientId}::text, ${quote.orderNo}::text, ${ctx.order.carrier}::text, offer.offer_id, ${sql.lit(VS.PROCESSING)}, ${quote.path}::text, ${quote.currency}::text,
           ${quote.voidAmountMinor}::bigint, ${sql.val(quote.ticketNos)}::text[], ${JSON.stringify(quote)}::jsonb, ${now}::timestamptz, ${now}::timestamptz
         from offer
         returning void_code
