@@ -9,6 +9,31 @@
 //   store follows its version (the data without the secrets, and the time its relative times were resolved at).
 import { sql, type Kysely } from 'kysely';
 
+/** The counting function of the statement-level triggers (also restored by migration 0025's down). */
+export const COUNTED_PER_STATUS = `
+create or replace function console_queue_counted() returns trigger language plpgsql as $$
+begin
+  -- TG_ARGV[0]: the kind. Transition tables: new_rows (insert, update), old_rows (update, delete).
+  if tg_op = 'INSERT' then
+    insert into console_queue_counts as c (kind, status, slot, n)
+    select tg_argv[0], status, pg_backend_pid() % 16, count(*) from new_rows group by status
+    on conflict (kind, status, slot) do update set n = c.n + excluded.n;
+  elsif tg_op = 'UPDATE' then
+    insert into console_queue_counts as c (kind, status, slot, n)
+    select tg_argv[0], d.status, pg_backend_pid() % 16, sum(d.n) from (
+      select status, count(*) as n from new_rows group by status
+      union all
+      select status, -count(*) from old_rows group by status
+    ) d group by d.status having sum(d.n) <> 0
+    on conflict (kind, status, slot) do update set n = c.n + excluded.n;
+  else
+    insert into console_queue_counts as c (kind, status, slot, n)
+    select tg_argv[0], status, pg_backend_pid() % 16, -count(*) from old_rows group by status
+    on conflict (kind, status, slot) do update set n = c.n + excluded.n;
+  end if;
+  return null;
+end $$;`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     alter table sandbox_refunds add column withdrawn_at timestamptz;
@@ -31,28 +56,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       primary key (kind, status, slot)
     );
 
-    create function console_queue_counted() returns trigger language plpgsql as $$
-    begin
-      -- TG_ARGV[0]: the kind. Transition tables: new_rows (insert, update), old_rows (update, delete).
-      if tg_op = 'INSERT' then
-        insert into console_queue_counts as c (kind, status, slot, n)
-        select tg_argv[0], status, pg_backend_pid() % 16, count(*) from new_rows group by status
-        on conflict (kind, status, slot) do update set n = c.n + excluded.n;
-      elsif tg_op = 'UPDATE' then
-        insert into console_queue_counts as c (kind, status, slot, n)
-        select tg_argv[0], d.status, pg_backend_pid() % 16, sum(d.n) from (
-          select status, count(*) as n from new_rows group by status
-          union all
-          select status, -count(*) from old_rows group by status
-        ) d group by d.status having sum(d.n) <> 0
-        on conflict (kind, status, slot) do update set n = c.n + excluded.n;
-      else
-        insert into console_queue_counts as c (kind, status, slot, n)
-        select tg_argv[0], status, pg_backend_pid() % 16, -count(*) from old_rows group by status
-        on conflict (kind, status, slot) do update set n = c.n + excluded.n;
-      end if;
-      return null;
-    end $$;
+    ${sql.raw(COUNTED_PER_STATUS)}
 
     create trigger refund_orders_counted_insert after insert on refund_orders referencing new table as new_rows
       for each statement execute function console_queue_counted('refund');

@@ -10,6 +10,7 @@
 //   triggers, grouped by the carrier of the transition tables' rows (no read of orders); the console sums
 //   over the airlines as before, /metrics reads a few dozen rows.
 import { sql, type Kysely } from 'kysely';
+import { COUNTED_PER_STATUS } from './0018_console_part3.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -68,27 +69,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`
-    create or replace function console_queue_counted() returns trigger language plpgsql as $$
-    begin
-      if tg_op = 'INSERT' then
-        insert into console_queue_counts as c (kind, status, slot, n)
-        select tg_argv[0], status, pg_backend_pid() % 16, count(*) from new_rows group by status
-        on conflict (kind, status, slot) do update set n = c.n + excluded.n;
-      elsif tg_op = 'UPDATE' then
-        insert into console_queue_counts as c (kind, status, slot, n)
-        select tg_argv[0], d.status, pg_backend_pid() % 16, sum(d.n) from (
-          select status, count(*) as n from new_rows group by status
-          union all
-          select status, -count(*) from old_rows group by status
-        ) d group by d.status having sum(d.n) <> 0
-        on conflict (kind, status, slot) do update set n = c.n + excluded.n;
-      else
-        insert into console_queue_counts as c (kind, status, slot, n)
-        select tg_argv[0], status, pg_backend_pid() % 16, -count(*) from old_rows group by status
-        on conflict (kind, status, slot) do update set n = c.n + excluded.n;
-      end if;
-      return null;
-    end $$;
+    ${sql.raw(COUNTED_PER_STATUS)}
     delete from console_queue_counts;
     alter table console_queue_counts drop constraint console_queue_counts_pkey;
     alter table console_queue_counts drop column carrier;
