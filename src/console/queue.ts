@@ -60,7 +60,7 @@ function refundsSql(env: QueueEnv): RawBuilder<unknown> {
   const today = DateTime.fromJSDate(env.now, { zone: 'UTC' }).toFormat('yyyyMMdd');
   const submitBy = new Date(env.now.getTime() - env.submitTargetMinutes * 60_000);
   return sql`
-    select 'refund' as kind, r.refund_code as code, r.client_id, r.order_no, o.carrier, o.payment_method, r.reason, r.status, r.path,
+    select 'refund' as kind, r.refund_code as code, r.client_id, r.order_no, r.carrier, o.payment_method, r.reason, r.status, r.path,
       r.currency, r.estimated_refund_minor as amount_minor, r.actual_refund_minor as actual_minor, r.created_at, r.updated_at,
       r.details->>'expectedConfirmationDate' as expected_confirmation, r.details->>'expectedRefundDate' as expected_refund, r.cancel_reason,
       (r.status in (0, 1) and ${today}::text > coalesce(r.details->>'expectedConfirmationDate', '99999999')) as confirmation_late,
@@ -72,7 +72,7 @@ function refundsSql(env: QueueEnv): RawBuilder<unknown> {
 function voidsSql(env: QueueEnv): RawBuilder<unknown> {
   const submitBy = new Date(env.now.getTime() - env.submitTargetMinutes * 60_000);
   return sql`
-    select 'void' as kind, v.void_code as code, v.client_id, v.order_no, o.carrier, o.payment_method, '4' as reason, v.status, v.path,
+    select 'void' as kind, v.void_code as code, v.client_id, v.order_no, v.carrier, o.payment_method, '4' as reason, v.status, v.path,
       v.currency, v.void_amount_minor as amount_minor, v.actual_refund_minor as actual_minor, v.created_at, v.updated_at,
       null as expected_confirmation, null as expected_refund, v.cancel_reason,
       false as confirmation_late, false as refund_late, (v.status = 0 and v.created_at < ${submitBy}::timestamptz) as not_submitted
@@ -83,21 +83,25 @@ type Counted = { kind: 'refund' | 'void'; status: number; n: number | string };
 
 /**
  * The counts per kind and status under the filter (the status filter aside: the counts show every status).
- * Without other filters than the kind: the maintained counts (console_queue_counts, migration 0018), a few
- * dozen rows whatever the number of refunds. With filters on the refund's own columns (client, reason, age):
- * counted on refund_orders and void_orders alone (client: an index of its own). Only the airline, the payment
- * method and the SLA badges, which need the order or the refund's dates, count the joined rows.
+ * Without other filters than the kind and the airline: the maintained counts (console_queue_counts, migrations
+ * 0018 and 0025), a few dozen rows whatever the number of refunds. With filters on the refund's own columns
+ * (client, reason, age; the airline is one since 0025): counted on refund_orders and void_orders alone
+ * (client: an index of its own). Only the payment method and the SLA badges, which need the order or the
+ * refund's dates, count the joined rows.
  */
 function countsSql(f: QueueFilter, env: QueueEnv, union: RawBuilder<unknown>): RawBuilder<Counted> {
   const kinds = f.kind ? [f.kind] : (['refund', 'void'] as const);
-  if (!f.airline && !f.payment && !f.late) {
+  const airline = f.airline?.toUpperCase();
+  if (!f.payment && !f.late) {
     if (!f.client && !f.reason && f.minAgeHours === undefined) {
       return sql<Counted>`
         select kind, status, sum(n) as n from console_queue_counts where kind in (${sql.join(kinds.map((k) => sql`${k}`))})
+        ${airline ? sql`and carrier = ${airline}` : sql``}
         group by kind, status having sum(n) <> 0`;
     }
     const own = (table: 'refund_orders' | 'void_orders', reason: RawBuilder<unknown>) => {
       const c: RawBuilder<unknown>[] = [sql`true`];
+      if (airline) c.push(sql`carrier = ${airline}`);
       if (f.client) c.push(sql`client_id = ${f.client}`);
       if (f.reason) c.push(sql`${reason} = ${f.reason}`);
       if (f.minAgeHours !== undefined) c.push(sql`created_at <= ${new Date(env.now.getTime() - f.minAgeHours * 3_600_000)}::timestamptz`);
