@@ -91,17 +91,16 @@ type Counted = { kind: 'refund' | 'void'; status: number; n: number | string };
  */
 function countsSql(f: QueueFilter, env: QueueEnv, union: RawBuilder<unknown>): RawBuilder<Counted> {
   const kinds = f.kind ? [f.kind] : (['refund', 'void'] as const);
-  const airline = f.airline?.toUpperCase();
   if (!f.payment && !f.late) {
     if (!f.client && !f.reason && f.minAgeHours === undefined) {
       return sql<Counted>`
         select kind, status, sum(n) as n from console_queue_counts where kind in (${sql.join(kinds.map((k) => sql`${k}`))})
-        ${airline ? sql`and carrier = ${airline}` : sql``}
+        ${f.airline ? sql`and carrier = ${f.airline}` : sql``}
         group by kind, status having sum(n) <> 0`;
     }
     const own = (table: 'refund_orders' | 'void_orders', reason: RawBuilder<unknown>) => {
       const c: RawBuilder<unknown>[] = [sql`true`];
-      if (airline) c.push(sql`carrier = ${airline}`);
+      if (f.airline) c.push(sql`carrier = ${f.airline}`);
       if (f.client) c.push(sql`client_id = ${f.client}`);
       if (f.reason) c.push(sql`${reason} = ${f.reason}`);
       if (f.minAgeHours !== undefined) c.push(sql`created_at <= ${new Date(env.now.getTime() - f.minAgeHours * 3_600_000)}::timestamptz`);
@@ -117,7 +116,7 @@ function conditions(f: QueueFilter, env: QueueEnv, withStatus: boolean): RawBuil
   const c: RawBuilder<unknown>[] = [sql`true`];
   if (f.kind) c.push(sql`q.kind = ${f.kind}`);
   if (withStatus && f.status !== undefined) c.push(sql`q.status = ${f.status}`);
-  if (f.airline) c.push(sql`q.carrier = ${f.airline.toUpperCase()}`);
+  if (f.airline) c.push(sql`q.carrier = ${f.airline}`);
   if (f.client) c.push(sql`q.client_id = ${f.client}`);
   if (f.payment) c.push(sql`q.payment_method = ${f.payment}`);
   if (f.reason) c.push(sql`q.reason = ${f.reason}`);
@@ -151,7 +150,9 @@ interface Row {
   not_submitted: boolean;
 }
 
-export async function refundQueue(db: Kysely<Database>, f: QueueFilter, env: QueueEnv): Promise<QueueAnswer> {
+export async function refundQueue(db: Kysely<Database>, filter: QueueFilter, env: QueueEnv): Promise<QueueAnswer> {
+  // Airlines are stored upper-case (IATA codes): the filter is matched as such, whatever case it came in.
+  const f: QueueFilter = filter.airline ? { ...filter, airline: filter.airline.toUpperCase() } : filter;
   const union = sql`${refundsSql(env)} union all ${voidsSql(env)}`;
   const column = sql.raw(SORT_COLUMN[f.sort ?? 'created']);
   const dir = sql.raw(f.dir === 'asc' ? 'asc' : 'desc');
