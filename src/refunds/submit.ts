@@ -10,7 +10,7 @@ import { GroupCommitter } from '../store/group-commit.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
 import type { Database, OrderRow } from '../store/schema.js';
 import { checkShape } from './checks.js';
-import { checkRefund, findCallerOrder, loadCallerOrder, prepareRefund, type OrderRef } from './prepare.js';
+import { checkRefund, findCallerOrder, loadCallerOrder, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
 import type { RefundCaller, RefundDeps, RefundScheduler } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
 import { offerStateSql, type OfferState } from './offers.js';
@@ -116,6 +116,24 @@ interface NewSubmission {
   cause?: string;
 }
 
+/** A priced refund by refundRequestList as it will be written (808 when nothing in it is refundable). */
+function newSubmission(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>, { ctx, priced }: Prepared, items: RefundRequestItem[], displayCurrency: string | null, cause?: string): NewSubmission {
+  if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
+  const now = deps.clock.now();
+  return {
+    offerId: newOfferId(),
+    refundCode: newRefundCode(),
+    clientId: caller.clientId,
+    order: ctx.order,
+    priced,
+    items,
+    displayCurrency,
+    now,
+    expiresAt: new Date(now.getTime() + deps.offerTtlMs),
+    ...(cause === undefined ? {} : { cause }),
+  };
+}
+
 /**
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
  * JSON document: each quote stored as a used offer (which makes older offers of its tickets superseded,
@@ -201,27 +219,14 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
     if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, req, items, displayCurrency);
     throw err;
   }
-  const { ctx, priced } = prepared;
-  if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
-  const now = deps.clock.now();
-  const submission: NewSubmission = {
-    offerId: newOfferId(),
-    refundCode: newRefundCode(),
-    clientId: caller.clientId,
-    order: ctx.order,
-    priced,
-    items,
-    displayCurrency,
-    now,
-    expiresAt: new Date(now.getTime() + deps.offerTtlMs),
-  };
+  const submission = newSubmission(deps, caller, prepared, items, displayCurrency);
   try {
     await writeSubmission(deps, submission);
   } catch (err) {
     mapConflict(err);
   }
   deps.scheduler.submitted();
-  return submitAnswer(deps, priced, submission.offerId, submission.refundCode, displayCurrency);
+  return submitAnswer(deps, submission.priced, submission.offerId, submission.refundCode, displayCurrency);
 }
 
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
@@ -336,21 +341,8 @@ export async function submitApprovedCase(
   cause: string,
   alongside: (trx: Transaction<Database>, refundCode: string) => Promise<void>,
 ): Promise<{ refundCode: string }> {
-  const { ctx, priced } = await prepareRefund(deps, caller, { orderNo: request.orderNo }, request.refundRequestList, false);
-  if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
-  const now = deps.clock.now();
-  const submission: NewSubmission = {
-    offerId: newOfferId(),
-    refundCode: newRefundCode(),
-    clientId: caller.clientId,
-    order: ctx.order,
-    priced,
-    items: request.refundRequestList,
-    displayCurrency: request.displayCurrency,
-    now,
-    expiresAt: new Date(now.getTime() + deps.offerTtlMs),
-    cause,
-  };
+  const prepared = await prepareRefund(deps, caller, { orderNo: request.orderNo }, request.refundRequestList, false);
+  const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, cause);
   try {
     await deps.db.transaction().execute(async (trx) => {
       await executePrepared(trx, submissionsSql(deps, [submission]));
