@@ -24,6 +24,7 @@ import * as m0022 from './migrations/0022_context_version_once_per_transaction.j
 import * as m0023 from './migrations/0023_refund_batch_read_by_key.js';
 import * as m0024 from './migrations/0024_refund_open_index_dropped.js';
 import * as m0025 from './migrations/0025_counts_by_carrier.js';
+import * as m0026 from './migrations/0026_row_triggers_read_by_key.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023_refund_batch_read_by_key': m0023,
   '0024_refund_open_index_dropped': m0024,
   '0025_counts_by_carrier': m0025,
+  '0026_row_triggers_read_by_key': m0026,
 };
 
 class StaticProvider implements MigrationProvider {
