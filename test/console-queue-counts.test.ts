@@ -94,7 +94,7 @@ describe('console queue counts', () => {
     const d1 = await t.store.db.selectFrom('refund_orders').select('carrier').where('refund_code', '=', 'D1').executeTakeFirstOrThrow();
     assert.equal(d1.carrier, 'XN', 'the order\'s airline');
     await same('after a refund written without its airline');
-    // (Every other refund here is XS: the queue test below forces its join path with that airline.)
+    // (Every other refund here is XS; the queue test below filters by XS, xs and XN alone and with other filters.)
     await sql`delete from refund_orders where refund_code = 'D1'`.execute(t.store.db);
     await same('after its delete');
     await sql`update refund_orders set status = 4 where refund_code like 'C%' and status in (0, 1)`.execute(t.store.db);
