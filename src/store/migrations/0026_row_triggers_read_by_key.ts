@@ -3,8 +3,9 @@
 // connection as the table grows. `carrier_of_order()` (migration 0025) fills the airline of a refund or void
 // inserted without it (an older build during an upgrade, an operator's SQL); `refund_orders_ctx_bump_row()`
 // (migration 0020) moves the order's context version when a refund's code, order or reason changes. Neither
-// fires on the service's own writes, which is why the growing-table test did not see them; every other trigger
-// function that reads a table has had the settings since 0019 (src/store/trigger-plans.test.ts checks them all).
+// fires on the service's own writes; the growing-table test fires the first, but its first plan there happened
+// to be an index scan (a review reproduced the kept scan on a small table). Every other trigger function that
+// reads a table has had the settings since 0019 (src/store/trigger-plans.test.ts now checks them all).
 import { sql, type Kysely } from 'kysely';
 import { BY_KEY } from './0019_triggers_read_by_key.js';
 
