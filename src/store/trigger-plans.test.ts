@@ -11,6 +11,7 @@ import { sql, type Transaction } from 'kysely';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import type { Database } from './schema.js';
+import { BY_KEY } from './migrations/0019_triggers_read_by_key.js';
 import { inRolledBackTransaction, rowsRead } from '../test-support/rows-read.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'refund_status_history', 'void_offers', 'void_orders', 'void_status_history', 'webhook_events'];
@@ -94,6 +95,8 @@ describe('statement-level triggers read growing tables by key', () => {
    * `console_queue_counted` reads its transition tables and upserts a few dozen rows on their primary key.
    */
   const READ_NO_TABLE = ['console_queue_counted', 'orders_ctx_bump'];
+  /** BY_KEY's `set name = value` clauses as pg_proc.proconfig lists them (`name=value`). */
+  const BY_KEY_SETTINGS = [...BY_KEY.matchAll(/set (\w+) = (\w+)/g)].map(([, name, value]) => `${name}=${value}`);
 
   test('every trigger function that reads a table runs with the by-key settings (migrations 0019, 0026)', async () => {
     // Row-level functions that fire only on paths the service does not take (carrier_of_order: a refund or
@@ -104,9 +107,10 @@ describe('statement-level triggers read growing tables by key', () => {
       join pg_namespace n on n.oid = p.pronamespace
       where not t.tgisinternal and n.nspname = current_schema() order by 1`.execute(t.store.db);
     assert.ok(rows.some((r) => r.fn === 'carrier_of_order'), 'the trigger functions were listed');
+    assert.ok(BY_KEY_SETTINGS.length >= 3, 'the settings were read from BY_KEY');
     const missing = rows
       .filter((r) => !READ_NO_TABLE.includes(r.fn))
-      .filter((r) => !['enable_seqscan=off', 'enable_hashjoin=off', 'enable_mergejoin=off'].every((s) => (r.config ?? []).includes(s)))
+      .filter((r) => !BY_KEY_SETTINGS.every((s) => (r.config ?? []).includes(s)))
       .map((r) => r.fn);
     assert.deepEqual(missing, []);
   });

@@ -12,9 +12,8 @@ import { BY_KEY } from './0019_triggers_read_by_key.js';
 const FUNCTIONS = ['carrier_of_order()', 'refund_orders_ctx_bump_row()'];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // BY_KEY is `set a = off set b = off …`: one ALTER FUNCTION … SET per setting.
-  const settings = BY_KEY.split(/\s*set\s+/).filter(Boolean);
-  for (const fn of FUNCTIONS) for (const setting of settings) await sql.raw(`alter function ${fn} set ${setting}`).execute(db);
+  // ALTER FUNCTION takes several actions: BY_KEY's `set … set …` clause as written in CREATE FUNCTION.
+  for (const fn of FUNCTIONS) await sql.raw(`alter function ${fn} ${BY_KEY}`).execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
