@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { AirlineRecord } from '../src/airline/connector.js';
 import { measureQueueDrain } from '../src/jobs/throughput.js';
 import { insertOrderFromRecord, newOrderNo } from '../src/orders/orders.js';
-import { JOB_POLL, JOB_SUBMIT, POLL_KEY_PREFIX, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
+import { JOB_SUBMIT, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
 import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES } from '../src/refunds/workers.js';
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
@@ -190,7 +190,8 @@ async function unusedTicketPrefix(db: Kysely<Database>): Promise<string> {
  * The measure's refunds would be polled by the service's workers REFUND_POLL_SECONDS later, for as long as the
  * sandbox airline takes to pay them: thousands of polls running during the measures after this one (or during
  * the next run on a reused PostgreSQL database), unseen by the harness's check of other processes' CPU. Once
- * the submissions are through (status 0 drained, at most a minute), their poll jobs are removed.
+ * the submissions are through (status 0 drained, at most a minute), their polls are called off (next_poll_at
+ * null, as a poll that gave up: decision 0034).
  */
 async function leaveNoWorkBehind(db: Kysely<Database>, orders: string[]): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -203,9 +204,9 @@ async function leaveNoWorkBehind(db: Kysely<Database>, orders: string[]): Promis
   // The measure's orders as a joined set, not `= any(array)`: as a filter over every stored refund that array
   // was searched once per row (~6·10⁴ orders, a database reused for a few runs: 15 minutes, not finished).
   const removed = await sql`
-    delete from pgboss.job j using unnest(${orders}::text[]) as o(order_no), refund_orders r
-    where r.order_no = o.order_no and j.name = ${JOB_POLL} and j.state < 'active' and j.singleton_key = ${sql.lit(POLL_KEY_PREFIX)} || r.refund_code`.execute(db);
-  console.log(`  refund.do: removed the ${String(removed.numAffectedRows ?? 0)} poll jobs of the measure's refunds (they would run during later measures)`);
+    update refund_orders r set next_poll_at = null from unnest(${orders}::text[]) as o(order_no)
+    where r.order_no = o.order_no and r.status in (1, 3) and r.next_poll_at is not null`.execute(db);
+  console.log(`  refund.do: called off the polls of ${String(removed.numAffectedRows ?? 0)} of the measure's refunds (they would run during later measures)`);
 }
 
 // ---- backlog ----
@@ -353,6 +354,8 @@ export const refundBacklog: Measure = {
       };
     } finally {
       await workers.stop().catch(() => undefined);
+      // The copies' polls (an hour away) called off: the service's own poll sweep would look at them in a later run.
+      await sql`update refund_orders r set next_poll_at = null from generate_series(1, ${n}::int) g where r.refund_code = ${sqlCode}`.execute(db);
       for (const key of keys) world.bookings.delete(key);
       await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
       await settleTables(db, ['orders', 'refund_offers', 'refund_orders', 'refund_tickets', 'refund_status_history', 'sandbox_refunds'], 'backlog\'s');

@@ -7,7 +7,7 @@ import { ConnectorError } from '../airline/connector.js';
 import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
-import type { RefundDeps, RefundJobState } from '../refunds/deps.js';
+import type { RefundDeps, RefundPollState } from '../refunds/deps.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import { submitApprovedCase, type ConsoleCaseRequest } from '../refunds/submit.js';
 import { moveRefund } from '../refunds/transition.js';
@@ -135,16 +135,16 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
   return { atAirline };
 }
 
-/** The refund's newest status poll job (src/refunds/lifecycle.ts), read on `db` (a transaction or not). */
-export async function pollJobOf(db: Kysely<Database> | Transaction<Database>, refunds: RefundDeps, refundCode: string): Promise<RefundJobState | null> {
-  const { rows } = await sql<RefundJobState>`${refunds.scheduler.pollJobStateSql(refundCode)}`.execute(db);
+/** The refund's status poll, told as a job (its due time and failures: src/refunds/lifecycle.ts, decision 0034), read on `db` (a transaction or not). */
+export async function pollJobOf(db: Kysely<Database> | Transaction<Database>, refunds: RefundDeps, refundCode: string): Promise<RefundPollState | null> {
+  const { rows } = await sql<RefundPollState>`${refunds.scheduler.pollStateSql(refundCode)}`.execute(db);
   return rows[0] ?? null;
 }
 
 /**
  * Retry a refund stuck on airline errors. At 0 (its submission failing, or its job gone after the retries): one
- * more submission now. At 1 or 3 whose status poll gave up (./rules.ts): a poll job due now, the lifecycle's own
- * (RefundScheduler.pollJobSql), which moves the refund on as the airline answers.
+ * more submission now. At 1 or 3 whose status poll gave up (./rules.ts): its next look due now, its failures
+ * forgotten (RefundScheduler.pollNowSql); the lifecycle's poll sweep then moves the refund on as the airline answers.
  */
 export async function retryRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ queued: boolean; step: 'submission' | 'poll' }> {
   const done = await deps.db.transaction().execute(async (trx) => {
@@ -154,7 +154,7 @@ export async function retryRefund(deps: ActionDeps, operator: Operator, refundCo
     const allowed = allowedRefundActions({ ...r, pollJob }).retry;
     if (!allowed.allowed) throw new ActionRefused(409, `cannot retry: ${allowed.why}`);
     const step = atAirline ? ('poll' as const) : ('submission' as const);
-    const job = atAirline ? deps.refunds.scheduler.pollJobSql(refundCode) : deps.refunds.scheduler.submissionJobSql(refundCode);
+    const job = atAirline ? deps.refunds.scheduler.pollNowSql(refundCode) : deps.refunds.scheduler.submissionJobSql(refundCode);
     const { rows } = await sql<{ n: number | string }>`with job as (${job}) select count(*) as n from job`.execute(trx);
     const queued = Number(rows[0]?.n ?? 0) > 0;
     const before = atAirline ? { status: r.status, pollJob: pollJob ? { state: pollJob.state, failedAttempts: pollJob.retry_count } : null } : { status: r.status };

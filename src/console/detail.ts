@@ -2,7 +2,7 @@
 // stored with the refund, the status timeline, what the airline answered, the webhook deliveries, the audit
 // entries and the actions its state allows. Passenger documents, contact details and card data are not read.
 import { sql, type Kysely } from 'kysely';
-import type { RefundJobState, RefundScheduler } from '../refunds/deps.js';
+import type { RefundPollState, RefundScheduler } from '../refunds/deps.js';
 import { REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import type { Database } from '../store/schema.js';
 import { loadContextForCaller, type OrderContext } from '../refunds/context.js';
@@ -71,13 +71,13 @@ export interface RefundDetail {
   webhooks: WebhookDelivery[];
   audit: AuditEntry[];
   consoleCase: { caseId: string; decidedBy: string | null; decidedAt: string | null } | null;
-  /** At 1 or 3: the newest status poll job (failedAttempts of 1 + retryLimit; lastError: its last failure), or null. */
+  /** At 1 or 3: the status poll told as a job (failedAttempts of 1 + retryLimit; lastError: its last failure), or null. */
   pollJob: { state: string; failedAttempts: number; retryLimit: number; due: string; lastError: string | null } | null;
   actions: AllowedActions;
 }
 
 /** The message of a job's last failure as pg-boss keeps it (`{ message }`), or null. */
-function lastErrorOf(job: RefundJobState): string | null {
+function lastErrorOf(job: RefundPollState): string | null {
   const out = job.output as { message?: unknown } | null;
   return out && typeof out.message === 'string' ? out.message.slice(0, 300) : null;
 }
@@ -142,7 +142,7 @@ export async function refundDetail(db: Kysely<Database>, refundCode: string, dep
     auditOf(db, { target: `refund:${refundCode}`, limit: 100 }),
     db.selectFrom('console_cases').select(['case_id', 'decided_by', 'decided_at']).where('refund_code', '=', refundCode).executeTakeFirst(),
     db.selectFrom('refund_offers').select('created_at').where('offer_id', '=', r.offer_id).executeTakeFirst(),
-    atAirline ? sql<RefundJobState>`${deps.scheduler.pollJobStateSql(refundCode)}`.execute(db).then((x) => x.rows[0] ?? null) : null,
+    atAirline ? sql<RefundPollState>`${deps.scheduler.pollStateSql(refundCode)}`.execute(db).then((x) => x.rows[0] ?? null) : null,
   ]);
   const quotedAt = new Date(offer?.created_at ?? r.created_at);
   const quote = r.details as PricedQuote;

@@ -1,7 +1,7 @@
 // Which console actions a refund's state allows (docs/console.md "Actions"; the lifecycle: docs/architecture.md
 // "Refund lifecycle"). Each answer is either allowed or the reason it is not, shown in the console and sent
 // as the refusal of the API call.
-import type { RefundJobState } from '../refunds/deps.js';
+import type { RefundPollState } from '../refunds/deps.js';
 import { REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 
 export type Allowed = { allowed: true } | { allowed: false; why: string };
@@ -10,12 +10,12 @@ export interface AllowedActions {
   retry: Allowed;
 }
 
-/** What the rules read: the refund's status and path, and for a refund the airline holds its newest poll job. */
+/** What the rules read: the refund's status and path, and for a refund the airline holds its status poll. */
 export interface RefundState {
   status: number;
   path: string;
-  /** The refund's newest status poll job in the job queue (null: none there, never polled or archived). */
-  pollJob?: Pick<RefundJobState, 'state' | 'retry_count' | 'retry_limit' | 'start_after'> | null;
+  /** The refund's status poll told as a job (RefundScheduler.pollStateSql; null: none, the refund left 1 and 3 meanwhile). */
+  pollJob?: Pick<RefundPollState, 'state' | 'retry_count' | 'retry_limit' | 'start_after'> | null;
   /** The airline's connector can withdraw a refund it holds (AirlineConnector.withdrawRefund). */
   airlineCanWithdraw?: boolean;
 }
@@ -23,10 +23,10 @@ export interface RefundState {
 const FINAL = new Set<number>([RS.REFUNDED, RS.REJECTED, RS.FULFILLED, RS.WITHDRAWN]);
 
 /**
- * Retry at 1 or 3 re-queues the status poll, and only when no poll job is still to run: a waiting, retrying or
- * running poll job would do the same look anyway (and a second one would only race it). A poll job that
- * failed (gave up after its retries: the airline kept erring), completed without a successor, or is gone from
- * the queue leaves the refund without anyone looking: that is when an agent retries.
+ * Retry at 1 or 3 makes the status poll due now, and only when no look is still to come: a due or retrying look
+ * would do the same anyway. A poll that gave up after its retries (the airline kept erring), or a refund put at 1
+ * or 3 without a due time (by hand in the store), leaves the refund without anyone looking: that is when an agent
+ * retries.
  */
 function pollRetry(job: RefundState['pollJob']): Allowed {
   if (job === undefined) return { allowed: false, why: 'the state of its status poll is not known' };

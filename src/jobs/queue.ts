@@ -175,22 +175,14 @@ export interface JobQueue {
   insertManySql(name: string, rows: RawBuilder<unknown>, opts?: Omit<InsertSqlOptions, 'singletonKey'>): RawBuilder<{ id: string }>;
   /** Tells this process's idle workers of `name` that jobs were committed (after insertSql). */
   wake(name: string): void;
-  /**
-   * SQL yielding the newest job of `name` with this singletonKey still in the job table (archived ones are
-   * not: completed jobs leave it after archiveCompletedAfterSeconds, failed ones after archiveFailedAfterSeconds):
-   * one row (state, retry_count, retry_limit, start_after, output), or none. For readers that must know whether
-   * a keyed job is still to run (created, retry, active) or gave up (failed).
-   */
-  latestJobSql(name: string, singletonKey: string): RawBuilder<LatestJob>;
+  /** The attempt limits of the declared queue `name` (its own, else the queue-wide ones): for work retried outside jobs with the same rules. */
+  limitsOf(name: string): RetryLimits;
 }
 
-/** A job as latestJobSql answers it (output: what the last failed attempt threw, as pg-boss stores it). */
-export interface LatestJob {
-  state: JobState;
-  retry_count: number;
-  retry_limit: number;
-  start_after: Date;
-  output: unknown;
+export interface RetryLimits {
+  retryLimit: number;
+  retryDelaySeconds: number;
+  retryBackoff: boolean;
 }
 
 export interface InsertSqlOptions {
@@ -549,11 +541,10 @@ class PgBossJobQueue implements JobQueue {
     for (const w of this.workers) if (w.name === name) w.wake();
   }
 
-  latestJobSql(name: string, singletonKey: string): RawBuilder<LatestJob> {
-    if (!this.declared.has(name)) throw new UnknownQueueError(name);
-    return sql<LatestJob>`
-      select state::text as state, retry_count, retry_limit, start_after, output from ${sql.table(`${this.schema}.job`)}
-      where name = ${name} and singleton_key = ${singletonKey} order by created_on desc limit 1`;
+  limitsOf(name: string): RetryLimits {
+    const q = this.declared.get(name);
+    if (!q) throw new UnknownQueueError(name);
+    return { retryLimit: q.retryLimit, retryDelaySeconds: q.retryDelaySeconds, retryBackoff: q.retryBackoff };
   }
 
   async work<T extends object>(name: string, opts: WorkOptions, handler: JobHandler<T>): Promise<void> {

@@ -14,30 +14,32 @@ export interface RefundScheduler {
   /** After that statement committed: workers of this process look at once. */
   submitted(): void;
   /**
-   * The insert of a status poll job due now, for a refund the airline holds (status 1 or 3), as a CTE (only when
-   * `onlyIf` holds): re-queues the poll of a refund whose poll job gave up (the console's retry). At most one
-   * poll job of a refund waits (a second insert while one waits writes nothing); a poll of a refund that moved
-   * on meanwhile does nothing.
+   * The refund's next look at the airline due now, its failed looks forgotten, for a refund the airline holds
+   * (status 1 or 3), as a CTE yielding the refund when it is one (and `onlyIf` holds): the console's retry of a
+   * refund whose looks gave up (decision 0034). A refund that moved on meanwhile is left as it is.
    */
-  pollJobSql(refundCode: string, onlyIf?: RawBuilder<unknown>): RawBuilder<unknown>;
-  /** SQL yielding the refund's newest poll job still in the job queue, or no row (never polled, or archived). */
-  pollJobStateSql(refundCode: string): RawBuilder<RefundJobState>;
-  /** After a pollJobSql statement committed: poll workers of this process look at once. */
+  pollNowSql(refundCode: string, onlyIf?: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** SQL yielding the refund's poll schedule as a job's state (one row at 1 or 3, none otherwise). */
+  pollStateSql(refundCode: string): RawBuilder<RefundPollState>;
+  /** After a pollNowSql statement committed: the poll sweep looks soon. */
   polled(): void;
 }
 
-/** A job of the refund lifecycle as the job queue holds it. */
-export interface RefundJobState {
-  /** created (waiting), retry (an attempt failed, another is due at start_after), active, completed, cancelled, failed (gave up). */
+/**
+ * The looks at a refund the airline holds, told as the state of a job (the console shows and rules on it): its
+ * due time and failures are the refund's own columns (next_poll_at, poll_failures, poll_error; decision 0034).
+ */
+
+export interface RefundPollState {
+  /** created (due at start_after), retry (a look failed, another is due at start_after), failed (gave up: nobody looks). */
   state: string;
-  /** Attempts that failed so far, and how many retries the job has. */
+  /** Looks that failed in a row (at most retry_limit), and how many retries follow a failed look. */
   retry_count: number;
   retry_limit: number;
   start_after: Date | string;
-  /** What the last failed attempt threw (pg-boss keeps `{ message }`), or null. */
+  /** The last failed look's `{ message }`, or null. */
   output: unknown;
 }
-
 export interface RefundDeps {
   db: Kysely<Database>;
   airlines: AirlineDirectory;

@@ -2,8 +2,10 @@
 // deposit: 0 → 1 → 3 → 2, and 0 or 1 → 4; pass-through virtual card and refund claims: 0 → 1 → 5, 0 or 1 → 4,
 // 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
 // transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
-// so a retried or duplicated job never moves a refund twice.
-import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+// so a retried or duplicated job never moves a refund twice. A submission is a job per refund; the looks at a
+// refund the airline holds (1, 3) are due times in the refund's own row, which one recurring sweep job reads
+// (decision 0034).
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { DateTime } from 'luxon';
 import {
   ConnectorError,
@@ -13,10 +15,11 @@ import {
   type AirlineRefundSubmission,
 } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
+import type { RetryLimits } from '../jobs/queue.js';
 import type { Database, RefundOrdersTable } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared.js';
 import { unindexed } from '../store/unindexed.js';
-import type { RefundJobState, RefundScheduler } from './deps.js';
+import type { RefundPollState, RefundScheduler } from './deps.js';
 import { executePrepared } from './statements.js';
 import { moveRefund, type TransitionPatch } from './transition.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
@@ -29,7 +32,6 @@ export interface LifecycleQueue {
   insertSql(name: string, data: object, opts?: { startAfterSeconds?: number; singletonKey?: string; onlyIf?: RawBuilder<unknown> }): RawBuilder<unknown>;
   insertManySql(name: string, rows: RawBuilder<unknown>, opts?: { startAfterSeconds?: number }): RawBuilder<unknown>;
   wake(name: string): void;
-  latestJobSql(name: string, singletonKey: string): RawBuilder<RefundJobState>;
 }
 
 export interface LifecycleDeps {
@@ -39,13 +41,27 @@ export interface LifecycleDeps {
   queue: LifecycleQueue;
   /** Seconds between two looks at a refund the airline is processing. */
   pollSeconds: number;
+  /**
+   * How a failed look is retried (JOB_POLL's limits, JOB_* configuration): retryLimit failed looks after the first
+   * and the sweep gives up (next_poll_at null: an agent retries in the console); retryDelaySeconds between two,
+   * doubled each time with retryBackoff.
+   */
+  pollRetry: RetryLimits;
   /** Budget of one airline call. */
   airlineTimeoutMs: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 export const JOB_SUBMIT = 'refund-submit';
+/** One job per look at a refund, as builds before decision 0034 queued them: still worked, no longer sent. */
 export const JOB_POLL = 'refund-poll';
+/** The looks at the refunds the airline holds: one recurring job (one waiting at a time), every POLL_SWEEP_SECONDS. */
+export const JOB_POLL_SWEEP = 'refund-poll-sweep';
+export const POLL_SWEEP_SECONDS = 1;
+/** Refunds looked at together (concurrently) by a sweep, as many rounds as are due. */
+const POLL_SWEEP_BATCH = 25;
+/** However many sweeps failed in a row: every this many seconds each process queues one (dropped when one waits). */
+const POLL_SWEEP_BACKSTOP_MS = 60_000;
 /**
  * How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). A backlog of
  * submissions is worked three batches at a time (WorkOptions.lanes): while one batch waits on the airline or
@@ -59,9 +75,23 @@ interface JobData {
   refundCode: string;
 }
 
-/** One waiting poll job per refund (the queue's `short` policy drops a second): its singletonKey is this + refundCode. */
-export const POLL_KEY_PREFIX = 'poll-';
-const pollKey = (refundCode: string) => `${POLL_KEY_PREFIX}${refundCode}`;
+/**
+ * A sweep's next batch of due looks: $1 the sweep's start, after ($2, $3), the last (next_poll_at, refund_code)
+ * of the batch before ('-infinity' and '' first). An ordered scan of refund_orders_poll_due
+ * (src/store/hot-path-indexes.test.ts). Planned at each run (not a named statement): a generic plan made while
+ * the refunds were few could walk the table.
+ */
+export const POLL_DUE_SQL = `select refund_code, next_poll_at from refund_orders
+   where status in (${RS.AIRLINE_PROCESSING}, ${RS.AIRLINE_REFUNDING}) and next_poll_at <= $1::timestamptz
+     and (next_poll_at, refund_code) > ($2::timestamptz, $3::text)
+   order by next_poll_at, refund_code
+   limit ${POLL_SWEEP_BATCH}`;
+
+/** A refund whose look is due, as the poll sweep reads it. */
+interface DueLook {
+  refund_code: string;
+  next_poll_at: Date;
+}
 
 function codeOf(data: unknown): string {
   const code = (data as JobData | null)?.refundCode;
@@ -99,10 +129,22 @@ export class RefundLifecycle {
         sql`select jsonb_build_object('refundCode', c.refund_code) as data, 'submit-' || c.refund_code as singleton_key from (${refundCodes}) c`,
       ),
     submitted: () => this.deps.queue.wake(JOB_SUBMIT),
-    // The poll job schedulePoll sends, due now: the same queue, data and singletonKey.
-    pollJobSql: (refundCode, onlyIf) => this.deps.queue.insertSql(JOB_POLL, { refundCode }, { singletonKey: pollKey(refundCode), ...(onlyIf ? { onlyIf } : {}) }),
-    pollJobStateSql: (refundCode) => this.deps.queue.latestJobSql(JOB_POLL, pollKey(refundCode)),
-    polled: () => this.deps.queue.wake(JOB_POLL),
+    // The refund due now, its failures forgotten: the next sweep looks at it.
+    pollNowSql: (refundCode, onlyIf) => sql`
+      update refund_orders set next_poll_at = ${this.deps.clock.now()}::timestamptz, poll_failures = 0, poll_error = null
+      where refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})
+        ${onlyIf ? sql`and ${onlyIf}` : sql``}
+      returning refund_code`,
+    pollStateSql: (refundCode) => {
+      const limit = this.deps.pollRetry.retryLimit;
+      return sql<RefundPollState>`
+        select case when next_poll_at is null then 'failed' when poll_failures > 0 then 'retry' else 'created' end as state,
+          least(poll_failures, ${limit}::int) as retry_count, ${limit}::int as retry_limit, coalesce(next_poll_at, updated_at) as start_after,
+          case when poll_error is null then null else json_build_object('message', poll_error) end as output
+        from refund_orders
+        where refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})`;
+    },
+    polled: () => void this.scheduleSweep(0).catch((err: unknown) => this.deps.log.warn({ err: String(err) }, 'refund poll sweep not queued')),
   };
 
   async startWorkers(): Promise<void> {
@@ -118,7 +160,93 @@ export class RefundLifecycle {
       const outcomes = await this.submitBatch(codes.filter((c): c is string => typeof c === 'string'));
       return codes.map((c) => (typeof c === 'string' ? outcomes.get(c) : c));
     });
-    await this.deps.queue.work(JOB_POLL, POLL_WORKER, (data) => this.pollStep(codeOf(data)));
+    // The looks: a sweep over the refunds' own due times, which queues its successor when done.
+    await this.deps.queue.work(JOB_POLL_SWEEP, { pollingIntervalSeconds: 0.5 }, async () => {
+      try {
+        await this.sweepPolls();
+      } finally {
+        await this.scheduleSweep(POLL_SWEEP_SECONDS);
+      }
+    });
+    // Poll jobs queued by a build before decision 0034: one look each, as the sweep takes it.
+    await this.deps.queue.work(JOB_POLL, POLL_WORKER, (data) => this.look(codeOf(data)));
+    await this.scheduleSweep(0);
+    // Should the chain of sweeps break (every attempt of one failed, the store down for minutes), it starts again.
+    this.backstop ??= setInterval(() => void this.scheduleSweep(0).catch(() => undefined), POLL_SWEEP_BACKSTOP_MS);
+    this.backstop.unref();
+  }
+
+  private backstop: NodeJS.Timeout | undefined;
+
+  /** Stops queueing sweeps from this process (the job queue's workers stop with the queue). */
+  stopWorkers(): void {
+    clearInterval(this.backstop);
+    this.backstop = undefined;
+  }
+
+  private scheduleSweep(afterSeconds: number): Promise<unknown> {
+    return this.deps.queue.send(JOB_POLL_SWEEP, {}, { singletonKey: 'sweep', startAfterSeconds: afterSeconds });
+  }
+
+  /**
+   * One sweep: every refund at 1 or 3 whose look was due when the sweep began, each once, POLL_SWEEP_BATCH at a
+   * time in due order (read on refund_orders_poll_due, after the last one of the batch before). Answers how many
+   * refunds it looked at.
+   */
+  async sweepPolls(): Promise<number> {
+    const now = this.deps.clock.now();
+    let after: [Date | string, string] = ['-infinity', ''];
+    let looked = 0;
+    for (;;) {
+      const { rows: due } = await this.deps.db.executeQuery(CompiledQuery.raw(POLL_DUE_SQL, [now, ...after]) as CompiledQuery<DueLook>);
+      await Promise.all(due.map((d) => this.look(d.refund_code)));
+      looked += due.length;
+      const last = due[due.length - 1];
+      if (!last || due.length < POLL_SWEEP_BATCH) return looked;
+      after = [new Date(last.next_poll_at), last.refund_code];
+    }
+  }
+
+  /** One look at a refund (pollStep); a failed one is counted in its row and retried later, or given up. */
+  private async look(refundCode: string): Promise<void> {
+    try {
+      await this.pollStep(refundCode);
+    } catch (err) {
+      await this.pollFailed(refundCode, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /**
+   * A failed look: the refund's failures counted and its next look put off (the job queue's retry delay, doubled
+   * each time with back-off); past the retry limit, nobody looks again until an agent retries (the console).
+   */
+  private async pollFailed(refundCode: string, message: string): Promise<void> {
+    const { retryLimit: limit, retryDelaySeconds: delaySeconds, retryBackoff: backoff } = this.deps.pollRetry;
+    const delay = backoff ? sql`${delaySeconds}::float8 * power(2, least(poll_failures, 16))` : sql`${delaySeconds}::float8`;
+    const res = await sql<{ next_poll_at: Date | null; poll_failures: number }>`
+      update refund_orders set poll_failures = poll_failures + 1, poll_error = ${message.slice(0, 1000)},
+        next_poll_at = case when poll_failures >= ${limit}::int then null
+                            else ${this.deps.clock.now()}::timestamptz + greatest(1, least(${delay}, 86400)) * interval '1 second' end
+      where refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})
+      returning next_poll_at, poll_failures`.execute(this.deps.db);
+    const row = res.rows[0];
+    if (!row) return;
+    if (row.next_poll_at === null) this.deps.log.warn({ refundCode, failures: row.poll_failures, err: message }, 'refund status poll gave up; retry it in the console');
+    else this.deps.log.warn({ refundCode, failures: row.poll_failures, err: message }, 'refund status poll failed; will retry');
+  }
+
+  /** The refund's next look POLL seconds from now, its failures forgotten, if it is still at `status`. */
+  private async scheduleLook(db: Kysely<Database> | Transaction<Database>, refundCode: string, status: number): Promise<void> {
+    await db
+      .updateTable('refund_orders')
+      .set({ next_poll_at: this.nextLook(), poll_failures: 0, poll_error: null })
+      .where('refund_code', '=', refundCode)
+      .where(unindexed('status'), '=', status)
+      .execute();
+  }
+
+  private nextLook(): Date {
+    return new Date(this.deps.clock.now().getTime() + this.deps.pollSeconds * 1000);
   }
 
   private readonly afterCommit = new WeakMap<Transaction<Database>, Array<() => void>>();
@@ -185,14 +313,10 @@ export class RefundLifecycle {
     return AbortSignal.timeout(this.deps.airlineTimeoutMs);
   }
 
-  private async schedulePoll(refundCode: string, trx?: Transaction<Database>): Promise<void> {
-    await this.deps.queue.send(JOB_POLL, { refundCode }, { startAfterSeconds: this.deps.pollSeconds, singletonKey: pollKey(refundCode), ...(trx ? { trx } : {}) });
-  }
-
   /**
    * 0 → 1 for a batch of refunds: one read for all, the airline calls outside any transaction (one call per
    * carrier when its connector takes batches, else one per refund, concurrently), then one statement moving
-   * every accepted refund that is still at 0, with its history row and its first poll job. Returns each
+   * every accepted refund that is still at 0, with its history row and its first look's due time. Returns each
    * refundCode's outcome: undefined when done (moved, or nothing left to do), the error when the airline call
    * should be retried.
    */
@@ -248,7 +372,7 @@ export class RefundLifecycle {
 
   /**
    * 0 → 1 for the refunds the airline accepted, those still at 0: one statement moving them, with their history
-   * rows and first poll jobs; answers the refundCodes moved. `db` is the store (the statement is then its own
+   * rows and their first look's due time (no job: the poll sweep reads it); answers the refundCodes moved. `db` is the store (the statement is then its own
    * transaction; a test passes a transaction).
    *
    * Each refund is found by its refundCode; the status guard is `unindexed` (src/store/unindexed.ts). Through the
@@ -265,15 +389,15 @@ export class RefundLifecycle {
           ${sql.val(accepted.map((a) => a.cause))}::text[]) as v(refund_code, airline_refund_id, cause)
       ),
       moved as (
-        update refund_orders r set status = ${sql.lit(RS.AIRLINE_PROCESSING)}, updated_at = ${now}::timestamptz, airline_refund_id = v.airline_refund_id
+        update refund_orders r set status = ${sql.lit(RS.AIRLINE_PROCESSING)}, updated_at = ${now}::timestamptz, airline_refund_id = v.airline_refund_id,
+          next_poll_at = ${this.nextLook()}::timestamptz, poll_failures = 0, poll_error = null
         from v where r.refund_code = v.refund_code and ${unindexed('r.status')} = ${sql.lit(RS.PROCESSING)}
         returning r.refund_code, v.cause
       ),
       history as (
         insert into refund_status_history (refund_code, from_status, to_status, at, cause)
         select refund_code, ${sql.lit(RS.PROCESSING)}, ${sql.lit(RS.AIRLINE_PROCESSING)}, ${now}::timestamptz, cause from moved
-      ),
-      polls as (${this.deps.queue.insertManySql(JOB_POLL, sql`select jsonb_build_object('refundCode', refund_code) as data, ${sql.lit(POLL_KEY_PREFIX)} || refund_code as singleton_key from moved`, { startAfterSeconds: this.deps.pollSeconds })})
+      )
       select refund_code from moved`,
     );
     // Logged once committed (the statement is its own transaction).
@@ -324,19 +448,22 @@ export class RefundLifecycle {
     return Promise.all(submissions.map((s) => connector.submitRefund(carrier, s, { signal }).catch(asError)));
   }
 
-  /** 1 → 3 → 2, 1 → 5, 1 → 4, 1 → 6: follow the airline's decision. */
+  /**
+   * 1 → 3 → 2, 1 → 5, 1 → 4, 1 → 6: follow the airline's decision; a refund still under way gets its next look.
+   * Throws when the airline could not be asked (the sweep counts the failure: pollFailed).
+   */
   async pollStep(refundCode: string): Promise<void> {
     const r = await this.load(refundCode);
     if (!r || (r.status !== RS.AIRLINE_PROCESSING && r.status !== RS.AIRLINE_REFUNDING)) return;
     const connector = this.deps.airlines.forCarrier(r.carrier);
-    if (!connector) return;
+    if (!connector) throw new Error(`no airline connection for ${r.carrier}`);
     const state = await connector.refundStatus(r.carrier, refundCode, { signal: this.signal() }).catch((err: unknown) => {
       if (err instanceof ConnectorError && !err.retryable) return { state: 'rejected' as const, cancelReason: CANCEL_REASON.POLICY };
       throw err;
     });
     switch (state.state) {
       case 'processing':
-        await this.schedulePoll(refundCode);
+        await this.scheduleLook(this.deps.db, refundCode, r.status);
         return;
       case 'rejected':
         await this.inTransaction((trx) => this.transition(trx, refundCode, r.status, RS.REJECTED, 'rejected by the airline', { cancel_reason: state.cancelReason }));
@@ -349,8 +476,10 @@ export class RefundLifecycle {
       case 'refunding':
         await this.inTransaction(async (trx) => {
           // Deposit refunds show "Airline refunding"; card refunds go straight to fulfilment when paid.
-          if (r.path === 'deposit' && r.status === RS.AIRLINE_PROCESSING) await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline; refund under way', { actual_refund_minor: state.amountMinor });
-          await this.schedulePoll(refundCode, trx);
+          const moved =
+            r.path === 'deposit' && r.status === RS.AIRLINE_PROCESSING &&
+            (await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline; refund under way', { actual_refund_minor: state.amountMinor }));
+          await this.scheduleLook(trx, refundCode, moved ? RS.AIRLINE_REFUNDING : r.status);
         });
         return;
       case 'refunded': {

@@ -5,10 +5,14 @@ import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import type { Clock } from '../clock.js';
 import { createJobQueue, type JobQueue, type JobQueueOptions, type QueueDeclaration } from '../jobs/queue.js';
 import type { Store } from '../store/store.js';
-import { JOB_POLL, JOB_SUBMIT, RefundLifecycle } from './lifecycle.js';
+import { JOB_POLL, JOB_POLL_SWEEP, JOB_SUBMIT, RefundLifecycle } from './lifecycle.js';
 
-/** The refund queues: one waiting job per refund and step; a retried or duplicated send is dropped. */
-export const REFUND_QUEUES = { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' } } as const;
+/**
+ * The refund queues: one waiting submission per refund, one waiting poll sweep; a retried or duplicated send is
+ * dropped. JOB_POLL holds the per-refund poll jobs of builds before decision 0034 (worked, no longer sent); its
+ * limits are those of a refund's looks (RefundLifecycle's pollFailed).
+ */
+export const REFUND_QUEUES = { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' }, [JOB_POLL_SWEEP]: { policy: 'short' } } as const;
 /** Airline calls time out after 15 s, well inside one attempt. */
 export const REFUND_JOB_EXPIRE_SECONDS = 60;
 
@@ -47,6 +51,7 @@ export function createRefundWorkers(args: {
     clock: args.clock,
     queue,
     pollSeconds: args.pollSeconds,
+    pollRetry: queue.limitsOf(JOB_POLL),
     airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
   });
@@ -57,6 +62,9 @@ export function createRefundWorkers(args: {
       await queue.start();
       if (work) await lifecycle.startWorkers();
     },
-    stop: () => queue.stop({ graceful: true }),
+    stop: () => {
+      lifecycle.stopWorkers();
+      return queue.stop({ graceful: true });
+    },
   };
 }

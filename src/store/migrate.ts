@@ -25,6 +25,7 @@ import * as m0023 from './migrations/0023_refund_batch_read_by_key.js';
 import * as m0024 from './migrations/0024_refund_open_index_dropped.js';
 import * as m0025 from './migrations/0025_counts_by_carrier.js';
 import * as m0026 from './migrations/0026_row_triggers_read_by_key.js';
+import * as m0027 from './migrations/0027_refund_poll_schedule.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024_refund_open_index_dropped': m0024,
   '0025_counts_by_carrier': m0025,
   '0026_row_triggers_read_by_key': m0026,
+  '0027_refund_poll_schedule': m0027,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -187,6 +187,12 @@ export interface RefundOrdersTable {
   completed_on: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** At 1 or 3: when the lifecycle's poll sweep next asks the airline (migration 0027, decision 0034); null: nobody will. */
+  next_poll_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Looks at the airline in a row that failed (0 after one that answered). */
+  poll_failures: Generated<number>;
+  /** The last failed look's message, or null. */
+  poll_error: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RefundTicketsTable {

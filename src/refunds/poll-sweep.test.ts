@@ -1,0 +1,126 @@
+// Decision 0034: a refund the airline holds carries its next look at the airline in its own row (next_poll_at),
+// written by the transition that needs it; one recurring sweep looks at the due ones; a failed look is retried
+// by the job queue's retry rules, counted in the row, and gives up past them; the console makes it due again.
+// The tests drive the sweep themselves (no workers) on a test clock.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { ConnectorError } from '../airline/connector.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { JOB_POLL } from './lifecycle.js';
+import type { RefundPollState } from './deps.js';
+
+const [lastA, firstA] = PLANTED.names;
+
+describe('refund polls as due times in the refund (decision 0034)', () => {
+  let t: TestApp;
+  /** refundCodes whose look the airline answers with a retryable error. */
+  const failing = new Set<string>();
+  before(async () => {
+    t = await makeTestApp({
+      world: refundWorld(),
+      // Two retries after a failed look, 10 s and then 20 s later (back-off).
+      env: { REFUND_POLL_SECONDS: '1', JOB_RETRY_LIMIT: '2', JOB_RETRY_DELAY_SECONDS: '10', JOB_RETRY_BACKOFF: 'true' },
+      connectors: (w, books) => {
+        const sandbox = new SandboxConnector(w, books);
+        const refundStatus = sandbox.refundStatus.bind(sandbox);
+        sandbox.refundStatus = async (carrier, code, opts) => {
+          if (failing.has(code)) throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
+          return refundStatus(carrier, code, opts);
+        };
+        return [sandbox];
+      },
+    });
+  });
+  after(() => t.close());
+
+  const refund = async (pnr: string, last: string, first: string, flights: string[]) => {
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+    const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: flights.map((f) => refundSegment(t.world, f)) }] });
+    assert.equal(res.body.status, 0, `${pnr}: ${res.body.msg}`);
+    return String(res.body.refundCode);
+  };
+  const row = (code: string) =>
+    t.store.db.selectFrom('refund_orders').select(['status', 'next_poll_at', 'poll_failures', 'poll_error']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+  const stateOf = async (code: string) => (await sql<RefundPollState>`${t.workers.lifecycle.scheduler.pollStateSql(code)}`.execute(t.store.db)).rows[0];
+  const at = (d: Date | string | null) => (d === null ? null : new Date(d).getTime());
+  /** The test clock runs on with real time: a due time written during a step lies `ms` after its start or end. */
+  const within = (d: Date | string | null, step: { from: number; to: number }, ms: number, what: string) => {
+    const v = at(d);
+    assert.ok(v !== null && v >= step.from + ms && v <= step.to + ms, `${what}: ${String(v)} not within ${step.from + ms}…${step.to + ms}`);
+  };
+  /** Runs `fn`, answering its result and the test clock's time before and after. */
+  const timed = async <T>(fn: () => Promise<T>) => {
+    const from = t.clock.now().getTime();
+    const value = await fn();
+    return { value, from, to: t.clock.now().getTime() };
+  };
+
+  test('0 → 1 writes the first look a poll interval ahead and queues no poll job; the sweep looks at the due ones, each once, and fails, backs off, gives up, and is made due again', async () => {
+    const lifecycle = t.workers.lifecycle;
+    const a = await refund('DEP001', lastA, firstA, ['out', 'ret']);
+    const b = await refund('BELOW1', 'BELOW', 'ANN', ['out']);
+    const submitted = await timed(() => lifecycle.submitBatch([a, b]));
+    for (const code of [a, b]) {
+      const r = await row(code);
+      assert.equal(r.status, 1);
+      within(r.next_poll_at, submitted, 1000, 'REFUND_POLL_SECONDS after the move to 1');
+      assert.equal(r.poll_failures, 0);
+    }
+    const { rows: jobs } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`${t.workers.queue.schema}.job`)} where name = ${JOB_POLL}`.execute(t.store.db);
+    assert.equal(jobs[0]!.n, 0, 'no poll job per refund');
+    assert.deepEqual(await stateOf(a), { state: 'created', retry_count: 0, retry_limit: 2, start_after: (await row(a)).next_poll_at, output: null });
+
+    // Not due yet: nothing to look at.
+    assert.equal(await lifecycle.sweepPolls(), 0);
+
+    // Due: both looked at once. The airline still processes b (its next look a poll interval on); a's look fails.
+    failing.add(a);
+    t.clock.advance(1000);
+    let sweep = await timed(() => lifecycle.sweepPolls());
+    assert.equal(sweep.value, 2);
+    within((await row(b)).next_poll_at, sweep, 1000, "b's next look");
+    let ra = await row(a);
+    assert.deepEqual([ra.status, ra.poll_failures, ra.poll_error], [1, 1, 'the airline system answered with an error']);
+    within(ra.next_poll_at, sweep, 10_000, "a's retry");
+    const retrying = await stateOf(a);
+    assert.deepEqual([retrying?.state, retrying?.retry_count, at(retrying?.start_after ?? null)], ['retry', 1, at(ra.next_poll_at)]);
+    assert.deepEqual(retrying?.output, { message: 'the airline system answered with an error' });
+
+    // A second later only b is due.
+    t.clock.advance(1000);
+    assert.equal(await lifecycle.sweepPolls(), 1);
+    // 10 s on: a fails again and waits twice as long; then it fails a third time: past the two retries, nobody looks.
+    t.clock.advance(10_000);
+    sweep = await timed(() => lifecycle.sweepPolls());
+    assert.equal(sweep.value, 2);
+    ra = await row(a);
+    assert.equal(ra.poll_failures, 2);
+    within(ra.next_poll_at, sweep, 20_000, "a's second retry");
+    t.clock.advance(20_000);
+    await lifecycle.sweepPolls();
+    ra = await row(a);
+    assert.deepEqual([ra.status, ra.next_poll_at, ra.poll_failures], [1, null, 3]);
+    const gaveUp = await stateOf(a);
+    assert.deepEqual([gaveUp?.state, gaveUp?.retry_count, gaveUp?.retry_limit], ['failed', 2, 2]);
+    t.clock.advance(60_000);
+    failing.delete(a);
+    const looked = await lifecycle.sweepPolls();
+    assert.equal((await row(a)).status, 1, `given up: a sweep no longer looks at it (${looked} looked at)`);
+
+    // The console's retry: due now, its failures forgotten; the next sweep looks and the airline, long done, has paid it.
+    const { rows: made } = await sql<{ n: number }>`with due as (${lifecycle.scheduler.pollNowSql(a)}) select count(*)::int as n from due`.execute(t.store.db);
+    assert.equal(made[0]!.n, 1);
+    assert.deepEqual([(await stateOf(a))?.state, (await row(a)).poll_failures], ['created', 0]);
+    await lifecycle.sweepPolls();
+    ra = await row(a);
+    assert.equal(ra.status, 2, 'deposit refund paid: 1 → 3 → 2 in one look');
+    assert.equal(await stateOf(a), undefined, 'no poll state once the refund left 1 and 3');
+    // pollNowSql leaves a refund that is no longer at the airline as it is.
+    const { rows: none } = await sql<{ n: number }>`with due as (${lifecycle.scheduler.pollNowSql(a)}) select count(*)::int as n from due`.execute(t.store.db);
+    assert.equal(none[0]!.n, 0);
+  });
+});
