@@ -3,6 +3,7 @@
 // rate-pool refusals; the seat-map cache's hits and misses.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
@@ -59,8 +60,16 @@ describe('/metrics: refunds, jobs, webhooks and body statuses', () => {
     const waited = sample(text, 'postbook_refund_oldest_waiting_seconds', { status: '0' });
     assert.ok(waited !== undefined && waited >= 90 * 60 && waited < 91 * 60, `oldest waiting ${waited}`);
     assert.equal(sample(text, 'postbook_jobs', { queue: 'refund-submit', state: 'created' }), 1);
+    assert.equal(sample(text, 'postbook_refund_polls_given_up'), 0);
     assert.equal(sample(text, 'postbook_webhook_events_undelivered', { type: 'order.refund', state: 'pending' }), 1);
     assert.equal(sample(text, 'postbook_metrics_collect_errors_total'), undefined, 'no store figure failed');
+
+    // decision 0034: a refund at the airline whose looks gave up (next_poll_at null) is counted until it is retried.
+    const code = String(submit.body.refundCode);
+    await t.store.db.updateTable('refund_orders').set({ status: 1, next_poll_at: null }).where('refund_code', '=', code).execute();
+    assert.equal(sample(await scrape(t), 'postbook_refund_polls_given_up'), 1);
+    await sql`with due as (${t.workers.lifecycle.scheduler.pollNowSql(code)}) select count(*) from due`.execute(t.store.db);
+    assert.equal(sample(await scrape(t), 'postbook_refund_polls_given_up'), 0);
   });
 });
 

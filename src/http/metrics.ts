@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { SeatMapCacheStats } from '../booking/seat-cache.js';
-import { oldestOpenRefunds, refundsByStatus } from '../refunds/metrics.js';
+import { oldestOpenRefunds, refundPollsGivenUp, refundsByStatus } from '../refunds/metrics.js';
 import { undeliveredEvents } from '../webhooks/metrics.js';
 import type { Database } from '../store/schema.js';
 import type { AutovacuumStats } from '../store/pglite-autovacuum.js';
@@ -177,6 +177,13 @@ export class Metrics {
         const now = src.clock.now().getTime();
         return rows.map((r) => [{ status: String(r.status) }, Math.max(0, (now - r.since.getTime()) / 1000)]);
       },
+    );
+    fromStore(
+      'postbook_refund_polls_given_up',
+      'Refunds at 1 or 3 nobody looks at any more: their looks at the airline failed past the retries; retry them in the console',
+      [],
+      'refunds',
+      async () => [[{}, await refundPollsGivenUp(src.db)]],
     );
     fromStore('postbook_jobs', 'Jobs of the job queue by queue and state (created = waiting)', ['queue', 'state'], 'jobs', async () => {
       if (!src.jobQueue.running) return null;

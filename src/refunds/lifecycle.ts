@@ -63,6 +63,11 @@ const POLL_SWEEP_BATCH = 25;
 /** However many sweeps failed in a row: every this many seconds each process queues one (dropped when one waits). */
 const POLL_SWEEP_BACKSTOP_MS = 60_000;
 /**
+ * A sweep stops starting batches after this long and leaves the rest, still due, to its successor a second later:
+ * well inside the job's expiry (REFUND_JOB_EXPIRE_SECONDS), after which the queue would retry it alongside.
+ */
+const POLL_SWEEP_BUDGET_MS = 30_000;
+/**
  * How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). A backlog of
  * submissions is worked three batches at a time (WorkOptions.lanes): while one batch waits on the airline or
  * on its statements, the next is fetched and read. On PostgreSQL a 2·10⁴ backlog reached status 1 at 3,112–3,673/s
@@ -161,10 +166,12 @@ export class RefundLifecycle {
       return codes.map((c) => (typeof c === 'string' ? outcomes.get(c) : c));
     });
     // The looks: a sweep over the refunds' own due times, which queues its successor when done.
+    this.stopping = false;
     await this.deps.queue.work(JOB_POLL_SWEEP, { pollingIntervalSeconds: 0.5 }, async () => {
       try {
         await this.sweepPolls();
       } finally {
+        // Also when this process stops (the store closes after its handlers end): another process takes it.
         await this.scheduleSweep(POLL_SWEEP_SECONDS);
       }
     });
@@ -178,8 +185,11 @@ export class RefundLifecycle {
 
   private backstop: NodeJS.Timeout | undefined;
 
-  /** Stops queueing sweeps from this process (the job queue's workers stop with the queue). */
+  private stopping = false;
+
+  /** Stops queueing sweeps from this process, and a running sweep after its batch (the job queue's workers stop with the queue). */
   stopWorkers(): void {
+    this.stopping = true;
     clearInterval(this.backstop);
     this.backstop = undefined;
   }
@@ -190,19 +200,20 @@ export class RefundLifecycle {
 
   /**
    * One sweep: every refund at 1 or 3 whose look was due when the sweep began, each once, POLL_SWEEP_BATCH at a
-   * time in due order (read on refund_orders_poll_due, after the last one of the batch before). Answers how many
-   * refunds it looked at.
+   * time in due order (read on refund_orders_poll_due, after the last one of the batch before), for at most
+   * POLL_SWEEP_BUDGET_MS or until the workers stop. Answers how many refunds it looked at.
    */
   async sweepPolls(): Promise<number> {
     const now = this.deps.clock.now();
+    const until = performance.now() + POLL_SWEEP_BUDGET_MS;
     let after: [Date | string, string] = ['-infinity', ''];
     let looked = 0;
     for (;;) {
-      const { rows: due } = await this.deps.db.executeQuery(CompiledQuery.raw(POLL_DUE_SQL, [now, ...after]) as CompiledQuery<DueLook>);
+      const { rows: due } = await this.deps.db.executeQuery<DueLook>(CompiledQuery.raw(POLL_DUE_SQL, [now, ...after]));
       await Promise.all(due.map((d) => this.look(d.refund_code)));
       looked += due.length;
       const last = due[due.length - 1];
-      if (!last || due.length < POLL_SWEEP_BATCH) return looked;
+      if (!last || due.length < POLL_SWEEP_BATCH || this.stopping || performance.now() > until) return looked;
       after = [new Date(last.next_poll_at), last.refund_code];
     }
   }

@@ -27,6 +27,16 @@ export async function refundsByStatus(db: Kysely<Database>): Promise<Array<{ car
 export const OLDEST_OPEN_REFUNDS_SQL = `select s.status, (select r.created_at from refund_orders r where r.status = s.status order by r.created_at limit 1) as since
   from unnest(array[${OPEN_REFUND_STATUSES.join(', ')}]) s(status)`;
 
+/**
+ * Refunds the airline holds that nobody looks at any more (decision 0034): their looks gave up after the job
+ * queue's retries (or they were put at 1 or 3 by hand). Read on refund_orders_poll_due, its null end.
+ */
+export async function refundPollsGivenUp(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`
+    select count(*) as n from refund_orders where status in (${sql.lit(REFUND_ORDER_STATUS.AIRLINE_PROCESSING)}, ${sql.lit(REFUND_ORDER_STATUS.AIRLINE_REFUNDING)}) and next_poll_at is null`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
 export async function oldestOpenRefunds(db: Kysely<Database>): Promise<Array<{ status: number; since: Date }>> {
   const { rows } = await db.executeQuery<{ status: number; since: Date | string | null }>(CompiledQuery.raw(OLDEST_OPEN_REFUNDS_SQL));
   return rows.filter((r) => r.since !== null).map((r) => ({ status: Number(r.status), since: new Date(r.since!) }));
