@@ -29,7 +29,6 @@ export interface RefundScheduler {
  * The looks at a refund the airline holds, told as the state of a job (the console shows and rules on it): its
  * due time and failures are the refund's own columns (next_poll_at, poll_failures, poll_error; decision 0034).
  */
-
 export interface RefundPollState {
   /** created (due at start_after), retry (a look failed, another is due at start_after), failed (gave up: nobody looks). */
   state: string;
@@ -40,6 +39,7 @@ export interface RefundPollState {
   /** The last failed look's `{ message }`, or null. */
   output: unknown;
 }
+
 export interface RefundDeps {
   db: Kysely<Database>;
   airlines: AirlineDirectory;
