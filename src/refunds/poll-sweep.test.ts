@@ -11,6 +11,7 @@ import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { JOB_POLL } from './lifecycle.js';
+import * as m0027 from '../store/migrations/0027_refund_poll_schedule.js';
 import type { RefundPollState } from './deps.js';
 
 const [lastA, firstA] = PLANTED.names;
@@ -122,5 +123,19 @@ describe('refund polls as due times in the refund (decision 0034)', () => {
     // pollNowSql leaves a refund that is no longer at the airline as it is.
     const { rows: none } = await sql<{ n: number }>`with due as (${lifecycle.scheduler.pollNowSql(a)}) select count(*)::int as n from due`.execute(t.store.db);
     assert.equal(none[0]!.n, 0);
+  });
+
+  test('migration 0027 makes a refund an older build left at 1 due at once, and leaves one that is final as it is', async () => {
+    const held = await refund('TWO001', 'TWOTICKETS', 'TIM', ['out', 'ret']);
+    const done = await refund('CANQ01', 'CANNOT', 'ANN', ['xc']);
+    // As an older build left them: at 1 and at 2, no due time.
+    await t.store.db.updateTable('refund_orders').set({ status: 1, next_poll_at: null }).where('refund_code', '=', held).execute();
+    await t.store.db.updateTable('refund_orders').set({ status: 2, next_poll_at: null }).where('refund_code', '=', done).execute();
+    // The migration writes the store's time (now()), not the test clock's (moved ahead by the test before).
+    const from = Date.now();
+    await m0027.up(t.store.db as never);
+    within((await row(held)).next_poll_at, { from: from - 1000, to: Date.now() + 1000 }, 0, 'due at the migration');
+    assert.equal((await row(done)).next_poll_at, null);
+    assert.equal((await stateOf(held))?.state, 'created');
   });
 });
