@@ -6,7 +6,7 @@ import { Link } from '../router.tsx';
 import { day, money, REASON, REFUND_STATUS, when } from '../format.ts';
 import { Action, Audit, OrderSection, Timeline, Webhooks } from './parts.tsx';
 
-/** A poll job's state in words (pg-boss states). */
+/** The status poll's state in words (told as a job's: created, retry, failed; decision 0034). */
 const POLL_STATE: Record<string, string> = { created: 'waiting', retry: 'retrying after a failure', active: 'running', completed: 'done', cancelled: 'cancelled', failed: 'gave up' };
 
 export function RefundPage({ code, role }: { code: string; role: Role }) {
@@ -57,7 +57,7 @@ export function RefundPage({ code, role }: { code: string; role: Role }) {
           <dt>Cancel reason</dt><dd>{r.cancelReason ?? '—'}</dd>
           <dt>Created / updated</dt><dd>{when(r.createdAt)} / {when(r.updatedAt)}</dd>
           {r.status === 1 || r.status === 3 ? (
-            <><dt>Status poll</dt><dd data-testid="poll-job">{r.pollJob ? `${POLL_STATE[r.pollJob.state] ?? r.pollJob.state}${r.pollJob.failedAttempts > 0 ? `, ${r.pollJob.failedAttempts} failed attempt(s) of ${r.pollJob.retryLimit + 1}` : ''}${r.pollJob.state === 'created' || r.pollJob.state === 'retry' ? `, due ${when(r.pollJob.due)}` : ''}${r.pollJob.lastError ? ` (last error: ${r.pollJob.lastError})` : ''}` : 'none in the job queue'}</dd></>
+            <><dt>Status poll</dt><dd data-testid="poll-job">{r.pollJob ? `${POLL_STATE[r.pollJob.state] ?? r.pollJob.state}${r.pollJob.failedAttempts > 0 ? `, ${r.pollJob.failedAttempts} failed attempt(s) of ${r.pollJob.retryLimit + 1}` : ''}${r.pollJob.state === 'created' || r.pollJob.state === 'retry' ? `, due ${when(r.pollJob.due)}` : ''}${r.pollJob.lastError ? ` (last error: ${r.pollJob.lastError})` : ''}` : 'none'}</dd></>
           ) : null}
           {r.consoleCase ? (<><dt>Console case</dt><dd><Link to={`/cases/${r.consoleCase.caseId}`}>{r.consoleCase.caseId}</Link> approved by {r.consoleCase.decidedBy}</dd></>) : null}
         </dl>
