@@ -92,6 +92,10 @@ export const POLL_DUE_SQL = `select refund_code, next_poll_at from refund_orders
    order by next_poll_at, refund_code
    limit ${POLL_SWEEP_BATCH}`;
 
+/** The refund `refundCode` if the airline holds it (1 or 3): found by its key, the status only checked (`unindexed`). */
+const heldByAirline = (refundCode: string) =>
+  sql`refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})`;
+
 /** A refund whose look is due, as the poll sweep reads it. */
 interface DueLook {
   refund_code: string;
@@ -137,7 +141,7 @@ export class RefundLifecycle {
     // The refund due now, its failures forgotten: the next sweep looks at it.
     pollNowSql: (refundCode, onlyIf) => sql`
       update refund_orders set next_poll_at = ${this.deps.clock.now()}::timestamptz, poll_failures = 0, poll_error = null
-      where refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})
+      where ${heldByAirline(refundCode)}
         ${onlyIf ? sql`and ${onlyIf}` : sql``}
       returning refund_code`,
     pollStateSql: (refundCode) => {
@@ -147,7 +151,7 @@ export class RefundLifecycle {
           least(poll_failures, ${limit}::int) as retry_count, ${limit}::int as retry_limit, coalesce(next_poll_at, updated_at) as start_after,
           case when poll_error is null then null else json_build_object('message', poll_error) end as output
         from refund_orders
-        where refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})`;
+        where ${heldByAirline(refundCode)}`;
     },
     polled: () => void this.scheduleSweep(0).catch((err: unknown) => this.deps.log.warn({ err: String(err) }, 'refund poll sweep not queued')),
   };
@@ -238,7 +242,7 @@ export class RefundLifecycle {
       update refund_orders set poll_failures = poll_failures + 1, poll_error = ${message.slice(0, 1000)},
         next_poll_at = case when poll_failures >= ${limit}::int then null
                             else ${this.deps.clock.now()}::timestamptz + greatest(1, least(${delay}, 86400)) * interval '1 second' end
-      where refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})
+      where ${heldByAirline(refundCode)}
       returning next_poll_at, poll_failures`.execute(this.deps.db);
     const row = res.rows[0];
     if (!row) return;
