@@ -219,7 +219,7 @@ describe('console API', () => {
     assert.ok(audited.length >= 1 && audited.every((a) => a.action === 'login'), JSON.stringify(audited));
   });
 
-  test('approve a console case: a refund at status 0 with its job, the case approved, both audited with before/after; a second decision is refused', async () => {
+  test('approve a console case: a refund at status 0 with its submission due, the case approved, both audited with before/after; a second decision is refused', async () => {
     await call(t.app, '/refund.do', demo31, { client: DEMO });
     const [c] = await pendingCases();
     const agent = await login('aga.agent');
@@ -228,6 +228,7 @@ describe('console API', () => {
     const { refundCode } = res.json();
     const refund = await t.store.db.selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
     assert.equal(refund.status, 0);
+    assert.ok(refund.next_poll_at !== null && new Date(refund.next_poll_at).getTime() <= t.clock.now().getTime(), 'its submission due (decision 0035)');
     assert.equal(refund.reason, '1');
     assert.equal(refund.client_id, 'demo-agency');
     const history = await t.store.db.selectFrom('refund_status_history').select(['to_status', 'cause']).where('refund_code', '=', refundCode).execute();
@@ -319,19 +320,23 @@ describe('console API', () => {
     assert.equal((await post(agent, '/refunds/0000000000/withdraw')).statusCode, 404);
   });
 
-  test('retry: a refund still at 0 gets a submission job now (audited); at the airline, a poll job only when none is still to run', async () => {
+  test('retry: a refund still at 0 gets its submission due now (audited); at the airline, its poll only when none is still to run', async () => {
     const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO26', carrier: 'XS', refundRequestList: [{ lastName: 'ELSEWHERE', firstName: 'ELLIS', refundReason: '1', segments: [seg('XS101-out')] }] }, { client: DEMO });
     assert.equal(r.body.status, 0, String(r.body.msg));
     const code = String(r.body.refundCode);
     const agent = await login('aga.agent');
     const ok = await post(agent, `/refunds/${code}/retry`);
     assert.equal(ok.statusCode, 200, ok.body);
-    assert.equal(typeof ok.json().queued, 'boolean');
+    assert.deepEqual(ok.json(), { queued: true, step: 'submission' });
     const [a] = await t.store.db.selectFrom('audit_log').selectAll().where('target', '=', `refund:${code}`).where('action', '=', 'refund.retry').execute();
     assert.equal(a!.operator_login, 'aga.agent');
-    assert.equal(ok.json().step, 'submission');
-    // At the airline (1) with no poll job in the queue (this app runs no workers): the retry queues one.
-    await t.store.db.updateTable('refund_orders').set({ status: 1 }).where('refund_code', '=', code).execute();
+    assert.deepEqual(a!.after, { status: 0, submissionQueued: true });
+    // decision 0035: the retry makes the submission due now, its failed attempts forgotten.
+    const due = await t.store.db.selectFrom('refund_orders').select(['next_poll_at', 'poll_failures']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+    assert.ok(due.next_poll_at !== null && new Date(due.next_poll_at).getTime() <= t.clock.now().getTime());
+    assert.equal(due.poll_failures, 0);
+    // At the airline (1) with nobody looking (put there by hand; this app runs no workers): the retry makes its look due.
+    await t.store.db.updateTable('refund_orders').set({ status: 1, next_poll_at: null }).where('refund_code', '=', code).execute();
     assert.deepEqual((await get(agent, `/refunds/${code}`)).json().refund.actions.retry, { allowed: true });
     const polled = await post(agent, `/refunds/${code}/retry`);
     assert.equal(polled.statusCode, 200, polled.body);

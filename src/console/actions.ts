@@ -142,8 +142,8 @@ export async function pollJobOf(db: Kysely<Database> | Transaction<Database>, re
 }
 
 /**
- * Retry a refund stuck on airline errors. At 0 (its submission failing, or its job gone after the retries): one
- * more submission now. At 1 or 3 whose status poll gave up (./rules.ts): its next look due now, its failures
+ * Retry a refund stuck on airline errors. At 0 (its submission failing, or given up after its retries): its
+ * submission due now, its failures forgotten (RefundScheduler.submitNowSql). At 1 or 3 whose status poll gave up (./rules.ts): its next look due now, its failures
  * forgotten (RefundScheduler.pollNowSql); the lifecycle's poll sweep then moves the refund on as the airline answers.
  */
 export async function retryRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ queued: boolean; step: 'submission' | 'poll' }> {
@@ -154,7 +154,7 @@ export async function retryRefund(deps: ActionDeps, operator: Operator, refundCo
     const allowed = allowedRefundActions({ ...r, pollJob }).retry;
     if (!allowed.allowed) throw new ActionRefused(409, `cannot retry: ${allowed.why}`);
     const step = atAirline ? ('poll' as const) : ('submission' as const);
-    const job = atAirline ? deps.refunds.scheduler.pollNowSql(refundCode) : deps.refunds.scheduler.submissionJobSql(refundCode);
+    const job = atAirline ? deps.refunds.scheduler.pollNowSql(refundCode) : deps.refunds.scheduler.submitNowSql(refundCode);
     const { rows } = await sql<{ n: number | string }>`with job as (${job}) select count(*) as n from job`.execute(trx);
     const queued = Number(rows[0]?.n ?? 0) > 0;
     const before = atAirline ? { status: r.status, pollJob: pollJob ? { state: pollJob.state, failedAttempts: pollJob.retry_count } : null } : { status: r.status };

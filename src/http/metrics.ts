@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { SeatMapCacheStats } from '../booking/seat-cache.js';
-import { oldestOpenRefunds, refundPollsGivenUp, refundsByStatus } from '../refunds/metrics.js';
+import { oldestOpenRefunds, refundCallsGivenUp, refundsByStatus } from '../refunds/metrics.js';
 import { undeliveredEvents } from '../webhooks/metrics.js';
 import type { Database } from '../store/schema.js';
 import type { AutovacuumStats } from '../store/pglite-autovacuum.js';
@@ -183,7 +183,14 @@ export class Metrics {
       'Refunds at 1 or 3 nobody looks at any more: their looks at the airline failed past the retries; retry them in the console',
       [],
       'refunds',
-      async () => [[{}, await refundPollsGivenUp(src.db)]],
+      async () => [[{}, (await refundCallsGivenUp(src.db)).polls]],
+    );
+    fromStore(
+      'postbook_refund_submissions_given_up',
+      'Refunds at 0 nobody submits any more: their submissions to the airline failed past the retries; retry them in the console',
+      [],
+      'refunds',
+      async () => [[{}, (await refundCallsGivenUp(src.db)).submissions]],
     );
     fromStore('postbook_jobs', 'Jobs of the job queue by queue and state (created = waiting)', ['queue', 'state'], 'jobs', async () => {
       if (!src.jobQueue.running) return null;

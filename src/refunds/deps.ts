@@ -5,13 +5,17 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
 import type { Rates } from './engine/index.js';
 
-/** Schedules lifecycle work inside the caller's statement, so a refund and its job commit together. */
+/**
+ * The lifecycle's schedule as the refund commands and the console touch it. A new refund is written with its
+ * submission due at once (`next_poll_at`, decision 0035), which the lifecycle's sweep reads: nothing more to queue.
+ */
 export interface RefundScheduler {
-  /** The insert of the refund's first job, as a CTE of the statement that writes the refund (only when `onlyIf` holds). */
-  submissionJobSql(refundCode: string, onlyIf?: RawBuilder<unknown>): RawBuilder<unknown>;
-  /** The same for several refunds: `refundCodes` is SQL yielding a column `refund_code` (a CTE of the statement). */
-  submissionJobsSql(refundCodes: RawBuilder<unknown>): RawBuilder<unknown>;
-  /** After that statement committed: workers of this process look at once. */
+  /**
+   * The refund's submission due now, its failed attempts forgotten, for a refund still at 0, as a CTE yielding
+   * the refund when it is one: the console's retry of a refund whose submission failed or gave up.
+   */
+  submitNowSql(refundCode: string): RawBuilder<unknown>;
+  /** After a statement that wrote refunds at 0 committed: this process's sweep worker, if any, fetches at once. */
   submitted(): void;
   /**
    * The refund's next look at the airline due now, its failed looks forgotten, for a refund the airline holds

@@ -2,9 +2,9 @@
 // deposit: 0 → 1 → 3 → 2, and 0 or 1 → 4; pass-through virtual card and refund claims: 0 → 1 → 5, 0 or 1 → 4,
 // 0 or 1 → 6. Every transition is a history row with its time and cause. The airline is called outside any
 // transaction, with the refundCode as idempotency key; a transition only happens from the expected status,
-// so a retried or duplicated job never moves a refund twice. A submission is a job per refund; the looks at a
-// refund the airline holds (1, 3) are due times in the refund's own row, which one recurring sweep job reads
-// (decision 0034).
+// so a retried or duplicated call never moves a refund twice. The airline calls a refund waits for — its
+// submission at 0, the looks while the airline holds it (1, 3) — are due times in the refund's own row, which
+// one recurring sweep job reads (decisions 0034, 0035).
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { DateTime } from 'luxon';
 import {
@@ -47,19 +47,30 @@ export interface LifecycleDeps {
    * doubled each time with retryBackoff.
    */
   pollRetry: RetryLimits;
+  /** The same for a failed submission (JOB_SUBMIT's limits). */
+  submitRetry: RetryLimits;
   /** Budget of one airline call. */
   airlineTimeoutMs: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
+/** One job per submission, as builds before decision 0035 queued them: still worked, no longer sent. */
 export const JOB_SUBMIT = 'refund-submit';
 /** One job per look at a refund, as builds before decision 0034 queued them: still worked, no longer sent. */
 export const JOB_POLL = 'refund-poll';
-/** The looks at the refunds the airline holds: one recurring job (one waiting at a time), every POLL_SWEEP_SECONDS. */
+/**
+ * The due airline calls (submissions at 0, looks at 1 and 3): one recurring job (one waiting at a time), every
+ * POLL_SWEEP_SECONDS. Named when it only looked (decision 0034); the name is the queue's, kept.
+ */
 export const JOB_POLL_SWEEP = 'refund-poll-sweep';
 export const POLL_SWEEP_SECONDS = 1;
-/** Refunds looked at together (concurrently) by a sweep, as many rounds as are due. */
+/** Refunds a sweep reads at once: submitted in one batch (submitBatch), looked at concurrently. */
 const POLL_SWEEP_BATCH = 25;
+/**
+ * Batches of a sweep in flight at once: while one waits on the airline or on its statement, the next is read and
+ * sent (as the submission jobs' three lanes were; the embedded store runs one statement at a time and gains nothing).
+ */
+const POLL_SWEEP_LANES = 3;
 /** However many sweeps failed in a row: every this many seconds each process queues one (dropped when one waits). */
 const POLL_SWEEP_BACKSTOP_MS = 60_000;
 /**
@@ -81,13 +92,13 @@ interface JobData {
 }
 
 /**
- * A sweep's next batch of due looks: $1 the sweep's start, after ($2, $3), the last (next_poll_at, refund_code)
- * of the batch before ('-infinity' and '' first). An ordered scan of refund_orders_poll_due
- * (src/store/hot-path-indexes.test.ts). Planned at each run (not a named statement): a generic plan made while
- * the refunds were few could walk the table.
+ * A sweep's next batch of due calls: $1 the sweep's start, after ($2, $3), the last (next_poll_at, refund_code)
+ * of the batch before ('-infinity' and '' first). An ordered scan of refund_orders_step_due
+ * (src/store/hot-path-indexes.test.ts), whose predicate it repeats. Planned at each run (not a named statement): a
+ * generic plan made while the refunds were few could walk the table.
  */
-export const POLL_DUE_SQL = `select refund_code, next_poll_at from refund_orders
-   where status in (${RS.AIRLINE_PROCESSING}, ${RS.AIRLINE_REFUNDING}) and next_poll_at <= $1::timestamptz
+export const STEP_DUE_SQL = `select refund_code, next_poll_at, status from refund_orders
+   where status in (${RS.PROCESSING}, ${RS.AIRLINE_PROCESSING}, ${RS.AIRLINE_REFUNDING}) and next_poll_at <= $1::timestamptz
      and (next_poll_at, refund_code) > ($2::timestamptz, $3::text)
    order by next_poll_at, refund_code
    limit ${POLL_SWEEP_BATCH}`;
@@ -96,10 +107,14 @@ export const POLL_DUE_SQL = `select refund_code, next_poll_at from refund_orders
 const heldByAirline = (refundCode: string) =>
   sql`refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})`;
 
-/** A refund whose look is due, as the poll sweep reads it. */
-interface DueLook {
+/** The refund `refundCode` if it waits for its submission (0): found by its key, the status only checked. */
+const awaitingSubmission = (refundCode: string) => sql`refund_code = ${refundCode} and ${unindexed('status')} = ${sql.lit(RS.PROCESSING)}`;
+
+/** A refund whose airline call is due, as the sweep reads it. */
+interface DueStep {
   refund_code: string;
   next_poll_at: Date;
+  status: number;
 }
 
 function codeOf(data: unknown): string {
@@ -130,14 +145,13 @@ export class RefundLifecycle {
   constructor(private readonly deps: LifecycleDeps) {}
 
   readonly scheduler: RefundScheduler = {
-    submissionJobSql: (refundCode, onlyIf) =>
-      this.deps.queue.insertSql(JOB_SUBMIT, { refundCode }, { singletonKey: `submit-${refundCode}`, ...(onlyIf ? { onlyIf } : {}) }),
-    submissionJobsSql: (refundCodes) =>
-      this.deps.queue.insertManySql(
-        JOB_SUBMIT,
-        sql`select jsonb_build_object('refundCode', c.refund_code) as data, 'submit-' || c.refund_code as singleton_key from (${refundCodes}) c`,
-      ),
-    submitted: () => this.deps.queue.wake(JOB_SUBMIT),
+    // The refund's submission due now, its failures forgotten: the next sweep sends it.
+    submitNowSql: (refundCode) => sql`
+      update refund_orders set next_poll_at = ${this.deps.clock.now()}::timestamptz, poll_failures = 0, poll_error = null
+      where ${awaitingSubmission(refundCode)}
+      returning refund_code`,
+    // No statement: this process's sweep worker, if it has one, fetches at once (a sweep waiting to start runs on time).
+    submitted: () => this.deps.queue.wake(JOB_POLL_SWEEP),
     // The refund due now, its failures forgotten: the next sweep looks at it.
     pollNowSql: (refundCode, onlyIf) => sql`
       update refund_orders set next_poll_at = ${this.deps.clock.now()}::timestamptz, poll_failures = 0, poll_error = null
@@ -157,7 +171,7 @@ export class RefundLifecycle {
   };
 
   async startWorkers(): Promise<void> {
-    // One handler call per fetched batch: one read and one write for all its refunds (see submitBatch).
+    // Submission jobs queued by a build before decision 0035: one handler call per fetched batch (see submitBatch).
     await this.deps.queue.workBatch(JOB_SUBMIT, SUBMIT_WORKER, async (jobs) => {
       const codes: Array<string | Error> = jobs.map((j) => {
         try {
@@ -169,12 +183,14 @@ export class RefundLifecycle {
       const outcomes = await this.submitBatch(codes.filter((c): c is string => typeof c === 'string'));
       return codes.map((c) => (typeof c === 'string' ? outcomes.get(c) : c));
     });
-    // The looks: a sweep over the refunds' own due times, which queues its successor when done.
+    // The submissions and the looks: a sweep over the refunds' own due times, which queues its successor when done.
     this.stopping = false;
     await this.deps.queue.work(JOB_POLL_SWEEP, { pollingIntervalSeconds: 0.5 }, async () => {
       try {
-        await this.sweepPolls();
+        this.sweeping = this.sweep();
+        await this.sweeping;
       } finally {
+        this.sweeping = null;
         // Also when this process stops (the store closes after its handlers end): another process takes it.
         await this.scheduleSweep(POLL_SWEEP_SECONDS);
       }
@@ -191,6 +207,26 @@ export class RefundLifecycle {
 
   private stopping = false;
 
+  private paused = false;
+
+  /** The sweep this process runs now, if any. */
+  private sweeping: Promise<number> | null = null;
+
+  /**
+   * From now on a sweep this process fetches calls nobody and ends (its successor is still queued); answers once a
+   * running one has ended after its batches in flight. The airline calls wait in their rows until resumeSweeps().
+   * The bench pauses the sweeps of the embedded store's own process while its backlog measure drains the same
+   * table with workers of its own.
+   */
+  async pauseSweeps(): Promise<void> {
+    this.paused = true;
+    await this.sweeping?.catch(() => undefined);
+  }
+
+  resumeSweeps(): void {
+    this.paused = false;
+  }
+
   /** Stops queueing sweeps from this process, and a running sweep after its batch (the job queue's workers stop with the queue). */
   stopWorkers(): void {
     this.stopping = true;
@@ -203,22 +239,48 @@ export class RefundLifecycle {
   }
 
   /**
-   * One sweep: every refund at 1 or 3 whose look was due when the sweep began, each once, POLL_SWEEP_BATCH at a
-   * time in due order (read on refund_orders_poll_due, after the last one of the batch before), for at most
-   * POLL_SWEEP_BUDGET_MS or until the workers stop. Answers how many refunds it looked at.
+   * One sweep: every refund whose airline call was due when the sweep began — its submission at 0, a look at 1
+   * or 3 — each once, POLL_SWEEP_BATCH at a time in due order (read on refund_orders_step_due, after the last one of
+   * the batch before), up to POLL_SWEEP_LANES batches in flight, for at most POLL_SWEEP_BUDGET_MS or until the
+   * workers stop. A batch's refunds at 0 are submitted together (submitBatch), the others looked at concurrently.
+   * Answers how many refunds it called the airline about.
    */
-  async sweepPolls(): Promise<number> {
+  async sweep(): Promise<number> {
+    if (this.paused) return 0;
     const now = this.deps.clock.now();
     const until = performance.now() + POLL_SWEEP_BUDGET_MS;
     let after: [Date | string, string] = ['-infinity', ''];
-    let looked = 0;
-    for (;;) {
-      const { rows: due } = await this.deps.db.executeQuery<DueLook>(CompiledQuery.raw(POLL_DUE_SQL, [now, ...after]));
-      await Promise.all(due.map((d) => this.look(d.refund_code)));
-      looked += due.length;
-      const last = due[due.length - 1];
-      if (!last || due.length < POLL_SWEEP_BATCH || this.stopping || performance.now() > until) return looked;
-      after = [new Date(last.next_poll_at), last.refund_code];
+    let called = 0;
+    const inFlight = new Set<Promise<void>>();
+    try {
+      for (;;) {
+        const { rows: due } = await this.deps.db.executeQuery<DueStep>(CompiledQuery.raw(STEP_DUE_SQL, [now, ...after]));
+        const toSubmit = due.filter((d) => d.status === RS.PROCESSING).map((d) => d.refund_code);
+        const batch = Promise.all([this.submitDue(toSubmit), ...due.filter((d) => d.status !== RS.PROCESSING).map((d) => this.look(d.refund_code))]).then(() => undefined);
+        inFlight.add(batch);
+        void batch.finally(() => inFlight.delete(batch));
+        called += due.length;
+        const last = due[due.length - 1];
+        if (!last || due.length < POLL_SWEEP_BATCH || this.stopping || this.paused || performance.now() > until) return called;
+        after = [new Date(last.next_poll_at), last.refund_code];
+        if (inFlight.size >= POLL_SWEEP_LANES) await Promise.race(inFlight);
+      }
+    } finally {
+      await Promise.all(inFlight);
+    }
+  }
+
+  /** The due submissions of a sweep's batch (submitBatch); a failed one is counted in its row and retried later, or given up. */
+  private async submitDue(refundCodes: string[]): Promise<void> {
+    if (refundCodes.length === 0) return;
+    let outcomes: Map<string, unknown>;
+    try {
+      outcomes = await this.submitBatch(refundCodes);
+    } catch (err) {
+      outcomes = new Map(refundCodes.map((c) => [c, err]));
+    }
+    for (const [refundCode, outcome] of outcomes) {
+      if (outcome !== undefined) await this.stepFailed('submission', refundCode, outcome instanceof Error ? outcome.message : 'the submission failed');
     }
   }
 
@@ -227,27 +289,29 @@ export class RefundLifecycle {
     try {
       await this.pollStep(refundCode);
     } catch (err) {
-      await this.pollFailed(refundCode, err instanceof Error ? err.message : String(err));
+      await this.stepFailed('look', refundCode, err instanceof Error ? err.message : String(err));
     }
   }
 
   /**
-   * A failed look: the refund's failures counted and its next look put off (the job queue's retry delay, doubled
-   * each time with back-off); past the retry limit, nobody looks again until an agent retries (the console).
+   * A failed submission or look: the refund's failures counted and its next attempt put off (the job queue's retry
+   * delay for that step, doubled each time with back-off); past the retry limit, nobody calls the airline about it
+   * again until an agent retries (the console).
    */
-  private async pollFailed(refundCode: string, message: string): Promise<void> {
-    const { retryLimit: limit, retryDelaySeconds: delaySeconds, retryBackoff: backoff } = this.deps.pollRetry;
+  private async stepFailed(step: 'submission' | 'look', refundCode: string, message: string): Promise<void> {
+    const { retryLimit: limit, retryDelaySeconds: delaySeconds, retryBackoff: backoff } = step === 'look' ? this.deps.pollRetry : this.deps.submitRetry;
     const delay = backoff ? sql`${delaySeconds}::float8 * power(2, least(poll_failures, 16))` : sql`${delaySeconds}::float8`;
     const res = await sql<{ next_poll_at: Date | null; poll_failures: number }>`
       update refund_orders set poll_failures = poll_failures + 1, poll_error = ${message.slice(0, 1000)},
         next_poll_at = case when poll_failures >= ${limit}::int then null
                             else ${this.deps.clock.now()}::timestamptz + greatest(1, least(${delay}, 86400)) * interval '1 second' end
-      where ${heldByAirline(refundCode)}
+      where ${step === 'look' ? heldByAirline(refundCode) : awaitingSubmission(refundCode)}
       returning next_poll_at, poll_failures`.execute(this.deps.db);
     const row = res.rows[0];
     if (!row) return;
-    if (row.next_poll_at === null) this.deps.log.warn({ refundCode, failures: row.poll_failures, err: message }, 'refund status poll gave up; retry it in the console');
-    else this.deps.log.warn({ refundCode, failures: row.poll_failures, err: message }, 'refund status poll failed; will retry');
+    const what = step === 'look' ? 'refund status poll' : 'refund submission';
+    if (row.next_poll_at === null) this.deps.log.warn({ refundCode, failures: row.poll_failures, err: message }, `${what} gave up; retry it in the console`);
+    else this.deps.log.warn({ refundCode, failures: row.poll_failures, err: message }, `${what} failed; will retry`);
   }
 
   /** The refund's next look POLL seconds from now, its failures forgotten, if it is still at `status`. */

@@ -28,13 +28,18 @@ export const OLDEST_OPEN_REFUNDS_SQL = `select s.status, (select r.created_at fr
   from unnest(array[${OPEN_REFUND_STATUSES.join(', ')}]) s(status)`;
 
 /**
- * Refunds the airline holds that nobody looks at any more (decision 0034): their looks gave up after the job
- * queue's retries (or they were put at 1 or 3 by hand). Read on refund_orders_poll_due, its null end.
+ * Refunds whose airline calls gave up after the job queue's retries, nobody calling the airline about them any more
+ * (or put at that status by hand): `submissions` at 0 (decision 0035), `polls` at 1 or 3 (decision 0034). Read on
+ * refund_orders_step_due, its null end.
  */
-export async function refundPollsGivenUp(db: Kysely<Database>): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`
-    select count(*) as n from refund_orders where status in (${sql.lit(REFUND_ORDER_STATUS.AIRLINE_PROCESSING)}, ${sql.lit(REFUND_ORDER_STATUS.AIRLINE_REFUNDING)}) and next_poll_at is null`.execute(db);
-  return Number(rows[0]?.n ?? 0);
+export async function refundCallsGivenUp(db: Kysely<Database>): Promise<{ submissions: number; polls: number }> {
+  const { rows } = await sql<{ submissions: number | string; polls: number | string }>`
+    select count(*) filter (where status = ${sql.lit(REFUND_ORDER_STATUS.PROCESSING)}) as submissions,
+      count(*) filter (where status <> ${sql.lit(REFUND_ORDER_STATUS.PROCESSING)}) as polls
+    from refund_orders
+    where status in (${sql.lit(REFUND_ORDER_STATUS.PROCESSING)}, ${sql.lit(REFUND_ORDER_STATUS.AIRLINE_PROCESSING)}, ${sql.lit(REFUND_ORDER_STATUS.AIRLINE_REFUNDING)})
+      and next_poll_at is null`.execute(db);
+  return { submissions: Number(rows[0]?.submissions ?? 0), polls: Number(rows[0]?.polls ?? 0) };
 }
 
 export async function oldestOpenRefunds(db: Kysely<Database>): Promise<Array<{ status: number; since: Date }>> {

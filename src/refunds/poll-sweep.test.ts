@@ -1,6 +1,7 @@
 // Decision 0034: a refund the airline holds carries its next look at the airline in its own row (next_poll_at),
 // written by the transition that needs it; one recurring sweep looks at the due ones; a failed look is retried
 // by the job queue's retry rules, counted in the row, and gives up past them; the console makes it due again.
+// Decision 0035: the same for a refund's submission at 0, written due by refund.do.
 // The tests drive the sweep themselves (no workers) on a test clock.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,16 +11,19 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
-import { JOB_POLL } from './lifecycle.js';
+import { JOB_POLL, JOB_SUBMIT } from './lifecycle.js';
 import * as m0027 from '../store/migrations/0027_refund_poll_schedule.js';
+import * as m0028 from '../store/migrations/0028_refund_submission_schedule.js';
 import type { RefundPollState } from './deps.js';
 
-const [lastA, firstA] = PLANTED.names;
+const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
-describe('refund polls as due times in the refund (decision 0034)', () => {
+describe('refund submissions and polls as due times in the refund (decisions 0034, 0035)', () => {
   let t: TestApp;
   /** refundCodes whose look the airline answers with a retryable error. */
   const failing = new Set<string>();
+  /** refundCodes whose submission the airline answers with a retryable error. */
+  const failingSubmit = new Set<string>();
   before(async () => {
     t = await makeTestApp({
       world: refundWorld(),
@@ -31,6 +35,12 @@ describe('refund polls as due times in the refund (decision 0034)', () => {
         sandbox.refundStatus = async (carrier, code, opts) => {
           if (failing.has(code)) throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
           return refundStatus(carrier, code, opts);
+        };
+        const submitRefunds = sandbox.submitRefunds.bind(sandbox);
+        sandbox.submitRefunds = async (carrier, submissions, opts) => {
+          const answers = await submitRefunds(carrier, submissions.filter((s) => !failingSubmit.has(s.refundCode)), opts);
+          let i = 0;
+          return submissions.map((s) => (failingSubmit.has(s.refundCode) ? new ConnectorError('unavailable', true, 'the airline is down') : answers[i++]!));
         };
         return [sandbox];
       },
@@ -76,12 +86,12 @@ describe('refund polls as due times in the refund (decision 0034)', () => {
     assert.deepEqual(await stateOf(a), { state: 'created', retry_count: 0, retry_limit: 2, start_after: (await row(a)).next_poll_at, output: null });
 
     // Not due yet: nothing to look at.
-    assert.equal(await lifecycle.sweepPolls(), 0);
+    assert.equal(await lifecycle.sweep(), 0);
 
     // Due: both looked at once. The airline still processes b (its next look a poll interval on); a's look fails.
     failing.add(a);
     t.clock.advance(1000);
-    let sweep = await timed(() => lifecycle.sweepPolls());
+    let sweep = await timed(() => lifecycle.sweep());
     assert.equal(sweep.value, 2);
     within((await row(b)).next_poll_at, sweep, 1000, "b's next look");
     let ra = await row(a);
@@ -93,30 +103,30 @@ describe('refund polls as due times in the refund (decision 0034)', () => {
 
     // A second later only b is due.
     t.clock.advance(1000);
-    assert.equal(await lifecycle.sweepPolls(), 1);
+    assert.equal(await lifecycle.sweep(), 1);
     // 10 s on: a fails again and waits twice as long; then it fails a third time: past the two retries, nobody looks.
     t.clock.advance(10_000);
-    sweep = await timed(() => lifecycle.sweepPolls());
+    sweep = await timed(() => lifecycle.sweep());
     assert.equal(sweep.value, 2);
     ra = await row(a);
     assert.equal(ra.poll_failures, 2);
     within(ra.next_poll_at, sweep, 20_000, "a's second retry");
     t.clock.advance(20_000);
-    await lifecycle.sweepPolls();
+    await lifecycle.sweep();
     ra = await row(a);
     assert.deepEqual([ra.status, ra.next_poll_at, ra.poll_failures], [1, null, 3]);
     const gaveUp = await stateOf(a);
     assert.deepEqual([gaveUp?.state, gaveUp?.retry_count, gaveUp?.retry_limit], ['failed', 2, 2]);
     t.clock.advance(60_000);
     failing.delete(a);
-    const looked = await lifecycle.sweepPolls();
+    const looked = await lifecycle.sweep();
     assert.equal((await row(a)).status, 1, `given up: a sweep no longer looks at it (${looked} looked at)`);
 
     // The console's retry: due now, its failures forgotten; the next sweep looks and the airline, long done, has paid it.
     const { rows: made } = await sql<{ n: number }>`with due as (${lifecycle.scheduler.pollNowSql(a)}) select count(*)::int as n from due`.execute(t.store.db);
     assert.equal(made[0]!.n, 1);
     assert.deepEqual([(await stateOf(a))?.state, (await row(a)).poll_failures], ['created', 0]);
-    await lifecycle.sweepPolls();
+    await lifecycle.sweep();
     ra = await row(a);
     assert.equal(ra.status, 2, 'deposit refund paid: 1 → 3 → 2 in one look');
     assert.equal(await stateOf(a), undefined, 'no poll state once the refund left 1 and 3');
@@ -137,5 +147,62 @@ describe('refund polls as due times in the refund (decision 0034)', () => {
     within((await row(held)).next_poll_at, { from: from - 1000, to: Date.now() + 1000 }, 0, 'due at the migration');
     assert.equal((await row(done)).next_poll_at, null);
     assert.equal((await stateOf(held))?.state, 'created');
+  });
+
+  test('decision 0035: refund.do writes the submission due and queues no job; the sweep sends it (0 → 1, first look a poll interval on); a failing one backs off, gives up, and is made due again', async () => {
+    const lifecycle = t.workers.lifecycle;
+    const c = await refund('OLD001', 'OLDIE', 'OZ', ['out']);
+    const d = await refund('ONE001', 'ONCE', 'OTTO', ['xo']);
+    for (const code of [c, d]) {
+      const r = await row(code);
+      assert.equal(r.status, 0);
+      assert.ok(at(r.next_poll_at)! <= t.clock.now().getTime(), 'its submission due at once');
+    }
+    const { rows: jobs } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`${t.workers.queue.schema}.job`)} where name = ${JOB_SUBMIT}`.execute(t.store.db);
+    assert.equal(jobs[0]!.n, 0, 'no submission job per refund');
+
+    // One sweep: c goes to the airline and on to 1; d's submission fails, is counted and put off 10 s.
+    failingSubmit.add(d);
+    let sweep = await timed(() => lifecycle.sweep());
+    const rc = await row(c);
+    assert.deepEqual([rc.status, rc.poll_failures], [1, 0]);
+    within(rc.next_poll_at, sweep, 1000, "c's first look, REFUND_POLL_SECONDS after the move to 1");
+    let rd = await row(d);
+    assert.deepEqual([rd.status, rd.poll_failures, rd.poll_error], [0, 1, 'the airline is down']);
+    within(rd.next_poll_at, sweep, 10_000, "d's retry");
+    // 10 s on it fails again and waits twice as long; then a third time: past the two retries, nobody sends it.
+    t.clock.advance(10_000);
+    sweep = await timed(() => lifecycle.sweep());
+    rd = await row(d);
+    assert.equal(rd.poll_failures, 2);
+    within(rd.next_poll_at, sweep, 20_000, "d's second retry");
+    t.clock.advance(20_000);
+    await lifecycle.sweep();
+    rd = await row(d);
+    assert.deepEqual([rd.status, rd.next_poll_at, rd.poll_failures], [0, null, 3]);
+    failingSubmit.delete(d);
+    t.clock.advance(60_000);
+    await lifecycle.sweep();
+    assert.equal((await row(d)).status, 0, 'given up: a sweep no longer sends it');
+
+    // The console's retry: due now, its failures forgotten; the next sweep sends it.
+    const { rows: made } = await sql<{ n: number }>`with due as (${lifecycle.scheduler.submitNowSql(d)}) select count(*)::int as n from due`.execute(t.store.db);
+    assert.equal(made[0]!.n, 1);
+    assert.equal((await row(d)).poll_failures, 0);
+    await lifecycle.sweep();
+    assert.equal((await row(d)).status, 1);
+    // submitNowSql leaves a refund that is no longer at 0 as it is.
+    const { rows: none } = await sql<{ n: number }>`with due as (${lifecycle.scheduler.submitNowSql(d)}) select count(*)::int as n from due`.execute(t.store.db);
+    assert.equal(none[0]!.n, 0);
+  });
+
+  test('migration 0028 makes a refund an older build left at 0 due at once, and leaves one at 1 with its look as it is', async () => {
+    const waiting = await refund('DEP001', lastB, firstB, ['out', 'ret']);
+    await t.store.db.updateTable('refund_orders').set({ next_poll_at: null }).where('refund_code', '=', waiting).execute();
+    const held = (await t.store.db.selectFrom('refund_orders').select(['refund_code', 'next_poll_at']).where('status', '=', 1).where('next_poll_at', 'is not', null).executeTakeFirstOrThrow());
+    const from = Date.now();
+    await m0028.up(t.store.db as never);
+    within((await row(waiting)).next_poll_at, { from: from - 1000, to: Date.now() + 1000 }, 0, 'due at the migration');
+    assert.equal(at((await row(held.refund_code)).next_poll_at), at(held.next_poll_at));
   });
 });

@@ -1,6 +1,7 @@
 // refund.do's one-statement write (issue 7): 100 concurrent submissions of one offer still make exactly one
-// refund with one history row and one job (spec 7.1: the others 813 or 814); a refused submission (803)
-// leaves nothing behind, not even its offer or its job; an expired offer answers 805 and stays unused.
+// refund with one history row and its submission due (spec 7.1: the others 813 or 814); a refused submission
+// (803) leaves nothing behind, not even its offer; an expired offer answers 805 and stays unused. No job per
+// refund: its submission is a due time in its row, which the lifecycle's sweep reads (decision 0035).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
@@ -23,16 +24,19 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     table === 'refund_status_history'
       ? (await t.store.db.selectFrom('refund_status_history').innerJoin('refund_orders', 'refund_orders.refund_code', 'refund_status_history.refund_code').select('id').where('order_no', '=', orderNo).execute()).length
       : (await t.store.db.selectFrom(table).select('order_no').where('order_no', '=', orderNo).execute()).length;
-  const waitingJobs = async () => {
+  /** The order's refunds at 0 with their submission due (these tests run no workers: nothing sends them). */
+  const dueSubmissions = async (orderNo: string) =>
+    (await t.store.db.selectFrom('refund_orders').select('refund_code').where('order_no', '=', orderNo).where('status', '=', 0).where('next_poll_at', '<=', new Date()).execute()).length;
+  /** Jobs ever queued for submissions (builds before decision 0035 queued one per refund). */
+  const submissionJobs = async () => {
     const s = (await t.workers.queue.stats()).queues['refund-submit']!;
-    return s.created + s.active + s.completed + s.retry;
+    return s.created + s.active + s.completed + s.retry + s.failed;
   };
 
-  test('100 concurrent refund.do with one refundOfferId → one refund, one history row, one job; the others 813/814', async (ctx) => {
+  test('100 concurrent refund.do with one refundOfferId → one refund, one history row, its submission due; the others 813/814', async (ctx) => {
     const orderNo = await orderNoOf('DEP001');
     const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item(lastA, firstA)] });
     assert.equal(quote.body.status, 0, String(quote.body.msg));
-    const jobsBefore = await waitingJobs();
     const results = await Promise.all(Array.from({ length: 100 }, () => call(t.app, '/refund.do', { orderNo, refundOfferId: quote.body.refundOfferId })));
     const won = results.filter((r) => r.body.status === 0);
     assert.equal(won.length, 1);
@@ -41,26 +45,25 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     assert.ok(odd.length === 0, `unexpected answers: ${JSON.stringify([...new Set(odd.map((r) => `${r.http} ${r.body.status} ${r.body.msg}`))])}`);
     assert.equal(await count('refund_orders', orderNo), 1);
     assert.equal(await count('refund_status_history', orderNo), 1);
-    assert.equal((await waitingJobs()) - jobsBefore, 1, 'one submission job');
+    assert.equal(await dueSubmissions(orderNo), 1, 'its submission due');
+    assert.equal(await submissionJobs(), 0, 'no job');
     ctx.diagnostic(`100 × refund.do by one offer on ${t.store.kind}: ${[...new Set(results.map((r) => r.body.status))].join(', ')}`);
   });
 
   test('a refused submission (803: the passenger has a live refund) writes nothing', async () => {
     const orderNo = await orderNoOf('DEP001');
     const offersBefore = await count('refund_offers', orderNo);
-    const jobsBefore = await waitingJobs();
     const again = await call(t.app, '/refund.do', { orderNo, refundRequestList: [item(lastA, firstA)] });
     assert.equal(again.body.status, 803); // spec 7.1: refund already submitted for this passenger
     assert.equal(await count('refund_offers', orderNo), offersBefore, 'no offer stored');
     assert.equal(await count('refund_orders', orderNo), 1);
-    assert.equal(await waitingJobs(), jobsBefore, 'no job');
+    assert.equal(await dueSubmissions(orderNo), 1, 'only the first refund due');
   });
 
-  test('concurrent refund.do by refundRequestList share a statement; each gets its own refund, history row and job', async () => {
+  test('concurrent refund.do by refundRequestList share a statement; each gets its own refund, history row and due submission', async () => {
     // group commit (decision 0018): three orders submitted at once. The first write is held for 200 ms, so
     // submissions that reach the writer meanwhile must go together into the next statement whatever the timing.
     const orders = [await orderNoOf('OLD001'), await orderNoOf('TWO001'), await orderNoOf('ONE001')];
-    const jobsBefore = await waitingJobs();
     const db = t.store.db;
     const statements: string[] = [];
     const original = db.executeQuery.bind(db);
@@ -95,14 +98,15 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     for (const orderNo of orders) assert.equal(await count('refund_status_history', orderNo), 1);
     const tickets = await db.selectFrom('refund_tickets').select(['refund_code', 'ticket_no']).where('refund_code', 'in', codes).execute();
     assert.deepEqual(tickets.map((x) => x.ticket_no).sort(), ['1112000000111', '9992000000051', '9992000000121', '9992000000122']);
-    assert.equal((await waitingJobs()) - jobsBefore, 3, 'one submission job each');
+    for (const orderNo of orders) assert.equal(await dueSubmissions(orderNo), 1, 'its submission due');
+    assert.equal(await submissionJobs(), 0, 'no job');
   });
 
   test('concurrent refund.do of the same passengers by refundRequestList: one refund, the others 803 and nothing left behind', async () => {
     const orderNo = await orderNoOf('FAM001');
     const offersBefore = await count('refund_offers', orderNo);
     const refundsBefore = await count('refund_orders', orderNo);
-    const jobsBefore = await waitingJobs();
+    const dueBefore = await dueSubmissions(orderNo);
     const results = await Promise.all(Array.from({ length: 6 }, () =>
         call(t.app, '/refund.do', { orderNo, refundRequestList: ['PAT', 'KIM'].map((first) => ({ lastName: 'PARENT', firstName: first, refundReason: '1', segments: [seg('out')] })) }),
       ),
@@ -111,7 +115,7 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     assert.deepEqual(results.map((r) => r.body.status).sort(), [0, 803, 803, 803, 803, 803]);
     assert.equal(await count('refund_orders', orderNo), refundsBefore + 1);
     assert.equal(await count('refund_offers', orderNo), offersBefore + 1, 'only the winner stored its offer');
-    assert.equal((await waitingJobs()) - jobsBefore, 1);
+    assert.equal((await dueSubmissions(orderNo)) - dueBefore, 1);
   });
 
   test('an expired offer answers 805 and stays active, unused', async () => {

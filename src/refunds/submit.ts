@@ -1,9 +1,9 @@
 // refund.do (spec 4.2): by refundOfferId (single use, guaranteed by the database) or by refundRequestList
-// (quote and submit in one step). Creates the refund order, its status history and its first job together,
-// in one statement (docs/architecture.md "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
+// (quote and submit in one step). Creates the refund order (its submission to the airline due at once: the
+// lifecycle's sweep sends it, decision 0035) and its status history together, in one statement (docs/architecture.md "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
 import { createHash, randomBytes } from 'node:crypto';
 import { newNumericId } from '../orders/orders.js';
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { GroupCommitter } from '../store/group-commit.js';
@@ -11,7 +11,7 @@ import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } fro
 import type { Database, OrderRow } from '../store/schema.js';
 import { checkShape } from './checks.js';
 import { checkRefund, findCallerOrder, loadCallerOrder, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
-import type { RefundCaller, RefundDeps, RefundScheduler } from './deps.js';
+import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
 import { offerStateSql, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
@@ -31,21 +31,21 @@ export function pathOf(order: OrderRow): 'deposit' | 'card' {
 
 /**
  * The rows of a new refund, as CTEs of one statement (one round trip, atomic on its own): the refund order
- * at status 0, its tickets (the partial unique index refund_tickets_one_live refuses a second live refund
- * of a ticket: 803), the first status-history row and the submission job. The statement's CTE `offer`
- * yields the offer's `offer_id`: nothing is written when it yields no row.
+ * at status 0 with its submission due now, its tickets (the partial unique index refund_tickets_one_live
+ * refuses a second live refund of a ticket: 803) and the first status-history row. The statement's CTE
+ * `offer` yields the offer's `offer_id`: nothing is written when it yields no row.
  */
-function refundRowsSql(deps: RefundDeps, args: { refundCode: string; caller: Pick<RefundCaller, 'clientId'>; order: OrderRow; priced: PricedQuote; displayCurrency: string | null; now: Date }) {
+function refundRowsSql(args: { refundCode: string; caller: Pick<RefundCaller, 'clientId'>; order: OrderRow; priced: PricedQuote; displayCurrency: string | null; now: Date }) {
   const { refundCode, order, priced, now } = args;
   return sql`
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at, next_poll_at)
       select ${refundCode}::text, ${args.caller.clientId}::text, ${order.order_no}::text, ${order.carrier}::text, offer.offer_id, ${priced.reason}::text, ${sql.lit(RS.PROCESSING)}, ${pathOf(order)}::text,
         ${priced.quoteType}::text, ${priced.refundMethod}::text, ${priced.currency}::text, ${priced.fare.refundMinor}::bigint,
         ${priced.post.reduce((a, p) => a + p.refundMinor, 0)}::bigint, ${priced.serviceFee.currency}::text, ${priced.serviceFee.minor}::bigint,
         ${args.displayCurrency}::text, ${JSON.stringify(priced)}::jsonb,
-        ${now}::timestamptz, ${now}::timestamptz
+        ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       from offer
       returning refund_code
     ),
@@ -57,8 +57,7 @@ function refundRowsSql(deps: RefundDeps, args: { refundCode: string; caller: Pic
     history as (
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
       select refund_code, null, ${sql.lit(RS.PROCESSING)}, ${now}::timestamptz, 'submitted by the client' from refund
-    ),
-    job as (${deps.scheduler.submissionJobSql(refundCode, sql`exists (select 1 from refund)`)})`;
+    )`;
 }
 
 function submitAnswer(deps: RefundDeps, priced: PricedQuote, offerId: string, refundCode: string, displayCurrency: string | null): RefundSubmitResponse {
@@ -138,11 +137,11 @@ function newSubmission(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>,
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
  * JSON document: each quote stored as a used offer (which makes older offers of its tickets superseded,
  * decision 0019), and the rows
- * refundRowsSql writes for a submission by offer (refund order, tickets, history row, job). Two submissions
+ * refundRowsSql writes for a submission by offer (refund order due for submission, tickets, history row). Two submissions
  * of the batch for the same ticket fail the statement on refund_tickets_one_live; the group committer then
  * writes them one by one (the later one answers 803, as it would have alone).
  */
-function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
+function submissionsSql(batch: readonly NewSubmission[]) {
   const rows = batch.map((s) => ({
     offer_id: s.offerId,
     refund_code: s.refundCode,
@@ -182,9 +181,9 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
     ),
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at)
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at, next_poll_at)
       select refund_code, client_id, order_no, carrier, offer_id, reason, ${sql.lit(RS.PROCESSING)}, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote::jsonb, at, at
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote::jsonb, at, at, at
       from batch
     ),
     tickets as (
@@ -194,19 +193,18 @@ function submissionsSql(deps: RefundDeps, batch: readonly NewSubmission[]) {
     history as (
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
       select refund_code, null, ${sql.lit(RS.PROCESSING)}, at, cause from batch
-    ),
-    job as (${deps.scheduler.submissionJobsSql(sql`select refund_code from batch`)})
+    )
     select 1`;
 }
 
-/** One writer of submissions per service (its scheduler names the job queue the statements write to). */
-const submissionWriters = new WeakMap<RefundScheduler, GroupCommitter<NewSubmission>>();
+/** One writer of submissions per store. */
+const submissionWriters = new WeakMap<Kysely<Database>, GroupCommitter<NewSubmission>>();
 
 function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<void> {
-  let writer = submissionWriters.get(deps.scheduler);
+  let writer = submissionWriters.get(deps.db);
   if (!writer) {
-    writer = new GroupCommitter<NewSubmission>(async (batch) => void (await executePrepared(deps.db, submissionsSql(deps, batch))));
-    submissionWriters.set(deps.scheduler, writer);
+    writer = new GroupCommitter<NewSubmission>(async (batch) => void (await executePrepared(deps.db, submissionsSql(batch))));
+    submissionWriters.set(deps.db, writer);
   }
   return writer.write(s);
 }
@@ -279,7 +277,7 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
         where o.offer_id = locked.offer_id and locked.state = 'active' and locked.expires_at > ${now}::timestamptz
         returning o.offer_id
       ),
-      ${refundRowsSql(deps, { refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
+      ${refundRowsSql({ refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
       select (select state from locked) as state, (select expires_at from locked) as expires_at, (select count(*) from refund)::int as created`,
     );
     outcome = res.rows[0];
@@ -345,7 +343,7 @@ export async function submitApprovedCase(
   const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, cause);
   try {
     await deps.db.transaction().execute(async (trx) => {
-      await executePrepared(trx, submissionsSql(deps, [submission]));
+      await executePrepared(trx, submissionsSql([submission]));
       await alongside(trx, submission.refundCode);
     });
   } catch (err) {

@@ -8,9 +8,9 @@ import type { Store } from '../store/store.js';
 import { JOB_POLL, JOB_POLL_SWEEP, JOB_SUBMIT, RefundLifecycle } from './lifecycle.js';
 
 /**
- * The refund queues: one waiting submission per refund, one waiting poll sweep; a retried or duplicated send is
- * dropped. JOB_POLL holds the per-refund poll jobs of builds before decision 0034 (worked, no longer sent); its
- * limits are those of a refund's looks (RefundLifecycle's pollFailed).
+ * The refund queues: one waiting sweep of the due airline calls; a retried or duplicated send is dropped.
+ * JOB_SUBMIT and JOB_POLL hold the per-refund jobs of builds before decisions 0035 and 0034 (worked, no longer
+ * sent); their limits are those of a refund's submissions and looks (RefundLifecycle's stepFailed).
  */
 export const REFUND_QUEUES = { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' }, [JOB_POLL_SWEEP]: { policy: 'short' } } as const;
 /** Airline calls time out after 15 s, well inside one attempt. */
@@ -52,6 +52,7 @@ export function createRefundWorkers(args: {
     queue,
     pollSeconds: args.pollSeconds,
     pollRetry: queue.limitsOf(JOB_POLL),
+    submitRetry: queue.limitsOf(JOB_SUBMIT),
     airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
   });

@@ -11,7 +11,7 @@ import { offerStateSql, RECORD_OFFERS_SQL } from '../refunds/offers.js';
 import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
-import { POLL_DUE_SQL } from '../refunds/lifecycle.js';
+import { STEP_DUE_SQL } from '../refunds/lifecycle.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds', 'webhook_events'];
 const ORDERS = 3000;
@@ -61,9 +61,9 @@ describe('hot-path indexes', () => {
     ['webhook deliverer: claim of the due events', CLAIM_DUE_SQL, () => [new Date(), 20, new Date(Date.now() + 60_000)]],
     // every /metrics scrape of every process: one probe per open status, whatever the number waiting (migration 0024)
     ['/metrics: the oldest refund of each open status', OLDEST_OPEN_REFUNDS_SQL, () => []],
-    // the refund poll sweep, every second of every process with workers, and again after each batch (decision 0034)
-    ['refund poll sweep: the first batch of due looks', POLL_DUE_SQL, () => [new Date(), '-infinity', '']],
-    ['refund poll sweep: the batch after another', POLL_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HR1500']],
+    // the refunds' sweep, every second of every process with workers, and again after each batch (decisions 0034, 0035)
+    ['refund sweep: the first batch of due submissions and looks', STEP_DUE_SQL, () => [new Date(), '-infinity', '']],
+    ['refund sweep: the batch after another', STEP_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HR1500']],
   ];
   const unanalyzed = new Map<string, string>();
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
@@ -105,8 +105,10 @@ describe('hot-path indexes', () => {
                                    estimated_refund_minor, service_fee_currency, service_fee_minor, details, created_at, updated_at)
           select 'HR' || g, ${client}, 'H' || g, 'rfo_h' || g || '_1', '1', 1, 'deposit', 'AccurateQuote', 'CashBackToOriginalPayment', 'EUR', 1, 'EUR', 0, '{}', now(), now()
           from generate_series(1, ${ORDERS}) g`,
-      // at 1, their looks due over the next hour (a few of them already: the sweep reads those)
+      // at 1, their looks due over the next hour (a few of them already: the sweep reads those); one in 500 at 0,
+      // its submission due likewise
       sql`update refund_orders set next_poll_at = now() + (substr(refund_code, 3)::int - 20) * interval '1 second' where refund_code like 'HR%'`,
+      sql`update refund_orders set status = 0 where refund_code like 'HR%' and substr(refund_code, 3)::int % 500 = 7`,
       sql`
         insert into refund_tickets (refund_code, ticket_no, pax_index)
           select 'HR' || g, 'HT' || g, 1 from generate_series(1, ${ORDERS}) g`,

@@ -26,6 +26,7 @@ import * as m0024 from './migrations/0024_refund_open_index_dropped.js';
 import * as m0025 from './migrations/0025_counts_by_carrier.js';
 import * as m0026 from './migrations/0026_row_triggers_read_by_key.js';
 import * as m0027 from './migrations/0027_refund_poll_schedule.js';
+import * as m0028 from './migrations/0028_refund_submission_schedule.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025_counts_by_carrier': m0025,
   '0026_row_triggers_read_by_key': m0026,
   '0027_refund_poll_schedule': m0027,
+  '0028_refund_submission_schedule': m0028,
 };
 
 class StaticProvider implements MigrationProvider {

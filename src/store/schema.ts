@@ -187,11 +187,14 @@ export interface RefundOrdersTable {
   completed_on: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
-  /** At 1 or 3: when the lifecycle's poll sweep next asks the airline (migration 0027, decision 0034); null: nobody will. */
+  /**
+   * When the lifecycle's sweep next calls the airline about the refund: at 0 to submit it (migration 0028, decision
+   * 0035), at 1 or 3 to look at it (migration 0027, decision 0034); null: nobody will (its attempts gave up).
+   */
   next_poll_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-  /** Looks at the airline in a row that failed (0 after one that answered). */
+  /** Calls at the airline in a row that failed, submissions at 0 or looks at 1 and 3 (0 after one that answered). */
   poll_failures: Generated<number>;
-  /** The last failed look's message, or null. */
+  /** The last failed call's message, or null. */
   poll_error: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
