@@ -59,15 +59,23 @@ describe('/metrics: refunds, jobs, webhooks and body statuses', () => {
     assert.equal(sample(text, 'postbook_refunds', { status: '0', carrier: 'XS' }), 1);
     const waited = sample(text, 'postbook_refund_oldest_waiting_seconds', { status: '0' });
     assert.ok(waited !== undefined && waited >= 90 * 60 && waited < 91 * 60, `oldest waiting ${waited}`);
-    assert.equal(sample(text, 'postbook_jobs', { queue: 'refund-submit', state: 'created' }), 1);
+    assert.equal(sample(text, 'postbook_jobs', { queue: 'refund-submit', state: 'created' }), 0, 'no job per refund (decision 0035)');
+    assert.equal(sample(text, 'postbook_refund_submissions_given_up'), 0);
     assert.equal(sample(text, 'postbook_refund_polls_given_up'), 0);
     assert.equal(sample(text, 'postbook_webhook_events_undelivered', { type: 'order.refund', state: 'pending' }), 1);
     assert.equal(sample(text, 'postbook_metrics_collect_errors_total'), undefined, 'no store figure failed');
 
-    // decision 0034: a refund at the airline whose looks gave up (next_poll_at null) is counted until it is retried.
+    // decision 0035: a refund at 0 whose submissions gave up (next_poll_at null) is counted until it is retried.
     const code = String(submit.body.refundCode);
+    await t.store.db.updateTable('refund_orders').set({ next_poll_at: null }).where('refund_code', '=', code).execute();
+    assert.equal(sample(await scrape(t), 'postbook_refund_submissions_given_up'), 1);
+    assert.equal(sample(await scrape(t), 'postbook_refund_polls_given_up'), 0);
+    await sql`with due as (${t.workers.lifecycle.scheduler.submitNowSql(code)}) select count(*) from due`.execute(t.store.db);
+    assert.equal(sample(await scrape(t), 'postbook_refund_submissions_given_up'), 0);
+    // decision 0034: a refund at the airline whose looks gave up (next_poll_at null) is counted until it is retried.
     await t.store.db.updateTable('refund_orders').set({ status: 1, next_poll_at: null }).where('refund_code', '=', code).execute();
     assert.equal(sample(await scrape(t), 'postbook_refund_polls_given_up'), 1);
+    assert.equal(sample(await scrape(t), 'postbook_refund_submissions_given_up'), 0);
     await sql`with due as (${t.workers.lifecycle.scheduler.pollNowSql(code)}) select count(*) from due`.execute(t.store.db);
     assert.equal(sample(await scrape(t), 'postbook_refund_polls_given_up'), 0);
   });
