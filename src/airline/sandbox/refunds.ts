@@ -93,8 +93,10 @@ export function refundStateAt(row: SandboxRefundRow, now: Date): AirlineRefundSt
   return { state: 'refunded', amountMinor, currency: row.currency, voucherCode: row.voucher ? `V-${row.airline_refund_id}` : null };
 }
 
-export function newAirlineRefundId(carrier: string): string {
-  return `${carrier}-RF-${randomBytes(5).toString('hex').toUpperCase()}`;
+/** `count` new references of `carrier`'s refunds (`XS-RF-` and 10 hex digits), from one draw of random bytes. */
+export function newAirlineRefundIds(carrier: string, count: number): string[] {
+  const bytes = randomBytes(5 * count);
+  return Array.from({ length: count }, (_, i) => `${carrier}-RF-${bytes.toString('hex', 5 * i, 5 * i + 5).toUpperCase()}`);
 }
 
 /** ticket_nos as stored (jsonb comes back parsed; tolerate a JSON string too). */
@@ -179,7 +181,7 @@ export async function recordRefunds(
       rs.map((r) => r.paidMinor),
       rs.map((r) => r.quotedRefundMinor),
       rs.map((r) => r.isClaim),
-      rs.map(() => newAirlineRefundId(carrier)),
+      newAirlineRefundIds(carrier, rs.length),
       rs.map((r) => r.calls),
       rs.map((r) => r.decision.decision),
       rs.map((r) => r.decision.cancelReason),
