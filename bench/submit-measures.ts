@@ -259,8 +259,19 @@ export const refundBacklog: Measure = {
     if (answer.status !== 0 || !answer.refundCode) throw new LoadFailure(`backlog: the template refund.do answered ${res.body.slice(0, 200)}`);
     const tplCode = answer.refundCode;
     const tplOffer = (await db.selectFrom('refund_orders').select('offer_id').where('refund_code', '=', tplCode).executeTakeFirstOrThrow()).offer_id;
-    // The template itself is worked by the service's own workers meanwhile: copies start from status 0 whatever it reached.
-    const fresh = { status: sql`0`, cancel_reason: sql`null`, airline_refund_id: sql`null`, actual_refund_minor: sql`null`, completed_on: sql`null`, updated_at: sql`t.created_at` };
+    // The template itself is worked by the service's own workers meanwhile: copies start from status 0 whatever it
+    // reached, their submissions due (decision 0035).
+    const fresh = {
+      status: sql`0`,
+      cancel_reason: sql`null`,
+      airline_refund_id: sql`null`,
+      actual_refund_minor: sql`null`,
+      completed_on: sql`null`,
+      updated_at: sql`t.created_at`,
+      next_poll_at: sql`t.created_at`,
+      poll_failures: sql`0`,
+      poll_error: sql`null`,
+    };
     const swap = (col: string) => sql`replace(replace(t.${sql.id(col)}::text, ${ticketNo(0)}, ${sqlTicket}), ${orderNo(0)}, ${sqlOrderNo})::jsonb`;
 
     // The sandbox airline knows each copy as a booking of its world (no latency for XS).
@@ -271,7 +282,9 @@ export const refundBacklog: Measure = {
       keys.push(key);
     }
     // Lifecycle workers of their own (own pg-boss schema), started once the backlog is in place; status 1
-    // is the measured step, so the follow-up polls are put an hour away.
+    // is the measured step, so the follow-up polls are put an hour away. The embedded store's process runs the
+    // service's own workers, whose sweep would take the same due refunds: paused meanwhile.
+    const serviceLifecycle = ctx.storeKind === 'postgres' ? null : ctx.service.workers.lifecycle;
     const schema = `rb_${randomBytes(4).toString('hex')}`;
     let toOne = 0;
     let otherwise = 0;
@@ -281,8 +294,9 @@ export const refundBacklog: Measure = {
       { level: 'info' },
       {
         write(line: string) {
-          const o = JSON.parse(line) as { msg?: string; to?: number };
-          if (o.msg !== 'refund status changed') return;
+          const o = JSON.parse(line) as { msg?: string; to?: number; refundCode?: string };
+          // the copies only (the template, or a refund an earlier run left due, may move too)
+          if (o.msg !== 'refund status changed' || !o.refundCode?.startsWith(`9${tag}`)) return;
           if (o.to === 1) {
             if (++toOne === n) allAtOne();
           } else otherwise++;
@@ -291,6 +305,7 @@ export const refundBacklog: Measure = {
     );
     const workers = createRefundWorkers({ store, airlines: createAirlines(world, store, clock), clock, logger, pollSeconds: 3600, schema });
     try {
+      await serviceLifecycle?.pauseSweeps();
       await workers.start(false);
       const cols = Object.fromEntries(
         await Promise.all(['orders', 'refund_offers', 'refund_orders', 'refund_tickets'].map(async (t) => [t, await columnsOf(db, t)] as const)),
@@ -299,18 +314,17 @@ export const refundBacklog: Measure = {
       const chunk = 5_000;
       for (let from = 1; from <= n; from += chunk) {
         const to = Math.min(n, from + chunk - 1);
-        // One statement per chunk: orders, used offers, refunds at status 0, their tickets, history rows and jobs.
+        // One statement per chunk: orders, used offers, refunds at status 0 (due), their tickets and history rows.
         await sql`
           with o as (${copyRows('orders', cols.orders!, { order_no: sqlOrderNo, airline_pnr: sqlPnr }, sql`t.order_no = ${orderNo(0)}`, from, to)}),
           f as (${copyRows('refund_offers', cols.refund_offers!, { offer_id: sqlOffer, order_no: sqlOrderNo, ticket_nos: sql`array[${sqlTicket}]`, quote: swap('quote'), request: swap('request') }, sql`t.offer_id = ${tplOffer}`, from, to)}),
           r as (${copyRows('refund_orders', cols.refund_orders!, { ...fresh, refund_code: sqlCode, order_no: sqlOrderNo, offer_id: sqlOffer, details: swap('details') }, sql`t.refund_code = ${tplCode}`, from, to)}),
           k as (${copyRows('refund_tickets', cols.refund_tickets!, { refund_code: sqlCode, ticket_no: sqlTicket, live: sql`true` }, sql`t.refund_code = ${tplCode}`, from, to)}),
           h as (insert into refund_status_history (refund_code, from_status, to_status, at, cause)
-                select ${sqlCode}, null, 0, now(), 'submitted by the client' from generate_series(${from}::int, ${to}::int) g),
-          j as (${workers.queue.insertManySql(JOB_SUBMIT, sql`select jsonb_build_object('refundCode', c) as data, 'submit-' || c as singleton_key from (select ${sqlCode} as c from generate_series(${from}::int, ${to}::int) g) s`)})
-          select count(*) from j`.execute(db);
+                select ${sqlCode}, null, 0, now(), 'submitted by the client' from generate_series(${from}::int, ${to}::int) g returning 1)
+          select count(*) from h`.execute(db);
       }
-      console.log(`  backlog: ${n} refunds at status 0 with their jobs loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+      console.log(`  backlog: ${n} refunds at status 0, their submissions due, loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
       await analyzeStore(db, 'with the backlog in place');
 
       // The queue's own rate: as many no-op jobs, the same queue declaration and worker options.
@@ -348,12 +362,13 @@ export const refundBacklog: Measure = {
       return {
         value: refunds.perSecond / noop.perSecond,
         detail:
-          `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s ÷ ${n} no-op jobs at ${formatRps(noop.perSecond)}/s ` +
-          `(same queue policy, worker batch ${SUBMIT_WORKER.batchSize} in up to ${SUBMIT_WORKER.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}`,
+          `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s (due in their rows, sent by the lifecycle's sweep, batches of 25, up to 3 in flight; decision 0035) ÷ ` +
+          `${n} no-op jobs at ${formatRps(noop.perSecond)}/s (the submission queue's policy, worker batch ${SUBMIT_WORKER.batchSize} in up to ${SUBMIT_WORKER.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}`,
         loads: [loadOf('no-op jobs drained', { perSecond: noop.perSecond, done: n, elapsed: noop.seconds, ...noopCpu }), loadOf('refunds to status 1', refunds)],
       };
     } finally {
       await workers.stop().catch(() => undefined);
+      serviceLifecycle?.resumeSweeps();
       // The copies' polls (an hour away) called off: the service's own poll sweep would look at them in a later run.
       await sql`update refund_orders r set next_poll_at = null from generate_series(1, ${n}::int) g where r.refund_code = ${sqlCode}`.execute(db);
       for (const key of keys) world.bookings.delete(key);
