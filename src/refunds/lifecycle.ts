@@ -251,23 +251,32 @@ export class RefundLifecycle {
     const until = performance.now() + POLL_SWEEP_BUDGET_MS;
     let after: [Date | string, string] = ['-infinity', ''];
     let called = 0;
+    // Batches in flight never reject: the first failure (a store error while recording an outcome) is kept and
+    // thrown once they have all ended, failing the sweep's job as a sequential sweep would have.
     const inFlight = new Set<Promise<void>>();
+    const failures: unknown[] = [];
     try {
       for (;;) {
         const { rows: due } = await this.deps.db.executeQuery<DueStep>(CompiledQuery.raw(STEP_DUE_SQL, [now, ...after]));
         const toSubmit = due.filter((d) => d.status === RS.PROCESSING).map((d) => d.refund_code);
-        const batch = Promise.all([this.submitDue(toSubmit), ...due.filter((d) => d.status !== RS.PROCESSING).map((d) => this.look(d.refund_code))]).then(() => undefined);
+        const looks = due.filter((d) => d.status !== RS.PROCESSING).map((d) => this.look(d.refund_code));
+        const batch = Promise.all([this.submitDue(toSubmit), ...looks]).then(
+          () => undefined,
+          (err: unknown) => void failures.push(err),
+        );
         inFlight.add(batch);
-        void batch.finally(() => inFlight.delete(batch));
+        void batch.then(() => inFlight.delete(batch));
         called += due.length;
         const last = due[due.length - 1];
-        if (!last || due.length < POLL_SWEEP_BATCH || this.stopping || this.paused || performance.now() > until) return called;
+        if (!last || due.length < POLL_SWEEP_BATCH || this.stopping || this.paused || performance.now() > until) break;
         after = [new Date(last.next_poll_at), last.refund_code];
         if (inFlight.size >= POLL_SWEEP_LANES) await Promise.race(inFlight);
       }
     } finally {
       await Promise.all(inFlight);
     }
+    if (failures.length > 0) throw failures[0];
+    return called;
   }
 
   /** The due submissions of a sweep's batch (submitBatch); a failed one is counted in its row and retried later, or given up. */

@@ -196,6 +196,27 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     assert.equal(none[0]!.n, 0);
   });
 
+  test('decision 0035: a store error while a sweep records a failed call fails the sweep once its batches have ended, and the call stays due', async () => {
+    const lifecycle = t.workers.lifecycle;
+    const e = await refund('RFD001', 'ELSEWHERE', 'EVA', ['out']);
+    failingSubmit.add(e);
+    const patched = lifecycle as unknown as { stepFailed: (...args: unknown[]) => Promise<void> };
+    const stepFailed = patched.stepFailed;
+    patched.stepFailed = () => Promise.reject(new Error('the store went away'));
+    try {
+      await assert.rejects(lifecycle.sweep(), /the store went away/);
+    } finally {
+      patched.stepFailed = stepFailed;
+    }
+    let re = await row(e);
+    assert.deepEqual([re.status, re.poll_failures], [0, 0], 'nothing recorded');
+    assert.ok(at(re.next_poll_at)! <= t.clock.now().getTime(), 'still due');
+    await lifecycle.sweep();
+    re = await row(e);
+    assert.deepEqual([re.status, re.poll_failures], [0, 1], 'the next sweep records it');
+    failingSubmit.delete(e);
+  });
+
   test('migration 0028 makes a refund an older build left at 0 due at once, and leaves one at 1 with its look as it is', async () => {
     const waiting = await refund('DEP001', lastB, firstB, ['out', 'ret']);
     await t.store.db.updateTable('refund_orders').set({ next_poll_at: null }).where('refund_code', '=', waiting).execute();
