@@ -143,8 +143,9 @@ export async function pollJobOf(db: Kysely<Database> | Transaction<Database>, re
 
 /**
  * Retry a refund stuck on airline errors. At 0 (its submission failing, or given up after its retries): its
- * submission due now, its failures forgotten (RefundScheduler.submitNowSql). At 1 or 3 whose status poll gave up (./rules.ts): its next look due now, its failures
- * forgotten (RefundScheduler.pollNowSql); the lifecycle's poll sweep then moves the refund on as the airline answers.
+ * submission due now, its failures forgotten (RefundScheduler.submitNowSql). At 1 or 3 whose status poll gave up
+ * (./rules.ts): its next look due now, its failures forgotten (RefundScheduler.pollNowSql). The lifecycle's sweep
+ * then sends it, or moves it on as the airline answers.
  */
 export async function retryRefund(deps: ActionDeps, operator: Operator, refundCode: string): Promise<{ queued: boolean; step: 'submission' | 'poll' }> {
   const done = await deps.db.transaction().execute(async (trx) => {

@@ -460,8 +460,8 @@ export class RefundLifecycle {
 
   /**
    * 0 → 1 for the refunds the airline accepted, those still at 0: one statement moving them, with their history
-   * rows and their first look's due time (no job: the poll sweep reads it); answers the refundCodes moved. `db` is the store (the statement is then its own
-   * transaction; a test passes a transaction).
+   * rows and their first look's due time (no job: the sweep reads it); answers the refundCodes moved. `db` is the
+   * store (the statement is then its own transaction; a test passes a transaction).
    *
    * Each refund is found by its refundCode; the status guard is `unindexed` (src/store/unindexed.ts). Through the
    * status index it walked every refund at 0 for each batch: 30 ms a batch of 25 behind 5,000 queued refunds on

@@ -1,6 +1,7 @@
 // refund.do (spec 4.2): by refundOfferId (single use, guaranteed by the database) or by refundRequestList
 // (quote and submit in one step). Creates the refund order (its submission to the airline due at once: the
-// lifecycle's sweep sends it, decision 0035) and its status history together, in one statement (docs/architecture.md "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
+// lifecycle's sweep sends it, decision 0035) and its status history together, in one statement
+// (docs/architecture.md "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
 import { createHash, randomBytes } from 'node:crypto';
 import { newNumericId } from '../orders/orders.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
