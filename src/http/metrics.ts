@@ -178,19 +178,25 @@ export class Metrics {
         return rows.map((r) => [{ status: String(r.status) }, Math.max(0, (now - r.since.getTime()) / 1000)]);
       },
     );
+    // Both given-up gauges from one read: the collections of one scrape share it while it runs.
+    let givenUp: ReturnType<typeof refundCallsGivenUp> | null = null;
+    const readGivenUp = () =>
+      (givenUp ??= refundCallsGivenUp(src.db).finally(() => {
+        givenUp = null;
+      }));
     fromStore(
       'postbook_refund_polls_given_up',
       'Refunds at 1 or 3 nobody looks at any more: their looks at the airline failed past the retries; retry them in the console',
       [],
       'refunds',
-      async () => [[{}, (await refundCallsGivenUp(src.db)).polls]],
+      async () => [[{}, (await readGivenUp()).polls]],
     );
     fromStore(
       'postbook_refund_submissions_given_up',
       'Refunds at 0 nobody submits any more: their submissions to the airline failed past the retries; retry them in the console',
       [],
       'refunds',
-      async () => [[{}, (await refundCallsGivenUp(src.db)).submissions]],
+      async () => [[{}, (await readGivenUp()).submissions]],
     );
     fromStore('postbook_jobs', 'Jobs of the job queue by queue and state (created = waiting)', ['queue', 'state'], 'jobs', async () => {
       if (!src.jobQueue.running) return null;

@@ -103,12 +103,13 @@ export const STEP_DUE_SQL = `select refund_code, next_poll_at, status from refun
    order by next_poll_at, refund_code
    limit ${POLL_SWEEP_BATCH}`;
 
-/** The refund `refundCode` if the airline holds it (1 or 3): found by its key, the status only checked (`unindexed`). */
-const heldByAirline = (refundCode: string) =>
-  sql`refund_code = ${refundCode} and ${unindexed('status')} in (${sql.lit(RS.AIRLINE_PROCESSING)}, ${sql.lit(RS.AIRLINE_REFUNDING)})`;
-
-/** The refund `refundCode` if it waits for its submission (0): found by its key, the status only checked. */
-const awaitingSubmission = (refundCode: string) => sql`refund_code = ${refundCode} and ${unindexed('status')} = ${sql.lit(RS.PROCESSING)}`;
+/** The refund `refundCode` if it is at one of `statuses`: found by its key, the status only checked (`unindexed`). */
+const refundAt = (refundCode: string, statuses: readonly number[]) =>
+  sql`refund_code = ${refundCode} and ${unindexed('status')} in (${sql.join(statuses.map((s) => sql.lit(s)))})`;
+/** The refund `refundCode` if the airline holds it (1 or 3). */
+const heldByAirline = (refundCode: string) => refundAt(refundCode, [RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING]);
+/** The refund `refundCode` if it waits for its submission (0). */
+const awaitingSubmission = (refundCode: string) => refundAt(refundCode, [RS.PROCESSING]);
 
 /** A refund whose airline call is due, as the sweep reads it. */
 interface DueStep {
@@ -146,18 +147,11 @@ export class RefundLifecycle {
 
   readonly scheduler: RefundScheduler = {
     // The refund's submission due now, its failures forgotten: the next sweep sends it.
-    submitNowSql: (refundCode) => sql`
-      update refund_orders set next_poll_at = ${this.deps.clock.now()}::timestamptz, poll_failures = 0, poll_error = null
-      where ${awaitingSubmission(refundCode)}
-      returning refund_code`,
+    submitNowSql: (refundCode) => this.dueNowSql(awaitingSubmission(refundCode)),
     // No statement: this process's sweep worker, if it has one, fetches at once (a sweep waiting to start runs on time).
     submitted: () => this.deps.queue.wake(JOB_POLL_SWEEP),
     // The refund due now, its failures forgotten: the next sweep looks at it.
-    pollNowSql: (refundCode, onlyIf) => sql`
-      update refund_orders set next_poll_at = ${this.deps.clock.now()}::timestamptz, poll_failures = 0, poll_error = null
-      where ${heldByAirline(refundCode)}
-        ${onlyIf ? sql`and ${onlyIf}` : sql``}
-      returning refund_code`,
+    pollNowSql: (refundCode, onlyIf) => this.dueNowSql(onlyIf ? sql`${heldByAirline(refundCode)} and ${onlyIf}` : heldByAirline(refundCode)),
     pollStateSql: (refundCode) => {
       const limit = this.deps.pollRetry.retryLimit;
       return sql<RefundPollState>`
@@ -169,6 +163,14 @@ export class RefundLifecycle {
     },
     polled: () => void this.scheduleSweep(0).catch((err: unknown) => this.deps.log.warn({ err: String(err) }, 'refund poll sweep not queued')),
   };
+
+  /** The refunds `where` selects: their next airline call due now, its failures forgotten; yields their codes. */
+  private dueNowSql(where: RawBuilder<unknown>): RawBuilder<unknown> {
+    return sql`
+      update refund_orders set next_poll_at = ${this.deps.clock.now()}::timestamptz, poll_failures = 0, poll_error = null
+      where ${where}
+      returning refund_code`;
+  }
 
   async startWorkers(): Promise<void> {
     // Submission jobs queued by a build before decision 0035: one handler call per fetched batch (see submitBatch).
