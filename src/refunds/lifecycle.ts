@@ -93,7 +93,8 @@ interface JobData {
 
 /**
  * A sweep's next batch of due calls: $1 the sweep's start, after ($2, $3), the last (next_poll_at, refund_code)
- * of the batch before ('-infinity' and '' first). An ordered scan of refund_orders_step_due
+ * of the batch before ('-infinity' and '' first), at most $4 (POLL_SWEEP_BATCH). An ordered scan of
+ * refund_orders_step_due
  * (src/store/hot-path-indexes.test.ts), whose predicate it repeats. Planned at each run (not a named statement): a
  * generic plan made while the refunds were few could walk the table.
  */
@@ -101,7 +102,7 @@ export const STEP_DUE_SQL = `select refund_code, next_poll_at, status from refun
    where status in (${RS.PROCESSING}, ${RS.AIRLINE_PROCESSING}, ${RS.AIRLINE_REFUNDING}) and next_poll_at <= $1::timestamptz
      and (next_poll_at, refund_code) > ($2::timestamptz, $3::text)
    order by next_poll_at, refund_code
-   limit ${POLL_SWEEP_BATCH}`;
+   limit $4`;
 
 /** The refund `refundCode` if it is at one of `statuses`: found by its key, the status only checked (`unindexed`). */
 const refundAt = (refundCode: string, statuses: readonly number[]) =>
@@ -144,6 +145,9 @@ export interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_co
 
 export class RefundLifecycle {
   constructor(private readonly deps: LifecycleDeps) {}
+
+  /** Refunds a sweep reads and calls about per batch (POLL_SWEEP_BATCH; a test lowers it to sweep many batches of a few refunds). */
+  sweepPage = POLL_SWEEP_BATCH;
 
   readonly scheduler: RefundScheduler = {
     // The refund's submission due now, its failures forgotten: the next sweep sends it.
@@ -242,7 +246,7 @@ export class RefundLifecycle {
 
   /**
    * One sweep: every refund whose airline call was due when the sweep began — its submission at 0, a look at 1
-   * or 3 — each once, POLL_SWEEP_BATCH at a time in due order (read on refund_orders_step_due, after the last one of
+   * or 3 — each once, `sweepPage` at a time in due order (read on refund_orders_step_due, after the last one of
    * the batch before), up to POLL_SWEEP_LANES batches in flight, for at most POLL_SWEEP_BUDGET_MS or until the
    * workers stop. A batch's refunds at 0 are submitted together (submitBatch), the others looked at concurrently.
    * Answers how many refunds it called the airline about.
@@ -251,15 +255,27 @@ export class RefundLifecycle {
     if (this.paused) return 0;
     const now = this.deps.clock.now();
     const until = performance.now() + POLL_SWEEP_BUDGET_MS;
-    let after: [Date | string, string] = ['-infinity', ''];
+    const readDue = (after: [Date | string, string]) =>
+      this.deps.db.executeQuery<DueStep>(CompiledQuery.raw(STEP_DUE_SQL, [now, ...after, this.sweepPage])).then((r) => r.rows);
+    const goOn = () => !this.stopping && !this.paused && performance.now() <= until;
     let called = 0;
     // Batches in flight never reject: the first failure (a store error while recording an outcome) is kept and
     // thrown once they have all ended, failing the sweep's job as a sequential sweep would have.
     const inFlight = new Set<Promise<void>>();
     const failures: unknown[] = [];
+    let next: Promise<DueStep[]> | null = readDue(['-infinity', '']);
     try {
-      for (;;) {
-        const { rows: due } = await this.deps.db.executeQuery<DueStep>(CompiledQuery.raw(STEP_DUE_SQL, [now, ...after]));
+      while (next) {
+        const due: DueStep[] = await next;
+        const last = due[due.length - 1];
+        if (!last) break;
+        // The page after this one is read while this one waits for a lane, so that a lane which frees up gets its
+        // next batch at once instead of after a read (its rejection is seen when it is awaited).
+        next = due.length === this.sweepPage && goOn() ? readDue([new Date(last.next_poll_at), last.refund_code]) : null;
+        next?.catch(() => undefined);
+        if (inFlight.size >= POLL_SWEEP_LANES) await Promise.race(inFlight);
+        // Stopped or paused while waiting: this page stays due for the next sweep.
+        if (this.stopping || this.paused) break;
         const toSubmit = due.filter((d) => d.status === RS.PROCESSING).map((d) => d.refund_code);
         const looks = due.filter((d) => d.status !== RS.PROCESSING).map((d) => this.look(d.refund_code));
         const batch = Promise.all([this.submitDue(toSubmit), ...looks]).then(
@@ -269,10 +285,6 @@ export class RefundLifecycle {
         inFlight.add(batch);
         void batch.then(() => inFlight.delete(batch));
         called += due.length;
-        const last = due[due.length - 1];
-        if (!last || due.length < POLL_SWEEP_BATCH || this.stopping || this.paused || performance.now() > until) break;
-        after = [new Date(last.next_poll_at), last.refund_code];
-        if (inFlight.size >= POLL_SWEEP_LANES) await Promise.race(inFlight);
       }
     } finally {
       await Promise.all(inFlight);

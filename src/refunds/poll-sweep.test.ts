@@ -217,6 +217,40 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     failingSubmit.delete(e);
   });
 
+  test('decision 0035: a sweep of many batches, three in flight, sends every due submission once (the batch after the last read while it waits for a lane)', async () => {
+    const lifecycle = t.workers.lifecycle;
+    const codes = [
+      await refund('TWO001', 'TWOTICKETS', 'TIM', ['out', 'ret']),
+      await refund('VCH001', 'VOUCHERS', 'ANN', ['xv']),
+    ];
+    // The family's refund names both travellers (a child does not fly alone).
+    const fam = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'FAM001').executeTakeFirstOrThrow()).order_no;
+    const both = await call(t.app, '/refund.do', {
+      orderNo: fam,
+      refundRequestList: [['PARENT', 'PAT'], ['PARENT', 'KIM']].map(([lastName, firstName]) => ({ lastName, firstName, refundReason: '1', segments: [refundSegment(t.world, 'out')] })),
+    });
+    assert.equal(both.body.status, 0, String(both.body.msg));
+    codes.push(String(both.body.refundCode));
+    // One refund a batch, through three lanes: these three and the calls the tests before left due a minute on.
+    t.clock.advance(60_000);
+    lifecycle.sweepPage = 1;
+    let called: number;
+    try {
+      called = await lifecycle.sweep();
+    } finally {
+      lifecycle.sweepPage = 25;
+    }
+    assert.ok(called > 3, `${called} batches of one: more than the three lanes`);
+    for (const code of codes) assert.equal((await row(code)).status, 1, code);
+    const { rows: moves } = await sql<{ refund_code: string; n: number }>`
+      select refund_code, count(*)::int as n from refund_status_history
+      where refund_code in (${sql.join(codes)}) and from_status = 0 and to_status = 1 group by refund_code`.execute(t.store.db);
+    assert.deepEqual(moves.map((m) => m.n), codes.map(() => 1), 'one move to 1 each');
+    const { rows: books } = await sql<{ submit_calls: number }>`
+      select submit_calls from sandbox_refunds where refund_code in (${sql.join(codes)})`.execute(t.store.db);
+    assert.deepEqual(books.map((b) => b.submit_calls), codes.map(() => 1), 'the airline received each once');
+  });
+
   test('migration 0028 makes a refund an older build left at 0 due at once, and leaves one at 1 with its look as it is', async () => {
     const waiting = await refund('DEP001', lastB, firstB, ['out', 'ret']);
     await t.store.db.updateTable('refund_orders').set({ next_poll_at: null }).where('refund_code', '=', waiting).execute();

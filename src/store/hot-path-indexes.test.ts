@@ -62,8 +62,8 @@ describe('hot-path indexes', () => {
     // every /metrics scrape of every process: one probe per open status, whatever the number waiting (migration 0024)
     ['/metrics: the oldest refund of each open status', OLDEST_OPEN_REFUNDS_SQL, () => []],
     // the refunds' sweep, every second of every process with workers, and again after each batch (decisions 0034, 0035)
-    ['refund sweep: the first batch of due submissions and looks', STEP_DUE_SQL, () => [new Date(), '-infinity', '']],
-    ['refund sweep: the batch after another', STEP_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HR1500']],
+    ['refund sweep: the first batch of due submissions and looks', STEP_DUE_SQL, () => [new Date(), '-infinity', '', 25]],
+    ['refund sweep: the batch after another', STEP_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HR1500', 25]],
   ];
   const unanalyzed = new Map<string, string>();
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
