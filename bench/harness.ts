@@ -343,14 +343,27 @@ function othersCpuSince(before: CpuSnapshot, serverPid?: number): number {
 export async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
   const session = new Session();
   session.connect();
+  // BENCH_HEAP_PROFILE=1: also a sampling profile of what the run allocates, the garbage included (the
+  // allocations that keep V8's collector busy), written beside the CPU profile as .heapprofile.
+  const heap = process.env.BENCH_HEAP_PROFILE?.trim() === '1';
   try {
     await session.post('Profiler.enable');
+    if (heap) {
+      await session.post('HeapProfiler.enable');
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    }
     await session.post('Profiler.start');
     const result = await work();
     const { profile } = await session.post('Profiler.stop');
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify(profile));
     console.log(`  CPU profile: ${file}`);
+    if (heap) {
+      const { profile: allocations } = await session.post('HeapProfiler.stopSampling');
+      const heapFile = file.replace(/\.cpuprofile$/, '') + '.heapprofile';
+      fs.writeFileSync(heapFile, JSON.stringify(allocations));
+      console.log(`  allocation profile: ${heapFile}`);
+    }
     return result;
   } finally {
     session.disconnect();

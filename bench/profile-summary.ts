@@ -1,6 +1,7 @@
 // `npm run bench:profile -- <file.cpuprofile> [top]`: the top entries of a CPU profile written by
 // BENCH_CPU_PROFILE, by self time (function and file) and by the share of time spent under our own modules,
-// so BENCHMARKS.md can say where a path's time goes without opening DevTools.
+// so BENCHMARKS.md can say where a path's time goes without opening DevTools. Given a .heapprofile
+// (BENCH_HEAP_PROFILE=1), the same for the bytes allocated, and the bytes allocated under each of our functions.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -75,11 +76,56 @@ export function summarize(profile: Profile, top: number): string {
   return lines.join('\n');
 }
 
+interface AllocationNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: AllocationNode[];
+}
+
+/** A sampling heap profile (garbage included): bytes allocated by package, by function, and under our functions. */
+export function summarizeAllocations(profile: { head: AllocationNode }, top: number): string {
+  const selfBy = new Map<string, number>();
+  const groupBy = new Map<string, number>();
+  const under = new Map<string, number>();
+  let total = 0;
+  const keyOf = (n: AllocationNode) => `${n.callFrame.functionName || '(anonymous)'}  ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+  // Iteratively (deep stacks): each node with the set of our own functions above it.
+  const stack: Array<{ node: AllocationNode; ours: ReadonlySet<string> }> = [{ node: profile.head, ours: new Set() }];
+  while (stack.length > 0) {
+    const { node, ours: above } = stack.pop()!;
+    const key = keyOf(node);
+    const ours = shortUrl(node.callFrame.url).startsWith('src/') && !above.has(key) ? new Set([...above, key]) : above;
+    const bytes = node.selfSize;
+    total += bytes;
+    selfBy.set(key, (selfBy.get(key) ?? 0) + bytes);
+    const g = groupOf(node.callFrame.url);
+    groupBy.set(g, (groupBy.get(g) ?? 0) + bytes);
+    for (const k of ours) under.set(k, (under.get(k) ?? 0) + bytes);
+    for (const child of node.children) stack.push({ node: child, ours });
+  }
+  const pct = (b: number) => `${((100 * b) / total).toFixed(1).padStart(5)} %`;
+  const list = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, b]) => `  ${pct(b)}  ${k}`);
+  return [
+    `total ${(total / 1e6).toFixed(1)} MB allocated (sampled, collected objects included)`,
+    '',
+    'self bytes by package / source folder:',
+    ...list(groupBy),
+    '',
+    'self bytes by function:',
+    ...list(selfBy),
+    '',
+    'bytes allocated under our functions (inclusive):',
+    ...list(under),
+  ].join('\n');
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const [file, topArg] = process.argv.slice(2);
   if (!file) {
-    console.error('usage: npm run bench:profile -- <file.cpuprofile> [top entries, default 25]');
+    console.error('usage: npm run bench:profile -- <file.cpuprofile | file.heapprofile> [top entries, default 25]');
     process.exit(2);
   }
-  console.log(summarize(JSON.parse(fs.readFileSync(file, 'utf8')) as Profile, Number(topArg ?? 25)));
+  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile | { head: AllocationNode };
+  const top = Number(topArg ?? 25);
+  console.log('head' in parsed ? summarizeAllocations(parsed, top) : summarize(parsed, top));
 }
