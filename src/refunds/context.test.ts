@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import type { CompiledQuery } from 'kysely';
-import { CONTEXT_BY_ORDER_NO_SQL, CONTEXTS_BY_ORDER_NO_SQL, loadContextForCaller, readContexts } from './context.js';
+import { sql, type CompiledQuery } from 'kysely';
+import { CONTEXT_BY_ORDER_NO_SQL, CONTEXTS_BY_ORDER_NO_CALL, loadContextForCaller, readContexts } from './context.js';
 
 describe('loadContextForCaller', () => {
   let t: TestApp;
@@ -72,8 +72,9 @@ describe('loadContextForCaller', () => {
       t.store.db.executeQuery = executeQuery;
     }
     assert.equal(statements.length, 2, 'one statement by orderNo, one by PNR for all six callers');
-    assert.ok(statements.includes(CONTEXTS_BY_ORDER_NO_SQL));
-    // a lone lookup runs the one-row form, whose generic plan PostgreSQL keeps (the array form is re-planned)
+    // decision 0036: the batch through the function that keeps the array form on its generic plan
+    assert.ok(statements.includes(CONTEXTS_BY_ORDER_NO_CALL));
+    // a lone lookup runs the one-row form directly, whose generic plan PostgreSQL keeps by itself
     statements.length = 0;
     t.store.db.executeQuery = ((q: CompiledQuery) => {
       statements.push(q.sql);
@@ -85,6 +86,21 @@ describe('loadContextForCaller', () => {
       t.store.db.executeQuery = executeQuery;
     }
     assert.deepEqual(statements, [CONTEXT_BY_ORDER_NO_SQL]);
+  });
+
+  // decision 0036: the batch forms are functions that hold their statement to its generic plan (PostgreSQL would
+  // re-plan the array form at every execution) and read by key; their answers are the query's (the test above)
+  test('the batch lookups run in functions set to a generic plan and to read by key', async () => {
+    const { rows } = await sql<{ proname: string; proconfig: string[] }>`
+      select proname, proconfig from pg_proc
+      where oid in (to_regprocedure('refund_contexts_by_order_no(text[], text[])'), to_regprocedure('refund_contexts_by_pnr(text[], text[], text[])'))
+      order by proname`.execute(t.store.db);
+    assert.deepEqual(rows.map((r) => r.proname), ['refund_contexts_by_order_no', 'refund_contexts_by_pnr']);
+    for (const r of rows) {
+      for (const setting of ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off', 'enable_hashjoin=off', 'enable_mergejoin=off']) {
+        assert.ok(r.proconfig.includes(setting), `${r.proname}: ${setting} in ${r.proconfig.join(', ')}`);
+      }
+    }
   });
 
   test('inside a transaction the lookup runs on the transaction', async () => {

@@ -99,76 +99,21 @@ interface ContextColumns {
   ancillary: boolean | null;
 }
 
+// The context query (one statement per lookup or per batch of concurrent lookups) is defined in the migration that
+// made its batch forms functions on a generic plan (decision 0036).
+export { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../store/migrations/0029_refund_contexts_on_generic_plans.js';
+import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL } from '../store/migrations/0029_refund_contexts_on_generic_plans.js';
 /**
- * Everything a refund decision reads about one order, in ONE statement (docs/architecture.md "Performance targets"): the
- * order scoped to the caller, then its passengers, segments, tickets with coupons, ancillaries and live
- * refunds as JSON arrays of positional tuples (smaller to build and parse than objects), and, only when no
- * order matched an orderNo, whether it is the number of a post-ticketing service order of one of the
- * caller's orders (824). The order comes through a LEFT JOIN so a miss still answers one row. Each sub-select
- * runs on an index of its table (src/store/hot-path-indexes.test.ts holds the plans). Every sub-select is
- * correlated (a parameter of its outer row), never a join the planner may turn into a hash join: a prepared
- * statement runs on a generic plan whose row estimates do not know the order, and a hash join of
- * refund_orders with refund_tickets there read refund_tickets whole on every quote (decision 0015).
+ * A batch of lookups (decision 0031) through the functions of migration 0029, which run CONTEXTS_BY_ORDER_NO_SQL and
+ * CONTEXTS_BY_PNR_SQL on their generic plans (decision 0036); answered in the arrays' order.
  */
-/**
- * The orders columns by name, not `o.*`: a prepared statement whose result shape changes (a column added by
- * a later migration) fails on every pooled connection that prepared it.
- */
-const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at, o.ctx_version';
-
-function contextSql(from: string, orderMatch: string, ancillaryCheck: string): string {
-  return `select b.i,
-  ${ORDER_COLUMNS},
-  (select json_agg(json_build_array(p.pax_index, p.passenger_type, p.last_name, p.first_name) order by p.pax_index)
-     from order_passengers p where p.order_no = o.order_no) as pax,
-  (select json_agg(json_build_array(s.segment_index, s.direction, s.carrier, s.flight_number, s.dep_airport, s.arr_airport,
-                                    s.dep_local, s.booked_dep_local, s.dep_time_zone, s.dep_at, s.arr_at) order by s.segment_index)
-     from order_segments s where s.order_no = o.order_no) as segs,
-  (select json_agg(json_build_array(t.ticket_no, t.pax_index, t.currency, t.fare_minor, t.tax_minor, t.issued_at, t.tax_status_confirmed,
-                                    (select json_agg(json_build_array(c.segment_index, c.status) order by c.segment_index)
-                                       from ticket_coupons c where c.ticket_no = t.ticket_no)) order by t.ticket_no)
-     from tickets t where t.order_no = o.order_no) as tix,
-  (select json_agg(json_build_array(a.pax_index, a.segment_index, a.kind, a.category, a.post_order_no, a.currency, a.price_minor) order by a.id)
-     from order_ancillaries a where a.order_no = o.order_no) as anc,
-  (select json_agg(json_build_array(r.refund_code, r.reason,
-                                    (select json_agg(rt.ticket_no) from refund_tickets rt where rt.refund_code = r.refund_code and rt.live)))
-     from refund_orders r where r.order_no = o.order_no) as refunds,
-  (select json_build_array(v.void_code, v.status) from void_orders v where v.order_no = o.order_no and v.status not in (4, 6)) as live_void,
-  ${ancillaryCheck} as ancillary
-from ${from} left join orders o on ${orderMatch}
-order by b.i`;
-}
-
-/**
- * Several callers' lookups in one statement (decision 0031): parallel arrays, one element per lookup, read
- * as rows numbered by `with ordinality`; each lookup answers exactly one row (its order through the LEFT
- * JOIN, or none), in the arrays' order. Both lookups use a unique index of orders (the primary key; the
- * unique (carrier, airline_pnr)), so a lookup never matches two orders. A lone lookup runs the one-row form
- * below instead: PostgreSQL estimates `unnest` of a parameter at 10 rows in a generic plan and at the array's
- * length in a custom one, so the array form is planned anew at every execution; the one-row form settles on
- * its generic plan, and a batch pays its planning once for all its lookups.
- */
-const ORDER_NO_MATCH = 'o.order_no = b.order_no and o.client_id = b.client_id';
-// A scalar sub-select with LIMIT, not EXISTS: the planner may run an EXISTS correlated to the outer row as a
-// hashed sub-plan over both tables whole (the generic plan without statistics did).
-const ANCILLARY_CHECK = `case when o.order_no is null then (
-     select true from order_ancillaries x join orders xo on xo.order_no = x.order_no
-     where x.post_order_no = b.order_no and xo.client_id = b.client_id limit 1) end`;
-const PNR_MATCH = 'o.carrier = b.carrier and o.airline_pnr = b.airline_pnr and o.client_id = b.client_id';
-
-/** $1 client, $2 orderNo. */
-export const CONTEXT_BY_ORDER_NO_SQL = contextSql('(select 1::bigint as i, $1::text as client_id, $2::text as order_no) as b', ORDER_NO_MATCH, ANCILLARY_CHECK);
-/** $1 client, $2 airline PNR, $3 carrier (both upper case). */
-export const CONTEXT_BY_PNR_SQL = contextSql('(select 1::bigint as i, $1::text as client_id, $2::text as airline_pnr, $3::text as carrier) as b', PNR_MATCH, 'null::boolean');
-/** $1 client ids, $2 order numbers. */
-export const CONTEXTS_BY_ORDER_NO_SQL = contextSql('unnest($1::text[], $2::text[]) with ordinality as b(client_id, order_no, i)', ORDER_NO_MATCH, ANCILLARY_CHECK);
-/** $1 client ids, $2 airline PNRs, $3 carriers (both upper case). */
-export const CONTEXTS_BY_PNR_SQL = contextSql('unnest($1::text[], $2::text[], $3::text[]) with ordinality as b(client_id, airline_pnr, carrier, i)', PNR_MATCH, 'null::boolean');
+export const CONTEXTS_BY_ORDER_NO_CALL = 'select * from refund_contexts_by_order_no($1::text[], $2::text[]) order by i';
+export const CONTEXTS_BY_PNR_CALL = 'select * from refund_contexts_by_pnr($1::text[], $2::text[], $3::text[]) order by i';
 
 const contextByOrderNo = preparedQuery<ContextRow>('refund_context_by_order_no', CONTEXT_BY_ORDER_NO_SQL);
 const contextByPnr = preparedQuery<ContextRow>('refund_context_by_pnr', CONTEXT_BY_PNR_SQL);
-const contextsByOrderNo = preparedQuery<ContextRow>('refund_contexts_by_order_no', CONTEXTS_BY_ORDER_NO_SQL);
-const contextsByPnr = preparedQuery<ContextRow>('refund_contexts_by_pnr', CONTEXTS_BY_PNR_SQL);
+const contextsByOrderNo = preparedQuery<ContextRow>('refund_contexts_by_order_no', CONTEXTS_BY_ORDER_NO_CALL);
+const contextsByPnr = preparedQuery<ContextRow>('refund_contexts_by_pnr', CONTEXTS_BY_PNR_CALL);
 
 export type ContextLookup = { kind: 'order'; ctx: OrderContext } | { kind: 'ancillary' } | { kind: 'none' };
 
