@@ -27,8 +27,9 @@ Run \`npm run bench\` (embedded PGlite in a fresh temporary data folder) or
 is; the migrations are idempotent). \`BENCH_SECONDS=30\` changes the counted seconds per target (default
 10, after a 2 s warm-up that is not counted); \`npm run bench -- extractPnr\` runs only the named measures;
 \`BENCH_CPU_PROFILE=/tmp/prof\` writes a CPU profile of the server thread for each counted run (open it
-in Chrome DevTools) and leaves this file unchanged; \`npm run bench:profile -- <file>\` prints its top entries
-(self time by package and by function). \`BENCH_RECORD=0\` runs without touching this file;
+in Chrome DevTools) and leaves this file unchanged, and with \`BENCH_HEAP_PROFILE=1\` a sampling allocation profile
+beside it (\`.heapprofile\`, the garbage included); \`npm run bench:profile -- <file>\` prints the top entries of
+either (self time, or bytes, by package and by function). \`BENCH_RECORD=0\` runs without touching this file;
 \`BENCH_LOG_LEVEL=silent\` runs without the service's log.
 
 The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`worlds/demo.yaml\` and
