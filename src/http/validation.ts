@@ -36,51 +36,50 @@ function stringProblem(value: string): string | null {
   return null;
 }
 
-/** A value still to look at: its parent and its key there make its path, spelled only for a problem. */
-interface Pending {
-  value: unknown;
-  parent: Pending | null;
-  key: string;
-  depth: number;
-}
-
-/** JSON pointer of a value (a property name that is not a short identifier shows as "(property)"). */
-function pathOf(at: Pending): string {
-  let path = '';
-  for (let p: Pending | null = at; p && p.parent; p = p.parent) path = `/${PLAIN_NAME.test(p.key) ? p.key : '(property)'}${path}`;
-  return path;
+/**
+ * `problem` found under the property or index `key` of a value: its path gains that step (a property name that is
+ * not a short identifier shows as "(property)").
+ */
+function under(key: string, problem: WireProblem): WireProblem {
+  problem.instancePath = `/${PLAIN_NAME.test(key) ? key : '(property)'}${problem.instancePath}`;
+  return problem;
 }
 
 /**
- * The first value of a request that no store could hold, or null. Iterative: a body nested a million levels
- * deep is refused, not a stack overflow.
+ * The first value of a request that no store could hold, or null: a walk in document order that allocates only
+ * each object's list of keys unless it finds a problem (it runs on every value of every request). Recursive, but
+ * never deeper than MAX_WIRE_DEPTH: a body nested a million levels deep is refused, not a stack overflow.
  */
 export function findUnsafeValue(root: unknown): WireProblem | null {
-  const stack: Pending[] = [{ value: root, parent: null, key: '', depth: 0 }];
-  while (stack.length > 0) {
-    const at = stack.pop()!;
-    const value = at.value;
-    if (typeof value === 'string') {
-      const message = stringProblem(value);
-      if (message) return { instancePath: pathOf(at), message };
-    } else if (typeof value === 'number') {
-      if (!Number.isFinite(value) || Math.abs(value) > MAX_WIRE_NUMBER) {
-        return { instancePath: pathOf(at), message: `must be a number between -${MAX_WIRE_NUMBER} and ${MAX_WIRE_NUMBER}` };
-      }
-    } else if (value !== null && typeof value === 'object') {
-      if (at.depth >= MAX_WIRE_DEPTH) return { instancePath: pathOf(at), message: 'is nested too deeply' };
-      // reversed onto the stack: the first problem in document order is the one reported
-      if (Array.isArray(value)) {
-        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: at, key: String(i), depth: at.depth + 1 });
-      } else {
-        const keys = Object.keys(value);
-        for (let i = keys.length - 1; i >= 0; i--) {
-          const key = keys[i]!;
-          if (stringProblem(key)) return { instancePath: pathOf(at), message: 'has a property name with control characters or an unpaired surrogate' };
-          stack.push({ value: (value as Record<string, unknown>)[key], parent: at, key, depth: at.depth + 1 });
-        }
-      }
+  return walk(root, 0);
+}
+
+function walk(value: unknown, depth: number): WireProblem | null {
+  if (typeof value === 'string') {
+    const message = stringProblem(value);
+    return message ? { instancePath: '', message } : null;
+  }
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && Math.abs(value) <= MAX_WIRE_NUMBER ? null : { instancePath: '', message: `must be a number between -${MAX_WIRE_NUMBER} and ${MAX_WIRE_NUMBER}` };
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (depth >= MAX_WIRE_DEPTH) return { instancePath: '', message: 'is nested too deeply' };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = walk(value[i], depth + 1);
+      if (problem) return under(String(i), problem);
     }
+    return null;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  // The object's property names first: a bad one is the object's problem, before any of its values.
+  for (let i = 0; i < keys.length; i++) {
+    if (stringProblem(keys[i]!)) return { instancePath: '', message: 'has a property name with control characters or an unpaired surrogate' };
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const problem = walk(record[keys[i]!], depth + 1);
+    if (problem) return under(keys[i]!, problem);
   }
   return null;
 }
@@ -96,10 +95,18 @@ export const wireValidatorCompiler: FastifySchemaCompiler<TSchema> = (route) => 
   return (value: unknown) => {
     const result = typebox(value);
     if (result.error) return result;
-    const checked = named ? Object.fromEntries(named.map((name) => [name, (result.value as Record<string, unknown>)[name]])) : result.value;
-    const problem = findUnsafeValue(checked);
+    const problem = named ? namedHeaderProblem(result.value as Record<string, unknown>, named) : findUnsafeValue(result.value);
     if (!problem) return result;
     const error: FastifySchemaValidationError = { keyword: 'wire', instancePath: problem.instancePath, schemaPath: '#', params: {}, message: problem.message };
     return { error: [error] };
   };
 };
+
+/** The first of the named headers whose value no store could hold (each a value one level down, as in a body). */
+function namedHeaderProblem(headers: Record<string, unknown>, named: readonly string[]): WireProblem | null {
+  for (const name of named) {
+    const problem = walk(headers[name], 1);
+    if (problem) return under(name, problem);
+  }
+  return null;
+}
