@@ -94,9 +94,8 @@ interface JobData {
 /**
  * A sweep's next batch of due calls: $1 the sweep's start, after ($2, $3), the last (next_poll_at, refund_code)
  * of the batch before ('-infinity' and '' first), at most $4 (POLL_SWEEP_BATCH). An ordered scan of
- * refund_orders_step_due
- * (src/store/hot-path-indexes.test.ts), whose predicate it repeats. Planned at each run (not a named statement): a
- * generic plan made while the refunds were few could walk the table.
+ * refund_orders_step_due (src/store/hot-path-indexes.test.ts), whose predicate it repeats. Planned at each run
+ * (not a named statement): a generic plan made while the refunds were few could walk the table.
  */
 export const STEP_DUE_SQL = `select refund_code, next_poll_at, status from refund_orders
    where status in (${RS.PROCESSING}, ${RS.AIRLINE_PROCESSING}, ${RS.AIRLINE_REFUNDING}) and next_poll_at <= $1::timestamptz
@@ -146,7 +145,10 @@ export interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_co
 export class RefundLifecycle {
   constructor(private readonly deps: LifecycleDeps) {}
 
-  /** Refunds a sweep reads and calls about per batch (POLL_SWEEP_BATCH; a test lowers it to sweep many batches of a few refunds). */
+  /**
+   * Refunds a sweep reads and calls about per batch: POLL_SWEEP_BATCH (a test lowers it to sweep many batches of a
+   * few refunds).
+   */
   sweepPage = POLL_SWEEP_BATCH;
 
   readonly scheduler: RefundScheduler = {

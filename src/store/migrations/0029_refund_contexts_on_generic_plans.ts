@@ -1,13 +1,14 @@
-// The refund context's batch read runs on a generic plan (decision 0036). Concurrent lookups of an order's
-// refund context share one statement (decision 0031), its lookups an array parameter; PostgreSQL estimates an
-// `unnest` of an array at its length in a custom plan and at 10 rows in a generic one, so the array form always
-// looked cheaper re-planned and was planned anew at every execution: ~0.3 ms of the server's CPU per batch
-// (0.73 ms a batch of ten against 0.40 on its generic plan, one connection, this machine's PostgreSQL; the
-// planning is 3-5 times dearer on PGlite). Here the two batch forms become functions whose own settings keep
-// their statement on its generic plan (and, as in migrations 0019, 0021 and 0023, read by key whatever the
-// planner knows). The context query itself is defined here, once, for the functions and for the one-row forms
-// the service runs for a lone lookup (src/refunds/context.ts), which PostgreSQL keeps on their generic plans.
-// A later change of the query is a migration that replaces these functions.
+// The refund context's batch read runs on its generic plan (decision 0036). Concurrent lookups of an order's
+// refund context share one statement (decision 0031), its lookups an array parameter. PostgreSQL estimates an
+// `unnest` of an array at its length in a custom plan and at 10 rows in the generic one, so whether a connection
+// ever took the generic plan depended on the batches it ran first: after small ones (a deployment at light
+// load) it planned the statement anew at every execution, for good — 0.70 ms of PostgreSQL's CPU a batch of ten
+// and 0.46 a batch of two, against 0.43 and 0.20 here (one connection in a loop; the planning is 3-5 times
+// dearer on PGlite). Here the two batch forms become functions whose own settings hold their statement to its
+// generic plan (and, as in migrations 0019, 0021 and 0023, read by key whatever the planner knows). The context
+// query itself is defined here, once, for the functions and for the one-row forms the service runs for a lone
+// lookup (src/refunds/context.ts), which PostgreSQL settles on their generic plans by itself. A later change of
+// the query is a migration that replaces these functions.
 import { sql, type Kysely } from 'kysely';
 import { BY_KEY } from './0019_triggers_read_by_key.js';
 
@@ -26,9 +27,9 @@ import { BY_KEY } from './0019_triggers_read_by_key.js';
  * The orders columns by name, not `o.*`: a prepared statement whose result shape changes (a column added by
  * a later migration) fails on every pooled connection that prepared it.
  */
-export const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at, o.ctx_version';
+const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at, o.ctx_version';
 
-export function contextSql(from: string, orderMatch: string, ancillaryCheck: string): string {
+function contextSql(from: string, orderMatch: string, ancillaryCheck: string): string {
   return `select b.i,
   ${ORDER_COLUMNS},
   (select json_agg(json_build_array(p.pax_index, p.passenger_type, p.last_name, p.first_name) order by p.pax_index)
@@ -59,13 +60,13 @@ order by b.i`;
  * functions below, on their generic plans; a lone lookup runs the one-row form directly (no function call:
  * ~45 µs less of the server's CPU), which PostgreSQL settles on its generic plan by itself.
  */
-export const ORDER_NO_MATCH = 'o.order_no = b.order_no and o.client_id = b.client_id';
+const ORDER_NO_MATCH = 'o.order_no = b.order_no and o.client_id = b.client_id';
 // A scalar sub-select with LIMIT, not EXISTS: the planner may run an EXISTS correlated to the outer row as a
 // hashed sub-plan over both tables whole (the generic plan without statistics did).
-export const ANCILLARY_CHECK = `case when o.order_no is null then (
+const ANCILLARY_CHECK = `case when o.order_no is null then (
      select true from order_ancillaries x join orders xo on xo.order_no = x.order_no
      where x.post_order_no = b.order_no and xo.client_id = b.client_id limit 1) end`;
-export const PNR_MATCH = 'o.carrier = b.carrier and o.airline_pnr = b.airline_pnr and o.client_id = b.client_id';
+const PNR_MATCH = 'o.carrier = b.carrier and o.airline_pnr = b.airline_pnr and o.client_id = b.client_id';
 
 /** $1 client, $2 orderNo. */
 export const CONTEXT_BY_ORDER_NO_SQL = contextSql('(select 1::bigint as i, $1::text as client_id, $2::text as order_no) as b', ORDER_NO_MATCH, ANCILLARY_CHECK);
