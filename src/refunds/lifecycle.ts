@@ -97,7 +97,7 @@ interface JobData {
  * refund_orders_step_due (src/store/hot-path-indexes.test.ts), whose predicate it repeats. Planned at each run
  * (not a named statement): a generic plan made while the refunds were few could walk the table.
  */
-export const STEP_DUE_SQL = `select refund_code, next_poll_at, status from refund_orders
+export const STEP_DUE_SQL = `select refund_code, next_poll_at::text as due_at, status from refund_orders
    where status in (${RS.PROCESSING}, ${RS.AIRLINE_PROCESSING}, ${RS.AIRLINE_REFUNDING}) and next_poll_at <= $1::timestamptz
      and (next_poll_at, refund_code) > ($2::timestamptz, $3::text)
    order by next_poll_at, refund_code
@@ -114,7 +114,13 @@ const awaitingSubmission = (refundCode: string) => refundAt(refundCode, [RS.PROC
 /** A refund whose airline call is due, as the sweep reads it. */
 interface DueStep {
   refund_code: string;
-  next_poll_at: Date;
+  /**
+   * next_poll_at as PostgreSQL writes it, to the microsecond: the cursor of the next batch. A Date (milliseconds)
+   * fell short of a due time written by the store's own clock (a migration's `now()`, the bench's planted refunds):
+   * the next batch then began with the refunds of the one before, still in flight, and called the airline about
+   * them twice (a batch of one read the same refund for good).
+   */
+  due_at: string;
   status: number;
 }
 
@@ -257,7 +263,7 @@ export class RefundLifecycle {
     if (this.paused) return 0;
     const now = this.deps.clock.now();
     const until = performance.now() + POLL_SWEEP_BUDGET_MS;
-    const readDue = (after: [Date | string, string]) =>
+    const readDue = (after: [string, string]) =>
       this.deps.db.executeQuery<DueStep>(CompiledQuery.raw(STEP_DUE_SQL, [now, ...after, this.sweepPage])).then((r) => r.rows);
     const goOn = () => !this.stopping && !this.paused && performance.now() <= until;
     let called = 0;
@@ -273,7 +279,7 @@ export class RefundLifecycle {
         if (!last) break;
         // The page after this one is read while this one waits for a lane, so that a lane which frees up gets its
         // next batch at once instead of after a read (its rejection is seen when it is awaited).
-        next = due.length === this.sweepPage && goOn() ? readDue([new Date(last.next_poll_at), last.refund_code]) : null;
+        next = due.length === this.sweepPage && goOn() ? readDue([last.due_at, last.refund_code]) : null;
         next?.catch(() => undefined);
         if (inFlight.size >= POLL_SWEEP_LANES) await Promise.race(inFlight);
         // Stopped or paused while waiting: this page stays due for the next sweep.

@@ -24,6 +24,8 @@ describe('refund submissions and polls as due times in the refund (decisions 003
   const failing = new Set<string>();
   /** refundCodes whose submission the airline answers with a retryable error. */
   const failingSubmit = new Set<string>();
+  /** When set, every airline call (a look, or a batch's submission) waits for it first. */
+  let gate: (() => Promise<void>) | null = null;
   before(async () => {
     t = await makeTestApp({
       world: refundWorld(),
@@ -33,11 +35,13 @@ describe('refund submissions and polls as due times in the refund (decisions 003
         const sandbox = new SandboxConnector(w, books);
         const refundStatus = sandbox.refundStatus.bind(sandbox);
         sandbox.refundStatus = async (carrier, code, opts) => {
+          if (gate) await gate();
           if (failing.has(code)) throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
           return refundStatus(carrier, code, opts);
         };
         const submitRefunds = sandbox.submitRefunds.bind(sandbox);
         sandbox.submitRefunds = async (carrier, submissions, opts) => {
+          if (gate) await gate();
           const answers = await submitRefunds(carrier, submissions.filter((s) => !failingSubmit.has(s.refundCode)), opts);
           let i = 0;
           return submissions.map((s) => (failingSubmit.has(s.refundCode) ? new ConnectorError('unavailable', true, 'the airline is down') : answers[i++]!));
@@ -259,5 +263,58 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     await m0028.up(t.store.db as never);
     within((await row(waiting)).next_poll_at, { from: from - 1000, to: Date.now() + 1000 }, 0, 'due at the migration');
     assert.equal(at((await row(held.refund_code)).next_poll_at), at(held.next_poll_at));
+  });
+
+  test('a sweep paused while its three batches wait reads no further batch: the calls it had not started stay due for the next sweep', async () => {
+    const lifecycle = t.workers.lifecycle;
+    t.clock.advance(60_000);
+    const now = t.clock.now();
+    const dueNow = async () =>
+      (await t.store.db.selectFrom('refund_orders').select('refund_code').where('status', 'in', [0, 1, 3]).where('next_poll_at', '<=', now).execute()).map((r) => r.refund_code);
+    const due = await dueNow();
+    assert.ok(due.length > 3, `${due.length} calls due: more than three batches of one`);
+    // The airline holds the first three calls (one per batch of one, the three lanes full) until released.
+    const held: Array<() => void> = [];
+    let threeHeld!: () => void;
+    const lanesFull = new Promise<void>((resolve) => (threeHeld = resolve));
+    gate = () =>
+      new Promise<void>((release) => {
+        held.push(release);
+        if (held.length === 3) threeHeld();
+      });
+    lifecycle.sweepPage = 1;
+    try {
+      const sweeping = lifecycle.sweep();
+      await lanesFull;
+      const paused = lifecycle.pauseSweeps();
+      gate = null;
+      for (const release of held) release();
+      assert.equal(await sweeping, 3, 'the three batches in flight, no more');
+      await paused;
+    } finally {
+      gate = null;
+      lifecycle.sweepPage = 25;
+      lifecycle.resumeSweeps();
+    }
+    assert.equal((await dueNow()).length, due.length - 3, 'the calls not started are still due');
+    await lifecycle.sweep();
+    assert.deepEqual(await dueNow(), [], 'the next sweep made them');
+  });
+
+  test("the sweep's cursor keeps a due time to the microsecond: each call due at a time the store's clock wrote is made once", async () => {
+    const lifecycle = t.workers.lifecycle;
+    const now = t.clock.now();
+    // Due times as a migration's now() writes them (0027, 0028): microseconds that a Date (milliseconds) drops.
+    const { rows } = await sql<{ refund_code: string }>`
+      update refund_orders set next_poll_at = date_trunc('second', ${now}::timestamptz) - interval '2 seconds' + random() * interval '1 millisecond'
+      where status in (0, 1, 3) returning refund_code`.execute(t.store.db);
+    // One is enough: a batch of one is read, and the next read must not find it again while it is in flight.
+    assert.ok(rows.length >= 1, 'a refund with an airline call to make');
+    lifecycle.sweepPage = 1;
+    try {
+      assert.equal(await lifecycle.sweep(), rows.length, 'one call each, none read again by the next batch');
+    } finally {
+      lifecycle.sweepPage = 25;
+    }
   });
 });
