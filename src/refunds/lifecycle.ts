@@ -116,9 +116,9 @@ interface DueStep {
   refund_code: string;
   /**
    * next_poll_at as PostgreSQL writes it, to the microsecond: the cursor of the next batch. A Date (milliseconds)
-   * fell short of a due time written by the store's own clock (a migration's `now()`, the bench's planted refunds):
-   * the next batch then began with the refunds of the one before, still in flight, and called the airline about
-   * them twice (a batch of one read the same refund for good).
+   * fell short of a due time written by the store's own clock (migrations 0027 and 0028 set `now()`): the next
+   * batch then began again with refunds of the batches still in flight and called the airline about them twice
+   * (a batch of one read the same refund until its call ended).
    */
   due_at: string;
   status: number;

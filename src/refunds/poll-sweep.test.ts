@@ -74,6 +74,18 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     return { value, from, to: t.clock.now().getTime() };
   };
 
+  /** Runs `fn` with sweeps of one refund a batch (many batches from a few refunds), then the page size as it was. */
+  const inPagesOfOne = async <T>(fn: () => Promise<T>) => {
+    const lifecycle = t.workers.lifecycle;
+    const page = lifecycle.sweepPage;
+    lifecycle.sweepPage = 1;
+    try {
+      return await fn();
+    } finally {
+      lifecycle.sweepPage = page;
+    }
+  };
+
   test('0 → 1 writes the first look a poll interval ahead and queues no poll job; the sweep looks at the due ones, each once, and fails, backs off, gives up, and is made due again', async () => {
     const lifecycle = t.workers.lifecycle;
     const a = await refund('DEP001', lastA, firstA, ['out', 'ret']);
@@ -237,13 +249,7 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     codes.push(String(both.body.refundCode));
     // One refund a batch, through three lanes: these three and the calls the tests before left due a minute on.
     t.clock.advance(60_000);
-    lifecycle.sweepPage = 1;
-    let called: number;
-    try {
-      called = await lifecycle.sweep();
-    } finally {
-      lifecycle.sweepPage = 25;
-    }
+    const called = await inPagesOfOne(() => lifecycle.sweep());
     assert.ok(called > 3, `${called} batches of one: more than the three lanes`);
     for (const code of codes) assert.equal((await row(code)).status, 1, code);
     const { rows: moves } = await sql<{ refund_code: string; n: number }>`
@@ -282,18 +288,18 @@ describe('refund submissions and polls as due times in the refund (decisions 003
         held.push(release);
         if (held.length === 3) threeHeld();
       });
-    lifecycle.sweepPage = 1;
     try {
-      const sweeping = lifecycle.sweep();
-      await lanesFull;
-      const paused = lifecycle.pauseSweeps();
-      gate = null;
-      for (const release of held) release();
-      assert.equal(await sweeping, 3, 'the three batches in flight, no more');
-      await paused;
+      await inPagesOfOne(async () => {
+        const sweeping = lifecycle.sweep();
+        await lanesFull;
+        const paused = lifecycle.pauseSweeps();
+        gate = null;
+        for (const release of held) release();
+        assert.equal(await sweeping, 3, 'the three batches in flight, no more');
+        await paused;
+      });
     } finally {
       gate = null;
-      lifecycle.sweepPage = 25;
       lifecycle.resumeSweeps();
     }
     assert.equal((await dueNow()).length, due.length - 3, 'the calls not started are still due');
@@ -310,11 +316,6 @@ describe('refund submissions and polls as due times in the refund (decisions 003
       where status in (0, 1, 3) returning refund_code`.execute(t.store.db);
     // One is enough: a batch of one is read, and the next read must not find it again while it is in flight.
     assert.ok(rows.length >= 1, 'a refund with an airline call to make');
-    lifecycle.sweepPage = 1;
-    try {
-      assert.equal(await lifecycle.sweep(), rows.length, 'one call each, none read again by the next batch');
-    } finally {
-      lifecycle.sweepPage = 25;
-    }
+    assert.equal(await inPagesOfOne(() => lifecycle.sweep()), rows.length, 'one call each, none read again by the next batch');
   });
 });
