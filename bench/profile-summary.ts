@@ -39,6 +39,16 @@ function groupOf(url: string): string {
   return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
 
+/** A frame as the summaries name it: function, file and line. */
+function frameKey(frame: ProfileNode['callFrame']): string {
+  return `${frame.functionName || '(anonymous)'}  ${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
+}
+
+/** `part` as a share of `total`, padded for a column. */
+function share(part: number, total: number): string {
+  return `${((100 * part) / total).toFixed(1).padStart(5)} %`;
+}
+
 export function summarize(profile: Profile, top: number): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
@@ -61,12 +71,12 @@ export function summarize(profile: Profile, top: number): string {
       fnSelf.set(name, (fnSelf.get(name) ?? 0) + t);
       continue;
     }
-    const key = `${name}  ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+    const key = frameKey(n.callFrame);
     fnSelf.set(key, (fnSelf.get(key) ?? 0) + t);
     const g = groupOf(n.callFrame.url);
     groupSelf.set(g, (groupSelf.get(g) ?? 0) + t);
   }
-  const pct = (t: number) => `${((100 * t) / total).toFixed(1).padStart(5)} %`;
+  const pct = (t: number) => share(t, total);
   const lines: string[] = [];
   lines.push(`total ${(total / 1e6).toFixed(2)} s sampled, idle ${pct(idle).trim()}`);
   lines.push('', 'self time by package / source folder:');
@@ -88,12 +98,11 @@ export function summarizeAllocations(profile: { head: AllocationNode }, top: num
   const groupBy = new Map<string, number>();
   const under = new Map<string, number>();
   let total = 0;
-  const keyOf = (n: AllocationNode) => `${n.callFrame.functionName || '(anonymous)'}  ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
   // Iteratively (deep stacks): each node with the set of our own functions above it.
   const stack: Array<{ node: AllocationNode; ours: ReadonlySet<string> }> = [{ node: profile.head, ours: new Set() }];
   while (stack.length > 0) {
     const { node, ours: above } = stack.pop()!;
-    const key = keyOf(node);
+    const key = frameKey(node.callFrame);
     const ours = shortUrl(node.callFrame.url).startsWith('src/') && !above.has(key) ? new Set([...above, key]) : above;
     const bytes = node.selfSize;
     total += bytes;
@@ -103,8 +112,7 @@ export function summarizeAllocations(profile: { head: AllocationNode }, top: num
     for (const k of ours) under.set(k, (under.get(k) ?? 0) + bytes);
     for (const child of node.children) stack.push({ node: child, ours });
   }
-  const pct = (b: number) => `${((100 * b) / total).toFixed(1).padStart(5)} %`;
-  const list = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, b]) => `  ${pct(b)}  ${k}`);
+  const list = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, b]) => `  ${share(b, total)}  ${k}`);
   return [
     `total ${(total / 1e6).toFixed(1)} MB allocated (sampled, collected objects included)`,
     '',
