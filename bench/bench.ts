@@ -80,6 +80,8 @@ function printTable(headers: string[], rows: string[][], alignRight: boolean[]):
 
 /** Other processes using more than this share of the CPU during a counted run make its figure noisy. */
 const NOISY_OTHERS_CPU = 0.1;
+/** A merged figure (the halves' time-weighted mean) to two decimals: 0.5, not 0.4995014955134596. */
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 function noiseNote(outcome: MeasureOutcome): string {
   const worst = Math.max(0, ...outcome.loads.map((l) => l.othersCpu));
@@ -181,10 +183,10 @@ async function main(): Promise<number> {
       (d.outcome?.loads ?? []).map((l) => [
         l.label,
         formatRps(l.rps),
-        String(l.p50Ms),
-        String(l.p99Ms),
+        String(round2(l.p50Ms)),
+        String(round2(l.p99Ms)),
         String(l.requests),
-        String(l.seconds),
+        String(round2(l.seconds)),
         `${Math.round(l.othersCpu * 100)}%${l.othersCpu > NOISY_OTHERS_CPU ? ' (noisy)' : ''}`,
         l.cpuUsPerRequest ? `${Math.round(l.cpuUsPerRequest.server)} / ${Math.round(l.cpuUsPerRequest.otherThreads)} / ${Math.round(l.cpuUsPerRequest.postgres)}` : '—',
       ]),
