@@ -99,8 +99,10 @@ export const refundSubmit: Measure = {
       await db.transaction().execute(async (trx) => {
         for (let i = 0; i < 200; i++) {
           const n = batch * 200 + i;
-          // Unique per run (the PostgreSQL database is reused across runs): a random locator.
-          const pnr = `Z${randomBytes(5).toString('hex').toUpperCase()}`;
+          // Unique across runs by construction (the PostgreSQL database is reused): Z, the run tag, the order's number.
+          // Random locators (Z and 10 hex digits) collided with an earlier run's on a database reused for a few
+          // runs: orders_airline_record, a failed measure.
+          const pnr = `Z${runTag}${String(n).padStart(6, '0')}`;
           const record: AirlineRecord = {
             ...template,
             pnr,
@@ -176,7 +178,7 @@ export const refundSubmit: Measure = {
   },
 };
 
-/** Five digits that no stored ticket number has after its leading 8 (the PostgreSQL database is reused across runs). */
+/** Five digits that no stored ticket number has after its leading 8 (the PostgreSQL database is reused across runs); no order of an earlier run has them after its locator's Z either (written together). */
 async function unusedTicketPrefix(db: Kysely<Database>): Promise<string> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const tag = String(randomInt(10_000, 100_000));
