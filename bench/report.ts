@@ -25,7 +25,8 @@ const INTRO = `# Benchmarks
 Run \`npm run bench\` (embedded PGlite in a fresh temporary data folder) or
 \`DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench\` (PostgreSQL, the database used as it
 is; the migrations are idempotent). \`BENCH_SECONDS=30\` changes the counted seconds per target (default
-10, after a 2 s warm-up that is not counted); \`npm run bench -- extractPnr\` runs only the named measures;
+10, after a 2 s warm-up that is not counted; refund.do's measure warms each target up 15 s, while V8
+settles its code); \`npm run bench -- extractPnr\` runs only the named measures;
 \`BENCH_CPU_PROFILE=/tmp/prof\` writes a CPU profile of the server thread for each counted run (open it
 in Chrome DevTools) and leaves this file unchanged, and with \`BENCH_HEAP_PROFILE=1\` a sampling allocation profile
 beside it (\`.heapprofile\`, the garbage included); \`npm run bench:profile -- <file>\` prints the top entries of
