@@ -77,7 +77,8 @@ const loadOf = (label: string, r: Rate, othersCpu = 0): LoadResult => ({
  * quoteRequest, priceSelection, departureInstant, …) are optimized, deoptimized on an array of a new map and
  * optimized again four or five times each (`node --trace-opt --trace-deopt`). After the harness's 2 s (~2,000
  * submissions) the counted seconds still held ~1.9 s of background compilation per 10 s — the "other threads"
- * column at 260–300 µs per submission, ~105 after 15 s: the measure counted the JIT's start, not the service.
+ * column at 200–300 µs per submission, 88–100 after 15 s (BENCHMARKS.md, 2026-11-28): the measure counted the
+ * JIT's start, not the service.
  */
 const REFUND_WARMUP_SECONDS = 15;
 
@@ -189,7 +190,10 @@ export const refundSubmit: Measure = {
   },
 };
 
-/** Five digits that no stored ticket number has after its leading 8 (the PostgreSQL database is reused across runs); no order of an earlier run has them after its locator's Z either (written together). */
+/**
+ * Five digits that no stored ticket number has after its leading 8 (the PostgreSQL database is reused across runs);
+ * no order of an earlier run has them after its locator's Z either (its tickets were written with it).
+ */
 async function unusedTicketPrefix(db: Kysely<Database>): Promise<string> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const tag = String(randomInt(10_000, 100_000));
