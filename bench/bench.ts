@@ -11,7 +11,7 @@ import YAML from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createService } from '../src/service.js';
-import { formatRps, formatTarget, meetsTarget, MEASURES, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
+import { formatRps, formatTarget, meetsTarget, MEASURES, round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 import { updateBenchmarksFile, type Row } from './report.js';
 import type { LoadSettings } from './harness.js';
 
@@ -80,8 +80,6 @@ function printTable(headers: string[], rows: string[][], alignRight: boolean[]):
 
 /** Other processes using more than this share of the CPU during a counted run make its figure noisy. */
 const NOISY_OTHERS_CPU = 0.1;
-/** A merged figure (the halves' time-weighted mean) to two decimals: 0.5, not 0.4995014955134596. */
-const round2 = (x: number) => Math.round(x * 100) / 100;
 
 function noiseNote(outcome: MeasureOutcome): string {
   const worst = Math.max(0, ...outcome.loads.map((l) => l.othersCpu));

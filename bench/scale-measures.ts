@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/store/schema.js';
 import { LoadFailure, settleTables, type LoadResult } from './harness.js';
-import type { BenchContext, Measure, MeasureOutcome } from './measures.js';
+import { round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** Orders in the store for the large figure: 10⁶ unless BENCH_SCALE_ORDERS says otherwise (small machines). */
 function largeSize(env: NodeJS.ProcessEnv): number {
@@ -145,10 +145,10 @@ export const quoteScale: Measure = {
         result: {
           label: `refundQuotation.do, ${planted.toLocaleString('en-US')} planted orders (sequential)`,
           rps: times.length / seconds,
-          p50Ms: Math.round(median(times) * 100) / 100,
-          p99Ms: Math.round(percentile(times, 99) * 100) / 100,
+          p50Ms: round2(median(times)),
+          p99Ms: round2(percentile(times, 99)),
           requests: times.length,
-          seconds: Math.round(seconds * 100) / 100,
+          seconds: round2(seconds),
           othersCpu: 0,
         },
       };
