@@ -44,8 +44,9 @@ behind vacuums, checkpoints and syncs them before the next measure starts; none 
 
 The figures are **ratios of two targets measured in the same run**, because absolute numbers drift 2× on
 these machines. A yardstick and its subject run in the order A B B A, half the counted seconds each time
-(the warm-up before the first half of each only), so a machine that slows down or speeds up during a measure
-shifts both alike (since 2026-11-26, late night: the bare route's rate fell by a third within that evening).
+(the warm-up before the first half of each only; the backlog: half the no-op jobs and half the refunds each
+time, since 2026-11-28), so a machine that slows down or speeds up during a measure shifts both alike (since
+2026-11-26, late night: the bare route's rate fell by a third within that evening).
 The req/s in the value column are context, not results, and so is the code revision
 measured (commit, and whether \`src/\` had uncommitted changes). Targets are those of docs/architecture.md
 "Performance targets". A ratio that misses its target is marked **below target** — a benchmark is not a

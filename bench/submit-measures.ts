@@ -8,7 +8,7 @@ import type { AirlineRecord } from '../src/airline/connector.js';
 import { measureQueueDrain } from '../src/jobs/throughput.js';
 import { insertOrderFromRecord, newOrderNo } from '../src/orders/orders.js';
 import { JOB_SUBMIT, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
-import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES } from '../src/refunds/workers.js';
+import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES, type RefundWorkers } from '../src/refunds/workers.js';
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
 import path from 'node:path';
@@ -298,15 +298,14 @@ export const refundBacklog: Measure = {
       world.bookings.set(key, { ...booking, record: { ...record, pnr: pnr(g), tickets: record.tickets.map((t) => ({ ...t, ticketNo: ticketNo(g) })) } });
       keys.push(key);
     }
-    // Lifecycle workers of their own (own pg-boss schema), started once the backlog is in place; status 1
-    // is the measured step, so the follow-up polls are put an hour away. The embedded store's process runs the
-    // service's own workers, whose sweep would take the same due refunds: paused meanwhile.
+    // Lifecycle workers of their own (own pg-boss schema, one set per counted half), started once the half's
+    // refunds are in place; status 1 is the measured step, so the follow-up polls are put an hour away. The
+    // embedded store's process runs the service's own workers, whose sweep would take the same due refunds:
+    // paused meanwhile.
     const serviceLifecycle = ctx.storeKind === 'postgres' ? null : ctx.service.workers.lifecycle;
-    const schema = `rb_${randomBytes(4).toString('hex')}`;
     let toOne = 0;
     let otherwise = 0;
-    let allAtOne: () => void = () => undefined;
-    const reached = new Promise<void>((resolve) => (allAtOne = resolve));
+    let waiting: { upTo: number; resolve: () => void } | null = null;
     const logger = pino(
       { level: 'info' },
       {
@@ -315,81 +314,116 @@ export const refundBacklog: Measure = {
           // the copies only (the template, or a refund an earlier run left due, may move too)
           if (o.msg !== 'refund status changed' || !o.refundCode?.startsWith(`9${tag}`)) return;
           if (o.to === 1) {
-            if (++toOne === n) allAtOne();
+            toOne++;
+            if (waiting && toOne >= waiting.upTo) waiting.resolve();
           } else otherwise++;
         },
       },
     );
-    const workers = createRefundWorkers({ store, airlines: createAirlines(world, store, clock), clock, logger, pollSeconds: 3600, schema });
+    /** Resolves once `upTo` copies in all have reached status 1. */
+    const reached = (upTo: number) => (toOne >= upTo ? Promise.resolve() : new Promise<void>((resolve) => (waiting = { upTo, resolve })));
+    let workers: RefundWorkers | null = null;
+    const stopWorkers = async () => {
+      const w = workers;
+      workers = null;
+      await w?.stop();
+    };
+    const workerSchemas: string[] = [];
     try {
       await serviceLifecycle?.pauseSweeps();
-      await workers.start(false);
       const cols = Object.fromEntries(
         await Promise.all(['orders', 'refund_offers', 'refund_orders', 'refund_tickets'].map(async (t) => [t, await columnsOf(db, t)] as const)),
       ) as Record<string, string[]>;
-      const loadStarted = performance.now();
-      const chunk = 5_000;
-      for (let from = 1; from <= n; from += chunk) {
-        const to = Math.min(n, from + chunk - 1);
-        // One statement per chunk: orders, used offers, refunds at status 0 (due), their tickets and history rows.
-        await sql`
-          with o as (${copyRows('orders', cols.orders!, { order_no: sqlOrderNo, airline_pnr: sqlPnr }, sql`t.order_no = ${orderNo(0)}`, from, to)}),
-          f as (${copyRows('refund_offers', cols.refund_offers!, { offer_id: sqlOffer, order_no: sqlOrderNo, ticket_nos: sql`array[${sqlTicket}]`, quote: swap('quote'), request: swap('request') }, sql`t.offer_id = ${tplOffer}`, from, to)}),
-          r as (${copyRows('refund_orders', cols.refund_orders!, { ...fresh, refund_code: sqlCode, order_no: sqlOrderNo, offer_id: sqlOffer, details: swap('details') }, sql`t.refund_code = ${tplCode}`, from, to)}),
-          k as (${copyRows('refund_tickets', cols.refund_tickets!, { refund_code: sqlCode, ticket_no: sqlTicket, live: sql`true` }, sql`t.refund_code = ${tplCode}`, from, to)}),
-          h as (insert into refund_status_history (refund_code, from_status, to_status, at, cause)
-                select ${sqlCode}, null, 0, now(), 'submitted by the client' from generate_series(${from}::int, ${to}::int) g returning 1)
-          select count(*) from h`.execute(db);
-      }
-      console.log(`  backlog: ${n} refunds at status 0, their submissions due, loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
-      await analyzeStore(db, 'with the backlog in place');
-
-      // The queue's own rate: as many no-op jobs, the same queue declaration and worker options.
-      const profileDir = ctx.settings.profileDir;
-      const drain = () => measureQueueDrain(store, { jobs: n, ...SUBMIT_WORKER, declaration: REFUND_QUEUES[JOB_SUBMIT] });
-      // This process's CPU per job besides the wall-clock rates: steadier than they are on a busy machine (with
-      // PGlite it includes the database's work; with PostgreSQL the server's is elsewhere).
-      const cpu0 = process.cpuUsage();
-      const noopMeter = startCpuMeter();
-      const noop = await (profileDir ? profiled(path.join(profileDir, 'backlog.noop.cpuprofile'), drain) : drain());
-      const noopCpuMs = cpuMs(process.cpuUsage(cpu0)) / n;
-      const noopCpu = noopMeter(n);
-
-      const limitMs = Math.max(120_000, (n / 10) * 1000);
-      let timer: NodeJS.Timeout | undefined;
-      const t0 = performance.now();
-      const cpu1 = process.cpuUsage();
-      const refundMeter = startCpuMeter();
-      const worked = async () => {
-        await workers.lifecycle.startWorkers();
-        await Promise.race([
-          reached,
-          new Promise((_, reject) => (timer = setTimeout(() => reject(new LoadFailure(`backlog: only ${toOne} of ${n} refunds reached status 1 within ${limitMs / 1000} s`)), limitMs))),
-        ]);
+      /** Copies from..to in place: orders, used offers, refunds at status 0 (due), their tickets and history rows. */
+      const plant = async (from: number, to: number) => {
+        const loadStarted = performance.now();
+        const chunk = 5_000;
+        for (let first = from; first <= to; first += chunk) {
+          const last = Math.min(to, first + chunk - 1);
+          // One statement per chunk.
+          await sql`
+            with o as (${copyRows('orders', cols.orders!, { order_no: sqlOrderNo, airline_pnr: sqlPnr }, sql`t.order_no = ${orderNo(0)}`, first, last)}),
+            f as (${copyRows('refund_offers', cols.refund_offers!, { offer_id: sqlOffer, order_no: sqlOrderNo, ticket_nos: sql`array[${sqlTicket}]`, quote: swap('quote'), request: swap('request') }, sql`t.offer_id = ${tplOffer}`, first, last)}),
+            r as (${copyRows('refund_orders', cols.refund_orders!, { ...fresh, refund_code: sqlCode, order_no: sqlOrderNo, offer_id: sqlOffer, details: swap('details') }, sql`t.refund_code = ${tplCode}`, first, last)}),
+            k as (${copyRows('refund_tickets', cols.refund_tickets!, { refund_code: sqlCode, ticket_no: sqlTicket, live: sql`true` }, sql`t.refund_code = ${tplCode}`, first, last)}),
+            h as (insert into refund_status_history (refund_code, from_status, to_status, at, cause)
+                  select ${sqlCode}, null, 0, now(), 'submitted by the client' from generate_series(${first}::int, ${last}::int) g returning 1)
+            select count(*) from h`.execute(db);
+        }
+        console.log(`  backlog: refunds ${from}–${to} at status 0, their submissions due, loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+        await analyzeStore(db, 'with them in place');
       };
-      await (profileDir ? profiled(path.join(profileDir, 'backlog.cpuprofile'), worked) : worked());
-      clearTimeout(timer);
-      await workers.stop();
-      const seconds = (performance.now() - t0) / 1000;
-      const refundCpuMs = cpuMs(process.cpuUsage(cpu1)) / n;
-      const refundCpu = refundMeter(n);
-      console.log(`  backlog: this process's CPU ${refundCpuMs.toFixed(2)} ms per refund, ${noopCpuMs.toFixed(2)} ms per no-op job`);
+
+      const profileDir = ctx.settings.profileDir;
+      const maybeProfiled = <T>(name: string, work: () => Promise<T>) => (profileDir ? profiled(path.join(profileDir, `${name}.cpuprofile`), work) : work());
+      // This process's CPU besides the wall-clock rates: steadier than they are on a busy machine (with PGlite it
+      // includes the database's work; with PostgreSQL the server's is elsewhere).
+      let noopCpuMs = 0;
+      let refundCpuMs = 0;
+      /** The queue's own rate: `jobs` no-op jobs, the same queue declaration and worker options. */
+      const noopHalf = async (jobs: number, part: string): Promise<Rate> => {
+        const cpu0 = process.cpuUsage();
+        const meter = startCpuMeter();
+        const drained = await maybeProfiled(`backlog.noop_${part}`, () => measureQueueDrain(store, { jobs, ...SUBMIT_WORKER, declaration: REFUND_QUEUES[JOB_SUBMIT] }));
+        noopCpuMs += cpuMs(process.cpuUsage(cpu0));
+        return { perSecond: drained.perSecond, done: jobs, elapsed: drained.seconds, ...meter(jobs) };
+      };
+      /** The lifecycle's rate: from the workers' start until `upTo` copies in all are at status 1 and the workers stopped. */
+      const refundHalf = async (jobs: number, upTo: number, part: string): Promise<Rate> => {
+        const schema = `rb_${randomBytes(4).toString('hex')}`;
+        workerSchemas.push(schema);
+        workers = createRefundWorkers({ store, airlines: createAirlines(world, store, clock), clock, logger, pollSeconds: 3600, schema });
+        await workers.start(false);
+        const limitMs = Math.max(120_000, (jobs / 10) * 1000);
+        let timer: NodeJS.Timeout | undefined;
+        const cpu0 = process.cpuUsage();
+        const meter = startCpuMeter();
+        const t0 = performance.now();
+        const started = workers;
+        await maybeProfiled(`backlog_${part}`, async () => {
+          await started.lifecycle.startWorkers();
+          await Promise.race([
+            reached(upTo),
+            new Promise((_, reject) => (timer = setTimeout(() => reject(new LoadFailure(`backlog: only ${toOne} of ${upTo} refunds reached status 1 within ${limitMs / 1000} s`)), limitMs))),
+          ]);
+        }).finally(() => clearTimeout(timer));
+        await stopWorkers();
+        const seconds = (performance.now() - t0) / 1000;
+        refundCpuMs += cpuMs(process.cpuUsage(cpu0));
+        return { perSecond: jobs / seconds, done: jobs, elapsed: seconds, ...meter(jobs) };
+      };
+
+      // A B B A, half the backlog each time (as the HTTP loads, harness.ts loadAbba): a machine that speeds up or
+      // slows down during the measure shifts both alike. The second half's refunds are planted after the first
+      // half has reached status 1 (not timed), so each half's sweep finds only its own due.
+      const first = Math.floor(n / 2);
+      const second = n - first;
+      await plant(1, first);
+      const noop1 = await noopHalf(first, '1_of_2');
+      const refunds1 = await refundHalf(first, first, '1_of_2');
+      await plant(first + 1, n);
+      const refunds2 = await refundHalf(second, n, '2_of_2');
+      const noop2 = await noopHalf(second, '2_of_2');
+      const noop = mergeRates(noop1, noop2);
+      const refunds = mergeRates(refunds1, refunds2);
+      const halves = (a: Rate, b: Rate) => `${formatRps(a.perSecond)} and ${formatRps(b.perSecond)}/s`;
+      console.log(`  backlog: the halves, no-op jobs ${halves(noop1, noop2)}, refunds ${halves(refunds1, refunds2)}`);
+      console.log(`  backlog: this process's CPU ${(refundCpuMs / n).toFixed(2)} ms per refund, ${(noopCpuMs / n).toFixed(2)} ms per no-op job`);
       if (otherwise > 0) throw new LoadFailure(`backlog: ${otherwise} refunds moved elsewhere than to status 1`);
-      const refunds = { perSecond: n / seconds, done: n, elapsed: seconds, ...refundCpu };
       return {
         value: refunds.perSecond / noop.perSecond,
         detail:
           `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s (due in their rows, sent by the lifecycle's sweep, batches of 25, up to 3 in flight; decision 0035) ÷ ` +
-          `${n} no-op jobs at ${formatRps(noop.perSecond)}/s (the submission queue's policy, worker batch ${SUBMIT_WORKER.batchSize} in up to ${SUBMIT_WORKER.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}`,
-        loads: [loadOf('no-op jobs drained', { perSecond: noop.perSecond, done: n, elapsed: noop.seconds, ...noopCpu }), loadOf('refunds to status 1', refunds)],
+          `${n} no-op jobs at ${formatRps(noop.perSecond)}/s (the submission queue's policy, worker batch ${SUBMIT_WORKER.batchSize} in up to ${SUBMIT_WORKER.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}, each in two halves (A B B A)`,
+        loads: [loadOf('no-op jobs drained', noop), loadOf('refunds to status 1', refunds)],
       };
     } finally {
-      await workers.stop().catch(() => undefined);
+      await stopWorkers().catch(() => undefined);
       serviceLifecycle?.resumeSweeps();
       // The copies' polls (an hour away) called off: the service's own poll sweep would look at them in a later run.
       await sql`update refund_orders r set next_poll_at = null from generate_series(1, ${n}::int) g where r.refund_code = ${sqlCode}`.execute(db);
       for (const key of keys) world.bookings.delete(key);
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+      for (const schema of workerSchemas) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
       await settleTables(db, ['orders', 'refund_offers', 'refund_orders', 'refund_tickets', 'refund_status_history', 'sandbox_refunds'], 'backlog\'s');
     }
   },
