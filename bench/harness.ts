@@ -301,13 +301,14 @@ function cpuSnapshot(serverPid?: number): CpuSnapshot {
 }
 
 /**
- * Starts counting CPU where LoadResult.cpuUsPerRequest says; the returned function gives the figures per
- * answer since the start. For measures that drive the service without autocannon (in-process inject, the
- * job queue), the driver runs on the server's thread and counts as the server's.
+ * Starts counting CPU where LoadResult.cpuUsPerRequest says, and other processes' share of the machine
+ * (LoadResult.othersCpu, which marks a figure noisy); the returned function gives both since the start, the
+ * first per answer. For measures that drive the service without autocannon (in-process inject, the job queue,
+ * sequential quotes), the driver runs on the server's thread and counts as the server's.
  */
-export function startCpuMeter(serverPid?: number): (answers: number) => Pick<LoadResult, 'cpuUsPerRequest'> {
+export function startCpuMeter(serverPid?: number): (answers: number) => Pick<LoadResult, 'cpuUsPerRequest' | 'othersCpu'> {
   const before = cpuSnapshot(serverPid);
-  return (answers) => cpuPerRequestSince(before, answers, serverPid);
+  return (answers) => ({ othersCpu: othersCpuSince(before, serverPid), ...cpuPerRequestSince(before, answers, serverPid) });
 }
 
 /** CPU µs per answered request since `before`, by where it went (see LoadResult.cpuUsPerRequest). */

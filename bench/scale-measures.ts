@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/store/schema.js';
-import { LoadFailure, settleTables, type LoadResult } from './harness.js';
+import { LoadFailure, settleTables, startCpuMeter, type LoadResult } from './harness.js';
 import { round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** Orders in the store for the large figure: 10⁶ unless BENCH_SCALE_ORDERS says otherwise (small machines). */
@@ -137,9 +137,11 @@ export const quoteScale: Measure = {
     const figure = async (planted: number): Promise<{ times: number[]; result: LoadResult }> => {
       await sql`analyze`.execute(db); // what any bulk load is followed by (PGlite runs no autovacuum)
       await quoteLatencies(ctx, body, tag, planted, 200); // warm-up, not counted
+      const meter = startCpuMeter();
       const started = performance.now();
       const times = await quoteLatencies(ctx, body, tag, planted, requests);
       const seconds = (performance.now() - started) / 1000;
+      const cpu = meter(times.length);
       return {
         times,
         result: {
@@ -149,7 +151,7 @@ export const quoteScale: Measure = {
           p99Ms: round2(percentile(times, 99)),
           requests: times.length,
           seconds: round2(seconds),
-          othersCpu: 0,
+          ...cpu,
         },
       };
     };

@@ -52,22 +52,22 @@ async function rate(seconds: number, concurrency: number, work: () => Promise<bo
   return { perSecond: done / elapsed, done, elapsed, ...cpu(done) };
 }
 
-type Rate = { perSecond: number; done: number; elapsed: number } & Pick<LoadResult, 'cpuUsPerRequest'>;
+type Rate = { perSecond: number; done: number; elapsed: number } & Pick<LoadResult, 'cpuUsPerRequest' | 'othersCpu'>;
 
 /** Two counted runs of one load as one (the halves of A B B A), merged as the HTTP loads are. */
 function mergeRates(a: Rate, b: Rate): Rate {
   const m = mergeLoads(loadOf('', a), loadOf('', b));
-  return { perSecond: m.rps, done: m.requests, elapsed: m.seconds, ...(m.cpuUsPerRequest ? { cpuUsPerRequest: m.cpuUsPerRequest } : {}) };
+  return { perSecond: m.rps, done: m.requests, elapsed: m.seconds, othersCpu: m.othersCpu, ...(m.cpuUsPerRequest ? { cpuUsPerRequest: m.cpuUsPerRequest } : {}) };
 }
 
-const loadOf = (label: string, r: Rate, othersCpu = 0): LoadResult => ({
+const loadOf = (label: string, r: Rate): LoadResult => ({
   label,
   rps: r.perSecond,
   p50Ms: 0,
   p99Ms: 0,
   requests: r.done,
   seconds: r.elapsed,
-  othersCpu,
+  othersCpu: r.othersCpu,
   ...(r.cpuUsPerRequest ? { cpuUsPerRequest: r.cpuUsPerRequest } : {}),
 });
 
