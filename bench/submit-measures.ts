@@ -107,7 +107,17 @@ export const refundSubmit: Measure = {
     // Random ones collided now and then among 5·10⁴ orders (a failed run).
     if (Math.ceil(estimate / 200) * 200 > 1e6) throw new Error(`refund.do measure: ${estimate} orders do not fit 6 digits of ticket numbers`);
     const runTag = await unusedTicketPrefix(db);
+    // The store analyzed whenever the planted orders have doubled since 2,000, as a deployment's autovacuum would
+    // (this machine's PostgreSQL runs none): after the quote-at-10⁶ measure has emptied and analyzed the order tables
+    // (17 orders on one page), the foreign-key checks of every order's rows were planned as sequential scans of
+    // tables that then grew to 6·10⁴ orders — 20 orders/s by the end, a full run's refund.do taking ~25 minutes
+    // to plant instead of one (BENCHMARKS.md, 2026-11-28 morning). Not timed.
+    let analyzeAt = 2_000;
     for (let batch = 0; batch < estimate / 200; batch++) {
+      if (batch * 200 >= analyzeAt) {
+        await analyzeStore(db, `with ${batch * 200} orders planted`);
+        analyzeAt *= 2;
+      }
       await db.transaction().execute(async (trx) => {
         for (let i = 0; i < 200; i++) {
           const n = batch * 200 + i;
