@@ -110,7 +110,7 @@ export const refundSubmit: Measure = {
     // The store analyzed whenever the planted orders have doubled since 2,000, as a deployment's autovacuum would
     // (this machine's PostgreSQL runs none): after the quote-at-10⁶ measure has emptied and analyzed the order tables
     // (17 orders on one page), the foreign-key checks of every order's rows were planned as sequential scans of
-    // tables that then grew to 6·10⁴ orders — 20 orders/s by the end, a full run's refund.do taking ~25 minutes
+    // tables that then grew to 6·10⁴ orders — 20 orders/s by the end, a full run's refund.do taking ~29 minutes
     // to plant instead of one (BENCHMARKS.md, 2026-11-28 morning). Not timed.
     let analyzeAt = 2_000;
     for (let batch = 0; batch < estimate / 200; batch++) {
