@@ -11,13 +11,10 @@ function depDate(ctx: BenchContext, flightId: string): string {
   return ctx.service.world.flights.get(flightId)!.current.dep.toFormat('yyyyMMdd');
 }
 
-/** The yardstick: Fastify with one route doing a primary-key SELECT through the service's own store. */
-async function startPkSelectRoute(ctx: BenchContext, orderNo: string) {
+/** The yardstick: Fastify with one route answering `answer()` (a primary-key SELECT through the service's own store). */
+export async function startPkSelectRoute(answer: () => Promise<object>) {
   const app = Fastify({ logger: false });
-  app.post('/pk', async () => {
-    const row = await ctx.service.store.db.selectFrom('orders').select(['order_no', 'status']).where('order_no', '=', orderNo).executeTakeFirst();
-    return { status: 0, orderNo: row?.order_no ?? null, orderStatus: row?.status ?? null };
-  });
+  app.post('/pk', answer);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/pk`, close: () => app.close() };
@@ -45,7 +42,10 @@ export const refundQuotation: Measure = {
       ],
     });
     const headers = { ...ctx.authHeaders, 'content-type': 'application/json' };
-    const yard = await startPkSelectRoute(ctx, order.order_no);
+    const yard = await startPkSelectRoute(async () => {
+      const row = await ctx.service.store.db.selectFrom('orders').select(['order_no', 'status']).where('order_no', '=', order.order_no).executeTakeFirst();
+      return { status: 0, orderNo: row?.order_no ?? null, orderStatus: row?.status ?? null };
+    });
     const pkAnswer = JSON.stringify({ status: 0, orderNo: order.order_no, orderStatus: '2' });
     const countOffers = async () =>
       Number((await ctx.service.store.db.selectFrom('refund_offers').select((eb) => eb.fn.countAll().as('n')).where('order_no', '=', order.order_no).executeTakeFirstOrThrow()).n);
