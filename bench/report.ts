@@ -47,8 +47,10 @@ these machines. A yardstick and its subject run in the order A B B A, half the c
 (the warm-up before the first half of each only; the backlog: half the no-op jobs and half the refunds each
 time, since 2026-11-28), so a machine that slows down or speeds up during a measure shifts both alike (since
 2026-11-26, late night: the bare route's rate fell by a third within that evening). The quote at 10⁶ compares one
-target in two stores, minutes of bulk load apart: its 10³ figure is taken before the load and again once the load
-is taken away, the two pooled (A B A, since 2026-11-28 afternoon).
+target in two stores, minutes of bulk load apart (since 2026-11-28, afternoon): its 10³ figure is taken before the
+load and again once the load is taken away, the two pooled (A B A), every quote is followed by a request to a
+primary-key SELECT route and each figure's median divided by that route's, and both figures quote 10³ distinct
+orders (the orders of the 10⁶ store drawn at random once), the number of refund contexts the process keeps.
 The req/s in the value column are context, not results, and so is the code revision
 measured (commit, and whether \`src/\` had uncommitted changes). Targets are those of docs/architecture.md
 "Performance targets". A ratio that misses its target is marked **below target** — a benchmark is not a
