@@ -382,16 +382,17 @@ export const refundBacklog: Measure = {
       const refundHalf = async (jobs: number, upTo: number, part: string): Promise<Rate> => {
         const schema = `rb_${randomBytes(4).toString('hex')}`;
         workerSchemas.push(schema);
-        workers = createRefundWorkers({ store, airlines: createAirlines(world, store, clock), clock, logger, pollSeconds: 3600, schema });
-        await workers.start(false);
+        // Kept in `workers` too, so that the measure's `finally` stops them when the half fails.
+        const own = createRefundWorkers({ store, airlines: createAirlines(world, store, clock), clock, logger, pollSeconds: 3600, schema });
+        workers = own;
+        await own.start(false);
         const limitMs = Math.max(120_000, (jobs / 10) * 1000);
         let timer: NodeJS.Timeout | undefined;
         const cpu0 = process.cpuUsage();
         const meter = startCpuMeter();
         const t0 = performance.now();
-        const started = workers;
         await maybeProfiled(`backlog_${part}`, async () => {
-          await started.lifecycle.startWorkers();
+          await own.lifecycle.startWorkers();
           await Promise.race([
             reached(upTo),
             new Promise((_, reject) => (timer = setTimeout(() => reject(new LoadFailure(`backlog: only ${toOne} of ${upTo} refunds reached status 1 within ${limitMs / 1000} s`)), limitMs))),
