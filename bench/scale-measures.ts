@@ -1,8 +1,9 @@
 // Scale measure of `npm run bench`: refundQuotation.do median latency with 10⁶ orders in the store ÷ with 10³
 // (docs/architecture.md "Performance targets", ≤ 1.3). Orders are bulk-loaded by the database itself (INSERT … SELECT over
-// generate_series, copies of a demo booking), never one request per order. The 10³ figure is taken twice, before the
-// load and once it is taken away again (A B A), and the two pooled: the machine's drift over the minutes of the load
-// would otherwise be read as the store's.
+// generate_series, copies of a demo booking), never one request per order. Both figures quote 10³ distinct orders;
+// the 10³ figure is taken twice, before the load and once it is taken away again (A B A), the two pooled; and each
+// figure's median is divided by a yardstick route's, requested after every quote: the machine's drift over the
+// minutes of the load would otherwise be read as the store's (the reasons in `run`).
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
@@ -232,7 +233,7 @@ export const quoteScale: Measure = {
           `${SMALL.toLocaleString('en-US')} (${ms(small1.times)} before the load, ${ms(small2.times)} after it was taken away), each divided by its yardstick's ` +
           `(one primary-key SELECT route, requested after every quote; the medians alone: ${(median(big.times) / median(smallTimes)).toFixed(2)}), ` +
           `${requests} sequential quotes of ${SMALL.toLocaleString('en-US')} planted orders drawn at random each; of any of the ${large.toLocaleString('en-US')} ` +
-          `(no context kept) ${ms(cold.times)} ms, ${relative(cold).toFixed(2)}; bulk load ${loadSeconds.toFixed(0)} s`,
+          `(each context read from the store) ${ms(cold.times)} ms, ${relative(cold).toFixed(2)}; bulk load ${loadSeconds.toFixed(0)} s`,
         loads: [small1.result, big.result, cold.result, small2.result],
       };
     } finally {
