@@ -154,6 +154,9 @@ export const quoteScale: Measure = {
     const largeTag = newTag();
     const orderNo = (n: number) => (n < SMALL ? `${smallTag}${n}` : `${largeTag}${n}`);
     const requests = Math.max(200, ctx.settings.seconds * 100);
+    // Superusers only (PGlite always; PostgreSQL as the usual bench role); otherwise the triggers run.
+    const { rows } = await sql<{ su: boolean }>`select rolsuper as su from pg_roles where rolname = current_user`.execute(db);
+    const skipTriggers = rows[0]?.su === true;
     // The yardstick beside every quote: a route doing one primary-key SELECT of a table the load leaves alone.
     const yardstick = await startPkSelectRoute(async () => {
       const row = await db.selectFrom('clients').select('client_id').where('client_id', '=', 'demo-agency').executeTakeFirst();
@@ -186,9 +189,6 @@ export const quoteScale: Measure = {
         },
       };
     };
-    // Superusers only (PGlite always; PostgreSQL as the usual bench role); otherwise the triggers run.
-    const { rows } = await sql<{ su: boolean }>`select rolsuper as su from pg_roles where rolname = current_user`.execute(db);
-    const skipTriggers = rows[0]?.su === true;
     try {
       // A B A: the 10³ figure before the load and again once the load is taken away, the 10⁶ figure between
       // them, each quote followed by a request to the yardstick, and each figure's median divided by its
