@@ -392,6 +392,15 @@ export async function startBareRoute(method: 'GET' | 'POST', routePath: string, 
   return { url: `http://127.0.0.1:${port}${routePath}`, close: () => app.close() };
 }
 
+/** The yardstick of the store-bound measures: Fastify with one route answering `answer()` (a primary-key SELECT through the service's own store). */
+export async function startPkSelectRoute(answer: () => Promise<object>): Promise<BareRoute> {
+  const app = Fastify({ logger: false });
+  app.post('/pk', answer);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/pk`, close: () => app.close() };
+}
+
 /** One request with fetch, for the reference answer a measure checks and sizes its yardstick by. */
 export async function fetchOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>): Promise<{ http: number; text: string }> {
   const send = () => fetch(req.url, {

@@ -1,23 +1,12 @@
 // Refund measures of `npm run bench` (docs/architecture.md "Performance targets"):
 // - refundQuotation.do rps ÷ a route doing one primary-key SELECT on the same database
 //   (refund.do submissions and the backlog: submit-measures.ts).
-import Fastify from 'fastify';
-import type { AddressInfo } from 'node:net';
-import { loadAbba, LoadFailure, type LoadRequest } from './harness.js';
+import { loadAbba, LoadFailure, startPkSelectRoute, type LoadRequest } from './harness.js';
 import { formatRps, type BenchContext, type Measure } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
 function depDate(ctx: BenchContext, flightId: string): string {
   return ctx.service.world.flights.get(flightId)!.current.dep.toFormat('yyyyMMdd');
-}
-
-/** The yardstick: Fastify with one route answering `answer()` (a primary-key SELECT through the service's own store). */
-export async function startPkSelectRoute(answer: () => Promise<object>) {
-  const app = Fastify({ logger: false });
-  app.post('/pk', answer);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/pk`, close: () => app.close() };
 }
 
 export const refundQuotation: Measure = {

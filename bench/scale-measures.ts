@@ -8,9 +8,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/store/schema.js';
-import { LoadFailure, profiled, settleTables, startCpuMeter, type LoadResult } from './harness.js';
+import { LoadFailure, profiled, settleTables, startCpuMeter, startPkSelectRoute, type LoadResult } from './harness.js';
 import { round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
-import { startPkSelectRoute } from './refund-measures.js';
 
 /** Orders in the store for the large figure: 10⁶ unless BENCH_SCALE_ORDERS says otherwise (small machines). */
 function largeSize(env: NodeJS.ProcessEnv): number {
@@ -148,10 +147,11 @@ export const quoteScale: Measure = {
     ]);
     const body = (orderNo: string) => `{"orderNo":${JSON.stringify(orderNo)},"refundRequestList":${items}}`;
     // Not numeric like real order numbers, so a planted order can never be mistaken for a real one. The first
-    // 10³ orders carry one tag and the rest of the 10⁶ another, so that the rest can be taken away again.
-    const newTag = () => `S${randomBytes(4).toString('hex').toUpperCase()}-`;
-    const smallTag = newTag();
-    const largeTag = newTag();
+    // 10³ orders carry the run's tag and A, the rest of the 10⁶ its tag and B, so that the rest can be taken away
+    // again and the run's tag takes all of them away at the end.
+    const tag = `S${randomBytes(4).toString('hex').toUpperCase()}-`;
+    const smallTag = `${tag}A`;
+    const largeTag = `${tag}B`;
     const orderNo = (n: number) => (n < SMALL ? `${smallTag}${n}` : `${largeTag}${n}`);
     const requests = Math.max(200, ctx.settings.seconds * 100);
     // Superusers only (PGlite always; PostgreSQL as the usual bench role); otherwise the triggers run.
@@ -243,10 +243,7 @@ export const quoteScale: Measure = {
     } finally {
       await yardstick.close();
       // The embedded store lives in a temporary folder that the bench removes.
-      if (ctx.storeKind === 'postgres') {
-        await cleanUp(db, smallTag, skipTriggers);
-        await cleanUp(db, largeTag, skipTriggers);
-      }
+      if (ctx.storeKind === 'postgres') await cleanUp(db, tag, skipTriggers);
       await settleTables(db, PLANTED_TABLES, 'planted', { full: true });
     }
   },
