@@ -64,6 +64,18 @@ function bindingOffsets(answer: string): number[] {
 
 const MB = 1024 * 1024;
 
+/**
+ * V8's old space in use (bytes), from the service's /metrics. It counts garbage not yet collected: the peak's
+ * spread between runs (~185 against ~280 MB on 2026-11-28) is that space, not live data (BENCHMARKS.md, the
+ * evening session of 2026-11-28).
+ */
+async function oldSpaceInUse(baseUrl: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const line = /^nodejs_heap_space_size_used_bytes\{space="old"\} (\d+)/m.exec(text);
+  if (!line) throw new Error('seat memory: /metrics has no old-space figure');
+  return Number(line[1]);
+}
+
 export const seatMemory: Measure = {
   id: 'seatMemory',
   name: 'API process resident memory (MB) under the seat-map load',
@@ -83,11 +95,13 @@ export const seatMemory: Measure = {
       }, 100);
       const loaded = await load(ctx.settings, { ...subject, expectBody: answer, serverPid: server.pid }).finally(() => clearInterval(sampler));
       peak = Math.max(peak, server.rssBytes());
+      const oldSpace = await oldSpaceInUse(server.baseUrl);
       return {
         value: peak / MB,
         detail:
           `peak RSS ${(peak / MB).toFixed(0)} MB of \`node dist/server.js\` (a process of its own) during ${ctx.settings.warmupSeconds} + ${ctx.settings.seconds} s of ` +
-          `seatAvailability.do at ${formatRps(loaded.rps)} req/s; ${(idle / MB).toFixed(0)} MB after start-up and one seat map, before the load`,
+          `seatAvailability.do at ${formatRps(loaded.rps)} req/s; ${(idle / MB).toFixed(0)} MB after start-up and one seat map, before the load; ` +
+          `V8's old space ${(oldSpace / MB).toFixed(0)} MB in use at the end of the load (garbage included)`,
         loads: [loaded],
       };
     } finally {
