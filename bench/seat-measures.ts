@@ -65,9 +65,8 @@ function bindingOffsets(answer: string): number[] {
 const MB = 1024 * 1024;
 
 /**
- * V8's old space in use (bytes), from the service's /metrics. It counts garbage not yet collected: the peak's
- * spread between runs (~185 against ~280 MB on 2026-11-28) is that space, not live data (BENCHMARKS.md, the
- * evening session of 2026-11-28).
+ * V8's old space in use (bytes), from the service's /metrics, garbage not yet collected included: it tells which
+ * garbage-collector mode a run's peak came from (BENCHMARKS.md, "2026-11-28, evening session").
  */
 async function oldSpaceInUse(baseUrl: string): Promise<number> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
