@@ -2,6 +2,8 @@
 // the PostgreSQL of DATABASE_URL), runs the measures of measures.ts, prints a table, and records each
 // measure's row in BENCHMARKS.md. Exits non-zero when a measure could not run cleanly (errors, non-2xx or
 // wrong answers), never because a ratio misses its target.
+// first: the in-process service runs with the V8 settings of postbook's own processes (decision 0037)
+import '../src/v8-flags.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

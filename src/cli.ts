@@ -2,6 +2,8 @@
 // workers, migrations, client credentials, worlds, the sandbox clock, refunds and webhook events. Built on
 // commander: `--help` on every command; a usage error exits 2, a bad configuration or world 78, "not found"
 // 1. Refuses to open an embedded data folder that a running server holds (PGlite allows one process only).
+// first: V8's settings hold from the first allocation (decision 0037)
+import './v8-flags.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';

@@ -1,4 +1,6 @@
 // Process entry: read config, start the service, listen, and shut down gracefully on SIGTERM/SIGINT.
+// first: V8's settings hold from the first allocation (decision 0037)
+import './v8-flags.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createService } from './service.js';
 import { createLogger } from './log.js';
