@@ -66,7 +66,8 @@ const MB = 1024 * 1024;
 
 /**
  * V8's old space in use (bytes), from the service's /metrics, garbage not yet collected included: it tells which
- * garbage-collector mode a run's peak came from (BENCHMARKS.md, "2026-11-28, evening session").
+ * garbage-collector mode a run's peak came from (BENCHMARKS.md, "2026-11-28, evening session"; the promoting one
+ * is gone since decision 0037, and a figure near 150 MB would say it is back).
  */
 async function oldSpaceInUse(baseUrl: string): Promise<number> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
