@@ -3,6 +3,7 @@ import { randomFillSync } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { checkShape } from './checks.js';
 import { contextCacheFor, OrderContextCache } from './context-cache.js';
+import { keptOffersFor } from './kept-offers.js';
 import { recordOffer } from './offers.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { checkOrderRef, loadCallerOrder, prepareFromContext, type Prepared } from './prepare.js';
@@ -58,6 +59,7 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
     }
     const { priced, ctx } = prepared;
     const now = deps.clock.now();
+    const expiresAt = new Date(now.getTime() + deps.offerTtlMs);
     // Atomic: the older offers for these tickets superseded and the new one stored (src/refunds/offers.ts).
     const stored = await recordOffer(deps.db, {
       offerId,
@@ -67,11 +69,15 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
       ticketNos: priced.tickets.map((t) => t.ticketNo),
       request: items,
       quote: priced,
-      expiresAt: new Date(now.getTime() + deps.offerTtlMs),
+      expiresAt,
       createdAt: now,
       ctxVersion: freshReads >= VERSION_CHECKED_READS ? null : ctx.order.ctx_version,
     });
-    if (stored) return quoteAnswer(deps, priced, offerId);
+    if (stored) {
+      // Its submission by refundOfferId in this process needs no read (decision 0038).
+      keptOffersFor(deps.db).keep(offerId, { clientId: caller.clientId, items, priced, expiresAt, ctx });
+      return quoteAnswer(deps, priced, offerId);
+    }
     // The order changed since that context: read it again and price again.
     cache.delete(key);
     kept = undefined;

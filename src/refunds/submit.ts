@@ -14,6 +14,7 @@ import { checkShape } from './checks.js';
 import { checkRefund, findCallerOrder, loadCallerOrder, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
+import { keptOffersFor, type KeptOffer } from './kept-offers.js';
 import { offerStateSql, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
@@ -228,7 +229,175 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
   return submitAnswer(deps, submission.priced, submission.offerId, submission.refundCode, displayCurrency);
 }
 
+// ---- refund.do by a refundOfferId this process quoted (decision 0038) ----
+
+/** A submission of a kept offer, checked in this process, as its statement writes it. */
+interface KeptSubmission {
+  offerId: string;
+  refundCode: string;
+  clientId: string;
+  order: OrderRow;
+  priced: PricedQuote;
+  displayCurrency: string | null;
+  now: Date;
+}
+
+/** What the statement found for one kept submission: written, or why not. */
+interface KeptOutcome {
+  created: boolean;
+  /** The offer's state as held (null: no such offer of this client). */
+  state: OfferState | null;
+  expires_at: Date | string | null;
+  /** Whether the order's context version was still the kept context's. */
+  current: boolean;
+}
+
+/**
+ * Submissions of kept offers in one statement (group commit, decision 0018), from one JSON document: each
+ * offer held (`for update nowait`: a submission of it running elsewhere fails the statement, and the group
+ * committer writes its items one by one, that one answering 814), marked used and its refund written (the rows
+ * of refundRowsSql, the refund's details being the offer's stored quote) only if it is active, unexpired and
+ * the order's `ctx_version` is still the one its checks ran on. One row per submission, in the batch's order.
+ */
+function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
+  const rows = batch.map((s, n) => ({
+    n,
+    offer_id: s.offerId,
+    refund_code: s.refundCode,
+    client_id: s.clientId,
+    order_no: s.order.order_no,
+    ctx_version: s.order.ctx_version,
+    carrier: s.order.carrier,
+    reason: s.priced.reason,
+    ticket_nos: s.priced.tickets.map((t) => t.ticketNo),
+    pax_indexes: s.priced.tickets.map((t) => t.paxIndex),
+    path: pathOf(s.order),
+    quote_type: s.priced.quoteType,
+    refund_method: s.priced.refundMethod,
+    currency: s.priced.currency,
+    estimated_refund_minor: s.priced.fare.refundMinor,
+    post_refund_minor: s.priced.post.reduce((a, p) => a + p.refundMinor, 0),
+    service_fee_currency: s.priced.serviceFee.currency,
+    service_fee_minor: s.priced.serviceFee.minor,
+    display_currency: s.displayCurrency,
+    at: s.now.toISOString(),
+  }));
+  return sql<KeptOutcome>`
+    with batch as (
+      select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(n int, offer_id text, refund_code text, client_id text, order_no text,
+        ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], path text, quote_type text, refund_method text,
+        currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
+        display_currency text, at timestamptz)
+    ),
+    locked as (
+      select o.offer_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at, o.quote
+      from refund_offers o join batch b on b.offer_id = o.offer_id and b.client_id = o.client_id
+      for update of o nowait
+    ),
+    versions as (
+      select b.n, b.ctx_version = o.ctx_version as current from batch b join orders o on o.order_no = b.order_no
+    ),
+    usable as (
+      select b.*, l.quote from batch b join locked l on l.offer_id = b.offer_id join versions v on v.n = b.n
+      where l.state = 'active' and l.expires_at > b.at and v.current
+    ),
+    offer as (
+      update refund_offers o set status = 'used', used_at = u.at from usable u where o.offer_id = u.offer_id returning o.offer_id
+    ),
+    refund as (
+      insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at, next_poll_at)
+      select u.refund_code, u.client_id, u.order_no, u.carrier, u.offer_id, u.reason, ${sql.lit(RS.PROCESSING)}, u.path, u.quote_type, u.refund_method, u.currency,
+        u.estimated_refund_minor, u.post_refund_minor, u.service_fee_currency, u.service_fee_minor, u.display_currency, u.quote::jsonb, u.at, u.at, u.at
+      from usable u join offer on offer.offer_id = u.offer_id
+      returning refund_code
+    ),
+    tickets as (
+      insert into refund_tickets (refund_code, ticket_no, pax_index)
+      select u.refund_code, t.ticket_no, t.pax_index from usable u join refund r on r.refund_code = u.refund_code, unnest(u.ticket_nos, u.pax_indexes) as t(ticket_no, pax_index)
+    ),
+    history as (
+      insert into refund_status_history (refund_code, from_status, to_status, at, cause)
+      select u.refund_code, null, ${sql.lit(RS.PROCESSING)}, u.at, 'submitted by the client' from usable u join refund r on r.refund_code = u.refund_code
+    )
+    select l.state, l.expires_at, coalesce(v.current, false) as current, exists (select 1 from refund r where r.refund_code = b.refund_code) as created
+    from batch b left join locked l on l.offer_id = b.offer_id left join versions v on v.n = b.n
+    order by b.n`;
+}
+
+/** One writer of kept-offer submissions per store. */
+const keptWriters = new WeakMap<Kysely<Database>, GroupCommitter<KeptSubmission, KeptOutcome>>();
+
+function writeKeptSubmission(deps: RefundDeps, s: KeptSubmission): Promise<KeptOutcome> {
+  let writer = keptWriters.get(deps.db);
+  if (!writer) {
+    writer = new GroupCommitter<KeptSubmission, KeptOutcome>(async (batch) => (await executePrepared(deps.db, keptSubmissionsSql(batch))).rows);
+    keptWriters.set(deps.db, writer);
+  }
+  return writer.write(s);
+}
+
+/**
+ * refund.do by a refundOfferId quoted by this process, without reading the offer or the order (decision 0038):
+ * the kept offer checked again on the context it was priced from, then one statement. The answer, or null
+ * when the reading path must answer instead — an offer not kept here or being submitted, a request naming
+ * the order otherwise than by the offer's orderNo, an offer expired by this clock, any refused check, or an
+ * order changed since that context — so that every refusal is the reading path's, in its order of checks.
+ */
+async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null): Promise<RefundSubmitResponse | null> {
+  const offers = keptOffersFor(deps.db);
+  const kept = offers.claim(offerId, caller.clientId);
+  if (kept === null) return null;
+  try {
+    const refundCode = keptSubmissionChecked(deps, caller, req, kept);
+    if (refundCode === null) return null;
+    const submission: KeptSubmission = { offerId, refundCode, clientId: caller.clientId, order: kept.ctx.order, priced: kept.priced, displayCurrency, now: deps.clock.now() };
+    let outcome: KeptOutcome;
+    try {
+      outcome = await writeKeptSubmission(deps, submission);
+    } catch (err) {
+      mapConflict(err);
+    }
+    if (!outcome.created) {
+      // The order moved since the kept context (another refund, a change by another process): the reading path checks it.
+      if (!outcome.current || outcome.state === null) return null;
+      throwUnusable(outcome, submission.now);
+    }
+    offers.written++;
+    deps.scheduler.submitted();
+    return submitAnswer(deps, kept.priced, offerId, refundCode, displayCurrency);
+  } finally {
+    offers.release(offerId);
+  }
+}
+
+/** The kept offer's checks in this process: a new refund code when it may be written, null when the reading path must answer. */
+function keptSubmissionChecked(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, kept: KeptOffer): string | null {
+  if (!kept.priced.isRefundable) return null;
+  const orderNo = kept.ctx.order.order_no;
+  if (req.orderNo ? req.orderNo !== orderNo : Boolean(req.airlinePNR && req.carrier)) return null;
+  const now = deps.clock.now();
+  if (kept.expiresAt.getTime() <= now.getTime()) return null;
+  try {
+    checkRefund(deps, caller, kept.ctx, kept.items, checkShape(kept.items), now, true);
+  } catch (err) {
+    if (err instanceof ApiError) return null;
+    throw err;
+  }
+  return newRefundCode();
+}
+
+/** An offer the statement found not usable: 812 when only its time ran out, otherwise 813 with why. */
+function throwUnusable(outcome: Pick<KeptOutcome, 'state' | 'expires_at'>, now: Date): never {
+  if (outcome.state === 'active' && outcome.expires_at && new Date(outcome.expires_at).getTime() <= now.getTime()) {
+    throw new ApiError(S.OFFER_EXPIRED, 'refundOfferId expired; obtain a fresh offer and resubmit');
+  }
+  throw new ApiError(S.OFFER_ILLEGAL_STATE, outcome.state === 'superseded' ? SUPERSEDED_MSG : USED_MSG);
+}
+
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
+  const fast = await submitKeptOffer(deps, caller, req, offerId, displayCurrency);
+  if (fast !== null) return fast;
   const readOffer = () =>
     deps.db
       .selectFrom('refund_offers as o')
@@ -285,12 +454,7 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   } catch (err) {
     mapConflict(err);
   }
-  if (!outcome || outcome.created !== 1) {
-    if (outcome?.state === 'active' && outcome.expires_at && new Date(outcome.expires_at).getTime() <= now.getTime()) {
-      throw new ApiError(S.OFFER_EXPIRED, 'refundOfferId expired; obtain a fresh offer and resubmit');
-    }
-    throw new ApiError(S.OFFER_ILLEGAL_STATE, outcome?.state === 'superseded' ? SUPERSEDED_MSG : USED_MSG);
-  }
+  if (!outcome || outcome.created !== 1) throwUnusable({ state: outcome?.state ?? null, expires_at: outcome?.expires_at ?? null }, now);
   deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
 }

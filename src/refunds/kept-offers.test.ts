@@ -1,0 +1,168 @@
+// refund.do by a refundOfferId this process quoted (decision 0038): written without reading the offer or the
+// order again, from the kept offer and the context it was priced from — yet it answers exactly as the reading
+// path: a change made since the quote, through the service or straight into the store, is found by the
+// statement's version check and answered by the reading path.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { KeptOffers, keptOffersFor } from './kept-offers.js';
+import { REFUND_STATUS as S } from './statuses.js';
+
+const [lastA, firstA, lastB, firstB] = PLANTED.names;
+
+interface Answer {
+  status: number;
+  msg: string;
+  refundOfferId?: string;
+  refundCode?: string;
+  [field: string]: unknown;
+}
+
+describe(`refund.do by a kept refundOfferId (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let t: TestApp;
+  let kept: KeptOffers;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    kept = keptOffersFor(t.store.db);
+  });
+  after(() => t.close());
+
+  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const item = (lastName: string, firstName: string, flights: string[]) => ({ lastName, firstName, refundReason: '1', segments: flights.map((f) => refundSegment(t.world, f)) });
+  const quote = async (orderNo: string, items: object[], client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
+    const q = (await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: items }, { client })).body as Answer;
+    assert.equal(q.status, 0, q.msg);
+    return q;
+  };
+  const submit = async (body: object, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => (await call(t.app, '/refund.do', body, { client })).body as Answer;
+  const refundRow = (refundCode: string) => t.store.db.selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+  const offerRow = (offerId: string) => t.store.db.selectFrom('refund_offers').selectAll().where('offer_id', '=', offerId).executeTakeFirstOrThrow();
+
+  test('spec 4.2: quote, then submit by its refundOfferId — written from the kept offer, with every row the reading path writes', async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const q = await quote(orderNo, [item(lastA, firstA, ['out', 'ret'])]);
+    const written = kept.written;
+    const s = await submit({ orderNo, refundOfferId: q.refundOfferId });
+    assert.equal(s.status, 0, s.msg);
+    assert.equal(kept.written, written + 1, 'written from the kept offer');
+    // the answer carries the quote's amounts, and the same fields as a submission by the reading path
+    for (const field of ['currency', 'refundFeeAmount', 'refundAmount', 'refundTicketAmounts', 'refundPostTicketingServiceAmounts']) {
+      if (field in q) assert.deepEqual(s[field], q[field], field);
+    }
+    const qB = await quote(orderNo, [item(lastB, firstB, ['out', 'ret'])]);
+    const viaReads = await submit({ airlinePNR: 'DEP001', carrier: 'XS', refundOfferId: qB.refundOfferId }); // named by PNR: the reading path
+    assert.equal(viaReads.status, 0, viaReads.msg);
+    assert.equal(kept.written, written + 1, 'an order named by PNR is read');
+    assert.deepEqual(Object.keys(s).sort(), Object.keys(viaReads).sort());
+
+    const refund = await refundRow(s.refundCode!);
+    const offer = await offerRow(q.refundOfferId!);
+    assert.equal(offer.status, 'used');
+    assert.ok(offer.used_at);
+    assert.equal(refund.offer_id, q.refundOfferId);
+    assert.equal(refund.status, 0);
+    assert.deepEqual(refund.details, offer.quote, 'the refund holds the offer’s stored quote');
+    assert.equal(refund.next_poll_at?.getTime(), refund.created_at.getTime(), 'its submission to the airline is due at once');
+    const tickets = await t.store.db.selectFrom('refund_tickets').select(['ticket_no', 'live']).where('refund_code', '=', s.refundCode!).execute();
+    assert.deepEqual(tickets.map((r) => r.ticket_no), ['9992000000001']);
+    const history = await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status', 'cause']).where('refund_code', '=', s.refundCode!).execute();
+    assert.deepEqual(history, [{ from_status: null, to_status: 0, cause: 'submitted by the client' }]);
+    // the same columns as the reading path's refund, but for what differs by passenger
+    const other = await refundRow(viaReads.refundCode!);
+    const same = (r: typeof refund) => ({ ...r, refund_code: null, offer_id: null, details: null, estimated_refund_minor: null, post_refund_minor: null, created_at: null, updated_at: null, next_poll_at: null });
+    assert.deepEqual(same(refund), same(other));
+  });
+
+  test('spec 7.1 813: the same offer submitted again is used', async () => {
+    const orderNo = await orderNoOf('TWO001');
+    const q = await quote(orderNo, [item('TWOTICKETS', 'TIM', ['out', 'ret'])]);
+    assert.equal((await submit({ orderNo, refundOfferId: q.refundOfferId })).status, 0);
+    const again = await submit({ orderNo, refundOfferId: q.refundOfferId });
+    assert.equal(again.status, S.OFFER_ILLEGAL_STATE);
+    assert.match(again.msg, /already submitted/);
+  });
+
+  test('spec 7.1 820: a coupon flown behind the service’s back after the quote is seen by the submission', async () => {
+    const orderNo = await orderNoOf('OLD001');
+    const q = await quote(orderNo, [item('OLDIE', 'OZ', ['out'])]);
+    const coupons = (status: string) => sql`update ticket_coupons set status = ${status} where ticket_no = '9992000000051'`.execute(t.store.db);
+    await coupons('USED'); // straight into the store: this process learns of it only through the order's version
+    const written = kept.written;
+    const refused = await submit({ orderNo, refundOfferId: q.refundOfferId });
+    assert.equal(refused.status, S.TICKET_USED, refused.msg);
+    assert.equal(kept.written, written, 'nothing written from the kept offer');
+    assert.equal((await offerRow(q.refundOfferId!)).status, 'active', 'the offer is untouched');
+    await coupons('OPEN_FOR_USE');
+    const s = await submit({ orderNo, refundOfferId: q.refundOfferId });
+    assert.equal(s.status, 0, s.msg);
+  });
+
+  test('spec 7.1 813: an offer superseded by a newer quote of its tickets is refused; the newer one is submitted', async () => {
+    const orderNo = await orderNoOf('VOID01');
+    const older = await quote(orderNo, [item('VOIDER', 'VAL', ['out'])]);
+    const newer = await quote(orderNo, [item('VOIDER', 'VAL', ['out'])]);
+    const refused = await submit({ orderNo, refundOfferId: older.refundOfferId });
+    assert.equal(refused.status, S.OFFER_ILLEGAL_STATE);
+    assert.match(refused.msg, /newer quote/);
+    assert.equal((await submit({ orderNo, refundOfferId: newer.refundOfferId })).status, 0);
+  });
+
+  test('another client sending the id is answered as for an unknown offer; the owner’s submission still needs no read', async () => {
+    const orderNo = await orderNoOf('VOID01');
+    const q = await quote(orderNo, [item('VOIDER', 'VIC', ['out'])]);
+    const other = await submit({ orderNo, refundOfferId: q.refundOfferId }, TEST_CLIENTS.beta);
+    assert.notEqual(other.status, 0);
+    const written = kept.written;
+    const s = await submit({ orderNo, refundOfferId: q.refundOfferId });
+    assert.equal(s.status, 0, s.msg);
+    assert.equal(kept.written, written + 1);
+  });
+
+  test('concurrent submissions of kept offers share statements, each answer and refund its own offer’s', async () => {
+    const cases = [
+      { pnr: 'RFD001', items: [item('ELSEWHERE', 'EVA', ['out'])], tickets: ['9992000000142'] },
+      { pnr: 'FAM001', items: [item('PARENT', 'PAT', ['out']), item('PARENT', 'KIM', ['out'])], tickets: ['9992000000011', '9992000000012'] },
+      { pnr: 'ONE001', items: [item('ONCE', 'OTTO', ['xo'])], tickets: ['1112000000111'] },
+    ];
+    // and among them, first, an offer the cases' newer quote supersedes: its refusal is its own caller's answer
+    const supersededOrder = await orderNoOf(cases[0]!.pnr);
+    const superseded = await quote(supersededOrder, cases[0]!.items);
+    const quotes = await Promise.all(cases.map(async (c) => ({ orderNo: await orderNoOf(c.pnr), q: await quote(await orderNoOf(c.pnr), c.items) })));
+    const written = kept.written;
+    const [refused, ...answers] = await Promise.all([
+      submit({ orderNo: supersededOrder, refundOfferId: superseded.refundOfferId }),
+      ...quotes.map(({ orderNo, q }) => submit({ orderNo, refundOfferId: q.refundOfferId })),
+    ]);
+    assert.equal(refused.status, S.OFFER_ILLEGAL_STATE, refused.msg);
+    assert.deepEqual(answers.map((a) => a.status), cases.map(() => 0), answers.map((a) => a.msg).join('; '));
+    assert.equal(kept.written, written + cases.length);
+    for (const [i, a] of answers.entries()) {
+      const refund = await refundRow(a.refundCode!);
+      assert.equal(refund.order_no, quotes[i]!.orderNo);
+      assert.equal(refund.offer_id, quotes[i]!.q.refundOfferId);
+      assert.deepEqual(refund.details, (await offerRow(quotes[i]!.q.refundOfferId!)).quote);
+      const tickets = await t.store.db.selectFrom('refund_tickets').select('ticket_no').where('refund_code', '=', a.refundCode!).orderBy('ticket_no').execute();
+      assert.deepEqual(tickets.map((r) => r.ticket_no), cases[i]!.tickets);
+    }
+  });
+
+  test('the kept offers hold at most their capacity, the oldest quote going first; a claimed offer is not claimed twice', () => {
+    const offers = new KeptOffers(2);
+    const offer = (clientId: string) => ({ clientId }) as never;
+    offers.keep('a', offer('c1'));
+    offers.keep('b', offer('c1'));
+    offers.keep('c', offer('c1'));
+    assert.equal(offers.size, 2);
+    assert.equal(offers.claim('a', 'c1'), null, 'the oldest was dropped');
+    assert.equal(offers.claim('b', 'c2'), null, 'another client never claims it');
+    assert.ok(offers.claim('b', 'c1'));
+    assert.equal(offers.claim('b', 'c1'), null, 'being submitted');
+    offers.release('b');
+    assert.equal(offers.claim('b', 'c1'), null, 'used or refused: no longer kept');
+    assert.ok(offers.claim('c', 'c1'));
+  });
+});

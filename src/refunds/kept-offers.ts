@@ -1,0 +1,71 @@
+// Offers kept in the API process that quoted them (decision 0038). refund.do by refundOfferId submits what a
+// quote of this process stored a moment ago without reading the offer and the order again: it checks the
+// kept offer against the context the quote was priced from, and its one statement writes the refund only if
+// the offer is still usable (not used, not superseded, unexpired: held with NOWAIT as ever) and the order's
+// `ctx_version` is still that context's — anything else, and every offer this process did not quote, takes
+// the reading path (src/refunds/submit.ts). The store stays the source of truth; a kept offer is never an answer.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { OrderContext } from './context.js';
+import type { PricedQuote } from './pricing.js';
+import type { RefundRequestItem } from './wire.js';
+
+/** Offers kept per store; the least recently quoted goes first. Each holds its quote and shares its context. */
+export const KEPT_OFFER_ENTRIES = 2_000;
+
+export interface KeptOffer {
+  clientId: string;
+  /** The refund request list as quoted (what a submission checks again). */
+  items: RefundRequestItem[];
+  /** The quote as stored in the offer (a submission writes it, as the reading path writes the stored one). */
+  priced: PricedQuote;
+  expiresAt: Date;
+  /** The context the quote was priced from (frozen: decision 0030); its `order.ctx_version` is checked by the write. */
+  ctx: OrderContext;
+}
+
+export class KeptOffers {
+  private readonly entries = new Map<string, KeptOffer>();
+  /** Offers a submission of this process is writing: a second submission of one takes the reading path (814/813). */
+  private readonly submitting = new Set<string>();
+
+  constructor(readonly capacity = KEPT_OFFER_ENTRIES) {}
+
+  keep(offerId: string, offer: KeptOffer): void {
+    this.entries.set(offerId, offer);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** Submissions written from a kept offer (the reading path skipped). */
+  written = 0;
+
+  /**
+   * The caller's kept offer for a submission, marked as being submitted; null when none is kept for this
+   * client or one is already being submitted.
+   */
+  claim(offerId: string, clientId: string): KeptOffer | null {
+    const offer = this.entries.get(offerId);
+    if (offer === undefined || offer.clientId !== clientId || this.submitting.has(offerId)) return null;
+    this.submitting.add(offerId);
+    return offer;
+  }
+
+  /** The submission that claimed it is over: the offer is no longer kept (used, or not usable as kept). */
+  release(offerId: string): void {
+    this.submitting.delete(offerId);
+    this.entries.delete(offerId);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+const kept = new WeakMap<Kysely<Database>, KeptOffers>();
+
+/** The one set of kept offers of a store in this process. */
+export function keptOffersFor(db: Kysely<Database>): KeptOffers {
+  let offers = kept.get(db);
+  if (!offers) kept.set(db, (offers = new KeptOffers()));
+  return offers;
+}
