@@ -72,6 +72,17 @@ const loadOf = (label: string, r: Rate): LoadResult => ({
 });
 
 /**
+ * BENCH_REFUND_FLOW=offer: the refund.do measure's callers each quote (refundQuotation.do) and then submit by
+ * the quote's refundOfferId, instead of submitting by refundRequestList; the rate is of these pairs. A
+ * diagnostic of the by-offer path (decision 0038), not the row's method: such a run leaves BENCHMARKS.md unchanged.
+ */
+export function refundFlowByOffer(): boolean {
+  const flow = process.env.BENCH_REFUND_FLOW?.trim() || 'list';
+  if (flow !== 'list' && flow !== 'offer') throw new Error(`BENCH_REFUND_FLOW must be list or offer, got ${JSON.stringify(flow)}`);
+  return flow === 'offer';
+}
+
+/**
  * Seconds of warm-up before each target's first counted half in the refund.do measure (at least the harness's).
  * V8 settles refund.do's code over its first ~10⁴ submissions: the refund engine's functions (checkRequest,
  * quoteRequest, priceSelection, departureInstant, …) are optimized, deoptimized on an array of a new map and
@@ -144,10 +155,17 @@ export const refundSubmit: Measure = {
     let next = 0;
     let failures = 0;
     let firstFailure = '';
+    const byOffer = refundFlowByOffer();
     const submit = async () => {
       const orderNo = orders[next++];
       if (!orderNo) return false;
-      const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers, payload: submitBody(ctx, orderNo) });
+      let payload = submitBody(ctx, orderNo);
+      if (byOffer) {
+        // A caller's usual flow: the quote, then refund.do by its refundOfferId (a failed quote fails the submission).
+        const quote = await ctx.service.app.inject({ method: 'POST', url: '/refundQuotation.do', headers, payload });
+        payload = JSON.stringify({ orderNo, refundOfferId: quote.json<{ refundOfferId?: string }>().refundOfferId ?? null });
+      }
+      const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers, payload });
       const status = res.json<{ status: number }>().status;
       if (res.statusCode !== 200 || status !== 0) {
         failures++;
@@ -183,7 +201,7 @@ export const refundSubmit: Measure = {
       const where = workersInProcess ? 'in process (refund workers running)' : 'API process with WORKERS=false, as deployed (the workers\' throughput is the backlog row)';
       return {
         value: measured.perSecond / base.perSecond,
-        detail: `refund.do ${formatRps(measured.perSecond)} commits/s ÷ single-row INSERT ${formatRps(base.perSecond)} tx/s, ${concurrency} concurrent, ${where}, ${ctx.settings.seconds} s each in two halves (A B B A) after ${warmupSeconds} s warm-up`,
+        detail: `refund.do${byOffer ? ' (each after its quote, by refundOfferId)' : ''} ${formatRps(measured.perSecond)} commits/s ÷ single-row INSERT ${formatRps(base.perSecond)} tx/s, ${concurrency} concurrent, ${where}, ${ctx.settings.seconds} s each in two halves (A B B A) after ${warmupSeconds} s warm-up`,
         loads: [loadOf('single-row INSERT tx', base), loadOf('refund.do (inject)', measured)],
       };
     } finally {
