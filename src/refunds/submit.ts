@@ -398,13 +398,16 @@ function throwUnusable(outcome: Pick<KeptOutcome, 'state' | 'expires_at'>, now: 
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
   const fast = await submitKeptOffer(deps, caller, req, offerId, displayCurrency);
   if (fast !== null) return fast;
-  const readOffer = () =>
-    deps.db
-      .selectFrom('refund_offers as o')
-      .select(['o.order_no', 'o.request', 'o.quote', 'o.expires_at', sql<OfferState>`${sql.raw(offerStateSql('o'))}`.as('state')])
-      .where('o.offer_id', '=', offerId)
-      .where('o.client_id', '=', caller.clientId)
-      .executeTakeFirst();
+  // A statement of fixed text, prepared once per connection (it was planned at every call).
+  const readOffer = async () =>
+    (
+      await executePrepared(
+        deps.db,
+        sql<{ order_no: string; request: unknown; quote: unknown; expires_at: Date; state: OfferState }>`
+        select o.order_no, o.request, o.quote, o.expires_at, ${sql.raw(offerStateSql('o'))} as state
+        from refund_offers o where o.offer_id = ${offerId} and o.client_id = ${caller.clientId}`,
+      )
+    ).rows[0];
   const offer = await readOffer();
   if (!offer) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
   const now = deps.clock.now();
