@@ -387,7 +387,7 @@ function keptSubmissionChecked(deps: RefundDeps, caller: RefundCaller, req: Refu
   return newRefundCode();
 }
 
-/** An offer the statement found not usable: 812 when only its time ran out, otherwise 813 with why. */
+/** An offer the statement found not usable: 805 when only its time ran out, otherwise 813 with why. */
 function throwUnusable(outcome: Pick<KeptOutcome, 'state' | 'expires_at'>, now: Date): never {
   if (outcome.state === 'active' && outcome.expires_at && new Date(outcome.expires_at).getTime() <= now.getTime()) {
     throw new ApiError(S.OFFER_EXPIRED, 'refundOfferId expired; obtain a fresh offer and resubmit');
