@@ -135,6 +135,25 @@ function newSubmission(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>,
   };
 }
 
+/** A new refund's columns taken from its order and its quote, as the batch statements' documents carry them. */
+function refundColumns(s: { order: OrderRow; priced: PricedQuote; displayCurrency: string | null }) {
+  return {
+    carrier: s.order.carrier,
+    reason: s.priced.reason,
+    ticket_nos: s.priced.tickets.map((t) => t.ticketNo),
+    pax_indexes: s.priced.tickets.map((t) => t.paxIndex),
+    path: pathOf(s.order),
+    quote_type: s.priced.quoteType,
+    refund_method: s.priced.refundMethod,
+    currency: s.priced.currency,
+    estimated_refund_minor: s.priced.fare.refundMinor,
+    post_refund_minor: s.priced.post.reduce((a, p) => a + p.refundMinor, 0),
+    service_fee_currency: s.priced.serviceFee.currency,
+    service_fee_minor: s.priced.serviceFee.minor,
+    display_currency: s.displayCurrency,
+  };
+}
+
 /**
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
  * JSON document: each quote stored as a used offer (which makes older offers of its tickets superseded,
@@ -149,21 +168,9 @@ function submissionsSql(batch: readonly NewSubmission[]) {
     refund_code: s.refundCode,
     client_id: s.clientId,
     order_no: s.order.order_no,
-    carrier: s.order.carrier,
-    reason: s.priced.reason,
-    ticket_nos: s.priced.tickets.map((t) => t.ticketNo),
-    pax_indexes: s.priced.tickets.map((t) => t.paxIndex),
+    ...refundColumns(s),
     request: s.items,
     quote: s.priced,
-    path: pathOf(s.order),
-    quote_type: s.priced.quoteType,
-    refund_method: s.priced.refundMethod,
-    currency: s.priced.currency,
-    estimated_refund_minor: s.priced.fare.refundMinor,
-    post_refund_minor: s.priced.post.reduce((a, p) => a + p.refundMinor, 0),
-    service_fee_currency: s.priced.serviceFee.currency,
-    service_fee_minor: s.priced.serviceFee.minor,
-    display_currency: s.displayCurrency,
     expires_at: s.expiresAt.toISOString(),
     at: s.now.toISOString(),
     cause: s.cause ?? 'submitted by the client',
@@ -267,19 +274,7 @@ function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
     client_id: s.clientId,
     order_no: s.order.order_no,
     ctx_version: s.order.ctx_version,
-    carrier: s.order.carrier,
-    reason: s.priced.reason,
-    ticket_nos: s.priced.tickets.map((t) => t.ticketNo),
-    pax_indexes: s.priced.tickets.map((t) => t.paxIndex),
-    path: pathOf(s.order),
-    quote_type: s.priced.quoteType,
-    refund_method: s.priced.refundMethod,
-    currency: s.priced.currency,
-    estimated_refund_minor: s.priced.fare.refundMinor,
-    post_refund_minor: s.priced.post.reduce((a, p) => a + p.refundMinor, 0),
-    service_fee_currency: s.priced.serviceFee.currency,
-    service_fee_minor: s.priced.serviceFee.minor,
-    display_currency: s.displayCurrency,
+    ...refundColumns(s),
     at: s.now.toISOString(),
   }));
   return sql<KeptOutcome>`
