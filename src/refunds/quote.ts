@@ -74,8 +74,9 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
       ctxVersion: freshReads >= VERSION_CHECKED_READS ? null : ctx.order.ctx_version,
     });
     if (stored) {
-      // Its submission by refundOfferId in this process needs no read (decision 0038).
-      keptOffersFor(deps.db).keep(offerId, { clientId: caller.clientId, items, priced, expiresAt, ctx });
+      // Its submission by refundOfferId in this process needs no read (decision 0038); a non-refundable quote's
+      // submission answers 808 from the reading path, so it is not kept.
+      if (priced.isRefundable) keptOffersFor(deps.db).keep(offerId, { clientId: caller.clientId, items, priced, expiresAt, ctx });
       return quoteAnswer(deps, priced, offerId);
     }
     // The order changed since that context: read it again and price again.

@@ -335,18 +335,21 @@ function writeKeptSubmission(deps: RefundDeps, s: KeptSubmission): Promise<KeptO
 /**
  * refund.do by a refundOfferId quoted by this process, without reading the offer or the order (decision 0038):
  * the kept offer checked again on the context it was priced from, then one statement. The answer, or null
- * when the reading path must answer instead — an offer not kept here or being submitted, a request naming
- * the order otherwise than by the offer's orderNo, an offer expired by this clock, any refused check, or an
- * order changed since that context — so that every refusal is the reading path's, in its order of checks.
+ * when the reading path must answer instead — an offer not kept here (a non-refundable quote is never kept)
+ * or being submitted, a request naming the order otherwise than by the offer's orderNo, an offer expired by
+ * this clock, any refused check, or an order changed since that context — so that every refusal is the
+ * reading path's, in its order of checks.
  */
 async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null): Promise<RefundSubmitResponse | null> {
   const offers = keptOffersFor(deps.db);
   const kept = offers.claim(offerId, caller.clientId);
   if (kept === null) return null;
   try {
-    const refundCode = keptSubmissionChecked(deps, caller, req, kept);
+    // One time for the checks and the write, as on the reading path.
+    const now = deps.clock.now();
+    const refundCode = keptSubmissionChecked(deps, caller, req, kept, now);
     if (refundCode === null) return null;
-    const submission: KeptSubmission = { offerId, refundCode, clientId: caller.clientId, order: kept.ctx.order, priced: kept.priced, displayCurrency, now: deps.clock.now() };
+    const submission: KeptSubmission = { offerId, refundCode, clientId: caller.clientId, order: kept.ctx.order, priced: kept.priced, displayCurrency, now };
     let outcome: KeptOutcome;
     try {
       outcome = await writeKeptSubmission(deps, submission);
@@ -367,11 +370,9 @@ async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: Refu
 }
 
 /** The kept offer's checks in this process: a new refund code when it may be written, null when the reading path must answer. */
-function keptSubmissionChecked(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, kept: KeptOffer): string | null {
-  if (!kept.priced.isRefundable) return null;
+function keptSubmissionChecked(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, kept: KeptOffer, now: Date): string | null {
   const orderNo = kept.ctx.order.order_no;
   if (req.orderNo ? req.orderNo !== orderNo : Boolean(req.airlinePNR && req.carrier)) return null;
-  const now = deps.clock.now();
   if (kept.expiresAt.getTime() <= now.getTime()) return null;
   try {
     checkRefund(deps, caller, kept.ctx, kept.items, checkShape(kept.items), now, true);
