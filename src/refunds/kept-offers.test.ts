@@ -22,7 +22,26 @@ interface Answer {
   [field: string]: unknown;
 }
 
-describe(`refund.do by a kept refundOfferId (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+const STORE = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite';
+
+/** The calls the tests make to the test app `app()` (one per describe: each its own refund world). */
+function calls(app: () => TestApp) {
+  const db = () => app().store.db;
+  const orderNoOf = async (pnr: string) => (await db().selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const item = (lastName: string, firstName: string, flights: string[]) => ({ lastName, firstName, refundReason: '1', segments: flights.map((f) => refundSegment(app().world, f)) });
+  const quote = async (orderNo: string, items: object[], client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
+    const q = (await call(app().app, '/refundQuotation.do', { orderNo, refundRequestList: items }, { client })).body as Answer;
+    assert.equal(q.status, 0, q.msg);
+    return q;
+  };
+  const submit = async (body: object, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => (await call(app().app, '/refund.do', body, { client })).body as Answer;
+  const refundRow = (refundCode: string) => db().selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+  const offerRow = (offerId: string) => db().selectFrom('refund_offers').selectAll().where('offer_id', '=', offerId).executeTakeFirstOrThrow();
+  const refundsOf = async (orderNo: string) => (await sql<{ n: number }>`select count(*)::int as n from refund_orders where order_no = ${orderNo}`.execute(db())).rows[0]!.n;
+  return { orderNoOf, item, quote, submit, refundRow, offerRow, refundsOf };
+}
+
+describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
   let t: TestApp;
   let kept: KeptOffers;
   before(async () => {
@@ -30,34 +49,28 @@ describe(`refund.do by a kept refundOfferId (${process.env.DATABASE_URL ? 'Postg
     kept = keptOffersFor(t.store.db);
   });
   after(() => t.close());
-
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
-  const item = (lastName: string, firstName: string, flights: string[]) => ({ lastName, firstName, refundReason: '1', segments: flights.map((f) => refundSegment(t.world, f)) });
-  const quote = async (orderNo: string, items: object[], client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
-    const q = (await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: items }, { client })).body as Answer;
-    assert.equal(q.status, 0, q.msg);
-    return q;
-  };
-  const submit = async (body: object, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => (await call(t.app, '/refund.do', body, { client })).body as Answer;
-  const refundRow = (refundCode: string) => t.store.db.selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
-  const offerRow = (offerId: string) => t.store.db.selectFrom('refund_offers').selectAll().where('offer_id', '=', offerId).executeTakeFirstOrThrow();
+  const { orderNoOf, item, quote, submit, refundRow, offerRow } = calls(() => t);
 
   test('spec 4.2: quote, then submit by its refundOfferId — written from the kept offer, with every row the reading path writes', async () => {
     const orderNo = await orderNoOf('DEP001');
     const q = await quote(orderNo, [item(lastA, firstA, ['out', 'ret'])]);
     const written = kept.written;
-    const s = await submit({ orderNo, refundOfferId: q.refundOfferId });
+    const s = await submit({ orderNo, refundOfferId: q.refundOfferId, displayCurrency: 'usd' });
     assert.equal(s.status, 0, s.msg);
     assert.equal(kept.written, written + 1, 'written from the kept offer');
+    assert.equal(s.displayCurrency, 'USD');
     // the answer carries the quote's amounts, and the same fields as a submission by the reading path
     for (const field of ['currency', 'refundFeeAmount', 'refundAmount', 'refundTicketAmounts', 'refundPostTicketingServiceAmounts']) {
       if (field in q) assert.deepEqual(s[field], q[field], field);
     }
     const qB = await quote(orderNo, [item(lastB, firstB, ['out', 'ret'])]);
-    const viaReads = await submit({ airlinePNR: 'DEP001', carrier: 'XS', refundOfferId: qB.refundOfferId }); // named by PNR: the reading path
+    const viaReads = await submit({ airlinePNR: 'DEP001', carrier: 'XS', refundOfferId: qB.refundOfferId, displayCurrency: 'usd' }); // named by PNR: the reading path
     assert.equal(viaReads.status, 0, viaReads.msg);
     assert.equal(kept.written, written + 1, 'an order named by PNR is read');
     assert.deepEqual(Object.keys(s).sort(), Object.keys(viaReads).sort());
+    // display amounts through the configured rate, as the reading path shows them
+    assert.deepEqual(s.serviceFee, viaReads.serviceFee);
+    assert.equal(typeof (s.refundFareAmount as { displayEstimatedRefundAmount: unknown }).displayEstimatedRefundAmount, 'number');
 
     const refund = await refundRow(s.refundCode!);
     const offer = await offerRow(q.refundOfferId!);
@@ -65,6 +78,7 @@ describe(`refund.do by a kept refundOfferId (${process.env.DATABASE_URL ? 'Postg
     assert.ok(offer.used_at);
     assert.equal(refund.offer_id, q.refundOfferId);
     assert.equal(refund.status, 0);
+    assert.equal(refund.display_currency, 'USD');
     assert.deepEqual(refund.details, offer.quote, 'the refund holds the offer’s stored quote');
     assert.equal(refund.next_poll_at?.getTime(), refund.created_at.getTime(), 'its submission to the airline is due at once');
     const tickets = await t.store.db.selectFrom('refund_tickets').select(['ticket_no', 'live']).where('refund_code', '=', s.refundCode!).execute();
@@ -105,9 +119,11 @@ describe(`refund.do by a kept refundOfferId (${process.env.DATABASE_URL ? 'Postg
     const orderNo = await orderNoOf('VOID01');
     const older = await quote(orderNo, [item('VOIDER', 'VAL', ['out'])]);
     const newer = await quote(orderNo, [item('VOIDER', 'VAL', ['out'])]);
+    const before = kept.refused;
     const refused = await submit({ orderNo, refundOfferId: older.refundOfferId });
     assert.equal(refused.status, S.OFFER_ILLEGAL_STATE);
     assert.match(refused.msg, /newer quote/);
+    assert.equal(kept.refused, before + 1, 'answered from the kept-offer statement');
     assert.equal((await submit({ orderNo, refundOfferId: newer.refundOfferId })).status, 0);
   });
 
@@ -115,7 +131,12 @@ describe(`refund.do by a kept refundOfferId (${process.env.DATABASE_URL ? 'Postg
     const orderNo = await orderNoOf('VOID01');
     const q = await quote(orderNo, [item('VOIDER', 'VIC', ['out'])]);
     const other = await submit({ orderNo, refundOfferId: q.refundOfferId }, TEST_CLIENTS.beta);
-    assert.notEqual(other.status, 0);
+    assert.equal(other.status, S.OFFER_ILLEGAL_STATE, other.msg);
+    assert.match(other.msg, /unknown refundOfferId/);
+    // spec 7.1 810: the owner naming another order is answered by the reading path; the offer stays kept
+    const mismatch = await submit({ orderNo: await orderNoOf('DEP001'), refundOfferId: q.refundOfferId });
+    assert.equal(mismatch.status, S.INVALID, mismatch.msg);
+    assert.match(mismatch.msg, /another order/);
     const written = kept.written;
     const s = await submit({ orderNo, refundOfferId: q.refundOfferId });
     assert.equal(s.status, 0, s.msg);
@@ -150,12 +171,13 @@ describe(`refund.do by a kept refundOfferId (${process.env.DATABASE_URL ? 'Postg
     }
   });
 
-  test('the kept offers hold at most their capacity, the oldest quote going first; a claimed offer is not claimed twice', () => {
+  test('the kept offers hold at most their capacity, the oldest quote going first, expired ones purged; a claimed offer is not claimed twice', () => {
     const offers = new KeptOffers(2);
-    const offer = (clientId: string) => ({ clientId }) as never;
-    offers.keep('a', offer('c1'));
-    offers.keep('b', offer('c1'));
-    offers.keep('c', offer('c1'));
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 29, 0, 0, s));
+    const offer = (clientId: string, expiresAt = at(60)) => ({ clientId, expiresAt }) as never;
+    offers.keep('a', offer('c1'), at(0));
+    offers.keep('b', offer('c1'), at(0));
+    offers.keep('c', offer('c1'), at(0));
     assert.equal(offers.size, 2);
     assert.equal(offers.claim('a', 'c1'), null, 'the oldest was dropped');
     assert.equal(offers.claim('b', 'c2'), null, 'another client never claims it');
@@ -164,5 +186,92 @@ describe(`refund.do by a kept refundOfferId (${process.env.DATABASE_URL ? 'Postg
     offers.release('b');
     assert.equal(offers.claim('b', 'c1'), null, 'used or refused: no longer kept');
     assert.ok(offers.claim('c', 'c1'));
+    offers.release('c', true);
+    assert.ok(offers.claim('c', 'c1'), 'declined for what its request named: still kept');
+    offers.release('c', true);
+
+    const purged = new KeptOffers(10);
+    purged.keep('x', offer('c1', at(10)), at(0));
+    purged.keep('y', offer('c1', at(20)), at(0));
+    purged.keep('z', offer('c1', at(30)), at(0));
+    assert.ok(purged.claim('y', 'c1'));
+    purged.keep('w', offer('c1', at(90)), at(25)); // x and y expired; y is being submitted and stays until released
+    assert.equal(purged.size, 3);
+    assert.equal(purged.claim('x', 'c1'), null, 'expired: purged');
+    purged.release('y');
+    assert.equal(purged.size, 2);
+  });
+});
+
+describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`, () => {
+  let t: TestApp;
+  let kept: KeptOffers;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    kept = keptOffersFor(t.store.db);
+  });
+  after(() => t.close());
+  const { orderNoOf, item, quote, submit, refundsOf } = calls(() => t);
+
+  test('spec 7.1 813 and 805 from the statement: an offer used or expired in the store while kept here is refused without the reading path', async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const lap = [item(lastA, firstA, ['out', 'ret'])];
+    const offer = (id: string, set: string) => sql`update refund_offers set ${sql.raw(set)} where offer_id = ${id}`.execute(t.store.db);
+    // used by another process (the order's version unchanged: nothing else of the order moved)
+    const used = await quote(orderNo, lap);
+    await offer(used.refundOfferId!, "status = 'used', used_at = now()");
+    const refused = kept.refused;
+    const a = await submit({ orderNo, refundOfferId: used.refundOfferId });
+    assert.equal(a.status, S.OFFER_ILLEGAL_STATE, a.msg);
+    assert.match(a.msg, /already submitted/);
+    assert.equal(kept.refused, refused + 1, 'answered from the kept-offer statement');
+    // its expiry moved into the past in the store (spec 7.1: 805)
+    const expired = await quote(orderNo, lap);
+    await offer(expired.refundOfferId!, "expires_at = now() - interval '1 second'");
+    const b = await submit({ orderNo, refundOfferId: expired.refundOfferId });
+    assert.equal(b.status, S.OFFER_EXPIRED, b.msg);
+    assert.equal(kept.refused, refused + 2);
+    assert.equal(await refundsOf(orderNo), 0);
+  });
+
+  test('spec 7.1 816: two kept offers of one XO (one refund per booking) order submitted at once make one refund; the other is answered as after it', async () => {
+    const orderNo = await orderNoOf('ONE001');
+    const otto = await quote(orderNo, [item('ONCE', 'OTTO', ['xo'])]);
+    const olga = await quote(orderNo, [item('ONCE', 'OLGA', ['xo'])]);
+    const written = kept.written;
+    // in one turn of the event loop: both reach the kept-offer statement's batch together
+    const answers = await Promise.all([submit({ orderNo, refundOfferId: otto.refundOfferId }), submit({ orderNo, refundOfferId: olga.refundOfferId })]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [0, S.ORDER_DUPLICATE], answers.map((a) => a.msg).join('; '));
+    assert.equal(kept.written, written + 1);
+    assert.equal(await refundsOf(orderNo), 1);
+  });
+
+  test('spec 7.1 814: a kept offer held by a submission elsewhere is answered 814 at once; the batch’s other submission is still written', async (ctx) => {
+    if (!process.env.DATABASE_URL) return ctx.skip('PGlite has one connection: nothing else can hold the offer');
+    const orderNo = await orderNoOf('VOID01');
+    const val = await quote(orderNo, [item('VOIDER', 'VAL', ['out'])]);
+    const vic = await quote(orderNo, [item('VOIDER', 'VIC', ['out'])]);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    // another API process's submission of VAL's offer, its transaction open
+    const elsewhere = t.store.db.transaction().execute(async (trx) => {
+      await sql`select 1 from refund_offers where offer_id = ${val.refundOfferId} for update`.execute(trx);
+      held();
+      await released;
+    });
+    await holding;
+    const written = kept.written;
+    const [a, b] = await Promise.all([submit({ orderNo, refundOfferId: val.refundOfferId }), submit({ orderNo, refundOfferId: vic.refundOfferId })]);
+    release();
+    await elsewhere;
+    assert.equal(a.status, S.SUBMISSION_IN_PROGRESS, a.msg);
+    assert.equal(b.status, 0, b.msg);
+    assert.equal(kept.written, written + 1);
+    // the lock gone, the offer is submitted (by the reading path: it is no longer kept)
+    const again = await submit({ orderNo, refundOfferId: val.refundOfferId });
+    assert.equal(again.status, 0, again.msg);
+    assert.equal(kept.written, written + 1);
   });
 });

@@ -31,13 +31,20 @@ export class KeptOffers {
 
   constructor(readonly capacity = KEPT_OFFER_ENTRIES) {}
 
-  keep(offerId: string, offer: KeptOffer): void {
+  /** Keeps a stored offer; offers expired by `now` go first (they were kept in the order they expire), then the oldest beyond capacity. */
+  keep(offerId: string, offer: KeptOffer, now: Date): void {
+    for (const [id, o] of this.entries) {
+      if (o.expiresAt.getTime() > now.getTime()) break;
+      if (!this.submitting.has(id)) this.entries.delete(id);
+    }
     this.entries.set(offerId, offer);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
   }
 
   /** Submissions written from a kept offer (the reading path skipped). */
   written = 0;
+  /** Submissions refused from what the kept-offer statement found (813 used or superseded, 805), the reading path skipped. */
+  refused = 0;
 
   /**
    * The caller's kept offer for a submission, marked as being submitted; null when none is kept for this
@@ -50,10 +57,14 @@ export class KeptOffers {
     return offer;
   }
 
-  /** The submission that claimed it is over: the offer is no longer kept (used, or not usable as kept). */
-  release(offerId: string): void {
+  /**
+   * The submission that claimed it is over: the offer is no longer kept (used, or not usable as kept) — unless
+   * `keep`, when the submission was declined for what its request said (another order named, or the order named
+   * by PNR), not for anything about the offer.
+   */
+  release(offerId: string, keep = false): void {
     this.submitting.delete(offerId);
-    this.entries.delete(offerId);
+    if (!keep) this.entries.delete(offerId);
   }
 
   get size(): number {

@@ -75,8 +75,9 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
     });
     if (stored) {
       // Its submission by refundOfferId in this process needs no read (decision 0038); a non-refundable quote's
-      // submission answers 808 from the reading path, so it is not kept.
-      if (priced.isRefundable) keptOffersFor(deps.db).keep(offerId, { clientId: caller.clientId, items, priced, expiresAt, ctx });
+      // submission answers 808 from the reading path, and an offer stored without its context's version (an
+      // order written without pause) would find it moved, so neither is kept.
+      if (priced.isRefundable && freshReads < VERSION_CHECKED_READS) keptOffersFor(deps.db).keep(offerId, { clientId: caller.clientId, items, priced, expiresAt, ctx }, now);
       return quoteAnswer(deps, priced, offerId);
     }
     // The order changed since that context: read it again and price again.

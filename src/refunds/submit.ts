@@ -239,7 +239,7 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
 // ---- refund.do by a refundOfferId this process quoted (decision 0038) ----
 
 /** A submission of a kept offer, checked in this process, as its statement writes it. */
-interface KeptSubmission {
+export interface KeptSubmission {
   offerId: string;
   refundCode: string;
   clientId: string;
@@ -264,9 +264,16 @@ interface KeptOutcome {
  * offer held (`for update nowait`: a submission of it running elsewhere fails the statement, and the group
  * committer writes its items one by one, that one answering 814), marked used and its refund written (the rows
  * of refundRowsSql, the refund's details being the offer's stored quote) only if it is active, unexpired and
- * the order's `ctx_version` is still the one its checks ran on. One row per submission, in the batch's order.
+ * the order's `ctx_version` is still the one its checks ran on. Of several submissions of one order in a batch
+ * only the first may be written: the others' checks ran on the context the first one changes, so they are
+ * reported not current and take the reading path after this commit (an XO one-refund-per-booking order, an
+ * infant's adult). One row per submission, in the batch's order.
+ *
+ * Every table is read by key, one lookup per submission (`= any(array(…))`, a correlated sub-select): the
+ * statement is prepared, and a generic plan made on a young store would otherwise hash-join the document's
+ * rows (estimated at 100) against refund_offers and orders read whole (src/store/hot-path-indexes.test.ts).
  */
-function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
+export function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
   const rows = batch.map((s, n) => ({
     n,
     offer_id: s.offerId,
@@ -285,19 +292,26 @@ function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
         display_currency text, at timestamptz)
     ),
     locked as (
-      select o.offer_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at, o.quote
-      from refund_offers o join batch b on b.offer_id = o.offer_id and b.client_id = o.client_id
-      for update of o nowait
+      select l.* from batch b cross join lateral (
+        select o.offer_id, o.client_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at, o.quote
+        from refund_offers o where o.offer_id = b.offer_id
+        for update of o nowait
+      ) l
     ),
     versions as (
-      select b.n, b.ctx_version = o.ctx_version as current from batch b join orders o on o.order_no = b.order_no
+      select b.n, b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no) as current from batch b
     ),
-    usable as (
-      select b.*, l.quote from batch b join locked l on l.offer_id = b.offer_id join versions v on v.n = b.n
+    candidates as (
+      select b.*, l.quote, row_number() over (partition by b.order_no order by b.n) as nth
+      from batch b join locked l on l.offer_id = b.offer_id and l.client_id = b.client_id join versions v on v.n = b.n
       where l.state = 'active' and l.expires_at > b.at and v.current
     ),
+    usable as (
+      select * from candidates where nth = 1
+    ),
     offer as (
-      update refund_offers o set status = 'used', used_at = u.at from usable u where o.offer_id = u.offer_id returning o.offer_id
+      update refund_offers o set status = 'used', used_at = u.at from usable u where o.offer_id = u.offer_id
+      returning o.offer_id
     ),
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
@@ -315,8 +329,10 @@ function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
       select u.refund_code, null, ${sql.lit(RS.PROCESSING)}, u.at, 'submitted by the client' from usable u join refund r on r.refund_code = u.refund_code
     )
-    select l.state, l.expires_at, coalesce(v.current, false) as current, exists (select 1 from refund r where r.refund_code = b.refund_code) as created
-    from batch b left join locked l on l.offer_id = b.offer_id left join versions v on v.n = b.n
+    select l.state, l.expires_at, coalesce(v.current, false) and coalesce(c.nth, 1) = 1 as current,
+      exists (select 1 from refund r where r.refund_code = b.refund_code) as created
+    from batch b left join locked l on l.offer_id = b.offer_id and l.client_id = b.client_id left join versions v on v.n = b.n
+      left join candidates c on c.n = b.n
     order by b.n`;
 }
 
@@ -344,10 +360,15 @@ async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: Refu
   const offers = keptOffersFor(deps.db);
   const kept = offers.claim(offerId, caller.clientId);
   if (kept === null) return null;
+  // The order named otherwise than by the offer's orderNo (by PNR, or another order: 810): the reading path
+  // answers this request; the offer stays kept for the next.
+  const orderNo = kept.ctx.order.order_no;
+  const namedOtherwise = req.orderNo ? req.orderNo !== orderNo : Boolean(req.airlinePNR && req.carrier);
   try {
+    if (namedOtherwise) return null;
     // One time for the checks and the write, as on the reading path.
     const now = deps.clock.now();
-    const refundCode = keptSubmissionChecked(deps, caller, req, kept, now);
+    const refundCode = keptSubmissionChecked(deps, caller, kept, now);
     if (refundCode === null) return null;
     const submission: KeptSubmission = { offerId, refundCode, clientId: caller.clientId, order: kept.ctx.order, priced: kept.priced, displayCurrency, now };
     let outcome: KeptOutcome;
@@ -357,22 +378,22 @@ async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: Refu
       mapConflict(err);
     }
     if (!outcome.created) {
-      // The order moved since the kept context (another refund, a change by another process): the reading path checks it.
+      // The order moved since the kept context (another refund, a change by another process), or another
+      // submission of the batch came first for this order: the reading path checks it.
       if (!outcome.current || outcome.state === null) return null;
+      offers.refused++;
       throwUnusable(outcome, submission.now);
     }
     offers.written++;
     deps.scheduler.submitted();
     return submitAnswer(deps, kept.priced, offerId, refundCode, displayCurrency);
   } finally {
-    offers.release(offerId);
+    offers.release(offerId, namedOtherwise);
   }
 }
 
 /** The kept offer's checks in this process: a new refund code when it may be written, null when the reading path must answer. */
-function keptSubmissionChecked(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, kept: KeptOffer, now: Date): string | null {
-  const orderNo = kept.ctx.order.order_no;
-  if (req.orderNo ? req.orderNo !== orderNo : Boolean(req.airlinePNR && req.carrier)) return null;
+function keptSubmissionChecked(deps: RefundDeps, caller: RefundCaller, kept: KeptOffer, now: Date): string | null {
   if (kept.expiresAt.getTime() <= now.getTime()) return null;
   try {
     checkRefund(deps, caller, kept.ctx, kept.items, checkShape(kept.items), now, true);

@@ -3,7 +3,7 @@
 // planner chooses as it would on a full store, then each plan must hold no Seq Scan on a growing table.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../refunds/context.js';
@@ -12,9 +12,41 @@ import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
 import { STEP_DUE_SQL } from '../refunds/lifecycle.js';
+import { keptSubmissionsSql, type KeptSubmission } from '../refunds/submit.js';
+import type { PricedQuote } from '../refunds/pricing.js';
+import type { Database, OrderRow } from './schema.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds', 'webhook_events'];
 const ORDERS = 3000;
+
+/** A statement built with Kysely's `sql` as the service sends it: its text and its parameters. */
+const compiler = new Kysely<Database>({
+  dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (db) => new PostgresIntrospector(db), createQueryCompiler: () => new PostgresQueryCompiler() },
+});
+
+/** refund.do by kept refundOfferIds (decision 0038): two planted orders' active offers submitted in one batch. */
+function keptSubmissions(client: string) {
+  const priced = {
+    reason: '1',
+    quoteType: 'AccurateQuote',
+    refundMethod: 'CashBackToOriginalPayment',
+    currency: 'EUR',
+    tickets: [{ ticketNo: 'HT1234', paxIndex: 1 }],
+    fare: { originalMinor: 40000, refundMinor: 30000 },
+    post: [],
+    serviceFee: { currency: 'EUR', minor: 0 },
+  } as unknown as PricedQuote;
+  const batch: KeptSubmission[] = ['1234', '2345'].map((g) => ({
+    offerId: `rfo_h${g}_2`,
+    refundCode: `HRK${g}`,
+    clientId: client,
+    order: { order_no: `H${g}`, carrier: 'XS', ctx_version: 1, source: 'booking', payment_method: 'deposit' } as OrderRow,
+    priced,
+    displayCurrency: null,
+    now: new Date(),
+  }));
+  return keptSubmissionsSql(batch).compile(compiler);
+}
 
 describe('hot-path indexes', () => {
   let t: TestApp;
@@ -34,6 +66,8 @@ describe('hot-path indexes', () => {
     ],
     // refund.do by refundOfferId: is a newer offer of the same order sharing a ticket there (decision 0019)
     ['refund.do offer state', `select ${offerStateSql('o')} as state from refund_offers o where o.offer_id = $1`, () => ['rfo_h1234_2']],
+    // refund.do by refundOfferIds this process quoted, written together without reading them first (decision 0038)
+    ['refund.do by kept offers (held, used, refunds written)', keptSubmissions(client).sql, () => [...keptSubmissions(client).parameters]],
     // offers of concurrent quotes written together (decision 0016)
     [
       'refundQuotation.do offers of concurrent quotes (insert)',
@@ -67,8 +101,9 @@ describe('hot-path indexes', () => {
   ];
   const unanalyzed = new Map<string, string>();
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
-  // prepared statement keeps its generic plan until an ANALYZE): those a worker runs from a store's first minutes.
-  const PLANNED_EMPTY = ['sandbox airline: books of a batch of refunds'];
+  // prepared statement keeps its generic plan until an ANALYZE): those a worker runs from a store's first minutes, and
+  // refund.do's by kept offers (decision 0038), prepared by a young store's first submissions.
+  const PLANNED_EMPTY = ['sandbox airline: books of a batch of refunds', 'refund.do by kept offers (held, used, refunds written)'];
   const whenEmpty = new Map<string, string>();
   before(async () => {
     t = await makeTestApp();
