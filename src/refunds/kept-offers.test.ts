@@ -203,11 +203,19 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
   });
 });
 
+/** The refund world with a second XO (one refund per booking) booking like ONE001: ONE002, tickets 111-2000000211 and 212. */
+function withSecondXoBooking() {
+  const world = refundWorld();
+  const one = world.bookings.find((b) => b.pnr === 'ONE001')!;
+  world.bookings.push({ ...one, pnr: 'ONE002', tickets: one.tickets!.map((tk, i) => ({ ...tk, ticketNo: `111-200000021${i + 1}` })) });
+  return world;
+}
+
 describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`, () => {
   let t: TestApp;
   let kept: KeptOffers;
   before(async () => {
-    t = await makeTestApp({ world: refundWorld() });
+    t = await makeTestApp({ world: withSecondXoBooking() });
     kept = keptOffersFor(t.store.db);
   });
   after(() => t.close());
@@ -243,6 +251,18 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
     const answers = await Promise.all([submit({ orderNo, refundOfferId: otto.refundOfferId }), submit({ orderNo, refundOfferId: olga.refundOfferId })]);
     assert.deepEqual(answers.map((a) => a.status).sort(), [0, S.ORDER_DUPLICATE], answers.map((a) => a.msg).join('; '));
     assert.equal(kept.written, written + 1);
+    assert.equal(await refundsOf(orderNo), 1);
+  });
+
+  test('spec 7.1 816: two offers of one XO order submitted at once by PNR (the offer and the order read) make one refund; the other is read again and answered as after it', async () => {
+    const orderNo = await orderNoOf('ONE002');
+    const otto = await quote(orderNo, [item('ONCE', 'OTTO', ['xo'])]);
+    const olga = await quote(orderNo, [item('ONCE', 'OLGA', ['xo'])]);
+    const written = kept.written;
+    const byPnr = (offer: Answer) => submit({ airlinePNR: 'ONE002', carrier: 'XO', refundOfferId: offer.refundOfferId });
+    const answers = await Promise.all([byPnr(otto), byPnr(olga)]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [0, S.ORDER_DUPLICATE], answers.map((a) => a.msg).join('; '));
+    assert.equal(kept.written, written, 'both took the reading path');
     assert.equal(await refundsOf(orderNo), 1);
   });
 

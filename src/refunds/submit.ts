@@ -31,37 +31,6 @@ export function pathOf(order: OrderRow): 'deposit' | 'card' {
   return order.source === 'booking' && order.payment_method === 'deposit' ? 'deposit' : 'card';
 }
 
-/**
- * The rows of a new refund, as CTEs of one statement (one round trip, atomic on its own): the refund order
- * at status 0 with its submission due now, its tickets (the partial unique index refund_tickets_one_live
- * refuses a second live refund of a ticket: 803) and the first status-history row. The statement's CTE
- * `offer` yields the offer's `offer_id`: nothing is written when it yields no row.
- */
-function refundRowsSql(args: { refundCode: string; caller: Pick<RefundCaller, 'clientId'>; order: OrderRow; priced: PricedQuote; displayCurrency: string | null; now: Date }) {
-  const { refundCode, order, priced, now } = args;
-  return sql`
-    refund as (
-      insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at, next_poll_at)
-      select ${refundCode}::text, ${args.caller.clientId}::text, ${order.order_no}::text, ${order.carrier}::text, offer.offer_id, ${priced.reason}::text, ${sql.lit(RS.PROCESSING)}, ${pathOf(order)}::text,
-        ${priced.quoteType}::text, ${priced.refundMethod}::text, ${priced.currency}::text, ${priced.fare.refundMinor}::bigint,
-        ${priced.post.reduce((a, p) => a + p.refundMinor, 0)}::bigint, ${priced.serviceFee.currency}::text, ${priced.serviceFee.minor}::bigint,
-        ${args.displayCurrency}::text, ${JSON.stringify(priced)}::jsonb,
-        ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-      from offer
-      returning refund_code
-    ),
-    tickets as (
-      insert into refund_tickets (refund_code, ticket_no, pax_index)
-      select refund.refund_code, t.ticket_no, t.pax_index
-      from refund, unnest(${sql.val(priced.tickets.map((t) => t.ticketNo))}::text[], ${sql.val(priced.tickets.map((t) => t.paxIndex))}::int[]) as t(ticket_no, pax_index)
-    ),
-    history as (
-      insert into refund_status_history (refund_code, from_status, to_status, at, cause)
-      select refund_code, null, ${sql.lit(RS.PROCESSING)}, ${now}::timestamptz, 'submitted by the client' from refund
-    )`;
-}
-
 function submitAnswer(deps: RefundDeps, priced: PricedQuote, offerId: string, refundCode: string, displayCurrency: string | null): RefundSubmitResponse {
   return {
     status: S.OK,
@@ -157,8 +126,8 @@ function refundColumns(s: { order: OrderRow; priced: PricedQuote; displayCurrenc
 /**
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
  * JSON document: each quote stored as a used offer (which makes older offers of its tickets superseded,
- * decision 0019), and the rows
- * refundRowsSql writes for a submission by offer (refund order due for submission, tickets, history row). Two submissions
+ * decision 0019), and the rows offerSubmissionsSql writes for a submission by offer (refund order due for
+ * submission, tickets, history row). Two submissions
  * of the batch for the same ticket fail the statement on refund_tickets_one_live; the group committer then
  * writes them one by one (the later one answers 803, as it would have alone).
  */
@@ -236,55 +205,57 @@ async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSub
   return submitAnswer(deps, submission.priced, submission.offerId, submission.refundCode, displayCurrency);
 }
 
-// ---- refund.do by a refundOfferId this process quoted (decision 0038) ----
+// ---- refund.do by refundOfferId: a kept offer (decision 0038), or the offer and the order read ----
 
-/** A submission of a kept offer, checked in this process, as its statement writes it. */
-export interface KeptSubmission {
+/** A submission by refundOfferId, checked in this process (on a kept context or one just read), as its statement writes it. */
+export interface OfferSubmission {
   offerId: string;
   refundCode: string;
   clientId: string;
   order: OrderRow;
+  /** The order's context version its checks ran on; null: written whatever the version (the reading path's last attempt). */
+  ctxVersion: number | null;
   priced: PricedQuote;
   displayCurrency: string | null;
   now: Date;
 }
 
-/** What the statement found for one kept submission: written, or why not. */
-interface KeptOutcome {
+/** What the statement found for one submission by refundOfferId: written, or why not. */
+interface OfferOutcome {
   created: boolean;
   /** The offer's state as held (null: no such offer of this client). */
   state: OfferState | null;
   expires_at: Date | string | null;
-  /** Whether the order's context version was still the kept context's. */
+  /** Whether the order's context version was still the one the checks ran on, and no submission of the batch came first for the order. */
   current: boolean;
 }
 
 /**
- * Submissions of kept offers in one statement (group commit, decision 0018), from one JSON document: each
+ * Submissions by refundOfferId in one statement (group commit, decision 0018), from one JSON document: each
  * offer held (`for update nowait`: a submission of it running elsewhere fails the statement, and the group
- * committer writes its items one by one, that one answering 814), marked used and its refund written (the rows
- * of refundRowsSql, the refund's details being the offer's stored quote) only if it is active, unexpired and
- * the order's `ctx_version` is still the one its checks ran on. Of several submissions of one order in a batch
- * only the first may be written: the others' checks ran on the context the first one changes, so they are
- * reported not current and take the reading path after this commit (an XO one-refund-per-booking order, an
- * infant's adult). One row per submission, in the batch's order.
+ * committer writes its items one by one, that one answering 814), marked used and its refund written (refund
+ * order due for submission with the offer's stored quote as its details, tickets, first history row) only if
+ * it is active, unexpired and the order's `ctx_version` is still the one its checks ran on. Of several
+ * submissions of one order in a batch only the first may be written: the others' checks ran on the context the
+ * first one changes, so they are reported not current and read the order again after this commit (an XO
+ * one-refund-per-booking order, two offers of one booking). One row per submission, in the batch's order.
  *
  * Every table is read by key, one lookup per submission (`= any(array(…))`, a correlated sub-select): the
  * statement is prepared, and a generic plan made on a young store would otherwise hash-join the document's
  * rows (estimated at 100) against refund_offers and orders read whole (src/store/hot-path-indexes.test.ts).
  */
-export function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
+export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
   const rows = batch.map((s, n) => ({
     n,
     offer_id: s.offerId,
     refund_code: s.refundCode,
     client_id: s.clientId,
     order_no: s.order.order_no,
-    ctx_version: s.order.ctx_version,
+    ctx_version: s.ctxVersion,
     ...refundColumns(s),
     at: s.now.toISOString(),
   }));
-  return sql<KeptOutcome>`
+  return sql<OfferOutcome>`
     with batch as (
       select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(n int, offer_id text, refund_code text, client_id text, order_no text,
         ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], path text, quote_type text, refund_method text,
@@ -299,7 +270,7 @@ export function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
       ) l
     ),
     versions as (
-      select b.n, b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no) as current from batch b
+      select b.n, b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no) as current from batch b
     ),
     candidates as (
       select b.*, l.quote, row_number() over (partition by b.order_no order by b.n) as nth
@@ -336,14 +307,14 @@ export function keptSubmissionsSql(batch: readonly KeptSubmission[]) {
     order by b.n`;
 }
 
-/** One writer of kept-offer submissions per store. */
-const keptWriters = new WeakMap<Kysely<Database>, GroupCommitter<KeptSubmission, KeptOutcome>>();
+/** One writer of submissions by refundOfferId per store. */
+const offerWriters = new WeakMap<Kysely<Database>, GroupCommitter<OfferSubmission, OfferOutcome>>();
 
-function writeKeptSubmission(deps: RefundDeps, s: KeptSubmission): Promise<KeptOutcome> {
-  let writer = keptWriters.get(deps.db);
+function writeOfferSubmission(deps: RefundDeps, s: OfferSubmission): Promise<OfferOutcome> {
+  let writer = offerWriters.get(deps.db);
   if (!writer) {
-    writer = new GroupCommitter<KeptSubmission, KeptOutcome>(async (batch) => (await executePrepared(deps.db, keptSubmissionsSql(batch))).rows);
-    keptWriters.set(deps.db, writer);
+    writer = new GroupCommitter<OfferSubmission, OfferOutcome>(async (batch) => (await executePrepared(deps.db, offerSubmissionsSql(batch))).rows);
+    offerWriters.set(deps.db, writer);
   }
   return writer.write(s);
 }
@@ -370,10 +341,11 @@ async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: Refu
     const now = deps.clock.now();
     const refundCode = keptSubmissionChecked(deps, caller, kept, now);
     if (refundCode === null) return null;
-    const submission: KeptSubmission = { offerId, refundCode, clientId: caller.clientId, order: kept.ctx.order, priced: kept.priced, displayCurrency, now };
-    let outcome: KeptOutcome;
+    const order = kept.ctx.order;
+    const submission: OfferSubmission = { offerId, refundCode, clientId: caller.clientId, order, ctxVersion: order.ctx_version, priced: kept.priced, displayCurrency, now };
+    let outcome: OfferOutcome;
     try {
-      outcome = await writeKeptSubmission(deps, submission);
+      outcome = await writeOfferSubmission(deps, submission);
     } catch (err) {
       mapConflict(err);
     }
@@ -405,16 +377,44 @@ function keptSubmissionChecked(deps: RefundDeps, caller: RefundCaller, kept: Kep
 }
 
 /** An offer the statement found not usable: 805 when only its time ran out, otherwise 813 with why. */
-function throwUnusable(outcome: Pick<KeptOutcome, 'state' | 'expires_at'>, now: Date): never {
+function throwUnusable(outcome: Pick<OfferOutcome, 'state' | 'expires_at'>, now: Date): never {
   if (outcome.state === 'active' && outcome.expires_at && new Date(outcome.expires_at).getTime() <= now.getTime()) {
     throw new ApiError(S.OFFER_EXPIRED, 'refundOfferId expired; obtain a fresh offer and resubmit');
   }
   throw new ApiError(S.OFFER_ILLEGAL_STATE, outcome.state === 'superseded' ? SUPERSEDED_MSG : USED_MSG);
 }
 
+/** Reads of the offer and the order a submission by refundOfferId makes before it writes with the order's context version unchecked. */
+const VERSION_CHECKED_ATTEMPTS = 3;
+
+/**
+ * refund.do by refundOfferId, the reading path: the offer read, the order's context read, the checks run on it,
+ * then the statement of kept offers (shared by concurrent submissions), which writes only if the order's
+ * `ctx_version` is still the one just read and no other submission of its batch came first for the order.
+ * When either moved, the offer and the order are read again; after VERSION_CHECKED_ATTEMPTS reads (an order
+ * written without pause) the version goes unchecked, as before decision 0038.
+ */
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
   const fast = await submitKeptOffer(deps, caller, req, offerId, displayCurrency);
   if (fast !== null) return fast;
+  for (let attempt = 1; ; attempt++) {
+    const written = await submitReadOffer(deps, caller, req, offerId, displayCurrency, attempt <= VERSION_CHECKED_ATTEMPTS);
+    if (written !== null) return written;
+    // Another submission of the batch came first for this order, the last time with the version unchecked:
+    // it is being submitted now (spec 7.1: 814).
+    if (attempt > VERSION_CHECKED_ATTEMPTS) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress for this order; wait before retrying');
+  }
+}
+
+/** One attempt of the reading path: the answer, or null when the order moved before the write (read again). */
+async function submitReadOffer(
+  deps: RefundDeps,
+  caller: RefundCaller,
+  req: RefundSubmitRequest,
+  offerId: string,
+  displayCurrency: string | null,
+  checkVersion: boolean,
+): Promise<RefundSubmitResponse | null> {
   // A statement of fixed text, prepared once per connection (it was planned at every call).
   const readOffer = async () =>
     (
@@ -450,31 +450,18 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
 
   const refundCode = newRefundCode();
-  let outcome: { state: OfferState | null; expires_at: Date | null; created: number } | undefined;
+  const ctxVersion = checkVersion ? ctx.order.ctx_version : null;
+  let outcome: OfferOutcome;
   try {
-    // One statement: hold the offer (a concurrent submission of it fails at once with 814 on PostgreSQL),
-    // mark it used if still active (not used, no newer quote of its tickets) and unexpired, and write the
-    // refund only then.
-    const res = await executePrepared(
-      deps.db,
-      sql<{ state: OfferState | null; expires_at: Date | null; created: number }>`
-      with locked as (
-        select o.offer_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at from refund_offers o where o.offer_id = ${offerId} for update of o nowait
-      ),
-      offer as (
-        update refund_offers o set status = 'used', used_at = ${now}::timestamptz
-        from locked
-        where o.offer_id = locked.offer_id and locked.state = 'active' and locked.expires_at > ${now}::timestamptz
-        returning o.offer_id
-      ),
-      ${refundRowsSql({ refundCode, caller, order: ctx.order, priced, displayCurrency, now })}
-      select (select state from locked) as state, (select expires_at from locked) as expires_at, (select count(*) from refund)::int as created`,
-    );
-    outcome = res.rows[0];
+    outcome = await writeOfferSubmission(deps, { offerId, refundCode, clientId: caller.clientId, order: ctx.order, ctxVersion, priced, displayCurrency, now });
   } catch (err) {
     mapConflict(err);
   }
-  if (!outcome || outcome.created !== 1) throwUnusable({ state: outcome?.state ?? null, expires_at: outcome?.expires_at ?? null }, now);
+  if (!outcome.created) {
+    if (outcome.state === null) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
+    if (!outcome.current) return null;
+    throwUnusable(outcome, now);
+  }
   deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
 }

@@ -12,7 +12,7 @@ import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
 import { STEP_DUE_SQL } from '../refunds/lifecycle.js';
-import { keptSubmissionsSql, type KeptSubmission } from '../refunds/submit.js';
+import { offerSubmissionsSql, type OfferSubmission } from '../refunds/submit.js';
 import type { PricedQuote } from '../refunds/pricing.js';
 import type { Database, OrderRow } from './schema.js';
 
@@ -36,16 +36,17 @@ function keptSubmissions(client: string) {
     post: [],
     serviceFee: { currency: 'EUR', minor: 0 },
   } as unknown as PricedQuote;
-  const batch: KeptSubmission[] = ['1234', '2345'].map((g) => ({
+  const batch: OfferSubmission[] = ['1234', '2345'].map((g) => ({
     offerId: `rfo_h${g}_2`,
     refundCode: `HRK${g}`,
     clientId: client,
     order: { order_no: `H${g}`, carrier: 'XS', ctx_version: 1, source: 'booking', payment_method: 'deposit' } as OrderRow,
+    ctxVersion: 1,
     priced,
     displayCurrency: null,
     now: new Date(),
   }));
-  return keptSubmissionsSql(batch).compile(compiler);
+  return offerSubmissionsSql(batch).compile(compiler);
 }
 
 describe('hot-path indexes', () => {
