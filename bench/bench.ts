@@ -15,7 +15,7 @@ import { createLogger } from '../src/log.js';
 import { createService } from '../src/service.js';
 import { formatRps, formatTarget, meetsTarget, MEASURES, round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 import { updateBenchmarksFile, type Row } from './report.js';
-import { refundFlowByOffer } from './submit-measures.js';
+import { refundFlow } from './submit-measures.js';
 import type { LoadSettings } from './harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -98,7 +98,7 @@ interface Done {
 async function main(): Promise<number> {
   const settings = settingsFromEnv(process.env);
   const measures = selectMeasures(process.argv.slice(2));
-  refundFlowByOffer(); // a wrong BENCH_REFUND_FLOW fails here, not after the measures before refund.do
+  refundFlow(); // a wrong BENCH_REFUND_FLOW fails here, not after the measures before refund.do
   const databaseUrl = process.env.DATABASE_URL?.trim() || null;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-'));
   const removeDataDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
@@ -223,8 +223,8 @@ async function main(): Promise<number> {
   );
   if (rows.length > 0 && settings.profileDir) {
     console.log('\nprofiled run (BENCH_CPU_PROFILE): figures skewed by the profiler, BENCHMARKS.md left unchanged');
-  } else if (rows.length > 0 && refundFlowByOffer()) {
-    console.log('\nBENCH_REFUND_FLOW=offer: a diagnostic of refund.do by refundOfferId, BENCHMARKS.md left unchanged');
+  } else if (rows.length > 0 && refundFlow() !== 'list') {
+    console.log(`\nBENCH_REFUND_FLOW=${refundFlow()}: a diagnostic of refund.do by refundOfferId, BENCHMARKS.md left unchanged`);
   } else if (rows.length > 0 && process.env.BENCH_RECORD === '0') {
     console.log('\nBENCH_RECORD=0: BENCHMARKS.md left unchanged');
   } else if (rows.length > 0) {

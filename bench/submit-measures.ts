@@ -73,13 +73,15 @@ const loadOf = (label: string, r: Rate): LoadResult => ({
 
 /**
  * BENCH_REFUND_FLOW=offer: the refund.do measure's callers each quote (refundQuotation.do) and then submit by
- * the quote's refundOfferId, instead of submitting by refundRequestList; the rate is of these pairs. A
- * diagnostic of the by-offer path (decision 0038), not the row's method: such a run leaves BENCHMARKS.md unchanged.
+ * the quote's refundOfferId, instead of submitting by refundRequestList; the rate is of these pairs. With
+ * `offer-pnr` the submission names the order by PNR and carrier, which takes the reading path (the offer and
+ * the order read, as for an offer quoted by another API process). A diagnostic of the by-offer paths
+ * (decision 0038), not the row's method: such a run leaves BENCHMARKS.md unchanged.
  */
-export function refundFlowByOffer(): boolean {
+export function refundFlow(): 'list' | 'offer' | 'offer-pnr' {
   const flow = process.env.BENCH_REFUND_FLOW?.trim() || 'list';
-  if (flow !== 'list' && flow !== 'offer') throw new Error(`BENCH_REFUND_FLOW must be list or offer, got ${JSON.stringify(flow)}`);
-  return flow === 'offer';
+  if (flow !== 'list' && flow !== 'offer' && flow !== 'offer-pnr') throw new Error(`BENCH_REFUND_FLOW must be list, offer or offer-pnr, got ${JSON.stringify(flow)}`);
+  return flow;
 }
 
 /**
@@ -109,6 +111,7 @@ export const refundSubmit: Measure = {
     const estimate = Math.max(2000, (ctx.settings.seconds + warmupSeconds) * (ctx.storeKind === 'postgres' ? 2500 : 1200));
     // Orders to refund: copies of the walk-through booking (one adult, return, deposit), made in batches.
     const orders: string[] = [];
+    const pnrOf = new Map<string, { airlinePNR: string; carrier: string }>();
     // The sandbox airline knows each copy as a booking of its world, so the refund workers running meanwhile
     // take the normal path (accepted, 0 → 1 in batches), not a refusal per refund for an unknown booking.
     const world = ctx.service.world;
@@ -132,10 +135,11 @@ export const refundSubmit: Measure = {
       await db.transaction().execute(async (trx) => {
         for (let i = 0; i < 200; i++) {
           const n = batch * 200 + i;
-          // Unique across runs by construction (the PostgreSQL database is reused): Z, the run tag, the order's number.
+          // Unique across runs by construction (the PostgreSQL database is reused): the run tag and the order's
+          // number together, in base 36 to fit the wire's 8 characters (BENCH_REFUND_FLOW=offer-pnr names it).
           // Random locators (Z and 10 hex digits) collided with an earlier run's on a database reused for a few
           // runs: orders_airline_record, a failed measure.
-          const pnr = `Z${runTag}${String(n).padStart(6, '0')}`;
+          const pnr = (Number(runTag) * 1_000_000 + n).toString(36).toUpperCase().padStart(8, '0');
           const record: AirlineRecord = {
             ...template,
             pnr,
@@ -145,6 +149,7 @@ export const refundSubmit: Measure = {
           const orderNo = newOrderNo();
           await insertOrderFromRecord(trx, { orderNo, clientId: 'demo-agency', source: 'booking', record, now });
           orders.push(orderNo);
+          pnrOf.set(orderNo, { airlinePNR: pnr, carrier: record.carrier });
           const key = `${record.carrier}/${pnr}`;
           world.bookings.set(key, { ...demo, record });
           keys.push(key);
@@ -155,7 +160,8 @@ export const refundSubmit: Measure = {
     let next = 0;
     let failures = 0;
     let firstFailure = '';
-    const byOffer = refundFlowByOffer();
+    const flow = refundFlow();
+    const byOffer = flow !== 'list';
     const submit = async () => {
       const orderNo = orders[next++];
       if (!orderNo) return false;
@@ -163,7 +169,8 @@ export const refundSubmit: Measure = {
       if (byOffer) {
         // A caller's usual flow: the quote, then refund.do by its refundOfferId (a failed quote fails the submission).
         const quote = await ctx.service.app.inject({ method: 'POST', url: '/refundQuotation.do', headers, payload });
-        payload = JSON.stringify({ orderNo, refundOfferId: quote.json<{ refundOfferId?: string }>().refundOfferId ?? null });
+        const refundOfferId = quote.json<{ refundOfferId?: string }>().refundOfferId ?? null;
+        payload = JSON.stringify(flow === 'offer' ? { orderNo, refundOfferId } : { ...pnrOf.get(orderNo), refundOfferId });
       }
       const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers, payload });
       const status = res.json<{ status: number }>().status;
@@ -201,7 +208,7 @@ export const refundSubmit: Measure = {
       const where = workersInProcess ? 'in process (refund workers running)' : 'API process with WORKERS=false, as deployed (the workers\' throughput is the backlog row)';
       return {
         value: measured.perSecond / base.perSecond,
-        detail: `refund.do${byOffer ? ' (each after its quote, by refundOfferId)' : ''} ${formatRps(measured.perSecond)} commits/s ÷ single-row INSERT ${formatRps(base.perSecond)} tx/s, ${concurrency} concurrent, ${where}, ${ctx.settings.seconds} s each in two halves (A B B A) after ${warmupSeconds} s warm-up`,
+        detail: `refund.do${byOffer ? ` (each after its quote, by refundOfferId${flow === 'offer-pnr' ? ', the order named by PNR' : ''})` : ''} ${formatRps(measured.perSecond)} commits/s ÷ single-row INSERT ${formatRps(base.perSecond)} tx/s, ${concurrency} concurrent, ${where}, ${ctx.settings.seconds} s each in two halves (A B B A) after ${warmupSeconds} s warm-up`,
         loads: [loadOf('single-row INSERT tx', base), loadOf('refund.do (inject)', measured)],
       };
     } finally {
