@@ -108,3 +108,49 @@ export function recordOffer(db: Kysely<Database>, offer: NewOffer): Promise<bool
   if (!recorder) recorders.set(db, (recorder = new OfferRecorder(db)));
   return recorder.record(offer);
 }
+
+/** An offer as refund.do by refundOfferId reads it (the reading path of src/refunds/submit.ts). */
+export interface StoredOffer {
+  order_no: string;
+  request: unknown;
+  quote: unknown;
+  expires_at: Date;
+  state: OfferState;
+}
+
+/**
+ * Offers of concurrent submissions by refundOfferId in one statement ($1 the offer ids, $2 their callers'
+ * client ids): one row per pair in their order, its columns null when the client has no such offer. Each is
+ * looked up by its key (a lateral sub-select), whatever the plan's estimate of the arrays' length.
+ */
+export const OFFERS_BY_ID_SQL = `select o.order_no, o.request, o.quote, o.expires_at, o.state
+  from unnest($1::text[], $2::text[]) with ordinality as b(offer_id, client_id, n)
+  left join lateral (
+    select o.order_no, o.request, o.quote, o.expires_at, ${offerStateSql('o')} as state
+    from refund_offers o where o.offer_id = b.offer_id and o.client_id = b.client_id
+  ) o on true
+  order by b.n`;
+
+const offersById = preparedQuery<StoredOffer | { order_no: null }>('refund_offers_by_id', OFFERS_BY_ID_SQL);
+
+const offerReaders = new WeakMap<Kysely<Database>, GroupCommitter<{ offerId: string; clientId: string }, StoredOffer | null>>();
+
+/**
+ * The caller's offer (null: none of this client), read together with those of concurrent submissions: one
+ * statement for those that arrive while one runs (decision 0031's batching, for the offer's read). A failed read
+ * fails every caller of it (the store unreachable): one read per caller would only repeat it.
+ */
+export function readOffer(db: Kysely<Database>, offerId: string, clientId: string): Promise<StoredOffer | null> {
+  let reader = offerReaders.get(db);
+  if (!reader) {
+    reader = new GroupCommitter(
+      async (refs) => {
+        const { rows } = await db.executeQuery(offersById([refs.map((r) => r.offerId), refs.map((r) => r.clientId)]));
+        return rows.map((r) => (r.order_no === null ? null : r));
+      },
+      { maxBatch: 32, afterFailure: 'all' },
+    );
+    offerReaders.set(db, reader);
+  }
+  return reader.write({ offerId, clientId });
+}

@@ -15,7 +15,7 @@ import { checkRefund, findCallerOrder, loadCallerOrder, prepareRefund, type Orde
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
 import { keptOffersFor, type KeptOffer } from './kept-offers.js';
-import { offerStateSql, type OfferState } from './offers.js';
+import { offerStateSql, readOffer, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
 import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
@@ -415,17 +415,7 @@ async function submitReadOffer(
   displayCurrency: string | null,
   checkVersion: boolean,
 ): Promise<RefundSubmitResponse | null> {
-  // A statement of fixed text, prepared once per connection (it was planned at every call).
-  const readOffer = async () =>
-    (
-      await executePrepared(
-        deps.db,
-        sql<{ order_no: string; request: unknown; quote: unknown; expires_at: Date; state: OfferState }>`
-        select o.order_no, o.request, o.quote, o.expires_at, ${sql.raw(offerStateSql('o'))} as state
-        from refund_offers o where o.offer_id = ${offerId} and o.client_id = ${caller.clientId}`,
-      )
-    ).rows[0];
-  const offer = await readOffer();
+  const offer = await readOffer(deps.db, offerId, caller.clientId);
   if (!offer) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
   const now = deps.clock.now();
   if (offer.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
@@ -443,7 +433,7 @@ async function submitReadOffer(
     if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, { orderNo: ctx.order.order_no }, items, displayCurrency);
     // A concurrent submission of this same offer may have committed between the offer read and the order
     // read: its refund then fails our check (803). The offer's own state is the answer (spec 7.1: 813).
-    if (err instanceof ApiError && (await readOffer())?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
+    if (err instanceof ApiError && (await readOffer(deps.db, offerId, caller.clientId))?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
     throw err;
   }
   const priced = offer.quote as PricedQuote;

@@ -7,7 +7,7 @@ import { CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospect
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../refunds/context.js';
-import { offerStateSql, RECORD_OFFERS_SQL } from '../refunds/offers.js';
+import { OFFERS_BY_ID_SQL, RECORD_OFFERS_SQL } from '../refunds/offers.js';
 import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
@@ -24,8 +24,8 @@ const compiler = new Kysely<Database>({
   dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (db) => new PostgresIntrospector(db), createQueryCompiler: () => new PostgresQueryCompiler() },
 });
 
-/** refund.do by kept refundOfferIds (decision 0038): two planted orders' active offers submitted in one batch. */
-function keptSubmissions(client: string) {
+/** refund.do by refundOfferId (decision 0038): two planted orders' active offers submitted in one batch. */
+function offerSubmissions(client: string) {
   const priced = {
     reason: '1',
     quoteType: 'AccurateQuote',
@@ -65,10 +65,11 @@ describe('hot-path indexes', () => {
       RECORD_OFFERS_SQL,
       () => [JSON.stringify([{ n: 0, offer_id: 'rfo_new', client_id: client, order_no: 'H1234', reason: '1', ticket_nos: ['HT1234'], request: [], quote: {}, expires_at: new Date().toISOString(), created_at: new Date().toISOString(), ctx_version: 1 }])],
     ],
-    // refund.do by refundOfferId: is a newer offer of the same order sharing a ticket there (decision 0019)
-    ['refund.do offer state', `select ${offerStateSql('o')} as state from refund_offers o where o.offer_id = $1`, () => ['rfo_h1234_2']],
-    // refund.do by refundOfferIds this process quoted, written together without reading them first (decision 0038)
-    ['refund.do by kept offers (held, used, refunds written)', keptSubmissions(client).sql, () => [...keptSubmissions(client).parameters]],
+    // refund.do by refundOfferId, the reading path: the offers of concurrent submissions, each with its state (is a
+    // newer offer of the same order sharing a ticket there: decision 0019)
+    ['refund.do offers and their state', OFFERS_BY_ID_SQL, () => [['rfo_h1234_2', 'rfo_h2345_1'], [client, client]]],
+    // refund.do by refundOfferId, concurrent submissions written together (decision 0038)
+    ['refund.do by refundOfferId (offers held and used, refunds written)', offerSubmissions(client).sql, () => [...offerSubmissions(client).parameters]],
     // offers of concurrent quotes written together (decision 0016)
     [
       'refundQuotation.do offers of concurrent quotes (insert)',
@@ -103,8 +104,8 @@ describe('hot-path indexes', () => {
   const unanalyzed = new Map<string, string>();
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
   // prepared statement keeps its generic plan until an ANALYZE): those a worker runs from a store's first minutes, and
-  // refund.do's by kept offers (decision 0038), prepared by a young store's first submissions.
-  const PLANNED_EMPTY = ['sandbox airline: books of a batch of refunds', 'refund.do by kept offers (held, used, refunds written)'];
+  // refund.do's by refundOfferId (decision 0038), prepared by a young store's first submissions.
+  const PLANNED_EMPTY = ['sandbox airline: books of a batch of refunds', 'refund.do by refundOfferId (offers held and used, refunds written)', 'refund.do offers and their state'];
   const whenEmpty = new Map<string, string>();
   before(async () => {
     t = await makeTestApp();
