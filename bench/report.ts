@@ -32,8 +32,8 @@ in Chrome DevTools) and leaves this file unchanged, and with \`BENCH_HEAP_PROFIL
 beside it (\`.heapprofile\`, the garbage included); \`npm run bench:profile -- <file>\` prints the top entries of
 either (self time, or bytes, by package and by function). \`BENCH_RECORD=0\` runs without touching this file;
 \`BENCH_LOG_LEVEL=silent\` runs without the service's log; \`BENCH_REFUND_FLOW=offer\` has refund.do's callers
-quote and then submit by the quote's refundOfferId, \`offer-pnr\` naming the order by PNR (the reading path): diagnostics
-of those paths, this file unchanged.
+quote and then submit by the quote's refundOfferId, \`offer-pnr\` naming the order by PNR (the reading path):
+diagnostics of those paths, this file unchanged.
 
 The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`worlds/demo.yaml\` and
 LOG_LEVEL=info as deployed, one access line per answer into a file of its data folder (since 2026-11-27:
