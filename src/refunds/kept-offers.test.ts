@@ -1,7 +1,8 @@
 // refund.do by a refundOfferId this process quoted (decision 0038): written without reading the offer or the
 // order again, from the kept offer and the context it was priced from — yet it answers exactly as the reading
 // path: a change made since the quote, through the service or straight into the store, is found by the
-// statement's version check and answered by the reading path.
+// statement's version check and answered by the reading path. And submissions of one order sent at once, by
+// kept offers, by offers read or by refundRequestList, answer as if sent one after the other (decision 0039).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -203,11 +204,11 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
   });
 });
 
-/** The refund world with a second XO (one refund per booking) booking like ONE001: ONE002, tickets 111-2000000211 and 212. */
-function withSecondXoBooking() {
+/** The refund world with more XO (one refund per booking) bookings like ONE001: ONE002 and ONE003 (tickets 111-2000000g11 and g12). */
+function withXoBookings() {
   const world = refundWorld();
   const one = world.bookings.find((b) => b.pnr === 'ONE001')!;
-  world.bookings.push({ ...one, pnr: 'ONE002', tickets: one.tickets!.map((tk, i) => ({ ...tk, ticketNo: `111-200000021${i + 1}` })) });
+  for (const g of [2, 3]) world.bookings.push({ ...one, pnr: `ONE00${g}`, tickets: one.tickets!.map((tk, i) => ({ ...tk, ticketNo: `111-2000000${g}1${i + 1}` })) });
   return world;
 }
 
@@ -215,7 +216,7 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
   let t: TestApp;
   let kept: KeptOffers;
   before(async () => {
-    t = await makeTestApp({ world: withSecondXoBooking() });
+    t = await makeTestApp({ world: withXoBookings() });
     kept = keptOffersFor(t.store.db);
   });
   after(() => t.close());
@@ -263,6 +264,14 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
     const answers = await Promise.all([byPnr(otto), byPnr(olga)]);
     assert.deepEqual(answers.map((a) => a.status).sort(), [0, S.ORDER_DUPLICATE], answers.map((a) => a.msg).join('; '));
     assert.equal(kept.written, written, 'both took the reading path');
+    assert.equal(await refundsOf(orderNo), 1);
+  });
+
+  test('spec 7.1 816: two submissions by refundRequestList of one XO order at once make one refund; the other is read again and answered as after it', async () => {
+    const orderNo = await orderNoOf('ONE003');
+    const byList = (first: string) => submit({ orderNo, refundRequestList: [item('ONCE', first, ['xo'])] });
+    const answers = await Promise.all([byList('OTTO'), byList('OLGA')]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [0, S.ORDER_DUPLICATE], answers.map((a) => a.msg).join('; '));
     assert.equal(await refundsOf(orderNo), 1);
   });
 

@@ -72,11 +72,13 @@ export async function submitRefund(deps: RefundDeps, caller: RefundCaller, req: 
 }
 
 /** A refund by refundRequestList, priced and checked, ready to be written with its (used) offer. */
-interface NewSubmission {
+export interface NewSubmission {
   offerId: string;
   refundCode: string;
   clientId: string;
   order: OrderRow;
+  /** The order's context version its checks ran on; null: written whatever the version. */
+  ctxVersion: number | null;
   priced: PricedQuote;
   items: RefundRequestItem[];
   displayCurrency: string | null;
@@ -86,8 +88,18 @@ interface NewSubmission {
   cause?: string;
 }
 
-/** A priced refund by refundRequestList as it will be written (808 when nothing in it is refundable). */
-function newSubmission(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>, { ctx, priced }: Prepared, items: RefundRequestItem[], displayCurrency: string | null, cause?: string): NewSubmission {
+/**
+ * A priced refund by refundRequestList as it will be written (808 when nothing in it is refundable): only if the
+ * order's context version is still the one it was checked on, unless `checkVersion` is false.
+ */
+function newSubmission(
+  deps: RefundDeps,
+  caller: Pick<RefundCaller, 'clientId'>,
+  { ctx, priced }: Prepared,
+  items: RefundRequestItem[],
+  displayCurrency: string | null,
+  { cause, checkVersion }: { cause?: string; checkVersion: boolean },
+): NewSubmission {
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
   const now = deps.clock.now();
   return {
@@ -95,6 +107,7 @@ function newSubmission(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>,
     refundCode: newRefundCode(),
     clientId: caller.clientId,
     order: ctx.order,
+    ctxVersion: checkVersion ? ctx.order.ctx_version : null,
     priced,
     items,
     displayCurrency,
@@ -127,16 +140,20 @@ function refundColumns(s: { order: OrderRow; priced: PricedQuote; displayCurrenc
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
  * JSON document: each quote stored as a used offer (which makes older offers of its tickets superseded,
  * decision 0019), and the rows offerSubmissionsSql writes for a submission by offer (refund order due for
- * submission, tickets, history row). Two submissions
- * of the batch for the same ticket fail the statement on refund_tickets_one_live; the group committer then
- * writes them one by one (the later one answers 803, as it would have alone).
+ * submission, tickets, history row) — each only if the order's `ctx_version` is still the one its checks ran on
+ * and no earlier submission of the batch is for the same order (decision 0039): one row per submission, in the
+ * batch's order, saying whether it was written; the others read the order again. A refund of a ticket that
+ * is live already fails the statement on refund_tickets_one_live; the group committer then writes them one by
+ * one (that one answers 803).
  */
-function submissionsSql(batch: readonly NewSubmission[]) {
-  const rows = batch.map((s) => ({
+export function submissionsSql(batch: readonly NewSubmission[]) {
+  const rows = batch.map((s, n) => ({
+    n,
     offer_id: s.offerId,
     refund_code: s.refundCode,
     client_id: s.clientId,
     order_no: s.order.order_no,
+    ctx_version: s.ctxVersion,
     ...refundColumns(s),
     request: s.items,
     quote: s.priced,
@@ -144,65 +161,94 @@ function submissionsSql(batch: readonly NewSubmission[]) {
     at: s.now.toISOString(),
     cause: s.cause ?? 'submitted by the client',
   }));
-  return sql`
+  return sql<{ written: boolean }>`
     with batch as (
       -- quote as json text: stored as given in the used offer (a json column), parsed into jsonb once for the
       -- refund's details (read as jsonb it cost a jsonb-to-text-to-json round trip for the offer)
-      select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(offer_id text, refund_code text, client_id text, order_no text, carrier text,
-        reason text, ticket_nos text[], pax_indexes int[], request json, quote json, path text, quote_type text, refund_method text,
-        currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
-        display_currency text, expires_at timestamptz, at timestamptz, cause text)
+      select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(n int, offer_id text, refund_code text, client_id text, order_no text,
+        ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], request json, quote json, path text, quote_type text,
+        refund_method text, currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text,
+        service_fee_minor bigint, display_currency text, expires_at timestamptz, at timestamptz, cause text)
+    ),
+    -- the submissions to write: the order's version still the one checked (looked up by key), the first of the batch per order
+    usable as (
+      select * from (
+        select b.*, row_number() over (partition by b.order_no order by b.n) as nth from batch b
+        where b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no)
+      ) current where current.nth = 1
     ),
     offer as (
       insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
-      select offer_id, client_id, order_no, reason, ticket_nos, request, quote, 'used', expires_at, at, at from batch
+      select offer_id, client_id, order_no, reason, ticket_nos, request, quote, 'used', expires_at, at, at from usable
     ),
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at, next_poll_at)
       select refund_code, client_id, order_no, carrier, offer_id, reason, ${sql.lit(RS.PROCESSING)}, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote::jsonb, at, at, at
-      from batch
+      from usable
     ),
     tickets as (
       insert into refund_tickets (refund_code, ticket_no, pax_index)
-      select b.refund_code, t.ticket_no, t.pax_index from batch b, unnest(b.ticket_nos, b.pax_indexes) as t(ticket_no, pax_index)
+      select u.refund_code, t.ticket_no, t.pax_index from usable u, unnest(u.ticket_nos, u.pax_indexes) as t(ticket_no, pax_index)
     ),
     history as (
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
-      select refund_code, null, ${sql.lit(RS.PROCESSING)}, at, cause from batch
+      select refund_code, null, ${sql.lit(RS.PROCESSING)}, at, cause from usable
     )
-    select 1`;
+    select exists (select 1 from usable u where u.n = b.n) as written from batch b order by b.n`;
 }
 
 /** One writer of submissions per store. */
-const submissionWriters = new WeakMap<Kysely<Database>, GroupCommitter<NewSubmission>>();
+const submissionWriters = new WeakMap<Kysely<Database>, GroupCommitter<NewSubmission, boolean>>();
 
-function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<void> {
+/** Resolves once committed: true when written, false when the order moved since its checks (read it again). */
+function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<boolean> {
   let writer = submissionWriters.get(deps.db);
   if (!writer) {
-    writer = new GroupCommitter<NewSubmission>(async (batch) => void (await executePrepared(deps.db, submissionsSql(batch))));
+    writer = new GroupCommitter<NewSubmission, boolean>(async (batch) => (await executePrepared(deps.db, submissionsSql(batch))).rows.map((r) => r.written));
     submissionWriters.set(deps.db, writer);
   }
   return writer.write(s);
 }
 
-async function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, items: RefundRequestItem[], displayCurrency: string | null) {
-  let prepared;
-  try {
-    prepared = await prepareRefund(deps, caller, req, items, true);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, req, items, displayCurrency);
-    throw err;
+/** Reads of the order a submission makes before it writes with the order's context version unchecked. */
+const VERSION_CHECKED_ATTEMPTS = 3;
+
+/**
+ * A submission's read, checks and write, `attempt(checkVersion)`, again while it answers null: the order moved
+ * between its read and its write, or another submission of the write's batch came first for the order. After
+ * VERSION_CHECKED_ATTEMPTS reads (an order written without pause) the version goes unchecked; if even then another
+ * submission of its batch came first for the order, the answer is 814.
+ */
+async function readUntilWritten<T>(attempt: (checkVersion: boolean) => Promise<T | null>): Promise<T> {
+  for (let n = 1; ; n++) {
+    const answer = await attempt(n <= VERSION_CHECKED_ATTEMPTS);
+    if (answer !== null) return answer;
+    if (n > VERSION_CHECKED_ATTEMPTS) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress for this order; wait before retrying');
   }
-  const submission = newSubmission(deps, caller, prepared, items, displayCurrency);
-  try {
-    await writeSubmission(deps, submission);
-  } catch (err) {
-    mapConflict(err);
-  }
-  deps.scheduler.submitted();
-  return submitAnswer(deps, submission.priced, submission.offerId, submission.refundCode, displayCurrency);
+}
+
+function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, items: RefundRequestItem[], displayCurrency: string | null) {
+  return readUntilWritten(async (checkVersion) => {
+    let prepared;
+    try {
+      prepared = await prepareRefund(deps, caller, req, items, true);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, req, items, displayCurrency);
+      throw err;
+    }
+    const submission = newSubmission(deps, caller, prepared, items, displayCurrency, { checkVersion });
+    let written: boolean;
+    try {
+      written = await writeSubmission(deps, submission);
+    } catch (err) {
+      mapConflict(err);
+    }
+    if (!written) return null;
+    deps.scheduler.submitted();
+    return submitAnswer(deps, submission.priced, submission.offerId, submission.refundCode, displayCurrency);
+  });
 }
 
 // ---- refund.do by refundOfferId: a kept offer (decision 0038), or the offer and the order read ----
@@ -384,26 +430,16 @@ function throwUnusable(outcome: Pick<OfferOutcome, 'state' | 'expires_at'>, now:
   throw new ApiError(S.OFFER_ILLEGAL_STATE, outcome.state === 'superseded' ? SUPERSEDED_MSG : USED_MSG);
 }
 
-/** Reads of the offer and the order a submission by refundOfferId makes before it writes with the order's context version unchecked. */
-const VERSION_CHECKED_ATTEMPTS = 3;
-
 /**
  * refund.do by refundOfferId, the reading path: the offer read, the order's context read, the checks run on it,
  * then the statement of kept offers (shared by concurrent submissions), which writes only if the order's
- * `ctx_version` is still the one just read and no other submission of its batch came first for the order.
- * When either moved, the offer and the order are read again; after VERSION_CHECKED_ATTEMPTS reads (an order
- * written without pause) the version goes unchecked, as before decision 0038.
+ * `ctx_version` is still the one just read and no other submission of its batch came first for the order;
+ * else read again (decision 0039).
  */
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
   const fast = await submitKeptOffer(deps, caller, req, offerId, displayCurrency);
   if (fast !== null) return fast;
-  for (let attempt = 1; ; attempt++) {
-    const written = await submitReadOffer(deps, caller, req, offerId, displayCurrency, attempt <= VERSION_CHECKED_ATTEMPTS);
-    if (written !== null) return written;
-    // Another submission of the batch came first for this order, the last time with the version unchecked:
-    // it is being submitted now (spec 7.1: 814).
-    if (attempt > VERSION_CHECKED_ATTEMPTS) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress for this order; wait before retrying');
-  }
+  return readUntilWritten((checkVersion) => submitReadOffer(deps, caller, req, offerId, displayCurrency, checkVersion));
 }
 
 /** One attempt of the reading path: the answer, or null when the order moved before the write (read again). */
@@ -502,7 +538,8 @@ export async function submitApprovedCase(
   alongside: (trx: Transaction<Database>, refundCode: string) => Promise<void>,
 ): Promise<{ refundCode: string }> {
   const prepared = await prepareRefund(deps, caller, { orderNo: request.orderNo }, request.refundRequestList, false);
-  const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, cause);
+  // In the same transaction as the case's decision: written whatever the order's version (checked just before).
+  const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, { cause, checkVersion: false });
   try {
     await deps.db.transaction().execute(async (trx) => {
       await executePrepared(trx, submissionsSql([submission]));

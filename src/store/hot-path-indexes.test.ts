@@ -12,7 +12,7 @@ import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
 import { STEP_DUE_SQL } from '../refunds/lifecycle.js';
-import { offerSubmissionsSql, type OfferSubmission } from '../refunds/submit.js';
+import { offerSubmissionsSql, submissionsSql, type NewSubmission, type OfferSubmission } from '../refunds/submit.js';
 import type { PricedQuote } from '../refunds/pricing.js';
 import type { Database, OrderRow } from './schema.js';
 
@@ -24,29 +24,48 @@ const compiler = new Kysely<Database>({
   dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (db) => new PostgresIntrospector(db), createQueryCompiler: () => new PostgresQueryCompiler() },
 });
 
+/** A quote as the submissions below carry it (only what their statements write). */
+const plantedQuote = {
+  reason: '1',
+  quoteType: 'AccurateQuote',
+  refundMethod: 'CashBackToOriginalPayment',
+  currency: 'EUR',
+  tickets: [{ ticketNo: 'HT1234', paxIndex: 1 }],
+  fare: { originalMinor: 40000, refundMinor: 30000 },
+  post: [],
+  serviceFee: { currency: 'EUR', minor: 0 },
+} as unknown as PricedQuote;
+
 /** refund.do by refundOfferId (decision 0038): two planted orders' active offers submitted in one batch. */
 function offerSubmissions(client: string) {
-  const priced = {
-    reason: '1',
-    quoteType: 'AccurateQuote',
-    refundMethod: 'CashBackToOriginalPayment',
-    currency: 'EUR',
-    tickets: [{ ticketNo: 'HT1234', paxIndex: 1 }],
-    fare: { originalMinor: 40000, refundMinor: 30000 },
-    post: [],
-    serviceFee: { currency: 'EUR', minor: 0 },
-  } as unknown as PricedQuote;
   const batch: OfferSubmission[] = ['1234', '2345'].map((g) => ({
     offerId: `rfo_h${g}_2`,
     refundCode: `HRK${g}`,
     clientId: client,
     order: { order_no: `H${g}`, carrier: 'XS', ctx_version: 1, source: 'booking', payment_method: 'deposit' } as OrderRow,
     ctxVersion: 1,
-    priced,
+    priced: plantedQuote,
     displayCurrency: null,
     now: new Date(),
   }));
   return offerSubmissionsSql(batch).compile(compiler);
+}
+
+/** refund.do by refundRequestList (decision 0039): two planted orders' new refunds written in one batch. */
+function listSubmissions(client: string) {
+  const batch: NewSubmission[] = ['1234', '2345'].map((g) => ({
+    offerId: `rfo_l${g}`,
+    refundCode: `HRL${g}`,
+    clientId: client,
+    order: { order_no: `H${g}`, carrier: 'XS', ctx_version: 1, source: 'booking', payment_method: 'deposit' } as OrderRow,
+    ctxVersion: 1,
+    priced: plantedQuote,
+    items: [],
+    displayCurrency: null,
+    now: new Date(),
+    expiresAt: new Date(),
+  }));
+  return submissionsSql(batch).compile(compiler);
 }
 
 describe('hot-path indexes', () => {
@@ -70,6 +89,8 @@ describe('hot-path indexes', () => {
     ['refund.do offers and their state', OFFERS_BY_ID_SQL, () => [['rfo_h1234_2', 'rfo_h2345_1'], [client, client]]],
     // refund.do by refundOfferId, concurrent submissions written together (decision 0038)
     ['refund.do by refundOfferId (offers held and used, refunds written)', offerSubmissions(client).sql, () => [...offerSubmissions(client).parameters]],
+    // refund.do by refundRequestList, concurrent submissions written together, each if its order's version is unchanged (decision 0039)
+    ['refund.do by refundRequestList (used offers and refunds written)', listSubmissions(client).sql, () => [...listSubmissions(client).parameters]],
     // offers of concurrent quotes written together (decision 0016)
     [
       'refundQuotation.do offers of concurrent quotes (insert)',
@@ -105,7 +126,7 @@ describe('hot-path indexes', () => {
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
   // prepared statement keeps its generic plan until an ANALYZE): those a worker runs from a store's first minutes, and
   // refund.do's by refundOfferId (decision 0038), prepared by a young store's first submissions.
-  const PLANNED_EMPTY = ['sandbox airline: books of a batch of refunds', 'refund.do by refundOfferId (offers held and used, refunds written)', 'refund.do offers and their state'];
+  const PLANNED_EMPTY = ['sandbox airline: books of a batch of refunds', 'refund.do by refundOfferId (offers held and used, refunds written)', 'refund.do offers and their state', 'refund.do by refundRequestList (used offers and refunds written)'];
   const whenEmpty = new Map<string, string>();
   before(async () => {
     t = await makeTestApp();
