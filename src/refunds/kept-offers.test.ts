@@ -268,6 +268,16 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
     });
   }
 
+  test('spec 7.1 813: one offer submitted twice at once, read by both (the order named by PNR): one refund, and each answer its own', async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const q = await quote(orderNo, [item(lastB, firstB, ['out', 'ret'])]);
+    const byPnr = () => submit({ airlinePNR: 'DEP001', carrier: 'XS', refundOfferId: q.refundOfferId });
+    const answers = await Promise.all([byPnr(), byPnr()]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [0, S.OFFER_ILLEGAL_STATE], answers.map((a) => a.msg).join('; '));
+    const done = answers.find((a) => a.status === 0)!;
+    assert.equal((await t.store.db.selectFrom('refund_orders').select('offer_id').where('refund_code', '=', done.refundCode!).executeTakeFirst())?.offer_id, q.refundOfferId, 'the answered refund exists');
+  });
+
   test('spec 7.1 814: a kept offer held by a submission elsewhere is answered 814 at once; the batch’s other submission is still written', async (ctx) => {
     if (!process.env.DATABASE_URL) return ctx.skip('PGlite has one connection: nothing else can hold the offer');
     const orderNo = await orderNoOf('VOID01');

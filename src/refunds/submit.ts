@@ -286,7 +286,7 @@ interface OfferOutcome {
  * first one changes, so they are reported not current and read the order again after this commit (an XO
  * one-refund-per-booking order, two offers of one booking). One row per submission, in the batch's order.
  *
- * Every table is read by key, one lookup per submission (`= any(array(…))`, a correlated sub-select): the
+ * Every table is read by key, one lookup per submission (a lateral sub-select per offer, a correlated one per order): the
  * statement is prepared, and a generic plan made on a young store would otherwise hash-join the document's
  * rows (estimated at 100) against refund_offers and orders read whole (src/store/hot-path-indexes.test.ts).
  */
@@ -308,8 +308,9 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
         display_currency text, at timestamptz)
     ),
+    -- each offer once, however many submissions of it the batch holds (a row per pair would multiply the answers)
     locked as (
-      select l.* from batch b cross join lateral (
+      select l.* from (select distinct offer_id from batch) b cross join lateral (
         select o.offer_id, o.client_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at, o.quote
         from refund_offers o where o.offer_id = b.offer_id
         for update of o nowait
