@@ -209,6 +209,16 @@ function withXoBookings() {
   const world = refundWorld();
   const one = world.bookings.find((b) => b.pnr === 'ONE001')!;
   for (const g of [2, 3]) world.bookings.push({ ...one, pnr: `ONE00${g}`, tickets: one.tickets!.map((tk, i) => ({ ...tk, ticketNo: `111-2000000${g}1${i + 1}` })) });
+  // and SIX001: six adults on XS (refunds per passenger), tickets 999-2000000901…906
+  const dep = world.bookings.find((b) => b.pnr === 'DEP001')!;
+  const six = [1, 2, 3, 4, 5, 6];
+  world.bookings.push({
+    ...dep,
+    pnr: 'SIX001',
+    passengers: six.map((i) => ({ ref: `p${i}`, type: 'ADT', lastName: 'SIXER', firstName: `PAX${'ABCDEF'[i - 1]}` })),
+    tickets: six.map((i) => ({ ticketNo: `999-200000090${i}`, passenger: `p${i}`, currency: 'EUR', fare: 300, tax: 50, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] })),
+    postTicketingServices: [],
+  });
   return world;
 }
 
@@ -267,6 +277,18 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
       assert.equal(await refundsOf(orderNo), 1);
     });
   }
+
+  test('spec 4.2: six passengers of one order submitted each at once, by kept offers and by lists, are all written (one per batch and round)', async () => {
+    const orderNo = await orderNoOf('SIX001');
+    const pax = ['PAXA', 'PAXB', 'PAXC', 'PAXD', 'PAXE', 'PAXF'];
+    const offers = await Promise.all(pax.slice(0, 3).map((first) => quote(orderNo, [item('SIXER', first, ['out', 'ret'])])));
+    const answers = await Promise.all([
+      ...offers.map((q) => submit({ orderNo, refundOfferId: q.refundOfferId })),
+      ...pax.slice(3).map((first) => submit({ orderNo, refundRequestList: [item('SIXER', first, ['out', 'ret'])] })),
+    ]);
+    assert.deepEqual(answers.map((a) => a.status), pax.map(() => 0), answers.map((a) => a.msg).join('; '));
+    assert.equal(await refundsOf(orderNo), 6);
+  });
 
   test('spec 7.1 813: one offer submitted twice at once, read by both (the order named by PNR): one refund, and each answer its own', async () => {
     const orderNo = await orderNoOf('DEP001');

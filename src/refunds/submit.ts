@@ -161,7 +161,7 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
     at: s.now.toISOString(),
     cause: s.cause ?? 'submitted by the client',
   }));
-  return sql<{ written: boolean }>`
+  return sql<{ written: boolean; behind: boolean }>`
     with batch as (
       -- quote as json text: stored as given in the used offer (a json column), parsed into jsonb once for the
       -- refund's details (read as jsonb it cost a jsonb-to-text-to-json round trip for the offer)
@@ -171,11 +171,12 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
         service_fee_minor bigint, display_currency text, expires_at timestamptz, at timestamptz, cause text)
     ),
     -- the submissions to write: the order's version still the one checked (looked up by key), the first of the batch per order
+    checked as (
+      select b.*, row_number() over (partition by b.order_no order by b.n) as nth from batch b
+      where b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no)
+    ),
     usable as (
-      select * from (
-        select b.*, row_number() over (partition by b.order_no order by b.n) as nth from batch b
-        where b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no)
-      ) current where current.nth = 1
+      select * from checked where nth = 1
     ),
     offer as (
       insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at, used_at)
@@ -196,37 +197,53 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
       select refund_code, null, ${sql.lit(RS.PROCESSING)}, at, cause from usable
     )
-    select exists (select 1 from usable u where u.n = b.n) as written from batch b order by b.n`;
+    select exists (select 1 from usable u where u.n = b.n) as written, exists (select 1 from checked c where c.n = b.n and c.nth > 1) as behind
+    from batch b order by b.n`;
 }
 
 /** One writer of submissions per store. */
-const submissionWriters = new WeakMap<Kysely<Database>, GroupCommitter<NewSubmission, boolean>>();
+const submissionWriters = new WeakMap<Kysely<Database>, GroupCommitter<NewSubmission, Attempt<true>>>();
 
-/** Resolves once committed: true when written, false when the order moved since its checks (read it again). */
-function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<boolean> {
+/**
+ * Resolves once committed: written, or why not — `moved`, the order's version is no longer the one checked;
+ * `behind`, another submission of the batch for the order was written first (either way: read it again).
+ */
+function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<Attempt<true>> {
   let writer = submissionWriters.get(deps.db);
   if (!writer) {
-    writer = new GroupCommitter<NewSubmission, boolean>(async (batch) => (await executePrepared(deps.db, submissionsSql(batch))).rows.map((r) => r.written));
+    writer = new GroupCommitter<NewSubmission, Attempt<true>>(async (batch) =>
+      (await executePrepared(deps.db, submissionsSql(batch))).rows.map((r) => (r.written ? true : r.behind ? 'behind' : 'moved')),
+    );
     submissionWriters.set(deps.db, writer);
   }
   return writer.write(s);
 }
 
-/** Reads of the order a submission makes before it writes with the order's context version unchecked. */
+/** An attempt's outcome: its answer, or why it was not written (`moved`: the order's version; `behind`: another submission of its batch for the order went first). */
+type Attempt<T> = T | 'moved' | 'behind';
+
+/** Reads of the order a submission makes, the order having moved in between, before it writes with the version unchecked. */
 const VERSION_CHECKED_ATTEMPTS = 3;
+/**
+ * Attempts at most, whatever their outcome: a submission behind others of its order in a batch goes again, and
+ * each round writes one of them (passengers of one order submitted each at once: one round per passenger).
+ */
+const MAX_ATTEMPTS = 40;
 
 /**
- * A submission's read, checks and write, `attempt(checkVersion)`, again while it answers null: the order moved
- * between its read and its write, or another submission of the write's batch came first for the order. After
- * VERSION_CHECKED_ATTEMPTS reads (an order written without pause) the version goes unchecked; if even then another
- * submission of its batch came first for the order, the answer is 814.
+ * A submission's read, checks and write, `attempt(checkVersion)`, again while it is not written: the order moved
+ * between its read and its write, or another submission of the write's batch came first for the order (decision
+ * 0039). After VERSION_CHECKED_ATTEMPTS moves (an order written without pause) the version goes unchecked; past
+ * MAX_ATTEMPTS the answer is 814.
  */
-async function readUntilWritten<T>(attempt: (checkVersion: boolean) => Promise<T | null>): Promise<T> {
-  for (let n = 1; ; n++) {
-    const answer = await attempt(n <= VERSION_CHECKED_ATTEMPTS);
-    if (answer !== null) return answer;
-    if (n > VERSION_CHECKED_ATTEMPTS) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress for this order; wait before retrying');
+async function readUntilWritten<T>(attempt: (checkVersion: boolean) => Promise<Attempt<T>>): Promise<T> {
+  let moved = 0;
+  for (let n = 1; n <= MAX_ATTEMPTS; n++) {
+    const answer = await attempt(moved < VERSION_CHECKED_ATTEMPTS);
+    if (answer === 'moved') moved++;
+    else if (answer !== 'behind') return answer;
   }
+  throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress for this order; wait before retrying');
 }
 
 function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, items: RefundRequestItem[], displayCurrency: string | null) {
@@ -239,13 +256,13 @@ function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitReq
       throw err;
     }
     const submission = newSubmission(deps, caller, prepared, items, displayCurrency, { checkVersion });
-    let written: boolean;
+    let written: Attempt<true>;
     try {
       written = await writeSubmission(deps, submission);
     } catch (err) {
       mapConflict(err);
     }
-    if (!written) return null;
+    if (written !== true) return written;
     deps.scheduler.submitted();
     return submitAnswer(deps, submission.priced, submission.offerId, submission.refundCode, displayCurrency);
   });
@@ -272,8 +289,10 @@ interface OfferOutcome {
   /** The offer's state as held (null: no such offer of this client). */
   state: OfferState | null;
   expires_at: Date | string | null;
-  /** Whether the order's context version was still the one the checks ran on, and no submission of the batch came first for the order. */
+  /** Whether the order's context version was still the one the checks ran on. */
   current: boolean;
+  /** Whether another submission of the batch for the same order was written first. */
+  behind: boolean;
 }
 
 /**
@@ -283,7 +302,7 @@ interface OfferOutcome {
  * order due for submission with the offer's stored quote as its details, tickets, first history row) only if
  * it is active, unexpired and the order's `ctx_version` is still the one its checks ran on. Of several
  * submissions of one order in a batch only the first may be written: the others' checks ran on the context the
- * first one changes, so they are reported not current and read the order again after this commit (an XO
+ * first one changes, so they are reported `behind` and read the order again after this commit (an XO
  * one-refund-per-booking order, two offers of one booking). One row per submission, in the batch's order.
  *
  * Every table is read by key, one lookup per submission (a lateral sub-select per offer, a correlated one per order): the
@@ -347,7 +366,7 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
       select u.refund_code, null, ${sql.lit(RS.PROCESSING)}, u.at, 'submitted by the client' from usable u join refund r on r.refund_code = u.refund_code
     )
-    select l.state, l.expires_at, coalesce(v.current, false) and coalesce(c.nth, 1) = 1 as current,
+    select l.state, l.expires_at, coalesce(v.current, false) as current, coalesce(c.nth, 1) > 1 as behind,
       exists (select 1 from refund r where r.refund_code = b.refund_code) as created
     from batch b left join locked l on l.offer_id = b.offer_id and l.client_id = b.client_id left join versions v on v.n = b.n
       left join candidates c on c.n = b.n
@@ -399,7 +418,7 @@ async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: Refu
     if (!outcome.created) {
       // The order moved since the kept context (another refund, a change by another process), or another
       // submission of the batch came first for this order: the reading path checks it.
-      if (!outcome.current || outcome.state === null) return null;
+      if (!outcome.current || outcome.behind || outcome.state === null) return null;
       offers.refused++;
       throwUnusable(outcome, submission.now);
     }
@@ -443,7 +462,7 @@ async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSu
   return readUntilWritten((checkVersion) => submitReadOffer(deps, caller, req, offerId, displayCurrency, checkVersion));
 }
 
-/** One attempt of the reading path: the answer, or null when the order moved before the write (read again). */
+/** One attempt of the reading path: the answer, or why it was not written (read again). */
 async function submitReadOffer(
   deps: RefundDeps,
   caller: RefundCaller,
@@ -451,7 +470,7 @@ async function submitReadOffer(
   offerId: string,
   displayCurrency: string | null,
   checkVersion: boolean,
-): Promise<RefundSubmitResponse | null> {
+): Promise<Attempt<RefundSubmitResponse>> {
   const offer = await readOffer(deps.db, offerId, caller.clientId);
   if (!offer) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
   const now = deps.clock.now();
@@ -486,7 +505,8 @@ async function submitReadOffer(
   }
   if (!outcome.created) {
     if (outcome.state === null) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
-    if (!outcome.current) return null;
+    if (outcome.behind) return 'behind';
+    if (!outcome.current) return 'moved';
     throwUnusable(outcome, now);
   }
   deps.scheduler.submitted();
@@ -543,7 +563,9 @@ export async function submitApprovedCase(
   const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, { cause, checkVersion: false });
   try {
     await deps.db.transaction().execute(async (trx) => {
-      await executePrepared(trx, submissionsSql([submission]));
+      const { rows } = await executePrepared(trx, submissionsSql([submission]));
+      // alone and unchecked it is written; should the statement's rules ever refuse it, nothing is approved
+      if (rows[0]?.written !== true) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress for this order; retry the approval');
       await alongside(trx, submission.refundCode);
     });
   } catch (err) {
