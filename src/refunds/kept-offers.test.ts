@@ -204,11 +204,11 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
   });
 });
 
-/** The refund world with more XO (one refund per booking) bookings like ONE001: ONE002 and ONE003 (tickets 111-2000000g11 and g12). */
+/** The refund world with more XO (one refund per booking) bookings like ONE001: ONE002 to ONE005 (tickets 111-2000000g11 and g12). */
 function withXoBookings() {
   const world = refundWorld();
   const one = world.bookings.find((b) => b.pnr === 'ONE001')!;
-  for (const g of [2, 3]) world.bookings.push({ ...one, pnr: `ONE00${g}`, tickets: one.tickets!.map((tk, i) => ({ ...tk, ticketNo: `111-2000000${g}1${i + 1}` })) });
+  for (const g of [2, 3, 4, 5]) world.bookings.push({ ...one, pnr: `ONE00${g}`, tickets: one.tickets!.map((tk, i) => ({ ...tk, ticketNo: `111-2000000${g}1${i + 1}` })) });
   // and SIX001: six adults on XS (refunds per passenger), tickets 999-2000000901…906
   const dep = world.bookings.find((b) => b.pnr === 'DEP001')!;
   const six = [1, 2, 3, 4, 5, 6];
@@ -299,6 +299,57 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
     const done = answers.find((a) => a.status === 0)!;
     assert.equal((await t.store.db.selectFrom('refund_orders').select('offer_id').where('refund_code', '=', done.refundCode!).executeTakeFirst())?.offer_id, q.refundOfferId, 'the answered refund exists');
   });
+
+  // spec 7.1 816 across statements: the list writer and the kept offers' writer are two statements on two
+  // connections (as are two API processes). Each holds the order's row before reading its version, so the
+  // second reads the version the first wrote. The order is held here first so that both statements are
+  // running, each past its read of the order, before either writes.
+  const acrossStatements: Array<{ first: string; pnr: string }> = [
+    { first: 'by kept offer, then by list', pnr: 'ONE004' },
+    { first: 'by list, then by kept offer', pnr: 'ONE005' },
+  ];
+  for (const { first, pnr } of acrossStatements) {
+    test(`spec 7.1 816: two submissions of one XO order in two statements at once (${first}) make one refund`, async (ctx) => {
+      if (!process.env.DATABASE_URL) return ctx.skip('PGlite has one connection: its statements run one after the other');
+      const orderNo = await orderNoOf(pnr);
+      const kept = await quote(orderNo, [item('ONCE', 'OTTO', ['xo'])]);
+      const byKept = () => submit({ orderNo, refundOfferId: kept.refundOfferId });
+      const byList = () => submit({ orderNo, refundRequestList: [item('ONCE', 'OLGA', ['xo'])] });
+      const [one, two] = first.startsWith('by kept') ? [byKept, byList] : [byList, byKept];
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held!: (pid: number) => void;
+      const holding = new Promise<number>((resolve) => (held = resolve));
+      const holder = t.store.db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from orders where order_no = ${orderNo} for no key update`.execute(trx);
+        held(rows[0]!.pid);
+        await released;
+      });
+      const pid = await holding;
+      // the sessions waiting, directly or in line, for the holder's lock
+      const waiting = async () =>
+        (
+          await sql<{ n: number }>`
+            with recursive w(pid) as (select ${pid}::int union select a.pid from pg_stat_activity a, w where w.pid = any(pg_blocking_pids(a.pid)))
+            select count(*)::int - 1 as n from w`.execute(t.store.db)
+        ).rows[0]!.n;
+      const until = async (n: number) => {
+        for (let i = 0; (await waiting()) < n; i++) {
+          assert.ok(i < 500, `${n} statement(s) waiting for the order`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      const answers = [one()];
+      await until(1);
+      answers.push(two());
+      await until(2);
+      release();
+      await holder;
+      const done = await Promise.all(answers);
+      assert.deepEqual(done.map((a) => a.status).sort(), [0, S.ORDER_DUPLICATE], done.map((a) => a.msg).join('; '));
+      assert.equal(await refundsOf(orderNo), 1);
+    });
+  }
 
   test('spec 7.1 814: a kept offer held by a submission elsewhere is answered 814 at once; the batch’s other submission is still written', async (ctx) => {
     if (!process.env.DATABASE_URL) return ctx.skip('PGlite has one connection: nothing else can hold the offer');

@@ -137,6 +137,25 @@ function refundColumns(s: { order: OrderRow; priced: PricedQuote; displayCurrenc
 }
 
 /**
+ * The submission statements' CTE `held`: the batch's orders (order_no, ctx_version), each row held until the
+ * transaction ends (`for no key update`, in order_no order, so that two statements holding several orders
+ * never wait on each other in a circle) and its version read as it stands once any other transaction that held
+ * it has committed. Of two statements of one order at once — the list writer and the offers' writer of one
+ * process, two API processes, a console approval — the second thus checks against the version the first
+ * wrote (decision 0039); a version read from the statement's snapshot would be the one both started from.
+ * Quotes and other reads are not held up; the statement's own triggers move the version of the rows it holds.
+ * One lookup per order, as the offers' (a generic plan made on a young store would read orders whole for a list
+ * of keys); joined whole (not a sub-select per row, which would read the CTE only as far as each order), so
+ * every order is held, in order, before anything is written.
+ */
+const HELD_ORDERS = sql`held as materialized (
+      select h.* from (select distinct order_no from batch order by order_no) b cross join lateral (
+        select o.order_no, o.ctx_version from orders o where o.order_no = b.order_no
+        for no key update of o
+      ) h
+    )`;
+
+/**
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
  * JSON document: each quote stored as a used offer (which makes older offers of its tickets superseded,
  * decision 0019), and the rows offerSubmissionsSql writes for a submission by offer (refund order due for
@@ -170,10 +189,11 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
         refund_method text, currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text,
         service_fee_minor bigint, display_currency text, expires_at timestamptz, at timestamptz, cause text)
     ),
-    -- the submissions to write: the order's version still the one checked (looked up by key), the first of the batch per order
+    ${HELD_ORDERS},
+    -- the submissions to write: the order's version still the one checked, the first of the batch per order
     checked as (
-      select b.*, row_number() over (partition by b.order_no order by b.n) as nth from batch b
-      where b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no)
+      select b.*, row_number() over (partition by b.order_no order by b.n) as nth from batch b left join held h on h.order_no = b.order_no
+      where b.ctx_version is null or b.ctx_version = h.ctx_version
     ),
     usable as (
       select * from checked where nth = 1
@@ -335,8 +355,9 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
         for update of o nowait
       ) l
     ),
+    ${HELD_ORDERS},
     versions as (
-      select b.n, b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no) as current from batch b
+      select b.n, b.ctx_version is null or b.ctx_version = h.ctx_version as current from batch b left join held h on h.order_no = b.order_no
     ),
     candidates as (
       select b.*, l.quote, row_number() over (partition by b.order_no order by b.n) as nth
