@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { holdOrder } from '../test-support/order-hold.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
@@ -316,35 +317,12 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
       const byKept = () => submit({ orderNo, refundOfferId: kept.refundOfferId });
       const byList = () => submit({ orderNo, refundRequestList: [item('ONCE', 'OLGA', ['xo'])] });
       const [one, two] = first.startsWith('by kept') ? [byKept, byList] : [byList, byKept];
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let held!: (pid: number) => void;
-      const holding = new Promise<number>((resolve) => (held = resolve));
-      const holder = t.store.db.transaction().execute(async (trx) => {
-        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from orders where order_no = ${orderNo} for no key update`.execute(trx);
-        held(rows[0]!.pid);
-        await released;
-      });
-      const pid = await holding;
-      // the sessions waiting, directly or in line, for the holder's lock
-      const waiting = async () =>
-        (
-          await sql<{ n: number }>`
-            with recursive w(pid) as (select ${pid}::int union select a.pid from pg_stat_activity a, w where w.pid = any(pg_blocking_pids(a.pid)))
-            select count(*)::int - 1 as n from w`.execute(t.store.db)
-        ).rows[0]!.n;
-      const until = async (n: number) => {
-        for (let i = 0; (await waiting()) < n; i++) {
-          assert.ok(i < 500, `${n} statement(s) waiting for the order`);
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      };
+      const hold = await holdOrder(t.store.db, orderNo);
       const answers = [one()];
-      await until(1);
+      await hold.waiting(1);
       answers.push(two());
-      await until(2);
-      release();
-      await holder;
+      await hold.waiting(2);
+      await hold.release();
       const done = await Promise.all(answers);
       assert.deepEqual(done.map((a) => a.status).sort(), [0, S.ORDER_DUPLICATE], done.map((a) => a.msg).join('; '));
       assert.equal(await refundsOf(orderNo), 1);

@@ -32,7 +32,7 @@ export function voidWorld(): WorldFile {
       ...extra,
     });
   };
-  for (const pnr of ['VDEP01', 'VDEP02', 'VREF01', 'VREF02', 'VCONC1', 'VHOOK1', 'VQRY01', 'VOFR01']) two(pnr);
+  for (const pnr of ['VDEP01', 'VDEP02', 'VREF01', 'VREF02', 'VREF03', 'VREF04', 'VCONC1', 'VHOOK1', 'VQRY01', 'VOFR01']) two(pnr);
   two('VCARD1', { paymentMethod: 'virtualCard' });
   two('VREJ01', { refundBehaviour: { decision: 'reject', cancelReason: 'does not match airline policy' } });
   two('VSLOW1', { behaviour: { failure: 'error' } });

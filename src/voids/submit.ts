@@ -40,6 +40,56 @@ function mapConflict(err: unknown): never {
   throw err;
 }
 
+/** Reads of the order a submission makes, the order having moved between each read and its write, before 814. */
+const VERSION_CHECKED_ATTEMPTS = 3;
+
+/** What the void statement found: the offer's state (null: held by no row), its expiry, whether the order's version was the checked one, voids written. */
+interface VoidOutcome {
+  state: OfferState | null;
+  expires_at: Date | null;
+  current: boolean;
+  created: number;
+}
+
+/**
+ * One void written: the offer held (`for update nowait`: a submission of it running elsewhere fails the
+ * statement, 814) and the order's row held (`for no key update`: a refund or void statement of the order
+ * elsewhere is waited for, then its version read as it committed it); the offer marked used, the void order at
+ * 0, its first history row and submission job written only if the offer is active and unexpired and the order's
+ * `ctx_version` is still the one the checks ran on (a refund written since them: read again, 818).
+ */
+function voidSql(deps: VoidDeps, caller: VoidCaller, v: { offerId: string; quote: VoidQuote; voidCode: string; carrier: string; ctxVersion: number; now: Date }) {
+  const { offerId, quote, voidCode, now } = v;
+  return sql<VoidOutcome>`
+      with locked as (
+        select o.offer_id, ${sql.raw(OFFER_STATE)} as state, o.expires_at from void_offers o where o.offer_id = ${offerId} for update of o nowait
+      ),
+      held as materialized (
+        select o.ctx_version from orders o where o.order_no = ${quote.orderNo} for no key update of o
+      ),
+      offer as (
+        update void_offers o set used_at = ${now}::timestamptz
+        from locked
+        where o.offer_id = locked.offer_id and locked.state = 'active' and locked.expires_at > ${now}::timestamptz
+          and (select h.ctx_version from held h) = ${v.ctxVersion}::bigint
+        returning o.offer_id
+      ),
+      v as (
+        insert into void_orders (void_code, client_id, order_no, carrier, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at)
+        select ${voidCode}::text, ${caller.clientId}::text, ${quote.orderNo}::text, ${v.carrier}::text, offer.offer_id, ${sql.lit(VS.PROCESSING)}, ${quote.path}::text, ${quote.currency}::text,
+          ${quote.voidAmountMinor}::bigint, ${sql.val(quote.ticketNos)}::text[], ${JSON.stringify(quote)}::jsonb, ${now}::timestamptz, ${now}::timestamptz
+        from offer
+        returning void_code
+      ),
+      history as (
+        insert into void_status_history (void_code, from_status, to_status, at, cause)
+        select void_code, null, ${sql.lit(VS.PROCESSING)}, ${now}::timestamptz, 'submitted by the client' from v
+      ),
+      job as (${deps.scheduler.submissionJobSql(voidCode, sql`exists (select 1 from v)`)})
+      select (select state from locked) as state, (select expires_at from locked) as expires_at,
+        coalesce((select h.ctx_version from held h) = ${v.ctxVersion}::bigint, false) as current, (select count(*) from v)::int as created`;
+}
+
 export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSubmitRequest): Promise<VoidSubmitResponse> {
   const offerId = req.voidOfferId;
   if (!offerId) throw new ApiError(S.INVALID, 'invalid request: voidOfferId is required; get one from voidQuotation.do first');
@@ -58,55 +108,33 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
   if (offer.expires_at.getTime() <= now.getTime()) throw new ApiError(S.OFFER_EXPIRED, 'voidOfferId expired; get a fresh one with voidQuotation.do');
 
   const named = req.orderNo || (req.airlinePNR && req.carrier);
-  const ctx = await loadCallerOrder(deps, caller, named ? req : { orderNo: offer.order_no });
-  if (ctx.order.order_no !== offer.order_no) throw new ApiError(S.INVALID, 'invalid request: the voidOfferId belongs to another order');
-  // The order may have moved since the quotation (a refund, the deadline, another void): check again.
-  try {
-    checkVoid(ctx, deps.airlines.forCarrier(ctx.order.carrier), null, now);
-  } catch (err) {
-    // A concurrent submission of this offer may have committed its void between our two reads (803 then):
-    // the offer's own state is the answer.
-    if (err instanceof ApiError && (await readOffer())?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
-    throw err;
-  }
   const quote = offer.quote as VoidQuote;
   const voidCode = newVoidCode(now);
-  let outcome: { state: OfferState | null; expires_at: Date | null; created: number } | undefined;
-  try {
-    const res = await executePrepared(
-      deps.db,
-      sql<{ state: OfferState | null; expires_at: Date | null; created: number }>`
-      with locked as (
-        select o.offer_id, ${sql.raw(OFFER_STATE)} as state, o.expires_at from void_offers o where o.offer_id = ${offerId} for update of o nowait
-      ),
-      offer as (
-        update void_offers o set used_at = ${now}::timestamptz
-        from locked
-        where o.offer_id = locked.offer_id and locked.state = 'active' and locked.expires_at > ${now}::timestamptz
-        returning o.offer_id
-      ),
-      v as (
-        insert into void_orders (void_code, client_id, order_no, carrier, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at)
-        select ${voidCode}::text, ${caller.clientId}::text, ${quote.orderNo}::text, ${ctx.order.carrier}::text, offer.offer_id, ${sql.lit(VS.PROCESSING)}, ${quote.path}::text, ${quote.currency}::text,
-          ${quote.voidAmountMinor}::bigint, ${sql.val(quote.ticketNos)}::text[], ${JSON.stringify(quote)}::jsonb, ${now}::timestamptz, ${now}::timestamptz
-        from offer
-        returning void_code
-      ),
-      history as (
-        insert into void_status_history (void_code, from_status, to_status, at, cause)
-        select void_code, null, ${sql.lit(VS.PROCESSING)}, ${now}::timestamptz, 'submitted by the client' from v
-      ),
-      job as (${deps.scheduler.submissionJobSql(voidCode, sql`exists (select 1 from v)`)})
-      select (select state from locked) as state, (select expires_at from locked) as expires_at, (select count(*) from v)::int as created`,
-    );
-    outcome = res.rows[0];
-  } catch (err) {
-    mapConflict(err);
-  }
-  if (!outcome || outcome.created !== 1) {
+  // The order read, checked and written with the version the checks ran on; read again when it moved
+  // in between (a refund submitted at the same moment: the void then answers as after it, 818).
+  for (let attempt = 1; ; attempt++) {
+    const ctx = await loadCallerOrder(deps, caller, named ? req : { orderNo: offer.order_no });
+    if (ctx.order.order_no !== offer.order_no) throw new ApiError(S.INVALID, 'invalid request: the voidOfferId belongs to another order');
+    // The order may have moved since the quotation (a refund, the deadline, another void): check again.
+    try {
+      checkVoid(ctx, deps.airlines.forCarrier(ctx.order.carrier), null, now);
+    } catch (err) {
+      // A concurrent submission of this offer may have committed its void between our two reads (803 then):
+      // the offer's own state is the answer.
+      if (err instanceof ApiError && (await readOffer())?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
+      throw err;
+    }
+    let outcome: VoidOutcome | undefined;
+    try {
+      outcome = (await executePrepared(deps.db, voidSql(deps, caller, { offerId, quote, voidCode, carrier: ctx.order.carrier, ctxVersion: ctx.order.ctx_version, now }))).rows[0];
+    } catch (err) {
+      mapConflict(err);
+    }
+    if (outcome?.created === 1) break;
     if (outcome?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
     if (outcome?.state === 'superseded') throw new ApiError(S.OFFER_ILLEGAL_STATE, SUPERSEDED_MSG);
-    throw new ApiError(S.OFFER_EXPIRED, 'voidOfferId expired; get a fresh one with voidQuotation.do');
+    if (outcome?.state !== 'active' || outcome.current) throw new ApiError(S.OFFER_EXPIRED, 'voidOfferId expired; get a fresh one with voidQuotation.do');
+    if (attempt >= VERSION_CHECKED_ATTEMPTS) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'the order is changing while the void is checked; wait before retrying');
   }
   deps.scheduler.submitted();
   return {

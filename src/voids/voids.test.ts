@@ -12,6 +12,7 @@ import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { VOID_ORDER_STATUS as VS } from './statuses.js';
 import { waitFor } from '../test-support/wait.js';
+import { holdOrder } from '../test-support/order-hold.js';
 
 describe('void path', () => {
   let t: TestApp;
@@ -188,6 +189,41 @@ describe('void path', () => {
     assert.deepEqual(((await call(t.app, '/queryVoidOrders.do', { orderNo })).body.voidOrders as unknown[]).length, 0);
     await expectStatus('801 a refundCode is no voidCode', call(t.app, '/queryVoidOrders.do', { voidCode: String(refund.body.refundCode) }), 801);
   });
+
+  // A void and a refund of one order submitted at once, in two statements (two connections, or two API
+  // processes): each statement holds the order's row and checks the version its checks ran on, so the second
+  // answers as if sent after the first (818 for the void, 803 for the refund), never both written. The order
+  // is held here first so that both are past their reads before either writes.
+  for (const { first, pnr } of [
+    { first: 'the refund first', pnr: 'VREF03' },
+    { first: 'the void first', pnr: 'VREF04' },
+  ]) {
+    test(`a void and a refund of one order at once (${first}): one of them written, the other answered as after it`, async (ctx) => {
+      if (!process.env.DATABASE_URL) return ctx.skip('PGlite has one connection: its statements run one after the other');
+      const orderNo = await orderNoOf(pnr);
+      const offerId = (await quote(pnr)).body.voidOfferId;
+      const voiding = () => submit(pnr, offerId);
+      const refunding = () =>
+        call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '1', segments: [refundSegment(t.world, 'out')] }] });
+      const [one, two] = first === 'the refund first' ? [refunding, voiding] : [voiding, refunding];
+      const hold = await holdOrder(t.store.db, orderNo);
+      const answers = [one()];
+      await hold.waiting(1);
+      answers.push(two());
+      await hold.waiting(2);
+      await hold.release();
+      const [a, b] = (await Promise.all(answers)).map((r) => r.body);
+      const [refunded, voided] = first === 'the refund first' ? [a!, b!] : [b!, a!];
+      const said = `refund ${String(refunded.status)} ${String(refunded.msg)}; void ${String(voided.status)} ${String(voided.msg)}`;
+      // whichever the store let write first (the one that waited first, as a rule) is written; the other answers
+      // as it would after it: a void after a refund 818, a refund while a void is under way 803
+      if (refunded.status === 0) assert.equal(voided.status, 818, said);
+      else assert.deepEqual([refunded.status, voided.status], [803, 0], said);
+      const refunds = await t.store.db.selectFrom('refund_orders').select('refund_code').where('order_no', '=', orderNo).execute();
+      const voids = await t.store.db.selectFrom('void_orders').select('void_code').where('order_no', '=', orderNo).execute();
+      assert.equal(refunds.length + voids.length, 1, 'one of them written');
+    });
+  }
 
   test('one void per order under 100 concurrent void.do of one offer; Idempotency-Key replays the first answer', async () => {
     const offerId = (await quote('VCONC1')).body.voidOfferId;

@@ -1,0 +1,45 @@
+// An order's row held by a transaction of the test's own (PostgreSQL only), as another API process's statement
+// of that order would hold it while it commits: submissions of the order started meanwhile wait for it, each
+// past its own reads, and run when the test lets go — two writers of one order at once, made certain.
+import assert from 'node:assert/strict';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+
+export interface OrderHold {
+  /** Resolves once `n` sessions wait for the hold, directly or in line behind one that does. */
+  waiting(n: number): Promise<void>;
+  /** Lets go (the holding transaction commits, having changed nothing) and resolves once it has. */
+  release(): Promise<void>;
+}
+
+export async function holdOrder(db: Kysely<Database>, orderNo: string): Promise<OrderHold> {
+  let letGo!: () => void;
+  const released = new Promise<void>((resolve) => (letGo = resolve));
+  let held!: (pid: number) => void;
+  const holding = new Promise<number>((resolve) => (held = resolve));
+  const holder = db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from orders where order_no = ${orderNo} for no key update`.execute(trx);
+    assert.equal(rows.length, 1, `order ${orderNo} held`);
+    held(rows[0]!.pid);
+    await released;
+  });
+  const pid = await Promise.race([holding, holder.then(() => -1)]);
+  const waitingNow = async () =>
+    (
+      await sql<{ n: number }>`
+        with recursive w(pid) as (select ${pid}::int union select a.pid from pg_stat_activity a, w where w.pid = any(pg_blocking_pids(a.pid)))
+        select count(*)::int - 1 as n from w`.execute(db)
+    ).rows[0]!.n;
+  return {
+    async waiting(n) {
+      for (let i = 0; (await waitingNow()) < n; i++) {
+        assert.ok(i < 500, `${n} session(s) waiting for order ${orderNo} within 5 s`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    async release() {
+      letGo();
+      await holder;
+    },
+  };
+}
