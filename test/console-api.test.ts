@@ -21,6 +21,7 @@ import { buildWorld } from '../src/airline/sandbox/world.js';
 import { WorldFollower } from '../src/airline/sandbox/world-share.js';
 import { sql } from 'kysely';
 import { waitFor as waitUntil } from '../src/test-support/wait.js';
+import { holdOrder } from '../src/test-support/order-hold.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -217,6 +218,28 @@ describe('console API', () => {
     assert.equal((await pendingCases()).find((x) => x.case_id === c!.case_id)?.status, 'pending');
     const audited = await t.store.db.selectFrom('audit_log').select('action').where('operator_login', '=', 'vera.viewer').execute();
     assert.ok(audited.length >= 1 && audited.every((a) => a.action === 'login'), JSON.stringify(audited));
+  });
+
+  test('approve a console case while its order changes elsewhere: the approval reads it again and answers for the change (820: a coupon flown meanwhile); the case stays pending', async (ctx) => {
+    if (!process.env.DATABASE_URL) return ctx.skip('PGlite has one connection: nothing else can change the order during the approval');
+    await call(t.app, '/refund.do', demo31, { client: DEMO });
+    const [c] = await pendingCases();
+    const agent = await login('aga.agent');
+    const was = (
+      await sql<{ ticket_no: string; segment_index: number; status: string }>`
+        select ticket_no, segment_index, status from ticket_coupons where ticket_no in (select ticket_no from tickets where order_no = ${c!.order_no})`.execute(t.store.db)
+    ).rows;
+    // the approval past its checks and waiting for the order, which another process holds and then flies
+    const hold = await holdOrder(t.store.db, c!.order_no);
+    const approving = post(agent, `/cases/${c!.case_id}/approve`);
+    await hold.waiting(1);
+    await hold.release((trx) => sql`update ticket_coupons set status = 'USED' where ticket_no in (select ticket_no from tickets where order_no = ${c!.order_no})`.execute(trx));
+    const res = await approving;
+    for (const k of was) await sql`update ticket_coupons set status = ${k.status} where ticket_no = ${k.ticket_no} and segment_index = ${k.segment_index}`.execute(t.store.db);
+    assert.equal(res.statusCode, 409, res.body);
+    assert.match(res.json().error, /code 820/);
+    assert.equal(await t.store.db.selectFrom('refund_orders').select('refund_code').where('order_no', '=', c!.order_no).executeTakeFirst(), undefined, 'no refund was written');
+    assert.equal((await pendingCases()).find((x) => x.case_id === c!.case_id)?.status, 'pending');
   });
 
   test('approve a console case: a refund at status 0 with its submission due, the case approved, both audited with before/after; a second decision is refused', async () => {

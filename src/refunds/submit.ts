@@ -579,19 +579,25 @@ export async function submitApprovedCase(
   cause: string,
   alongside: (trx: Transaction<Database>, refundCode: string) => Promise<void>,
 ): Promise<{ refundCode: string }> {
-  const prepared = await prepareRefund(deps, caller, { orderNo: request.orderNo }, request.refundRequestList, false);
-  // In the same transaction as the case's decision: written whatever the order's version (checked just before).
-  const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, { cause, checkVersion: false });
-  try {
-    await deps.db.transaction().execute(async (trx) => {
-      const { rows } = await executePrepared(trx, submissionsSql([submission]));
-      // alone and unchecked it is written; should the statement's rules ever refuse it, nothing is approved
-      if (rows[0]?.written !== true) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress for this order; retry the approval');
-      await alongside(trx, submission.refundCode);
-    });
-  } catch (err) {
-    mapConflict(err);
-  }
-  deps.scheduler.submitted();
-  return { refundCode: submission.refundCode };
+  // Read, checked and written as a submission by list is (decision 0039): at the version its checks ran on,
+  // read again when the order moved in between (a void or refund of it written at the same moment).
+  return readUntilWritten(async (checkVersion) => {
+    const prepared = await prepareRefund(deps, caller, { orderNo: request.orderNo }, request.refundRequestList, false);
+    const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, { cause, checkVersion });
+    let written: Attempt<true>;
+    try {
+      // in the same transaction as the case's decision (`alongside`), which is made only if the refund is written
+      written = await deps.db.transaction().execute(async (trx) => {
+        const row = (await executePrepared(trx, submissionsSql([submission]))).rows[0];
+        if (!row?.written) return row?.behind ? 'behind' : 'moved';
+        await alongside(trx, submission.refundCode);
+        return true;
+      });
+    } catch (err) {
+      mapConflict(err);
+    }
+    if (written !== true) return written;
+    deps.scheduler.submitted();
+    return { refundCode: submission.refundCode };
+  });
 }

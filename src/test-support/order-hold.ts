@@ -2,26 +2,29 @@
 // of that order would hold it while it commits: submissions of the order started meanwhile wait for it, each
 // past its own reads, and run when the test lets go — two writers of one order at once, made certain.
 import assert from 'node:assert/strict';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 
 export interface OrderHold {
   /** Resolves once `n` sessions wait for the hold, directly or in line behind one that does. */
   waiting(n: number): Promise<void>;
-  /** Lets go (the holding transaction commits, having changed nothing) and resolves once it has. */
-  release(): Promise<void>;
+  /**
+   * Lets go and resolves once the holding transaction has committed: having changed nothing, or what `change`
+   * writes in it first (as another process's statement of the order would have written).
+   */
+  release(change?: (trx: Transaction<Database>) => Promise<unknown>): Promise<void>;
 }
 
 export async function holdOrder(db: Kysely<Database>, orderNo: string): Promise<OrderHold> {
-  let letGo!: () => void;
-  const released = new Promise<void>((resolve) => (letGo = resolve));
+  let letGo!: (change?: (trx: Transaction<Database>) => Promise<unknown>) => void;
+  const released = new Promise<((trx: Transaction<Database>) => Promise<unknown>) | undefined>((resolve) => (letGo = resolve));
   let held!: (pid: number) => void;
   const holding = new Promise<number>((resolve) => (held = resolve));
   const holder = db.transaction().execute(async (trx) => {
     const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from orders where order_no = ${orderNo} for no key update`.execute(trx);
     assert.equal(rows.length, 1, `order ${orderNo} held`);
     held(rows[0]!.pid);
-    await released;
+    await (await released)?.(trx);
   });
   const pid = await Promise.race([holding, holder.then(() => -1)]);
   const waitingNow = async () =>
@@ -37,8 +40,8 @@ export async function holdOrder(db: Kysely<Database>, orderNo: string): Promise<
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
-    async release() {
-      letGo();
+    async release(change) {
+      letGo(change);
       await holder;
     },
   };
