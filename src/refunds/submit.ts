@@ -51,6 +51,9 @@ function submitAnswer(deps: RefundDeps, priced: PricedQuote, offerId: string, re
   };
 }
 
+/** 814: another submission holds what this one needs, right now. */
+const inProgress = () => new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress; wait before retrying');
+
 /** Database failures that mean "somebody else got there first" become the documented statuses. */
 function mapConflict(err: unknown): never {
   if (isUniqueViolation(err)) {
@@ -59,7 +62,7 @@ function mapConflict(err: unknown): never {
     if (c.includes('offer')) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'this refundOfferId was already used');
   }
   // lock_not_available (NOWAIT) or a serialization conflict: another submission holds the offer
-  if (sqlState(err) === '55P03' || isSerializationFailure(err)) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress; wait before retrying');
+  if (sqlState(err) === '55P03' || isSerializationFailure(err)) throw inProgress();
   throw err;
 }
 
@@ -306,8 +309,10 @@ export interface OfferSubmission {
 /** What the statement found for one submission by refundOfferId: written, or why not. */
 interface OfferOutcome {
   created: boolean;
-  /** The offer's state as held (null: no such offer of this client). */
+  /** The offer's state as held (null: no such offer of this client, or `busy`). */
   state: OfferState | null;
+  /** Whether the offer is held by another transaction (a submission of it elsewhere, under way): 814. */
+  busy: boolean;
   expires_at: Date | string | null;
   /** Whether the order's context version was still the one the checks ran on. */
   current: boolean;
@@ -317,8 +322,8 @@ interface OfferOutcome {
 
 /**
  * Submissions by refundOfferId in one statement (group commit, decision 0018), from one JSON document: each
- * offer held (`for update nowait`: a submission of it running elsewhere fails the statement, and the group
- * committer writes its items one by one, that one answering 814), marked used and its refund written (refund
+ * offer held (`for update skip locked`: one that a submission elsewhere holds is reported `busy`, 814, and the
+ * batch's other submissions go on), marked used and its refund written (refund
  * order due for submission with the offer's stored quote as its details, tickets, first history row) only if
  * it is active, unexpired and the order's `ctx_version` is still the one its checks ran on. Of several
  * submissions of one order in a batch only the first may be written: the others' checks ran on the context the
@@ -352,7 +357,7 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
       select l.* from (select distinct offer_id from batch) b cross join lateral (
         select o.offer_id, o.client_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at, o.quote
         from refund_offers o where o.offer_id = b.offer_id
-        for update of o nowait
+        for update of o skip locked
       ) l
     ),
     ${HELD_ORDERS},
@@ -388,9 +393,14 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
       select u.refund_code, null, ${sql.lit(RS.PROCESSING)}, u.at, 'submitted by the client' from usable u join refund r on r.refund_code = u.refund_code
     )
     select l.state, l.expires_at, coalesce(v.current, false) as current, coalesce(c.nth, 1) > 1 as behind,
-      exists (select 1 from refund r where r.refund_code = b.refund_code) as created
+      exists (select 1 from refund r where r.refund_code = b.refund_code) as created, coalesce(e.busy, false) as busy
     from batch b left join locked l on l.offer_id = b.offer_id and l.client_id = b.client_id left join versions v on v.n = b.n
       left join candidates c on c.n = b.n
+      -- an offer this statement could not hold that exists: held elsewhere (looked up only then, by key; offset 0
+      -- keeps it a lookup per row, not a join that a generic plan would make by reading refund_offers whole)
+      left join lateral (
+        select true as busy from refund_offers o where l.offer_id is null and o.offer_id = b.offer_id and o.client_id = b.client_id offset 0
+      ) e on true
     order by b.n`;
 }
 
@@ -437,6 +447,7 @@ async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: Refu
       mapConflict(err);
     }
     if (!outcome.created) {
+      if (outcome.busy) throw inProgress();
       // The order moved since the kept context (another refund, a change by another process), or another
       // submission of the batch came first for this order: the reading path checks it.
       if (!outcome.current || outcome.behind || outcome.state === null) return null;
@@ -525,6 +536,7 @@ async function submitReadOffer(
     mapConflict(err);
   }
   if (!outcome.created) {
+    if (outcome.busy) throw inProgress();
     if (outcome.state === null) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
     if (outcome.behind) return 'behind';
     if (!outcome.current) return 'moved';
