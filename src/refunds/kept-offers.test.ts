@@ -69,6 +69,9 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
     const viaReads = await submit({ airlinePNR: 'DEP001', carrier: 'XS', refundOfferId: qB.refundOfferId, displayCurrency: 'usd' }); // named by PNR: the reading path
     assert.equal(viaReads.status, 0, viaReads.msg);
     assert.equal(kept.written, written + 1, 'an order named by PNR is read');
+    assert.equal(kept.claim(qB.refundOfferId!, TEST_CLIENTS.alpha.id), null, 'used by the reading path: kept no longer');
+    const twice = await submit({ orderNo, refundOfferId: qB.refundOfferId });
+    assert.equal(twice.status, S.OFFER_ILLEGAL_STATE, twice.msg);
     assert.deepEqual(Object.keys(s).sort(), Object.keys(viaReads).sort());
     // display amounts through the configured rate, as the reading path shows them
     assert.deepEqual(s.serviceFee, viaReads.serviceFee);

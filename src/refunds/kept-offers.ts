@@ -1,7 +1,7 @@
 // Offers kept in the API process that quoted them (decision 0038). refund.do by refundOfferId submits what a
 // quote of this process stored a moment ago without reading the offer and the order again: it checks the
 // kept offer against the context the quote was priced from, and its one statement writes the refund only if
-// the offer is still usable (not used, not superseded, unexpired: held with NOWAIT as ever) and the order's
+// the offer is still usable (not used, not superseded, unexpired; held by that statement) and the order's
 // `ctx_version` is still that context's — anything else, and every offer this process did not quote, takes
 // the reading path (src/refunds/submit.ts). The store stays the source of truth; a kept offer is never an answer.
 import type { Kysely } from 'kysely';
@@ -65,6 +65,11 @@ export class KeptOffers {
   release(offerId: string, keep = false): void {
     this.submitting.delete(offerId);
     if (!keep) this.entries.delete(offerId);
+  }
+
+  /** An offer written by another path (the reading path, the order named by PNR): kept no longer. */
+  forget(offerId: string): void {
+    this.entries.delete(offerId);
   }
 
   get size(): number {

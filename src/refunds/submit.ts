@@ -61,7 +61,7 @@ function mapConflict(err: unknown): never {
     if (c.includes('refund_tickets')) throw new ApiError(S.ALREADY_SUBMITTED, 'refund already submitted for this passenger; query status');
     if (c.includes('offer')) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'this refundOfferId was already used');
   }
-  // lock_not_available (NOWAIT) or a serialization conflict: another submission holds the offer
+  // lock_not_available (a NOWAIT elsewhere), a deadlock or a serialization conflict: another submission holds what this one needs
   if (sqlState(err) === '55P03' || isSerializationFailure(err)) throw inProgress();
   throw err;
 }
@@ -491,7 +491,10 @@ function throwUnusable(outcome: Pick<OfferOutcome, 'state' | 'expires_at'>, now:
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
   const fast = await submitKeptOffer(deps, caller, req, offerId, displayCurrency);
   if (fast !== null) return fast;
-  return readUntilWritten((checkVersion) => submitReadOffer(deps, caller, req, offerId, displayCurrency, checkVersion));
+  const answer = await readUntilWritten((checkVersion) => submitReadOffer(deps, caller, req, offerId, displayCurrency, checkVersion));
+  // Kept here still when this request named the order by PNR: used now, so the next submission of it is read (813).
+  keptOffersFor(deps.db).forget(offerId);
+  return answer;
 }
 
 /** One attempt of the reading path: the answer, or why it was not written (read again). */

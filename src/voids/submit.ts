@@ -43,7 +43,7 @@ function mapConflict(err: unknown): never {
 /** Reads of the order a submission makes, the order having moved between each read and its write, before 814. */
 const VERSION_CHECKED_ATTEMPTS = 3;
 
-/** What the void statement found: the offer's state (null: held by no row), its expiry, whether the order's version was the checked one, voids written. */
+/** What the void statement found: the offer's state (null: no such offer), its expiry, whether the order's version was the checked one, voids written. */
 interface VoidOutcome {
   state: OfferState | null;
   expires_at: Date | null;
