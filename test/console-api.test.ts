@@ -230,12 +230,16 @@ describe('console API', () => {
         select ticket_no, segment_index, status from ticket_coupons where ticket_no in (select ticket_no from tickets where order_no = ${c!.order_no})`.execute(t.store.db)
     ).rows;
     // the approval past its checks and waiting for the order, which another process holds and then flies
-    const hold = await holdOrder(t.store.db, c!.order_no);
+    const hold = await holdOrder(t.store.db, c!.order_no, ctx);
     const approving = post(agent, `/cases/${c!.case_id}/approve`);
     await hold.waiting(1);
     await hold.release((trx) => sql`update ticket_coupons set status = 'USED' where ticket_no in (select ticket_no from tickets where order_no = ${c!.order_no})`.execute(trx));
-    const res = await approving;
-    for (const k of was) await sql`update ticket_coupons set status = ${k.status} where ticket_no = ${k.ticket_no} and segment_index = ${k.segment_index}`.execute(t.store.db);
+    let res;
+    try {
+      res = await approving;
+    } finally {
+      for (const k of was) await sql`update ticket_coupons set status = ${k.status} where ticket_no = ${k.ticket_no} and segment_index = ${k.segment_index}`.execute(t.store.db);
+    }
     assert.equal(res.statusCode, 409, res.body);
     assert.match(res.json().error, /code 820/);
     assert.equal(await t.store.db.selectFrom('refund_orders').select('refund_code').where('order_no', '=', c!.order_no).executeTakeFirst(), undefined, 'no refund was written');

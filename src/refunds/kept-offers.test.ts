@@ -320,7 +320,7 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
       const byKept = () => submit({ orderNo, refundOfferId: kept.refundOfferId });
       const byList = () => submit({ orderNo, refundRequestList: [item('ONCE', 'OLGA', ['xo'])] });
       const [one, two] = first.startsWith('by kept') ? [byKept, byList] : [byList, byKept];
-      const hold = await holdOrder(t.store.db, orderNo);
+      const hold = await holdOrder(t.store.db, orderNo, ctx);
       const answers = [one()];
       await hold.waiting(1);
       answers.push(two());

@@ -15,33 +15,45 @@ export interface OrderHold {
   release(change?: (trx: Transaction<Database>) => Promise<unknown>): Promise<void>;
 }
 
-export async function holdOrder(db: Kysely<Database>, orderNo: string): Promise<OrderHold> {
+/** Holds `orderNo`; the test context `ctx` lets go after the test whatever became of it. */
+export async function holdOrder(db: Kysely<Database>, orderNo: string, ctx: { after(fn: () => Promise<unknown>): void }): Promise<OrderHold> {
   let letGo!: (change?: (trx: Transaction<Database>) => Promise<unknown>) => void;
   const released = new Promise<((trx: Transaction<Database>) => Promise<unknown>) | undefined>((resolve) => (letGo = resolve));
   let held!: (pid: number) => void;
   const holding = new Promise<number>((resolve) => (held = resolve));
   const holder = db.transaction().execute(async (trx) => {
+    // should the test fail before letting go, the store ends the hold itself rather than leave the file hanging
+    await sql`set local idle_in_transaction_session_timeout = '20s'`.execute(trx);
     const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from orders where order_no = ${orderNo} for no key update`.execute(trx);
     assert.equal(rows.length, 1, `order ${orderNo} held`);
     held(rows[0]!.pid);
     await (await released)?.(trx);
   });
+  ctx.after(() => {
+    letGo();
+    return holder.catch(() => undefined); // ended by the store's timeout: the test has failed already
+  });
   const pid = await Promise.race([holding, holder.then(() => -1)]);
   const waitingNow = async () =>
     (
       await sql<{ n: number }>`
-        with recursive w(pid) as (select ${pid}::int union select a.pid from pg_stat_activity a, w where w.pid = any(pg_blocking_pids(a.pid)))
+        with recursive w(pid) as (
+          select ${pid}::int
+          union
+          select a.pid from pg_stat_activity a, w
+          where a.wait_event_type = 'Lock' and a.datname = current_database() and w.pid = any(pg_blocking_pids(a.pid))
+        )
         select count(*)::int - 1 as n from w`.execute(db)
     ).rows[0]!.n;
   return {
     async waiting(n) {
       for (let i = 0; (await waitingNow()) < n; i++) {
-        assert.ok(i < 500, `${n} session(s) waiting for order ${orderNo} within 5 s`);
+        assert.ok(i < 1000, `${n} session(s) waiting for order ${orderNo} within 10 s`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
     async release(change) {
-      letGo(change);
+      letGo(change); // a second call changes nothing: the first one let go
       await holder;
     },
   };

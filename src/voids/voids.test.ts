@@ -206,7 +206,7 @@ describe('void path', () => {
       const refunding = () =>
         call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '1', segments: [refundSegment(t.world, 'out')] }] });
       const [one, two] = first === 'the refund first' ? [refunding, voiding] : [voiding, refunding];
-      const hold = await holdOrder(t.store.db, orderNo);
+      const hold = await holdOrder(t.store.db, orderNo, ctx);
       const answers = [one()];
       await hold.waiting(1);
       answers.push(two());
