@@ -2,7 +2,7 @@
 // of one passenger, or with one Idempotency-Key make exactly one refund order; every other call answers a
 // documented status (spec 7.1: 813 illegal offer state, 814 submission in progress, 803 already submitted).
 // Runs on PGlite (one connection: the submissions serialise) and on PostgreSQL with DATABASE_URL (real
-// concurrent transactions: FOR UPDATE NOWAIT on the offer gives 814, the partial unique index
+// concurrent transactions: an offer held by another transaction gives 814, the partial unique index
 // refund_tickets_one_live gives 803).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

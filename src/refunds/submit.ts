@@ -61,7 +61,7 @@ function mapConflict(err: unknown): never {
     if (c.includes('refund_tickets')) throw new ApiError(S.ALREADY_SUBMITTED, 'refund already submitted for this passenger; query status');
     if (c.includes('offer')) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'this refundOfferId was already used');
   }
-  // lock_not_available (a NOWAIT elsewhere), a deadlock or a serialization conflict: another submission holds what this one needs
+  // lock_not_available, a deadlock or a serialization conflict: another transaction holds what this one needs
   if (sqlState(err) === '55P03' || isSerializationFailure(err)) throw inProgress();
   throw err;
 }
@@ -80,8 +80,8 @@ export interface NewSubmission {
   refundCode: string;
   clientId: string;
   order: OrderRow;
-  /** The order's context version its checks ran on; null: written whatever the version. */
-  ctxVersion: number | null;
+  /** The order's context version its checks ran on: written only while it is the order's (decision 0039). */
+  ctxVersion: number;
   priced: PricedQuote;
   items: RefundRequestItem[];
   displayCurrency: string | null;
@@ -93,7 +93,7 @@ export interface NewSubmission {
 
 /**
  * A priced refund by refundRequestList as it will be written (808 when nothing in it is refundable): only if the
- * order's context version is still the one it was checked on, unless `checkVersion` is false.
+ * order's context version is still the one it was checked on.
  */
 function newSubmission(
   deps: RefundDeps,
@@ -101,7 +101,7 @@ function newSubmission(
   { ctx, priced }: Prepared,
   items: RefundRequestItem[],
   displayCurrency: string | null,
-  { cause, checkVersion }: { cause?: string; checkVersion: boolean },
+  cause?: string,
 ): NewSubmission {
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
   const now = deps.clock.now();
@@ -110,7 +110,7 @@ function newSubmission(
     refundCode: newRefundCode(),
     clientId: caller.clientId,
     order: ctx.order,
-    ctxVersion: checkVersion ? ctx.order.ctx_version : null,
+    ctxVersion: ctx.order.ctx_version,
     priced,
     items,
     displayCurrency,
@@ -196,7 +196,7 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
     -- the submissions to write: the order's version still the one checked, the first of the batch per order
     checked as (
       select b.*, row_number() over (partition by b.order_no order by b.n) as nth from batch b left join held h on h.order_no = b.order_no
-      where b.ctx_version is null or b.ctx_version = h.ctx_version
+      where b.ctx_version = h.ctx_version
     ),
     usable as (
       select * from checked where nth = 1
@@ -245,8 +245,8 @@ function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<Attempt<tr
 /** An attempt's outcome: its answer, or why it was not written (`moved`: the order's version; `behind`: another submission of its batch for the order went first). */
 type Attempt<T> = T | 'moved' | 'behind';
 
-/** Reads of the order a submission makes, the order having moved in between, before it writes with the version unchecked. */
-const VERSION_CHECKED_ATTEMPTS = 3;
+/** Moves of the order between a submission's read and its write, one after the other, before 814: it never writes unchecked. */
+const MAX_MOVES = 5;
 /**
  * Attempts at most, whatever their outcome: a submission behind others of its order in a batch goes again, and
  * each round writes one of them (passengers of one order submitted each at once: one round per passenger).
@@ -254,23 +254,24 @@ const VERSION_CHECKED_ATTEMPTS = 3;
 const MAX_ATTEMPTS = 40;
 
 /**
- * A submission's read, checks and write, `attempt(checkVersion)`, again while it is not written: the order moved
- * between its read and its write, or another submission of the write's batch came first for the order (decision
- * 0039). After VERSION_CHECKED_ATTEMPTS moves (an order written without pause) the version goes unchecked; past
- * MAX_ATTEMPTS the answer is 814.
+ * A submission's read, checks and write, `attempt()`, again while it is not written: the order moved between its
+ * read and its write, or another submission of the write's batch came first for the order (decision 0039). After
+ * MAX_MOVES moves (an order written without pause) or MAX_ATTEMPTS attempts in all the answer is 814: a
+ * submission is never written on checks of an order that has changed since.
  */
-async function readUntilWritten<T>(attempt: (checkVersion: boolean) => Promise<Attempt<T>>): Promise<T> {
+async function readUntilWritten<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
   let moved = 0;
   for (let n = 1; n <= MAX_ATTEMPTS; n++) {
-    const answer = await attempt(moved < VERSION_CHECKED_ATTEMPTS);
-    if (answer === 'moved') moved++;
-    else if (answer !== 'behind') return answer;
+    const answer = await attempt();
+    if (answer === 'moved') {
+      if (++moved >= MAX_MOVES) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'the order kept changing while this refund was checked; wait before retrying');
+    } else if (answer !== 'behind') return answer;
   }
   throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'refund submission already in progress for this order; wait before retrying');
 }
 
 function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, items: RefundRequestItem[], displayCurrency: string | null) {
-  return readUntilWritten(async (checkVersion) => {
+  return readUntilWritten(async () => {
     let prepared;
     try {
       prepared = await prepareRefund(deps, caller, req, items, true);
@@ -278,7 +279,7 @@ function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitReq
       if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, req, items, displayCurrency);
       throw err;
     }
-    const submission = newSubmission(deps, caller, prepared, items, displayCurrency, { checkVersion });
+    const submission = newSubmission(deps, caller, prepared, items, displayCurrency);
     let written: Attempt<true>;
     try {
       written = await writeSubmission(deps, submission);
@@ -299,8 +300,8 @@ export interface OfferSubmission {
   refundCode: string;
   clientId: string;
   order: OrderRow;
-  /** The order's context version its checks ran on; null: written whatever the version (the reading path's last attempt). */
-  ctxVersion: number | null;
+  /** The order's context version its checks ran on: written only while it is the order's (decision 0039). */
+  ctxVersion: number;
   priced: PricedQuote;
   displayCurrency: string | null;
   now: Date;
@@ -322,15 +323,15 @@ interface OfferOutcome {
 
 /**
  * Submissions by refundOfferId in one statement (group commit, decision 0018), from one JSON document: each
- * offer held (`for update skip locked`: one that a submission elsewhere holds is reported `busy`, 814, and the
- * batch's other submissions go on), marked used and its refund written (refund
+ * offer held (`for no key update skip locked`, as its update needs: one that a submission elsewhere holds is
+ * reported `busy`, 814, and the batch's other submissions go on), marked used and its refund written (refund
  * order due for submission with the offer's stored quote as its details, tickets, first history row) only if
  * it is active, unexpired and the order's `ctx_version` is still the one its checks ran on. Of several
  * submissions of one order in a batch only the first may be written: the others' checks ran on the context the
  * first one changes, so they are reported `behind` and read the order again after this commit (an XO
  * one-refund-per-booking order, two offers of one booking). One row per submission, in the batch's order.
  *
- * Every table is read by key, one lookup per submission (a lateral sub-select per offer, a correlated one per order): the
+ * Every table is read by key, one lookup per submission (a lateral sub-select per offer and per order): the
  * statement is prepared, and a generic plan made on a young store would otherwise hash-join the document's
  * rows (estimated at 100) against refund_offers and orders read whole (src/store/hot-path-indexes.test.ts).
  */
@@ -357,12 +358,12 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
       select l.* from (select distinct offer_id from batch) b cross join lateral (
         select o.offer_id, o.client_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at, o.quote
         from refund_offers o where o.offer_id = b.offer_id
-        for update of o skip locked
+        for no key update of o skip locked
       ) l
     ),
     ${HELD_ORDERS},
     versions as (
-      select b.n, b.ctx_version is null or b.ctx_version = h.ctx_version as current from batch b left join held h on h.order_no = b.order_no
+      select b.n, b.ctx_version = h.ctx_version as current from batch b left join held h on h.order_no = b.order_no
     ),
     candidates as (
       select b.*, l.quote, row_number() over (partition by b.order_no order by b.n) as nth
@@ -491,7 +492,7 @@ function throwUnusable(outcome: Pick<OfferOutcome, 'state' | 'expires_at'>, now:
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
   const fast = await submitKeptOffer(deps, caller, req, offerId, displayCurrency);
   if (fast !== null) return fast;
-  const answer = await readUntilWritten((checkVersion) => submitReadOffer(deps, caller, req, offerId, displayCurrency, checkVersion));
+  const answer = await readUntilWritten(() => submitReadOffer(deps, caller, req, offerId, displayCurrency));
   // Kept here still when this request named the order by PNR: used now, so the next submission of it is read (813).
   keptOffersFor(deps.db).forget(offerId);
   return answer;
@@ -504,7 +505,6 @@ async function submitReadOffer(
   req: RefundSubmitRequest,
   offerId: string,
   displayCurrency: string | null,
-  checkVersion: boolean,
 ): Promise<Attempt<RefundSubmitResponse>> {
   const offer = await readOffer(deps.db, offerId, caller.clientId);
   if (!offer) throw new ApiError(S.OFFER_ILLEGAL_STATE, 'illegal refund offer state: unknown refundOfferId');
@@ -531,10 +531,9 @@ async function submitReadOffer(
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
 
   const refundCode = newRefundCode();
-  const ctxVersion = checkVersion ? ctx.order.ctx_version : null;
   let outcome: OfferOutcome;
   try {
-    outcome = await writeOfferSubmission(deps, { offerId, refundCode, clientId: caller.clientId, order: ctx.order, ctxVersion, priced, displayCurrency, now });
+    outcome = await writeOfferSubmission(deps, { offerId, refundCode, clientId: caller.clientId, order: ctx.order, ctxVersion: ctx.order.ctx_version, priced, displayCurrency, now });
   } catch (err) {
     mapConflict(err);
   }
@@ -596,9 +595,9 @@ export async function submitApprovedCase(
 ): Promise<{ refundCode: string }> {
   // Read, checked and written as a submission by list is (decision 0039): at the version its checks ran on,
   // read again when the order moved in between (a void or refund of it written at the same moment).
-  return readUntilWritten(async (checkVersion) => {
+  return readUntilWritten(async () => {
     const prepared = await prepareRefund(deps, caller, { orderNo: request.orderNo }, request.refundRequestList, false);
-    const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, { cause, checkVersion });
+    const submission = newSubmission(deps, caller, prepared, request.refundRequestList, request.displayCurrency, cause);
     let written: Attempt<true>;
     try {
       // in the same transaction as the case's decision (`alongside`), which is made only if the refund is written

@@ -2,7 +2,7 @@
 // lifecycle's workers (./lifecycle.ts) or by an agent in the console (src/console/actions.ts). The refund moves
 // only from the status the caller read, its history row is written in the same transaction, and a refund that
 // ends rejected or withdrawn frees its tickets for a new request.
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { unindexed } from '../store/unindexed.js';
 import { REFUND_ORDER_STATUS as RS } from './statuses.js';
@@ -27,6 +27,11 @@ export async function moveRefund(
   cause: string,
   patch: TransitionPatch = {},
 ): Promise<boolean> {
+  const freesTickets = to === RS.REJECTED || to === RS.WITHDRAWN;
+  // Freeing the tickets moves the order's context version, which holds the order's row. Held first, as the
+  // submission statements hold it before their triggers hold the console's status counts (decision 0039): held
+  // after this update's counts, it could wait in a circle with a submission of the same order.
+  if (freesTickets) await sql`select 1 from orders where order_no = (select r.order_no from refund_orders r where r.refund_code = ${refundCode}) for no key update`.execute(trx);
   const res = await trx
     .updateTable('refund_orders')
     .set({ status: to, updated_at: now, ...patch })
@@ -35,6 +40,6 @@ export async function moveRefund(
     .executeTakeFirst();
   if (res.numUpdatedRows === 0n) return false;
   await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause }).execute();
-  if (to === RS.REJECTED || to === RS.WITHDRAWN) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
+  if (freesTickets) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
   return true;
 }

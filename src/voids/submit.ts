@@ -40,8 +40,8 @@ function mapConflict(err: unknown): never {
   throw err;
 }
 
-/** Reads of the order a submission makes, the order having moved between each read and its write, before 814. */
-const VERSION_CHECKED_ATTEMPTS = 3;
+/** Moves of the order between a submission's read and its write, one after the other, before 814 (as refund.do's). */
+const MAX_MOVES = 5;
 
 /** What the void statement found: the offer's state (null: no such offer), its expiry, whether the order's version was the checked one, voids written. */
 interface VoidOutcome {
@@ -134,7 +134,7 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
     if (outcome?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
     if (outcome?.state === 'superseded') throw new ApiError(S.OFFER_ILLEGAL_STATE, SUPERSEDED_MSG);
     if (outcome?.state !== 'active' || outcome.current) throw new ApiError(S.OFFER_EXPIRED, 'voidOfferId expired; get a fresh one with voidQuotation.do');
-    if (attempt >= VERSION_CHECKED_ATTEMPTS) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'the order is changing while the void is checked; wait before retrying');
+    if (attempt >= MAX_MOVES) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'the order kept changing while this void was checked; wait before retrying');
   }
   deps.scheduler.submitted();
   return {
