@@ -11,7 +11,9 @@ import { holdOrder } from '../test-support/order-hold.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
+import type { ApiError } from '../errors.js';
 import { KeptOffers, keptOffersFor } from './kept-offers.js';
+import { readUntilWritten, type Attempt } from './submit.js';
 import { REFUND_STATUS as S } from './statuses.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
@@ -359,5 +361,29 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
     const again = await submit({ orderNo, refundOfferId: val.refundOfferId });
     assert.equal(again.status, 0, again.msg);
     assert.equal(kept.written, written + 1);
+  });
+});
+
+describe('a submission read again until written (decision 0039)', () => {
+  const attempts = (outcomes: Array<Attempt<string>>) => {
+    let n = 0;
+    return { attempt: async () => outcomes[Math.min(n++, outcomes.length - 1)]!, calls: () => n };
+  };
+
+  test('spec 7.1 814: an order that moved before each of five writes answers 814, never a write on stale checks', async () => {
+    const a = attempts(['moved']);
+    await assert.rejects(readUntilWritten(a.attempt), (err: ApiError) => err.status === S.SUBMISSION_IN_PROGRESS && /kept changing/.test(err.message));
+    assert.equal(a.calls(), 5);
+    const b = attempts(['moved', 'moved', 'moved', 'moved', 'written']);
+    assert.equal(await readUntilWritten(b.attempt), 'written', 'written at the fifth read');
+  });
+
+  test('behind others of its order: one round each, not counted as moves; 814 after 40 attempts in all', async () => {
+    const a = attempts([...Array<Attempt<string>>(10).fill('behind'), 'moved', 'moved', 'moved', 'moved', 'written']);
+    assert.equal(await readUntilWritten(a.attempt), 'written');
+    assert.equal(a.calls(), 15);
+    const b = attempts(['behind']);
+    await assert.rejects(readUntilWritten(b.attempt), (err: ApiError) => err.status === S.SUBMISSION_IN_PROGRESS && /already in progress/.test(err.message));
+    assert.equal(b.calls(), 40);
   });
 });

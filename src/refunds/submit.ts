@@ -243,7 +243,7 @@ function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<Attempt<tr
 }
 
 /** An attempt's outcome: its answer, or why it was not written (`moved`: the order's version; `behind`: another submission of its batch for the order went first). */
-type Attempt<T> = T | 'moved' | 'behind';
+export type Attempt<T> = T | 'moved' | 'behind';
 
 /** Moves of the order between a submission's read and its write, one after the other, before 814: it never writes unchecked. */
 const MAX_MOVES = 5;
@@ -259,7 +259,7 @@ const MAX_ATTEMPTS = 40;
  * MAX_MOVES moves (an order written without pause) or MAX_ATTEMPTS attempts in all the answer is 814: a
  * submission is never written on checks of an order that has changed since.
  */
-async function readUntilWritten<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
+export async function readUntilWritten<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
   let moved = 0;
   for (let n = 1; n <= MAX_ATTEMPTS; n++) {
     const answer = await attempt();
