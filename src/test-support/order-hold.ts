@@ -58,3 +58,17 @@ export async function holdOrder(db: Kysely<Database>, orderNo: string, ctx: { af
     },
   };
 }
+
+/**
+ * Two writers of `orderNo` at once: the order held, `first` started and waiting on it, then `second` too, then
+ * let go; their answers, in that order.
+ */
+export async function atOnce<A, B>(db: Kysely<Database>, orderNo: string, ctx: { after(fn: () => Promise<unknown>): void }, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
+  const hold = await holdOrder(db, orderNo, ctx);
+  const a = first();
+  await hold.waiting(1);
+  const b = second();
+  await hold.waiting(2);
+  await hold.release();
+  return Promise.all([a, b]);
+}

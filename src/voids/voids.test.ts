@@ -12,7 +12,7 @@ import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { VOID_ORDER_STATUS as VS } from './statuses.js';
 import { waitFor } from '../test-support/wait.js';
-import { holdOrder } from '../test-support/order-hold.js';
+import { atOnce } from '../test-support/order-hold.js';
 
 describe('void path', () => {
   let t: TestApp;
@@ -206,13 +206,7 @@ describe('void path', () => {
       const refunding = () =>
         call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '1', segments: [refundSegment(t.world, 'out')] }] });
       const [one, two] = first === 'the refund first' ? [refunding, voiding] : [voiding, refunding];
-      const hold = await holdOrder(t.store.db, orderNo, ctx);
-      const answers = [one()];
-      await hold.waiting(1);
-      answers.push(two());
-      await hold.waiting(2);
-      await hold.release();
-      const [a, b] = (await Promise.all(answers)).map((r) => r.body);
+      const [a, b] = (await atOnce(t.store.db, orderNo, ctx, one, two)).map((r) => r.body);
       const [refunded, voided] = first === 'the refund first' ? [a!, b!] : [b!, a!];
       const said = `refund ${String(refunded.status)} ${String(refunded.msg)}; void ${String(voided.status)} ${String(voided.msg)}`;
       // whichever the store let write first (the one that waited first, as a rule) is written; the other answers
