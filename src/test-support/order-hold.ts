@@ -15,8 +15,11 @@ export interface OrderHold {
   release(change?: (trx: Transaction<Database>) => Promise<unknown>): Promise<void>;
 }
 
+/** What a hold needs of node:test's test context: a hook run after the test. */
+type TestContextAfter = { after(fn: () => Promise<unknown>): void };
+
 /** Holds `orderNo`; the test context `ctx` lets go after the test whatever became of it. */
-export async function holdOrder(db: Kysely<Database>, orderNo: string, ctx: { after(fn: () => Promise<unknown>): void }): Promise<OrderHold> {
+export async function holdOrder(db: Kysely<Database>, orderNo: string, ctx: TestContextAfter): Promise<OrderHold> {
   let letGo!: (change?: (trx: Transaction<Database>) => Promise<unknown>) => void;
   const released = new Promise<((trx: Transaction<Database>) => Promise<unknown>) | undefined>((resolve) => (letGo = resolve));
   let held!: (pid: number) => void;
@@ -63,7 +66,7 @@ export async function holdOrder(db: Kysely<Database>, orderNo: string, ctx: { af
  * Two writers of `orderNo` at once: the order held, `first` started and waiting on it, then `second` too, then
  * let go; their answers, in that order.
  */
-export async function atOnce<A, B>(db: Kysely<Database>, orderNo: string, ctx: { after(fn: () => Promise<unknown>): void }, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
+export async function atOnce<A, B>(db: Kysely<Database>, orderNo: string, ctx: TestContextAfter, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
   const hold = await holdOrder(db, orderNo, ctx);
   const a = first();
   await hold.waiting(1);
