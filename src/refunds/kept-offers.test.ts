@@ -7,14 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
-import { atOnce } from '../test-support/order-hold.js';
+import { atOnce, holdOrder } from '../test-support/order-hold.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import type { ApiError } from '../errors.js';
 import { KeptOffers, keptOffersFor } from './kept-offers.js';
 import { readUntilWritten, type Attempt } from './submit.js';
-import { REFUND_STATUS as S } from './statuses.js';
+import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
+import { moveRefund } from './transition.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -327,6 +328,25 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
       assert.equal(await refundsOf(orderNo), 1);
     });
   }
+
+  // A refund moving to rejected frees its tickets, which moves the order's version and so holds the order. It
+  // holds the order before the console's status counts (whose rows its status update holds), in the order the
+  // submission statements take them: held the other way round, the two could wait on each other in a circle.
+  test('a refund moving to rejected holds its order before the console’s status counts, as submissions do', async (ctx) => {
+    if (!process.env.DATABASE_URL) return ctx.skip('PGlite has one connection: nothing waits');
+    const orderNo = await orderNoOf('DEP001');
+    const s = await submit({ orderNo, refundRequestList: [item(lastA, firstA, ['out', 'ret'])] });
+    assert.equal(s.status, 0, s.msg);
+    const hold = await holdOrder(t.store.db, orderNo, ctx);
+    const moving = t.store.db.transaction().execute((trx) => moveRefund(trx, new Date(), s.refundCode!, RS.PROCESSING, RS.REJECTED, 'refused by the airline'));
+    await hold.waiting(1);
+    // the status counts not yet written (a write would lock their table until the mover's transaction ends)
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_locks where relation = 'console_queue_counts'::regclass and pid <> pg_backend_pid()`.execute(t.store.db);
+    assert.equal(rows[0]!.n, 0, 'no status count written while it waits for the order');
+    await hold.release();
+    assert.equal(await moving, true);
+  });
 
   test('spec 7.1 814: a kept offer held by a submission elsewhere is answered 814 at once; the batch’s other submission is still written', async (ctx) => {
     if (!process.env.DATABASE_URL) return ctx.skip('PGlite has one connection: nothing else can hold the offer');
