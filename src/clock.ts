@@ -48,6 +48,11 @@ export class TestClock implements Clock {
     this.frozenAt = this.now().getTime();
   }
 
+  /** Whether time stands still (between freeze and unfreeze). */
+  get frozen(): boolean {
+    return this.frozenAt !== null;
+  }
+
   unfreeze(): void {
     if (this.frozenAt === null) return;
     this.offsetMs = this.frozenAt - this.base();

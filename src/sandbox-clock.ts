@@ -55,7 +55,9 @@ export class SharedSandboxClock {
     if (this.timer) return;
     let busy = false;
     this.timer = setInterval(() => {
-      if (busy) return;
+      // A frozen clock keeps its instant (a test's exact times): measured against the real time, it would seem
+      // to fall behind the stored one and be moved forward by each poll.
+      if (busy || this.clock.frozen) return;
       busy = true;
       this.load()
         .catch(() => undefined) // a store hiccup: the next poll tries again; the clock keeps flowing meanwhile

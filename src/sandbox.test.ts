@@ -46,6 +46,22 @@ test('outside sandbox mode the clock endpoint does not exist', async () => {
   }
 });
 
+test('sandbox clock: a frozen clock keeps its instant while the process follows the stored one', async () => {
+  const store = await openTestStore();
+  const shared = new SharedSandboxClock(new TestClock(), store.db);
+  try {
+    shared.clock.freeze();
+    const at = shared.clock.now().getTime();
+    shared.follow(20);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(shared.clock.now().getTime(), at, 'not moved by the polls');
+    shared.clock.unfreeze();
+  } finally {
+    shared.stop();
+    await store.close();
+  }
+});
+
 test('sandbox clock: stored in the database — another process on the same store reads the move, a restart keeps it, and no move undoes another', async () => {
   const store = await openTestStore();
   const a = await makeTestApp({ store });
