@@ -224,6 +224,11 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
     from batch b order by b.n`;
 }
 
+/** What `submissionsSql` answered for one submission, as an attempt's outcome. */
+function attemptOf(row: { written: boolean; behind: boolean } | undefined): Attempt<true> {
+  return row?.written ? true : row?.behind ? 'behind' : 'moved';
+}
+
 /** One writer of submissions per store. */
 const submissionWriters = new WeakMap<Kysely<Database>, GroupCommitter<NewSubmission, Attempt<true>>>();
 
@@ -235,7 +240,7 @@ function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<Attempt<tr
   let writer = submissionWriters.get(deps.db);
   if (!writer) {
     writer = new GroupCommitter<NewSubmission, Attempt<true>>(async (batch) =>
-      (await executePrepared(deps.db, submissionsSql(batch))).rows.map((r) => (r.written ? true : r.behind ? 'behind' : 'moved')),
+      (await executePrepared(deps.db, submissionsSql(batch))).rows.map(attemptOf),
     );
     submissionWriters.set(deps.db, writer);
   }
@@ -602,10 +607,9 @@ export async function submitApprovedCase(
     try {
       // in the same transaction as the case's decision (`alongside`), which is made only if the refund is written
       written = await deps.db.transaction().execute(async (trx) => {
-        const row = (await executePrepared(trx, submissionsSql([submission]))).rows[0];
-        if (!row?.written) return row?.behind ? 'behind' : 'moved';
-        await alongside(trx, submission.refundCode);
-        return true;
+        const attempt = attemptOf((await executePrepared(trx, submissionsSql([submission]))).rows[0]);
+        if (attempt === true) await alongside(trx, submission.refundCode);
+        return attempt;
       });
     } catch (err) {
       mapConflict(err);
