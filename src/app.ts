@@ -9,6 +9,7 @@ import type { World } from './airline/sandbox/world.js';
 import { ClientAuthenticator } from './clients/auth.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
+import { COMPRESS_THRESHOLD_BYTES } from './http/encoding.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerRoutes } from './http/routes.js';
@@ -91,7 +92,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler(app));
 
-  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
+  await app.register(compress, { global: true, threshold: COMPRESS_THRESHOLD_BYTES, encodings: ['gzip', 'deflate'] });
   await app.register(swagger, openApiOptions(config));
   // The browsable reference at /docs: Swagger UI's own files from the npm package (no CDN), over /openapi.json.
   await app.register(swaggerUi, {

@@ -1,23 +1,52 @@
 // Answers shared by every request of one version of their data are serialized once (issue 7: "the record's
 // wire answer is built once per record version"). extractPnr.do hands out one deep-frozen answer object per
 // airline record version (src/pnr/extract.ts); its JSON text is made the first time by the route's own
-// serializer (reply.serialize: the response schema, the same bytes as any other answer) and kept by the
-// object's identity, so a repeated extract skips serialization and the serialization hooks.
-import type { FastifyReply } from 'fastify';
+// serializer (reply.serialize: the response schema, the same bytes as any other answer) and kept, as UTF-8
+// bytes, by the object's identity, so a repeated extract skips serialization and the serialization hooks. For
+// a caller that accepts gzip those bytes are gzipped once too and kept beside them, as the seat maps' are
+// (decision 0014): compressed per answer by @fastify/compress, they cost more than the rest of the answer
+// (BENCHMARKS.md, 2026-11-29).
+import { gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { COMPRESS_THRESHOLD_BYTES, wantsGzip } from './encoding.js';
 
-const texts = new WeakMap<object, string>();
+interface Kept {
+  /** The JSON text as UTF-8. */
+  body: Buffer;
+  /** The body gzipped, made for the first caller that accepts it; null while none has. */
+  gzip: Buffer | null;
+}
+
+const kept = new WeakMap<object, Kept>();
+
+/** Kept bodies gzipped so far in this process (a test reads it: once per kept answer, not once per caller). */
+export const keptAnswerStats = { gzipped: 0 };
 
 /**
- * Sends `answer` as its kept JSON text when it is a frozen (shared, unchanging) object; otherwise returns it
- * for Fastify to serialize as usual. Call from a handler as `return sendKept(reply, answer)`.
+ * Sends `answer` as its kept JSON bytes when it is a frozen (shared, unchanging) object — their kept gzip when
+ * the caller accepts gzip and they are long enough for @fastify/compress to have compressed them; otherwise
+ * returns it for Fastify to serialize as usual. From a handler: `return sendKept(request, reply, answer)`.
  */
-export function sendKept<T extends { status: number }>(reply: FastifyReply, answer: T): T | FastifyReply {
+export function sendKept<T extends { status: number }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: T,
+): T | FastifyReply {
   if (!Object.isFrozen(answer)) return answer;
-  let text = texts.get(answer);
-  if (text === undefined) {
-    text = reply.serialize(answer) as string;
-    texts.set(answer, text);
+  let entry = kept.get(answer);
+  if (entry === undefined) {
+    entry = { body: Buffer.from(reply.serialize(answer) as string), gzip: null };
+    kept.set(answer, entry);
   }
   reply.bodyStatus = answer.status; // the metrics' body status (no preSerialization hook for a text)
-  return reply.type('application/json; charset=utf-8').send(text);
+  reply.type('application/json; charset=utf-8');
+  if (entry.body.length >= COMPRESS_THRESHOLD_BYTES && wantsGzip(request)) {
+    if (entry.gzip === null) {
+      entry.gzip = gzipSync(entry.body);
+      keptAnswerStats.gzipped++;
+    }
+    // Content-Encoding set: @fastify/compress leaves the bytes as they are.
+    return reply.header('vary', 'accept-encoding').header('content-encoding', 'gzip').send(entry.gzip);
+  }
+  return reply.send(entry.body);
 }

@@ -136,7 +136,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         config: { family: 'pnr', errorShape: (base, req) => extractErrorShape(base, req.body) },
         schema: { summary: 'Extract an airline PNR', tags: ['pnr'], body: ExtractPnrRequest, response: { 200: ExtractPnrResponse, ...errors } },
       },
-      async (request, reply) => sendKept(reply, await extractPnr(deps.airlines, request.body)),
+      async (request, reply) => sendKept(request, reply, await extractPnr(deps.airlines, request.body)),
     );
     api.post(
       '/pnr/claim.do',

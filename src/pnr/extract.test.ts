@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { gunzipSync, inflateSync } from 'node:zlib';
+import { keptAnswerStats } from '../http/kept-answer.js';
+import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
@@ -223,6 +225,40 @@ describe('extractPnr.do: the answer kept per record version', () => {
     assert.equal(wrong.body.status, 99005);
     const wrongMail = await call(t.app, '/extractPnr.do', extractBody({ contact: { email: 'stranger@example.com' } }));
     assert.equal(wrongMail.body.status, 99005);
+  });
+
+  test('a caller that accepts gzip gets the kept bytes gzipped once, not compressed again per answer', async () => {
+    const plain = await call(t.app, '/extractPnr.do', extractBody());
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const zipped = async (acceptEncoding: string, more: Record<string, string> = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/extractPnr.do',
+        headers: { 'content-type': 'application/json', ...authHeaders(), 'accept-encoding': acceptEncoding, ...more },
+        payload: JSON.stringify(extractBody()),
+      });
+    const before = keptAnswerStats.gzipped;
+    const one = await zipped('gzip, deflate, br');
+    const two = await zipped('br;q=1, gzip;q=0.5');
+    for (const res of [one, two]) {
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['content-encoding'], 'gzip');
+      assert.match(String(res.headers.vary), /accept-encoding/i);
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(Number(res.headers['content-length']), res.rawPayload.length);
+      assert.equal(gunzipSync(res.rawPayload).toString(), plain.raw);
+    }
+    assert.equal(keptAnswerStats.gzipped - before, 1, 'made for the first caller, kept for the second');
+    // x-no-compression, gzip refused (q=0), or no Accept-Encoding: the plain bytes
+    for (const res of [await zipped('gzip', { 'x-no-compression': '1' }), await zipped('gzip;q=0, identity')]) {
+      assert.equal(res.headers['content-encoding'], undefined);
+      assert.equal(res.body, plain.raw);
+    }
+    // deflate only: still compressed for the caller, by @fastify/compress as any other answer
+    const deflated = await zipped('deflate');
+    assert.equal(deflated.headers['content-encoding'], 'deflate');
+    assert.equal(inflateSync(deflated.rawPayload).toString(), plain.raw);
+    assert.equal(keptAnswerStats.gzipped - before, 1);
   });
 
   test('a refund the airline accepted shows REFUND once refunded by the clock, after the answer was kept', async () => {
