@@ -1,5 +1,6 @@
 // Builds the HTTP application from its dependencies. No I/O at import time; server.ts owns the process.
 import { randomUUID } from 'node:crypto';
+import { constants as zlibConstants } from 'node:zlib';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
@@ -92,7 +93,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler(app));
 
-  await app.register(compress, { global: true, threshold: COMPRESS_THRESHOLD_BYTES, encodings: ['gzip', 'deflate'] });
+  // Answers compressed one by one at zlib's fastest level (decision 0040); kept answers keep their own gzip.
+  await app.register(compress, {
+    global: true,
+    threshold: COMPRESS_THRESHOLD_BYTES,
+    encodings: ['gzip', 'deflate'],
+    zlibOptions: { level: zlibConstants.Z_BEST_SPEED },
+  });
   await app.register(swagger, openApiOptions(config));
   // The browsable reference at /docs: Swagger UI's own files from the npm package (no CDN), over /openapi.json.
   await app.register(swaggerUi, {

@@ -1,6 +1,6 @@
 // Content coding of answers that are kept as bytes (the seat maps, extractPnr.do's kept answers): these are
 // gzipped once and the bytes kept with them, instead of being compressed again for every caller by
-// @fastify/compress (a fresh deflate state per answer: ~35–60 µs for extractPnr.do's 1.9 KB, BENCHMARKS.md).
+// @fastify/compress (a fresh deflate state per answer: 35–55 µs more for extractPnr.do's, decision 0040).
 import type { FastifyRequest } from 'fastify';
 
 /** Whether an Accept-Encoding header allows gzip (q > 0, by name or by `*`). */

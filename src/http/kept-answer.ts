@@ -4,9 +4,8 @@
 // serializer (reply.serialize: the response schema, the same bytes as any other answer) and kept, as UTF-8
 // bytes, by the object's identity, so a repeated extract skips serialization and the serialization hooks. For
 // a caller that accepts gzip those bytes are gzipped once too and kept beside them, as the seat maps' are
-// (decision 0014): compressed per answer by @fastify/compress, they cost more than the rest of the answer
-// (BENCHMARKS.md, 2026-11-29).
-import { gzipSync } from 'node:zlib';
+// (decision 0014): compressed per answer by @fastify/compress, they cost 35–55 µs more (decision 0040).
+import { constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { COMPRESS_THRESHOLD_BYTES, wantsGzip } from './encoding.js';
 
@@ -42,7 +41,8 @@ export function sendKept<T extends { status: number }>(
   reply.type('application/json; charset=utf-8');
   if (entry.body.length >= COMPRESS_THRESHOLD_BYTES && wantsGzip(request)) {
     if (entry.gzip === null) {
-      entry.gzip = gzipSync(entry.body);
+      // made once for every later caller: the smallest bytes (decision 0040)
+      entry.gzip = gzipSync(entry.body, { level: zlibConstants.Z_BEST_COMPRESSION });
       keptAnswerStats.gzipped++;
     }
     // Content-Encoding set: @fastify/compress leaves the bytes as they are.

@@ -87,6 +87,12 @@ describe('wire conventions', () => {
     const plain = await call(t.app, '/extractPnr.do', body);
     assert.equal(plain.headers['content-encoding'], undefined);
     assert.equal(plain.body.status, 0);
+    // decision 0040: an answer compressed for its caller alone at zlib's fastest level (the gzip header's XFL
+    // byte: 4), a kept one at its best (2: made once for every later caller)
+    const doc = await t.app.inject({ method: 'GET', url: '/openapi.json', headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(doc.headers['content-encoding'], 'gzip');
+    assert.equal(doc.rawPayload[8], 4);
+    assert.equal(res.rawPayload[8], 2);
   });
 
   test('every response carries a request id; a sane caller id is kept, a weird one replaced', async () => {
