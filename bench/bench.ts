@@ -13,7 +13,7 @@ import YAML from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createService } from '../src/service.js';
-import { formatRps, formatTarget, meetsTarget, MEASURES, round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
+import { formatRps, formatTarget, formatValue, meetsTarget, MEASURES, round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 import { updateBenchmarksFile, type Row } from './report.js';
 import { refundFlow } from './submit-measures.js';
 import type { LoadSettings } from './harness.js';
@@ -200,7 +200,7 @@ async function main(): Promise<number> {
     ['measure', 'value', 'target', 'verdict'],
     done.map((d) => [
       d.measure.name,
-      d.outcome ? d.outcome.value.toFixed(2) : '—',
+      d.outcome ? formatValue(d.outcome.value, d.measure.target) : '—',
       formatTarget(d.measure.target),
       d.outcome ? (meetsTarget(d.outcome.value, d.measure.target) ? 'meets target' : 'BELOW TARGET') : 'FAILED',
     ]),
@@ -213,7 +213,7 @@ async function main(): Promise<number> {
       ? [
           {
             measure: measure.name,
-            value: `${outcome.value.toFixed(2)}${meetsTarget(outcome.value, measure.target) ? '' : ' **below target**'} (${outcome.detail}; code at ${revision}${noiseNote(outcome)})`,
+            value: `${formatValue(outcome.value, measure.target)}${meetsTarget(outcome.value, measure.target) ? '' : ' **below target**'} (${outcome.detail}; code at ${revision}${noiseNote(outcome)})`,
             target: formatTarget(measure.target),
             date,
             machine: machine(),

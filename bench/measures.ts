@@ -45,6 +45,19 @@ export function meetsTarget(value: number, target: Target): boolean {
   return target.cmp === '>=' ? value >= target.value : value <= target.value;
 }
 
+/**
+ * A ratio as the tables show it: two decimals, or as many more as it takes for the figure shown to fall on the
+ * same side of its target as the value (0.5996 against ≥ 0.6 is "0.5996", not a "0.60" marked below target).
+ */
+export function formatValue(value: number, target: Target): string {
+  const meets = meetsTarget(value, target);
+  for (let digits = 2; digits < 6; digits++) {
+    const shown = value.toFixed(digits);
+    if (meetsTarget(Number(shown), target) === meets) return shown;
+  }
+  return String(value);
+}
+
 export function formatTarget(target: Target): string {
   return `${target.cmp === '>=' ? '≥' : '≤'} ${target.value}`;
 }

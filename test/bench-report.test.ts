@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { formatValue } from '../bench/measures.js';
 import { NOTES_HEADING, updateBenchmarksFile } from '../bench/report.js';
 
 test('a bench run replaces its rows and keeps the other rows and the notes', () => {
@@ -20,4 +21,15 @@ test('a bench run replaces its rows and keeps the other rows and the notes', () 
   assert.match(text, /## PostgreSQL[^]*\| b \| 0\.70 \|/);
   assert.equal(text.split(NOTES_HEADING).length, 2, 'the notes once');
   assert.ok(text.trimEnd().endsWith('seat maps: the write dominates | (a pipe in the notes)'));
+});
+
+test('a ratio is shown with the decimals that keep it on its own side of the target', () => {
+  const atLeast = { cmp: '>=' as const, value: 0.6 };
+  assert.equal(formatValue(0.5996, atLeast), '0.5996'); // two decimals would read "0.60", below target
+  assert.equal(formatValue(0.5949, atLeast), '0.59');
+  assert.equal(formatValue(0.6, atLeast), '0.60');
+  assert.equal(formatValue(0.61234, atLeast), '0.61');
+  const atMost = { cmp: '<=' as const, value: 1.3 };
+  assert.equal(formatValue(1.3004, atMost), '1.3004'); // "1.30" would read as meeting ≤ 1.3
+  assert.equal(formatValue(1.02, atMost), '1.02');
 });
