@@ -250,8 +250,11 @@ function writeSubmission(deps: RefundDeps, s: NewSubmission): Promise<Attempt<tr
 /** An attempt's outcome: its answer, or why it was not written (`moved`: the order's version; `behind`: another submission of its batch for the order went first). */
 export type Attempt<T> = T | 'moved' | 'behind';
 
-/** Moves of the order between a submission's read and its write, one after the other, before 814: it never writes unchecked. */
-const MAX_MOVES = 5;
+/**
+ * Moves of the order between a submission's read and its write, one after the other, before 814: it never writes
+ * unchecked. void.do counts its own by the same number (src/voids/submit.ts).
+ */
+export const MAX_MOVES = 5;
 /**
  * Attempts at most, whatever their outcome: a submission behind others of its order in a batch goes again, and
  * each round writes one of them (passengers of one order submitted each at once: one round per passenger).

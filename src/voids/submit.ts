@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
 import { loadCallerOrder } from '../refunds/prepare.js';
 import { executePrepared } from '../refunds/statements.js';
+import { MAX_MOVES } from '../refunds/submit.js';
 import { checkVoid } from './checks.js';
 import type { VoidCaller, VoidDeps } from './deps.js';
 import { quoteWire, type VoidQuote } from './quote.js';
@@ -39,9 +40,6 @@ function mapConflict(err: unknown): never {
   if (sqlState(err) === '55P03' || isSerializationFailure(err)) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'void submission already in progress; wait before retrying');
   throw err;
 }
-
-/** Moves of the order between a submission's read and its write, one after the other, before 814 (as refund.do's). */
-const MAX_MOVES = 5;
 
 /** What the void statement found: the offer's state (null: no such offer), its expiry, whether the order's version was the checked one, voids written. */
 interface VoidOutcome {
