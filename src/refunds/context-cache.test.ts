@@ -69,7 +69,7 @@ describe(`kept refund contexts (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGl
 
   test('the cache keeps at most its capacity, dropping the least recently used', () => {
     const cache = new OrderContextCache(2);
-    const ctx = (n: number) => ({ n }) as never;
+    const ctx = (n: number) => ({ n, order: { order_no: `o${n}` } }) as never;
     cache.set('a', ctx(1));
     cache.set('b', ctx(2));
     cache.get('a');
@@ -78,5 +78,26 @@ describe(`kept refund contexts (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGl
     assert.equal(cache.get('b'), undefined, 'b was the least recently used');
     assert.ok(cache.get('a') && cache.get('c'));
     assert.ok(Object.isFrozen(cache.get('a')), 'a kept context cannot be changed by one request under another');
+  });
+
+  test('a written order drops its every kept context (each client’s, by orderNo and by PNR), and only its own', () => {
+    const cache = new OrderContextCache(10);
+    const ctx = (orderNo: string) => ({ order: { order_no: orderNo } }) as never;
+    const owner = OrderContextCache.key('c1', { orderNo: 'A' })!;
+    const byPnr = OrderContextCache.key('c1', { airlinePNR: 'pnr001', carrier: 'xs' })!;
+    const other = OrderContextCache.key('c2', { orderNo: 'A' })!;
+    const elsewhere = OrderContextCache.key('c1', { orderNo: 'B' })!;
+    for (const [key, orderNo] of [[owner, 'A'], [byPnr, 'A'], [other, 'A'], [elsewhere, 'B']] as const) cache.set(key, ctx(orderNo));
+    cache.forgetOrder('A');
+    assert.equal(cache.size, 1);
+    assert.ok(cache.get(elsewhere));
+    assert.equal(cache.get(owner) ?? cache.get(byPnr) ?? cache.get(other), undefined);
+    // a key kept again for another order (a PNR reused) is dropped with that order, not its former one
+    cache.set(byPnr, ctx('A'));
+    cache.set(byPnr, ctx('C'));
+    cache.forgetOrder('A');
+    assert.ok(cache.get(byPnr));
+    cache.forgetOrder('C');
+    assert.equal(cache.size, 1);
   });
 });

@@ -13,6 +13,8 @@ export const CONTEXT_CACHE_ENTRIES = 2_000;
 
 export class OrderContextCache {
   private readonly entries = new Map<string, OrderContext>();
+  /** The keys each order is kept under (by orderNo: one per client and way of naming it), so that a write drops them all. */
+  private readonly byOrder = new Map<string, Set<string>>();
   hits = 0;
   misses = 0;
 
@@ -40,13 +42,34 @@ export class OrderContextCache {
 
   /** Keeps a context just read from the store; it is frozen, so no request can change what another reads. */
   set(key: string, ctx: OrderContext): void {
-    this.entries.delete(key);
+    this.delete(key);
     this.entries.set(key, deepFreeze(ctx));
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    const orderNo = ctx.order.order_no;
+    const keys = this.byOrder.get(orderNo);
+    if (keys) keys.add(key);
+    else this.byOrder.set(orderNo, new Set([key]));
+    if (this.entries.size > this.capacity) this.delete(this.entries.keys().next().value!);
   }
 
   delete(key: string): void {
+    const ctx = this.entries.get(key);
+    if (ctx === undefined) return;
     this.entries.delete(key);
+    const orderNo = ctx.order.order_no;
+    const keys = this.byOrder.get(orderNo);
+    if (keys?.delete(key) && keys.size === 0) this.byOrder.delete(orderNo);
+  }
+
+  /**
+   * A refund or void of the order written by this process: its version moved, so every kept copy of its context
+   * is stale (a quote priced from one would be found out by its offer's insert, priced and written again). Dropped,
+   * so the next quote reads it at once.
+   */
+  forgetOrder(orderNo: string): void {
+    const keys = this.byOrder.get(orderNo);
+    if (!keys) return;
+    this.byOrder.delete(orderNo);
+    for (const key of keys) this.entries.delete(key);
   }
 
   get size(): number {

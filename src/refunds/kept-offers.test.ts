@@ -12,6 +12,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import type { ApiError } from '../errors.js';
+import { contextCacheFor } from './context-cache.js';
 import { KeptOffers, keptOffersFor } from './kept-offers.js';
 import { readUntilWritten, type Attempt } from './submit.js';
 import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
@@ -182,7 +183,7 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
   test('the kept offers hold at most their capacity, the oldest quote going first, expired ones purged; a claimed offer is not claimed twice', () => {
     const offers = new KeptOffers(2);
     const at = (s: number) => new Date(Date.UTC(2026, 10, 29, 0, 0, s));
-    const offer = (clientId: string, expiresAt = at(60)) => ({ clientId, expiresAt }) as never;
+    const offer = (clientId: string, expiresAt = at(60), orderNo = 'o1') => ({ clientId, expiresAt, ctx: { order: { order_no: orderNo } } }) as never;
     offers.keep('a', offer('c1'), at(0));
     offers.keep('b', offer('c1'), at(0));
     offers.keep('c', offer('c1'), at(0));
@@ -209,6 +210,29 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
     purged.release('y');
     assert.equal(purged.size, 2);
   });
+
+  test('a written order drops its kept offers, whoever quoted them and whether or not one is being submitted; other orders keep theirs', () => {
+    const offers = new KeptOffers(10);
+    const at = new Date(Date.UTC(2026, 10, 29));
+    const offer = (clientId: string, orderNo: string) => ({ clientId, expiresAt: new Date(at.getTime() + 60_000), ctx: { order: { order_no: orderNo } } }) as never;
+    offers.keep('a1', offer('c1', 'A'), at);
+    offers.keep('a2', offer('c2', 'A'), at);
+    offers.keep('a3', offer('c1', 'A'), at);
+    offers.keep('b1', offer('c1', 'B'), at);
+    assert.ok(offers.claim('a3', 'c1'));
+    offers.forgetOrder('A');
+    assert.equal(offers.size, 1);
+    assert.equal(offers.claim('a1', 'c1'), null);
+    assert.equal(offers.claim('a2', 'c2'), null);
+    offers.release('a3', true);
+    assert.equal(offers.claim('a3', 'c1'), null, 'dropped while being submitted: not kept after it either');
+    assert.ok(offers.claim('b1', 'c1'), 'another order’s offer stays');
+    offers.release('b1', true);
+    offers.forgetOrder('A'); // nothing kept of it: nothing happens
+    offers.keep('a4', offer('c1', 'A'), at);
+    offers.forgetOrder('A');
+    assert.equal(offers.size, 1, 'an offer kept after the order was forgotten is dropped by its next write');
+  });
 });
 
 /** The refund world with more XO (one refund per booking) bookings like ONE001: ONE002 to ONE005 (tickets 111-2000000g11 and g12). */
@@ -224,6 +248,14 @@ function withXoBookings() {
     pnr: 'SIX001',
     passengers: six.map((i) => ({ ref: `p${i}`, type: 'ADT', lastName: 'SIXER', firstName: `PAX${'ABCDEF'[i - 1]}` })),
     tickets: six.map((i) => ({ ticketNo: `999-200000090${i}`, passenger: `p${i}`, currency: 'EUR', fare: 300, tax: 50, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] })),
+    postTicketingServices: [],
+  });
+  // and KID001: three passengers on XS, tickets 999-2000000911…913
+  world.bookings.push({
+    ...dep,
+    pnr: 'KID001',
+    passengers: [1, 2, 3].map((i) => ({ ref: `p${i}`, type: 'ADT', lastName: 'FAMILY', firstName: `KID${'ABC'[i - 1]}` })),
+    tickets: [1, 2, 3].map((i) => ({ ticketNo: `999-200000091${i}`, passenger: `p${i}`, currency: 'EUR', fare: 300, tax: 50, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] })),
     postTicketingServices: [],
   });
   return world;
@@ -295,6 +327,32 @@ describe(`refund.do by kept refundOfferIds, on an order of their own (${STORE})`
     ]);
     assert.deepEqual(answers.map((a) => a.status), pax.map(() => 0), answers.map((a) => a.msg).join('; '));
     assert.equal(await refundsOf(orderNo), 6);
+  });
+
+  test('spec 4.2: a family quoted one passenger at a time, then submitted one by one: each refund drops the order’s other kept offers and kept context, the next go straight to the reads', async () => {
+    const orderNo = await orderNoOf('KID001');
+    const cache = contextCacheFor(t.store.db);
+    const kid = (first: string) => [item('FAMILY', first, ['out', 'ret'])];
+    const [qA, qB] = [await quote(orderNo, kid('KIDA')), await quote(orderNo, kid('KIDB'))];
+    const keptBefore = kept.size;
+    const written = kept.written;
+    const a = await submit({ orderNo, refundOfferId: qA.refundOfferId });
+    assert.equal(a.status, 0, a.msg);
+    assert.equal(kept.written, written + 1, 'the first written from its kept offer');
+    assert.equal(kept.size, keptBefore - 2, 'the order’s other offer dropped with the used one');
+    // the next quote of the order reads its context: the kept one is stale (the refund moved the version)
+    const { hits, misses } = cache;
+    const qC = await quote(orderNo, kid('KIDC'));
+    assert.equal(cache.misses, misses + 1, 'read, not priced from the stale kept context');
+    assert.equal(cache.hits, hits);
+    assert.equal(kept.size, keptBefore - 1, 'an offer quoted after the refund is kept');
+    const b = await submit({ orderNo, refundOfferId: qB.refundOfferId });
+    assert.equal(b.status, 0, b.msg);
+    assert.equal(kept.size, keptBefore - 2, 'written by the reading path, which drops the order’s offer quoted since');
+    const c = await submit({ orderNo, refundOfferId: qC.refundOfferId });
+    assert.equal(c.status, 0, c.msg);
+    assert.equal(kept.written, written + 1, 'the second and third by the reading path');
+    assert.equal(await refundsOf(orderNo), 3);
   });
 
   test('spec 7.1 813: one offer submitted twice at once, read by both (the order named by PNR): one refund, and each answer its own', async () => {

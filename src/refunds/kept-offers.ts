@@ -6,6 +6,7 @@
 // the reading path (src/refunds/submit.ts). The store stays the source of truth; a kept offer is never an answer.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { contextCacheFor } from './context-cache.js';
 import type { OrderContext } from './context.js';
 import type { PricedQuote } from './pricing.js';
 import type { RefundRequestItem } from './wire.js';
@@ -26,6 +27,8 @@ export interface KeptOffer {
 
 export class KeptOffers {
   private readonly entries = new Map<string, KeptOffer>();
+  /** The kept offers of each order (by orderNo), so that a refund written of an order drops them all. */
+  private readonly byOrder = new Map<string, Set<string>>();
   /** Offers a submission of this process is writing: a second submission of one takes the reading path (814/813). */
   private readonly submitting = new Set<string>();
 
@@ -35,10 +38,15 @@ export class KeptOffers {
   keep(offerId: string, offer: KeptOffer, now: Date): void {
     for (const [id, o] of this.entries) {
       if (o.expiresAt.getTime() > now.getTime()) break;
-      if (!this.submitting.has(id)) this.entries.delete(id);
+      if (!this.submitting.has(id)) this.drop(id);
     }
+    this.drop(offerId);
     this.entries.set(offerId, offer);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    const orderNo = offer.ctx.order.order_no;
+    const ofOrder = this.byOrder.get(orderNo);
+    if (ofOrder) ofOrder.add(offerId);
+    else this.byOrder.set(orderNo, new Set([offerId]));
+    if (this.entries.size > this.capacity) this.drop(this.entries.keys().next().value!);
   }
 
   /** Submissions written from a kept offer (the reading path skipped). */
@@ -64,12 +72,33 @@ export class KeptOffers {
    */
   release(offerId: string, keep = false): void {
     this.submitting.delete(offerId);
-    if (!keep) this.entries.delete(offerId);
+    if (!keep) this.drop(offerId);
   }
 
   /** An offer written by another path (the reading path, the order named by PNR): kept no longer. */
   forget(offerId: string): void {
+    this.drop(offerId);
+  }
+
+  /**
+   * A refund or void of the order written by this process: its version moved, so none of its kept offers could
+   * be written as kept (the statement would find the order moved); their submissions go straight to the reading
+   * path. Offers being submitted are dropped too: their submissions end as they would have.
+   */
+  forgetOrder(orderNo: string): void {
+    const ofOrder = this.byOrder.get(orderNo);
+    if (!ofOrder) return;
+    this.byOrder.delete(orderNo);
+    for (const id of ofOrder) this.entries.delete(id);
+  }
+
+  private drop(offerId: string): void {
+    const offer = this.entries.get(offerId);
+    if (offer === undefined) return;
     this.entries.delete(offerId);
+    const orderNo = offer.ctx.order.order_no;
+    const ofOrder = this.byOrder.get(orderNo);
+    if (ofOrder?.delete(offerId) && ofOrder.size === 0) this.byOrder.delete(orderNo);
   }
 
   get size(): number {
@@ -84,4 +113,15 @@ export function keptOffersFor(db: Kysely<Database>): KeptOffers {
   let offers = kept.get(db);
   if (!offers) kept.set(db, (offers = new KeptOffers()));
   return offers;
+}
+
+/**
+ * A refund or void of the order written by this process, whose version it moved: the order's kept offers and
+ * kept contexts are dropped, so that its next submission by offer or quote reads at once instead of finding
+ * the order moved by a statement first (a family quoted one passenger at a time, then submitted one by one).
+ * A write by another process is still found out that way.
+ */
+export function forgetKeptOrder(db: Kysely<Database>, orderNo: string): void {
+  keptOffersFor(db).forgetOrder(orderNo);
+  contextCacheFor(db).forgetOrder(orderNo);
 }

@@ -14,7 +14,7 @@ import { checkShape } from './checks.js';
 import { checkRefund, findCallerOrder, loadCallerOrder, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
-import { keptOffersFor, type KeptOffer } from './kept-offers.js';
+import { forgetKeptOrder, keptOffersFor, type KeptOffer } from './kept-offers.js';
 import { offerStateSql, readOffer, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
@@ -295,6 +295,7 @@ function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitReq
       mapConflict(err);
     }
     if (written !== true) return written;
+    forgetKeptOrder(deps.db, prepared.ctx.order.order_no);
     deps.scheduler.submitted();
     return submitAnswer(deps, submission.priced, submission.offerId, submission.refundCode, displayCurrency);
   });
@@ -464,6 +465,7 @@ async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: Refu
       throwUnusable(outcome, submission.now);
     }
     offers.written++;
+    forgetKeptOrder(deps.db, orderNo);
     deps.scheduler.submitted();
     return submitAnswer(deps, kept.priced, offerId, refundCode, displayCurrency);
   } finally {
@@ -552,6 +554,7 @@ async function submitReadOffer(
     if (!outcome.current) return 'moved';
     throwUnusable(outcome, now);
   }
+  forgetKeptOrder(deps.db, ctx.order.order_no);
   deps.scheduler.submitted();
   return submitAnswer(deps, priced, offerId, refundCode, displayCurrency);
 }
@@ -618,6 +621,7 @@ export async function submitApprovedCase(
       mapConflict(err);
     }
     if (written !== true) return written;
+    forgetKeptOrder(deps.db, prepared.ctx.order.order_no);
     deps.scheduler.submitted();
     return { refundCode: submission.refundCode };
   });

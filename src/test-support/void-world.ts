@@ -45,6 +45,7 @@ export function voidWorld(): WorldFile {
   });
   two('VHOLD1', { status: 'OnHold', tickets: [], issuedAt: undefined });
   two('VXN001', { carrier: 'XN', segments: [{ flight: 'xn' }] });
+  two('VKEPT1');
   return w;
 }
 

@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import { ApiError } from '../errors.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
 import { loadCallerOrder } from '../refunds/prepare.js';
+import { forgetKeptOrder } from '../refunds/kept-offers.js';
 import { executePrepared } from '../refunds/statements.js';
 import { MAX_MOVES } from '../refunds/submit.js';
 import { checkVoid } from './checks.js';
@@ -134,6 +135,8 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
     if (outcome?.state !== 'active' || outcome.current) throw new ApiError(S.OFFER_EXPIRED, 'voidOfferId expired; get a fresh one with voidQuotation.do');
     if (attempt >= MAX_MOVES) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'the order kept changing while this void was checked; wait before retrying');
   }
+  // its refund offers and contexts kept in this process are stale now (voided, nothing is refundable)
+  forgetKeptOrder(deps.db, offer.order_no);
   deps.scheduler.submitted();
   return {
     status: S.OK,

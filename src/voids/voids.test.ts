@@ -13,6 +13,8 @@ import { TEST_CLIENTS } from '../test-support/world.js';
 import { VOID_ORDER_STATUS as VS } from './statuses.js';
 import { waitFor } from '../test-support/wait.js';
 import { atOnce } from '../test-support/order-hold.js';
+import { contextCacheFor } from '../refunds/context-cache.js';
+import { keptOffersFor } from '../refunds/kept-offers.js';
 
 describe('void path', () => {
   let t: TestApp;
@@ -188,6 +190,21 @@ describe('void path', () => {
     assert.deepEqual((await call(t.app, '/queryRefundOrders.do', { orderNo: other })).body.refundOrders, []);
     assert.deepEqual(((await call(t.app, '/queryVoidOrders.do', { orderNo })).body.voidOrders as unknown[]).length, 0);
     await expectStatus('801 a refundCode is no voidCode', call(t.app, '/queryVoidOrders.do', { voidCode: String(refund.body.refundCode) }), 801);
+  });
+
+  test('a void drops the refund offers and contexts this process keeps of its order: a refund after it is refused from the reads (803)', async () => {
+    const orderNo = await orderNoOf('VKEPT1');
+    const ava = [{ lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '1', segments: [refundSegment(t.world, 'out')] }];
+    const offer = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: ava });
+    assert.equal(offer.body.status, 0, String(offer.body.msg));
+    const kept = keptOffersFor(t.store.db);
+    const contexts = contextCacheFor(t.store.db);
+    const [keptBefore, contextsBefore] = [kept.size, contexts.size];
+    await voidOf('VKEPT1');
+    assert.equal(kept.size, keptBefore - 1, 'the refund offer kept no longer');
+    assert.equal(contexts.size, contextsBefore - 1, 'nor the context it was priced from');
+    const refused = await call(t.app, '/refund.do', { orderNo, refundOfferId: offer.body.refundOfferId });
+    assert.equal(refused.body.status, 803, String(refused.body.msg));
   });
 
   // A void and a refund of one order submitted at once, in two statements (two connections, or two API
