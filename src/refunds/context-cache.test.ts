@@ -101,3 +101,59 @@ describe(`kept refund contexts (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGl
     assert.equal(cache.size, 1);
   });
 });
+
+// refund.do by refundRequestList after a quote of the same order in this process: priced from the kept context,
+// written only at its version (decision 0039's statement); a stale copy or a refusal priced from it is read again.
+describe(`refund.do by refundRequestList on a kept context (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  const [, , lastB, firstB] = PLANTED.names;
+  let t: TestApp;
+  let orderNo: string;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+  });
+  after(() => t.close());
+
+  const list = (lastName: string, firstName: string) => ({
+    orderNo,
+    refundRequestList: [{ lastName, firstName, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }],
+  });
+  const quote = async (body: object) => (await call(t.app, '/refundQuotation.do', body)).body as { status: number; msg: string };
+  const submit = async (body: object) => (await call(t.app, '/refund.do', body)).body as { status: number; msg: string; refundCode?: string };
+  const couponsOfB = (status: string) => sql`update ticket_coupons set status = ${status} where ticket_no = '9992000000002'`.execute(t.store.db);
+
+  test('spec 4.2: quoted, then submitted by list — priced from the kept context, the refund written as from a read', async () => {
+    const cache = contextCacheFor(t.store.db);
+    assert.equal((await quote(list(lastA, firstA))).status, 0);
+    const { hits, misses } = cache;
+    const s = await submit(list(lastA, firstA));
+    assert.equal(s.status, 0, s.msg);
+    assert.equal(cache.hits, hits + 1, 'priced from the kept context');
+    assert.equal(cache.misses, misses);
+    const refund = await t.store.db.selectFrom('refund_orders').select(['order_no', 'status']).where('refund_code', '=', s.refundCode!).executeTakeFirstOrThrow();
+    assert.deepEqual(refund, { order_no: orderNo, status: 0 });
+    const tickets = await t.store.db.selectFrom('refund_tickets').select('ticket_no').where('refund_code', '=', s.refundCode!).execute();
+    assert.deepEqual(tickets.map((r) => r.ticket_no), ['9992000000001']);
+  });
+
+  test('spec 7.1 820: a coupon flown behind the service’s back after the quote is seen by the submission by list', async () => {
+    const cache = contextCacheFor(t.store.db);
+    assert.equal((await quote(list(lastB, firstB))).status, 0); // the context read (the refund above dropped it) and kept
+    await couponsOfB('USED'); // straight into the store: the kept copy still says open
+    const hits = cache.hits;
+    const refused = await submit(list(lastB, firstB));
+    assert.equal(refused.status, S.TICKET_USED, refused.msg);
+    assert.equal(cache.hits, hits + 1, 'priced from the kept copy first, whose write found the order moved');
+  });
+
+  test('and the other way round: a refusal priced from the kept context is read again before it is answered', async () => {
+    const cache = contextCacheFor(t.store.db);
+    assert.equal((await quote(list(lastB, firstB))).status, S.TICKET_USED); // the context read again (flown) and kept
+    await couponsOfB('OPEN_FOR_USE');
+    const hits = cache.hits;
+    const s = await submit(list(lastB, firstB));
+    assert.equal(s.status, 0, s.msg);
+    assert.equal(cache.hits, hits + 1);
+    assert.equal(cache.size, 0, 'the written order’s context kept no longer');
+  });
+});

@@ -11,7 +11,8 @@ import { GroupCommitter } from '../store/group-commit.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
 import type { Database, OrderRow } from '../store/schema.js';
 import { checkShape } from './checks.js';
-import { checkRefund, findCallerOrder, loadCallerOrder, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
+import { checkRefund, findCallerOrder, loadCallerOrder, prepareFromContext, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
+import { contextCacheFor, OrderContextCache } from './context-cache.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
 import { forgetKeptOrder, keptOffersFor, type KeptOffer } from './kept-offers.js';
@@ -279,13 +280,29 @@ export async function readUntilWritten<T>(attempt: () => Promise<Attempt<T>>): P
 }
 
 function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, items: RefundRequestItem[], displayCurrency: string | null) {
+  // The order's context kept by a quote of it in this process (decision 0030), if any: checked and priced from
+  // once, without a read; the statement writes only at its version. A refusal priced from it, or an order that
+  // moved since it was read, is read again (a stale copy is no move of the order during this request).
+  const key = OrderContextCache.key(caller.clientId, req);
+  let kept = key === null ? undefined : contextCacheFor(deps.db).get(key);
   return readUntilWritten(async () => {
-    let prepared;
-    try {
-      prepared = await prepareRefund(deps, caller, req, items, true);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, req, items, displayCurrency);
-      throw err;
+    const fromKept = kept;
+    kept = undefined;
+    let prepared: Prepared | undefined;
+    if (fromKept) {
+      try {
+        prepared = prepareFromContext(deps, caller, fromKept, items, checkShape(items), true);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+      }
+    }
+    if (prepared === undefined) {
+      try {
+        prepared = await prepareRefund(deps, caller, req, items, true);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === S.OPERATOR_CONSOLE) await recordConsoleCase(deps, caller, req, items, displayCurrency);
+        throw err;
+      }
     }
     const submission = newSubmission(deps, caller, prepared, items, displayCurrency);
     let written: Attempt<true>;
@@ -294,7 +311,7 @@ function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitReq
     } catch (err) {
       mapConflict(err);
     }
-    if (written !== true) return written;
+    if (written !== true) return written === 'moved' && prepared.ctx === fromKept ? 'behind' : written;
     forgetKeptOrder(deps.db, prepared.ctx.order.order_no);
     deps.scheduler.submitted();
     return submitAnswer(deps, submission.priced, submission.offerId, submission.refundCode, displayCurrency);
