@@ -5,6 +5,7 @@
 // out by that insert, dropped and read again — in this process or after a write by another one.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { KeysByOrder } from './by-order.js';
 import type { OrderContext } from './context.js';
 import type { OrderRef } from './prepare.js';
 
@@ -13,8 +14,8 @@ export const CONTEXT_CACHE_ENTRIES = 2_000;
 
 export class OrderContextCache {
   private readonly entries = new Map<string, OrderContext>();
-  /** The keys each order is kept under (by orderNo: one per client and way of naming it), so that a write drops them all. */
-  private readonly byOrder = new Map<string, Set<string>>();
+  /** The keys each order is kept under (one per client and way of naming it), so that a write drops them all. */
+  private readonly byOrder = new KeysByOrder();
   hits = 0;
   misses = 0;
 
@@ -44,10 +45,7 @@ export class OrderContextCache {
   set(key: string, ctx: OrderContext): void {
     this.delete(key);
     this.entries.set(key, deepFreeze(ctx));
-    const orderNo = ctx.order.order_no;
-    const keys = this.byOrder.get(orderNo);
-    if (keys) keys.add(key);
-    else this.byOrder.set(orderNo, new Set([key]));
+    this.byOrder.add(ctx.order.order_no, key);
     if (this.entries.size > this.capacity) this.delete(this.entries.keys().next().value!);
   }
 
@@ -55,9 +53,7 @@ export class OrderContextCache {
     const ctx = this.entries.get(key);
     if (ctx === undefined) return;
     this.entries.delete(key);
-    const orderNo = ctx.order.order_no;
-    const keys = this.byOrder.get(orderNo);
-    if (keys?.delete(key) && keys.size === 0) this.byOrder.delete(orderNo);
+    this.byOrder.remove(ctx.order.order_no, key);
   }
 
   /**
@@ -66,10 +62,7 @@ export class OrderContextCache {
    * so the next quote reads it at once.
    */
   forgetOrder(orderNo: string): void {
-    const keys = this.byOrder.get(orderNo);
-    if (!keys) return;
-    this.byOrder.delete(orderNo);
-    for (const key of keys) this.entries.delete(key);
+    for (const key of this.byOrder.take(orderNo)) this.entries.delete(key);
   }
 
   get size(): number {

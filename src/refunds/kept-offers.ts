@@ -6,6 +6,7 @@
 // the reading path (src/refunds/submit.ts). The store stays the source of truth; a kept offer is never an answer.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { KeysByOrder } from './by-order.js';
 import { contextCacheFor } from './context-cache.js';
 import type { OrderContext } from './context.js';
 import type { PricedQuote } from './pricing.js';
@@ -27,8 +28,8 @@ export interface KeptOffer {
 
 export class KeptOffers {
   private readonly entries = new Map<string, KeptOffer>();
-  /** The kept offers of each order (by orderNo), so that a refund written of an order drops them all. */
-  private readonly byOrder = new Map<string, Set<string>>();
+  /** The kept offers of each order, so that a refund or void written of an order drops them all. */
+  private readonly byOrder = new KeysByOrder();
   /** Offers a submission of this process is writing: a second submission of one takes the reading path (814/813). */
   private readonly submitting = new Set<string>();
 
@@ -42,10 +43,7 @@ export class KeptOffers {
     }
     this.drop(offerId);
     this.entries.set(offerId, offer);
-    const orderNo = offer.ctx.order.order_no;
-    const ofOrder = this.byOrder.get(orderNo);
-    if (ofOrder) ofOrder.add(offerId);
-    else this.byOrder.set(orderNo, new Set([offerId]));
+    this.byOrder.add(offer.ctx.order.order_no, offerId);
     if (this.entries.size > this.capacity) this.drop(this.entries.keys().next().value!);
   }
 
@@ -86,19 +84,14 @@ export class KeptOffers {
    * path. Offers being submitted are dropped too: their submissions end as they would have.
    */
   forgetOrder(orderNo: string): void {
-    const ofOrder = this.byOrder.get(orderNo);
-    if (!ofOrder) return;
-    this.byOrder.delete(orderNo);
-    for (const id of ofOrder) this.entries.delete(id);
+    for (const id of this.byOrder.take(orderNo)) this.entries.delete(id);
   }
 
   private drop(offerId: string): void {
     const offer = this.entries.get(offerId);
     if (offer === undefined) return;
     this.entries.delete(offerId);
-    const orderNo = offer.ctx.order.order_no;
-    const ofOrder = this.byOrder.get(orderNo);
-    if (ofOrder?.delete(offerId) && ofOrder.size === 0) this.byOrder.delete(orderNo);
+    this.byOrder.remove(offer.ctx.order.order_no, offerId);
   }
 
   get size(): number {
