@@ -458,4 +458,9 @@ describe('a submission read again until written (decision 0039)', () => {
     await assert.rejects(readUntilWritten(b.attempt), (err: ApiError) => err.status === S.SUBMISSION_IN_PROGRESS && /already in progress/.test(err.message));
     assert.equal(b.calls(), 40);
   });
+
+  test('spec 7.1 814: void.do reads again by the same rule, its msg naming the void', async () => {
+    await assert.rejects(readUntilWritten(attempts(['moved']).attempt, 'void'), (err: ApiError) => err.status === S.SUBMISSION_IN_PROGRESS && /this void was checked/.test(err.message));
+    await assert.rejects(readUntilWritten(attempts(['behind']).attempt, 'void'), (err: ApiError) => /^void submission already in progress/.test(err.message));
+  });
 });

@@ -9,7 +9,7 @@ import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } fro
 import { loadCallerOrder } from '../refunds/prepare.js';
 import { forgetKeptOrder } from '../refunds/kept-offers.js';
 import { executePrepared } from '../refunds/statements.js';
-import { MAX_MOVES } from '../refunds/submit.js';
+import { readUntilWritten, type Attempt } from '../refunds/submit.js';
 import { checkVoid } from './checks.js';
 import type { VoidCaller, VoidDeps } from './deps.js';
 import { quoteWire, type VoidQuote } from './quote.js';
@@ -111,7 +111,7 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
   const voidCode = newVoidCode(now);
   // The order read, checked and written with the version the checks ran on; read again when it moved
   // in between (a refund submitted at the same moment: the void then answers as after it, 818).
-  for (let attempt = 1; ; attempt++) {
+  await readUntilWritten(async (): Promise<Attempt<true>> => {
     const ctx = await loadCallerOrder(deps, caller, named ? req : { orderNo: offer.order_no });
     if (ctx.order.order_no !== offer.order_no) throw new ApiError(S.INVALID, 'invalid request: the voidOfferId belongs to another order');
     // The order may have moved since the quotation (a refund, the deadline, another void): check again.
@@ -129,12 +129,13 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
     } catch (err) {
       mapConflict(err);
     }
-    if (outcome?.created === 1) break;
+    if (outcome?.created === 1) return true;
     if (outcome?.state === 'used') throw new ApiError(S.OFFER_ILLEGAL_STATE, USED_MSG);
     if (outcome?.state === 'superseded') throw new ApiError(S.OFFER_ILLEGAL_STATE, SUPERSEDED_MSG);
     if (outcome?.state !== 'active' || outcome.current) throw new ApiError(S.OFFER_EXPIRED, 'voidOfferId expired; get a fresh one with voidQuotation.do');
-    if (attempt >= MAX_MOVES) throw new ApiError(S.SUBMISSION_IN_PROGRESS, 'the order kept changing while this void was checked; wait before retrying');
-  }
+    // active, unexpired and not written: the order's version was no longer the one checked
+    return 'moved';
+  }, 'void');
   // its refund offers and contexts kept in this process are stale now (voided, nothing is refundable)
   forgetKeptOrder(deps.db, offer.order_no);
   deps.scheduler.submitted();
