@@ -1,9 +1,14 @@
 // The access log (decision 0033): one line per answer, with the route's pattern, the method, the HTTP and body
-// statuses, the time and the request id; nothing the caller sent.
+// statuses, the time and the request id; nothing the caller sent. The destination's batches (decision 0041).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { loggerOptions } from './log.js';
+import { batchedDestination, loggerOptions } from './log.js';
 import { call, makeTestApp, type TestApp } from './test-support/app.js';
 import { PLANTED } from './test-support/planted.js';
 import { TEST_ADMIN_TOKEN } from './test-support/world.js';
@@ -88,5 +93,68 @@ describe('access log', () => {
     assert.equal(childrenMade, before + 1);
     const mine = linesOf(res.headers['x-request-id'] as string);
     assert.deepEqual(mine.map((l) => l.msg).sort(), ['answered', 'sandbox clock moved']);
+  });
+});
+
+describe('log destination: lines written in batches (decision 0041)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-log-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  const fileOf = () => path.join(dir, `${++n}.log`);
+  const linesIn = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+  async function until(what: string, check: () => boolean, ms = 3_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > deadline) assert.fail(`waited ${ms} ms for ${what}`);
+      await sleep(10);
+    }
+  }
+
+  test('lines of answers apart in time go out together, not one write each', async (t) => {
+    const file = fileOf();
+    const logger = pino(loggerOptions('info'), batchedDestination(file, { maxDelayMs: 200 }));
+    await sleep(50); // the file opened
+    const writes = t.mock.method(fs, 'write');
+    // twenty answers 2 ms apart: each line's write would be over before the next line
+    for (let i = 0; i < 20; i++) {
+      logger.info({ i }, 'answered');
+      await sleep(2);
+    }
+    await until('the twenty lines', () => linesIn(file).length === 20);
+    assert.ok(writes.mock.callCount() <= 5, `${writes.mock.callCount()} writes for 20 lines`);
+    assert.deepEqual(linesIn(file).map((l) => (JSON.parse(l) as { i: number }).i), [...Array(20).keys()]);
+  });
+
+  test('a line below the batch size is written once it has waited the delay', async () => {
+    const file = fileOf();
+    const logger = pino(loggerOptions('info'), batchedDestination(file, { maxDelayMs: 50 }));
+    logger.info('one line');
+    await until('the line', () => linesIn(file).length === 1);
+    // and again after a quiet time (the timer stopped, and starts with the next line)
+    await sleep(300);
+    logger.info('another');
+    await until('the second line', () => linesIn(file).length === 2);
+  });
+
+  test('a warning is written at once, with the lines before it', async () => {
+    const file = fileOf();
+    const logger = pino(loggerOptions('info'), batchedDestination(file, { maxDelayMs: 60_000 }));
+    await sleep(100); // the file opened (stdout, the service's destination, is open from the start)
+    logger.info('before');
+    logger.warn('a warning');
+    await until('both lines', () => linesIn(file).length === 2, 2_000);
+    assert.deepEqual(linesIn(file).map((l) => (JSON.parse(l) as { msg: string }).msg), ['before', 'a warning']);
+  });
+
+  test('at exit the lines still gathered are written', () => {
+    const file = fileOf();
+    const script = path.join(dir, 'exit.ts');
+    const logModule = path.join(import.meta.dirname, 'log.ts');
+    fs.writeFileSync(script, `import { createLogger } from ${JSON.stringify(logModule)};
+const logger = createLogger('info', ${JSON.stringify(file)});
+setTimeout(() => { logger.info('last words'); process.exit(0); }, 100);
+`);
+    execFileSync(process.execPath, ['--import', 'tsx', script], { stdio: 'pipe', timeout: 30_000 });
+    assert.deepEqual(linesIn(file).map((l) => (JSON.parse(l) as { msg: string }).msg), ['last words']);
   });
 });
