@@ -51,9 +51,9 @@ export function createLogger(level: string, dest: number | string = 1): Logger {
 
 /**
  * pino's asynchronous destination gathering lines until LOG_BATCH_BYTES, and writing what it holds once a line
- * has waited LOG_MAX_DELAY_MS, or at once for a warning or worse. One write per answer handed every access line
- * to a thread of libuv's pool on its own, ~25 µs of the event loop's thread and ~15 of others per answer
- * (decision 0041). At exit pino writes what is left synchronously (its destination's own exit handler).
+ * has waited LOG_MAX_DELAY_MS, or at once for a warning or worse. Written as they came, answers one at a time
+ * handed each access line to a thread of libuv's pool on its own: ~70 µs more process CPU per answer (decision
+ * 0041). At exit pino writes what is left synchronously (its destination's own exit handler).
  */
 export function batchedDestination(dest: number | string, opts: { batchBytes?: number; maxDelayMs?: number } = {}): BatchedDestination {
   const boom = pino.destination({ dest, sync: false, minLength: opts.batchBytes ?? LOG_BATCH_BYTES });
