@@ -12,6 +12,7 @@ import { batchedDestination, loggerOptions } from './log.js';
 import { call, makeTestApp, type TestApp } from './test-support/app.js';
 import { PLANTED } from './test-support/planted.js';
 import { TEST_ADMIN_TOKEN } from './test-support/world.js';
+import { waitFor } from './test-support/wait.js';
 
 describe('access log', () => {
   let t: TestApp;
@@ -102,13 +103,8 @@ describe('log destination: lines written in batches (decision 0041)', () => {
   let n = 0;
   const fileOf = () => path.join(dir, `${++n}.log`);
   const linesIn = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-  async function until(what: string, check: () => boolean, ms = 3_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > deadline) assert.fail(`waited ${ms} ms for ${what}`);
-      await sleep(10);
-    }
-  }
+  /** Polls every 10 ms until `check` holds, for at most `ms`. */
+  const until = (what: string, check: () => boolean, ms = 3_000) => waitFor(what, async () => check(), ms, 10);
 
   test('lines of answers apart in time go out together, not one write each', async (t) => {
     const file = fileOf();

@@ -32,7 +32,7 @@ export const LOG_BATCH_BYTES = 4096;
 /** The longest an info line waits for its batch to fill (decision 0041). */
 export const LOG_MAX_DELAY_MS = 100;
 /** pino's number for `warn`: such lines, and worse, are written at once. */
-const WARN = 40;
+const WARN = pino.levels.values.warn!;
 
 /** What createLogger writes through: pino's asynchronous destination, its lines gathered into batches. */
 export type BatchedDestination = pino.DestinationStream & {
