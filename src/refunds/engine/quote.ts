@@ -227,11 +227,12 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   const cur = ticket.currency;
   const nowMs = instantOf(input.now);
   const departureMs = departureInstant(ticket.firstDeparture);
+  const departureUtc = isoInstant(departureMs);
   const m = minutesBetween(nowMs, departureMs);
   const reasons: Notes =
     input.explain === false
       ? null
-      : [`1. departure ${ticket.firstDeparture.local} ${ticket.firstDeparture.timeZone} = ${isoInstant(departureMs)}; ` + `now ${isoInstant(nowMs)}; m = ${m} minutes (floor)`];
+      : [`1. departure ${ticket.firstDeparture.local} ${ticket.firstDeparture.timeZone} = ${departureUtc}; ` + `now ${isoInstant(nowMs)}; m = ${m} minutes (floor)`];
 
   // Originals in the quote currency (in-flow ancillaries converted when bought in another currency).
   const paidInQuoteCurrency: (number | null)[] = ticket.ancillaries.map((a) => {
@@ -247,7 +248,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
     carrier: ticket.carrier,
     passengerType: ticket.passengerType,
     reason,
-    departureUtc: isoInstant(departureMs),
+    departureUtc,
     minutesToDeparture: m,
     currency: cur,
     fareMinor: ticket.fareMinor,

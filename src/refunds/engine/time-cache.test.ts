@@ -39,6 +39,20 @@ void test('departures read the same on first and later use, interleaved across z
   assert.equal(new Date(first.get('America/New_York 2024-03-10 02:30')!).toISOString(), '2024-03-10T07:30:00.000Z');
 });
 
+void test('a departure is kept by zone and local time as given: neither a neighbour nor another zone reads it', () => {
+  const berlin = departureInstant({ local: '2024-07-01 12:00', timeZone: 'Europe/Berlin' });
+  assert.equal(new Date(berlin).toISOString(), '2024-07-01T10:00:00.000Z');
+  // the same wall time elsewhere, asked after Berlin's reading is kept
+  assert.equal(new Date(departureInstant({ local: '2024-07-01 12:00', timeZone: 'Asia/Tokyo' })).toISOString(), '2024-07-01T03:00:00.000Z');
+  // spaces around it: the same reading, kept under its own text
+  assert.equal(departureInstant({ local: ' 2024-07-01 12:00 ', timeZone: 'Europe/Berlin' }), berlin);
+  for (let i = 0; i < 3; i++) {
+    assert.throws(() => departureInstant({ local: '2024-07-01 12:00x', timeZone: 'Europe/Berlin' }), RefundEngineInputError);
+    assert.throws(() => departureInstant({ local: '2024-02-30 12:00', timeZone: 'Europe/Berlin' }), RefundEngineInputError);
+    assert.equal(departureInstant({ local: '2024-07-01 12:00', timeZone: 'Europe/Berlin' }), berlin);
+  }
+});
+
 void test('an unknown zone stays an input error on every call (the memo keeps the refusal)', () => {
   for (let i = 0; i < 3; i++) {
     assert.throws(() => departureInstant({ local: '2024-07-01 12:00', timeZone: 'Mars/Olympus_Mons' }), RefundEngineInputError);
