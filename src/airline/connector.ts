@@ -201,7 +201,11 @@ export interface AirlineConnector {
   supports(carrier: string, feature: AirlineFeature): boolean;
   /** The record, or null when the airline has no such PNR. Throws ConnectorError. */
   readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null>;
-  /** Refund rules and processing terms of a carrier, or null when the carrier is not served. */
+  /**
+   * Refund rules and processing terms of a carrier, or null when the carrier is not served. A connector may answer
+   * the same deep-frozen object until the terms change; readers never change what they get, and may keep what they
+   * derive from a frozen rule by its identity.
+   */
   refundTerms(carrier: string): AirlineRefundTerms | null;
   /** Submits a refund; idempotent on `refundCode`. Throws ConnectorError (retryable or not). */
   submitRefund(carrier: string, submission: AirlineRefundSubmission, opts: CallOptions): Promise<AirlineRefundReceipt>;

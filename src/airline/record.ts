@@ -48,7 +48,8 @@ export function isImmutableRecord(record: AirlineRecord): boolean {
   return immutable.has(record);
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and everything it holds in place (Dates' setters shadowed, as freezeRecord's), and returns it. */
+export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   if (value instanceof Date) {
     for (const k of DATE_SETTERS) Object.defineProperty(value, k, { value: refuseChange });

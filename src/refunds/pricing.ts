@@ -2,6 +2,7 @@
 import { ApiError } from '../errors.js';
 import { parseMoney, toAmount } from '../money/money.js';
 import type { AirlineRefundTerms } from '../airline/connector.js';
+import { deepFreeze } from '../airline/record.js';
 import { quoteRequest, convertMinor, type Rates, type RefundMethod, type RefundReason, type RefundRule, type TicketForQuote } from './engine/index.js';
 import type { OrderContext } from './context.js';
 import { firstDeparture, type Selection } from './checks.js';
@@ -33,7 +34,20 @@ export function ratesFrom(table: Record<string, string>): Rates {
   return (from: string, to: string) => table[`${from}/${to}`] ?? null;
 }
 
+/**
+ * The wire form of the airline's rules, kept per frozen rule (a connector's terms, AirlineConnector.refundTerms): every
+ * quote lists the rules it applied from, the same few objects every time. A rule that is not frozen is copied anew.
+ */
+const wireOfRule = new WeakMap<RefundRule, RefundRuleWire>();
+
 function ruleToWire(r: RefundRule): RefundRuleWire {
+  if (!Object.isFrozen(r)) return wireRule(r);
+  let wire = wireOfRule.get(r);
+  if (!wire) wireOfRule.set(r, (wire = deepFreeze(wireRule(r))));
+  return wire;
+}
+
+function wireRule(r: RefundRule): RefundRuleWire {
   const out: Record<string, unknown> = { airline: r.airline, ruleType: r.ruleType };
   for (const k of [
     'passengerType',

@@ -23,7 +23,7 @@ import {
 } from '../connector.js';
 import { DateTime } from 'luxon';
 import { callExpired } from '../deadline.js';
-import { freezeRecord } from '../record.js';
+import { deepFreeze, freezeRecord } from '../record.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { isCurrency } from '../../money/money.js';
 import type { Database } from '../../store/schema.js';
@@ -124,18 +124,9 @@ export class SandboxConnector implements AirlineConnector {
   refundTerms(carrier: string): AirlineRefundTerms | null {
     const a = this.world.airlines.get(carrier);
     if (!a) return null;
-    return {
-      carrier,
-      rules: rulesOf(a),
-      confirmationDays: a.confirmationDays,
-      refundDays: a.refundDays,
-      fastConfirmation: a.fastConfirmation,
-      voidWindow: a.voidWindow ?? 'none',
-      homeTimeZone: a.homeTimeZone ?? 'UTC',
-      refundDeadlineDaysAfterDeparture: a.refundDeadlineDaysAfterDeparture ?? null,
-      routesWithoutRefund: [...(a.routesWithoutRefund ?? [])],
-      oneRefundPerBooking: a.oneRefundPerBooking ?? false,
-    };
+    let terms = termsOfAirline.get(a);
+    if (!terms) termsOfAirline.set(a, (terms = deepFreeze(termsOf(carrier, a))));
+    return terms;
   }
 
   async submitRefund(carrier: string, s: AirlineRefundSubmission, opts: CallOptions): Promise<AirlineRefundReceipt> {
@@ -481,7 +472,32 @@ function behaviourOf(airline: WorldAirline, booking: SandboxBooking | undefined)
   return { ...airline.behaviour, ...own };
 }
 
-/** The airline's rules as it publishes them (spec 2.8): the world's rules with the airline code. */
+/**
+ * The refund terms of a world's airline, built once per airline object and deep-frozen: every quote and submission
+ * asks for them, and a world's airlines never change in place (a reload, from the console or followed from another
+ * process, brings new objects).
+ */
+const termsOfAirline = new WeakMap<WorldAirline, AirlineRefundTerms>();
+
+function termsOf(carrier: string, a: WorldAirline): AirlineRefundTerms {
+  return {
+    carrier,
+    rules: rulesOf(a),
+    confirmationDays: a.confirmationDays,
+    refundDays: a.refundDays,
+    fastConfirmation: a.fastConfirmation,
+    voidWindow: a.voidWindow ?? 'none',
+    homeTimeZone: a.homeTimeZone ?? 'UTC',
+    refundDeadlineDaysAfterDeparture: a.refundDeadlineDaysAfterDeparture ?? null,
+    routesWithoutRefund: [...(a.routesWithoutRefund ?? [])],
+    oneRefundPerBooking: a.oneRefundPerBooking ?? false,
+  };
+}
+
+/**
+ * The airline's rules as it publishes them (spec 2.8): the world's rules with the airline code — copies, so that
+ * freezing the terms leaves the world's own objects alone.
+ */
 function rulesOf(a: WorldAirline): AirlineRefundRule[] {
-  return a.refundRules.map((r) => ({ airline: a.code, ...r }));
+  return structuredClone(a.refundRules).map((r) => ({ airline: a.code, ...r }));
 }

@@ -152,9 +152,33 @@ describe('sandbox airline: refund terms', () => {
     assert.equal(terms.refundDeadlineDaysAfterDeparture, 3);
     assert.deepEqual(terms.routesWithoutRefund, ['HND-SGN', 'CDG-JFK']);
     assert.equal(terms.oneRefundPerBooking, true);
-    // a copy: changing the answer does not change the airline
-    terms.routesWithoutRefund.push('XXX-YYY');
+    // kept and frozen: the same answer every time, which nobody can change
+    assert.equal(sandbox.refundTerms('XS'), terms);
+    assert.throws(() => terms.routesWithoutRefund.push('XXX-YYY'), TypeError);
+    assert.throws(() => Object.assign(terms.rules[0]!, { penaltyPercent: 1 }), TypeError);
     assert.deepEqual(sandbox.refundTerms('XS')!.routesWithoutRefund, ['HND-SGN', 'CDG-JFK']);
+  });
+
+  test('kept per airline of the world: a reloaded world answers its own terms; the world itself stays unfrozen', () => {
+    const file = structuredClone(testWorld());
+    airline(file, 'XS').refundRules = [{ ruleType: '1', startMinute: 0, endMinute: 0, penaltyPercent: 10, fareRefundable: true, refundableAncillaries: ['CabinBaggage'] }];
+    const world = buildWorld(file, new Date(), 'test');
+    const sandbox = new SandboxConnector(world);
+    const before = sandbox.refundTerms('XS')!;
+    const own = world.airlines.get('XS')!;
+    assert.equal(Object.isFrozen(own.refundRules), false, "freezing the terms left the world's rules alone");
+    assert.equal(Object.isFrozen(own.refundRules[0]), false);
+    assert.equal(Object.isFrozen(own.refundRules[0]!.refundableAncillaries), false);
+    assert.equal(Object.isFrozen(before.rules[0]!.refundableAncillaries), true);
+    // a reload replaces the world's contents with a world built from the file read again (src/console/world.ts,
+    // world-share.ts): new airline objects
+    const next = structuredClone(file);
+    airline(next, 'XS').refundDays = 30;
+    Object.assign(world, buildWorld(next, new Date(), 'test'));
+    const after = sandbox.refundTerms('XS')!;
+    assert.notEqual(after, before);
+    assert.equal(after.refundDays, 30);
+    assert.equal(before.refundDays, 7);
   });
 
   test('taxStatusConfirmed: false only for a ticket marked taxStatusUnconfirmed', async () => {
