@@ -25,13 +25,17 @@ function demo20(ctx: BenchContext) {
   return [...ctx.service.world.bookings.values()].find((b) => b.record.pnr === 'DEMO20')!;
 }
 
-/** refund.do by refundRequestList for a copy of DEMO20 (quote and submit in one step). */
-function submitBody(ctx: BenchContext, orderNo: string): string {
+/**
+ * refund.do bodies by refundRequestList for copies of DEMO20 (quote and submit in one step). The segments' dates
+ * are formatted once: the load generator runs in the service's process, and its own work per request would be
+ * counted as the service's (luxon's `toFormat`, twice a request before).
+ */
+function submitBodies(ctx: BenchContext): (orderNo: string) => string {
   const segments = [
     { depDate: depDate(ctx, 'XS101-out'), flightNo: 'XS101', depAirport: 'HND', arrAirport: 'SGN' },
     { depDate: depDate(ctx, 'XS102-ret'), flightNo: 'XS102', depAirport: 'SGN', arrAirport: 'HND' },
   ];
-  return JSON.stringify({ orderNo, refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '0', segments }] });
+  return (orderNo) => JSON.stringify({ orderNo, refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '0', segments }] });
 }
 
 /** Runs `work` from `concurrency` loops for `seconds` (or until it returns false); returns completions/s. */
@@ -162,10 +166,11 @@ export const refundSubmit: Measure = {
     let firstFailure = '';
     const flow = refundFlow();
     const byOffer = flow !== 'list';
+    const submitBody = submitBodies(ctx);
     const submit = async () => {
       const orderNo = orders[next++];
       if (!orderNo) return false;
-      let payload = submitBody(ctx, orderNo);
+      let payload = submitBody(orderNo);
       if (byOffer) {
         // A caller's usual flow: the quote, then refund.do by its refundOfferId (a failed quote fails the submission).
         const quote = await ctx.service.app.inject({ method: 'POST', url: '/refundQuotation.do', headers, payload });
@@ -306,7 +311,7 @@ export const refundBacklog: Measure = {
     // The template: one real refund.do of a copy of DEMO20 (g = 0), which the copies repeat with their own numbers.
     const record: AirlineRecord = { ...booking.record, pnr: pnr(0), tickets: booking.record.tickets.map((t) => ({ ...t, ticketNo: ticketNo(0), ancillaries: [] })), bookedByClient: 'demo-agency' };
     await db.transaction().execute((trx) => insertOrderFromRecord(trx, { orderNo: orderNo(0), clientId: 'demo-agency', source: 'booking', record, now: clock.now() }));
-    const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers: { ...ctx.authHeaders, 'content-type': 'application/json' }, payload: submitBody(ctx, orderNo(0)) });
+    const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers: { ...ctx.authHeaders, 'content-type': 'application/json' }, payload: submitBodies(ctx)(orderNo(0)) });
     const answer = res.json<{ status: number; refundCode?: string }>();
     if (answer.status !== 0 || !answer.refundCode) throw new LoadFailure(`backlog: the template refund.do answered ${res.body.slice(0, 200)}`);
     const tplCode = answer.refundCode;
