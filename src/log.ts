@@ -28,9 +28,9 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 /** Bytes of lines gathered before a write (decision 0041). */
-export const LOG_BATCH_BYTES = 4096;
+const LOG_BATCH_BYTES = 4096;
 /** The longest an info line waits for its batch to fill (decision 0041). */
-export const LOG_MAX_DELAY_MS = 100;
+const LOG_MAX_DELAY_MS = 100;
 /** pino's number for `warn`: such lines, and worse, are written at once. */
 const WARN = pino.levels.values.warn!;
 
