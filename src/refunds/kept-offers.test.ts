@@ -14,7 +14,7 @@ import { TEST_CLIENTS } from '../test-support/world.js';
 import type { ApiError } from '../errors.js';
 import { contextCacheFor } from './context-cache.js';
 import { KeptOffers, keptOffersFor } from './kept-offers.js';
-import { readUntilWritten, type Attempt } from './submit.js';
+import { readUntilWritten, type Attempt } from './until-written.js';
 import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
 import { moveRefund } from './transition.js';
 

@@ -9,7 +9,7 @@ import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } fro
 import { loadCallerOrder } from '../refunds/prepare.js';
 import { forgetKeptOrder } from '../refunds/kept-offers.js';
 import { executePrepared } from '../refunds/statements.js';
-import { readUntilWritten, type Attempt } from '../refunds/submit.js';
+import { readUntilWritten, type Attempt } from '../refunds/until-written.js';
 import { checkVoid } from './checks.js';
 import type { VoidCaller, VoidDeps } from './deps.js';
 import { quoteWire, type VoidQuote } from './quote.js';
