@@ -530,6 +530,42 @@ test('lanes: a backlog is worked by up to `lanes` batches at once, each job exac
   }
 });
 
+test('embedded store: an idle worker sleeps until its queue\'s next due job instead of polling; a local send wakes it', { timeout: 30_000, skip: DATABASE_URL !== null && 'PGlite only: on PostgreSQL other processes send jobs too, and idle workers poll' }, async () => {
+  const h = await harness();
+  try {
+    const q = h.queue({ queues: { idle: {} } });
+    const ran: number[] = [];
+    await q.work<{ n: number }>('idle', { pollingIntervalSeconds: 0.1 }, async (data) => {
+      ran.push(data.n);
+    });
+    await q.start();
+    await q.send('idle', { n: 1 });
+    await waitFor('job 1 (a local send due now)', () => ran.includes(1));
+    // A job written behind the queue's back (no local send, no wake): a polling worker would fetch it within
+    // its 0.1 s interval; this one sleeps until the maintenance interval (30 s) — nothing is due as far as it knows.
+    const raw = new PgBoss({ db: storeExecutor(h.store.db), schema: h.schema, schedule: false, supervise: false });
+    await raw.send('idle', { n: 2 });
+    await sleep(1000);
+    assert.deepEqual(ran, [1], 'ten polling intervals later the unannounced job still waits');
+    q.wake('idle');
+    await waitFor('job 2 once the worker is told', () => ran.includes(2));
+    // A job due later: the worker reads its due time and sleeps until then.
+    const sentAt = Date.now();
+    await q.send('idle', { n: 3 }, { startAfterSeconds: 1 });
+    await waitFor('job 3 at its time', () => ran.includes(3));
+    const after = Date.now() - sentAt;
+    assert.ok(after >= 950 && after < 3000, `job 3 ran ${after} ms after it was sent`);
+    // Another queue object of this process on the same store and schema (the bench's refund workers beside the
+    // service's): its sends wake these workers too.
+    const other = h.queue({ queues: { idle: {} } });
+    await other.start();
+    await other.send('idle', { n: 4 });
+    await waitFor('job 4, sent by the other queue object', () => ran.includes(4), 5_000);
+  } finally {
+    await h.close();
+  }
+});
+
 test('lanes: out of range is refused', { timeout: 30_000 }, async () => {
   const h = await harness();
   try {

@@ -97,7 +97,10 @@ export interface SendOptions {
 export interface WorkOptions {
   /** Jobs fetched at once; their handlers run concurrently (default 1). */
   batchSize?: number;
-  /** How long an idle worker waits before polling again (default 2 s). Local sends wake it earlier. */
+  /**
+   * How long an idle worker waits before polling again (default 2 s). Local sends wake it earlier. On the
+   * embedded store an idle worker does not poll: it sleeps until its queue's next job is due (see WorkerLoop).
+   */
   pollingIntervalSeconds?: number;
   /**
    * Batches in flight at once while the queue has a backlog (default 1, at most 16). The worker polls with one
@@ -250,6 +253,9 @@ interface Declared {
 
 type LifeCycle = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
 
+/** The started job queues of each embedded store (one process holds its data folder): see wakeLocal. */
+const embeddedQueues = new WeakMap<Store['db'], Set<PgBossJobQueue>>();
+
 class PgBossJobQueue implements JobQueue {
   readonly schema: string;
   readonly kind: StoreKind;
@@ -264,6 +270,7 @@ class PgBossJobQueue implements JobQueue {
   /** pg-boss's constructor defaults, which its insert falls back to (see insertSql). */
   private readonly sendDefaults: { expireInSeconds: number; retryLimit: number; retryDelaySeconds: number; retryBackoff: boolean };
   private state: LifeCycle = 'new';
+  private readonly maintenanceMs: number;
 
   get running(): boolean {
     return this.state === 'started';
@@ -320,6 +327,10 @@ class PgBossJobQueue implements JobQueue {
     });
     // An EventEmitter 'error' without a listener would throw; maintenance errors are logged and retried next time.
     this.boss.on('error', (err: unknown) => this.log.error({ err, jobSchema: this.schema }, 'job queue maintenance error'));
+    // Maintenance moves jobs this process did not send (an expired attempt into its retry): on the embedded
+    // store the idle workers, which sleep until their queue's next due job, read it again.
+    this.maintenanceMs = (opts.maintenanceIntervalSeconds ?? DEFAULTS.maintenanceIntervalSeconds) * 1000;
+    if (this.kind === 'pglite') this.boss.on('maintenance', () => this.wakeLocal(null, 'later'));
   }
 
   async start(): Promise<void> {
@@ -337,6 +348,10 @@ class PgBossJobQueue implements JobQueue {
       throw err;
     }
     this.state = 'started';
+    if (this.kind === 'pglite') {
+      const queues = embeddedQueues.get(this.db) ?? new Set<PgBossJobQueue>();
+      embeddedQueues.set(this.db, queues.add(this));
+    }
     for (const w of this.workers) w.start();
     this.log.info({ jobSchema: this.schema, queues: [...this.declared.keys()], workers: this.workers.length }, 'job queue started');
   }
@@ -455,6 +470,7 @@ class PgBossJobQueue implements JobQueue {
     await Promise.all(this.workers.map((w) => w.done)); // prompt now: only database steps remain
     await this.boss.stop({ graceful: false, close: false });
     await this.exec.drain(); // a maintenance run still on its way to the database
+    embeddedQueues.get(this.db)?.delete(this);
     this.state = 'stopped';
     this.log.info({ jobSchema: this.schema }, 'job queue stopped');
   }
@@ -485,9 +501,11 @@ class PgBossJobQueue implements JobQueue {
     // pg-boss joins the insert to its queue table: a missing queue row would drop the job without an error.
     if (id === null && q.policy !== 'short') throw new Error(`job not stored: queue "${name}" is missing from ${this.schema}.queue`);
     // Wake local idle workers. On PGlite their fetch waits behind the caller's transaction (one connection),
-    // so it sees the job once committed; on PostgreSQL a transactional send leaves it to the next poll.
-    if (id !== null && !startAfterSeconds && (!trx || this.kind === 'pglite')) {
-      for (const w of this.workers) if (w.name === name) w.wake();
+    // so it sees the job once committed; on PostgreSQL a transactional send leaves it to the next poll. A job
+    // due later wakes them on PGlite only, to read the queue's next due time again (they sleep until it).
+    if (id !== null && (!trx || this.kind === 'pglite')) {
+      if (!startAfterSeconds) this.wake(name);
+      else if (this.kind === 'pglite') this.wakeLocal(name, 'later');
     }
     return id;
   }
@@ -538,7 +556,20 @@ class PgBossJobQueue implements JobQueue {
   }
 
   wake(name: string): void {
-    for (const w of this.workers) if (w.name === name) w.wake();
+    this.wakeLocal(name, 'due');
+  }
+
+  /**
+   * Wakes the idle workers of queue `name` (null: of every queue) in this process. On PGlite, those of every
+   * job queue on the same store and schema: the workers sleep until the due times they read, so a job that
+   * another queue object of this process sent (the bench's refund workers beside the service's) must wake them too.
+   */
+  private wakeLocal(name: string | null, kind: 'due' | 'later'): void {
+    const queues = this.kind === 'pglite' ? (embeddedQueues.get(this.db) ?? [this]) : [this];
+    for (const q of queues) {
+      if (q.schema !== this.schema) continue;
+      for (const w of q.workers) if (name === null || w.name === name) w.wake(kind);
+    }
   }
 
   limitsOf(name: string): RetryLimits {
@@ -564,7 +595,10 @@ class PgBossJobQueue implements JobQueue {
     check(Number.isFinite(polling) && polling >= MIN_POLLING_SECONDS, `work: pollingIntervalSeconds must be ≥ ${MIN_POLLING_SECONDS}`);
     const lanes = opts.lanes ?? 1;
     check(Number.isInteger(lanes) && lanes >= 1 && lanes <= 16, 'work: lanes must be an integer from 1 to 16');
-    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, handler, this.schema, lanes);
+    // On the embedded store this process makes every change to the queue's jobs (one process; maintenance
+    // wakes the workers): an idle worker sleeps until the next due job, and at most a maintenance interval.
+    const untilDueMaxMs = this.kind === 'pglite' ? this.maintenanceMs : null;
+    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, untilDueMaxMs, handler, this.schema, lanes);
     this.workers.push(worker);
     if (this.state === 'started') worker.start();
   }
@@ -599,12 +633,25 @@ interface Running {
 type Outcome = { run: Running; job: PgBoss.JobWithMetadata<unknown>; error: unknown; ok: boolean };
 type Handlers = { one: JobHandler<unknown>; batch?: undefined } | { batch: BatchHandler<unknown>; one?: undefined };
 
+/** What ended a worker's sleep: its time, a local send of a job due now (or stop()), or of one due later. */
+type Wake = 'timeout' | 'due' | 'later';
+
+/** How long an idle worker sleeps before it fetches or asks again, and whether the end of that sleep means a due job. */
+interface IdleWait {
+  ms: number;
+  dueThen: boolean;
+}
+
+/** Added to a due time the worker sleeps until: pg-boss fetches jobs whose start_after is strictly past. */
+const DUE_MARGIN_MS = 2;
+
 /** One polling loop on one queue. */
 class WorkerLoop {
   private stopping = false;
   /** Set by abandonAll(): running attempts were given up; jobs fetched from now on are handed back. */
   private hardStopped = false;
-  private woken = false;
+  /** A wake() since the loop last looked: 'due' (a job due now, or stop) outranks 'later'. */
+  private woken: Wake | null = null;
   private wakeSleeper: (() => void) | null = null;
   private readonly running = new Map<string, Running>();
   private fetchErrors = 0;
@@ -612,6 +659,12 @@ class WorkerLoop {
   private idleLanes: Array<() => void> = [];
   done: Promise<void> = Promise.resolve();
 
+  /**
+   * `intervalMs`: how often an idle worker probes (PostgreSQL: other processes send jobs too), and the base of
+   * the back-off after a failed fetch. `untilDueMaxMs` (the embedded store, where this process sends every job
+   * and pg-boss's maintenance wakes the workers): an idle worker instead reads when its queue's next job is
+   * due and sleeps until then, at most this long; a local send wakes it as before.
+   */
   constructor(
     private readonly boss: PgBoss,
     private readonly exec: TrackedExecutor,
@@ -619,21 +672,35 @@ class WorkerLoop {
     readonly name: string,
     private readonly batchSize: number,
     private readonly intervalMs: number,
+    private readonly untilDueMaxMs: number | null,
     private readonly handler: Handlers,
     schema: string,
     private readonly lanes: number,
   ) {
-    this.dueSql = `select exists (select 1 from ${schema}.job where name = $1 and state < 'active' and start_after < now()) as due`;
+    this.dueSql =
+      untilDueMaxMs === null
+        ? `select exists (select 1 from ${schema}.job where name = $1 and state < 'active' and start_after < now()) as due`
+        : `select (extract(epoch from min(start_after) - now()) * 1000)::float8 as wait_ms from ${schema}.job where name = $1 and state < 'active'`;
   }
 
-  /** Is a job of this queue due? One index probe, against pg-boss's fetch (a locking update with a window). */
+  /**
+   * Is a job of this queue due, or how long until one is? One index probe, against pg-boss's fetch (a locking
+   * update with a window). PostgreSQL: due, or poll again after the interval. The embedded store: the
+   * waiting jobs' earliest start_after (pg-boss's index on (name, start_after)), nothing waiting: the longest sleep.
+   */
   private readonly dueSql: string;
-  private async anyDue(): Promise<boolean> {
+  private async idleWait(): Promise<IdleWait> {
+    const due = { ms: 0, dueThen: true };
     try {
-      const { rows } = await this.exec.executeSql(this.dueSql, [this.name]);
-      return rows[0]?.due !== false;
+      const row = (await this.exec.executeSql(this.dueSql, [this.name])).rows[0];
+      if (this.untilDueMaxMs === null) return row?.due === false ? { ms: this.intervalMs, dueThen: false } : due;
+      const waitMs = row?.wait_ms;
+      if (waitMs === null || waitMs === undefined) return { ms: this.untilDueMaxMs, dueThen: false };
+      const ms = Math.ceil(Number(waitMs)) + DUE_MARGIN_MS;
+      if (!(ms > DUE_MARGIN_MS)) return due;
+      return ms <= this.untilDueMaxMs ? { ms, dueThen: true } : { ms: this.untilDueMaxMs, dueThen: false };
     } catch {
-      return true; // the fetch reports the store's errors
+      return due; // the fetch reports the store's errors
     }
   }
 
@@ -644,8 +711,9 @@ class WorkerLoop {
     this.done = Promise.all(lanes).then(() => undefined);
   }
 
-  wake(): void {
-    this.woken = true;
+  /** A job due now was sent here (or the worker stops): fetch. `later`: a job due later, or moved: ask again when. */
+  wake(kind: 'due' | 'later' = 'due'): void {
+    if (this.woken !== 'due') this.woken = kind;
     this.wakeSleeper?.();
   }
 
@@ -683,38 +751,44 @@ class WorkerLoop {
     return ids;
   }
 
-  /** Sleeps `ms` or until woken; answers whether a wake() (a local send, stop) ended it. */
-  private async sleep(ms: number): Promise<boolean> {
-    if (this.woken || this.stopping) {
-      this.woken = false;
-      return true;
-    }
-    let woken = false;
+  /** Sleeps `ms` or until woken; answers what ended it. */
+  private async sleep(ms: number): Promise<Wake> {
+    if (this.woken !== null || this.stopping) return this.takeWake();
     await new Promise<void>((resolve) => {
       let timer = setTimeout(resolve, ms);
       this.wakeSleeper = () => {
         clearTimeout(timer);
         this.wakeSleeper = null;
-        woken = true;
         // A burst of sends wakes the worker once: a few milliseconds later, one fetch takes a whole batch.
         if (this.stopping) resolve();
         else timer = setTimeout(resolve, WAKE_COALESCE_MS);
       };
     });
     this.wakeSleeper = null;
-    this.woken = false;
+    return this.takeWake();
+  }
+
+  private takeWake(): Wake {
+    const woken = this.stopping ? 'due' : (this.woken ?? 'timeout');
+    this.woken = null;
     return woken;
   }
 
   private async loop(): Promise<void> {
     // After a sleep that ran out (no local send woke it), a cheap probe decides whether to fetch: an idle queue
-    // polled twice a second cost pg-boss's fetch each time (1.7 ms of the embedded store's one thread).
+    // polled twice a second cost pg-boss's fetch each time (1.7 ms of the embedded store's one thread). On the
+    // embedded store the probe also tells how long to sleep: an idle service there probed its seven queues
+    // 722 times a minute at 0.5–5 s (BENCHMARKS.md, 2026-11-29 night).
     let probe = false;
     while (!this.stopping) {
-      this.woken = false;
-      if (probe && !(await this.anyDue())) {
-        probe = !(await this.sleep(this.intervalMs));
-        continue;
+      this.woken = null;
+      if (probe) {
+        const wait = await this.idleWait();
+        if (wait.ms > 0) {
+          const woke = await this.sleep(wait.ms);
+          probe = woke === 'timeout' ? !wait.dueThen : woke === 'later';
+          continue;
+        }
       }
       const fetched = await this.fetchAndRun();
       if (fetched === 'stopped') break;
@@ -722,8 +796,11 @@ class WorkerLoop {
         await this.sleep(Math.min(this.intervalMs * 2 ** Math.min(this.fetchErrors, 6), 30_000));
         continue;
       }
-      // A full batch means more may be waiting: fetch again at once.
-      probe = fetched < this.batchSize && !(await this.sleep(this.intervalMs));
+      // A full batch means more may be waiting: fetch again at once. Otherwise probe: on PostgreSQL after the
+      // polling interval (a local send of a job due now ends it in a fetch), on the embedded store at once.
+      if (fetched >= this.batchSize) probe = false;
+      else if (this.untilDueMaxMs !== null) probe = true;
+      else probe = (await this.sleep(this.intervalMs)) !== 'due';
     }
   }
 
