@@ -554,7 +554,7 @@ test('embedded store: an idle worker sleeps until its queue\'s next due job inst
     await q.send('idle', { n: 3 }, { startAfterSeconds: 1 });
     await waitFor('job 3 at its time', () => ran.includes(3));
     const after = Date.now() - sentAt;
-    assert.ok(after >= 950 && after < 3000, `job 3 ran ${after} ms after it was sent`);
+    assert.ok(after >= 950 && after < 5000, `job 3 ran ${after} ms after it was sent`);
     // Another queue object of this process on the same store and schema (the bench's refund workers beside the
     // service's): its sends wake these workers too.
     const other = h.queue({ queues: { idle: {} } });
