@@ -503,10 +503,8 @@ class PgBossJobQueue implements JobQueue {
     // Wake local idle workers. On PGlite their fetch waits behind the caller's transaction (one connection),
     // so it sees the job once committed; on PostgreSQL a transactional send leaves it to the next poll. A job
     // due later wakes them on PGlite only, to read the queue's next due time again (they sleep until it).
-    if (id !== null && (!trx || this.kind === 'pglite')) {
-      if (!startAfterSeconds) this.wake(name);
-      else if (this.kind === 'pglite') this.wakeLocal(name, 'later');
-    }
+    const kind = startAfterSeconds ? 'later' : 'due';
+    if (id !== null && (this.kind === 'pglite' || (!trx && kind === 'due'))) this.wakeLocal(name, kind);
     return id;
   }
 
