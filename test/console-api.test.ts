@@ -15,6 +15,7 @@ import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator } from '../src/console/operators.js';
 import { FailedLogins, WINDOW_MS } from '../src/console/throttle.js';
 import { CANCEL_REASON } from '../src/refunds/statuses.js';
+import { contextCacheFor } from '../src/refunds/context-cache.js';
 import { ConnectorError } from '../src/airline/connector.js';
 import { SandboxConnector } from '../src/airline/sandbox/connector.js';
 import { buildWorld } from '../src/airline/sandbox/world.js';
@@ -933,6 +934,9 @@ describe('console: withdraw a refund claim the airline holds (status 1 → 6, do
   test('while the airline processes it: withdrawn at the airline first, then 6 here (audited; the client sees 6 and its cancelReason); the tickets are free again', async () => {
     const code = await claimAtAirline('DEMO02', 'CHANGE', 'CARL', 'XS201-changed');
     assert.equal((await statusOf(code)).status, 1);
+    const quote = () =>
+      call(t.app, '/refundQuotation.do', { airlinePNR: 'DEMO02', carrier: 'XS', refundRequestList: [{ lastName: 'CHANGE', firstName: 'CARL', refundReason: '1', segments: [seg('XS201-changed')] }] }, { client: DEMO });
+    assert.equal((await quote()).body.status, 803, 'the ticket taken; the order’s context read and kept in this process'); // spec 7.1: 803
     const agent = await session();
     const detail = (await t.app.inject({ method: 'GET', url: `/console/api/refunds/${code}`, headers: { cookie: agent.cookie } })).json().refund;
     assert.deepEqual(detail.actions.withdraw, { allowed: true });
@@ -941,6 +945,12 @@ describe('console: withdraw a refund claim the airline holds (status 1 → 6, do
     assert.equal(ok.statusCode, 200, ok.body);
     assert.deepEqual(ok.json(), { ok: true, atAirline: true });
     assert.deepEqual(await statusOf(code), { status: 6, cancel_reason: CANCEL_REASON.USER_CANCELLED });
+    // The withdrawal freed the ticket and dropped the order's kept context: the next quote reads it at once.
+    const cache = contextCacheFor(t.store.db);
+    const { hits, misses } = cache;
+    const quoted = await quote();
+    assert.equal(quoted.body.status, 0, String(quoted.body.msg));
+    assert.deepEqual({ hits: cache.hits, misses: cache.misses }, { hits, misses: misses + 1 }, 'read at once, no stale copy priced first');
     const airline = await t.store.db.selectFrom('sandbox_refunds').select('withdrawn_at').where('refund_code', '=', code).executeTakeFirstOrThrow();
     assert.ok(airline.withdrawn_at, 'the airline recorded the withdrawal');
     const q = await call(t.app, '/queryRefundOrders.do', { refundCode: code }, { client: DEMO });

@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
 import type { RefundDeps, RefundPollState } from '../refunds/deps.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
+import { forgetKeptOrder } from '../refunds/kept-offers.js';
 import { submitApprovedCase, type ConsoleCaseRequest } from '../refunds/submit.js';
 import { moveRefund } from '../refunds/transition.js';
 import { retryEvents } from '../webhooks/admin.js';
@@ -118,20 +119,23 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
       throw err;
     }
   }
-  await deps.db.transaction().execute(async (trx) => {
+  const move = await deps.db.transaction().execute(async (trx) => {
     const r = await lockRefund(trx, refundCode);
     const before = { status: r.status, cancelReason: r.cancel_reason };
     if (atAirline && r.status === RS.WITHDRAWN) {
       // The poll saw the airline's withdrawal first and moved the refund: only the operator's request is left to record.
       await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, { status: RS.AIRLINE_PROCESSING, cancelReason: null }, { status: RS.WITHDRAWN, cancelReason: r.cancel_reason, atAirline: true });
-      return;
+      return null;
     }
     if (r.status !== found.status) throw new ActionRefused(409, `cannot withdraw: the refund moved to status ${r.status} meanwhile${atAirline ? ' (the airline agreed to withdraw it; its poll will settle it)' : ''}`);
     // The lifecycle's own status change (src/refunds/transition.ts): the history row, and the tickets freed for a new request.
     const cause = `withdrawn in the console by ${operator.login}${atAirline ? '; withdrawn at the airline' : ''}`;
-    await moveRefund(trx, deps.refunds.clock.now(), refundCode, r.status, RS.WITHDRAWN, cause, { cancel_reason: cancelReason });
+    const moved = await moveRefund(trx, deps.refunds.clock.now(), refundCode, r.status, RS.WITHDRAWN, cause, { cancel_reason: cancelReason });
     await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, before, { status: RS.WITHDRAWN, cancelReason, ...(atAirline ? { atAirline: true } : {}) });
+    return moved;
   });
+  // Its tickets freed: the order's kept contexts and offers in this process are stale (src/refunds/kept-offers.ts).
+  if (move?.freedOrderNo) forgetKeptOrder(deps.db, move.freedOrderNo);
   return { atAirline };
 }
 

@@ -15,6 +15,11 @@ export class KeysByOrder {
     if (ofOrder?.delete(key) && ofOrder.size === 0) this.keys.delete(orderNo);
   }
 
+  /** How many keys of the order are held. */
+  count(orderNo: string): number {
+    return this.keys.get(orderNo)?.size ?? 0;
+  }
+
   /** The order's keys, forgotten here (none: empty). */
   take(orderNo: string): Iterable<string> {
     const ofOrder = this.keys.get(orderNo);

@@ -10,6 +10,7 @@ import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { contextCacheFor, OrderContextCache } from './context-cache.js';
 import { REFUND_STATUS as S } from './statuses.js';
+import { waitFor } from '../test-support/wait.js';
 
 const [lastA, firstA] = PLANTED.names;
 
@@ -155,5 +156,44 @@ describe(`refund.do by refundRequestList on a kept context (${process.env.DATABA
     assert.equal(s.status, 0, s.msg);
     assert.equal(cache.hits, hits + 1);
     assert.equal(cache.size, 0, 'the written order’s context kept no longer');
+  });
+});
+
+// A refund the workers move to rejected frees its tickets, which moves its order's version: the order's kept
+// context is dropped once that move commits, so the next quote in this process reads the order at once instead of
+// pricing a refusal from the stale copy first (docs/architecture.md "Refund lifecycle"; decision 0030).
+describe(`kept refund contexts and the workers' moves (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld(), workers: true });
+  });
+  after(() => t.close());
+
+  test('spec 7.1 803: a refund the airline rejects frees its tickets, and the next quote reads the order at once', async () => {
+    const f = t.world.flights.get('out')!;
+    const claimed = await call(t.app, '/pnr/claim.do', {
+      mmb: { airlinePnr: 'REJ001', email: PLANTED.emails[0] },
+      passengers: [{ name: `${lastA}/${firstA}` }],
+      fromSegments: [{ carrier: f.carrier, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.scheduled.dep.toFormat('yyyyMMddHHmm') }],
+    });
+    assert.equal(claimed.body.status, 0, String(claimed.body.msg));
+    const body = { orderNo: String(claimed.body.orderNo), refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: [refundSegment(t.world, 'out')] }] };
+    const quote = async () => (await call(t.app, '/refundQuotation.do', body)).body as { status: number; msg: string };
+    const submitted = (await call(t.app, '/refund.do', body)).body as { status: number; msg: string; refundCode: string };
+    assert.equal(submitted.status, 0, submitted.msg);
+    const live = await quote(); // read (the submission dropped the order's context) and kept: the ticket is taken
+    assert.equal(live.status, S.ALREADY_SUBMITTED, live.msg);
+
+    const statusOf = async () => (await t.store.db.selectFrom('refund_orders').select('status').where('refund_code', '=', submitted.refundCode).executeTakeFirstOrThrow()).status;
+    await waitFor('submitted to the airline', async () => (await statusOf()) === 1);
+    t.clock.advance(40_000); // past the airline's processingSeconds (30 s): it rejects
+    await waitFor('rejected', async () => (await statusOf()) === 4);
+
+    const cache = contextCacheFor(t.store.db);
+    const { hits, misses } = cache;
+    const again = await quote();
+    assert.equal(again.status, 0, again.msg);
+    assert.equal(cache.hits, hits, 'no stale copy priced first');
+    assert.equal(cache.misses, misses + 1, 'the order read at once');
   });
 });

@@ -68,6 +68,11 @@ export class OrderContextCache {
   get size(): number {
     return this.entries.size;
   }
+
+  /** How many contexts of the order are kept (one per client and way of naming it). */
+  keptOf(orderNo: string): number {
+    return this.byOrder.count(orderNo);
+  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -97,6 +97,11 @@ export class KeptOffers {
   get size(): number {
     return this.entries.size;
   }
+
+  /** How many offers of the order are kept. */
+  keptOf(orderNo: string): number {
+    return this.byOrder.count(orderNo);
+  }
 }
 
 const kept = new WeakMap<Kysely<Database>, KeptOffers>();
@@ -109,10 +114,11 @@ export function keptOffersFor(db: Kysely<Database>): KeptOffers {
 }
 
 /**
- * A refund or void of the order written by this process, whose version it moved: the order's kept offers and
- * kept contexts are dropped, so that its next submission by offer or quote reads at once instead of finding
- * the order moved by a statement first (a family quoted one passenger at a time, then submitted one by one).
- * A write by another process is still found out that way.
+ * A refund or void of the order written or moved by this process, whose version it moved (a submission, a refund
+ * rejected or withdrawn, any move of a void): the order's kept offers and kept contexts are dropped, so that its
+ * next submission by offer or quote reads at once instead of finding the order moved by a statement first (a
+ * family quoted one passenger at a time, then submitted one by one). A write by another process is still found
+ * out that way.
  */
 export function forgetKeptOrder(db: Kysely<Database>, orderNo: string): void {
   keptOffersFor(db).forgetOrder(orderNo);

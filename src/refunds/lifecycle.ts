@@ -21,6 +21,7 @@ import { preparedQuery } from '../store/prepared.js';
 import { unindexed } from '../store/unindexed.js';
 import type { RefundPollState, RefundScheduler } from './deps.js';
 import { executePrepared } from './statements.js';
+import { forgetKeptOrder } from './kept-offers.js';
 import { moveRefund, type TransitionPatch } from './transition.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 
@@ -373,10 +374,16 @@ export class RefundLifecycle {
 
   /** Moves a refund from `from` to `to` if it is still at `from` (./transition.ts); returns whether it moved. */
   async transition(trx: Transaction<Database>, refundCode: string, from: number, to: number, cause: string, patch: TransitionPatch = {}): Promise<boolean> {
-    if (!(await moveRefund(trx, this.deps.clock.now(), refundCode, from, to, cause, patch))) return false;
-    // Logged once the transaction commits: a rolled-back transition never happened.
-    const log = this.deps.log;
-    this.afterCommit.get(trx)?.push(() => log.info({ refundCode, from, to }, 'refund status changed'));
+    const move = await moveRefund(trx, this.deps.clock.now(), refundCode, from, to, cause, patch);
+    if (!move) return false;
+    // Once the transaction commits (a rolled-back transition never happened): logged, and an order whose tickets
+    // it freed has its kept contexts and offers dropped in this process, so that its next quote or submission
+    // reads it at once instead of first finding its version moved.
+    const { db, log } = this.deps;
+    this.afterCommit.get(trx)?.push(() => {
+      if (move.freedOrderNo !== null) forgetKeptOrder(db, move.freedOrderNo);
+      log.info({ refundCode, from, to }, 'refund status changed');
+    });
     return true;
   }
 

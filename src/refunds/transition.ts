@@ -7,13 +7,21 @@ import type { Database } from '../store/schema.js';
 import { unindexed } from '../store/unindexed.js';
 import { REFUND_ORDER_STATUS as RS } from './statuses.js';
 
+/**
+ * A refund moved: the order whose tickets it freed, if it freed any (that order's kept contexts and offers are
+ * stale once the move commits: forgetKeptOrder, ./kept-offers.ts).
+ */
+export interface RefundMove {
+  freedOrderNo: string | null;
+}
+
 /** Columns a status change may set besides the status itself. */
 export type TransitionPatch = Partial<{ cancel_reason: string; airline_refund_id: string; actual_refund_minor: number; completed_on: string; details: string }>;
 
 /**
  * Moves the refund from `from` to `to` inside `trx` if it is still at `from`, with its history row (`cause`, at
- * `now`); answers whether it moved. A step run twice (a retried job, two workers, an agent and a worker) moves a
- * refund at most once and records it once.
+ * `now`); answers the move, or null when it did not move. A step run twice (a retried job, two workers, an agent
+ * and a worker) moves a refund at most once and records it once.
  *
  * The status guard is `unindexed` (src/store/unindexed.ts): the refund is found by its refundCode, never by a
  * walk of a status index.
@@ -26,20 +34,22 @@ export async function moveRefund(
   to: number,
   cause: string,
   patch: TransitionPatch = {},
-): Promise<boolean> {
+): Promise<RefundMove | null> {
   const freesTickets = to === RS.REJECTED || to === RS.WITHDRAWN;
   // Freeing the tickets moves the order's context version, which holds the order's row. Held first, as the
   // submission statements hold it before their triggers hold the console's status counts (decision 0039): held
   // after this update's counts, it could wait in a circle with a submission of the same order.
-  if (freesTickets) await sql`select 1 from orders where order_no = (select r.order_no from refund_orders r where r.refund_code = ${refundCode}) for no key update`.execute(trx);
+  const held = freesTickets
+    ? (await sql<{ order_no: string }>`select order_no from orders where order_no = (select r.order_no from refund_orders r where r.refund_code = ${refundCode}) for no key update`.execute(trx)).rows[0]
+    : undefined;
   const res = await trx
     .updateTable('refund_orders')
     .set({ status: to, updated_at: now, ...patch })
     .where('refund_code', '=', refundCode)
     .where(unindexed('status'), '=', from)
     .executeTakeFirst();
-  if (res.numUpdatedRows === 0n) return false;
+  if (res.numUpdatedRows === 0n) return null;
   await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause }).execute();
   if (freesTickets) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
-  return true;
+  return { freedOrderNo: held?.order_no ?? null };
 }

@@ -8,6 +8,7 @@ import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
 import type { JobInfo, JobQueue } from '../jobs/queue.js';
+import { forgetKeptOrder } from '../refunds/kept-offers.js';
 import { CANCEL_REASON } from '../refunds/statuses.js';
 import type { Database } from '../store/schema.js';
 import { unindexed } from '../store/unindexed.js';
@@ -64,24 +65,43 @@ export class VoidLifecycle {
    * walked (src/voids/lifecycle-plans.test.ts). Public for that test; the steps call it through `moves`.
    */
   async transition(trx: Transaction<Database>, voidCode: string, from: number, to: number, cause: string, patch: Patch = {}): Promise<boolean> {
-    const now = this.deps.clock.now();
-    const res = await trx.updateTable('void_orders').set({ status: to, updated_at: now, ...patch }).where('void_code', '=', voidCode).where(unindexed('status'), '=', from).executeTakeFirst();
-    if (res.numUpdatedRows === 0n) return false;
-    // The history row's trigger writes the order.void webhook event in this same transaction (migration 0011).
-    await trx.insertInto('void_status_history').values({ void_code: voidCode, from_status: from, to_status: to, at: now, cause }).execute();
-    return true;
+    return (await this.move(trx, voidCode, from, to, cause, patch)) !== null;
   }
 
-  /** Runs `fn` in a transaction and logs its moves once it committed (a rolled-back move never happened). */
+  /** `transition`, answering the void's order when it moved (null when it did not). */
+  private async move(trx: Transaction<Database>, voidCode: string, from: number, to: number, cause: string, patch: Patch): Promise<string | null> {
+    const now = this.deps.clock.now();
+    const moved = await trx
+      .updateTable('void_orders')
+      .set({ status: to, updated_at: now, ...patch })
+      .where('void_code', '=', voidCode)
+      .where(unindexed('status'), '=', from)
+      .returning('order_no')
+      .executeTakeFirst();
+    if (!moved) return null;
+    // The history row's trigger writes the order.void webhook event in this same transaction (migration 0011).
+    await trx.insertInto('void_status_history').values({ void_code: voidCode, from_status: from, to_status: to, at: now, cause }).execute();
+    return moved.order_no;
+  }
+
+  /**
+   * Runs `fn` in a transaction and, once it committed (a rolled-back move never happened), logs its moves and
+   * drops the order's kept contexts and offers in this process: every write of a void moves its order's
+   * version (store migration 0016), so its next quote or submission here reads it at once.
+   */
   private async moves(voidCode: string, fn: (move: (from: number, to: number, cause: string, patch?: Patch) => Promise<boolean>, trx: Transaction<Database>) => Promise<void>): Promise<void> {
     const done: Array<[number, number]> = [];
+    let orderNo: string | null = null;
     await this.deps.db.transaction().execute(async (trx) => {
-      await fn(async (from, to, cause, patch) => {
-        const moved = await this.transition(trx, voidCode, from, to, cause, patch);
-        if (moved) done.push([from, to]);
-        return moved;
+      await fn(async (from, to, cause, patch = {}) => {
+        const moved = await this.move(trx, voidCode, from, to, cause, patch);
+        if (moved === null) return false;
+        done.push([from, to]);
+        orderNo = moved;
+        return true;
       }, trx);
     });
+    if (orderNo !== null) forgetKeptOrder(this.deps.db, orderNo);
     for (const [from, to] of done) this.deps.log.info({ voidCode, from, to }, 'void status changed');
   }
 

@@ -123,6 +123,10 @@ describe('void path', () => {
     const card = await voidOf('VCARD1');
     const rej = await voidOf('VREJ01');
     await waitFor('both at 1', async () => (await voidOrder(card)).voidStatus === 1 && (await voidOrder(rej)).voidStatus === 1);
+    // spec 7.1: 803, a refund while the void is under way; the order's context read and kept in this process
+    const refundQuote = async () =>
+      call(t.app, '/refundQuotation.do', { orderNo: await orderNoOf('VREJ01'), refundRequestList: [{ lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '1', segments: [refundSegment(t.world, 'out')] }] });
+    await expectStatus('refund while the void is under way', refundQuote(), 803);
     t.clock.advance(70_000);
     const c = await waitFor('card 5', async () => ((await voidOrder(card)).voidStatus === VS.COMPLETED ? voidOrder(card) : null));
     assert.equal(c.actualRefundAmount, 515);
@@ -131,7 +135,12 @@ describe('void path', () => {
     assert.equal(r.actualRefundAmount, null);
     assert.deepEqual(await historyOf(card), [[null, 0], [0, 1], [1, 5]]);
     assert.deepEqual(await historyOf(rej), [[null, 0], [0, 1], [1, 4]]);
-    // a rejected void frees the order for a new quotation
+    // a rejected void frees the order for a new quotation, and its move dropped the order's kept context: the
+    // next refund quote reads the order at once instead of pricing 803 from the stale copy first
+    const contexts = contextCacheFor(t.store.db);
+    const { hits, misses } = contexts;
+    await expectStatus('refund quote after the rejection', refundQuote(), 0);
+    assert.deepEqual({ hits: contexts.hits, misses: contexts.misses }, { hits, misses: misses + 1 }, 'read at once, no stale copy priced first');
     await expectStatus('quote after a rejection', quote('VREJ01'), 0);
   });
 
@@ -197,12 +206,11 @@ describe('void path', () => {
     const ava = [{ lastName: 'VOIDCASE', firstName: 'AVA', refundReason: '1', segments: [refundSegment(t.world, 'out')] }];
     const offer = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: ava });
     assert.equal(offer.body.status, 0, String(offer.body.msg));
-    const kept = keptOffersFor(t.store.db);
-    const contexts = contextCacheFor(t.store.db);
-    const [keptBefore, contextsBefore] = [kept.size, contexts.size];
+    // the order's own entries: the workers' moves of other orders' voids drop theirs meanwhile
+    const keptOfOrder = () => ({ offers: keptOffersFor(t.store.db).keptOf(orderNo), contexts: contextCacheFor(t.store.db).keptOf(orderNo) });
+    assert.deepEqual(keptOfOrder(), { offers: 1, contexts: 1 }, 'the quote kept its offer and its context');
     await voidOf('VKEPT1');
-    assert.equal(kept.size, keptBefore - 1, 'the refund offer kept no longer');
-    assert.equal(contexts.size, contextsBefore - 1, 'nor the context it was priced from');
+    assert.deepEqual(keptOfOrder(), { offers: 0, contexts: 0 }, 'the refund offer kept no longer, nor the context it was priced from');
     const refused = await call(t.app, '/refund.do', { orderNo, refundOfferId: offer.body.refundOfferId });
     assert.equal(refused.body.status, 803, String(refused.body.msg));
   });
