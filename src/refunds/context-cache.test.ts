@@ -160,8 +160,8 @@ describe(`refund.do by refundRequestList on a kept context (${process.env.DATABA
 });
 
 // A refund the workers move to rejected frees its tickets, which moves its order's version: the order's kept
-// context is dropped once that move commits, so the next quote in this process reads the order at once instead of
-// pricing a refusal from the stale copy first (docs/architecture.md "Refund lifecycle"; decision 0030).
+// context is dropped once that move commits, so the next quote in this process reads the order at once instead
+// of pricing a refusal from the stale copy first (decision 0038, amendment of 2026-11-30).
 describe(`kept refund contexts and the workers' moves (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let t: TestApp;
   before(async () => {
