@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from './support/processes.js';
+import { nodeArgs, ROOT } from './support/processes.js';
 import { PLANTED } from '../src/test-support/planted.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-operators-cli-'));
@@ -14,7 +14,7 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function cli(args: string[], stdin: string): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    const child = spawn(process.execPath, nodeArgs(['src/cli.ts', ...args]), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(dir, 'data'), SANDBOX: 'true', LOG_LEVEL: 'info' },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,5 +1,7 @@
-// Child processes of the process-level tests: postbook's server or CLI run with tsx, their output kept,
-// and every child killed when the test file ends (call `killChildren` in an `after` hook).
+// Child processes of the process-level tests: postbook's server or CLI, their output kept, and every child
+// killed when the test file ends (call `killChildren` in an `after` hook). Under the suite's runner
+// (scripts/run-tests.ts) they run the build it compiled once (`node dist/….js`, as `npm start` deploys it);
+// a test file run on its own runs the sources with tsx.
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import path from 'node:path';
@@ -16,9 +18,27 @@ export interface Proc {
   lines: () => Array<Record<string, unknown>>;
 }
 
-/** `node --import tsx <args>` in the repository, with only PATH, PORT=0, LOG_LEVEL=info and `env`. */
+/**
+ * The folder of the build scripts/run-tests.ts compiled for this run (POSTBOOK_TEST_BUILD), or null: the
+ * sources are run with tsx. Compiling the service's ~200 modules again in every child cost ~1.8 s of CPU each
+ * (tsx's loader thread; ~70 children in a suite).
+ */
+const BUILD = process.env.POSTBOOK_TEST_BUILD?.trim() || null;
+
+/**
+ * Node's arguments for `src/<entry>.ts <args>`: `dist/<entry>.js <args>` from the runner's build, else
+ * `--import tsx src/<entry>.ts <args>`.
+ */
+export function nodeArgs(args: string[]): string[] {
+  const [entry, ...rest] = args;
+  const source = /^src\/(.+)\.ts$/.exec(entry ?? '');
+  if (!source) throw new Error(`nodeArgs: ${entry} is not a source file under src/`);
+  return BUILD ? [path.join(BUILD, `${source[1]}.js`), ...rest] : ['--import', 'tsx', entry!, ...rest];
+}
+
+/** `node src/<entry>.ts <args>` (see nodeArgs) in the repository, with only PATH, PORT=0, LOG_LEVEL=info and `env`. */
 export function spawnNode(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, nodeArgs(args), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
