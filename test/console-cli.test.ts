@@ -6,17 +6,18 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { nodeArgs, ROOT } from './support/processes.js';
+import { migratedDataDir, nodeArgs, ROOT } from './support/processes.js';
 import { PLANTED } from '../src/test-support/planted.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-operators-cli-'));
+const dataDir = await migratedDataDir(path.join(dir, 'data'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function cli(args: string[], stdin: string): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, nodeArgs(['src/cli.ts', ...args]), {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(dir, 'data'), SANDBOX: 'true', LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, SANDBOX: 'true', LOG_LEVEL: 'info' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { killChildren, spawnNode, startServer } from './support/processes.js';
+import { killChildren, migratedDataDir, spawnNode, startServer } from './support/processes.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-ops-cli-'));
 after(() => {
@@ -15,7 +15,7 @@ after(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const env = { DATA_DIR: path.join(dir, 'data'), SANDBOX: 'true' };
+const env = { DATA_DIR: await migratedDataDir(path.join(dir, 'data')), SANDBOX: 'true' };
 async function cli(args: string[], extra: Record<string, string> = {}) {
   const p = spawnNode(['src/cli.ts', ...args], { ...env, ...extra });
   const { code } = await p.exit;

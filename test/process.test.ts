@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { killChildren, ROOT, spawnNode, startServer } from './support/processes.js';
+import { killChildren, migratedDataDir, ROOT, spawnNode, startServer } from './support/processes.js';
 
 const tmpDirs: string[] = [];
 
@@ -85,7 +85,7 @@ describe('server process', () => {
   });
 
   test('a claimed order survives a restart and a kill -9', async () => {
-    const dataDir = tmpDir();
+    const dataDir = await migratedDataDir(tmpDir());
     let server = await startServer({ DATA_DIR: dataDir });
     const claimed = await post(server.url, '/pnr/claim.do', demoClaim());
     assert.equal(claimed.body.status, 0, JSON.stringify(claimed.body));

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../src/store/store.js';
-import { spawnNode, startServer, waitForLog, type Proc } from './support/processes.js';
+import { migratedDataDir, spawnNode, startServer, type Proc, waitForLog } from './support/processes.js';
 import { cleanUp, crashSkip, DATABASE_URL, distribution, freshDatabase, inParallel, logged, post as postTo, secondsSince, sleep, tmpDir } from './support/crash.js';
 import { CRASH_ADMIN_TOKEN, CRASH_CLIENT, crashBookings, crashRefundBody, writeCrashWorld, type CrashBooking } from '../scripts/make-crash-world.js';
 
@@ -109,7 +109,7 @@ describe('refund lifecycle across a crash', () => {
     const bookings = crashBookings(N);
     const dataDir = path.join(dir, 'data');
     const databaseUrl = DATABASE_URL ? await freshDatabase() : null;
-    const env: Record<string, string> = { WORLD: world, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }) };
+    const env: Record<string, string> = { WORLD: world, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: await migratedDataDir(dataDir) }) };
     const report = (line: string) => ctx.diagnostic(`${line} [${secondsSince(t0)} s]`);
 
     // -- first life: take 200 refunds, kill -9 while the workers are carrying them --

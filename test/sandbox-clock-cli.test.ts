@@ -5,16 +5,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { killChildren, spawnNode } from './support/processes.js';
+import { killChildren, migratedDataDir, spawnNode } from './support/processes.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-clock-cli-'));
+const dataDir = await migratedDataDir(path.join(dir, 'data'));
 after(() => {
   killChildren();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function cli(args: string[], env: Record<string, string> = {}) {
-  const p = spawnNode(['src/cli.ts', ...args], { DATA_DIR: path.join(dir, 'data'), SANDBOX: 'true', ...env });
+  const p = spawnNode(['src/cli.ts', ...args], { DATA_DIR: dataDir, SANDBOX: 'true', ...env });
   const { code } = await p.exit;
   return { code, out: p.stdout(), err: p.stderr() };
 }

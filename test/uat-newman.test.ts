@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import newman, { type NewmanRunSummary } from 'newman';
-import { killChildren, ROOT, startServer } from './support/processes.js';
+import { killChildren, migratedDataDir, ROOT, startServer } from './support/processes.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-uat-'));
 after(() => {
@@ -25,7 +25,7 @@ function run(options: newman.NewmanRunOptions): Promise<NewmanRunSummary> {
 }
 
 test('plan §5: the happy-path collection passes end to end on the demo world', { timeout: 300_000 }, async () => {
-  const server = await startServer({ SANDBOX: 'true', HEADER_PREFIX: 'atlas', DATA_DIR: path.join(dir, 'data'), ADMIN_TOKEN });
+  const server = await startServer({ SANDBOX: 'true', HEADER_PREFIX: 'atlas', DATA_DIR: await migratedDataDir(path.join(dir, 'data')), ADMIN_TOKEN });
   // Two weeks ahead, as the original's environment asks (the demo world flies JKT→SUB every day 2–4 weeks out).
   const fromDate = new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
   const summary = await run({

@@ -6,7 +6,7 @@ import { after, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openStore } from '../src/store/store.js';
-import { startServer } from './support/processes.js';
+import { migratedDataDir, startServer } from './support/processes.js';
 import { cleanUp, crashSkip, DATABASE_URL, distribution, freshDatabase, inParallel, logged, post, secondsSince, sleep, tmpDir } from './support/crash.js';
 import { CRASH_ADMIN_TOKEN, CRASH_CLIENT, CRASH_NAMES, crashBookings, crashVoidBody, writeCrashWorld } from '../scripts/make-crash-world.js';
 
@@ -44,7 +44,7 @@ describe('void lifecycle across a crash', () => {
     const bookings = crashBookings(N);
     const databaseUrl = DATABASE_URL ? await freshDatabase() : null;
     const dataDir = path.join(dir, 'data');
-    const env: Record<string, string> = { WORLD: world, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }) };
+    const env: Record<string, string> = { WORLD: world, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: await migratedDataDir(dataDir) }) };
     const report = (line: string) => ctx.diagnostic(`${line} [${secondsSince(t0)} s]`);
 
     const first = await startServer(env);

@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { killChildren, spawnNode } from './support/processes.js';
+import { killChildren, migratedDataDir, spawnNode } from './support/processes.js';
 import { openStore } from '../src/store/store.js';
 import { webhookKeyring } from '../src/webhooks/secret.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-hooks-cli-'));
+const dataDir = await migratedDataDir(path.join(dir, 'data'));
 after(() => {
   killChildren();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -19,7 +20,7 @@ after(() => {
 const KEY = 'cli-test-webhook-key-of-32-characters-or-more';
 
 async function cli(args: string[], env: Record<string, string> = {}) {
-  const p = spawnNode(['src/cli.ts', ...args], { DATA_DIR: path.join(dir, 'data'), SANDBOX: 'true', WEBHOOK_SECRET_KEY: KEY, ...env });
+  const p = spawnNode(['src/cli.ts', ...args], { DATA_DIR: dataDir, SANDBOX: 'true', WEBHOOK_SECRET_KEY: KEY, ...env });
   const { code } = await p.exit;
   return { code, out: p.stdout(), err: p.stderr() };
 }
@@ -56,7 +57,7 @@ describe('postbook clients webhook', () => {
     assert.equal(off.code, 2);
     assert.match(off.err, /WEBHOOK_SECRET_KEY/);
 
-    let store = await openStore({ databaseUrl: null, dataDir: path.join(dir, 'data') });
+    let store = await openStore({ databaseUrl: null, dataDir });
     try {
       const row = await store.db.selectFrom('clients').select(['webhook_url', 'webhook_secret']).where('client_id', '=', 'hook-agency').executeTakeFirstOrThrow();
       assert.equal(row.webhook_url, 'https://hooks.example.com/postbook', 'a rotation keeps the URL');
@@ -66,7 +67,7 @@ describe('postbook clients webhook', () => {
     }
     const removed = await cli(['clients', 'webhook', 'hook-agency', '--remove']);
     assert.equal(removed.code, 0);
-    store = await openStore({ databaseUrl: null, dataDir: path.join(dir, 'data') });
+    store = await openStore({ databaseUrl: null, dataDir });
     try {
       const row = await store.db.selectFrom('clients').select('webhook_url').where('client_id', '=', 'hook-agency').executeTakeFirstOrThrow();
       assert.equal(row.webhook_url, null);

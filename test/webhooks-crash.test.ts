@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openStore } from '../src/store/store.js';
-import { startServer } from './support/processes.js';
+import { migratedDataDir, startServer } from './support/processes.js';
 import { cleanUp, crashSkip, DATABASE_URL, freshDatabase, post as postWith, sleep, tmpDir } from './support/crash.js';
 import { CRASH_ADMIN_TOKEN, CRASH_CLIENT, CRASH_NAMES, crashBookings, crashRefundBody, crashWorld } from '../scripts/make-crash-world.js';
 import { verifyWebhook, WebhookReceiver } from '../src/test-support/webhook-receiver.js';
@@ -56,7 +56,7 @@ describe('webhooks across a crash', () => {
     fs.writeFileSync(worldPath, JSON.stringify(world));
     const dataDir = path.join(dir, 'data');
     const databaseUrl = DATABASE_URL ? await freshDatabase() : null;
-    const env: Record<string, string> = { WORLD: worldPath, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }) };
+    const env: Record<string, string> = { WORLD: worldPath, REFUND_POLL_SECONDS: '1', SANDBOX: 'true', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: await migratedDataDir(dataDir) }) };
 
     // -- first life: submit, let deliveries start, kill -9 --
     const first = await startServer(env);

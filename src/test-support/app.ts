@@ -1,9 +1,8 @@
 // Builds an app for a test: its own fresh database (PGlite cloned from a migrated template, or a fresh
 // schema on PostgreSQL when DATABASE_URL is set), its own world and clock, and a log capture.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { sql } from 'kysely';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -13,16 +12,14 @@ import { assembleService, type ConnectorFactory } from '../service.js';
 import { TestClock } from '../clock.js';
 import { loadConfig, type Config } from '../config.js';
 import { loggerOptions } from '../log.js';
-import { migrationsFingerprint } from '../store/migrate.js';
 import { openStore, type Store } from '../store/store.js';
 import type { RatePools } from '../ratelimit/pools.js';
 import type { LookToBook } from '../booking/look-to-book.js';
 import type { Workers } from '../workers.js';
 import type { OrderExpiry } from '../booking/expiry.js';
 import type { WebhookDeliverer } from '../webhooks/deliverer.js';
+import { migratedTemplateFile } from './template.js';
 import { TEST_ADMIN_TOKEN, TEST_CLIENTS, testWorld } from './world.js';
-
-const PGLITE_VERSION = '0.5.16';
 
 /** Where this process writes its log capture (scripts/run-tests.ts reads them all afterwards). */
 function captureStream(): pino.DestinationStream {
@@ -38,17 +35,7 @@ export function testLogger(level = 'trace') {
 }
 
 async function templateBlob(): Promise<Blob> {
-  // Keyed by the migration set (a digest: the names together outgrow a file name).
-  const file = path.join(os.tmpdir(), `postbook-pglite-template-${PGLITE_VERSION}-${createHash('sha256').update(migrationsFingerprint()).digest('hex').slice(0, 16)}.tar`);
-  if (!fs.existsSync(file)) {
-    const store = await openStore({ databaseUrl: null, dataDir: null });
-    const blob = await store.dump!();
-    await store.close();
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    fs.writeFileSync(tmp, Buffer.from(await blob.arrayBuffer()));
-    fs.renameSync(tmp, file);
-  }
-  return new Blob([fs.readFileSync(file)]);
+  return new Blob([fs.readFileSync(await migratedTemplateFile())]);
 }
 
 /** A fresh, migrated store for one test. */

@@ -2,9 +2,11 @@
 // killed when the test file ends (call `killChildren` in an `after` hook). Under the suite's runner
 // (scripts/run-tests.ts) they run the build it compiled once (`node dist/….js`, as `npm start` deploys it);
 // a test file run on its own runs the sources with tsx.
-import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import path from 'node:path';
+import { migratedTemplateFile } from '../../src/test-support/template.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const children: ChildProcess[] = [];
@@ -44,6 +46,21 @@ export function spawnNode(args: string[], env: Record<string, string>): Proc {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return watch(child);
+}
+
+/**
+ * `dataDir` (a DATA_DIR) holding the embedded store as a first start leaves it before the world is loaded —
+ * the cluster created and every migration run — unpacked from the migrated template the in-process tests
+ * clone (src/test-support/app.ts) into `<dataDir>/pglite`, where the store opens it. A first start in an empty
+ * folder creates the cluster (initdb, ~6 s in WASM) and runs every migration (~1.5 s): for the tests of
+ * anything but that first start. Returns `dataDir`.
+ */
+export async function migratedDataDir(dataDir: string): Promise<string> {
+  const target = path.join(dataDir, 'pglite');
+  fs.mkdirSync(target, { recursive: true });
+  // The dump's member names start with "/": tar strips it (and says so on stderr, not shown).
+  execFileSync('tar', ['-xf', await migratedTemplateFile(), '-C', target], { stdio: 'pipe' });
+  return dataDir;
 }
 
 /** A child process started by a test: killed by killChildren(), its output kept and its JSON log lines parsed. */
