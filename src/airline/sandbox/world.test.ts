@@ -1,6 +1,6 @@
 // The sandbox world loader: the bundled demo world, relative world times, and refusal of malformed worlds
 // with the path of the bad field.
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -53,8 +53,12 @@ function flightIndex(w: WorldFile, id: string): number {
   return i;
 }
 
+const tmpDirs: string[] = [];
+after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
 function tmpFile(name: string, text: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-world-'));
+  tmpDirs.push(dir);
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return file;
