@@ -43,3 +43,13 @@ test('parseMoney reads the spec amount strings', () => {
   assert.deepEqual(parseMoney('JPY 3000'), { currency: 'JPY', minor: 3000 });
   assert.throws(() => parseMoney('12 euros'), MoneyError);
 });
+
+test('parseMoney: a reading kept for its text is the same again, and a caller changing its copy changes no later one', () => {
+  const first = parseMoney('EUR 7.05');
+  first.minor = 1;
+  first.currency = 'USD';
+  assert.deepEqual(parseMoney('EUR 7.05'), { currency: 'EUR', minor: 705 });
+  // a refused text is refused every time (nothing is kept for it)
+  assert.throws(() => parseMoney('7.05 euros'), MoneyError);
+  assert.throws(() => parseMoney('7.05 euros'), MoneyError);
+});

@@ -3,7 +3,7 @@ import { MoneyError, exponentOf, formatMinor } from '../../money/money.js';
 import { convertMinor, ruleAmountIn } from './convert.js';
 import { divHalfUp, parseDecimal, pow10, toSafeNumber } from './decimal.js';
 import { describeWindow, present, rankCandidates, ruleTypeFor, windowOf, type CandidateQuery } from './rules.js';
-import { RefundEngineInputError, departureInstant, instantOf, isoInstant, minutesBetween } from './time.js';
+import { RefundEngineInputError, departureInstant, departureIso, instantOf, isoInstant, minutesBetween } from './time.js';
 import type {
   AncillaryRefund,
   AppliedRule,
@@ -227,7 +227,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   const cur = ticket.currency;
   const nowMs = instantOf(input.now);
   const departureMs = departureInstant(ticket.firstDeparture);
-  const departureUtc = isoInstant(departureMs);
+  const departureUtc = departureIso(departureMs);
   const m = minutesBetween(nowMs, departureMs);
   const reasons: Notes =
     input.explain === false

@@ -1,7 +1,7 @@
 // Departure instants, minutes to departure and calendar days: docs/architecture.md "Refund arithmetic" steps 1 and 10, edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RefundEngineInputError, calendarDate, departureInstant, minutesBetween } from './time.js';
+import { RefundEngineInputError, calendarDate, departureInstant, departureIso, isoInstant, minutesBetween } from './time.js';
 import { quoteTicket } from './quote.js';
 import { rule, ticket } from './test-fixtures.js';
 
@@ -105,4 +105,11 @@ void test('calendarDate counts calendar days from the day of now in the zone', (
   assert.equal(calendarDate(Date.parse('2024-02-28T12:00:00Z'), 1, 'UTC'), '20240229');
   assert.throws(() => calendarDate(now, -1, 'UTC'), RefundEngineInputError);
   assert.throws(() => calendarDate(now, 1.5, 'UTC'), RefundEngineInputError);
+});
+
+test('departureIso is isoInstant of the departure, asked again or not', () => {
+  const ms = departureInstant({ local: '2026-03-29 02:30', timeZone: 'Europe/Berlin' });
+  assert.equal(departureIso(ms), isoInstant(ms));
+  assert.equal(departureIso(ms), new Date(ms).toISOString());
+  assert.equal(departureIso(ms + 60_000), new Date(ms + 60_000).toISOString());
 });

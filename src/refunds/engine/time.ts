@@ -136,3 +136,16 @@ export function calendarDate(nowMs: number, days: number, zone: string): string 
 export function isoInstant(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/** isoInstant of a departure (departureInstant's result), memoised: every ticket of every quote asks it of the same few flights. */
+const departureIsos = new Map<number, string>();
+
+export function departureIso(ms: number): string {
+  let iso = departureIsos.get(ms);
+  if (iso === undefined) {
+    if (departureIsos.size >= MAX_DEPARTURES_PER_ZONE) departureIsos.clear();
+    iso = isoInstant(ms);
+    departureIsos.set(ms, iso);
+  }
+  return iso;
+}
