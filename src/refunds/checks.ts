@@ -60,14 +60,31 @@ export function checkShape(items: RefundRequestItem[]): Reason {
 
 const ymd = (local: string | null) => (local ? local.slice(0, 10).replace(/-/g, '') : null);
 
+/** A segment as the request's segments are matched against it; made once per segment of a kept (frozen) context. */
+interface SegmentKey {
+  flight: string;
+  depDate: string | null;
+  bookedDepDate: string | null;
+}
+const segmentKeys = new WeakMap<SegmentRow, SegmentKey>();
+
+function keyOfSegment(s: SegmentRow): SegmentKey {
+  let key = segmentKeys.get(s);
+  if (key === undefined) {
+    key = { flight: normalizeFlightNumber(s.carrier, s.flightNumber), depDate: ymd(s.depLocal), bookedDepDate: ymd(s.bookedDepLocal) };
+    if (Object.isFrozen(s)) segmentKeys.set(s, key);
+  }
+  return key;
+}
+
 function findSegment(ctx: OrderContext, seg: RefundRequestItem['segments'][number]): SegmentRow | undefined {
-  return ctx.segments.find(
-    (s) =>
-      normalizeFlightNumber(s.carrier, seg.flightNo) === normalizeFlightNumber(s.carrier, s.flightNumber) &&
-      s.depAirport === seg.depAirport.toUpperCase() &&
-      s.arrAirport === seg.arrAirport.toUpperCase() &&
-      (seg.depDate === ymd(s.depLocal) || seg.depDate === ymd(s.bookedDepLocal)),
-  );
+  const depAirport = seg.depAirport.toUpperCase();
+  const arrAirport = seg.arrAirport.toUpperCase();
+  return ctx.segments.find((s) => {
+    if (s.depAirport !== depAirport || s.arrAirport !== arrAirport) return false;
+    const key = keyOfSegment(s);
+    return (seg.depDate === key.depDate || seg.depDate === key.bookedDepDate) && normalizeFlightNumber(s.carrier, seg.flightNo) === key.flight;
+  });
 }
 
 /**

@@ -329,3 +329,20 @@ void test('property: explain: false (the service’s hot path) gives the same qu
     }),
   );
 });
+
+void test('property: a frozen rule list (an airline\'s kept terms, ranked once per list) quotes as its copy does, at every clock', () => {
+  const deepFrozen = (rules: readonly RefundRule[]): readonly RefundRule[] =>
+    Object.freeze(rules.map((r) => Object.freeze({ ...r, ...(r.refundableAncillaries ? { refundableAncillaries: Object.freeze([...r.refundableAncillaries]) } : {}) })));
+  fc.assert(
+    fc.property(arbInput, fc.array(fc.integer({ min: -3_000, max: 60_000 }), { minLength: 1, maxLength: 4 }), (input, laterMinutes) => {
+      const frozen = deepFrozen(input.rules);
+      // the same frozen list again and again (what the ranking keeps), the clock moving through the rules' windows
+      for (const now of [input.now, ...laterMinutes.map((m) => before(m))]) {
+        const plain = quoteTicket({ ...input, now, rules: structuredClone(input.rules) as RefundRule[] });
+        const kept = quoteTicket({ ...input, now, rules: frozen });
+        assert.deepEqual(structuredClone(kept), structuredClone(plain));
+      }
+    }),
+    RUNS,
+  );
+});

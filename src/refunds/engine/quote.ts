@@ -25,8 +25,16 @@ function flag(value: boolean | null | undefined): boolean {
   return value === true;
 }
 
+/** A frozen rule's categories as a set, made once (an airline's terms are frozen: every quote reads the same rules). */
+const categoriesOfRule = new WeakMap<RefundRule, ReadonlySet<string>>();
+
 function refundableCategories(rule: RefundRule): ReadonlySet<string> {
-  return new Set(present(rule.refundableAncillaries) ? rule.refundableAncillaries : []);
+  let categories = categoriesOfRule.get(rule);
+  if (categories === undefined) {
+    categories = new Set(present(rule.refundableAncillaries) ? rule.refundableAncillaries : []);
+    if (Object.isFrozen(rule) && (!present(rule.refundableAncillaries) || Object.isFrozen(rule.refundableAncillaries))) categoriesOfRule.set(rule, categories);
+  }
+  return categories;
 }
 
 function isMinor(n: unknown): n is number {

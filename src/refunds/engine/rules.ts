@@ -66,13 +66,7 @@ export interface CandidateQuery {
 
 /** step 2: carrier's rules with this ruleType, passengerType equal to the ticket's or absent, m in the window. */
 export function isCandidate(rule: RefundRule, q: CandidateQuery): boolean {
-  return (
-    sameCode(rule.airline, q.carrier) &&
-    present(rule.ruleType) &&
-    (rule.ruleType === q.ruleType || String(rule.ruleType).trim() === q.ruleType) &&
-    (!present(rule.passengerType) || sameCode(rule.passengerType, q.passengerType)) &&
-    windowContains(windowOf(rule), q.minutesToDeparture)
-  );
+  return isCandidateAtAnyTime(rule, q) && windowContains(windowOf(rule), q.minutesToDeparture);
 }
 
 /** step 3: passenger-type-specific before generic, then the narrowest window, then list order. */
@@ -88,11 +82,51 @@ export function compareCandidates(a: AppliedRule, b: AppliedRule): number {
 
 /** All candidates in preference order (first = chosen). */
 export function rankCandidates(rules: readonly RefundRule[], q: CandidateQuery): AppliedRule[] {
+  if (Object.isFrozen(rules)) return rankedOfFrozen(rules, q);
   const found: AppliedRule[] = [];
   rules.forEach((rule, index) => {
     if (isCandidate(rule, q)) found.push({ rule, index });
   });
   return found.sort(compareCandidates);
+}
+
+/**
+ * A frozen rule list (an airline's terms, kept by its connector) never changes, and neither does which of its
+ * rules fit a (carrier, passenger type, ruleType) nor their preference order (step 3 reads only the rules and their
+ * places): both are worked out once per list and query, kept in preference order. Per quote only the window test
+ * on the ticket's minutes to departure is left (filtering an ordered list keeps the order). Bounded per list.
+ */
+const rankedByList = new WeakMap<readonly RefundRule[], Map<string, readonly AppliedRule[]>>();
+const MAX_QUERIES_PER_LIST = 1024;
+
+function rankedOfFrozen(rules: readonly RefundRule[], q: CandidateQuery): AppliedRule[] {
+  let byQuery = rankedByList.get(rules);
+  if (!byQuery) rankedByList.set(rules, (byQuery = new Map<string, readonly AppliedRule[]>()));
+  const key = `${q.carrier}|${q.passengerType}|${q.ruleType}`;
+  let ranked = byQuery.get(key);
+  if (ranked === undefined) {
+    const found: AppliedRule[] = [];
+    rules.forEach((rule, index) => {
+      if (isCandidateAtAnyTime(rule, q)) found.push({ rule, index });
+    });
+    ranked = found.sort(compareCandidates);
+    if (byQuery.size >= MAX_QUERIES_PER_LIST) byQuery.clear();
+    byQuery.set(key, ranked);
+  }
+  const m = q.minutesToDeparture;
+  const out: AppliedRule[] = [];
+  for (const a of ranked) if (windowContains(windowOf(a.rule), m)) out.push({ rule: a.rule, index: a.index });
+  return out;
+}
+
+/** isCandidate but for the window. */
+function isCandidateAtAnyTime(rule: RefundRule, q: Omit<CandidateQuery, 'minutesToDeparture'>): boolean {
+  return (
+    sameCode(rule.airline, q.carrier) &&
+    present(rule.ruleType) &&
+    (rule.ruleType === q.ruleType || String(rule.ruleType).trim() === q.ruleType) &&
+    (!present(rule.passengerType) || sameCode(rule.passengerType, q.passengerType))
+  );
 }
 
 export function describeWindow(window: RuleWindow): string {

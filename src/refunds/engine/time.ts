@@ -119,6 +119,9 @@ export function instantOf(now: Date): number {
   return ms;
 }
 
+/** yyyyMMdd of a day number (days since 1970-01-01): every quote asks for the same two or three days. */
+const calendarDates = new Map<number, string>();
+
 /**
  * yyyyMMdd of the calendar day `days` after the day of `nowMs` in `zone`: the zone's wall-clock date of
  * `nowMs` plus `days` calendar days (what luxon's `fromMillis(…, {zone}).startOf('day').plus({days})` gives,
@@ -128,9 +131,16 @@ export function calendarDate(nowMs: number, days: number, zone: string): string 
   if (!Number.isSafeInteger(days) || days < 0) throw new RefundEngineInputError(`day count ${days} is not a whole number ≥ 0`);
   const z = zoneOf(zone);
   if (!z) throw new RefundEngineInputError(`time zone ${JSON.stringify(zone)} is not an IANA zone`);
-  const wall = new Date(nowMs + offsetIn(z, nowMs) * MINUTE);
-  const day = new Date(Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate() + days));
-  return `${String(day.getUTCFullYear()).padStart(4, '0')}${String(day.getUTCMonth() + 1).padStart(2, '0')}${String(day.getUTCDate()).padStart(2, '0')}`;
+  // the zone's calendar day of `now` as a day number since the epoch, then that day plus `days`
+  const dayNumber = Math.floor((nowMs + offsetIn(z, nowMs) * MINUTE) / DAY) + days;
+  let date = calendarDates.get(dayNumber);
+  if (date === undefined) {
+    const day = new Date(dayNumber * DAY);
+    date = `${String(day.getUTCFullYear()).padStart(4, '0')}${String(day.getUTCMonth() + 1).padStart(2, '0')}${String(day.getUTCDate()).padStart(2, '0')}`;
+    if (calendarDates.size >= MAX_DEPARTURES_PER_ZONE) calendarDates.clear();
+    calendarDates.set(dayNumber, date);
+  }
+  return date;
 }
 
 export function isoInstant(ms: number): string {
