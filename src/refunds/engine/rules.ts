@@ -83,9 +83,14 @@ export function compareCandidates(a: AppliedRule, b: AppliedRule): number {
 /** All candidates in preference order (first = chosen). */
 export function rankCandidates(rules: readonly RefundRule[], q: CandidateQuery): AppliedRule[] {
   if (Object.isFrozen(rules)) return rankedOfFrozen(rules, q);
+  return inPreferenceOrder(rules, (rule) => isCandidate(rule, q));
+}
+
+/** The rules that `fits`, with their places, in step 3's order. */
+function inPreferenceOrder(rules: readonly RefundRule[], fits: (rule: RefundRule) => boolean): AppliedRule[] {
   const found: AppliedRule[] = [];
   rules.forEach((rule, index) => {
-    if (isCandidate(rule, q)) found.push({ rule, index });
+    if (fits(rule)) found.push({ rule, index });
   });
   return found.sort(compareCandidates);
 }
@@ -105,11 +110,7 @@ function rankedOfFrozen(rules: readonly RefundRule[], q: CandidateQuery): Applie
   const key = `${q.carrier}|${q.passengerType}|${q.ruleType}`;
   let ranked = byQuery.get(key);
   if (ranked === undefined) {
-    const found: AppliedRule[] = [];
-    rules.forEach((rule, index) => {
-      if (isCandidateAtAnyTime(rule, q)) found.push({ rule, index });
-    });
-    ranked = found.sort(compareCandidates);
+    ranked = inPreferenceOrder(rules, (rule) => isCandidateAtAnyTime(rule, q));
     if (byQuery.size >= MAX_QUERIES_PER_LIST) byQuery.clear();
     byQuery.set(key, ranked);
   }

@@ -17,6 +17,8 @@ const LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
 const MAX_ZONES = 512;
 const MAX_OFFSETS_PER_ZONE = 4096;
 const MAX_DEPARTURES_PER_ZONE = 4096;
+/** Departures' ISO strings (by instant) and calendar dates (by day number), each map. */
+const MAX_FORMATTED = 4096;
 
 interface CachedZone {
   zone: IANAZone;
@@ -137,7 +139,7 @@ export function calendarDate(nowMs: number, days: number, zone: string): string 
   if (date === undefined) {
     const day = new Date(dayNumber * DAY);
     date = `${String(day.getUTCFullYear()).padStart(4, '0')}${String(day.getUTCMonth() + 1).padStart(2, '0')}${String(day.getUTCDate()).padStart(2, '0')}`;
-    if (calendarDates.size >= MAX_DEPARTURES_PER_ZONE) calendarDates.clear();
+    if (calendarDates.size >= MAX_FORMATTED) calendarDates.clear();
     calendarDates.set(dayNumber, date);
   }
   return date;
@@ -153,7 +155,7 @@ const departureIsos = new Map<number, string>();
 export function departureIso(ms: number): string {
   let iso = departureIsos.get(ms);
   if (iso === undefined) {
-    if (departureIsos.size >= MAX_DEPARTURES_PER_ZONE) departureIsos.clear();
+    if (departureIsos.size >= MAX_FORMATTED) departureIsos.clear();
     iso = isoInstant(ms);
     departureIsos.set(ms, iso);
   }
