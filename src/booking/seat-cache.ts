@@ -16,6 +16,7 @@
 //   comes back once the response is out (no allocation, no page faults, no garbage per answer).
 import { gzipSync, constants as zlib } from 'node:zlib';
 import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
+import { BoundedMap } from '../bounded-map.js';
 
 export interface CachedSeatMap {
   key: string;
@@ -89,7 +90,7 @@ export interface SeatMapCacheStats {
 
 export class SeatMapCache {
   readonly stats: SeatMapCacheStats = { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0 };
-  private readonly maps = new Map<string, CachedSeatMap>();
+  private readonly maps = new BoundedMap<string, CachedSeatMap>(MAX_MAPS);
   private readonly answers = new Map<string, StoredAnswer>();
   private answerBytes = 0;
   private readonly askedOnce = new Set<string>();
@@ -124,7 +125,6 @@ export class SeatMapCache {
     if (!answer.ok) return answer;
     const entry: CachedSeatMap = { key, version: answer.version, cabins: answer.cabins, fragments: new Map() };
     if (entry.version !== null) {
-      if (this.maps.size >= MAX_MAPS && !this.maps.has(key)) this.maps.clear();
       this.maps.set(key, entry);
     } else {
       this.maps.delete(key);

@@ -2,6 +2,7 @@
 // digest) pair is cached for a short time; the cache compares digests in constant time. Concurrent misses
 // of one pair (every request of a busy client when its entry expires) share one verification.
 import type { Kysely } from 'kysely';
+import { BoundedMap } from '../bounded-map.js';
 import type { Clock } from '../clock.js';
 import type { ClientSettings, Database } from '../store/schema.js';
 import { findClient } from './clients.js';
@@ -20,8 +21,8 @@ interface CacheEntry {
 }
 
 export class ClientAuthenticator {
-  private readonly verified = new Map<string, CacheEntry>();
-  private readonly refused = new Map<string, number>();
+  private readonly verified = new BoundedMap<string, CacheEntry>(10_000);
+  private readonly refused = new BoundedMap<string, number>(10_000);
   private readonly inFlight = new Map<string, Promise<AuthenticatedClient | null>>();
   /** Bumped by invalidate(): a verification that began before it does not fill the cache. */
   private generation = 0;
@@ -71,12 +72,10 @@ export class ClientAuthenticator {
       (await verifySecret(secret, row.previous_secret_hash));
     const stillValid = generation === this.generation;
     if (!row || row.status !== 'active' || !(current || previousValid)) {
-      if (this.refused.size > 10_000) this.refused.clear();
       if (stillValid) this.refused.set(refusalKey, now + this.ttlMs);
       return null;
     }
     const client: AuthenticatedClient = { clientId: row.client_id, name: row.name, settings: row.settings };
-    if (this.verified.size > 10_000) this.verified.clear();
     // A secret in its grace period is re-checked every time so the grace ends on time.
     if (current && stillValid) this.verified.set(clientId, { secretDigest, client, expiresAt: now + this.ttlMs });
     return client;

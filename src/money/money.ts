@@ -1,5 +1,6 @@
 // Money: integer minor units with ISO 4217 exponents (from the maintained `currency-codes` table, not CLDR/Intl).
 import cc from 'currency-codes';
+import { BoundedMap } from '../bounded-map.js';
 
 export class MoneyError extends Error {}
 
@@ -94,17 +95,11 @@ export interface Money {
  * expression, a split and a BigInt each time, ~3 % of a quote's server thread, 2026-11-30). Bounded: cleared when
  * full. A text that fails to parse is not kept (it throws again).
  */
-const readings = new Map<string, Money>();
-const MAX_READINGS = 1024;
+const readings = new BoundedMap<string, Money>(1024);
 
 /** Parse the spec's amount strings ("EUR 12.34", also "12.34 EUR"); more decimals than ISO allows round half-up. */
 export function parseMoney(text: string): Money {
-  let money = readings.get(text);
-  if (money === undefined) {
-    money = readMoney(text);
-    if (readings.size >= MAX_READINGS) readings.clear();
-    readings.set(text, money);
-  }
+  const money = readings.getOrMake(text, readMoney);
   // a copy: a caller may change what it is given
   return { currency: money.currency, minor: money.minor };
 }

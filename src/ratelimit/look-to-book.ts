@@ -10,6 +10,7 @@
 import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
+import { BoundedMap } from '../bounded-map.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { ClientSettings, Database } from '../store/schema.js';
@@ -19,6 +20,8 @@ export const LOOK_TO_BOOK_EXCEEDED = 223;
 
 const DAY_MINUTES = 24 * 60;
 const DAY_MS = DAY_MINUTES * 60_000;
+/** Clients whose settings, counts and reads are kept in memory; past it the maps start again (read anew). */
+const CLIENTS_KEPT = 10_000;
 
 /** Same shape as src/booking/look-to-book.ts `LookToBook` (settings may be passed when the caller has them). */
 export interface LookToBookCounter {
@@ -146,23 +149,20 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
     opts.settingsOf ??
     (async (clientId: string) => (await db.selectFrom('clients').select('settings').where('client_id', '=', clientId).executeTakeFirst())?.settings);
 
-  const settings = new Map<string, Cached<ClientSettings | undefined>>();
-  const paid = new Map<string, Cached<number>>();
-  const local = new Map<string, RollingDay>(); // memory mode: the counts; Redis mode: not used
-  const remote = new Map<string, Cached<number> & { pending: number }>(); // Redis mode: last read + own adds since
+  // per client, each at most CLIENTS_KEPT (src/bounded-map.ts)
+  const settings = new BoundedMap<string, Cached<ClientSettings | undefined>>(CLIENTS_KEPT);
+  const paid = new BoundedMap<string, Cached<number>>(CLIENTS_KEPT);
+  const local = new BoundedMap<string, RollingDay>(CLIENTS_KEPT); // memory mode: the counts; Redis mode: not used
+  const remote = new BoundedMap<string, Cached<number> & { pending: number }>(CLIENTS_KEPT); // Redis mode: last read + own adds since
 
   const fresh = (c: Cached<unknown> | undefined, now: number, ttl: number) => c !== undefined && now - c.at >= 0 && now - c.at < ttl;
-  const bounded = <K, V>(map: Map<K, V>) => {
-    if (map.size > 10_000) map.clear();
-    return map;
-  };
   const warn = (err: unknown) => opts.log?.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'look-to-book counter in Redis failed');
 
   async function settingsFor(clientId: string, now: number) {
     const hit = settings.get(clientId);
     if (fresh(hit, now, cacheMs)) return hit!.value;
     const value = await settingsOf(clientId);
-    bounded(settings).set(clientId, { value, at: now });
+    settings.set(clientId, { value, at: now });
     return value;
   }
 
@@ -173,7 +173,7 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
     if (hit && fresh(hit, now, redisReadMs)) return hit.value + hit.pending;
     try {
       const value = Number(await redis.postbookSumDay(prefix + clientId, minute - DAY_MINUTES));
-      bounded(remote).set(clientId, { value, at: now, pending: 0 });
+      remote.set(clientId, { value, at: now, pending: 0 });
       return value;
     } catch (err) {
       warn(err);
@@ -194,7 +194,7 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
       .where('ticketed_at', '<=', new Date(now))
       .executeTakeFirst();
     const value = Number(row?.n ?? 0);
-    bounded(paid).set(clientId, { value, at: now });
+    paid.set(clientId, { value, at: now });
     return value;
   }
 
@@ -220,7 +220,7 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
       const minute = Math.floor(now / 60_000);
       if (!redis) {
         let day = local.get(clientId);
-        if (!day) bounded(local).set(clientId, (day = new RollingDay()));
+        if (!day) local.set(clientId, (day = new RollingDay()));
         day.add(minute);
         return;
       }

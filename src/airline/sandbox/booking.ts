@@ -27,6 +27,7 @@ import {
   CONNECTION_MINUTES,
 } from '../connector.js';
 import { airportsForCode } from './cities.js';
+import { BoundedMap } from '../../bounded-map.js';
 import type { Clock } from '../../clock.js';
 import { toMinor } from '../../money/money.js';
 import type { Database, PaymentMethod } from '../../store/schema.js';
@@ -534,7 +535,7 @@ export class SandboxBookingApi implements BookingConnector {
    * while. What the cache saves is the document's transfer and parse and the record's rebuild, and it keeps one
    * SandboxBooking object per version, which the connector and extractPnr.do cache their answers by.
    */
-  private readonly stored = new Map<string, { xmin: string; updatedAt: Date; booking: SandboxBooking }>();
+  private readonly stored = new BoundedMap<string, { xmin: string; updatedAt: Date; booking: SandboxBooking }>(10_000);
 
   /** A booking made through postbook, as the connector's world bookings look; one object per row version. */
   async findStored(carrier: string, pnr: string): Promise<SandboxBooking | undefined> {
@@ -561,7 +562,6 @@ export class SandboxBookingApi implements BookingConnector {
     const stored = row.booking as StoredBooking;
     const record = await this.recordOf(stored);
     const booking: SandboxBooking = { record, behaviour: {}, refundBehaviour: {}, issuedAt: stored.issuedAt ? new Date(stored.issuedAt) : null, note: null };
-    if (this.stored.size >= 10_000) this.stored.clear();
     this.stored.set(key, { xmin: row.xmin, updatedAt: row.updated_at, booking });
     return booking;
   }

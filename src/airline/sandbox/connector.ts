@@ -24,6 +24,7 @@ import {
 import { DateTime } from 'luxon';
 import { callExpired } from '../deadline.js';
 import { deepFreeze, freezeRecord } from '../record.js';
+import { BoundedMap } from '../../bounded-map.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { isCurrency } from '../../money/money.js';
 import type { Database } from '../../store/schema.js';
@@ -374,7 +375,7 @@ export class SandboxConnector implements AirlineConnector {
    * when a refund is submitted (which drops the entry here; another process's submissions show within 1 s).
    * The state itself is computed from the clock at every read.
    */
-  private readonly acceptedCache = new Map<string, { rows: SandboxRefundRow[]; at: number }>();
+  private readonly acceptedCache = new BoundedMap<string, { rows: SandboxRefundRow[]; at: number }>(10_000);
   private static readonly CACHE_MS = 1_000;
 
   private async refundedTickets(carrier: string, pnr: string): Promise<ReadonlySet<string>> {
@@ -388,7 +389,6 @@ export class SandboxConnector implements AirlineConnector {
       .where('pnr', '=', pnr)
       .where('decision', '=', 'accept')
       .execute();
-    if (this.acceptedCache.size > 10_000) this.acceptedCache.clear();
     this.acceptedCache.set(key, { rows, at: Date.now() });
     return this.refundedOf(rows);
   }

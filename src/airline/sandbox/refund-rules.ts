@@ -4,6 +4,7 @@
 // against it could see one. The reading is the published one (docs/architecture.md "Refund arithmetic",
 // steps 1-3); the amounts do not matter to the airline's choice of rule.
 import { DateTime } from 'luxon';
+import { BoundedMap } from '../../bounded-map.js';
 import type { WorldRefundRule } from './world-schema.js';
 
 export interface RuleQuery {
@@ -27,8 +28,7 @@ function width(r: WorldRefundRule): number {
 }
 
 /** Departure instants already read (airport-local time + zone → epoch ms, NaN when invalid); bounded. */
-const departures = new Map<string, number>();
-const MAX_DEPARTURES = 10_000;
+const departures = new BoundedMap<string, number>(10_000);
 
 function departureMillis(depLocal: string, zone: string): number {
   const key = `${zone} ${depLocal}`;
@@ -36,7 +36,6 @@ function departureMillis(depLocal: string, zone: string): number {
   if (ms === undefined) {
     const dep = DateTime.fromFormat(depLocal, 'yyyy-MM-dd HH:mm', { zone });
     ms = dep.isValid ? dep.toMillis() : NaN;
-    if (departures.size >= MAX_DEPARTURES) departures.clear();
     departures.set(key, ms);
   }
   return ms;

@@ -1,4 +1,5 @@
 // Which rule applies: candidate test, window test and ordering (docs/architecture.md "Refund arithmetic" steps 2–3 and edge cases).
+import { BoundedMap } from '../../bounded-map.js';
 import type { AppliedRule, PassengerType, RefundReason, RefundRule, RuleType, RuleWindow } from './types.js';
 
 /** null and undefined are the same (edge cases: "absent and null mean the same"). */
@@ -35,16 +36,12 @@ export function windowWidth(window: RuleWindow): number {
 }
 
 /** Codes as compared (trimmed, upper case), by their text as written: rules and tickets repeat few codes. */
-const NORMALIZED = new Map<string, string>();
+const NORMALIZED = new BoundedMap<string, string>(10_000);
+
+const normalize = (code: string): string => code.trim().toUpperCase();
 
 function normalizedCode(code: string): string {
-  let n = NORMALIZED.get(code);
-  if (n === undefined) {
-    n = code.trim().toUpperCase();
-    if (NORMALIZED.size >= 10_000) NORMALIZED.clear();
-    NORMALIZED.set(code, n);
-  }
-  return n;
+  return NORMALIZED.getOrMake(code, normalize);
 }
 
 export function sameCode(a: string | null | undefined, b: string): boolean {
@@ -101,17 +98,16 @@ function inPreferenceOrder(rules: readonly RefundRule[], fits: (rule: RefundRule
  * places): both are worked out once per list and query, kept in preference order. Per quote only the window test
  * on the ticket's minutes to departure is left (filtering an ordered list keeps the order). Bounded per list.
  */
-const rankedByList = new WeakMap<readonly RefundRule[], Map<string, readonly AppliedRule[]>>();
+const rankedByList = new WeakMap<readonly RefundRule[], BoundedMap<string, readonly AppliedRule[]>>();
 const MAX_QUERIES_PER_LIST = 1024;
 
 function rankedOfFrozen(rules: readonly RefundRule[], q: CandidateQuery): AppliedRule[] {
   let byQuery = rankedByList.get(rules);
-  if (!byQuery) rankedByList.set(rules, (byQuery = new Map<string, readonly AppliedRule[]>()));
+  if (!byQuery) rankedByList.set(rules, (byQuery = new BoundedMap<string, readonly AppliedRule[]>(MAX_QUERIES_PER_LIST)));
   const key = `${q.carrier}|${q.passengerType}|${q.ruleType}`;
   let ranked = byQuery.get(key);
   if (ranked === undefined) {
     ranked = inPreferenceOrder(rules, (rule) => isCandidateAtAnyTime(rule, q));
-    if (byQuery.size >= MAX_QUERIES_PER_LIST) byQuery.clear();
     byQuery.set(key, ranked);
   }
   const m = q.minutesToDeparture;

@@ -1,5 +1,6 @@
 // Airport-local departure → instant (DST rules: docs/architecture.md "Refund arithmetic", edge cases), minutes to departure, calendar dates.
 import { IANAZone } from 'luxon';
+import { BoundedMap } from '../../bounded-map.js';
 import type { LocalDeparture } from './types.js';
 
 export class RefundEngineInputError extends Error {}
@@ -11,8 +12,8 @@ const LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
 /**
  * Zones by name, with a memo of their offsets. `IANAZone.isValidZone` builds a new Intl.DateTimeFormat on
  * every call and each `offset` formats a date: per quote that was most of the engine's time. An offset is
- * a pure function of (zone, instant), so memoising it changes no answer. Every map here is bounded: each is
- * cleared when full (zone names come from the store and the airline terms: a handful in practice).
+ * a pure function of (zone, instant), so memoising it changes no answer. Every map here is bounded (src/bounded-map.ts:
+ * emptied when full; zone names come from the store and the airline terms: a handful in practice).
  */
 const MAX_ZONES = 512;
 const MAX_OFFSETS_PER_ZONE = 4096;
@@ -22,25 +23,24 @@ const MAX_FORMATTED = 4096;
 
 interface CachedZone {
   zone: IANAZone;
-  offsets: Map<number, number>;
+  offsets: BoundedMap<number, number>;
   /** departureInstant's readings in this zone, by local time as given. */
-  departures: Map<string, number>;
+  departures: BoundedMap<string, number>;
   /** UTC itself (the engine's default calendar zone): offset 0 at every instant, nothing to look up. */
   utc: boolean;
 }
 
 const UTC_NAMES = new Set(['UTC', 'Etc/UTC']);
 
-const zones = new Map<string, CachedZone | null>();
+const zones = new BoundedMap<string, CachedZone | null>(MAX_ZONES);
+
+function readZone(name: string): CachedZone | null {
+  if (!IANAZone.isValidZone(name)) return null;
+  return { zone: IANAZone.create(name), offsets: new BoundedMap(MAX_OFFSETS_PER_ZONE), departures: new BoundedMap(MAX_DEPARTURES_PER_ZONE), utc: UTC_NAMES.has(name) };
+}
 
 function zoneOf(name: string): CachedZone | null {
-  let cached = zones.get(name);
-  if (cached === undefined) {
-    if (zones.size >= MAX_ZONES) zones.clear();
-    cached = IANAZone.isValidZone(name) ? { zone: IANAZone.create(name), offsets: new Map<number, number>(), departures: new Map<string, number>(), utc: UTC_NAMES.has(name) } : null;
-    zones.set(name, cached);
-  }
-  return cached;
+  return zones.getOrMake(name, readZone);
 }
 
 /** Minutes east of UTC in force at `instant`. */
@@ -48,7 +48,6 @@ function offsetIn(z: CachedZone, instant: number): number {
   if (z.utc) return 0;
   let offset = z.offsets.get(instant);
   if (offset === undefined) {
-    if (z.offsets.size >= MAX_OFFSETS_PER_ZONE) z.offsets.clear();
     offset = z.zone.offset(instant);
     z.offsets.set(instant, offset);
   }
@@ -66,11 +65,7 @@ export function departureInstant(departure: LocalDeparture): number {
   if (known !== undefined) return known;
   const instant = readDeparture(departure);
   // readDeparture has just found (and cached) the zone.
-  const z = zones.get(departure.timeZone);
-  if (z) {
-    if (z.departures.size >= MAX_DEPARTURES_PER_ZONE) z.departures.clear();
-    z.departures.set(departure.local, instant);
-  }
+  zones.get(departure.timeZone)?.departures.set(departure.local, instant);
   return instant;
 }
 
@@ -122,7 +117,12 @@ export function instantOf(now: Date): number {
 }
 
 /** yyyyMMdd of a day number (days since 1970-01-01): every quote asks for the same two or three days. */
-const calendarDates = new Map<number, string>();
+const calendarDates = new BoundedMap<number, string>(MAX_FORMATTED);
+
+function formatDayNumber(dayNumber: number): string {
+  const day = new Date(dayNumber * DAY);
+  return `${String(day.getUTCFullYear()).padStart(4, '0')}${String(day.getUTCMonth() + 1).padStart(2, '0')}${String(day.getUTCDate()).padStart(2, '0')}`;
+}
 
 /**
  * yyyyMMdd of the calendar day `days` after the day of `nowMs` in `zone`: the zone's wall-clock date of
@@ -135,14 +135,7 @@ export function calendarDate(nowMs: number, days: number, zone: string): string 
   if (!z) throw new RefundEngineInputError(`time zone ${JSON.stringify(zone)} is not an IANA zone`);
   // the zone's calendar day of `now` as a day number since the epoch, then that day plus `days`
   const dayNumber = Math.floor((nowMs + offsetIn(z, nowMs) * MINUTE) / DAY) + days;
-  let date = calendarDates.get(dayNumber);
-  if (date === undefined) {
-    const day = new Date(dayNumber * DAY);
-    date = `${String(day.getUTCFullYear()).padStart(4, '0')}${String(day.getUTCMonth() + 1).padStart(2, '0')}${String(day.getUTCDate()).padStart(2, '0')}`;
-    if (calendarDates.size >= MAX_FORMATTED) calendarDates.clear();
-    calendarDates.set(dayNumber, date);
-  }
-  return date;
+  return calendarDates.getOrMake(dayNumber, formatDayNumber);
 }
 
 export function isoInstant(ms: number): string {
@@ -150,14 +143,8 @@ export function isoInstant(ms: number): string {
 }
 
 /** isoInstant of a departure (departureInstant's result), memoised: every ticket of every quote asks it of the same few flights. */
-const departureIsos = new Map<number, string>();
+const departureIsos = new BoundedMap<number, string>(MAX_FORMATTED);
 
 export function departureIso(ms: number): string {
-  let iso = departureIsos.get(ms);
-  if (iso === undefined) {
-    if (departureIsos.size >= MAX_FORMATTED) departureIsos.clear();
-    iso = isoInstant(ms);
-    departureIsos.set(ms, iso);
-  }
-  return iso;
+  return departureIsos.getOrMake(ms, isoInstant);
 }
