@@ -136,4 +136,20 @@ describe('server process', () => {
     assert.equal((await missing.exit).code, 2);
     assert.match(missing.stderr(), /missing required argument 'refundCode'/);
   });
+
+  test('the CLI refuses a malformed world and a bad configuration with exit 78 (its world reader loaded by the command)', async () => {
+    const dir = tmpDir();
+    const world = path.join(dir, 'broken.yaml');
+    const demo = fs.readFileSync(path.join(ROOT, 'worlds/demo.yaml'), 'utf8');
+    fs.writeFileSync(world, demo.replace('{ code: CDG, name: Paris Charles de Gaulle, timeZone: Europe/Paris }', '{ code: CDG, name: Paris, timeZone: Europe/Atlantis }'));
+    const check = spawnNode(['src/cli.ts', 'world', 'check', world], {});
+    assert.equal((await check.exit).code, 78);
+    assert.match(check.stderr(), /^postbook: .*broken\.yaml: airports\[2\]\.timeZone is not an IANA time zone/);
+    const good = spawnNode(['src/cli.ts', 'world', 'check'], {});
+    assert.equal((await good.exit).code, 0);
+    assert.match(good.stdout(), /^world postbook demo world: ok \(/);
+    const badEnv = spawnNode(['src/cli.ts', 'migrate'], { LOG_LEVEL: 'loud' });
+    assert.equal((await badEnv.exit).code, 78);
+    assert.match(badEnv.stderr(), /^postbook: invalid configuration:\n\s+- LOG_LEVEL must be one of/);
+  });
 });
