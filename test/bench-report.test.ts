@@ -7,8 +7,10 @@ import path from 'node:path';
 import { formatValue } from '../bench/measures.js';
 import { NOTES_HEADING, updateBenchmarksFile } from '../bench/report.js';
 
-test('a bench run replaces its rows and keeps the other rows and the notes', () => {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-')), 'BENCHMARKS.md');
+test('a bench run replaces its rows and keeps the other rows and the notes', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'BENCHMARKS.md');
   const row = (measure: string, value: string) => ({ measure, value, target: '≥ 0.5', date: '2026-11-23', machine: 'test machine' });
   updateBenchmarksFile(file, 'pglite', [row('a', '0.10'), row('b', '0.20')], ['a', 'b']);
   fs.appendFileSync(file, `\n${NOTES_HEADING}\n\nseat maps: the write dominates | (a pipe in the notes)\n`);

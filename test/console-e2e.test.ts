@@ -21,9 +21,10 @@ const missing = browserMissing();
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
 const PASSWORD = 'a-long-console-password-2026';
-// The world file the service was started with (WORLD): a copy, so the sandbox panel's reload can be shown a broken one.
-const worldDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-console-e2e-'));
-const worldFile = path.join(worldDir, 'world.yaml');
+// The world file the service was started with (WORLD): a copy, so the sandbox panel's reload can be shown a broken one
+// (its folder made when the suite runs: a suite skipped for want of Chromium leaves nothing behind).
+let worldDir = '';
+let worldFile = '';
 const timings: Array<{ page: string; ms: number }> = [];
 /** Inputs and selects without a label (by <label for>, aria-label or aria-labelledby), per page drawn. */
 const unlabelled: string[] = [];
@@ -37,6 +38,8 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
 
   before(async () => {
     ensureConsoleBuilt();
+    worldDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-console-e2e-'));
+    worldFile = path.join(worldDir, 'world.yaml');
     fs.writeFileSync(worldFile, YAML.stringify(world));
     t = await makeTestApp({ world, workers: true, env: { WORLD: worldFile } });
     await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
@@ -54,7 +57,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
   after(async () => {
     await browser?.close();
     await t?.close();
-    fs.rmSync(worldDir, { recursive: true, force: true });
+    if (worldDir) fs.rmSync(worldDir, { recursive: true, force: true });
     if (timings.length) {
       console.log('console page render times (ms, from the click or navigation to the page drawn, as the test sees it; "in the browser": navigation start to the login form in the document; not asserted):');
       for (const x of timings) console.log(`  ${x.page.padEnd(28)} ${x.ms}`);
