@@ -16,6 +16,14 @@ function tmpDir(): string {
   return d;
 }
 
+/** The demo world with one airport in a time zone that does not exist, written into `dir`: its file. */
+function brokenWorld(dir: string): string {
+  const file = path.join(dir, 'broken.yaml');
+  const demo = fs.readFileSync(path.join(ROOT, 'worlds/demo.yaml'), 'utf8');
+  fs.writeFileSync(file, demo.replace('{ code: CDG, name: Paris Charles de Gaulle, timeZone: Europe/Paris }', '{ code: CDG, name: Paris, timeZone: Europe/Atlantis }'));
+  return file;
+}
+
 function spawnServer(env: Record<string, string>) {
   return spawnNode(['src/server.ts'], env);
 }
@@ -106,9 +114,7 @@ describe('server process', () => {
     assert.match(badEnv.stderr(), /LOG_LEVEL must be one of/);
 
     const dir = tmpDir();
-    const world = path.join(dir, 'broken.yaml');
-    const demo = fs.readFileSync(path.join(ROOT, 'worlds/demo.yaml'), 'utf8');
-    fs.writeFileSync(world, demo.replace('{ code: CDG, name: Paris Charles de Gaulle, timeZone: Europe/Paris }', '{ code: CDG, name: Paris, timeZone: Europe/Atlantis }'));
+    const world = brokenWorld(dir);
     const badWorld = spawnServer({ WORLD: world, DATA_DIR: path.join(dir, 'data') });
     assert.equal((await badWorld.exit).code, 78);
     assert.match(badWorld.stderr(), /broken\.yaml: airports\[2\]\.timeZone is not an IANA time zone/);
@@ -138,10 +144,7 @@ describe('server process', () => {
   });
 
   test('the CLI refuses a malformed world and a bad configuration with exit 78 (its world reader loaded by the command)', async () => {
-    const dir = tmpDir();
-    const world = path.join(dir, 'broken.yaml');
-    const demo = fs.readFileSync(path.join(ROOT, 'worlds/demo.yaml'), 'utf8');
-    fs.writeFileSync(world, demo.replace('{ code: CDG, name: Paris Charles de Gaulle, timeZone: Europe/Paris }', '{ code: CDG, name: Paris, timeZone: Europe/Atlantis }'));
+    const world = brokenWorld(tmpDir());
     const check = spawnNode(['src/cli.ts', 'world', 'check', world], {});
     assert.equal((await check.exit).code, 78);
     assert.match(check.stderr(), /^postbook: .*broken\.yaml: airports\[2\]\.timeZone is not an IANA time zone/);
