@@ -2,7 +2,7 @@
 // worked out once and asked for again and again (parsed amounts, zone offsets, formatted dates, verified
 // credentials, a sandbox record read): the working set is small, so an occasional refill costs less than
 // least-recently-used bookkeeping on every hit, and a flood of distinct keys (a caller sending a new value every
-// time) cannot grow the process without end. Where recency matters (the refund contexts, the seat maps), the
+// time) cannot grow the process without end. Where recency matters (the refund contexts, the kept offers), the
 // caches keep their own order.
 
 export class BoundedMap<K, V> extends Map<K, V> {

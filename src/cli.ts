@@ -463,7 +463,8 @@ main(process.argv.slice(2))
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(2);
     }
-    // A world error comes from the world reader, which its command has loaded by then (asked last: otherwise loaded here).
+    // A world error comes from the world reader, which its command has loaded by then (asked last: otherwise it
+    // would be loaded here).
     if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof (await import('./airline/sandbox/world.js')).WorldError) {
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(78);
