@@ -99,7 +99,7 @@ describe('server process', () => {
     assert.equal(claimed.body.status, 0, JSON.stringify(claimed.body));
     server.child.kill('SIGKILL');
     await server.exit;
-    // The lock of the killed process goes stale; the restart waits for it and takes over.
+    // The killed process's lock names it: the restart sees it gone and takes the lock over (decision 0043).
     server = await startServer({ DATA_DIR: dataDir });
     const again = await post(server.url, '/pnr/claim.do', demoClaim());
     assert.equal(again.body.orderNo, claimed.body.orderNo);
