@@ -27,15 +27,18 @@ export interface Proc {
  */
 const BUILD = process.env.POSTBOOK_TEST_BUILD?.trim() || null;
 
+/** The test process's WASM tier (scripts/run-tests.ts), passed on to the children it starts. */
+const WASM_TIER = process.execArgv.filter((a) => a === '--liftoff-only');
+
 /**
  * Node's arguments for `src/<entry>.ts <args>`: `dist/<entry>.js <args>` from the runner's build, else
- * `--import tsx src/<entry>.ts <args>`.
+ * `--import tsx src/<entry>.ts <args>`; with the test process's WASM tier.
  */
 export function nodeArgs(args: string[]): string[] {
   const [entry, ...rest] = args;
   const source = /^src\/(.+)\.ts$/.exec(entry ?? '');
   if (!source) throw new Error(`nodeArgs: ${entry} is not a source file under src/`);
-  return BUILD ? [path.join(BUILD, `${source[1]}.js`), ...rest] : ['--import', 'tsx', entry!, ...rest];
+  return [...WASM_TIER, ...(BUILD ? [path.join(BUILD, `${source[1]}.js`), ...rest] : ['--import', 'tsx', entry!, ...rest])];
 }
 
 /** `node src/<entry>.ts <args>` (see nodeArgs) in the repository, with only PATH, PORT=0, LOG_LEVEL=info and `env`. */
