@@ -56,7 +56,9 @@ after(async () => {
   for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-describe('server process', () => {
+// The tests share nothing (each its own folders and children) and mostly wait on their children: they run
+// side by side.
+describe('server process', { concurrency: true }, () => {
   test('starts on the embedded defaults, refuses a second process on the same folder, drains on SIGTERM', async () => {
     const dataDir = tmpDir();
     const first = await startServer({ DATA_DIR: dataDir });
