@@ -82,7 +82,7 @@ describe('data folder lock', () => {
     const dir = tmpDir();
     fs.mkdirSync(lockDir(dir)); // a lock being made this instant, or one of an older postbook
     await assert.rejects(lockDataDir(dir, never, { waitMs: 0, staleMs: 2000 }), DataDirLockedError);
-    const self = thisHolder() ?? { bootId: 'b', pidNamespace: 'pid:[1]', pid: 1, startTicks: '1' };
+    const self = thisHolder() ?? { bootId: 'b', pidNamespace: 'pid:[1]', pid: 1, startTicks: '1', uid: 0 };
     // a holder on another boot (or machine) whose PID is free here
     fs.writeFileSync(path.join(lockDir(dir), 'holder-x.json'), JSON.stringify({ ...self, bootId: 'another-boot', pid: 2 ** 22 + 1 }));
     await assert.rejects(lockDataDir(dir, never, { waitMs: 0, staleMs: 2000 }), DataDirLockedError);
@@ -118,5 +118,7 @@ describe('data folder lock', () => {
     assert.equal(holderGone({ ...self, pid, bootId: 'another-boot', startTicks: '0' }), false, 'another boot: cannot tell');
     await kill9(child);
     assert.equal(holderGone({ ...self, pid, startTicks }), true, 'ended');
+    // another user's process may be hidden from this one (/proc's hidepid): only root can tell
+    assert.equal(holderGone({ ...self, pid, startTicks, uid: self.uid + 1 }), self.uid === 0, 'another user');
   });
 });

@@ -27,13 +27,15 @@ export interface DirLock {
 /**
  * Who holds a lock, as the holder writes it into the lock folder: a process is the same one only on the same
  * boot of the same machine, in the same PID namespace, with the same PID and the same start time (a PID is
- * reused; a start time on one boot is not).
+ * reused; a start time on one boot is not). Its user: /proc mounted with `hidepid` hides another user's
+ * processes, which would read as gone.
  */
 export interface Holder {
   bootId: string;
   pidNamespace: string;
   pid: number;
   startTicks: string;
+  uid: number;
 }
 
 /** The fields after the command name of /proc/<pid>/stat (the name may hold spaces and parentheses). */
@@ -56,8 +58,9 @@ export function thisHolder(): Holder | null {
       pid: process.pid,
       // field 22, the start time in clock ticks since boot (the 20th after the name)
       startTicks: statFields(self)[19] ?? '',
+      uid: process.getuid?.() ?? -1,
     };
-    if (!me.bootId || !me.startTicks) me = null;
+    if (!me.bootId || !me.startTicks || me.uid < 0) me = null;
   } catch {
     me = null;
   }
@@ -65,13 +68,15 @@ export function thisHolder(): Holder | null {
 }
 
 /**
- * Whether `holder` has certainly ended: it ran on this boot in this PID namespace, and its PID is now free,
- * a zombie, or another process's. Anything this process cannot tell (another machine, container or boot, an
- * unreadable /proc) is not "gone": the lock then goes stale by its age alone.
+ * Whether `holder` has certainly ended: it ran on this boot in this PID namespace, as this process's user (or
+ * this process is root's), and its PID is now free, a zombie, or another process's. Anything this process cannot
+ * tell (another machine, container, boot or user, an unreadable /proc) is not "gone": the lock then goes stale
+ * by its age alone.
  */
 export function holderGone(holder: Holder): boolean {
   const self = thisHolder();
   if (!self || holder.bootId !== self.bootId || holder.pidNamespace !== self.pidNamespace) return false;
+  if (holder.uid !== self.uid && self.uid !== 0) return false;
   if (holder.pid === self.pid) return false;
   let text: string;
   try {
@@ -88,7 +93,7 @@ const HOLDER_PREFIX = 'holder-';
 function readHolder(file: string): Holder | null {
   try {
     const h = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Holder>;
-    if (typeof h.bootId !== 'string' || typeof h.pidNamespace !== 'string' || !Number.isSafeInteger(h.pid) || typeof h.startTicks !== 'string') return null;
+    if (typeof h.bootId !== 'string' || typeof h.pidNamespace !== 'string' || !Number.isSafeInteger(h.pid) || typeof h.startTicks !== 'string' || !Number.isSafeInteger(h.uid)) return null;
     return h as Holder;
   } catch {
     return null; // gone meanwhile, or cut short by a crash while written
