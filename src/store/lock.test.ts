@@ -119,6 +119,8 @@ describe('data folder lock', () => {
     await kill9(child);
     assert.equal(holderGone({ ...self, pid, startTicks }), true, 'ended');
     // another user's process may be hidden from this one (/proc's hidepid): only root can tell
-    assert.equal(holderGone({ ...self, pid, startTicks, uid: self.uid + 1 }), self.uid === 0, 'another user');
+    const user = { ...self, uid: 1000 };
+    assert.equal(holderGone({ ...self, pid, startTicks, uid: 1001 }, user), false, 'another user: cannot tell');
+    assert.equal(holderGone({ ...self, pid, startTicks, uid: 1001 }, { ...self, uid: 0 }), true, 'root can');
   });
 });

@@ -71,10 +71,9 @@ export function thisHolder(): Holder | null {
  * Whether `holder` has certainly ended: it ran on this boot in this PID namespace, as this process's user (or
  * this process is root's), and its PID is now free, a zombie, or another process's. Anything this process cannot
  * tell (another machine, container, boot or user, an unreadable /proc) is not "gone": the lock then goes stale
- * by its age alone.
+ * by its age alone. `self` is this process (a test passes another user's).
  */
-export function holderGone(holder: Holder): boolean {
-  const self = thisHolder();
+export function holderGone(holder: Holder, self: Holder | null = thisHolder()): boolean {
   if (!self || holder.bootId !== self.bootId || holder.pidNamespace !== self.pidNamespace) return false;
   if (holder.uid !== self.uid && self.uid !== 0) return false;
   if (holder.pid === self.pid) return false;
