@@ -101,7 +101,7 @@ describe('server process', { concurrency: true }, () => {
     assert.equal(claimed.body.status, 0, JSON.stringify(claimed.body));
     server.child.kill('SIGKILL');
     await server.exit;
-    // The killed process's lock names it: the restart sees it gone and takes the lock over (decision 0043).
+    // The lock of the killed process goes stale; the restart waits for it and takes over.
     server = await startServer({ DATA_DIR: dataDir });
     const again = await post(server.url, '/pnr/claim.do', demoClaim());
     assert.equal(again.body.orderNo, claimed.body.orderNo);

@@ -107,7 +107,7 @@ async function openPGlite(opts: StoreOptions): Promise<Store> {
         ((err) => {
           throw err;
         }),
-      opts.lockWaitMs === undefined ? {} : { waitMs: opts.lockWaitMs },
+      opts.lockWaitMs,
     );
     dataDir = path.join(opts.dataDir, 'pglite');
   }
