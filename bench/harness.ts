@@ -2,6 +2,7 @@
 // counted run, then a strict check of every answer), and a bare Fastify route serving a fixed body.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -39,6 +40,11 @@ export interface LoadRequest {
    * identical to `reference` except at `varying` (offsets of one id of `varyingLength` characters, repeated).
    */
   cycle?: { bodies: string[]; reference: string; varying: number[]; varyingLength: number };
+  /**
+   * Gzip answers (the request asks with `Accept-Encoding: gzip`, as the spec's callers do): every answer must be,
+   * byte for byte, one of `answers` (each checked once to unzip to a status-0 answer); `bodies` as in `cycle`.
+   */
+  gzip?: { bodies?: string[]; answers: Buffer[] };
   /** The server under test runs in a process of its own (this pid): its CPU is not "other processes". */
   serverPid?: number;
 }
@@ -89,7 +95,7 @@ function problemsOf(r: Result): string[] {
  * autocannon worker thread so the load generator does not share the event loop of the server under test.
  */
 export async function load(settings: LoadSettings, req: LoadRequest, part = ''): Promise<LoadResult> {
-  const cycle = req.cycle ? cycleOptions(req, req.cycle) : null;
+  const cycle = req.cycle ? cycleOptions(req, req.cycle) : req.gzip ? gzipOptions(req, req.gzip) : null;
   try {
     return await loadWith(settings, req, cycle?.options ?? {}, part);
   } finally {
@@ -190,13 +196,7 @@ async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object,
  */
 export function cycleOptions(req: LoadRequest, cycle: NonNullable<LoadRequest['cycle']>) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-cycle-'));
-  const bodies = path.join(dir, 'bodies.json');
-  fs.writeFileSync(bodies, JSON.stringify(cycle.bodies));
-  const setup = path.join(dir, 'setup-request.cjs');
-  fs.writeFileSync(
-    setup,
-    `const bodies = require(${JSON.stringify(bodies)});\nlet i = 0;\nmodule.exports = (request) => { request.body = bodies[i++ % bodies.length]; return request; };\n`,
-  );
+  const setup = roundRobinModule(dir, cycle.bodies);
   // An answer's varying ids are all one id (a session's binding): each place of it must hold the same bytes
   // as the first; masked there, the answer must equal the masked reference byte for byte. Done on a copy of
   // its bytes (plain loops: Buffer.fill per place cost more) rather than by a 58 KB replaceAll on the text:
@@ -230,6 +230,37 @@ export function cycleOptions(req: LoadRequest, cycle: NonNullable<LoadRequest['c
   );
   return {
     options: { requests: [{ method: req.method, setupRequest: setup }], verifyBody: verify },
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The module autocannon's worker requires to send `bodies` in turn, one per request (round robin). */
+function roundRobinModule(dir: string, bodies: string[]): string {
+  const file = path.join(dir, 'bodies.json');
+  fs.writeFileSync(file, JSON.stringify(bodies));
+  const setup = path.join(dir, 'setup-request.cjs');
+  fs.writeFileSync(
+    setup,
+    `const bodies = require(${JSON.stringify(file)});\nlet i = 0;\nmodule.exports = (request) => { request.body = bodies[i++ % bodies.length]; return request; };\n`,
+  );
+  return setup;
+}
+
+/**
+ * The answer check of a gzip load: autocannon hands a body over as the text its bytes decode to (UTF-8, lossy
+ * for gzip's bytes, but the same bytes always decode to the same text), so every answer must be the text of one
+ * of the expected gzip bodies. An answer whose bytes arrived in two reads of the socket could decode otherwise
+ * and count as a mismatch (the measure then fails and says so): these answers are a few KB, one read each.
+ */
+export function gzipOptions(req: LoadRequest, gzip: NonNullable<LoadRequest['gzip']>) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-gzip-'));
+  const answers = path.join(dir, 'answers.json');
+  fs.writeFileSync(answers, JSON.stringify(gzip.answers.map((a) => a.toString('utf8'))));
+  const verify = path.join(dir, 'verify-body.cjs');
+  fs.writeFileSync(verify, `const answers = new Set(require(${JSON.stringify(answers)}));\nmodule.exports = (body) => answers.has(body);\n`);
+  const setup = gzip.bodies ? roundRobinModule(dir, gzip.bodies) : null;
+  return {
+    options: { ...(setup ? { requests: [{ method: req.method, setupRequest: setup }] } : {}), verifyBody: verify },
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -380,12 +411,14 @@ export interface BareRoute {
  * The yardstick: a Fastify app (same version as postbook, default options) with one route answering a
  * pre-serialised JSON body. POST routes parse the JSON request body like the real route does.
  */
-export async function startBareRoute(method: 'GET' | 'POST', routePath: string, body: string): Promise<BareRoute> {
+export async function startBareRoute(method: 'GET' | 'POST', routePath: string, body: string | Buffer, encoding?: 'gzip'): Promise<BareRoute> {
   const app = Fastify({ logger: false });
   app.route({
     method,
     url: routePath,
-    handler: async (_request, reply) => reply.type('application/json; charset=utf-8').send(body),
+    handler: encoding
+      ? async (_request, reply) => reply.type('application/json; charset=utf-8').header('content-encoding', encoding).send(body)
+      : async (_request, reply) => reply.type('application/json; charset=utf-8').send(body),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
@@ -413,6 +446,23 @@ export async function fetchOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>):
   // by the server: one retry on a fresh connection.
   const res = await send().catch(() => send());
   return { http: res.status, text: await res.text() };
+}
+
+/**
+ * One request asking for gzip, as the spec's callers do (`Accept-Encoding: gzip`): the answer's bytes as sent
+ * (fetch would unzip them) and its Content-Encoding.
+ */
+export function fetchGzipOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>): Promise<{ http: number; encoding: string | undefined; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const sent = http.request(req.url, { method: req.method, headers: { ...req.headers, 'accept-encoding': 'gzip' }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ http: res.statusCode ?? 0, encoding: res.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    sent.on('error', reject);
+    sent.end(req.body);
+  });
 }
 
 /**

@@ -2,7 +2,8 @@
 // an object to MEASURES: a name (its row in BENCHMARKS.md), a target, and a run function.
 import type { Service } from '../src/service.js';
 import type { StoreKind } from '../src/store/store.js';
-import { fetchOnce, loadAbba, LoadFailure, startBareRoute, type LoadRequest, type LoadResult, type LoadSettings } from './harness.js';
+import { gunzipSync } from 'node:zlib';
+import { fetchGzipOnce, fetchOnce, loadAbba, LoadFailure, startBareRoute, type LoadRequest, type LoadResult, type LoadSettings } from './harness.js';
 
 export interface BenchContext {
   settings: LoadSettings;
@@ -102,14 +103,50 @@ export async function ratioToBareRoute(
 /** A reference answer must be HTTP 200 with body status 0 before its bytes are used as the expectation. */
 export async function referenceAnswer(req: Omit<LoadRequest, 'expectBody'>): Promise<string> {
   const { http, text } = await fetchOnce(req);
+  checkSuccess(req.label, http, text);
+  return text;
+}
+
+function checkSuccess(label: string, http: number, text: string): void {
   let status: unknown;
   try {
     status = (JSON.parse(text) as { status?: unknown }).status;
   } catch {
     status = undefined;
   }
-  if (http !== 200 || status !== 0) throw new LoadFailure(`${req.label}: reference request answered HTTP ${http}: ${text.slice(0, 300)}`);
-  return text;
+  if (http !== 200 || status !== 0) throw new LoadFailure(`${label}: reference request answered HTTP ${http}: ${text.slice(0, 300)}`);
+}
+
+/** The answer as the spec's callers get it (`Accept-Encoding: gzip`): gzip bytes, HTTP 200 and status 0 once unzipped. */
+export async function gzipAnswer(req: Omit<LoadRequest, 'expectBody'>): Promise<{ zipped: Buffer; text: string }> {
+  const { http, encoding, bytes } = await fetchGzipOnce(req);
+  if (encoding !== 'gzip') throw new LoadFailure(`${req.label}: asked for gzip, answered HTTP ${http} ${encoding ?? 'uncompressed'}: ${bytes.toString('utf8', 0, 300)}`);
+  const text = gunzipSync(bytes).toString('utf8');
+  checkSuccess(req.label, http, text);
+  return { zipped: bytes, text };
+}
+
+/**
+ * ratioToBareRoute as the spec's callers ask (`Accept-Encoding: gzip`, their default): the bare route sends the
+ * subject's reference gzip bytes as they are (compressed once, like a cached answer), and every answer must be
+ * those bytes — or, with `answersOf`, one of the answers it fetched and checked (a body per request in turn).
+ */
+export async function gzipRatioToBareRoute(
+  ctx: BenchContext,
+  subject: Omit<LoadRequest, 'expectBody'>,
+  routePath: string,
+  answersOf?: (reference: { zipped: Buffer; text: string }) => Promise<NonNullable<LoadRequest['gzip']>>,
+): Promise<MeasureOutcome> {
+  const asked = { ...subject, headers: { ...subject.headers, 'accept-encoding': 'gzip' } };
+  const reference = await gzipAnswer(asked);
+  const bare = await startBareRoute(subject.method, routePath, reference.zipped, 'gzip');
+  try {
+    const size = `${reference.zipped.length} B gzip of ${Buffer.byteLength(reference.text)} B JSON`;
+    const yardstick = { ...asked, label: `bare route (${size})`, url: bare.url, gzip: { answers: [reference.zipped] } };
+    return await rpsRatio(ctx, yardstick, { ...asked, gzip: answersOf ? await answersOf(reference) : { answers: [reference.zipped] } });
+  } finally {
+    await bare.close();
+  }
 }
 
 // ---- extractPnr.do ----
@@ -134,23 +171,49 @@ const EXTRACT_DEMO01 = {
   clientRequestId: null,
 };
 
+function extractRequest(ctx: BenchContext, label: string) {
+  return {
+    label,
+    url: `${ctx.baseUrl}/extractPnr.do`,
+    method: 'POST' as const,
+    headers: { ...ctx.authHeaders, 'content-type': 'application/json' },
+    body: JSON.stringify(EXTRACT_DEMO01),
+  };
+}
+
 const extractPnr: Measure = {
   id: 'extractPnr',
   name: 'extractPnr.do (sandbox) rps ÷ bare route with a same-size JSON',
   target: { cmp: '>=', value: 0.5 },
   async run(ctx) {
-    const request = {
-      method: 'POST' as const,
-      headers: { ...ctx.authHeaders, 'content-type': 'application/json' },
-      body: JSON.stringify(EXTRACT_DEMO01),
-    };
-    return ratioToBareRoute(ctx, { ...request, label: 'extractPnr.do', url: `${ctx.baseUrl}/extractPnr.do` }, '/extractPnr.do');
+    return ratioToBareRoute(ctx, extractRequest(ctx, 'extractPnr.do'), '/extractPnr.do');
+  },
+};
+
+const extractPnrGzip: Measure = {
+  id: 'extractPnrGzip',
+  name: 'extractPnr.do with Accept-Encoding: gzip, as callers send it, rps ÷ bare route sending the same gzip bytes',
+  target: { cmp: '>=', value: 0.5 },
+  async run(ctx) {
+    return gzipRatioToBareRoute(ctx, extractRequest(ctx, 'extractPnr.do (gzip)'), '/extractPnr.do');
   },
 };
 
 import { refundQuotation } from './refund-measures.js';
 import { refundBacklog, refundSubmit } from './submit-measures.js';
 import { quoteScale } from './scale-measures.js';
-import { seatAvailability, seatAvailabilityFresh, seatMemory } from './seat-measures.js';
+import { seatAvailability, seatAvailabilityFresh, seatAvailabilityFreshGzip, seatAvailabilityGzip, seatMemory } from './seat-measures.js';
 
-export const MEASURES: Measure[] = [extractPnr, refundQuotation, quoteScale, refundSubmit, refundBacklog, seatAvailability, seatAvailabilityFresh, seatMemory];
+export const MEASURES: Measure[] = [
+  extractPnr,
+  refundQuotation,
+  quoteScale,
+  refundSubmit,
+  refundBacklog,
+  seatAvailability,
+  seatAvailabilityFresh,
+  seatMemory,
+  extractPnrGzip,
+  seatAvailabilityGzip,
+  seatAvailabilityFreshGzip,
+];

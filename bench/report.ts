@@ -43,6 +43,10 @@ to a reference answer checked once to carry status 0; otherwise the measure fail
 non-zero and its row is left unchanged. A measure that fills the store analyzes it before it counts (what a
 deployment's autovacuum does; this machine's PostgreSQL runs without one), and one that leaves bulk writes
 behind vacuums, checkpoints and syncs them before the next measure starts; none of that is timed.
+The loads send no \`Accept-Encoding\` and get plain JSON, except the rows that say \`gzip\` (since 2026-11-30):
+those ask as the spec's callers do by default (\`Accept-Encoding: gzip\`), their bare route sends the subject's
+gzip bytes as they are, and every answer must be, byte for byte, the reference's gzip (the fresh-session seat
+map: one of its 3,000 sessions' answers, each fetched and checked once).
 
 The figures are **ratios of two targets measured in the same run**, because absolute numbers drift 2× on
 these machines. A yardstick and its subject run in the order A B B A, half the counted seconds each time

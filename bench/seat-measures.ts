@@ -1,8 +1,8 @@
 // seatAvailability.do for a wide-body aircraft (XS901, 777 with 352 seats in two cabins) ÷ a bare route
 // returning the same JSON (docs/architecture.md "Performance targets": ≥ 0.6 with the same session repeated, ≥ 0.4 with a fresh session
 // per request: seat maps are cached as bytes, invalidated on every sale; verify.do is not counted).
-import { formatRps, ratioToBareRoute, referenceAnswer, type BenchContext, type Measure } from './measures.js';
-import { load } from './harness.js';
+import { formatRps, gzipAnswer, gzipRatioToBareRoute, ratioToBareRoute, referenceAnswer, type BenchContext, type Measure } from './measures.js';
+import { load, LoadFailure } from './harness.js';
 import { startServerProcess } from './server-process.js';
 
 /** More sessions than the answer cache keeps whole answers for: every request joins its bytes anew. */
@@ -56,6 +56,54 @@ export const seatAvailabilityFresh: Measure = {
     }));
   },
 };
+
+export const seatAvailabilityGzip: Measure = {
+  id: 'seatAvailabilityGzip',
+  name: 'seatAvailability.do with Accept-Encoding: gzip, as callers send it, same session, rps ÷ bare route sending the same gzip bytes',
+  target: { cmp: '>=', value: 0.6 },
+  async run(ctx) {
+    const { headers, newSession, bodyOf } = await seatRequest(ctx);
+    const body = bodyOf(await newSession());
+    return gzipRatioToBareRoute(ctx, { label: 'seatAvailability.do (gzip)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST', headers, body }, '/seatAvailability.do');
+  },
+};
+
+export const seatAvailabilityFreshGzip: Measure = {
+  id: 'seatAvailabilityFreshGzip',
+  name: 'seatAvailability.do with Accept-Encoding: gzip and a fresh session per request (verify not counted) ÷ bare route sending gzip bytes',
+  target: { cmp: '>=', value: 0.4 },
+  async run(ctx) {
+    const { headers, newSession, bodyOf } = await seatRequest(ctx);
+    const sessions: string[] = [];
+    for (let i = 0; i < FRESH_SESSIONS; i += 20) sessions.push(...(await Promise.all(Array.from({ length: 20 }, () => newSession()))));
+    const bodies = sessions.map(bodyOf);
+    const subject = { label: 'seatAvailability.do (gzip, fresh sessions)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! };
+    // Each session's gzip answer fetched once and checked: the reference's map, its own binding throughout.
+    return gzipRatioToBareRoute(ctx, subject, '/seatAvailability.do', async (reference) => {
+      const referenceBinding = bindingOf(reference.text);
+      const answers: Buffer[] = [];
+      for (let i = 0; i < bodies.length; i += 20) {
+        answers.push(
+          ...(await Promise.all(
+            bodies.slice(i, i + 20).map(async (body) => {
+              const { zipped, text } = await gzipAnswer({ ...subject, body });
+              if (text.replaceAll(bindingOf(text), referenceBinding) !== reference.text) throw new LoadFailure(`${subject.label}: a session's map differs from the reference beyond its binding`);
+              return zipped;
+            }),
+          )),
+        );
+      }
+      return { bodies, answers };
+    });
+  },
+};
+
+/** The session binding of an answer's productCodes (one per session; the same in every productCode). */
+function bindingOf(answer: string): string {
+  const at = bindingOffsets(answer)[0];
+  if (at === undefined) throw new LoadFailure('seat map: no productCode with a session binding in the answer');
+  return answer.slice(at, at + 10);
+}
 
 /** Where the session binding of each productCode (`SCI_SEAT_12A_XS_CDG_JFK_<binding>`) sits in an answer. */
 function bindingOffsets(answer: string): number[] {

@@ -1,10 +1,12 @@
-// The bench's check of answers that differ from their reference only by a session binding (bench/harness.ts
-// cycleOptions, the fresh-session seat map): it must pass the reference with any one binding throughout, and
-// fail every other difference — a figure counts only answers that passed.
+// The bench's checks of answers (bench/harness.ts): those that differ from their reference only by a session
+// binding (cycleOptions, the fresh-session seat map) must pass the reference with any one binding throughout and
+// fail every other difference; gzip answers (gzipOptions) must be one of the expected gzip bodies byte for byte.
+// A figure counts only answers that passed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { cycleOptions } from '../bench/harness.js';
+import { gzipSync } from 'node:zlib';
+import { cycleOptions, gzipOptions } from '../bench/harness.js';
 
 const require = createRequire(import.meta.url);
 
@@ -29,5 +31,24 @@ test('an answer passes only when it is the reference but for one binding in ever
     assert.equal(check(`${answer('ZyXwVuTsRq')} `), false, 'longer');
   } finally {
     remove();
+  }
+});
+
+test('a gzip answer passes only when its bytes are one of the expected gzip bodies', () => {
+  const zip = (text: string) => gzipSync(text, { level: 1 });
+  const expected = [zip('{"status":0,"seat":"12A_AbCdEfGhIj"}'), zip('{"status":0,"seat":"12A_ZyXwVuTsRq"}')];
+  const gzip = gzipOptions({ label: 't', url: 'http://127.0.0.1:1/', method: 'POST', headers: {} }, { answers: expected });
+  try {
+    const check = require(gzip.options.verifyBody) as (body: string) => boolean;
+    // autocannon hands a body over as the text of its bytes (`body += chunk`: the chunk's UTF-8 decoding)
+    const asReceived = (bytes: Buffer) => bytes.toString();
+    assert.equal(check(asReceived(expected[0]!)), true, 'the first expected answer');
+    assert.equal(check(asReceived(expected[1]!)), true, 'the second');
+    assert.equal(check(asReceived(zip('{"status":0,"seat":"12A_AbCdEfGhIk"}'))), false, 'another answer');
+    assert.equal(check(asReceived(gzipSync('{"status":0,"seat":"12A_AbCdEfGhIj"}', { level: 9 }))), false, 'the same JSON compressed otherwise');
+    assert.equal(check('{"status":0,"seat":"12A_AbCdEfGhIj"}'), false, 'the JSON uncompressed');
+    assert.equal(check(asReceived(expected[0]!.subarray(0, -1))), false, 'shorter');
+  } finally {
+    gzip.remove();
   }
 });
