@@ -41,8 +41,9 @@ export interface LoadRequest {
    */
   cycle?: { bodies: string[]; reference: string; varying: number[]; varyingLength: number };
   /**
-   * Gzip answers (the request asks with `Accept-Encoding: gzip`, as the spec's callers do): every answer must be,
-   * byte for byte, one of `answers` (each checked once to unzip to a status-0 answer); `bodies` as in `cycle`.
+   * Gzip answers (the request asks with `Accept-Encoding: gzip`, as the spec's callers do): every answer must be one
+   * of `answers` (each checked once to unzip to a status-0 answer), compared as gzipOptions says; `bodies` as in
+   * `cycle`.
    */
   gzip?: { bodies?: string[]; answers: Buffer[] };
   /** The server under test runs in a process of its own (this pid): its CPU is not "other processes". */
@@ -247,10 +248,12 @@ function roundRobinModule(dir: string, bodies: string[]): string {
 }
 
 /**
- * The answer check of a gzip load: autocannon hands a body over as the text its bytes decode to (UTF-8, lossy
- * for gzip's bytes, but the same bytes always decode to the same text), so every answer must be the text of one
- * of the expected gzip bodies. An answer whose bytes arrived in two reads of the socket could decode otherwise
- * and count as a mismatch (the measure then fails and says so): these answers are a few KB, one read each.
+ * The answer check of a gzip load: autocannon hands a body over as the text its bytes decode to (UTF-8, lossy for
+ * gzip's bytes: a byte that is not UTF-8 becomes U+FFFD), so an answer must decode to the same text as one of the
+ * expected gzip bodies. Two gzip answers that differ (another binding, another map, another level) differ in valid
+ * bytes too (their CRC, their codes), so in practice this is the byte comparison. An answer whose bytes arrived in
+ * two reads of the socket could decode otherwise and count as a mismatch (the measure then fails and says so):
+ * these answers are a few KB with a Content-Length, one write and one read each.
  */
 export function gzipOptions(req: LoadRequest, gzip: NonNullable<LoadRequest['gzip']>) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-gzip-'));
@@ -454,12 +457,13 @@ export async function fetchOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>):
  */
 export function fetchGzipOnce(req: Omit<LoadRequest, 'expectBody' | 'label'>): Promise<{ http: number; encoding: string | undefined; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const sent = http.request(req.url, { method: req.method, headers: { ...req.headers, 'accept-encoding': 'gzip' }, agent: false }, (res) => {
+    const sent = http.request(req.url, { method: req.method, headers: { ...req.headers, 'accept-encoding': 'gzip' }, agent: false, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ http: res.statusCode ?? 0, encoding: res.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
+    sent.on('timeout', () => sent.destroy(new Error(`${req.url}: no answer within 60 s`)));
     sent.on('error', reject);
     sent.end(req.body);
   });

@@ -45,8 +45,9 @@ deployment's autovacuum does; this machine's PostgreSQL runs without one), and o
 behind vacuums, checkpoints and syncs them before the next measure starts; none of that is timed.
 The loads send no \`Accept-Encoding\` and get plain JSON, except the rows that say \`gzip\` (since 2026-11-30):
 those ask as the spec's callers do by default (\`Accept-Encoding: gzip\`), their bare route sends the subject's
-gzip bytes as they are, and every answer must be, byte for byte, the reference's gzip (the fresh-session seat
-map: one of its 3,000 sessions' answers, each fetched and checked once).
+gzip bytes as they are, and every answer must be the reference's gzip (compared as the UTF-8 text autocannon
+makes of it; the fresh-session seat map: one of its 3,000 sessions' gzip answers, each fetched once and checked to
+be the reference's map with that session's binding).
 
 The figures are **ratios of two targets measured in the same run**, because absolute numbers drift 2× on
 these machines. A yardstick and its subject run in the order A B B A, half the counted seconds each time

@@ -2,6 +2,7 @@
 // returning the same JSON (docs/architecture.md "Performance targets": ≥ 0.6 with the same session repeated, ≥ 0.4 with a fresh session
 // per request: seat maps are cached as bytes, invalidated on every sale; verify.do is not counted).
 import { formatRps, gzipAnswer, gzipRatioToBareRoute, ratioToBareRoute, referenceAnswer, type BenchContext, type Measure } from './measures.js';
+import { sessionBinding } from '../src/booking/seat-product-code.js';
 import { load, LoadFailure } from './harness.js';
 import { startServerProcess } from './server-process.js';
 
@@ -78,16 +79,22 @@ export const seatAvailabilityFreshGzip: Measure = {
     for (let i = 0; i < FRESH_SESSIONS; i += 20) sessions.push(...(await Promise.all(Array.from({ length: 20 }, () => newSession()))));
     const bodies = sessions.map(bodyOf);
     const subject = { label: 'seatAvailability.do (gzip, fresh sessions)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! };
-    // Each session's gzip answer fetched once and checked: the reference's map, its own binding throughout.
+    // Each session's gzip answer fetched once and checked: the reference's map with that session's own binding
+    // (the one order.do recomputes) in every productCode. Under load an answer must be one of these.
     return gzipRatioToBareRoute(ctx, subject, '/seatAvailability.do', async (reference) => {
-      const referenceBinding = bindingOf(reference.text);
+      const referenceBinding = sessionBinding(sessions[0]!, 1);
+      if (bindingOffsets(reference.text).length === 0 || reference.text.replaceAll(referenceBinding, '') === reference.text) {
+        throw new LoadFailure(`${subject.label}: the reference answer does not carry its session's binding`);
+      }
       const answers: Buffer[] = [];
       for (let i = 0; i < bodies.length; i += 20) {
         answers.push(
           ...(await Promise.all(
-            bodies.slice(i, i + 20).map(async (body) => {
+            bodies.slice(i, i + 20).map(async (body, j) => {
               const { zipped, text } = await gzipAnswer({ ...subject, body });
-              if (text.replaceAll(bindingOf(text), referenceBinding) !== reference.text) throw new LoadFailure(`${subject.label}: a session's map differs from the reference beyond its binding`);
+              if (text !== reference.text.replaceAll(referenceBinding, sessionBinding(sessions[i + j]!, 1))) {
+                throw new LoadFailure(`${subject.label}: a session's answer is not the reference's map with that session's binding`);
+              }
               return zipped;
             }),
           )),
@@ -97,13 +104,6 @@ export const seatAvailabilityFreshGzip: Measure = {
     });
   },
 };
-
-/** The session binding of an answer's productCodes (one per session; the same in every productCode). */
-function bindingOf(answer: string): string {
-  const at = bindingOffsets(answer)[0];
-  if (at === undefined) throw new LoadFailure('seat map: no productCode with a session binding in the answer');
-  return answer.slice(at, at + 10);
-}
 
 /** Where the session binding of each productCode (`SCI_SEAT_12A_XS_CDG_JFK_<binding>`) sits in an answer. */
 function bindingOffsets(answer: string): number[] {
