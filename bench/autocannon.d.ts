@@ -27,8 +27,11 @@ declare module 'autocannon' {
     expectBody?: string;
     /** Path of a module exporting (body) => boolean; a falsy answer counts in `mismatches` (workers: a path). */
     verifyBody?: string;
-    /** Requests in turn; `setupRequest` is the path of a module exporting (request) => request (workers). */
-    requests?: Array<{ method?: Options['method']; path?: string; body?: string; setupRequest?: string }>;
+    /**
+     * Requests in turn; `setupRequest` is the path of a module exporting (request, context) => request, and
+     * `onResponse` one exporting (status, body, context) => void, called for each answer (workers: paths).
+     */
+    requests?: Array<{ method?: Options['method']; path?: string; body?: string; setupRequest?: string; onResponse?: string }>;
     title?: string;
   }
 

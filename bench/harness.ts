@@ -37,13 +37,14 @@ export interface LoadRequest {
   expectBody?: string;
   /**
    * Bodies to send in turn instead of `body` (one per request, round robin), with a check of every answer:
-   * identical to `reference` except at `varying` (offsets of one id of `varyingLength` characters, repeated).
+   * identical to `reference` except at `varying` (offsets of one id of `varyingLength` characters, repeated),
+   * where it holds `ids[n]`, the id its request's body (`bodies[n]`) must get back.
    */
-  cycle?: { bodies: string[]; reference: string; varying: number[]; varyingLength: number };
+  cycle?: { bodies: string[]; ids: string[]; reference: string; varying: number[]; varyingLength: number };
   /**
-   * Gzip answers (the request asks with `Accept-Encoding: gzip`, as the spec's callers do): every answer must be one
-   * of `answers` (each checked once to unzip to a status-0 answer), compared as gzipOptions says; `bodies` as in
-   * `cycle`.
+   * Gzip answers (the request asks with `Accept-Encoding: gzip`, as the spec's callers do), each checked once to
+   * unzip to a status-0 answer: with `bodies` sent in turn (as in `cycle`), the answer to `bodies[n]` must be
+   * `answers[n]`; without, every answer must be `answers[0]`; compared as gzipOptions says.
    */
   gzip?: { bodies?: string[]; answers: Buffer[] };
   /** The server under test runs in a process of its own (this pid): its CPU is not "other processes". */
@@ -193,11 +194,12 @@ async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object,
 
 /**
  * autocannon's worker thread cannot receive functions, only files to require: the round robin over the
- * bodies and the answer check are written as two small CommonJS modules next to a JSON file of the bodies.
+ * bodies and the answer check are written as small CommonJS modules next to JSON files of their data.
  */
 export function cycleOptions(req: LoadRequest, cycle: NonNullable<LoadRequest['cycle']>) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-cycle-'));
-  const setup = roundRobinModule(dir, cycle.bodies);
+  if (cycle.ids.length !== cycle.bodies.length || cycle.ids.some((id) => id.length !== cycle.varyingLength)) throw new Error('cycle: one id of varyingLength per body');
+  const turns = roundRobinModules(dir, cycle.bodies);
   // An answer's varying ids are all one id (a session's binding): each place of it must hold the same bytes
   // as the first; masked there, the answer must equal the masked reference byte for byte. Done on a copy of
   // its bytes (plain loops: Buffer.fill per place cost more) rather than by a 58 KB replaceAll on the text:
@@ -213,15 +215,17 @@ export function cycleOptions(req: LoadRequest, cycle: NonNullable<LoadRequest['c
   let masked = cycle.reference;
   for (const at of cycle.varying) masked = masked.slice(0, at) + mask + masked.slice(at + cycle.varyingLength);
   const reference = path.join(dir, 'reference.json');
-  fs.writeFileSync(reference, JSON.stringify({ masked, first, size: cycle.varyingLength, offsets: cycle.varying, maskByte: mask.charCodeAt(0) }));
+  fs.writeFileSync(reference, JSON.stringify({ masked, first, size: cycle.varyingLength, offsets: cycle.varying, maskByte: mask.charCodeAt(0), ids: cycle.ids }));
   const verify = path.join(dir, 'verify-body.cjs');
   fs.writeFileSync(
     verify,
     `const ref = require(${JSON.stringify(reference)});\n` +
+      `const turn = require(${JSON.stringify(turns.state)});\n` +
       `const masked = Buffer.from(ref.masked, 'utf8');\n` +
-      `const { offsets, first, size, maskByte } = ref;\n` +
+      `const { offsets, first, size, maskByte, ids } = ref;\n` +
       `module.exports = (body) => {\n` +
       `  if (body.length !== masked.length) return false;\n` +
+      `  if (body.slice(first, first + size) !== ids[turn.answered]) return false;\n` +
       `  const bytes = Buffer.from(body, 'utf8');\n` +
       `  if (bytes.length !== masked.length) return false;\n` +
       `  for (let j = 0; j < offsets.length; j++) for (let k = 0, at = offsets[j]; k < size; k++) if (bytes[at + k] !== bytes[first + k]) return false;\n` +
@@ -230,40 +234,58 @@ export function cycleOptions(req: LoadRequest, cycle: NonNullable<LoadRequest['c
       `};\n`,
   );
   return {
-    options: { requests: [{ method: req.method, setupRequest: setup }], verifyBody: verify },
+    options: { requests: [{ method: req.method, setupRequest: turns.setup, onResponse: turns.onResponse }], verifyBody: verify },
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 }
 
-/** The module autocannon's worker requires to send `bodies` in turn, one per request (round robin). */
-function roundRobinModule(dir: string, bodies: string[]): string {
+/**
+ * The modules autocannon's worker requires to send `bodies` in turn, one per request (round robin), and to tell
+ * the answer check which body an answer answers: `setupRequest` notes the body's number in the connection's
+ * context (one request at a time per connection: no pipelining), autocannon hands that context to `onResponse`
+ * with the answer, which notes the number in `state` (`answered`), and the answer check, called next for that
+ * same answer (httpClient's kOnMessageComplete: onResponse, then the next request, then verifyBody), reads it.
+ */
+function roundRobinModules(dir: string, bodies: string[]): { setup: string; onResponse: string; state: string } {
   const file = path.join(dir, 'bodies.json');
   fs.writeFileSync(file, JSON.stringify(bodies));
+  const state = path.join(dir, 'turn.cjs');
+  fs.writeFileSync(state, 'module.exports = { answered: -1 };\n');
   const setup = path.join(dir, 'setup-request.cjs');
   fs.writeFileSync(
     setup,
-    `const bodies = require(${JSON.stringify(file)});\nlet i = 0;\nmodule.exports = (request) => { request.body = bodies[i++ % bodies.length]; return request; };\n`,
+    `const bodies = require(${JSON.stringify(file)});\nlet i = 0;\n` +
+      `module.exports = (request, context) => { const n = i++ % bodies.length; context.n = n; request.body = bodies[n]; return request; };\n`,
   );
-  return setup;
+  const onResponse = path.join(dir, 'on-response.cjs');
+  fs.writeFileSync(onResponse, `const turn = require(${JSON.stringify(state)});\nmodule.exports = (status, body, context) => { turn.answered = context.n; };\n`);
+  return { setup, onResponse, state };
 }
 
 /**
  * The answer check of a gzip load: autocannon hands a body over as the text its bytes decode to (UTF-8, lossy for
- * gzip's bytes: a byte that is not UTF-8 becomes U+FFFD), so an answer must decode to the same text as one of the
- * expected gzip bodies. Two gzip answers that differ (another binding, another map, another level) differ in valid
+ * gzip's bytes: a byte that is not UTF-8 becomes U+FFFD), so an answer must decode to the same text as its expected
+ * gzip body (with bodies in turn: the one of its request's body, roundRobinModules). Two gzip answers that differ (another binding, another map, another level) differ in valid
  * bytes too (their CRC, their codes), so in practice this is the byte comparison. An answer whose bytes arrived in
  * two reads of the socket could decode otherwise and count as a mismatch (the measure then fails and says so):
  * these answers are a few KB with a Content-Length, one write and one read each.
  */
 export function gzipOptions(req: LoadRequest, gzip: NonNullable<LoadRequest['gzip']>) {
+  if (gzip.bodies ? gzip.answers.length !== gzip.bodies.length : gzip.answers.length !== 1) throw new Error('gzip: one answer per body, or one answer');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-gzip-'));
   const answers = path.join(dir, 'answers.json');
   fs.writeFileSync(answers, JSON.stringify(gzip.answers.map((a) => a.toString('utf8'))));
   const verify = path.join(dir, 'verify-body.cjs');
-  fs.writeFileSync(verify, `const answers = new Set(require(${JSON.stringify(answers)}));\nmodule.exports = (body) => answers.has(body);\n`);
-  const setup = gzip.bodies ? roundRobinModule(dir, gzip.bodies) : null;
+  const turns = gzip.bodies ? roundRobinModules(dir, gzip.bodies) : null;
+  fs.writeFileSync(
+    verify,
+    `const answers = require(${JSON.stringify(answers)});\n` +
+      (turns
+        ? `const turn = require(${JSON.stringify(turns.state)});\nmodule.exports = (body) => body === answers[turn.answered];\n`
+        : 'module.exports = (body) => body === answers[0];\n'),
+  );
   return {
-    options: { ...(setup ? { requests: [{ method: req.method, setupRequest: setup }] } : {}), verifyBody: verify },
+    options: { ...(turns ? { requests: [{ method: req.method, setupRequest: turns.setup, onResponse: turns.onResponse }] } : {}), verifyBody: verify },
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -46,8 +46,9 @@ behind vacuums, checkpoints and syncs them before the next measure starts; none 
 The loads send no \`Accept-Encoding\` and get plain JSON, except the rows that say \`gzip\` (since 2026-11-30):
 those ask as the spec's callers do by default (\`Accept-Encoding: gzip\`), their bare route sends the subject's
 gzip bytes as they are, and every answer must be the reference's gzip (compared as the UTF-8 text autocannon
-makes of it; the fresh-session seat map: one of its 3,000 sessions' gzip answers, each fetched once and checked to
-be the reference's map with that session's binding).
+makes of it). The fresh-session seat maps, plain and gzip, check each answer against its own request's session
+(since 2026-11-30): the reference's map with that session's binding in every productCode (the gzip answers of the
+3,000 sessions fetched once and checked so before the load).
 
 The figures are **ratios of two targets measured in the same run**, because absolute numbers drift 2× on
 these machines. A yardstick and its subject run in the order A B B A, half the counted seconds each time

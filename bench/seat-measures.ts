@@ -47,13 +47,14 @@ export const seatAvailabilityFresh: Measure = {
   target: { cmp: '>=', value: 0.4 },
   async run(ctx) {
     const { headers, newSession, bodyOf } = await seatRequest(ctx);
-    const bodies: string[] = [];
-    for (let i = 0; i < FRESH_SESSIONS; i += 20) bodies.push(...(await Promise.all(Array.from({ length: 20 }, async () => bodyOf(await newSession())))));
+    const sessions = await freshSessions(newSession);
+    const bodies = sessions.map(bodyOf);
     const subject = { label: 'seatAvailability.do (fresh sessions)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! };
-    // Every answer is the reference but for its productCodes' session binding (10 characters each).
+    // Every answer is the reference but for its productCodes' session binding (10 characters each): its own
+    // request's session's, the one order.do recomputes.
     return ratioToBareRoute(ctx, subject, '/seatAvailability.do', (answer) => ({
       ...subject,
-      cycle: { bodies, reference: answer, varying: bindingOffsets(answer), varyingLength: 10 },
+      cycle: { bodies, ids: sessions.map((s) => sessionBinding(s, 1)), reference: answer, varying: bindingOffsets(answer), varyingLength: 10 },
     }));
   },
 };
@@ -75,12 +76,11 @@ export const seatAvailabilityFreshGzip: Measure = {
   target: { cmp: '>=', value: 0.4 },
   async run(ctx) {
     const { headers, newSession, bodyOf } = await seatRequest(ctx);
-    const sessions: string[] = [];
-    for (let i = 0; i < FRESH_SESSIONS; i += 20) sessions.push(...(await Promise.all(Array.from({ length: 20 }, () => newSession()))));
+    const sessions = await freshSessions(newSession);
     const bodies = sessions.map(bodyOf);
     const subject = { label: 'seatAvailability.do (gzip, fresh sessions)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! };
     // Each session's gzip answer fetched once and checked: the reference's map with that session's own binding
-    // (the one order.do recomputes) in every productCode. Under load an answer must be one of these.
+    // (the one order.do recomputes) in every productCode. Under load each answer must be its request's.
     return gzipRatioToBareRoute(ctx, subject, '/seatAvailability.do', async (reference) => {
       const referenceBinding = sessionBinding(sessions[0]!, 1);
       if (bindingOffsets(reference.text).length === 0 || reference.text.replaceAll(referenceBinding, '') === reference.text) {
@@ -104,6 +104,13 @@ export const seatAvailabilityFreshGzip: Measure = {
     });
   },
 };
+
+/** FRESH_SESSIONS new sessions (verify.do, 20 at a time). */
+async function freshSessions(newSession: () => Promise<string>): Promise<string[]> {
+  const sessions: string[] = [];
+  for (let i = 0; i < FRESH_SESSIONS; i += 20) sessions.push(...(await Promise.all(Array.from({ length: 20 }, () => newSession()))));
+  return sessions;
+}
 
 /** Where the session binding of each productCode (`SCI_SEAT_12A_XS_CDG_JFK_<binding>`) sits in an answer. */
 function bindingOffsets(answer: string): number[] {

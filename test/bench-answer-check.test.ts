@@ -1,8 +1,9 @@
-// The bench's checks of answers (bench/harness.ts): those that differ from their reference only by a session
-// binding (cycleOptions, the fresh-session seat map) must pass the reference with any one binding throughout and
-// fail every other difference; gzip answers (gzipOptions) must be one of the expected gzip bodies (as the text
-// autocannon decodes them to).
-// A figure counts only answers that passed.
+// The bench's checks of answers (bench/harness.ts), driven as autocannon's worker drives them for each request:
+// setupRequest (the next body in turn), then onResponse with the answer, then the answer check. Answers that differ
+// from their reference only by a session binding (cycleOptions, the fresh-session seat map) must hold their own
+// request's binding in every place of it and match the reference elsewhere; gzip answers (gzipOptions) must be
+// their request's expected gzip body (as the text autocannon decodes them to). A figure counts only answers that
+// passed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -11,45 +12,81 @@ import { cycleOptions, gzipOptions } from '../bench/harness.js';
 
 const require = createRequire(import.meta.url);
 
-function checkOf(reference: string, binding: string) {
-  const varying = [...reference.matchAll(new RegExp(binding, 'g'))].map((m) => m.index);
-  const cycle = cycleOptions({ label: 't', url: 'http://127.0.0.1:1/', method: 'POST', headers: {} }, { bodies: ['{}'], reference, varying, varyingLength: binding.length });
-  const check = require(cycle.options.verifyBody) as (body: string) => boolean;
-  return { check, remove: cycle.remove };
+interface Modules {
+  requests?: Array<{ setupRequest: string; onResponse: string }>;
+  verifyBody: string;
+}
+type Setup = (request: { body?: string }, context: Record<string, unknown>) => { body?: string };
+type OnResponse = (status: number, body: string, context: Record<string, unknown>) => void;
+
+/** One connection of autocannon's worker: `answer(body)` is the server, the result whether the check passed. */
+function connection(options: Modules) {
+  const entry = options.requests?.[0];
+  const setup = entry ? (require(entry.setupRequest) as Setup) : null;
+  const onResponse = entry ? (require(entry.onResponse) as OnResponse) : null;
+  const check = require(options.verifyBody) as (body: string) => boolean;
+  return (answer: (requestBody: string | undefined) => string): boolean => {
+    const context: Record<string, unknown> = {};
+    const request = setup ? setup({}, context) : {};
+    const body = answer(request.body);
+    onResponse?.(200, body, context);
+    return check(body);
+  };
 }
 
-test('an answer passes only when it is the reference but for one binding in every place of it', () => {
-  const seat = (code: string, price: string) => `{"seat":"12A","price":"${price}","productCode":"SCI_SEAT_12A_XS_CDG_JFK_${code}"}`;
-  const answer = (code: string, prices = ['10.00', '12.50']) => `{"status":0,"cabins":[${prices.map((p) => seat(code, p)).join(',')}]}`;
-  const { check, remove } = checkOf(answer('AbCdEfGhIj'), 'AbCdEfGhIj');
+const seat = (code: string, price: string) => `{"seat":"12A","price":"${price}","productCode":"SCI_SEAT_12A_XS_CDG_JFK_${code}"}`;
+const seatMap = (code: string, prices = ['10.00', '12.50']) => `{"status":0,"cabins":[${prices.map((p) => seat(code, p)).join(',')}]}`;
+
+test('an answer passes only when it is the reference but for its own request\'s binding in every place of it', () => {
+  const reference = seatMap('AbCdEfGhIj');
+  const varying = [...reference.matchAll(/AbCdEfGhIj/g)].map((m) => m.index);
+  const ids = ['AbCdEfGhIj', 'ZyXwVuTsRq'];
+  const cycle = cycleOptions(
+    { label: 't', url: 'http://127.0.0.1:1/', method: 'POST', headers: {} },
+    { bodies: ['{"session":0}', '{"session":1}'], ids, reference, varying, varyingLength: 10 },
+  );
   try {
-    assert.equal(check(answer('AbCdEfGhIj')), true, 'the reference itself');
-    assert.equal(check(answer('ZyXwVuTsRq')), true, 'another session, the same map');
-    assert.equal(check(answer('ZyXwVuTsRq', ['10.00', '12.60'])), false, 'a price differs');
-    assert.equal(check(answer('ZyXwVuTsRq').replace('ZyXwVuTsRq', 'ZyXwVuTsRr')), false, 'two bindings in one answer');
-    assert.equal(check(answer('ZyXwVuTsRq').replace('"12A"', '"12Ł"')), false, 'a character beyond ASCII whose low byte is the reference one (Ł, U+0141, and A)');
-    assert.equal(check(answer('ZyXwVuTsRq').replace('"12A"', '"12"')), false, 'shorter');
-    assert.equal(check(`${answer('ZyXwVuTsRq')} `), false, 'longer');
+    const next = connection(cycle.options);
+    const session = (body: string | undefined) => Number((JSON.parse(body!) as { session: number }).session);
+    const own = (body: string | undefined) => seatMap(ids[session(body)]!);
+    const other = (body: string | undefined) => seatMap(ids[1 - session(body)]!);
+    assert.equal(next(own), true, 'the reference itself, to the first body');
+    assert.equal(next(own), true, 'another session, the same map, to the second body');
+    assert.equal(next(other), false, 'the second session\'s answer to the first body');
+    assert.equal(next(other), false, 'and the first\'s to the second');
+    assert.equal(next(() => seatMap('ZyXwVuTsRq', ['10.00', '12.60'])), false, 'a price differs');
+    assert.equal(next((b) => own(b).replace(/AbCdEfGhIj|ZyXwVuTsRq/, 'AbCdEfGhIk')), false, 'two bindings in one answer');
+    assert.equal(next((b) => own(b).replace('"12A"', '"12Ł"')), false, 'a character beyond ASCII whose low byte is the reference one (Ł, U+0141, and A)');
+    assert.equal(next((b) => own(b).replace('"12A"', '"12"')), false, 'shorter');
+    assert.equal(next((b) => `${own(b)} `), false, 'longer');
   } finally {
-    remove();
+    cycle.remove();
   }
 });
 
-test('a gzip answer passes only when it is one of the expected gzip bodies', () => {
+test('a gzip answer passes only when it is its request\'s expected gzip body', () => {
   const zip = (text: string) => gzipSync(text, { level: 1 });
   const expected = [zip('{"status":0,"seat":"12A_AbCdEfGhIj"}'), zip('{"status":0,"seat":"12A_ZyXwVuTsRq"}')];
-  const gzip = gzipOptions({ label: 't', url: 'http://127.0.0.1:1/', method: 'POST', headers: {} }, { answers: expected });
+  // autocannon hands a body over as the text of its bytes (`body += chunk`: the chunk's UTF-8 decoding)
+  const asReceived = (bytes: Buffer) => bytes.toString();
+  const inTurn = gzipOptions({ label: 't', url: 'http://127.0.0.1:1/', method: 'POST', headers: {} }, { bodies: ['0', '1'], answers: expected });
+  const single = gzipOptions({ label: 't', url: 'http://127.0.0.1:1/', method: 'POST', headers: {} }, { answers: [expected[0]!] });
   try {
-    const check = require(gzip.options.verifyBody) as (body: string) => boolean;
-    // autocannon hands a body over as the text of its bytes (`body += chunk`: the chunk's UTF-8 decoding)
-    const asReceived = (bytes: Buffer) => bytes.toString();
-    assert.equal(check(asReceived(expected[0]!)), true, 'the first expected answer');
-    assert.equal(check(asReceived(expected[1]!)), true, 'the second');
-    assert.equal(check(asReceived(zip('{"status":0,"seat":"12A_AbCdEfGhIk"}'))), false, 'another answer');
-    assert.equal(check(asReceived(gzipSync('{"status":0,"seat":"12A_AbCdEfGhIj"}', { level: 9 }))), false, 'the same JSON compressed otherwise');
-    assert.equal(check('{"status":0,"seat":"12A_AbCdEfGhIj"}'), false, 'the JSON uncompressed');
-    assert.equal(check(asReceived(expected[0]!.subarray(0, -1))), false, 'shorter');
+    const next = connection(inTurn.options);
+    const own = (body: string | undefined) => asReceived(expected[Number(body)]!);
+    assert.equal(next(own), true, 'the first body\'s answer');
+    assert.equal(next(own), true, 'the second body\'s answer');
+    assert.equal(next((b) => asReceived(expected[1 - Number(b)]!)), false, 'the second body\'s answer to the first body');
+    assert.equal(next((b) => asReceived(expected[1 - Number(b)]!)), false, 'and the first\'s to the second');
+    assert.equal(next(() => asReceived(zip('{"status":0,"seat":"12A_AbCdEfGhIk"}'))), false, 'another answer');
+    assert.equal(next(() => asReceived(gzipSync('{"status":0,"seat":"12A_AbCdEfGhIj"}', { level: 9 }))), false, 'the same JSON compressed otherwise');
+    assert.equal(next(() => '{"status":0,"seat":"12A_ZyXwVuTsRq"}'), false, 'the JSON uncompressed');
+    assert.equal(next((b) => own(b).slice(0, -1)), false, 'shorter');
+    const alone = connection(single.options);
+    assert.equal(alone(() => asReceived(expected[0]!)), true, 'one expected answer: itself');
+    assert.equal(alone(() => asReceived(expected[1]!)), false, 'one expected answer: another');
   } finally {
-    gzip.remove();
+    inTurn.remove();
+    single.remove();
   }
 });
