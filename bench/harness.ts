@@ -265,10 +265,11 @@ function roundRobinModules(dir: string, bodies: string[]): { setup: string; onRe
 /**
  * The answer check of a gzip load: autocannon hands a body over as the text its bytes decode to (UTF-8, lossy for
  * gzip's bytes: a byte that is not UTF-8 becomes U+FFFD), so an answer must decode to the same text as its expected
- * gzip body (with bodies in turn: the one of its request's body, roundRobinModules). Two gzip answers that differ (another binding, another map, another level) differ in valid
- * bytes too (their CRC, their codes), so in practice this is the byte comparison. An answer whose bytes arrived in
- * two reads of the socket could decode otherwise and count as a mismatch (the measure then fails and says so):
- * these answers are a few KB with a Content-Length, one write and one read each.
+ * gzip body (with bodies in turn: its request's body's, roundRobinModules). Two gzip answers that differ (another
+ * binding, another map, another level) differ in valid bytes too (their CRC, their codes), so in practice this is
+ * the byte comparison. An answer whose bytes arrived in two reads of the socket could decode otherwise and count as
+ * a mismatch (the measure then fails and says so): these answers are a few KB with a Content-Length, one write and
+ * one read each.
  */
 export function gzipOptions(req: LoadRequest, gzip: NonNullable<LoadRequest['gzip']>) {
   if (gzip.bodies ? gzip.answers.length !== gzip.bodies.length : gzip.answers.length !== 1) throw new Error('gzip: one answer per body, or one answer');
