@@ -95,7 +95,7 @@ async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabil
 
 /** The airline's seat map of a chain segment, through the cache. Connector failures answer 217. */
 export async function seatMapOf(deps: BookingDeps, s: ChainSegment, cabinClass: number): Promise<CachedSeatMap | SeatMapRefusalAnswer> {
-  const key = SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, cabinClass, s.fareFamily);
+  const key = SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, s.depAirport, s.arrAirport, cabinClass, s.fareFamily);
   const booking = bookingOf(deps.airlines, s.carrier);
   const ref = flightRefOf(s);
   try {

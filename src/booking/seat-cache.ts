@@ -98,8 +98,9 @@ export class SeatMapCache {
   private spareBytes = 0;
   private frame: { head: Buffer; tail: Buffer } | null = null;
 
-  static key(carrier: string, flightNumber: string, depDate: string, cabinClass: number, fareFamily: string | null): string {
-    return `${carrier}|${flightNumber}/${depDate}|${cabinClass}|${fareFamily ?? ''}`;
+  /** A map's key: the flight's leg (its airports: legs of a through flight share a number and a date), class, family. */
+  static key(carrier: string, flightNumber: string, depDate: string, depAirport: string, arrAirport: string, cabinClass: number, fareFamily: string | null): string {
+    return `${carrier}|${flightNumber}/${depDate}|${depAirport}-${arrAirport}|${cabinClass}|${fareFamily ?? ''}`;
   }
 
   /**

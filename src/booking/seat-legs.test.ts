@@ -1,0 +1,47 @@
+// Two legs under one flight number on one day (a through flight: XS751 HND→SGN→CDG): each leg has its own seat
+// map — aircraft, occupied seats, prices — and seatAvailability.do answers each leg with its own, whichever was
+// asked first and whether they are asked in one session or two (the seat map cache keys a map by its airports;
+// spec 4.4, the map of the requested segment).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+
+describe('seat maps of two legs under one flight number', () => {
+  let t: TestApp;
+  before(async () => {
+    const world = bookingWorld();
+    world.flights.push(
+      { id: 'bk-leg1', carrier: 'XS', flightNumber: 'XS751', from: 'HND', to: 'SGN', departure: '+8d 08:00', arrival: '+8d 12:00', aircraft: '321', occupiedSeats: ['12A'] },
+      { id: 'bk-leg2', carrier: 'XS', flightNumber: 'XS751', from: 'SGN', to: 'CDG', departure: '+8d 14:00', arrival: '+8d 22:00', aircraft: '321', occupiedSeats: ['14C'] },
+    );
+    t = await makeTestApp({ world });
+  });
+  after(() => t.close());
+
+  const seatMap = async (ids: string[]) => {
+    const s = await verifyFlights(t, ids);
+    const res = await call(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ids) });
+    assert.equal(res.body.status, 0, res.body.msg as string);
+    return res.body.cabins as Cabin[];
+  };
+
+  test('each leg asked in a session of its own gets its own map, the second after the first', async () => {
+    const first = await seatMap(['bk-leg1']);
+    assert.equal(seatOf(first, 1, '12A').seatStatus, 'O', 'leg 1: its occupied seat');
+    assert.equal(seatOf(first, 1, '14C').seatStatus, 'F', 'leg 1: leg 2\'s occupied seat is free here');
+    const second = await seatMap(['bk-leg2']);
+    assert.equal(seatOf(second, 1, '14C').seatStatus, 'O', 'leg 2: its occupied seat');
+    assert.equal(seatOf(second, 1, '12A').seatStatus, 'F', 'leg 2: leg 1\'s occupied seat is free here');
+    assert.match(seatOf(second, 1, '14C').productCode, /^SCI_SEAT_14C_XS_SGN_CDG_/);
+  });
+
+  test('both legs in one session: each segment of the answer is its own leg\'s map', async () => {
+    const both = await seatMap(['bk-leg1', 'bk-leg2']);
+    assert.equal(seatOf(both, 1, '12A').seatStatus, 'O');
+    assert.equal(seatOf(both, 1, '14C').seatStatus, 'F');
+    assert.equal(seatOf(both, 2, '14C').seatStatus, 'O');
+    assert.equal(seatOf(both, 2, '12A').seatStatus, 'F');
+  });
+});
