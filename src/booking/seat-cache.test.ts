@@ -111,3 +111,22 @@ test('spare buffers are bounded in bytes: beyond 8 MB, given-back buffers are le
   assert.ok(cache.spareBufferBytes <= 8 * 1024 * 1024, `${cache.spareBufferBytes} bytes held`);
   assert.ok(cache.spareBufferBytes > 8 * 1024 * 1024 - size, 'filled up to the bound');
 });
+
+test('the answer store stays within its bound when a kept answer gains its gzip: least recently used out first', async () => {
+  const probe = new SeatMapCache();
+  const map = await probe.map('k', () => '0.1', async () => ({ ok: true, cabins: [cabin(['2B'])], version: '0.1' }));
+  const size = probe.bytes([part(map, 1, 'sizesizes1')], false, serialize).bytes.length;
+  // room for two plain answers, not for two and a gzip
+  const cache = new SeatMapCache(2 * size + 10);
+  const kept = await cache.map('k', () => '0.1', async () => ({ ok: true, cabins: [cabin(['2B'])], version: '0.1' }));
+  const [a, b] = [[part(kept, 1, 'aaaaaaaaa1')], [part(kept, 1, 'bbbbbbbbb1')]];
+  for (const parts of [a, b, a, b]) cache.bytes(parts, false, serialize); // each kept from its second request
+  assert.equal(cache.answerStoreBytes, 2 * size, 'both kept');
+  const zipped = cache.bytes(a, true, serialize);
+  assert.equal(zipped.gzip, true);
+  assert.ok(cache.answerStoreBytes <= 2 * size + 10, `over the bound: ${cache.answerStoreBytes}`);
+  assert.equal(cache.answerStoreBytes, size + zipped.bytes.length, 'b (least recently used) left; a kept with its gzip');
+  const hitsBefore = cache.stats.answerHits;
+  cache.bytes(a, true, serialize);
+  assert.equal(cache.stats.answerHits, hitsBefore + 1, 'a is still kept');
+});

@@ -98,6 +98,9 @@ export class SeatMapCache {
   private spareBytes = 0;
   private frame: { head: Buffer; tail: Buffer } | null = null;
 
+  /** `maxAnswerBytes`: the answer store's bound (a test lowers it). */
+  constructor(private readonly maxAnswerBytes = MAX_ANSWER_BYTES) {}
+
   /** A map's key: the flight's leg (its airports: legs of a through flight share a number and a date), class, family. */
   static key(carrier: string, flightNumber: string, depDate: string, depAirport: string, arrAirport: string, cabinClass: number, fareFamily: string | null): string {
     return `${carrier}|${flightNumber}/${depDate}|${depAirport}-${arrAirport}|${cabinClass}|${fareFamily ?? ''}`;
@@ -173,6 +176,8 @@ export class SeatMapCache {
       if (cacheable && this.answers.has(key)) {
         stored.size += stored.gzip.length;
         this.answerBytes += stored.gzip.length;
+        // the store grew: back under its bound, least recently used first (this answer, just used, goes last)
+        this.evictOverBound();
       }
     }
     return gzip ? { bytes: stored.gzip!, gzip: true } : { bytes: stored.body, gzip: false };
@@ -221,8 +226,18 @@ export class SeatMapCache {
   private remember(key: string, stored: StoredAnswer): void {
     this.answers.set(key, stored);
     this.answerBytes += stored.size;
+    this.evictOverBound();
+  }
+
+  /** Bytes held by kept answers, their gzip included (bounded by maxAnswerBytes; a test reads it). */
+  get answerStoreBytes(): number {
+    return this.answerBytes;
+  }
+
+  /** Answers out, least recently used first, until the store holds maxAnswerBytes or less. */
+  private evictOverBound(): void {
     for (const [k, v] of this.answers) {
-      if (this.answerBytes <= MAX_ANSWER_BYTES) break;
+      if (this.answerBytes <= this.maxAnswerBytes) break;
       this.answers.delete(k);
       this.answerBytes -= v.size;
     }
