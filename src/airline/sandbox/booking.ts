@@ -237,14 +237,21 @@ export class SandboxBookingApi implements BookingConnector {
     if (f.source.seatMapBehaviour === 'unknownError') return { ok: false, reason: 'unknown', message: 'the airline answered with an unknown error' };
     const { cabins, version } = await this.cabinsOf(f, cabinClass);
     if (cabins.length === 0) return { ok: false, reason: 'selectionFailed', message: `no cabin of class ${cabinClass} on this aircraft` };
-    return { ok: true, cabins, version };
+    return { ok: true, cabins, version: version === null ? null : `${worldGeneration(this.world)}:${version}` };
   }
 
+  /**
+   * The version a seat map is read at: the world's generation (a reloaded world's flights may differ in their
+   * occupied seats, prices, aircraft) and the flight's seat inventory version (every sale, release, void).
+   */
   seatMapVersion(carrier: string, ref: FlightRef): string | null | Promise<string> {
     const f = this.findFlight(Object.assign({}, ref, { carrier }));
-    // Without books the seats never change; an unknown flight has no map to be stale.
-    if (!f || !this.db) return f ? 'static' : null;
-    return this.inventory.current(flightKeyOfFlight(f));
+    if (!f) return null; // an unknown flight has no map to be stale
+    const world = worldGeneration(this.world);
+    // Without books the seats never change.
+    if (!this.db) return `${world}:static`;
+    const seats = this.inventory.current(flightKeyOfFlight(f));
+    return typeof seats === 'string' ? `${world}:${seats}` : seats.then((v) => `${world}:${v}`);
   }
 
   /** The cabins of a class with the seats sold so far, and the inventory version they were read at. */
@@ -615,11 +622,13 @@ export class SandboxBookingApi implements BookingConnector {
     };
   }
 
-  /** Flights by carrier and number with their departure dates, built once (the world does not change). */
+  /** Flights by carrier and number with their departure dates, built once per world (a reload replaces its flights). */
   private flightIndex: Map<string, Array<{ f: ResolvedFlight; dates: [string, string] }>> | null = null;
+  private flightIndexOf: World['flights'] | null = null;
 
   private findFlight(ref: FlightRef): ResolvedFlight | undefined {
-    if (!this.flightIndex) {
+    if (!this.flightIndex || this.flightIndexOf !== this.world.flights) {
+      this.flightIndexOf = this.world.flights;
       this.flightIndex = new Map();
       for (const f of this.world.flights.values()) {
         const k = `${f.carrier}|${f.flightNumber}`;
@@ -647,6 +656,19 @@ export class SandboxBookingApi implements BookingConnector {
     if (!this.db) throw new ConnectorError('unavailable', false, 'the sandbox airline was started without its books (database)');
     return this.db;
   }
+}
+
+/**
+ * A world's generation: a number per flights table, which a reload replaces (console's reload and a follower's
+ * `Object.assign(world, fresh)`), so that a seat map read from an earlier world is stale in a later one.
+ */
+const generations = new WeakMap<World['flights'], number>();
+let lastGeneration = 0;
+
+function worldGeneration(world: World): number {
+  let g = generations.get(world.flights);
+  if (g === undefined) generations.set(world.flights, (g = ++lastGeneration));
+  return g;
 }
 
 const flightKeys = new WeakMap<ResolvedFlight, string>();
