@@ -46,10 +46,7 @@ export const seatAvailabilityFresh: Measure = {
   name: 'seatAvailability.do, the same map with a fresh session per request (verify not counted) ÷ bare route',
   target: { cmp: '>=', value: 0.4 },
   async run(ctx) {
-    const { headers, newSession, bodyOf } = await seatRequest(ctx);
-    const sessions = await freshSessions(newSession);
-    const bodies = sessions.map(bodyOf);
-    const subject = { label: 'seatAvailability.do (fresh sessions)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! };
+    const { sessions, bodies, subject } = await freshSubject(ctx, 'seatAvailability.do (fresh sessions)');
     // Every answer is the reference but for its productCodes' session binding (10 characters each): its own
     // request's session's, the one order.do recomputes.
     return ratioToBareRoute(ctx, subject, '/seatAvailability.do', (answer) => ({
@@ -75,10 +72,7 @@ export const seatAvailabilityFreshGzip: Measure = {
   name: 'seatAvailability.do with Accept-Encoding: gzip and a fresh session per request (verify not counted) ÷ bare route sending gzip bytes',
   target: { cmp: '>=', value: 0.4 },
   async run(ctx) {
-    const { headers, newSession, bodyOf } = await seatRequest(ctx);
-    const sessions = await freshSessions(newSession);
-    const bodies = sessions.map(bodyOf);
-    const subject = { label: 'seatAvailability.do (gzip, fresh sessions)', url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! };
+    const { sessions, bodies, subject } = await freshSubject(ctx, 'seatAvailability.do (gzip, fresh sessions)');
     // Each session's gzip answer fetched once and checked: the reference's map with that session's own binding
     // (the one order.do recomputes) in every productCode. Under load each answer must be its request's.
     return gzipRatioToBareRoute(ctx, subject, '/seatAvailability.do', async (reference) => {
@@ -105,11 +99,13 @@ export const seatAvailabilityFreshGzip: Measure = {
   },
 };
 
-/** FRESH_SESSIONS new sessions (verify.do, 20 at a time). */
-async function freshSessions(newSession: () => Promise<string>): Promise<string[]> {
+/** FRESH_SESSIONS new sessions (verify.do, 20 at a time), a seat map request's body for each, and the subject (the first body). */
+async function freshSubject(ctx: BenchContext, label: string) {
+  const { headers, newSession, bodyOf } = await seatRequest(ctx);
   const sessions: string[] = [];
   for (let i = 0; i < FRESH_SESSIONS; i += 20) sessions.push(...(await Promise.all(Array.from({ length: 20 }, () => newSession()))));
-  return sessions;
+  const bodies = sessions.map(bodyOf);
+  return { sessions, bodies, subject: { label, url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! } };
 }
 
 /** Where the session binding of each productCode (`SCI_SEAT_12A_XS_CDG_JFK_<binding>`) sits in an answer. */
