@@ -130,3 +130,46 @@ test('the answer store stays within its bound when a kept answer gains its gzip:
   cache.bytes(a, true, serialize);
   assert.equal(cache.stats.answerHits, hitsBefore + 1, 'a is still kept');
 });
+
+test('gzip answers come from one template per maps and versions: any session, kept or not, the same bytes (decision 0043)', async () => {
+  const cache = new SeatMapCache();
+  let version = '0.1';
+  let occupied = ['2B'];
+  const load = async (): Promise<SeatMapAnswer> => ({ ok: true, cabins: [cabin(occupied), cabin(['1A'])], version });
+  const other = await cache.map('k2', () => '0.4', async () => ({ ok: true, cabins: [cabin([])], version: '0.4' }));
+  const expected = (parts: SeatAnswerPart[]) => serialize({ status: 0, msg: 'success', cabins: parts.flatMap((p) => p.wireCabins(p.binding)) });
+  const sessions = (n: number) => Array.from({ length: n }, (_, i) => `s${String(i).padStart(5, '0')}Zz09`);
+  const first = new Map<string, Buffer>();
+  for (const b of sessions(40)) {
+    const parts = [part(await cache.map('k1', () => version, load), 1, b), part(other, 2, b.split('').reverse().join(''))];
+    const zipped = cache.bytes(parts, true, serialize);
+    assert.equal(zipped.gzip, true);
+    assert.equal(gunzipSync(zipped.bytes).toString(), expected(parts), `session ${b}`);
+    first.set(b, zipped.bytes);
+  }
+  assert.deepEqual([cache.stats.gzipTemplatesMade, cache.stats.gzipSpliced, cache.stats.gzipCompressed], [1, 40, 0], 'one template, 40 answers from it');
+  // the same session again: its answer is kept from now on, with the same gzip bytes as its first
+  for (const b of sessions(3)) {
+    const parts = [part(await cache.map('k1', () => version, load), 1, b), part(other, 2, b.split('').reverse().join(''))];
+    for (let ask = 0; ask < 2; ask++) assert.ok(cache.bytes(parts, true, serialize).bytes.equals(first.get(b)!), `session ${b}, ask ${ask}`);
+  }
+  // a sale: a new version, a new template, the seat occupied in every session's answer
+  version = '0.2';
+  occupied = ['2B', '1A'];
+  const parts = [part(await cache.map('k1', () => version, load), 1, 's00000Zz09'), part(other, 2, '90zZ00000s')];
+  const after = gunzipSync(cache.bytes(parts, true, serialize).bytes).toString();
+  assert.equal(after, expected(parts));
+  assert.ok(after.includes('"seat":"1A","status":"O"'), 'the sold seat is occupied');
+  assert.equal(cache.stats.gzipTemplatesMade, 2);
+});
+
+test('gzip answers without a template are compressed one by one: more segments than sentinels, a map of no version', async () => {
+  const cache = new SeatMapCache();
+  const kept = await cache.map('k', () => '0.1', async () => ({ ok: true, cabins: [cabin(['2B'])], version: '0.1' }));
+  const unversioned = await cache.map('n', () => null, async () => ({ ok: true, cabins: [cabin(['1B'])], version: null }));
+  for (const parts of [[1, 2, 3, 4].map((i) => part(kept, i, `abcdefghi${i}`)), [part(unversioned, 1, 'abcdefghij')]]) {
+    const zipped = cache.bytes(parts, true, serialize);
+    assert.equal(gunzipSync(zipped.bytes).toString(), serialize({ status: 0, msg: 'success', cabins: parts.flatMap((p) => p.wireCabins(p.binding)) }));
+  }
+  assert.deepEqual([cache.stats.gzipTemplatesMade, cache.stats.gzipSpliced, cache.stats.gzipCompressed], [0, 0, 2]);
+});

@@ -10,13 +10,16 @@
 //   per segment as fragments around the session binding of the productCodes (product-code.ts), so a new
 //   session costs one join, not a serialization.
 // - answers: the whole response body for a (session binding, segments, versions), and its gzip, so the same
-//   session asking again costs a lookup. Bounded by bytes, least recently used out first. An answer is kept
+//   session asking again costs a lookup. A gzip answer is made from a gzip template of its segments and
+//   versions (decision 0043, src/gzip-template.ts): compressed once, each session's binding then written into
+//   its bytes, so a new session costs ~1 µs instead of compressing 58 KB again. Bounded by bytes, least recently used out first. An answer is kept
 //   from its second request on (if it comes soon): most sessions ask once, and keeping their answers only
 //   churned the store and the garbage collector. An answer not kept is written into a spare buffer that
 //   comes back once the response is out (no allocation, no page faults, no garbage per answer).
 import { gzipSync, constants as zlib } from 'node:zlib';
 import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
 import { BoundedMap } from '../bounded-map.js';
+import { GzipTemplate } from '../gzip-template.js';
 
 export interface CachedSeatMap {
   key: string;
@@ -63,6 +66,14 @@ const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const PLACEHOLDER = 'Qz7Bnd0Qz7';
 const PLACEHOLDER_BYTES = Buffer.from(PLACEHOLDER, 'latin1');
 /**
+ * Stand for the bindings of an answer's segments in its gzip template: control characters, which the JSON of a
+ * map never holds raw, ten different ones per segment. An answer of more segments is compressed as it is.
+ */
+const GZIP_SENTINELS = [0, 10, 20].map((first) => Uint8Array.from({ length: 10 }, (_, i) => first + i));
+const GZIP_SENTINEL_TEXT = GZIP_SENTINELS.map((s) => Buffer.from(s).toString('latin1'));
+/** gzip templates kept (~2 KB each for a wide-body map): per segments, cabins and versions, not per session. */
+const MAX_GZIP_TEMPLATES = 1_000;
+/**
  * Answer keys asked once (not yet kept), the most recent first-asks only: a second request soon after the
  * first keeps the answer; one that comes after this many other first-asks is treated as a first again (its
  * answer would have left the answer store by then anyway).
@@ -86,10 +97,14 @@ export interface SeatMapCacheStats {
   answerMisses: number;
   mapHits: number;
   mapMisses: number;
+  /** gzip answers written from a template, templates made, and answers compressed one by one (no template). */
+  gzipSpliced: number;
+  gzipTemplatesMade: number;
+  gzipCompressed: number;
 }
 
 export class SeatMapCache {
-  readonly stats: SeatMapCacheStats = { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0 };
+  readonly stats: SeatMapCacheStats = { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0, gzipSpliced: 0, gzipTemplatesMade: 0, gzipCompressed: 0 };
   private readonly maps = new BoundedMap<string, CachedSeatMap>(MAX_MAPS);
   private readonly answers = new Map<string, StoredAnswer>();
   private answerBytes = 0;
@@ -97,6 +112,8 @@ export class SeatMapCache {
   private readonly spare = new Map<number, Buffer[]>();
   private spareBytes = 0;
   private frame: { head: Buffer; tail: Buffer } | null = null;
+  /** By the answer's key without its bindings; null: this answer cannot be made from a template. */
+  private readonly gzipTemplates = new BoundedMap<string, GzipTemplate | null>(MAX_GZIP_TEMPLATES);
 
   /** `maxAnswerBytes`: the answer store's bound (a test lowers it). */
   constructor(private readonly maxAnswerBytes = MAX_ANSWER_BYTES) {}
@@ -158,6 +175,7 @@ export class SeatMapCache {
         if (this.askedOnce.size >= MAX_ASKED_ONCE) this.askedOnce.delete(this.askedOnce.values().next().value!);
         this.askedOnce.add(key);
       }
+      if (gzip) return { bytes: this.gzipOf(parts, serialize, null), gzip: true };
       // not kept: written into a spare buffer, given back once the response is out
       const body = this.join(parts, serialize, true);
       let given = false;
@@ -166,13 +184,10 @@ export class SeatMapCache {
         given = true;
         this.giveBack(body);
       };
-      if (!gzip) return { bytes: body, gzip: false, release };
-      const zipped = gzipSync(body, { level: zlib.Z_BEST_SPEED });
-      release();
-      return { bytes: zipped, gzip: true };
+      return { bytes: body, gzip: false, release };
     }
     if (gzip && !stored.gzip) {
-      stored.gzip = gzipSync(stored.body, { level: zlib.Z_BEST_SPEED });
+      stored.gzip = this.gzipOf(parts, serialize, stored.body);
       if (cacheable && this.answers.has(key)) {
         stored.size += stored.gzip.length;
         this.answerBytes += stored.gzip.length;
@@ -183,20 +198,63 @@ export class SeatMapCache {
     return gzip ? { bytes: stored.gzip!, gzip: true } : { bytes: stored.body, gzip: false };
   }
 
-  /** head, each part's template with its binding written over the placeholders (comma separated), tail. */
-  private join(parts: SeatAnswerPart[], serialize: Serialize, spare: boolean): Buffer {
+  /**
+   * The gzip of these parts' answer: from the template of their maps and signatures when one can be made (the
+   * same bytes whichever request makes them, kept answer or not), otherwise `body` (or the answer joined for
+   * it) compressed.
+   */
+  private gzipOf(parts: SeatAnswerPart[], serialize: Serialize, body: Buffer | null): Buffer {
+    const template = this.gzipTemplate(parts, serialize);
+    if (template) {
+      this.stats.gzipSpliced++;
+      return template.render(parts.map((p) => Buffer.from(p.binding, 'latin1')));
+    }
+    this.stats.gzipCompressed++;
+    if (body) return gzipSync(body, { level: zlib.Z_BEST_SPEED });
+    const joined = this.join(parts, serialize, true);
+    const zipped = gzipSync(joined, { level: zlib.Z_BEST_SPEED });
+    this.giveBack(joined);
+    return zipped;
+  }
+
+  /**
+   * The gzip template of these parts (their maps at their versions, their signatures), made on first use; null
+   * for a map of no version (made again for every answer, it would cost more than it saves), more segments than
+   * sentinels, or a template that cannot be spliced exactly.
+   */
+  private gzipTemplate(parts: SeatAnswerPart[], serialize: Serialize): GzipTemplate | null {
+    if (parts.length > GZIP_SENTINELS.length) return null;
+    let shape = '';
+    for (const p of parts) {
+      if (p.map.version === null) return null;
+      shape += `${p.map.key}@${p.map.version}#${p.signature}|`;
+    }
+    const kept = this.gzipTemplates.get(shape);
+    if (kept !== undefined) return kept;
+    const bindings = parts.map((_, n) => GZIP_SENTINEL_TEXT[n]!);
+    const template = GzipTemplate.build(this.join(parts, serialize, false, bindings), GZIP_SENTINELS.slice(0, parts.length));
+    this.stats.gzipTemplatesMade++;
+    this.gzipTemplates.set(shape, template);
+    return template;
+  }
+
+  /**
+   * head, each part's template with its binding (or `bindings[n]` for part n: the gzip template's sentinels)
+   * written over the placeholders (comma separated), tail.
+   */
+  private join(parts: SeatAnswerPart[], serialize: Serialize, spare: boolean, bindings?: string[]): Buffer {
     const frame = this.frameOf(serialize);
-    const pieces = parts.map((p) => ({ p, f: this.fragmentsOf(p, serialize) })).filter((x) => x.f.template.length > 0);
+    const pieces = parts.map((p, n) => ({ p, n, f: this.fragmentsOf(p, serialize) })).filter((x) => x.f.template.length > 0);
     let length = frame.head.length + frame.tail.length + Math.max(0, pieces.length - 1);
     for (const { f } of pieces) length += f.template.length;
     const reused = spare ? this.spare.get(length)?.pop() : undefined;
     if (reused) this.spareBytes -= reused.length;
     const out = reused ?? Buffer.allocUnsafeSlow(length);
     let at = frame.head.copy(out, 0);
-    pieces.forEach(({ p, f }, i) => {
+    pieces.forEach(({ p, n, f }, i) => {
       if (i > 0) at += out.write(',', at, 'latin1');
       f.template.copy(out, at);
-      const binding = Buffer.from(p.binding, 'latin1');
+      const binding = Buffer.from(bindings?.[n] ?? p.binding, 'latin1');
       const size = binding.length;
       if (size !== PLACEHOLDER_BYTES.length) throw new Error('seat answer: a session binding is not 10 characters');
       // byte by byte: hundreds of 10-byte Buffer.copy calls cost more in their argument checks than in copying

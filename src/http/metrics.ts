@@ -242,6 +242,12 @@ export class Metrics {
       'cache',
       () => ({ hit: cache.mapHits, miss: cache.mapMisses }),
     );
+    fromTotals(
+      'postbook_seat_map_gzip_total',
+      'seatAvailability.do gzip answers written from a gzip template of their map (spliced) or compressed on their own (compressed); templates made (template) (decision 0043)',
+      'how',
+      () => ({ spliced: cache.gzipSpliced, compressed: cache.gzipCompressed, template: cache.gzipTemplatesMade }),
+    );
     const maintenance = src.storeMaintenance;
     if (maintenance) {
       fromTotals(

@@ -65,7 +65,7 @@ describe('embedded store autovacuum', () => {
         db: store.db,
         clock: systemClock,
         jobQueue: { running: false, stats: () => Promise.reject(new Error('not running')) },
-        seatMaps: { stats: { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0 } },
+        seatMaps: { stats: { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0, gzipSpliced: 0, gzipTemplatesMade: 0, gzipCompressed: 0 } },
         storeMaintenance: maintenance,
       },
     });
