@@ -1,13 +1,15 @@
 // GET /metrics after real traffic (README "Operating it"): requests by route, HTTP status and body status;
 // refunds by status and airline and the oldest one waiting; job queue depth; undelivered webhook events;
-// rate-pool refusals; the seat-map cache's hits and misses.
+// rate-pool refusals; the seat-map cache's hits and misses and its gzip answers.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { gunzipSync } from 'node:zlib';
+import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
 import { seatSegments, verifyFlights } from '../test-support/booking.js';
 
 /** The value of one sample of the exposition text, or undefined when the series is absent. */
@@ -108,6 +110,20 @@ describe('/metrics: seat-map cache and rate-pool refusals', () => {
     assert.equal(sample(text, 'postbook_requests_total', { route: '/seatAvailability.do', http_status: '429', body_status: '429' }), 1);
     // A second scrape adds nothing that did not happen.
     assert.equal(sample(await scrape(t), 'postbook_seat_map_answers_total', { cache: 'hit' }), 1);
+  });
+
+  test('gzip seat maps of two new sessions: one template made, both answers written from it (decision 0043)', async () => {
+    for (let i = 0; i < 2; i++) {
+      const s = await verifyFlights(t, ['bk-narrow'], [], { adults: 1 }, TEST_CLIENTS.beta);
+      const body = { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) };
+      const res = await t.app.inject({ method: 'POST', url: '/seatAvailability.do', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip', ...authHeaders(TEST_CLIENTS.beta) }, payload: body });
+      assert.equal(res.headers['content-encoding'], 'gzip');
+      assert.equal((JSON.parse(gunzipSync(res.rawPayload).toString()) as { status: number }).status, 0);
+    }
+    const text = await scrape(t);
+    assert.equal(sample(text, 'postbook_seat_map_gzip_total', { how: 'template' }), 1);
+    assert.equal(sample(text, 'postbook_seat_map_gzip_total', { how: 'spliced' }), 2);
+    assert.equal(sample(text, 'postbook_seat_map_gzip_total', { how: 'compressed' }), 0);
   });
 });
 
