@@ -106,3 +106,12 @@ test('a template whose sentinel bytes also stand elsewhere is refused (null): it
   assert.throws(() => GzipTemplate.build(plain, [s, sentinel(5)]), /all different/);
   assert.throws(() => GzipTemplate.build(plain, [Uint8Array.of(150, 151)]), /below 144/);
 });
+
+test('sentinels at the very start and the very end of the template, and a template that is one sentinel', () => {
+  const s = sentinel(0);
+  for (const [before, after] of [['', '{"a":1}'], ['{"a":1}', ''], ['', '']]) {
+    const template = GzipTemplate.build(Buffer.concat([Buffer.from(before!), s, Buffer.from('|x|'), s, Buffer.from(after!)]), [s]);
+    assert.ok(template);
+    for (const value of ['AAAAAAAAAA', 'z9z9z9z9z9']) assertRenders(template, [value], Buffer.from(`${before}${value}|x|${value}${after}`, 'latin1'), `${before}…${after} ${value}`);
+  }
+});

@@ -69,8 +69,8 @@ export class GzipTemplate {
     private readonly sentinels: readonly Sentinel[],
     /** CRC-32 of the template as it is (sentinels in place). */
     private readonly crc: number,
-    /** Per sentinel and byte, the CRC's change for each of the 8 bits of (value XOR sentinel). */
-    private readonly crcBasis: Int32Array[][],
+    /** The CRC's change for each of the 8 bits of (value XOR sentinel), 8 per sentinel byte, in order. */
+    private readonly crcBasis: Int32Array,
     private readonly size: number,
   ) {}
 
@@ -85,7 +85,7 @@ export class GzipTemplate {
    * form this reader does not take): the caller then compresses each answer itself.
    */
   static build(template: Uint8Array, sentinels: readonly Sentinel[]): GzipTemplate | null {
-    const slotOf = new Int16Array(256).fill(-1);
+    const slotOf = new Int32Array(256).fill(-1);
     sentinels.forEach((s, n) => {
       s.forEach((byte, i) => {
         if (byte >= 144 || slotOf[byte] !== -1) throw new Error('gzip template: sentinel bytes are below 144 and all different');
@@ -101,7 +101,8 @@ export class GzipTemplate {
       if (start < 0 || start + s.length > template.length) return null;
       for (let i = 0; i < s.length; i++) if (template[start + i] !== s[i]) return null;
     }
-    const deflated = deflateRawSync(template, { level: constants.Z_BEST_COMPRESSION, strategy: constants.Z_FIXED });
+    // a copy: zlib's answer is a slice of its 16 KB output buffer, which a kept template would hold whole
+    const deflated = Buffer.from(deflateRawSync(template, { level: constants.Z_BEST_COMPRESSION, strategy: constants.Z_FIXED }));
     const patches = locateLiterals(deflated, template, slotOf);
     if (!patches) return null;
     // CRC-32 is affine in the message: crc(m ^ d) = crc(m) ^ crc(d) ^ crc(zeros), and crc(d) ^ crc(zeros) is
@@ -114,14 +115,16 @@ export class GzipTemplate {
       const slot = slotOf[template[at]!]!;
       if (slot >= 0 && (slot & 255) === sentinels[slot >> 8]!.length - 1) lastPlaces[slot >> 8]!.push(at);
     }
-    const crcBasis = sentinels.map((s, n) => {
+    const crcBasis = new Int32Array(8 * sentinels.reduce((sum, s) => sum + s.length, 0));
+    let at = 0;
+    sentinels.forEach((s, n) => {
       const last = new Int32Array(8);
       for (let bit = 0; bit < 8; bit++) {
         for (const p of lastPlaces[n]!) d[p] = 1 << bit;
         last[bit] = crc32(d) ^ zerosCrc;
         for (const p of lastPlaces[n]!) d[p] = 0;
       }
-      return Array.from(s, (_, i) => last.map((r) => zeroBytes(r, s.length - 1 - i)));
+      for (let i = 0; i < s.length; i++) for (let bit = 0; bit < 8; bit++) crcBasis[at++] = zeroBytes(last[bit]!, s.length - 1 - i);
     });
     return new GzipTemplate(deflated, patches, sentinels, crc32(template), crcBasis, template.length);
   }
@@ -133,15 +136,15 @@ export class GzipTemplate {
   render(values: readonly Uint8Array[]): Buffer {
     if (values.length !== this.sentinels.length) throw new Error('gzip template: one value per sentinel');
     let crc = this.crc;
+    let basis = 0;
     for (let n = 0; n < values.length; n++) {
       const value = values[n]!;
       const sentinel = this.sentinels[n]!;
       if (value.length !== sentinel.length) throw new Error('gzip template: a value is as long as its sentinel');
-      const basis = this.crcBasis[n]!;
-      for (let i = 0; i < value.length; i++) {
+      for (let i = 0; i < value.length; i++, basis += 8) {
         if (value[i]! >= 144) throw new Error('gzip template: value bytes are below 144');
         const diff = value[i]! ^ sentinel[i]!;
-        for (let bit = 0; bit < 8; bit++) if (diff & (1 << bit)) crc ^= basis[i]![bit]!;
+        for (let bit = 0; bit < 8; bit++) if (diff & (1 << bit)) crc ^= this.crcBasis[basis + bit]!;
       }
     }
     const out = Buffer.allocUnsafe(HEADER.length + this.deflated.length + 8);
@@ -171,7 +174,7 @@ export class GzipTemplate {
  * Decodes a raw deflate stream of fixed and stored blocks, checks that it writes `expected`, and returns where
  * it writes a sentinel byte as a literal; null for a dynamic block or any difference.
  */
-function locateLiterals(stream: Buffer, expected: Uint8Array, slotOf: Int16Array): Patch[] | null {
+function locateLiterals(stream: Buffer, expected: Uint8Array, slotOf: Int32Array): Patch[] | null {
   let bitPos = 0;
   const totalBits = stream.length * 8;
   const bit = (): number => {

@@ -161,6 +161,21 @@ test('gzip answers come from one template per maps and versions: any session, ke
   assert.equal(after, expected(parts));
   assert.ok(after.includes('"seat":"1A","status":"O"'), 'the sold seat is occupied');
   assert.equal(cache.stats.gzipTemplatesMade, 2);
+  assert.equal(cache.gzipTemplateCount, 1, "the new version's template replaced the old one's");
+});
+
+test('a gzip answer with a segment of no cabins between two others: each segment keeps its own binding', async () => {
+  const cache = new SeatMapCache();
+  const one = await cache.map('k1', () => '0.1', async () => ({ ok: true, cabins: [cabin(['2B'])], version: '0.1' }));
+  const none = await cache.map('k0', () => '0.1', async () => ({ ok: true, cabins: [], version: '0.1' }));
+  const three = await cache.map('k3', () => '0.2', async () => ({ ok: true, cabins: [cabin(['1A'])], version: '0.2' }));
+  for (const [a, b, c] of [['aaaaaaaaa1', 'bbbbbbbbb2', 'ccccccccc3'], ['ddddddddd1', 'eeeeeeeee2', 'fffffffff3']]) {
+    const parts = [part(one, 1, a!), part(none, 2, b!), part(three, 3, c!)];
+    const text = gunzipSync(cache.bytes(parts, true, serialize).bytes).toString();
+    assert.equal(text, serialize({ status: 0, msg: 'success', cabins: parts.flatMap((p) => p.wireCabins(p.binding)) }));
+    assert.ok(text.includes(`_${a}"`) && text.includes(`_${c}"`) && !text.includes(b!), `${a} ${c}`);
+  }
+  assert.deepEqual([cache.stats.gzipTemplatesMade, cache.stats.gzipSpliced], [1, 2]);
 });
 
 test('gzip answers without a template are compressed one by one: more segments than sentinels, a map of no version', async () => {

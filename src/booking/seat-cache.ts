@@ -71,7 +71,10 @@ const PLACEHOLDER_BYTES = Buffer.from(PLACEHOLDER, 'latin1');
  */
 const GZIP_SENTINELS = [0, 10, 20].map((first) => Uint8Array.from({ length: 10 }, (_, i) => first + i));
 const GZIP_SENTINEL_TEXT = GZIP_SENTINELS.map((s) => Buffer.from(s).toString('latin1'));
-/** gzip templates kept (~2 KB each for a wide-body map): per segments, cabins and versions, not per session. */
+/**
+ * gzip templates kept (~2.5 KB each for a wide-body map): one per answer shape (its maps and segments), at the
+ * maps' current versions (a newer version's template replaces the older's), not per session.
+ */
 const MAX_GZIP_TEMPLATES = 1_000;
 /**
  * Answer keys asked once (not yet kept), the most recent first-asks only: a second request soon after the
@@ -112,8 +115,8 @@ export class SeatMapCache {
   private readonly spare = new Map<number, Buffer[]>();
   private spareBytes = 0;
   private frame: { head: Buffer; tail: Buffer } | null = null;
-  /** By the answer's key without its bindings; null: this answer cannot be made from a template. */
-  private readonly gzipTemplates = new BoundedMap<string, GzipTemplate | null>(MAX_GZIP_TEMPLATES);
+  /** By the answer's maps and signatures, with the maps' versions it was made at; null: cannot be spliced. */
+  private readonly gzipTemplates = new BoundedMap<string, { versions: string; template: GzipTemplate | null }>(MAX_GZIP_TEMPLATES);
 
   /** `maxAnswerBytes`: the answer store's bound (a test lowers it). */
   constructor(private readonly maxAnswerBytes = MAX_ANSWER_BYTES) {}
@@ -225,16 +228,18 @@ export class SeatMapCache {
   private gzipTemplate(parts: SeatAnswerPart[], serialize: Serialize): GzipTemplate | null {
     if (parts.length > GZIP_SENTINELS.length) return null;
     let shape = '';
+    let versions = '';
     for (const p of parts) {
       if (p.map.version === null) return null;
-      shape += `${p.map.key}@${p.map.version}#${p.signature}|`;
+      shape += `${p.map.key}#${p.signature}|`;
+      versions += `${p.map.version}|`;
     }
     const kept = this.gzipTemplates.get(shape);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined && kept.versions === versions) return kept.template;
     const bindings = parts.map((_, n) => GZIP_SENTINEL_TEXT[n]!);
     const template = GzipTemplate.build(this.join(parts, serialize, false, bindings), GZIP_SENTINELS.slice(0, parts.length));
     this.stats.gzipTemplatesMade++;
-    this.gzipTemplates.set(shape, template);
+    this.gzipTemplates.set(shape, { versions, template });
     return template;
   }
 
@@ -285,6 +290,11 @@ export class SeatMapCache {
     this.answers.set(key, stored);
     this.answerBytes += stored.size;
     this.evictOverBound();
+  }
+
+  /** gzip templates kept: one per answer shape, whatever its versions so far (a test reads it). */
+  get gzipTemplateCount(): number {
+    return this.gzipTemplates.size;
   }
 
   /** Bytes held by kept answers, their gzip included (bounded by maxAnswerBytes; a test reads it). */

@@ -11,6 +11,7 @@ import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { seatSegments, verifyFlights } from '../test-support/booking.js';
+import { sessionBinding } from '../booking/seat-product-code.js';
 
 /** The value of one sample of the exposition text, or undefined when the series is absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -118,7 +119,11 @@ describe('/metrics: seat-map cache and rate-pool refusals', () => {
       const body = { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) };
       const res = await t.app.inject({ method: 'POST', url: '/seatAvailability.do', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip', ...authHeaders(TEST_CLIENTS.beta) }, payload: body });
       assert.equal(res.headers['content-encoding'], 'gzip');
-      assert.equal((JSON.parse(gunzipSync(res.rawPayload).toString()) as { status: number }).status, 0);
+      const answer = gunzipSync(res.rawPayload).toString();
+      assert.equal((JSON.parse(answer) as { status: number }).status, 0);
+      // every productCode carries this session's own binding (spec 2.12), none another's
+      const codes = answer.match(/"productCode":"[^"]*"/g) ?? [];
+      assert.ok(codes.length > 0 && codes.every((c) => c.endsWith(`_${sessionBinding(s.sessionId, 1)}"`)), `session ${i}`);
     }
     const text = await scrape(t);
     assert.equal(sample(text, 'postbook_seat_map_gzip_total', { how: 'template' }), 1);
