@@ -10,7 +10,7 @@ import type { World } from './airline/sandbox/world.js';
 import { ClientAuthenticator } from './clients/auth.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import { COMPRESS_THRESHOLD_BYTES } from './http/encoding.js';
+import { ANSWER_CODINGS, COMPRESS_THRESHOLD_BYTES, explicitCodings } from './http/encoding.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerRoutes } from './http/routes.js';
@@ -97,7 +97,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(compress, {
     global: true,
     threshold: COMPRESS_THRESHOLD_BYTES,
-    encodings: ['gzip', 'deflate'],
+    encodings: [...ANSWER_CODINGS],
     zlibOptions: { level: zlibConstants.Z_BEST_SPEED },
   });
   await app.register(swagger, openApiOptions(config));
@@ -159,6 +159,9 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
   // Callback-style hooks (no promise per request): these run on every answer of every route.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // `*` as the codings it stands for, before @fastify/compress (or a kept answer) reads the header
+    const accepted = request.headers['accept-encoding'];
+    if (accepted !== undefined && accepted.includes('*')) request.headers['accept-encoding'] = explicitCodings(accepted);
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {

@@ -2,7 +2,7 @@
 // error body, session binding of productCodes, the cache invalidated by a sale, and the security cases.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, inflateSync } from 'node:zlib';
 import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
@@ -135,6 +135,11 @@ describe('seatAvailability.do', () => {
       assert.equal(gunzipSync(zipped.rawPayload).toString(), plain.body, enc);
     }
     assert.equal((await ask('gzip;q=0')).headers['content-encoding'], undefined);
+    // `*` stands only for the codings not named (RFC 9110 §12.5.3): gzip refused by name stays refused
+    const deflated = await ask('gzip;q=0, *');
+    assert.equal(deflated.headers['content-encoding'], 'deflate');
+    assert.equal(inflateSync(deflated.rawPayload).toString(), plain.body);
+    assert.equal((await ask('*;q=0')).headers['content-encoding'], undefined);
   });
 
   test('223: the look-to-book check refuses before any work (counter provided by the rate-limit module)', async () => {

@@ -17,6 +17,37 @@ export function acceptsGzip(header: string | undefined): boolean {
   return star;
 }
 
+/** The codings postbook answers in besides identity (@fastify/compress's `encodings`). */
+export const ANSWER_CODINGS = ['gzip', 'deflate'] as const;
+
+/**
+ * An Accept-Encoding header with `*` written out as the codings it stands for, or the header itself when it has
+ * none. `*` matches only the codings the header does not name (RFC 9110 §12.5.3): `gzip;q=0, *` allows deflate,
+ * not gzip. @fastify/compress reads `*` as gzip whatever else the header says, so a caller that refused gzip got
+ * it; given this header instead, it negotiates as the RFC says. Only headers with `*` pay for the parse.
+ */
+export function explicitCodings(header: string): string {
+  if (!header.includes('*')) return header;
+  const named = new Set<string>();
+  const kept: string[] = [];
+  let star: string | null = null;
+  for (const part of header.split(',')) {
+    const entry = part.trim();
+    if (!entry) continue;
+    const [rawName, ...params] = entry.split(';');
+    const name = rawName!.trim().toLowerCase();
+    if (name === '*') {
+      const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
+      star = q === undefined ? '' : `;${q}`;
+      continue;
+    }
+    named.add(name === 'x-gzip' ? 'gzip' : name);
+    kept.push(entry);
+  }
+  if (star !== null) for (const coding of ANSWER_CODINGS) if (!named.has(coding)) kept.push(`${coding}${star}`);
+  return kept.join(', ');
+}
+
 /**
  * Whether this request's answer goes out gzipped: the caller accepts gzip and has not asked for none
  * (`x-no-compression`, as @fastify/compress reads it).

@@ -250,14 +250,17 @@ describe('extractPnr.do: the answer kept per record version', () => {
     }
     assert.equal(keptAnswerStats.gzipped - before, 1, 'made for the first caller, kept for the second');
     // x-no-compression, gzip refused (q=0), or no Accept-Encoding: the plain bytes
-    for (const res of [await zipped('gzip', { 'x-no-compression': '1' }), await zipped('gzip;q=0, identity')]) {
+    for (const res of [await zipped('gzip', { 'x-no-compression': '1' }), await zipped('gzip;q=0, identity'), await zipped('*;q=0')]) {
       assert.equal(res.headers['content-encoding'], undefined);
       assert.equal(res.body, plain.raw);
     }
     // deflate only: still compressed for the caller, by @fastify/compress as any other answer
-    const deflated = await zipped('deflate');
-    assert.equal(deflated.headers['content-encoding'], 'deflate');
-    assert.equal(inflateSync(deflated.rawPayload).toString(), plain.raw);
+    // (and gzip refused by name with `*`: `*` stands only for the codings not named, RFC 9110 §12.5.3)
+    for (const header of ['deflate', 'gzip;q=0, *']) {
+      const deflated = await zipped(header);
+      assert.equal(deflated.headers['content-encoding'], 'deflate', header);
+      assert.equal(inflateSync(deflated.rawPayload).toString(), plain.raw);
+    }
     assert.equal(keptAnswerStats.gzipped - before, 1);
   });
 
