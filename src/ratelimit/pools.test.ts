@@ -67,6 +67,13 @@ test('invalid bodies and missing or wrong credentials do not count; business fai
       });
       assert.equal(wrong.statusCode, 401);
     }
+    // spec 8: a validation failure found by the handler (seatAvailability.do's 220 for a carrier or flights not
+    // the session's) is taken back once answered
+    for (let i = 0; i < 20; i++) {
+      const invalid = await poolCall(app, '/seatAvailability.do', 'small', { sessionId: 's', invalid: true });
+      assert.equal(invalid.http, 200);
+      assert.equal(invalid.body.status, 220);
+    }
     // the client's 3 are all still there; a business failure (status 214) uses one of them
     const failed = await poolCall(app, '/seatAvailability.do', 'small', { sessionId: 's', fail: true });
     assert.equal(failed.http, 200);
@@ -119,6 +126,24 @@ test('over the limit: HTTP 429, the documented body, Retry-After in whole second
 });
 
 const REDIS_URL = process.env.REDIS_URL;
+
+test('with Redis, a validation failure found by the handler is taken back from the shared pool', { skip: REDIS_URL ? false : 'REDIS_URL is not set (.ci/run sets it)' }, async () => {
+  const keyPrefix = `postbook:test:${process.pid}:${randomBytes(4).toString('hex')}:`;
+  const redis = new Redis(REDIS_URL!);
+  const pools = createRatePools({ redis, keyPrefix });
+  const app = await poolTestApp(pools, CLIENTS);
+  try {
+    for (let i = 0; i < 10; i++) assert.equal((await poolCall(app, '/getLuggage.do', 'small', { sessionId: 's', invalid: true })).body.status, 220);
+    // the same connection: the take-backs are done before these
+    assert.equal((await pools.usage('small', CLIENTS.small)).find((u) => u.pool === 'ancillary')!.used, 0);
+    assert.equal(await accepted(app, POOL_ROUTES.ancillary, 5, 'small'), 3);
+  } finally {
+    await app.close();
+    const keys = await redis.keys(`${keyPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  }
+});
 
 test('with Redis, two app instances share one pool: exactly 60 of 80 accepted', { skip: REDIS_URL ? false : 'REDIS_URL is not set (.ci/run sets it)' }, async () => {
   const keyPrefix = `postbook:test:${process.pid}:${randomBytes(4).toString('hex')}:`;

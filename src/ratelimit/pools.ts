@@ -4,10 +4,13 @@
 //
 // The limiter is @fastify/rate-limit with a rolling-window store (window-store.ts): in memory by default,
 // in Redis with REDIS_URL so a pool holds across API processes. It runs as a preHandler hook of the pool's
-// scope, so authentication failures (onRequest) and validation failures never reach it and never count;
-// refused requests are not recorded by the store. Decision record 0013.
+// scope, so authentication failures (onRequest) and failures of the request schema never reach it and never
+// count; a request the handler then refuses with its family's validation status (seatAvailability.do's 220:
+// a carrier or flights not the session's) is taken back; refused requests are not recorded by the store.
+// Decision record 0013.
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
+import { ApiError, VALIDATION_STATUS } from '../errors.js';
 import type { Redis } from 'ioredis';
 import { MemoryWindowStore, RedisWindowStore, storeCtor, type WindowStore } from './window-store.js';
 
@@ -96,12 +99,15 @@ function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<Rate
         skipOnError: true,
       });
       let limiter: Limiter | undefined;
+      /** Requests this pool counted (a validation failure found by the handler is taken back). */
+      const counted = new WeakSet<FastifyRequest>();
       // preHandler: after authentication (onRequest) and body validation, so neither failure counts.
       scope.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
         limiter ??= scope.createRateLimit();
         const verdict = await limiter(request);
         if (verdict.isAllowed) return;
         if (!verdict.isExceeded) {
+          counted.add(request);
           reply.header('x-ratelimit-limit', verdict.max).header('x-ratelimit-remaining', verdict.remaining);
           return;
         }
@@ -115,6 +121,15 @@ function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<Rate
           .type('application/json; charset=utf-8')
           .serializer(JSON.stringify)
           .send(overLimitBody(name, verdict.max, retryAfter));
+      });
+      // A validation failure the handler found (its family's invalid-request status) does not count either
+      // (spec 8: validation failures are not counted). onError: nothing on the way of an answered request.
+      scope.addHook('onError', (request, _reply, error, done) => {
+        const family = request.routeOptions.config.family;
+        if (counted.has(request) && error instanceof ApiError && family !== undefined && error.status === VALIDATION_STATUS[family]) {
+          store.uncount(`${name}:${request.client?.clientId ?? ''}`);
+        }
+        done();
       });
     },
   };

@@ -18,6 +18,12 @@ export interface WindowStore {
   child(): WindowStore;
   /** Accepted requests of a key in the window now, without recording one (the console's live usage). */
   count(key: string, windowMs: number): Promise<number>;
+  /**
+   * Takes back the key's latest accepted request: one that was counted and then turned out to be a validation
+   * failure, which does not count (spec 8). The latest rather than that very request: the same count, and
+   * no slot frees later than it would have.
+   */
+  uncount(key: string): void;
 }
 
 /** The plugin builds its store with `new options.store(params)`: hand it this one instance. */
@@ -77,6 +83,11 @@ export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
     let n = 0;
     for (let i = log.times.length - 1; i >= log.head && log.times[i]! > since; i--) n++;
     return n;
+  }
+
+  uncount(key: string): void {
+    const log = this.logs.get(key);
+    if (log && log.times.length > log.head) log.times.pop();
   }
 
   /** Forgets keys whose whole log has left the window. */
@@ -157,5 +168,10 @@ export class RedisWindowStore implements WindowStore, FastifyRateLimitStore {
 
   async count(key: string, windowMs: number): Promise<number> {
     return Number(await this.redis.postbookWindowCount(this.keyPrefix + key, windowMs));
+  }
+
+  uncount(key: string): void {
+    // the member of the highest score: the latest accepted request (of any process)
+    this.redis.zpopmax(this.keyPrefix + key).catch((err: Error) => this.onError(err));
   }
 }

@@ -15,6 +15,8 @@ test('spec 8: seatAvailability.do + getLuggage.do share one pool of 60 per clien
     const seatBody = { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) };
     // validation failures are not counted (220 for the seat family)
     for (let i = 0; i < 5; i++) assert.equal((await call(t.app, '/seatAvailability.do', { carrier: 123 }, { client })).body.status, 220);
+    // nor those the route finds after the schema: a carrier that is not the itinerary's
+    for (let i = 0; i < 5; i++) assert.equal((await call(t.app, '/seatAvailability.do', { ...seatBody, carrier: 'XQ' }, { client })).body.status, 220);
     const answers = [];
     for (let i = 0; i < 30; i++) answers.push(await call(t.app, '/seatAvailability.do', seatBody, { client }));
     for (let i = 0; i < 30; i++) answers.push(await call(t.app, '/getLuggage.do', { offerId: s.sessionId }, { client }));

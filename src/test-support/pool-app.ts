@@ -4,7 +4,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { ApiError, COMMON } from '../errors.js';
+import { ApiError, COMMON, VALIDATION_STATUS } from '../errors.js';
 import { errorHandler } from '../http/errors.js';
 import type { ClientSettings } from '../store/schema.js';
 import { testLogger } from './app.js';
@@ -38,10 +38,12 @@ export async function poolTestApp(pools: RatePools, clients: TestClients): Promi
       for (const url of urls) {
         api.post(
           url,
-          { config: { family: 'seat' }, schema: { body: Type.Object({ sessionId: Type.String({ minLength: 1 }), fail: Type.Optional(Type.Boolean()) }) } },
+          { config: { family: 'seat' }, schema: { body: Type.Object({ sessionId: Type.String({ minLength: 1 }), fail: Type.Optional(Type.Boolean()), invalid: Type.Optional(Type.Boolean()) }) } },
           async (request) => {
             // A business failure is an answered request: it counts.
             if (request.body.fail) throw new ApiError(214, 'session expired');
+            // A validation failure the handler finds (the family's invalid-request status): it does not.
+            if (request.body.invalid) throw new ApiError(VALIDATION_STATUS.seat, 'invalid request: carrier XQ is not the itinerary carrier');
             return { status: 0, msg: null, url };
           },
         );
