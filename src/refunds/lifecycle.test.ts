@@ -10,6 +10,7 @@ import { ConnectorError, type AirlineConnector } from '../airline/connector.js';
 import { SandboxConnector, type SandboxBooks } from '../airline/sandbox/connector.js';
 import type { World } from '../airline/sandbox/world.js';
 import { waitFor } from '../test-support/wait.js';
+import { voucherEndDate } from './query.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -139,6 +140,7 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
     assert.equal(v.refundStatus, 2);
     const today = DateTime.fromJSDate(t.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
     assert.equal(v.refundVouchers[0].voucherStartDate, today);
+    assert.equal(v.refundVouchers[0].voucherEndDate, voucherEndDate(today));
     assert.match(v.refundVouchers[0].voucherCode, /^V-/);
     assert.deepEqual(v.refundVouchers[0].eligiblePassengers, [{ name: 'VOUCHERS/ANN' }]);
     const b = await final(below);

@@ -1,4 +1,5 @@
 // queryRefundOrders.do (spec 4.3): the caller's refund orders of one order, newest first.
+import { DateTime } from 'luxon';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import type { RefundOrdersTable } from '../store/schema.js';
@@ -14,12 +15,17 @@ export interface RefundOutcome {
   voucherCode?: string | null;
 }
 
+/** A voucher's expiry, yyyyMMdd: one year after its start, 29 February's on 28 February (decision 0010). */
+export function voucherEndDate(startDate: string): string {
+  return DateTime.fromFormat(startDate, 'yyyyMMdd', { zone: 'UTC' }).plus({ years: 1 }).toFormat('yyyyMMdd');
+}
+
 export function refundOrderToWire(deps: RefundDeps, row: Selectable<RefundOrdersTable>, displayOverride: string | null): RefundOrderWire {
   const details = row.details as PricedQuote & { outcome?: RefundOutcome };
   const displayCurrency = displayOverride ?? row.display_currency;
   const done = row.status === RS.REFUNDED || row.status === RS.FULFILLED;
   const startDate = done ? row.completed_on : null;
-  const endDate = startDate ? String(Number(startDate.slice(0, 4)) + 1) + startDate.slice(4) : null;
+  const endDate = startDate ? voucherEndDate(startDate) : null;
   const parts = wireParts(details, {
     displayCurrency,
     rates: deps.rates,
