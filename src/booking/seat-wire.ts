@@ -7,7 +7,7 @@ const SeatSegment = Type.Object({
   flightNumber: Type.String({ pattern: '^[A-Za-z0-9]{2}\\d{1,4}$', description: 'with carrier prefix, e.g. XS101' }),
   depAirport: Type.String({ pattern: '^[A-Za-z]{3}$' }),
   arrAirport: Type.String({ pattern: '^[A-Za-z]{3}$' }),
-  depTime: Type.String({ pattern: '^\\d{8}(\\d{4})?$', description: 'yyyyMMddHHmm (yyyyMMdd accepted), airport-local' }),
+  depTime: Type.String({ pattern: '^\\d{8}(\\d{4})?$', format: 'yyyyMMdd[HHmm]', description: 'yyyyMMddHHmm (yyyyMMdd accepted), airport-local' }),
   cabinClass: Nullable(
     Type.Union([Type.Integer({ minimum: 1, maximum: 4 }), Type.String({ pattern: '^[1-4]$' })], {
       description: '1 economy, 2 business, 3 first, 4 premium economy, as an integer or its string ("1"); default: as verified',

@@ -89,6 +89,7 @@ describe('seatAvailability.do', () => {
     await expectStatus({ sessionId: s.sessionId, outboundSegments: segs }, 220, 'carrier missing');
     await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [] }, 220, 'no segments');
     await expectStatus({ sessionId: s.sessionId, carrier: 'XQ', outboundSegments: segs }, 220, 'another carrier');
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [{ ...segs[0], depTime: '20261340' }] }, 220, 'a date that does not exist');
     await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-fail']) }, 220, 'another flight');
     // Flight data alone, and no verify session of this client on these flights: independent mode.
     await expectStatus({ carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow-ret']) }, 220, 'independent mode');

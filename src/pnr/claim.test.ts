@@ -176,6 +176,10 @@ describe('pnr/claim.do', () => {
       [{ fromSegments: [] }, /fromSegments/],
       [{ fromSegments: [{ ...seg(t, 'out'), depTime: '2026-01-01 10:00' }] }, /fromSegments.0.depTime/],
       [{ passengers: [{ name: 'A/B', passengerType: 7 }] }, /passengerType/],
+      // dates that do not exist are as invalid as malformed ones
+      [{ passengers: [{ name: 'A/B', birthday: '19901340' }] }, /passengers.0.birthday/],
+      [{ fromSegments: [{ ...seg(t, 'out'), depTime: '202602301000' }] }, /fromSegments.0.depTime/],
+      [{ fromSegments: [{ ...seg(t, 'out'), depTime: '202601012460' }] }, /fromSegments.0.depTime/],
     ];
     for (const [over, msg] of cases) {
       const res = await call(t.app, '/pnr/claim.do', claimBody(t, over));

@@ -89,6 +89,7 @@ describe('refundQuotation.do', () => {
     const cases: Array<[string, Record<string, unknown>, number]> = [
       ['810 no order reference', { refundRequestList: [item(t, lastA, firstA)] }, 810],
       ['810 unsupported reason (medical)', { orderNo: dep001, refundRequestList: [item(t, lastA, firstA, '2')] }, 810],
+      ['810 a departure date that does not exist', { orderNo: dep001, refundRequestList: [{ ...item(t, lastA, firstA), segments: [{ ...seg(t, 'out'), depDate: '20261340' }, seg(t, 'ret')] }] }, 810],
       ['810 mixed reasons', { orderNo: dep001, refundRequestList: [item(t, lastA, firstA, '0'), item(t, lastB, firstB, '1')] }, 810],
       ['801 unknown order', { orderNo: '1234567890123456', refundRequestList: [item(t, lastA, firstA)] }, 801],
       ['824 ancillary order number', { orderNo: 'PT-DEP1', refundRequestList: [item(t, lastA, firstA)] }, 824],

@@ -8,7 +8,7 @@ const Code3 = Type.String({ pattern: '^[A-Za-z]{3}$' });
 // ---- requests ----
 
 export const RefundSegment = Type.Object({
-  depDate: Type.String({ pattern: '^\\d{8}$', description: 'yyyyMMdd' }),
+  depDate: Type.String({ pattern: '^\\d{8}$', format: 'yyyyMMdd', description: 'yyyyMMdd' }),
   flightNo: Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$' }),
   depAirport: Code3,
   arrAirport: Code3,
