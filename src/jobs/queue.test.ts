@@ -576,3 +576,47 @@ test('lanes: out of range is refused', { timeout: 30_000 }, async () => {
     await h.close();
   }
 });
+
+test('stately: one job of a key runs at a time across two queue instances, the next waiting', { timeout: 60_000, skip: !DATABASE_URL && 'PostgreSQL only (DATABASE_URL): embedded PGlite is one process with one connection' }, async () => {
+  const appSchema = `jq3_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const open = () => openStore({ databaseUrl: DATABASE_URL, dataDir: null, schema: appSchema, migrate: false, poolSize: 4 });
+  const storeA = await open();
+  const storeB = await open();
+  const h = await harness(storeA);
+  try {
+    const mk = (store: Store) => createJobQueue({ store, logger, schema: h.schema, queues: { sweep: { policy: 'stately' } } });
+    const a = mk(storeA);
+    const b = mk(storeB);
+    h.queues.push(a, b);
+    let running = 0;
+    let most = 0;
+    let runs = 0;
+    const limits: number[] = [];
+    // As the refund sweep: each run queues its successor, and the other process queues one too meanwhile.
+    const handler = (self: JobQueue, other: JobQueue) => async (_data: unknown, job: JobInfo) => {
+      running++;
+      most = Math.max(most, running);
+      limits.push(job.expireInSeconds);
+      await other.send('sweep', {}, { singletonKey: 'sweep' });
+      await sleep(400);
+      running--;
+      runs++;
+      await self.send('sweep', {}, { singletonKey: 'sweep' });
+    };
+    await a.work('sweep', { pollingIntervalSeconds: 0.1 }, handler(a, b));
+    await b.work('sweep', { pollingIntervalSeconds: 0.1 }, handler(b, a));
+    await a.start();
+    await b.start();
+    await a.send('sweep', {}, { singletonKey: 'sweep' });
+    await waitFor('ten runs', () => runs >= 10, 40_000);
+    assert.equal(most, 1, 'never two at once');
+    assert.ok(limits.every((s) => s === 60), `the attempts' time limit: ${limits.join(',')}`);
+    const s = await a.stats();
+    assert.equal(s.queues.sweep!.failed, 0);
+    await assert.rejects(a.send('sweep', {}), /needs a singletonKey/);
+  } finally {
+    await h.close();
+    await sql`drop schema if exists ${sql.id(appSchema)} cascade`.execute(storeB.db);
+    await storeB.close();
+  }
+});

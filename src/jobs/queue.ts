@@ -25,11 +25,19 @@ export type JobLogger = Pick<BaseLogger, 'debug' | 'info' | 'warn' | 'error'>;
  * - `standard`: every send is a job; `singletonKey` is refused (it would not deduplicate anything).
  * - `short`: at most one job per singletonKey waiting for its first run; a send whose key already waits is
  *   dropped (send returns null). Every send to such a queue must carry a singletonKey.
- * pg-boss's `singleton` and `stately` policies are left out on purpose: when the head of the queue has the
- * key of a running job, pg-boss 10's fetch fails on their unique index and returns nothing, so one long job
- * stalls its whole queue. Serialise work on one refund with a row lock on the refund instead.
+ * - `stately` (pg-boss's): as `short`, and at most one job per singletonKey running, in all processes: a job
+ *   due while another of its key runs waits until that one has ended. Only for a queue of one key (a recurring
+ *   job that must never run twice at once: the refund sweep): when the head of the queue has the key of a
+ *   running job, pg-boss 10's fetch fails on the policy's unique index and returns nothing, so a queue of many
+ *   keys would stall behind one long job. Workers of such a queue do not probe while one of its jobs runs, and
+ *   take that fetch failure for "nothing to fetch".
+ * pg-boss's `singleton` policy is left out (no bound on the jobs waiting). Serialise work on one refund with a
+ * row lock on the refund instead.
  */
-export type QueuePolicy = 'standard' | 'short';
+export type QueuePolicy = 'standard' | 'short' | 'stately';
+
+/** Policies whose sends carry a singletonKey (one job per key waiting). */
+const keyed = (policy: QueuePolicy) => policy === 'short' || policy === 'stately';
 
 export interface QueueDeclaration {
   policy?: QueuePolicy;
@@ -84,7 +92,7 @@ export interface SendOptions {
   trx?: Transaction<Database>;
   /** Not before this many seconds from now. */
   startAfterSeconds?: number;
-  /** Deduplication key; only on queues declared with policy `short` (and required there). */
+  /** Deduplication key; only on queues declared with policy `short` or `stately` (and required there). */
   singletonKey?: string;
   retryLimit?: number;
   retryDelaySeconds?: number;
@@ -120,6 +128,8 @@ export interface JobInfo {
   retryLimit: number;
   singletonKey: string | null;
   createdOn: Date;
+  /** How long this attempt may run before it fails into a retry (the queue's expireInSeconds). */
+  expireInSeconds: number;
   /** Aborted when the attempt runs out of time (expireInSeconds) or the queue stops without waiting. */
   signal: AbortSignal;
 }
@@ -290,7 +300,7 @@ class PgBossJobQueue implements JobQueue {
     for (const [name, q] of Object.entries(opts.queues)) {
       check(/^[A-Za-z0-9_.-]{1,100}$/.test(name), `job queue name "${name}": letters, digits, dot, dash, underscore (at most 100)`);
       checkRetry(`job queue ${name}`, q);
-      check(q.policy === undefined || q.policy === 'standard' || q.policy === 'short', `job queue ${name}: policy must be standard or short`);
+      check(q.policy === undefined || q.policy === 'standard' || q.policy === 'short' || q.policy === 'stately', `job queue ${name}: policy must be standard, short or stately`);
       this.declared.set(name, {
         policy: q.policy ?? 'standard',
         retryLimit: q.retryLimit ?? opts.retryLimit ?? DEFAULTS.retryLimit,
@@ -484,8 +494,8 @@ class PgBossJobQueue implements JobQueue {
     const { trx, startAfterSeconds, singletonKey, priority } = opts;
     check(startAfterSeconds === undefined || (Number.isFinite(startAfterSeconds) && startAfterSeconds >= 0), 'startAfterSeconds must be ≥ 0');
     check(priority === undefined || Number.isInteger(priority), 'priority must be an integer');
-    if (q.policy === 'short') check(typeof singletonKey === 'string' && singletonKey.length > 0, `job queue ${name} (policy short): send needs a singletonKey`);
-    else check(singletonKey === undefined, `job queue ${name}: singletonKey needs a queue declared with policy 'short'`);
+    if (keyed(q.policy)) check(typeof singletonKey === 'string' && singletonKey.length > 0, `job queue ${name} (policy ${q.policy}): send needs a singletonKey`);
+    else check(singletonKey === undefined, `job queue ${name}: singletonKey needs a queue declared with policy 'short' or 'stately'`);
     check(trx === undefined || trx.isTransaction, 'send: trx must be a transaction (inside db.transaction().execute)');
 
     const id = await this.boss.send(name, data, {
@@ -499,7 +509,7 @@ class PgBossJobQueue implements JobQueue {
       ...(priority !== undefined ? { priority } : {}),
     });
     // pg-boss joins the insert to its queue table: a missing queue row would drop the job without an error.
-    if (id === null && q.policy !== 'short') throw new Error(`job not stored: queue "${name}" is missing from ${this.schema}.queue`);
+    if (id === null && !keyed(q.policy)) throw new Error(`job not stored: queue "${name}" is missing from ${this.schema}.queue`);
     // Wake local idle workers. On PGlite their fetch waits behind the caller's transaction (one connection),
     // so it sees the job once committed; on PostgreSQL a transactional send leaves it to the next poll. A job
     // due later wakes them on PGlite only, to read the queue's next due time again (they sleep until it).
@@ -516,16 +526,17 @@ class PgBossJobQueue implements JobQueue {
   }
 
   insertManySql(name: string, rows: RawBuilder<unknown>, opts: Omit<InsertSqlOptions, 'singletonKey'> = {}): RawBuilder<{ id: string }> {
-    this.checkInsert(name, this.declared.get(name)?.policy === 'short', true);
+    const policy = this.declared.get(name)?.policy;
+    this.checkInsert(name, policy !== undefined && keyed(policy), true);
     return this.insertRows(name, rows, opts);
   }
 
-  private checkInsert(name: string, keyed: boolean, keyOk: boolean): void {
+  private checkInsert(name: string, hasKey: boolean, keyOk: boolean): void {
     const q = this.declared.get(name);
     if (!q) throw new UnknownQueueError(name);
     check(this.state !== 'new' && this.state !== 'starting', 'job queue: insertSql() before start() (the queues may not exist yet)');
-    if (q.policy === 'short') check(keyed && keyOk, `job queue ${name} (policy short): insertSql needs a singletonKey`);
-    else check(!keyed, `job queue ${name}: singletonKey needs a queue declared with policy 'short'`);
+    if (keyed(q.policy)) check(hasKey && keyOk, `job queue ${name} (policy ${q.policy}): insertSql needs a singletonKey`);
+    else check(!hasKey, `job queue ${name}: singletonKey needs a queue declared with policy 'short' or 'stately'`);
   }
 
   private insertRows(name: string, rows: RawBuilder<unknown>, { startAfterSeconds, onlyIf }: Omit<InsertSqlOptions, 'singletonKey'>): RawBuilder<{ id: string }> {
@@ -596,7 +607,8 @@ class PgBossJobQueue implements JobQueue {
     // On the embedded store this process makes every change to the queue's jobs (one process; maintenance
     // wakes the workers): an idle worker sleeps until the next due job, and at most a maintenance interval.
     const untilDueMaxMs = this.kind === 'pglite' ? this.maintenanceMs : null;
-    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, untilDueMaxMs, handler, this.schema, lanes);
+    const stately = this.declared.get(name)!.policy === 'stately';
+    const worker = new WorkerLoop(this.boss, this.exec, this.log, name, batchSize, polling * 1000, untilDueMaxMs, handler, this.schema, lanes, stately);
     this.workers.push(worker);
     if (this.state === 'started') worker.start();
   }
@@ -640,6 +652,9 @@ interface IdleWait {
   dueThen: boolean;
 }
 
+/** PostgreSQL's unique_violation: what pg-boss's fetch of a stately queue meets while a job of the key runs. */
+const UNIQUE_VIOLATION = '23505';
+
 /** Added to a due time the worker sleeps until: pg-boss fetches jobs whose start_after is strictly past. */
 const DUE_MARGIN_MS = 2;
 
@@ -674,11 +689,14 @@ class WorkerLoop {
     private readonly handler: Handlers,
     schema: string,
     private readonly lanes: number,
+    /** A `stately` queue: no fetch while a job of it runs (pg-boss's fetch would fail on the policy's index). */
+    private readonly stately = false,
   ) {
+    const running = stately ? ` and not exists (select 1 from ${schema}.job where name = $1 and state = 'active')` : '';
     this.dueSql =
       untilDueMaxMs === null
-        ? `select exists (select 1 from ${schema}.job where name = $1 and state < 'active' and start_after < now()) as due`
-        : `select (extract(epoch from min(start_after) - now()) * 1000)::float8 as wait_ms from ${schema}.job where name = $1 and state < 'active'`;
+        ? `select exists (select 1 from ${schema}.job where name = $1 and state < 'active' and start_after < now())${running} as due`
+        : `select (extract(epoch from min(start_after) - now()) * 1000)::float8 as wait_ms${stately ? `, exists (select 1 from ${schema}.job where name = $1 and state = 'active') as running` : ''} from ${schema}.job where name = $1 and state < 'active'`;
   }
 
   /**
@@ -694,6 +712,8 @@ class WorkerLoop {
       if (this.untilDueMaxMs === null) return row?.due === false ? { ms: this.intervalMs, dueThen: false } : due;
       const waitMs = row?.wait_ms;
       if (waitMs === null || waitMs === undefined) return { ms: this.untilDueMaxMs, dueThen: false };
+      // a job of this stately queue runs (here: an attempt given up at its time limit that has not ended yet)
+      if (row?.running === true) return { ms: this.intervalMs, dueThen: false };
       const ms = Math.ceil(Number(waitMs)) + DUE_MARGIN_MS;
       if (!(ms > DUE_MARGIN_MS)) return due;
       return ms <= this.untilDueMaxMs ? { ms, dueThen: true } : { ms: this.untilDueMaxMs, dueThen: false };
@@ -821,6 +841,8 @@ class WorkerLoop {
     const rec = recordingExecutor(this.exec);
     // pg-boss's fetch swallows SQL errors (it expects only unique violations); the recording executor sees them.
     const jobs = await this.boss.fetch<unknown>(this.name, { batchSize: this.batchSize, includeMetadata: true, db: rec });
+    // A stately queue's job due while another of its key runs: the policy's unique index refused it, by design.
+    if (this.stately && (rec.error as { code?: unknown } | undefined)?.code === UNIQUE_VIOLATION) return 0;
     if (rec.error !== undefined) {
       this.fetchErrors++;
       if (this.fetchErrors === 1 || this.fetchErrors % 60 === 0) {
@@ -913,6 +935,8 @@ class WorkerLoop {
       retryLimit: job.retryLimit,
       singletonKey: job.singletonKey,
       createdOn: job.createdOn,
+      // pg-boss hands it over as a numeric string ('60.000000')
+      expireInSeconds: Math.max(1, Number(job.expireInSeconds) || 60),
       signal,
     };
   }

@@ -28,7 +28,7 @@ import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 /** The part of the job queue the lifecycle uses (src/jobs implements it). */
 export interface LifecycleQueue {
   send(name: string, data: object, opts?: { trx?: Transaction<Database>; startAfterSeconds?: number; singletonKey?: string }): Promise<unknown>;
-  work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown) => Promise<void>): Promise<unknown>;
+  work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown, job: { expireInSeconds: number; signal: AbortSignal }) => Promise<void>): Promise<unknown>;
   workBatch(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (jobs: Array<{ data: unknown }>) => Promise<unknown[]>): Promise<unknown>;
   insertSql(name: string, data: object, opts?: { startAfterSeconds?: number; singletonKey?: string; onlyIf?: RawBuilder<unknown> }): RawBuilder<unknown>;
   insertManySql(name: string, rows: RawBuilder<unknown>, opts?: { startAfterSeconds?: number }): RawBuilder<unknown>;
@@ -75,10 +75,21 @@ const POLL_SWEEP_LANES = 3;
 /** However many sweeps failed in a row: every this many seconds each process queues one (dropped when one waits). */
 const POLL_SWEEP_BACKSTOP_MS = 60_000;
 /**
- * A sweep stops starting batches after this long and leaves the rest, still due, to its successor a second later:
- * well inside the job's expiry (REFUND_JOB_EXPIRE_SECONDS), after which the queue would retry it alongside.
+ * A sweep stops starting batches after this long and leaves the rest, still due, to its successor a second later;
+ * less when its job's time limit is short (sweepBudgetMs): it must end, its last airline calls answered, inside
+ * that limit, after which the queue would count the attempt failed and start the sweep again beside it.
  */
 const POLL_SWEEP_BUDGET_MS = 30_000;
+/** Kept between a sweep's last airline call's deadline and its job's time limit: the outcomes' statements. */
+const POLL_SWEEP_MARGIN_MS = 5_000;
+
+/**
+ * How long a sweep whose job may run `expireInSeconds` starts batches: POLL_SWEEP_BUDGET_MS, or less so that a
+ * batch started last (an airline call of up to `airlineTimeoutMs`, then its statements) ends in time; at least 1 s.
+ */
+export function sweepBudgetMs(expireInSeconds: number, airlineTimeoutMs: number): number {
+  return Math.max(1_000, Math.min(POLL_SWEEP_BUDGET_MS, expireInSeconds * 1000 - airlineTimeoutMs - POLL_SWEEP_MARGIN_MS));
+}
 /**
  * How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). A backlog of
  * submissions is worked three batches at a time (WorkOptions.lanes): while one batch waits on the airline or
@@ -200,9 +211,9 @@ export class RefundLifecycle {
     });
     // The submissions and the looks: a sweep over the refunds' own due times, which queues its successor when done.
     this.stopping = false;
-    await this.deps.queue.work(JOB_POLL_SWEEP, { pollingIntervalSeconds: 0.5 }, async () => {
+    await this.deps.queue.work(JOB_POLL_SWEEP, { pollingIntervalSeconds: 0.5 }, async (_data, job) => {
       try {
-        this.sweeping = this.sweep();
+        this.sweeping = this.sweep(sweepBudgetMs(job.expireInSeconds, this.deps.airlineTimeoutMs), job.signal);
         await this.sweeping;
       } finally {
         this.sweeping = null;
@@ -256,17 +267,18 @@ export class RefundLifecycle {
   /**
    * One sweep: every refund whose airline call was due when the sweep began — its submission at 0, a look at 1
    * or 3 — each once, `sweepPage` at a time in due order (read on refund_orders_step_due, after the last one of
-   * the batch before), up to POLL_SWEEP_LANES batches in flight, for at most POLL_SWEEP_BUDGET_MS or until the
-   * workers stop. A batch's refunds at 0 are submitted together (submitBatch), the others looked at concurrently.
-   * Answers how many refunds it called the airline about.
+   * the batch before), up to POLL_SWEEP_LANES batches in flight, starting batches for at most `budgetMs`
+   * (sweepBudgetMs), until its job's `signal` aborts or the workers stop. A batch's refunds at 0 are submitted
+   * together (submitBatch), the others looked at concurrently. Answers how many refunds it called the airline
+   * about. One runs at a time in the whole deployment: its queue is `stately` (src/jobs/queue.ts).
    */
-  async sweep(): Promise<number> {
+  async sweep(budgetMs = POLL_SWEEP_BUDGET_MS, signal?: AbortSignal): Promise<number> {
     if (this.paused) return 0;
     const now = this.deps.clock.now();
-    const until = performance.now() + POLL_SWEEP_BUDGET_MS;
+    const until = performance.now() + budgetMs;
     const readDue = (after: [string, string]) =>
       this.deps.db.executeQuery<DueStep>(CompiledQuery.raw(STEP_DUE_SQL, [now, ...after, this.sweepPage])).then((r) => r.rows);
-    const goOn = () => !this.stopping && !this.paused && performance.now() <= until;
+    const goOn = () => !this.stopping && !this.paused && !signal?.aborted && performance.now() <= until;
     let called = 0;
     // Batches in flight never reject: the first failure (a store error while recording an outcome) is kept and
     // thrown once they have all ended, failing the sweep's job as a sequential sweep would have.
@@ -450,7 +462,9 @@ export class RefundLifecycle {
       if (!r || r.status !== RS.PROCESSING) continue;
       const connector = this.deps.airlines.forCarrier(r.carrier);
       if (!connector) {
-        await this.refuse(refundCode, 'no airline connection', outcomes);
+        // a failed submission like any other (decision 0035): counted in the row and tried again, not a refusal
+        // (a worker may lack a carrier another process has, during a rollout)
+        outcomes.set(refundCode, new Error(`no airline connection for ${r.carrier}`));
         continue;
       }
       let submission: AirlineRefundSubmission;

@@ -6,12 +6,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
+import { TestClock } from '../clock.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
-import { JOB_POLL, JOB_SUBMIT } from './lifecycle.js';
+import { JOB_POLL, JOB_SUBMIT, sweepBudgetMs } from './lifecycle.js';
 import * as m0027 from '../store/migrations/0027_refund_poll_schedule.js';
 import * as m0028 from '../store/migrations/0028_refund_submission_schedule.js';
 import type { RefundPollState } from './deps.js';
@@ -318,4 +319,63 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     assert.ok(rows.length >= 1, 'a refund with an airline call to make');
     assert.equal(await inPagesOfOne(() => lifecycle.sweep()), rows.length, 'one call each, none read again by the next batch');
   });
+});
+
+test("a sweep whose job's attempt was aborted (its time limit) starts no batch after the one in hand: the rest stay due", async () => {
+  const t = await makeTestApp({ world: refundWorld() });
+  try {
+    for (const [pnr, last, first, flights] of [['DEP001', lastA, firstA, ['out', 'ret']], ['BELOW1', 'BELOW', 'ANN', ['out']]] as const) {
+      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+      const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: flights.map((f) => refundSegment(t.world, f)) }] });
+      assert.equal(res.body.status, 0, String(res.body.msg));
+    }
+    const atZero = async () => (await t.store.db.selectFrom('refund_orders').select('refund_code').where('status', '=', 0).execute()).length;
+    assert.equal(await atZero(), 2);
+    const lifecycle = t.workers.lifecycle;
+    lifecycle.sweepPage = 1;
+    assert.equal(await lifecycle.sweep(30_000, AbortSignal.abort()), 1, 'the batch in hand, no more');
+    assert.equal(await atZero(), 1, 'the other submission still due');
+    assert.equal(await lifecycle.sweep(), 1, 'made by the next sweep');
+    assert.equal(await atZero(), 0);
+  } finally {
+    await t.close();
+  }
+});
+
+test('a sweep starts batches only while its job can still end inside its time limit (JOB_EXPIRE_SECONDS)', () => {
+  // the default limit (60 s) and the airline's 15 s deadline: the usual 30 s
+  assert.equal(sweepBudgetMs(60, 15_000), 30_000);
+  // the smallest limit allowed (30 s): a batch started at 10 s ends by 25 s plus its statements, inside 30
+  assert.equal(sweepBudgetMs(30, 15_000), 10_000);
+  assert.equal(sweepBudgetMs(3600, 15_000), 30_000);
+  assert.equal(sweepBudgetMs(10, 15_000), 1_000, 'at least a second');
+});
+
+test('decision 0035: a worker without the carrier\'s airline connection counts a failed submission and tries again; it does not reject the refund', async () => {
+  const store = await openTestStore();
+  const clock = new TestClock();
+  const apps: TestApp[] = [];
+  try {
+    const api = await makeTestApp({ store, world: refundWorld(), clock });
+    apps.push(api);
+    const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    const res = await call(api.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(api.world, f)) }] });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    const code = String(res.body.refundCode);
+    // a worker process whose connectors do not (yet) serve this carrier (a rollout adding it)
+    const worker = await makeTestApp({ store, world: refundWorld(), clock, connectors: () => [] });
+    apps.push(worker);
+    await worker.workers.lifecycle.sweep();
+    const r = await store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'poll_error', 'next_poll_at']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+    assert.deepEqual([r.status, r.poll_failures], [0, 1], 'at 0, one failed submission counted');
+    assert.match(String(r.poll_error), /no airline connection/);
+    assert.ok(r.next_poll_at !== null, 'tried again later');
+    // the process with the connection sends it once it is due
+    clock.advance(60_000);
+    await api.workers.lifecycle.sweep();
+    assert.equal((await store.db.selectFrom('refund_orders').select('status').where('refund_code', '=', code).executeTakeFirstOrThrow()).status, 1);
+  } finally {
+    for (const a of apps.reverse()) await a.close();
+    await store.close();
+  }
 });

@@ -12,7 +12,9 @@ import { JOB_POLL, JOB_POLL_SWEEP, JOB_SUBMIT, RefundLifecycle } from './lifecyc
  * JOB_SUBMIT and JOB_POLL hold the per-refund jobs of builds before decisions 0035 and 0034 (worked, no longer
  * sent); their limits are those of a refund's submissions and looks (RefundLifecycle's stepFailed).
  */
-export const REFUND_QUEUES = { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' }, [JOB_POLL_SWEEP]: { policy: 'short' } } as const;
+// The sweep's queue is stately: one sweep waiting and one running at a time, in every process together (two
+// sweeps at once would send the same due submissions twice).
+export const REFUND_QUEUES = { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' }, [JOB_POLL_SWEEP]: { policy: 'stately' } } as const;
 /** Airline calls time out after 15 s, well inside one attempt. */
 export const REFUND_JOB_EXPIRE_SECONDS = 60;
 
