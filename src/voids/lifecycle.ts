@@ -124,9 +124,11 @@ export class VoidLifecycle {
     if (!v || v.status !== VS.PROCESSING) return;
     const connector = this.deps.airlines.forCarrier(v.carrier);
     const reject = (cause: string, reason: string) => this.moves(voidCode, (move) => move(VS.PROCESSING, VS.REJECTED, cause, { cancel_reason: reason }).then(() => undefined));
-    if (!connector?.submitVoid) return reject('no airline connection that voids', CANCEL_REASON.POLICY);
     let receipt;
     try {
+      // No connection that voids in this process (a worker of a rollout that lacks the carrier): a failed attempt
+      // like an airline that did not answer, tried again — not a refusal; the airline was never asked.
+      if (!connector?.submitVoid) throw new Error(`no airline connection that voids for ${v.carrier}`);
       receipt = await connector.submitVoid(
         v.carrier,
         { voidCode, pnr: v.airline_pnr ?? '', ticketNos: v.ticket_nos, currency: v.currency, paidMinor: Number(v.void_amount_minor) },
@@ -150,7 +152,13 @@ export class VoidLifecycle {
     const v = await this.load(voidCode);
     if (!v || (v.status !== VS.AIRLINE_PROCESSING && v.status !== VS.AIRLINE_VOIDING)) return;
     const connector = this.deps.airlines.forCarrier(v.carrier);
-    if (!connector?.voidStatus) return;
+    if (!connector?.voidStatus) {
+      // no connection that reads voids in this process: look again later (completing the job without a next
+      // look left the void at 1 or 3 for good)
+      this.deps.log.warn({ voidCode, carrier: v.carrier }, 'void status poll: no airline connection; will look again');
+      await this.moves(voidCode, (_move, trx) => this.schedulePoll(voidCode, trx));
+      return;
+    }
     const state = await connector.voidStatus(v.carrier, voidCode, { signal: AbortSignal.timeout(this.deps.airlineTimeoutMs) }).catch((err: unknown) => {
       if (err instanceof ConnectorError && !err.retryable) return { state: 'rejected' as const, cancelReason: CANCEL_REASON.POLICY };
       throw err;

@@ -4,7 +4,8 @@
 // shown REFUND, and the order.void webhook events.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type CallResult, type TestApp } from '../test-support/app.js';
+import { sql } from 'kysely';
+import { call, makeTestApp, openTestStore, type CallResult, type TestApp } from '../test-support/app.js';
 import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { refundSegment } from '../test-support/refund-world.js';
 import { WebhookReceiver } from '../test-support/webhook-receiver.js';
@@ -294,4 +295,39 @@ describe('void path', () => {
     assert.match(last.eventId, /^[0-9a-f-]{36}$/);
     assert.ok(!JSON.stringify(events).includes('VOIDCASE'), 'no passenger names');
   });
+});
+
+test('a worker without the carrier\'s void connection fails the attempt (tried again), never rejects the void; a poll without one looks again later', async () => {
+  const store = await openTestStore();
+  const clock = voidWorldClock();
+  const apps: TestApp[] = [];
+  try {
+    const api = await makeTestApp({ store, world: voidWorld(), clock });
+    apps.push(api);
+    const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP02').executeTakeFirstOrThrow()).order_no;
+    const q = await call(api.app, '/voidQuotation.do', { orderNo });
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    const s = await call(api.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
+    assert.equal(s.body.status, 0, String(s.body.msg));
+    const code = String(s.body.voidCode);
+    // a worker process whose connectors do not (yet) serve this carrier (a rollout adding it)
+    const worker = await makeTestApp({ store, world: voidWorld(), clock, connectors: () => [] });
+    apps.push(worker);
+    await assert.rejects(worker.workers.voids.submitStep(code, { attempt: 1, retryLimit: 10 }), /no airline connection/);
+    const statusOf = async () => (await store.db.selectFrom('void_orders').select('status').where('void_code', '=', code).executeTakeFirstOrThrow()).status;
+    assert.equal(await statusOf(), VS.PROCESSING, 'still at 0: the airline was never asked (was 0 → 4, "does not match airline policy")');
+    // the process with the connection sends it
+    await api.workers.voids.submitStep(code, { attempt: 2, retryLimit: 10 });
+    assert.equal(await statusOf(), VS.AIRLINE_PROCESSING);
+    // a poll by the worker without the connection: the void's next look is queued, not dropped
+    const polls = async () =>
+      Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`${api.workers.queue.schema}.job`)} where singleton_key = ${`void-poll-${code}`} and state = 'created'`.execute(store.db)).rows[0]!.n);
+    await sql`delete from ${sql.table(`${api.workers.queue.schema}.job`)} where singleton_key = ${`void-poll-${code}`}`.execute(store.db);
+    await worker.workers.voids.pollStep(code);
+    assert.equal(await polls(), 1, 'the next look queued');
+    assert.equal(await statusOf(), VS.AIRLINE_PROCESSING);
+  } finally {
+    for (const a of apps.reverse()) await a.close();
+    await store.close();
+  }
 });
