@@ -42,9 +42,24 @@ export async function listEvents(db: Kysely<Database>, opts: { state?: WebhookEv
   }));
 }
 
-/** Makes the given events (by id or event id), or every failed one, due now; returns how many. Delivered events are left alone. */
+/**
+ * An event a deliverer has claimed and is sending now: its attempt counted, not yet recorded, its lease running.
+ * Made due again, it would be claimed and sent a second time beside that attempt (and the subject's next event
+ * could overtake it).
+ */
+const IN_FLIGHT = sql<boolean>`(webhook_events.attempts > 0 and webhook_events.next_attempt_at > now() and not exists (
+  select 1 from webhook_attempts a where a.event_id = webhook_events.id and a.attempt = webhook_events.attempts))`;
+
+/**
+ * Makes the given events (by id or event id), or every failed one, due now; returns how many. Delivered events are
+ * left alone, and so is an event being sent at this moment (its attempt settles it).
+ */
 export async function retryEvents(db: Kysely<Database>, which: { ids: string[] } | { allFailed: true; clientId?: string }): Promise<number> {
-  let q = db.updateTable('webhook_events').set({ state: 'pending', next_attempt_at: sql<Date>`now()` }).where('state', '<>', 'delivered');
+  let q = db
+    .updateTable('webhook_events')
+    .set({ state: 'pending', next_attempt_at: sql<Date>`now()` })
+    .where('state', '<>', 'delivered')
+    .where(sql<boolean>`not ${IN_FLIGHT}`);
   if ('ids' in which) {
     const numeric = which.ids.filter((id) => /^\d{1,15}$/.test(id)).map(Number);
     const uuids = which.ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));

@@ -14,6 +14,8 @@ import { keyringOf, webhookKeyring } from './secret.js';
 import { updateWebhookUrl } from './register.js';
 import { ApiError } from '../errors.js';
 import { waitFor as waitUntil } from '../test-support/wait.js';
+import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
+import { retryEvents } from './admin.js';
 
 const BETA_WEBHOOK_SECRET = 'beta-webhook-secret-from-the-world';
 const PASSENGERS = ['HOOKONE', 'HOOKTWO', 'HOOKTHREE', 'HOOKFOUR', 'HOOKFIVE', 'HOOKSIX'];
@@ -264,4 +266,30 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
     assert.ok(lastAt >= GIVE_UP_AFTER_MS && lastAt < GIVE_UP_AFTER_MS + 600_000, 'the last attempt at 24 h');
     receiver.answer = 200;
   });
+});
+
+test('a redelivery of an event being sent at this moment is refused: it is not claimed and sent a second time beside that attempt', async () => {
+  const hooks = new WebhookReceiver();
+  await hooks.up();
+  hooks.delayMs = 2_000; // a slow receiver: the first attempt is in flight for 2 s
+  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  try {
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: hooks.url })).body.status, 0);
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
+    assert.equal(v.body.status, 0, String(v.body.msg));
+    const ev = await t.store.db.selectFrom('webhook_events').select(['id', 'event_id']).where('subject', '=', String(v.body.voidCode)).executeTakeFirstOrThrow();
+    const first = t.webhooks!.deliverDue(); // one deliverer claims it; its POST waits on the receiver
+    await waitUntil('the first POST', async () => hooks.received.length === 1);
+    assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }), 0, 'in flight: left to its attempt');
+    const second = t.webhooks!.deliverDue(); // another deliverer's round meanwhile
+    await Promise.all([first, second]);
+    assert.equal(hooks.received.filter((r) => (JSON.parse(r.body) as { eventId: string }).eventId === ev.event_id).length, 1, 'sent once');
+    // once settled, a redelivery is taken again (here: a delivered event is not)
+    assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }), 0, 'delivered: nothing to redeliver');
+  } finally {
+    await t.close();
+    await hooks.down();
+  }
 });
