@@ -161,8 +161,16 @@ export class VoidLifecycle {
     }
     const state = await connector.voidStatus(v.carrier, voidCode, { signal: AbortSignal.timeout(this.deps.airlineTimeoutMs) }).catch((err: unknown) => {
       if (err instanceof ConnectorError && !err.retryable) return { state: 'rejected' as const, cancelReason: CANCEL_REASON.POLICY };
-      throw err;
+      // The airline did not answer: look again a poll interval on, for as long as it takes. Thrown into the job's
+      // retries instead, a status outage of a few minutes failed the job for good and left the void at 1 or 3
+      // (nothing else moves a void, and the console has no void retry).
+      this.deps.log.warn({ voidCode, err: (err as Error).message }, 'void status poll failed; will look again');
+      return { state: 'unanswered' as const };
     });
+    if (state.state === 'unanswered') {
+      await this.moves(voidCode, (_move, trx) => this.schedulePoll(voidCode, trx));
+      return;
+    }
     const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
     await this.moves(voidCode, async (move, trx) => {
       switch (state.state) {

@@ -13,6 +13,8 @@ import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { VOID_ORDER_STATUS as VS } from './statuses.js';
 import { waitFor } from '../test-support/wait.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { ConnectorError } from '../airline/connector.js';
 import { atOnce } from '../test-support/order-hold.js';
 import { contextCacheFor } from '../refunds/context-cache.js';
 import { keptOffersFor } from '../refunds/kept-offers.js';
@@ -329,5 +331,43 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
   } finally {
     for (const a of apps.reverse()) await a.close();
     await store.close();
+  }
+});
+
+test('an airline status outage longer than the job retries: the void is looked at again until the airline answers, then moves on', async () => {
+  let down = false;
+  let looks = 0;
+  const t = await makeTestApp({
+    world: voidWorld(),
+    clock: voidWorldClock(),
+    workers: true,
+    // one retry a second: a job's retries would be spent within seconds (found by a review: the void then stayed at 1)
+    env: { JOB_RETRY_LIMIT: '1', JOB_RETRY_DELAY_SECONDS: '1', JOB_RETRY_BACKOFF: 'false' },
+    connectors: (w, books) => {
+      const airline = new SandboxConnector(w, books);
+      const voidStatus = airline.voidStatus.bind(airline);
+      airline.voidStatus = async (carrier, code, opts) => {
+        looks++;
+        if (down) throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
+        return voidStatus(carrier, code, opts);
+      };
+      return [airline];
+    },
+  });
+  try {
+    down = true;
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP01').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
+    assert.equal(v.body.status, 0, String(v.body.msg));
+    const code = String(v.body.voidCode);
+    const statusOf = async () => (await t.store.db.selectFrom('void_orders').select('status').where('void_code', '=', code).executeTakeFirstOrThrow()).status;
+    await waitFor('status 1', async () => (await statusOf()) === VS.AIRLINE_PROCESSING);
+    await waitFor('more failed looks than the retries allow', async () => looks >= 4, 20_000);
+    down = false; // the airline is back, and has decided
+    t.clock.advance(70_000);
+    await waitFor('the void moved on', async () => (await statusOf()) !== VS.AIRLINE_PROCESSING, 20_000);
+  } finally {
+    await t.close();
   }
 });
