@@ -303,8 +303,10 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
   const store = await openTestStore();
   const clock = voidWorldClock();
   const apps: TestApp[] = [];
+  // one job queue for both processes (on PostgreSQL each test app has a schema of its own otherwise)
+  const jobSchema = `jq_${process.pid}_void_noconn`;
   try {
-    const api = await makeTestApp({ store, world: voidWorld(), clock });
+    const api = await makeTestApp({ store, world: voidWorld(), clock, jobSchema });
     apps.push(api);
     const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP02').executeTakeFirstOrThrow()).order_no;
     const q = await call(api.app, '/voidQuotation.do', { orderNo });
@@ -313,7 +315,7 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
     assert.equal(s.body.status, 0, String(s.body.msg));
     const code = String(s.body.voidCode);
     // a worker process whose connectors do not (yet) serve this carrier (a rollout adding it)
-    const worker = await makeTestApp({ store, world: voidWorld(), clock, connectors: () => [] });
+    const worker = await makeTestApp({ store, world: voidWorld(), clock, connectors: () => [], jobSchema });
     apps.push(worker);
     await assert.rejects(worker.workers.voids.submitStep(code, { attempt: 1, retryLimit: 10 }), /no airline connection/);
     const statusOf = async () => (await store.db.selectFrom('void_orders').select('status').where('void_code', '=', code).executeTakeFirstOrThrow()).status;
@@ -330,6 +332,7 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
     assert.equal(await statusOf(), VS.AIRLINE_PROCESSING);
   } finally {
     for (const a of apps.reverse()) await a.close();
+    if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(jobSchema)} cascade`.execute(store.db);
     await store.close();
   }
 });
