@@ -46,6 +46,32 @@ async function harness(store?: Store): Promise<Harness> {
   return h;
 }
 
+/**
+ * Two processes' worth of one job queue on PostgreSQL: two stores (pools) on one application schema, a queue
+ * instance on each sharing one pg-boss schema. `run` gets both; everything is dropped and closed after it.
+ */
+async function twoInstances(
+  queues: JobQueueOptions['queues'],
+  run: (p: { storeA: Store; storeB: Store; a: JobQueue; b: JobQueue }) => Promise<void>,
+): Promise<void> {
+  const appSchema = `jq2_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const open = () => openStore({ databaseUrl: DATABASE_URL, dataDir: null, schema: appSchema, migrate: false, poolSize: 4 });
+  const storeA = await open();
+  const storeB = await open();
+  const h = await harness(storeA);
+  try {
+    const mk = (store: Store) => createJobQueue({ store, logger, schema: h.schema, queues });
+    const a = mk(storeA);
+    const b = mk(storeB);
+    h.queues.push(a, b);
+    await run({ storeA, storeB, a, b });
+  } finally {
+    await h.close();
+    await sql`drop schema if exists ${sql.id(appSchema)} cascade`.execute(storeB.db);
+    await storeB.close();
+  }
+}
+
 async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -295,17 +321,8 @@ test('graceful stop waits for running handlers; a handler may send follow-up job
 });
 
 test('two queue instances on one PostgreSQL schema: 200 jobs, each handled exactly once', { timeout: 60_000, skip: !DATABASE_URL && 'PostgreSQL only (DATABASE_URL): embedded PGlite is one process with one connection' }, async () => {
-  const appSchema = `jq2_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const open = () => openStore({ databaseUrl: DATABASE_URL, dataDir: null, schema: appSchema, migrate: false, poolSize: 4 });
-  const storeA = await open();
-  const storeB = await open();
-  const h = await harness(storeA);
-  try {
+  await twoInstances({ many: { retryLimit: 0 } }, async ({ storeA, storeB, a, b }) => {
     await sql`create table handled (id int primary key, by text not null)`.execute(storeA.db);
-    const mk = (store: Store) => createJobQueue({ store, logger, schema: h.schema, queues: { many: { retryLimit: 0 } } });
-    const a = mk(storeA);
-    const b = mk(storeB);
-    h.queues.push(a, b);
     let duplicates = 0;
     const handler = (store: Store, by: string) => async (data: { n: number }) => {
       await sleep(2);
@@ -329,11 +346,7 @@ test('two queue instances on one PostgreSQL schema: 200 jobs, each handled exact
     assert.ok((byWorker.a ?? 0) > 0 && (byWorker.b ?? 0) > 0, `both instances worked: ${JSON.stringify(byWorker)}`);
     const s = await b.stats();
     assert.equal(s.queues.many!.failed, 0);
-  } finally {
-    await h.close();
-    await sql`drop schema if exists ${sql.id(appSchema)} cascade`.execute(storeB.db);
-    await storeB.close();
-  }
+  });
 });
 
 test('stats() counts per queue and state; configuration mistakes are refused early', { timeout: 30_000 }, async () => {
@@ -578,16 +591,7 @@ test('lanes: out of range is refused', { timeout: 30_000 }, async () => {
 });
 
 test('stately: one job of a key runs at a time across two queue instances, the next waiting', { timeout: 60_000, skip: !DATABASE_URL && 'PostgreSQL only (DATABASE_URL): embedded PGlite is one process with one connection' }, async () => {
-  const appSchema = `jq3_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const open = () => openStore({ databaseUrl: DATABASE_URL, dataDir: null, schema: appSchema, migrate: false, poolSize: 4 });
-  const storeA = await open();
-  const storeB = await open();
-  const h = await harness(storeA);
-  try {
-    const mk = (store: Store) => createJobQueue({ store, logger, schema: h.schema, queues: { sweep: { policy: 'stately' } } });
-    const a = mk(storeA);
-    const b = mk(storeB);
-    h.queues.push(a, b);
+  await twoInstances({ sweep: { policy: 'stately' } }, async ({ a, b }) => {
     let running = 0;
     let most = 0;
     let runs = 0;
@@ -614,9 +618,5 @@ test('stately: one job of a key runs at a time across two queue instances, the n
     const s = await a.stats();
     assert.equal(s.queues.sweep!.failed, 0);
     await assert.rejects(a.send('sweep', {}), /needs a singletonKey/);
-  } finally {
-    await h.close();
-    await sql`drop schema if exists ${sql.id(appSchema)} cascade`.execute(storeB.db);
-    await storeB.close();
-  }
+  });
 });
