@@ -32,19 +32,12 @@ for (let v = 0; v < 144; v++) {
   LITERAL_BITS[v] = reversed;
 }
 
-/** CRC-32's table (the reflected polynomial 0xEDB88320), for running its register over zero bytes. */
-const CRC_TABLE = new Int32Array(256);
-for (let n = 0; n < 256; n++) {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  CRC_TABLE[n] = c;
-}
+/** Zero bytes to run CRC-32's register over (a sentinel is at most this long). */
+const ZEROS = Buffer.alloc(256);
 
-/** CRC-32's register after `count` more zero bytes. */
+/** CRC-32's register after `count` more zero bytes (zlib's crc32 works on the register inverted). */
 function zeroBytes(register: number, count: number): number {
-  let r = register;
-  for (let i = 0; i < count; i++) r = CRC_TABLE[r & 0xff]! ^ (r >>> 8);
-  return r;
+  return ~crc32(ZEROS.subarray(0, count), ~register >>> 0);
 }
 
 const LENGTH_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
@@ -88,11 +81,12 @@ export class GzipTemplate {
     const slotOf = new Int32Array(256).fill(-1);
     sentinels.forEach((s, n) => {
       s.forEach((byte, i) => {
-        if (byte >= 144 || slotOf[byte] !== -1) throw new Error('gzip template: sentinel bytes are below 144 and all different');
+        if (byte >= 144 || slotOf[byte] !== -1 || s.length > ZEROS.length) throw new Error('gzip template: sentinel bytes are below 144 and all different');
         slotOf[byte] = n * 256 + i;
       });
     });
-    // every sentinel byte stands inside a whole sentinel, at its own offset
+    // every sentinel byte stands inside a whole sentinel, at its own offset; where each sentinel's last byte stands
+    const lastPlaces: number[][] = sentinels.map(() => []);
     for (let at = 0; at < template.length; at++) {
       const slot = slotOf[template[at]!]!;
       if (slot < 0) continue;
@@ -100,6 +94,7 @@ export class GzipTemplate {
       const start = at - (slot & 255);
       if (start < 0 || start + s.length > template.length) return null;
       for (let i = 0; i < s.length; i++) if (template[start + i] !== s[i]) return null;
+      if ((slot & 255) === s.length - 1) lastPlaces[slot >> 8]!.push(at);
     }
     // a copy: zlib's answer is a slice of its 16 KB output buffer, which a kept template would hold whole
     const deflated = Buffer.from(deflateRawSync(template, { level: constants.Z_BEST_COMPRESSION, strategy: constants.Z_FIXED }));
@@ -110,11 +105,6 @@ export class GzipTemplate {
     // place the byte stands; a byte k places before it changes the register as that one followed by k zeros.
     const zerosCrc = crc32(Buffer.alloc(template.length));
     const d = Buffer.alloc(template.length);
-    const lastPlaces: number[][] = sentinels.map(() => []);
-    for (let at = 0; at < template.length; at++) {
-      const slot = slotOf[template[at]!]!;
-      if (slot >= 0 && (slot & 255) === sentinels[slot >> 8]!.length - 1) lastPlaces[slot >> 8]!.push(at);
-    }
     const crcBasis = new Int32Array(8 * sentinels.reduce((sum, s) => sum + s.length, 0));
     let at = 0;
     sentinels.forEach((s, n) => {

@@ -12,9 +12,9 @@
 // - answers: the whole response body for a (session binding, segments, versions), and its gzip, so the same
 //   session asking again costs a lookup. A gzip answer is made from a gzip template of its segments and
 //   versions (decision 0043, src/gzip-template.ts): compressed once, each session's binding then written into
-//   its bytes, so a new session costs ~1 µs instead of compressing 58 KB again. Bounded by bytes, least recently used out first. An answer is kept
-//   from its second request on (if it comes soon): most sessions ask once, and keeping their answers only
-//   churned the store and the garbage collector. An answer not kept is written into a spare buffer that
+//   its bytes, so a new session costs ~1 µs instead of compressing 58 KB again. Bounded by bytes, least
+//   recently used out first. An answer is kept from its second request on (if it comes soon): most sessions
+//   ask once, and keeping their answers only churned the store and the garbage collector. An answer not kept is written into a spare buffer that
 //   comes back once the response is out (no allocation, no page faults, no garbage per answer).
 import { gzipSync, constants as zlib } from 'node:zlib';
 import type { SeatMapAnswer, SeatMapCabin } from '../airline/connector.js';
