@@ -91,7 +91,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'CONSOLE_DEMO_PASSWORD', default: '(unset: no demo operators)', meaning: 'sandbox only, 12+ characters: creates the console operators demo-viewer, demo-agent and demo-admin with this password' },
   { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
   { name: 'IDEMPOTENCY_TTL_HOURS', default: '24', meaning: 'hours (1 to 720) an Idempotency-Key replays its first answer; after that the key is new again and a cleanup job deletes it' },
-  { name: 'JOB_RETRY_LIMIT', default: '5', meaning: 'retries (0 to 100) of a failed job after its first attempt (a void submission keeps its own 10, docs/voids.md)' },
+  { name: 'JOB_RETRY_LIMIT', default: '5', meaning: 'retries (0 to 100) of a failed job after its first attempt, and of a refund\'s submission or status look (a void submission keeps its own 10, docs/voids.md)' },
   { name: 'JOB_RETRY_DELAY_SECONDS', default: '5', meaning: 'seconds (0 to 3600) before the first retry of a failed job' },
   { name: 'JOB_RETRY_BACKOFF', default: 'true', meaning: 'double the retry delay at each retry (a job\'s retries with jitter; a refund\'s submission and status look exactly)' },
   { name: 'JOB_EXPIRE_SECONDS', default: '60', meaning: `seconds (${MIN_JOB_EXPIRE_SECONDS} to 86399) one job attempt may run before it fails into a retry; also how soon a job of a killed worker is retried on PostgreSQL` },

@@ -4,7 +4,7 @@
 // time limit come from the configuration (JOB_*), the same for every queue that does not set its own.
 import { AIRLINE_TIMEOUT_MS } from './airline/deadline.js';
 import { createRefundWorkers, type RefundWorkers } from './refunds/workers.js';
-import { VOID_QUEUES, VoidLifecycle } from './voids/lifecycle.js';
+import { JOB_VOID_SUBMIT, VOID_QUEUES, VoidLifecycle } from './voids/lifecycle.js';
 import { ORDER_EXPIRY_QUEUES, OrderExpiry } from './booking/expiry.js';
 import { IDEMPOTENCY_EXPIRY_QUEUES, IdempotencyExpiry } from './jobs/idempotency-expiry.js';
 import type { JobLimits } from './config.js';
@@ -34,10 +34,14 @@ export function createWorkers(args: WorkersArgs): Workers {
     airlines: args.airlines,
     clock: args.clock,
     queue: refunds.queue,
+    wakeSweep: () => refunds.lifecycle.scheduler.submitted(),
     pollSeconds: args.pollSeconds,
+    submitRetry: refunds.queue.limitsOf(JOB_VOID_SUBMIT),
     airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
   });
+  // The voids' due airline calls ride on the refunds' sweep job (decision 0045).
+  refunds.lifecycle.addDueSweep((budgetMs, goOn) => voids.sweep(budgetMs, goOn));
   // Sweeps as often as refunds are polled, at least every 30 s (the sandbox: every 2 s, following its clock).
   const orderExpiry = new OrderExpiry({
     db: args.store.db,

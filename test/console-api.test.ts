@@ -453,7 +453,11 @@ describe('console API', () => {
       assert.equal(v.body.status, 0, String(v.body.msg));
       const voids = (await get(viewer, '/queue?kind=void')).json();
       assert.ok(voids.items.some((i: { kind: string; code: string; reason: string }) => i.kind === 'void' && i.code === v.body.voidCode && i.reason === '4'));
-      assert.equal((await get(viewer, `/voids/${String(v.body.voidCode)}`)).json().void.voidCode, v.body.voidCode);
+      const detail = (await get(viewer, `/voids/${String(v.body.voidCode)}`)).json().void;
+      assert.equal(detail.voidCode, v.body.voidCode);
+      // decision 0045: its submission due at once, no failed call yet
+      assert.ok(Date.parse(detail.nextCall.due) <= t.clock.now().getTime(), JSON.stringify(detail.nextCall));
+      assert.deepEqual({ ...detail.nextCall, due: null }, { due: null, failedAttempts: 0, lastError: null });
     } else assert.fail(`DEMO27 void quote: ${String(vq.body.status)} ${String(vq.body.msg)}`);
 
     // Nothing late yet; 20 minutes on, the refunds at 0 are "not yet submitted"; 30 days on, past their dates too.

@@ -1,5 +1,5 @@
 // Crash safety of the void lifecycle (docs/voids.md, decision 0025; the refund case: test/refund-crash.test.ts,
-// whose scaffolding this shares): start voiding 60 orders, kill -9 the server while the workers send them to
+// whose scaffolding this shares): start voiding 60 orders, kill -9 the server while the sweep sends them to
 // a slow airline, restart it on the same data: every void reaches status 2 along a proper path, each step
 // once, and the sandbox airline recorded each voidCode exactly once.
 import { after, describe, test, type TestContext } from 'node:test';
@@ -56,7 +56,12 @@ describe('void lifecycle across a crash', () => {
       return String(v.voidCode);
     });
     assert.equal(new Set(codes).size, N);
-    const sent = logged(first, 'void status changed').filter((l) => l.to === 1).length;
+    // killed once the sweep has moved some to 1: its next page's airline calls are then in flight (decision 0045:
+    // pages of 25, their calls concurrent, each answered after LATENCY_MS)
+    const atOne = () => logged(first, 'void status changed').filter((l) => l.to === 1).length;
+    for (const until = Date.now() + 30_000; atOne() === 0 && Date.now() < until; ) await sleep(20);
+    const sent = atOne();
+    assert.ok(sent > 0, 'the sweep sent voids within 30 s');
     first.child.kill('SIGKILL');
     assert.equal((await first.exit).signal, 'SIGKILL');
     report(`${N} voids acknowledged; kill -9 with ${sent} of them logged at status 1`);

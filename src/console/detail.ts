@@ -198,6 +198,11 @@ export interface VoidDetail {
   completedOn: string | null;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The void's next airline call (decision 0045): at 0 its submission, at 1 or 3 a look; when it is due, the failed
+   * calls in a row before it and the last one's message. null once the void is final.
+   */
+  nextCall: { due: string; failedAttempts: number; lastError: string | null } | null;
   order: OrderView | null;
   timeline: Array<{ from: number | null; to: number; at: string; cause: string }>;
   webhooks: WebhookDelivery[];
@@ -226,6 +231,11 @@ export async function voidDetail(db: Kysely<Database>, voidCode: string): Promis
     completedOn: v.completed_on,
     createdAt: new Date(v.created_at).toISOString(),
     updatedAt: new Date(v.updated_at).toISOString(),
+    // '-infinity' (a void an older build wrote: due at once) reads as an invalid Date: shown as its creation
+    nextCall:
+      v.next_step_at === null
+        ? null
+        : { due: new Date(Number.isFinite(new Date(v.next_step_at).getTime()) ? v.next_step_at : v.created_at).toISOString(), failedAttempts: v.step_failures, lastError: v.step_error },
     order: found.kind === 'order' ? orderView(found.ctx) : null,
     timeline: history.map((h) => ({ from: h.from_status, to: h.to_status, at: new Date(h.at).toISOString(), cause: h.cause })),
     webhooks,

@@ -123,6 +123,12 @@ const heldByAirline = (refundCode: string) => refundAt(refundCode, [RS.AIRLINE_P
 /** The refund `refundCode` if it waits for its submission (0). */
 const awaitingSubmission = (refundCode: string) => refundAt(refundCode, [RS.PROCESSING]);
 
+/**
+ * Another lifecycle's sweep of due airline calls run by the sweep job (addDueSweep): starts work for at most
+ * `budgetMs` and while `goOn()`; answers how many it called the airline about.
+ */
+export type DueSweep = (budgetMs: number, goOn: () => boolean) => Promise<number>;
+
 /** A refund whose airline call is due, as the sweep reads it. */
 interface DueStep {
   refund_code: string;
@@ -213,7 +219,7 @@ export class RefundLifecycle {
     this.stopping = false;
     await this.deps.queue.work(JOB_POLL_SWEEP, { pollingIntervalSeconds: 0.5 }, async (_data, job) => {
       try {
-        this.sweeping = this.sweep(sweepBudgetMs(job.expireInSeconds, this.deps.airlineTimeoutMs), job.signal);
+        this.sweeping = this.sweepAll(sweepBudgetMs(job.expireInSeconds, this.deps.airlineTimeoutMs), job.signal);
         await this.sweeping;
       } finally {
         this.sweeping = null;
@@ -230,6 +236,28 @@ export class RefundLifecycle {
   }
 
   private backstop: NodeJS.Timeout | undefined;
+
+  /** Further sweeps the sweep job runs beside the refunds' (addDueSweep). */
+  private readonly dueSweeps: DueSweep[] = [];
+
+  /**
+   * Has the sweep job also run `sweep` (the voids' due airline calls, src/workers.ts): beside the refunds' sweep,
+   * with the same budget, so that neither waits for the other's backlog, and one at a time in the whole deployment
+   * as the refunds' is. `goOn()` turns false once the job's attempt is aborted or this process pauses or stops.
+   */
+  addDueSweep(sweep: DueSweep): void {
+    this.dueSweeps.push(sweep);
+  }
+
+  /** The refunds' sweep and the added ones side by side; the first failure is thrown once all have ended. */
+  private async sweepAll(budgetMs: number, signal: AbortSignal): Promise<number> {
+    if (this.paused) return 0;
+    const goOn = () => !this.stopping && !this.paused && !signal.aborted;
+    const outcomes = await Promise.allSettled([this.sweep(budgetMs, signal), ...this.dueSweeps.map((sweep) => sweep(budgetMs, goOn))]);
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+    return outcomes.reduce((n, o) => n + (o.status === 'fulfilled' ? o.value : 0), 0);
+  }
 
   private stopping = false;
 

@@ -12,11 +12,12 @@ import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
 import { STEP_DUE_SQL } from '../refunds/lifecycle.js';
+import { VOID_STEP_DUE_SQL } from '../voids/lifecycle.js';
 import { offerSubmissionsSql, submissionsSql, type NewSubmission, type OfferSubmission } from '../refunds/submit.js';
 import type { PricedQuote } from '../refunds/pricing.js';
 import type { Database, OrderRow } from './schema.js';
 
-const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds', 'webhook_events'];
+const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds', 'webhook_events', 'void_orders'];
 const ORDERS = 3000;
 
 /** A statement built with Kysely's `sql` as the service sends it: its text and its parameters. */
@@ -121,6 +122,9 @@ describe('hot-path indexes', () => {
     // the refunds' sweep, every second of every process with workers, and again after each batch (decisions 0034, 0035)
     ['refund sweep: the first batch of due submissions and looks', STEP_DUE_SQL, () => [new Date(), '-infinity', '', 25]],
     ['refund sweep: the batch after another', STEP_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HR1500', 25]],
+    // the voids' sweep, beside the refunds' (decision 0045)
+    ['void sweep: the first page of due submissions and looks', VOID_STEP_DUE_SQL, () => [new Date(), '-infinity', '', 25]],
+    ['void sweep: the page after another', VOID_STEP_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HV1500', 25]],
   ];
   const unanalyzed = new Map<string, string>();
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
@@ -174,6 +178,16 @@ describe('hot-path indexes', () => {
         insert into sandbox_refunds (refund_code, carrier, pnr, ticket_nos, reason, currency, paid_minor, is_claim, airline_refund_id,
                                      submitted_at, last_submitted_at, decision, processing_seconds, refund_minor)
           select 'HR' || g, 'XS', 'HP' || g, jsonb_build_array('HT' || g), '1', 'EUR', 45000, false, 'XS-R' || g, now(), now(), 'accept', 0, 40000
+          from generate_series(1, ${ORDERS}) g`,
+      // a void of every order, nearly all voided; one in 100 at 1, its look due over the next hour, one in 500 at 0
+      sql`
+        insert into void_offers (offer_id, client_id, order_no, quote, expires_at, created_at, used_at)
+          select 'vdo_h' || g, ${client}, 'H' || g, '{}', now(), now(), now() from generate_series(1, ${ORDERS}) g`,
+      sql`
+        insert into void_orders (void_code, client_id, order_no, carrier, offer_id, status, path, currency, void_amount_minor, ticket_nos, details,
+                                 created_at, updated_at, next_step_at)
+          select 'HV' || g, ${client}, 'H' || g, 'XS', 'vdo_h' || g, case when g % 500 = 7 then 0 when g % 100 = 3 then 1 else 2 end, 'deposit', 'EUR', 1,
+                 array['HT' || g], '{}', now(), now(), case when g % 100 = 3 or g % 500 = 7 then now() + (g - 20) * interval '1 second' end
           from generate_series(1, ${ORDERS}) g`,
       // the outbox: every status change of every refund, nearly all delivered, a few pending
       sql`

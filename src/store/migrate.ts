@@ -28,6 +28,7 @@ import * as m0026 from './migrations/0026_row_triggers_read_by_key.js';
 import * as m0027 from './migrations/0027_refund_poll_schedule.js';
 import * as m0028 from './migrations/0028_refund_submission_schedule.js';
 import * as m0029 from './migrations/0029_refund_contexts_on_generic_plans.js';
+import * as m0030 from './migrations/0030_void_step_schedule.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027_refund_poll_schedule': m0027,
   '0028_refund_submission_schedule': m0028,
   '0029_refund_contexts_on_generic_plans': m0029,
+  '0030_void_step_schedule': m0030,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -1,14 +1,12 @@
 // What the void commands need, passed in explicitly (as src/refunds/deps.ts for refunds).
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
 
-/** Schedules the void's first job inside the statement that writes the void (./lifecycle.ts implements it). */
+/** What void.do tells the lifecycle (./lifecycle.ts implements it). */
 export interface VoidScheduler {
-  /** The insert of the void's submission job, as a CTE of that statement, written only when `onlyIf` holds. */
-  submissionJobSql(voidCode: string, onlyIf: RawBuilder<unknown>): RawBuilder<unknown>;
-  /** After that statement committed: this process's workers look at once. */
+  /** After the void's statement committed (the void written due now, decision 0045): this process's sweep looks at once. */
   submitted(): void;
 }
 

@@ -1,13 +1,15 @@
-// The void lifecycle (docs/voids.md "Statuses"): workers of the job queue carry each void order through its
-// statuses, as the refund workers carry refunds (decision 0011: the airline is called outside any
-// transaction with the voidCode as idempotency key; a transition happens only from the expected status, so a
-// retried or duplicated job never moves a void twice; a crash leaves the job to be retried).
+// The void lifecycle (docs/voids.md "Statuses"): the lifecycle's sweep carries each void order through its
+// statuses (decision 0045). A void's due airline call — its submission at 0, a look at 1 or 3 — is a time in its
+// own row (`next_step_at`), read by the sweep that carries the refunds' (decisions 0034, 0035): one at a time in
+// the whole deployment. The airline is called outside any transaction with the voidCode as idempotency key; a
+// transition happens only from the expected status, so a call made twice never moves a void twice; a crash
+// leaves the call due, and the next sweep makes it again.
 // deposit: 0 → 1 → 3 → 2; virtual card: 0 → 1 → 5; 0 or 1 → 4.
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
-import type { JobInfo, JobQueue } from '../jobs/queue.js';
+import type { JobQueue, RetryLimits } from '../jobs/queue.js';
 import { forgetKeptOrder } from '../refunds/kept-offers.js';
 import { CANCEL_REASON } from '../refunds/statuses.js';
 import type { Database } from '../store/schema.js';
@@ -15,30 +17,62 @@ import { unindexed } from '../store/unindexed.js';
 import type { VoidScheduler } from './deps.js';
 import { VOID_CANCEL_REASON, VOID_ORDER_STATUS as VS } from './statuses.js';
 
+/** One job per submission, as builds before decision 0045 queued them: still worked (the void made due now), no longer sent. */
 export const JOB_VOID_SUBMIT = 'void-submit';
+/** One job per look, as builds before decision 0045 queued them: the same. */
 export const JOB_VOID_POLL = 'void-poll';
 /**
- * The void queues: one waiting job per void and step. A submission is tried 11 times (10 automatic retries,
- * backing off from 5 s); when the airline never answered, the void ends rejected (docs/voids.md).
+ * The void queues of builds before decision 0045. The submission queue's limits are still a void submission's
+ * (the sweep reads them, `limitsOf`): tried 11 times (10 retries, backing off from 5 s), then rejected when the
+ * airline never answered (docs/voids.md).
  */
 export const VOID_QUEUES = {
   [JOB_VOID_SUBMIT]: { policy: 'short', retryLimit: 10, retryDelaySeconds: 5, retryBackoff: true },
   [JOB_VOID_POLL]: { policy: 'short' },
 } as const;
 
+/** Voids a sweep reads at once and calls the airline about concurrently. */
+const VOID_SWEEP_PAGE = 25;
+
+/**
+ * A sweep's next page of due voids: $1 the sweep's start, after ($2, $3), the last (next_step_at, void_code) of the
+ * page before ('-infinity' and '' first), at most $4. An ordered scan of void_orders_step_due, whose predicate it
+ * repeats (src/store/hot-path-indexes.test.ts).
+ */
+export const VOID_STEP_DUE_SQL = `select void_code, next_step_at::text as due_at, status from void_orders
+   where status in (${VS.PROCESSING}, ${VS.AIRLINE_PROCESSING}, ${VS.AIRLINE_VOIDING}) and next_step_at <= $1::timestamptz
+     and (next_step_at, void_code) > ($2::timestamptz, $3::text)
+   order by next_step_at, void_code
+   limit $4`;
+
+/** The statuses a void ends at: nothing is due for it any more. */
+const FINAL: ReadonlySet<number> = new Set([VS.VOIDED, VS.REJECTED, VS.COMPLETED, VS.WITHDRAWN]);
+
 export interface VoidLifecycleDeps {
   db: Kysely<Database>;
   airlines: AirlineDirectory;
   clock: Clock;
-  queue: Pick<JobQueue, 'send' | 'work' | 'insertSql' | 'wake'>;
+  /** Works the void jobs older builds queued (JOB_VOID_SUBMIT, JOB_VOID_POLL). */
+  queue: Pick<JobQueue, 'work'>;
+  /** Wakes this process's sweep worker (the refund lifecycle's: its sweep carries the voids). */
+  wakeSweep(): void;
   /** Seconds between two looks at a void the airline is processing. */
   pollSeconds: number;
+  /** How a failed submission is retried (JOB_VOID_SUBMIT's limits): past retryLimit failures the void ends rejected. */
+  submitRetry: RetryLimits;
   /** Budget of one airline call. */
   airlineTimeoutMs: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 type Patch = Partial<{ cancel_reason: string; airline_void_id: string; actual_refund_minor: number; completed_on: string }>;
+
+/** A void whose airline call is due, as the sweep reads it; due_at to the microsecond, the next page's cursor. */
+interface DueVoid {
+  void_code: string;
+  due_at: string;
+  status: number;
+}
 
 function codeOf(data: unknown): string {
   const code = (data as { voidCode?: unknown } | null)?.voidCode;
@@ -49,14 +83,56 @@ function codeOf(data: unknown): string {
 export class VoidLifecycle {
   constructor(private readonly deps: VoidLifecycleDeps) {}
 
+  /** Voids a sweep reads and calls about per page: VOID_SWEEP_PAGE (a test lowers it to sweep many pages). */
+  sweepPage = VOID_SWEEP_PAGE;
+
   readonly scheduler: VoidScheduler = {
-    submissionJobSql: (voidCode, onlyIf) => this.deps.queue.insertSql(JOB_VOID_SUBMIT, { voidCode }, { singletonKey: `void-submit-${voidCode}`, onlyIf }),
-    submitted: () => this.deps.queue.wake(JOB_VOID_SUBMIT),
+    // void.do wrote the void due now: this process's sweep worker fetches at once (a sweep waiting to start runs on time)
+    submitted: () => this.deps.wakeSweep(),
   };
 
+  /** Works the void jobs older builds queued: each makes its void due now, and the sweep takes it. */
   async startWorkers(): Promise<void> {
-    await this.deps.queue.work(JOB_VOID_SUBMIT, { batchSize: 10, pollingIntervalSeconds: 0.5 }, (data, job) => this.submitStep(codeOf(data), job));
-    await this.deps.queue.work(JOB_VOID_POLL, { batchSize: 10, pollingIntervalSeconds: 0.5 }, (data) => this.pollStep(codeOf(data)));
+    for (const name of [JOB_VOID_SUBMIT, JOB_VOID_POLL]) await this.deps.queue.work(name, { batchSize: 10, pollingIntervalSeconds: 0.5 }, (data) => this.dueNow(codeOf(data)));
+  }
+
+  private async dueNow(voidCode: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.db
+      .updateTable('void_orders')
+      .set({ next_step_at: now })
+      .where('void_code', '=', voidCode)
+      .where(unindexed('status'), 'in', [VS.PROCESSING, VS.AIRLINE_PROCESSING, VS.AIRLINE_VOIDING])
+      .where((eb) => eb.or([eb('next_step_at', 'is', null), eb('next_step_at', '>', now)]))
+      .execute();
+    this.deps.wakeSweep();
+  }
+
+  /**
+   * One sweep: every void whose airline call was due when it began — its submission at 0, a look at 1 or 3 —
+   * each once, `sweepPage` at a time in due order (each page's calls concurrently), starting pages for at most
+   * `budgetMs` and while `goOn()`. A call that fails is counted in the void's row and made again later (a
+   * submission at most its retry limit); a store error leaves the call due for the next sweep and is thrown once
+   * the page has ended. Answers how many voids it called the airline about. Run by the refund lifecycle's sweep
+   * job (src/workers.ts), one at a time in the whole deployment.
+   */
+  async sweep(budgetMs: number, goOn: () => boolean = () => true): Promise<number> {
+    const now = this.deps.clock.now();
+    const until = performance.now() + budgetMs;
+    let after: [string, string] = ['-infinity', ''];
+    let called = 0;
+    for (;;) {
+      const { rows: due } = await this.deps.db.executeQuery<DueVoid>(CompiledQuery.raw(VOID_STEP_DUE_SQL, [now, ...after, this.sweepPage]));
+      const last = due.at(-1);
+      if (!last) break;
+      const outcomes = await Promise.allSettled(due.map((d) => (d.status === VS.PROCESSING ? this.submitStep(d.void_code) : this.pollStep(d.void_code))));
+      called += due.length;
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (due.length < this.sweepPage || !goOn() || performance.now() > until) break;
+      after = [last.due_at, last.void_code];
+    }
+    return called;
   }
 
   /**
@@ -73,7 +149,8 @@ export class VoidLifecycle {
     const now = this.deps.clock.now();
     const moved = await trx
       .updateTable('void_orders')
-      .set({ status: to, updated_at: now, ...patch })
+      // the next step: a look a poll interval on at 1 and 3, nothing once final; its failures forgotten
+      .set({ status: to, updated_at: now, next_step_at: FINAL.has(to) ? null : this.nextLook(), step_failures: 0, step_error: null, ...patch })
       .where('void_code', '=', voidCode)
       .where(unindexed('status'), '=', from)
       .returning('order_no')
@@ -114,16 +191,28 @@ export class VoidLifecycle {
       .executeTakeFirst();
   }
 
-  private async schedulePoll(voidCode: string, trx: Transaction<Database>): Promise<void> {
-    await this.deps.queue.send(JOB_VOID_POLL, { voidCode }, { trx, startAfterSeconds: this.deps.pollSeconds, singletonKey: `void-poll-${voidCode}` });
+  private nextLook(): Date {
+    return new Date(this.deps.clock.now().getTime() + this.deps.pollSeconds * 1000);
   }
 
-  /** 0 → 1 (sent, first poll scheduled in the same transaction), or 0 → 4 when the airline refuses for good. */
-  async submitStep(voidCode: string, job?: Pick<JobInfo, 'attempt' | 'retryLimit'>): Promise<void> {
+  /** The void's next look a poll interval on, its failures forgotten, if it is still at `status`. */
+  private async scheduleLook(db: Kysely<Database>, voidCode: string, status: number): Promise<void> {
+    await db
+      .updateTable('void_orders')
+      .set({ next_step_at: this.nextLook(), step_failures: 0, step_error: null })
+      .where('void_code', '=', voidCode)
+      .where(unindexed('status'), '=', status)
+      .execute();
+  }
+
+  /**
+   * 0 → 1 (sent; its first look due a poll interval on), or 0 → 4 when the airline refuses for good. A call that
+   * failed otherwise is counted and made again later (submissionFailed).
+   */
+  async submitStep(voidCode: string): Promise<void> {
     const v = await this.load(voidCode);
     if (!v || v.status !== VS.PROCESSING) return;
     const connector = this.deps.airlines.forCarrier(v.carrier);
-    const reject = (cause: string, reason: string) => this.moves(voidCode, (move) => move(VS.PROCESSING, VS.REJECTED, cause, { cancel_reason: reason }).then(() => undefined));
     let receipt;
     try {
       // No connection that voids in this process (a worker of a rollout that lacks the carrier): a failed attempt
@@ -135,56 +224,74 @@ export class VoidLifecycle {
         { signal: AbortSignal.timeout(this.deps.airlineTimeoutMs) },
       );
     } catch (err) {
-      if (err instanceof ConnectorError && !err.retryable) return reject(`airline refused the void: ${err.message}`, CANCEL_REASON.POLICY);
-      // The last automatic retry failed: the void ends rejected rather than waiting past its deadline.
-      if (job && job.attempt > job.retryLimit) return reject(`airline unreachable after ${job.attempt} attempts: ${(err as Error).message}`, VOID_CANCEL_REASON.UNREACHABLE);
-      this.deps.log.warn({ voidCode, err: (err as Error).message, attempt: job?.attempt }, 'void submission failed; will retry');
-      throw err;
+      if (err instanceof ConnectorError && !err.retryable) {
+        return this.moves(voidCode, (move) => move(VS.PROCESSING, VS.REJECTED, `airline refused the void: ${err.message}`, { cancel_reason: CANCEL_REASON.POLICY }).then(() => undefined));
+      }
+      return this.submissionFailed(voidCode, err instanceof Error ? err.message : String(err));
     }
     const cause = `submitted to the airline (${receipt.airlineVoidId}${receipt.duplicate ? ', resent' : ''})`;
-    await this.moves(voidCode, async (move, trx) => {
-      if (await move(VS.PROCESSING, VS.AIRLINE_PROCESSING, cause, { airline_void_id: receipt.airlineVoidId })) await this.schedulePoll(voidCode, trx);
-    });
+    await this.moves(voidCode, (move) => move(VS.PROCESSING, VS.AIRLINE_PROCESSING, cause, { airline_void_id: receipt.airlineVoidId }).then(() => undefined));
   }
 
-  /** 1 → 3 → 2 (deposit), 1 → 5 (card), 1 → 4: follows the airline's decision. */
+  /**
+   * A failed submission: counted in the void's row and tried again after the retry delay (doubled each time with
+   * back-off); the one past the retry limit ends the void rejected rather than waiting past its deadline.
+   */
+  private async submissionFailed(voidCode: string, message: string): Promise<void> {
+    const { retryLimit, retryDelaySeconds, retryBackoff } = this.deps.submitRetry;
+    const delay = retryBackoff ? sql`${retryDelaySeconds}::float8 * power(2, least(step_failures, 16))` : sql`${retryDelaySeconds}::float8`;
+    let failures = 0;
+    await this.moves(voidCode, async (move, trx) => {
+      const { rows } = await sql<{ step_failures: number }>`
+        update void_orders set step_failures = step_failures + 1, step_error = ${message.slice(0, 1000)},
+          next_step_at = ${this.deps.clock.now()}::timestamptz + greatest(1, least(${delay}, 86400)) * interval '1 second'
+        where void_code = ${voidCode} and ${unindexed('status')} = ${sql.lit(VS.PROCESSING)}
+        returning step_failures`.execute(trx);
+      failures = rows[0]?.step_failures ?? 0;
+      if (failures > retryLimit) await move(VS.PROCESSING, VS.REJECTED, `airline unreachable after ${failures} attempts: ${message}`, { cancel_reason: VOID_CANCEL_REASON.UNREACHABLE });
+    });
+    if (failures > 0 && failures <= retryLimit) this.deps.log.warn({ voidCode, err: message, attempt: failures }, 'void submission failed; will retry');
+  }
+
+  /**
+   * A look the airline did not answer (or made without a connection that reads voids): made again a poll interval
+   * on, however long the outage — the airline holds the void, so it is never given up. Counted in the row.
+   */
+  private async lookFailed(voidCode: string, status: number, message: string): Promise<void> {
+    this.deps.log.warn({ voidCode, err: message }, 'void status poll failed; will look again');
+    await this.deps.db
+      .updateTable('void_orders')
+      .set((eb) => ({ next_step_at: this.nextLook(), step_failures: eb('step_failures', '+', 1), step_error: message.slice(0, 1000) }))
+      .where('void_code', '=', voidCode)
+      .where(unindexed('status'), '=', status)
+      .execute();
+  }
+
+  /** 1 → 3 → 2 (deposit), 1 → 5 (card), 1 → 4: follows the airline's decision; a void still under way gets its next look. */
   async pollStep(voidCode: string): Promise<void> {
     const v = await this.load(voidCode);
     if (!v || (v.status !== VS.AIRLINE_PROCESSING && v.status !== VS.AIRLINE_VOIDING)) return;
     const connector = this.deps.airlines.forCarrier(v.carrier);
-    if (!connector?.voidStatus) {
-      // no connection that reads voids in this process: look again later (completing the job without a next
-      // look left the void at 1 or 3 for good)
-      this.deps.log.warn({ voidCode, carrier: v.carrier }, 'void status poll: no airline connection; will look again');
-      await this.moves(voidCode, (_move, trx) => this.schedulePoll(voidCode, trx));
-      return;
-    }
+    if (!connector?.voidStatus) return this.lookFailed(voidCode, v.status, `no airline connection that reads voids for ${v.carrier}`);
     const state = await connector.voidStatus(v.carrier, voidCode, { signal: AbortSignal.timeout(this.deps.airlineTimeoutMs) }).catch((err: unknown) => {
       if (err instanceof ConnectorError && !err.retryable) return { state: 'rejected' as const, cancelReason: CANCEL_REASON.POLICY };
-      // The airline did not answer: look again a poll interval on, for as long as it takes. Thrown into the job's
-      // retries instead, a status outage of a few minutes failed the job for good and left the void at 1 or 3
-      // (nothing else moves a void, and the console has no void retry).
-      this.deps.log.warn({ voidCode, err: (err as Error).message }, 'void status poll failed; will look again');
-      return { state: 'unanswered' as const };
+      return { state: 'unanswered' as const, message: err instanceof Error ? err.message : String(err) };
     });
-    if (state.state === 'unanswered') {
-      await this.moves(voidCode, (_move, trx) => this.schedulePoll(voidCode, trx));
-      return;
-    }
+    if (state.state === 'unanswered') return this.lookFailed(voidCode, v.status, state.message);
+    if (state.state === 'processing') return this.scheduleLook(this.deps.db, voidCode, v.status);
     const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
     await this.moves(voidCode, async (move, trx) => {
       switch (state.state) {
-        case 'processing':
-          await this.schedulePoll(voidCode, trx);
-          return;
         case 'rejected':
           await move(v.status, VS.REJECTED, 'rejected by the airline', { cancel_reason: state.cancelReason });
           return;
-        case 'voiding':
+        case 'voiding': {
           // Deposit voids show "Airline voiding" while the money comes; card voids complete when it is paid.
-          if (v.path === 'deposit' && v.status === VS.AIRLINE_PROCESSING) await move(VS.AIRLINE_PROCESSING, VS.AIRLINE_VOIDING, 'voided by the airline; refund under way', { actual_refund_minor: state.amountMinor });
-          await this.schedulePoll(voidCode, trx);
+          const moved = v.path === 'deposit' && v.status === VS.AIRLINE_PROCESSING && (await move(VS.AIRLINE_PROCESSING, VS.AIRLINE_VOIDING, 'voided by the airline; refund under way', { actual_refund_minor: state.amountMinor }));
+          // a move schedules the next look itself
+          if (!moved) await this.scheduleLook(trx, voidCode, v.status);
           return;
+        }
         case 'voided': {
           const patch = { actual_refund_minor: state.amountMinor, completed_on: today };
           if (v.path === 'deposit') {
@@ -199,4 +306,3 @@ export class VoidLifecycle {
     });
   }
 }
-

@@ -1,6 +1,6 @@
 // void.do (docs/voids.md): submits the newest quotation of an order, once. One statement holds the offer,
-// marks it used, writes the void order at 0, its first history row (and so its webhook event) and its
-// submission job: all of them or none.
+// marks it used, writes the void order at 0 with its submission due now (decision 0045: the lifecycle's sweep
+// sends it) and its first history row (and so its webhook event): all of them or none.
 import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
 import { DateTime } from 'luxon';
@@ -54,10 +54,10 @@ interface VoidOutcome {
  * One void written: the offer held (`for update nowait`: a submission of it running elsewhere fails the
  * statement, 814) and the order's row held (`for no key update`: a refund or void statement of the order
  * elsewhere is waited for, then its version read as it committed it); the offer marked used, the void order at
- * 0, its first history row and submission job written only if the offer is active and unexpired and the order's
+ * 0, its first history row and its due submission written only if the offer is active and unexpired and the order's
  * `ctx_version` is still the one the checks ran on (a refund written since them: read again, 818).
  */
-function voidSql(deps: VoidDeps, caller: VoidCaller, v: { offerId: string; quote: VoidQuote; voidCode: string; carrier: string; ctxVersion: number; now: Date }) {
+function voidSql(caller: VoidCaller, v: { offerId: string; quote: VoidQuote; voidCode: string; carrier: string; ctxVersion: number; now: Date }) {
   const { offerId, quote, voidCode, now } = v;
   return sql<VoidOutcome>`
       with locked as (
@@ -74,17 +74,16 @@ function voidSql(deps: VoidDeps, caller: VoidCaller, v: { offerId: string; quote
         returning o.offer_id
       ),
       v as (
-        insert into void_orders (void_code, client_id, order_no, carrier, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at)
+        insert into void_orders (void_code, client_id, order_no, carrier, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at, next_step_at)
         select ${voidCode}::text, ${caller.clientId}::text, ${quote.orderNo}::text, ${v.carrier}::text, offer.offer_id, ${sql.lit(VS.PROCESSING)}, ${quote.path}::text, ${quote.currency}::text,
-          ${quote.voidAmountMinor}::bigint, ${sql.val(quote.ticketNos)}::text[], ${JSON.stringify(quote)}::jsonb, ${now}::timestamptz, ${now}::timestamptz
+          ${quote.voidAmountMinor}::bigint, ${sql.val(quote.ticketNos)}::text[], ${JSON.stringify(quote)}::jsonb, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
         from offer
         returning void_code
       ),
       history as (
         insert into void_status_history (void_code, from_status, to_status, at, cause)
         select void_code, null, ${sql.lit(VS.PROCESSING)}, ${now}::timestamptz, 'submitted by the client' from v
-      ),
-      job as (${deps.scheduler.submissionJobSql(voidCode, sql`exists (select 1 from v)`)})
+      )
       select (select state from locked) as state, (select expires_at from locked) as expires_at,
         coalesce((select h.ctx_version from held h) = ${v.ctxVersion}::bigint, false) as current, (select count(*) from v)::int as created`;
 }
@@ -125,7 +124,7 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
     }
     let outcome: VoidOutcome | undefined;
     try {
-      outcome = (await executePrepared(deps.db, voidSql(deps, caller, { offerId, quote, voidCode, carrier: ctx.order.carrier, ctxVersion: ctx.order.ctx_version, now }))).rows[0];
+      outcome = (await executePrepared(deps.db, voidSql(caller, { offerId, quote, voidCode, carrier: ctx.order.carrier, ctxVersion: ctx.order.ctx_version, now }))).rows[0];
     } catch (err) {
       mapConflict(err);
     }

@@ -4,7 +4,6 @@
 // shown REFUND, and the order.void webhook events.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
 import { call, makeTestApp, openTestStore, type CallResult, type TestApp } from '../test-support/app.js';
 import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { refundSegment } from '../test-support/refund-world.js';
@@ -12,6 +11,7 @@ import { WebhookReceiver } from '../test-support/webhook-receiver.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { VOID_ORDER_STATUS as VS } from './statuses.js';
+import { JOB_VOID_SUBMIT } from './lifecycle.js';
 import { waitFor } from '../test-support/wait.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { ConnectorError } from '../airline/connector.js';
@@ -265,14 +265,22 @@ describe('void path', () => {
     assert.equal(again.body.voidCode, a.body.voidCode);
   });
 
-  test('an airline that never answers: after the last automatic retry the void ends rejected', async () => {
+  test('an airline that never answers: each failed attempt is counted in the void and made again later; the one past the last retry ends the void rejected', async () => {
     const code = await voidOf('VSLOW1');
-    await waitFor('a failed attempt', async () => (await voidOrder(code)).voidStatus === VS.PROCESSING);
-    // the 11th attempt (10 retries) gives up: 0 → 4
-    await t.workers.voids.submitStep(code, { attempt: 11, retryLimit: 10 });
+    const row = () => t.store.db.selectFrom('void_orders').select(['status', 'step_failures', 'step_error', 'next_step_at']).where('void_code', '=', code).executeTakeFirstOrThrow();
+    await waitFor('a failed attempt', async () => (await row()).step_failures >= 1);
+    const failed = await row();
+    assert.equal(failed.status, VS.PROCESSING);
+    assert.match(String(failed.step_error), /error/);
+    // the next attempt put off by the retry delay (5 s, doubled after each failure); the clock does not move here
+    assert.ok(failed.next_step_at!.getTime() >= t.clock.now().getTime() + 4_000, `next attempt at ${failed.next_step_at?.toISOString()}`);
+    // ten failed already: the 11th attempt (10 retries) gives up, 0 → 4
+    await t.store.db.updateTable('void_orders').set({ step_failures: 10 }).where('void_code', '=', code).execute();
+    await t.workers.voids.submitStep(code);
     const v = await voidOrder(code);
     assert.equal(v.voidStatus, VS.REJECTED);
     assert.match(String(v.cancelReason), /could not be reached/);
+    assert.equal((await row()).next_step_at, null, 'nothing due any more');
   });
 
   test('order.void webhook events: one per status change, in order, with the documented payload', async () => {
@@ -303,10 +311,8 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
   const store = await openTestStore();
   const clock = voidWorldClock();
   const apps: TestApp[] = [];
-  // one job queue for both processes (on PostgreSQL each test app has a schema of its own otherwise)
-  const jobSchema = `jq_${process.pid}_void_noconn`;
   try {
-    const api = await makeTestApp({ store, world: voidWorld(), clock, jobSchema });
+    const api = await makeTestApp({ store, world: voidWorld(), clock });
     apps.push(api);
     const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP02').executeTakeFirstOrThrow()).order_no;
     const q = await call(api.app, '/voidQuotation.do', { orderNo });
@@ -314,25 +320,35 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
     const s = await call(api.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
     assert.equal(s.body.status, 0, String(s.body.msg));
     const code = String(s.body.voidCode);
+    const row = () => store.db.selectFrom('void_orders').select(['status', 'step_failures', 'step_error', 'next_step_at']).where('void_code', '=', code).executeTakeFirstOrThrow();
     // a worker process whose connectors do not (yet) serve this carrier (a rollout adding it)
-    const worker = await makeTestApp({ store, world: voidWorld(), clock, connectors: () => [], jobSchema });
+    const worker = await makeTestApp({ store, world: voidWorld(), clock, connectors: () => [] });
     apps.push(worker);
-    await assert.rejects(worker.workers.voids.submitStep(code, { attempt: 1, retryLimit: 10 }), /no airline connection/);
-    const statusOf = async () => (await store.db.selectFrom('void_orders').select('status').where('void_code', '=', code).executeTakeFirstOrThrow()).status;
-    assert.equal(await statusOf(), VS.PROCESSING, 'still at 0: the airline was never asked (was 0 → 4, "does not match airline policy")');
-    // the process with the connection sends it
-    await api.workers.voids.submitStep(code, { attempt: 2, retryLimit: 10 });
-    assert.equal(await statusOf(), VS.AIRLINE_PROCESSING);
-    // a poll by the worker without the connection: the void's next look is queued, not dropped
-    const polls = async () =>
-      Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`${api.workers.queue.schema}.job`)} where singleton_key = ${`void-poll-${code}`} and state = 'created'`.execute(store.db)).rows[0]!.n);
-    await sql`delete from ${sql.table(`${api.workers.queue.schema}.job`)} where singleton_key = ${`void-poll-${code}`}`.execute(store.db);
-    await worker.workers.voids.pollStep(code);
-    assert.equal(await polls(), 1, 'the next look queued');
-    assert.equal(await statusOf(), VS.AIRLINE_PROCESSING);
+    await worker.workers.voids.submitStep(code);
+    const failed = await row();
+    assert.equal(failed.status, VS.PROCESSING, 'still at 0: the airline was never asked (was 0 → 4, "does not match airline policy")');
+    assert.equal(failed.step_failures, 1, 'a failed attempt');
+    assert.match(String(failed.step_error), /no airline connection/);
+    // the process with the connection sends it (test apps look at a void every second)
+    /** Runs `step`; answers the interval of the clock's readings it made. */
+    const timed = async (step: () => Promise<void>) => {
+      const from = clock.now().getTime();
+      await step();
+      return [from, clock.now().getTime()] as const;
+    };
+    const [from, to] = await timed(() => api.workers.voids.submitStep(code));
+    const sent = await row();
+    assert.deepEqual({ ...sent, next_step_at: null }, { status: VS.AIRLINE_PROCESSING, step_failures: 0, step_error: null, next_step_at: null });
+    assert.ok(sent.next_step_at!.getTime() >= from + 1_000 && sent.next_step_at!.getTime() <= to + 1_000, 'its first look a poll interval on');
+    // a poll by the worker without the connection: the void's next look put off, not dropped
+    clock.advance(1_000);
+    const [from2, to2] = await timed(() => worker.workers.voids.pollStep(code));
+    const looked = await row();
+    assert.equal(looked.status, VS.AIRLINE_PROCESSING);
+    assert.equal(looked.step_failures, 1);
+    assert.ok(looked.next_step_at!.getTime() >= from2 + 1_000 && looked.next_step_at!.getTime() <= to2 + 1_000, 'the next look a poll interval on');
   } finally {
     for (const a of apps.reverse()) await a.close();
-    if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(jobSchema)} cascade`.execute(store.db);
     await store.close();
   }
 });
@@ -370,6 +386,39 @@ test('an airline status outage longer than the job retries: the void is looked a
     down = false; // the airline is back, and has decided
     t.clock.advance(70_000);
     await waitFor('the void moved on', async () => (await statusOf()) !== VS.AIRLINE_PROCESSING, 20_000);
+  } finally {
+    await t.close();
+  }
+});
+
+test('the sweep carries voids from their rows (decision 0045): a void whose last attempt was cut off is sent by the next sweep, every due void once over many pages, a job an older build queued makes its void due now', async () => {
+  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  try {
+    const voidOf = async (pnr: string) => {
+      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+      const q = await call(t.app, '/voidQuotation.do', { orderNo });
+      const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
+      assert.equal(v.body.status, 0, String(v.body.msg));
+      return String(v.body.voidCode);
+    };
+    const [cut, plain, later] = [await voidOf('VDEP01'), await voidOf('VDEP02'), await voidOf('VCARD1')];
+    const row = (code: string) => t.store.db.selectFrom('void_orders').select(['status', 'step_failures', 'next_step_at']).where('void_code', '=', code).executeTakeFirstOrThrow();
+    // `cut`'s 11th attempt was under way when its process was killed: ten failures counted, its due time passed
+    // (with a job per attempt, the job's last attempt then failed for good and the void stayed at 0)
+    await t.store.db.updateTable('void_orders').set({ step_failures: 10 }).where('void_code', '=', cut).execute();
+    await t.store.db.updateTable('void_orders').set({ next_step_at: new Date(t.clock.now().getTime() + 60_000) }).where('void_code', '=', later).execute();
+    t.workers.voids.sweepPage = 1;
+    assert.equal(await t.workers.voids.sweep(10_000), 2, 'the two due voids, a page each');
+    assert.equal((await row(cut)).status, VS.AIRLINE_PROCESSING, 'sent: the airline asked again, not the void left at 0');
+    assert.equal((await row(plain)).status, VS.AIRLINE_PROCESSING);
+    assert.equal((await row(later)).status, VS.PROCESSING, 'not due yet');
+    assert.equal(await t.workers.voids.sweep(10_000), 0, 'nothing due: their looks a poll interval on');
+    // a void job of an older build (this app runs no sweep): the void due now, for the sweep to take
+    await t.workers.voids.startWorkers();
+    await t.workers.queue.send(JOB_VOID_SUBMIT, { voidCode: later }, { singletonKey: `void-submit-${later}` });
+    await waitFor('due now', async () => (await row(later)).next_step_at!.getTime() <= t.clock.now().getTime());
+    assert.equal(await t.workers.voids.sweep(10_000), 1);
+    assert.equal((await row(later)).status, VS.AIRLINE_PROCESSING);
   } finally {
     await t.close();
   }

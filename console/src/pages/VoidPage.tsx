@@ -28,6 +28,12 @@ export function VoidPage({ code, role }: { code: string; role: Role }) {
         <dt>Airline void id</dt><dd>{v.airlineVoidId ?? '—'}</dd>
         <dt>Cancel reason</dt><dd>{v.cancelReason ?? '—'}</dd>
         <dt>Completed</dt><dd>{day(v.completedOn)}</dd>
+        <dt>Next airline call</dt>
+        <dd data-testid="void-next-call">
+          {v.nextCall
+            ? `${v.status === 0 ? 'submission' : 'status look'} due ${when(v.nextCall.due)}${v.nextCall.failedAttempts > 0 ? `, after ${v.nextCall.failedAttempts} failed call(s)` : ''}${v.nextCall.lastError ? ` (last error: ${v.nextCall.lastError})` : ''}`
+            : 'none (final)'}
+        </dd>
         <dt>Created / updated</dt><dd>{when(v.createdAt)} / {when(v.updatedAt)}</dd>
       </dl>
       <Timeline items={v.timeline} names={VOID_STATUS} />
