@@ -1,6 +1,7 @@
 // The migrated PGlite template the tests start from: a dump of a data folder (PGlite's tar of the cluster) with
-// every migration run, made once per machine, PGlite version and migration set. src/test-support/app.ts clones
-// it for each in-process test; test/support/processes.ts unpacks it into the process-level tests' data folders.
+// every migration run, made once per machine, PGlite version and migration set (names and texts).
+// src/test-support/app.ts clones it for each in-process test; test/support/processes.ts unpacks it into the
+// process-level tests' data folders.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,10 +17,21 @@ function pgliteVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/**
+ * The migration set: their names and the bytes of every file of the migrations' folder. Keyed by the names alone,
+ * a migration edited before it landed (or a branch's other version of it) found the template of its earlier text
+ * and the tests ran on a schema the code no longer makes, on every clone of this machine.
+ */
+function migrationsDigest(): string {
+  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'store', 'migrations');
+  const digest = createHash('sha256').update(migrationsFingerprint());
+  for (const name of fs.readdirSync(dir).sort()) digest.update(`\0${name}\0`).update(fs.readFileSync(path.join(dir, name)));
+  return digest.digest('hex').slice(0, 16);
+}
+
 /** The template's file, made first if this machine has none for this PGlite version and migration set. */
 export async function migratedTemplateFile(): Promise<string> {
-  // Keyed by the migration set (a digest: the names together outgrow a file name).
-  const file = path.join(os.tmpdir(), `postbook-pglite-template-${pgliteVersion()}-${createHash('sha256').update(migrationsFingerprint()).digest('hex').slice(0, 16)}.tar`);
+  const file = path.join(os.tmpdir(), `postbook-pglite-template-${pgliteVersion()}-${migrationsDigest()}.tar`);
   if (!fs.existsSync(file)) {
     const store = await openStore({ databaseUrl: null, dataDir: null });
     const blob = await store.dump!();
