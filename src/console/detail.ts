@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { RefundPollState, RefundScheduler } from '../refunds/deps.js';
 import { REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
+import { VOID_ORDER_STATUS as VS } from '../voids/statuses.js';
 import type { Database } from '../store/schema.js';
 import { loadContextForCaller, type OrderContext } from '../refunds/context.js';
 import type { PricedQuote } from '../refunds/pricing.js';
@@ -231,9 +232,10 @@ export async function voidDetail(db: Kysely<Database>, voidCode: string): Promis
     completedOn: v.completed_on,
     createdAt: new Date(v.created_at).toISOString(),
     updatedAt: new Date(v.updated_at).toISOString(),
-    // '-infinity' (a void an older build wrote: due at once) reads as an invalid Date: shown as its creation
+    // Final: nothing due (a void an older build moved during a rollout may still carry a time). '-infinity' (a void
+    // an older build wrote: due at once) reads as the number -Infinity from both drivers: shown as its creation.
     nextCall:
-      v.next_step_at === null
+      v.next_step_at === null || ![VS.PROCESSING, VS.AIRLINE_PROCESSING, VS.AIRLINE_VOIDING].includes(v.status as 0 | 1 | 3)
         ? null
         : { due: new Date(Number.isFinite(new Date(v.next_step_at).getTime()) ? v.next_step_at : v.created_at).toISOString(), failedAttempts: v.step_failures, lastError: v.step_error },
     order: found.kind === 'order' ? orderView(found.ctx) : null,

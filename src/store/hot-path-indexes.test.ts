@@ -267,6 +267,13 @@ describe('hot-path indexes', () => {
     assert.equal(rows[0]!.jit, 'off');
   });
 
+  test('void sweep: its due voids read in due order on void_orders_step_due, not every live void sorted (decision 0045)', async () => {
+    for (const p of [await plan(VOID_STEP_DUE_SQL, [new Date(), '-infinity', '', 25]), await genericPlan(VOID_STEP_DUE_SQL, [new Date(), '-infinity', '', 25])]) {
+      assert.match(p, /Index Scan using void_orders_step_due/, p);
+      assert.doesNotMatch(p, /Sort/, p);
+    }
+  });
+
   test('the check can fail: a plan that reads a growing table whole is reported', async () => {
     assert.throws(() => assertIndexed('probe', 'Seq Scan on order_ancillaries  (cost=0.00..1.00 rows=1 width=0)'), /order_ancillaries/);
   });

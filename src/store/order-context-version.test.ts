@@ -75,6 +75,25 @@ describe(`order context version (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
     assert.deepEqual(await moves(sql`delete from refund_orders where refund_code = ${refundCode}`), [1, 0], 'its tickets go with it (cascade)');
   });
 
+  test('voids: a void written and its status move it (a live void answers 803, a voided order 818), its due airline call does not (migration 0030)', async () => {
+    await sql`insert into void_offers (offer_id, client_id, order_no, quote, expires_at, created_at, used_at)
+              select 'vdo_ctxv1', client_id, order_no, '{}', now(), now(), now() from orders where order_no = ${o()}`.execute(t.store.db);
+    const insertVoid = sql`insert into void_orders (void_code, client_id, order_no, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at)
+                           select 'VCTXV1', client_id, order_no, 'vdo_ctxv1', 0, 'deposit', 'EUR', 1, '{}', '{}', now(), now() from orders where order_no = ${o()}`;
+    assert.deepEqual(await moves(insertVoid), [1, 0]);
+    const v = sql.lit('VCTXV1');
+    assert.deepEqual(await moves(sql`update void_orders set next_step_at = now(), step_failures = step_failures + 1, step_error = 'timeout' where void_code = ${v}`), [0, 0], 'its due call is no part of the context');
+    assert.deepEqual(await moves(sql`update void_orders set status = 1, next_step_at = now(), step_failures = 0 where void_code = ${v}`), [1, 0], 'its status is');
+    assert.deepEqual(await moves(sql`update void_orders set status = status where void_code = ${v}`), [0, 0], 'a column named but not changed moves nothing');
+    const before = await versionOf(order);
+    await t.store.db.transaction().execute(async (trx) => {
+      await sql`update void_orders set status = 3 where void_code = ${v}`.execute(trx);
+      await sql`update void_orders set status = 2, next_step_at = null where void_code = ${v}`.execute(trx);
+    });
+    assert.equal((await versionOf(order)) - before, 1, '1 → 3 → 2 in one transaction: moved once');
+    assert.deepEqual(await moves(sql`delete from void_orders where void_code = ${v}`), [1, 0]);
+  });
+
   test('a transaction moves an order once, however many of its tables it writes (migration 0022)', async () => {
     const refundCode = 'RCTXV2';
     const offerId = 'rfo_ctxv2';

@@ -314,9 +314,9 @@ export interface VoidOrdersTable {
   updated_at: Timestamp;
   /**
    * When the lifecycle's sweep next sends the void (0) or looks at it (1, 3); null once final (migration 0030,
-   * decision 0045). Defaults to '-infinity': due at once.
+   * decision 0045). Defaults to '-infinity', due at once, which both drivers read as the number -Infinity.
    */
-  next_step_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  next_step_at: ColumnType<Date | number | null, Date | string | null | undefined, Date | string | null>;
   /** Failed airline calls in a row of the current step, and the last one's message. */
   step_failures: ColumnType<number, number | undefined, number>;
   step_error: ColumnType<string | null, string | null | undefined, string | null>;

@@ -124,7 +124,8 @@ export class VoidLifecycle {
     for (;;) {
       const { rows: due } = await this.deps.db.executeQuery<DueVoid>(CompiledQuery.raw(VOID_STEP_DUE_SQL, [now, ...after, this.sweepPage]));
       const last = due.at(-1);
-      if (!last) break;
+      // stopped, paused or aborted while the page was read: it stays due for the next sweep
+      if (!last || !goOn()) break;
       const outcomes = await Promise.allSettled(due.map((d) => (d.status === VS.PROCESSING ? this.submitStep(d.void_code) : this.pollStep(d.void_code))));
       called += due.length;
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');

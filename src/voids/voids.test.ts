@@ -19,6 +19,9 @@ import { atOnce } from '../test-support/order-hold.js';
 import { contextCacheFor } from '../refunds/context-cache.js';
 import { keptOffersFor } from '../refunds/kept-offers.js';
 
+/** A void's due time as read (a Date; the number -Infinity for '-infinity'), in milliseconds. */
+const dueMs = (at: Date | number | null) => (at === null ? NaN : new Date(at).getTime());
+
 describe('void path', () => {
   let t: TestApp;
   const hooks = new WebhookReceiver();
@@ -272,10 +275,14 @@ describe('void path', () => {
     const failed = await row();
     assert.equal(failed.status, VS.PROCESSING);
     assert.match(String(failed.step_error), /error/);
-    // the next attempt put off by the retry delay (5 s, doubled after each failure); the clock does not move here
-    assert.ok(failed.next_step_at!.getTime() >= t.clock.now().getTime() + 4_000, `next attempt at ${failed.next_step_at?.toISOString()}`);
-    // ten failed already: the 11th attempt (10 retries) gives up, 0 → 4
-    await t.store.db.updateTable('void_orders').set({ step_failures: 10 }).where('void_code', '=', code).execute();
+    // the next attempt put off by the retry delay (5 s, doubled after each failure)
+    assert.ok(dueMs(failed.next_step_at) >= t.clock.now().getTime() + 4_000, `next attempt at ${String(failed.next_step_at)}`);
+    // nine failed (and the sweep kept off it): the 10th attempt is retried, the 11th (10 retries) gives up, 0 → 4
+    await t.store.db.updateTable('void_orders').set({ step_failures: 9, next_step_at: new Date(t.clock.now().getTime() + 3_600_000) }).where('void_code', '=', code).execute();
+    await t.workers.voids.submitStep(code);
+    const tenth = await row();
+    assert.deepEqual([tenth.status, tenth.step_failures], [VS.PROCESSING, 10], 'the 10th failed attempt is retried');
+    assert.ok(dueMs(tenth.next_step_at) >= t.clock.now().getTime() + 2_000_000, 'after 5 s × 2⁹');
     await t.workers.voids.submitStep(code);
     const v = await voidOrder(code);
     assert.equal(v.voidStatus, VS.REJECTED);
@@ -339,14 +346,14 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
     const [from, to] = await timed(() => api.workers.voids.submitStep(code));
     const sent = await row();
     assert.deepEqual({ ...sent, next_step_at: null }, { status: VS.AIRLINE_PROCESSING, step_failures: 0, step_error: null, next_step_at: null });
-    assert.ok(sent.next_step_at!.getTime() >= from + 1_000 && sent.next_step_at!.getTime() <= to + 1_000, 'its first look a poll interval on');
+    assert.ok(dueMs(sent.next_step_at) >= from + 1_000 && dueMs(sent.next_step_at) <= to + 1_000, 'its first look a poll interval on');
     // a poll by the worker without the connection: the void's next look put off, not dropped
     clock.advance(1_000);
     const [from2, to2] = await timed(() => worker.workers.voids.pollStep(code));
     const looked = await row();
     assert.equal(looked.status, VS.AIRLINE_PROCESSING);
     assert.equal(looked.step_failures, 1);
-    assert.ok(looked.next_step_at!.getTime() >= from2 + 1_000 && looked.next_step_at!.getTime() <= to2 + 1_000, 'the next look a poll interval on');
+    assert.ok(dueMs(looked.next_step_at) >= from2 + 1_000 && dueMs(looked.next_step_at) <= to2 + 1_000, 'the next look a poll interval on');
   } finally {
     for (const a of apps.reverse()) await a.close();
     await store.close();
@@ -413,10 +420,17 @@ test('the sweep carries voids from their rows (decision 0045): a void whose last
     assert.equal((await row(plain)).status, VS.AIRLINE_PROCESSING);
     assert.equal((await row(later)).status, VS.PROCESSING, 'not due yet');
     assert.equal(await t.workers.voids.sweep(10_000), 0, 'nothing due: their looks a poll interval on');
+    const calls = await t.store.db.selectFrom('sandbox_refunds').select(['refund_code', 'submit_calls']).where('refund_code', 'in', [cut, plain, later]).orderBy('refund_code').execute();
+    assert.deepEqual(calls, [cut, plain].sort().map((c) => ({ refund_code: c, submit_calls: 1 })), 'each sent once, over two pages');
+    // a sweep stopped (its job aborted, its process pausing or stopping) sends nothing it has not started
+    await t.store.db.updateTable('void_orders').set({ next_step_at: t.clock.now() }).where('void_code', '=', later).execute();
+    assert.equal(await t.workers.voids.sweep(10_000, () => false), 0);
+    assert.equal((await row(later)).status, VS.PROCESSING);
+    await t.store.db.updateTable('void_orders').set({ next_step_at: new Date(t.clock.now().getTime() + 60_000) }).where('void_code', '=', later).execute();
     // a void job of an older build (this app runs no sweep): the void due now, for the sweep to take
     await t.workers.voids.startWorkers();
     await t.workers.queue.send(JOB_VOID_SUBMIT, { voidCode: later }, { singletonKey: `void-submit-${later}` });
-    await waitFor('due now', async () => (await row(later)).next_step_at!.getTime() <= t.clock.now().getTime());
+    await waitFor('due now', async () => dueMs((await row(later)).next_step_at) <= t.clock.now().getTime());
     assert.equal(await t.workers.voids.sweep(10_000), 1);
     assert.equal((await row(later)).status, VS.AIRLINE_PROCESSING);
   } finally {
