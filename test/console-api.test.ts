@@ -4,6 +4,7 @@
 // actions each allowed only in the states the lifecycle permits, the queue's filters, counts and SLA badges.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,6 +113,24 @@ describe('console API', () => {
     await login('vera.viewer');
   });
 
+  test('login: 40 attempts sent at once after a failure check at most four more passwords (the throttle counts an attempt before its password)', async () => {
+    await createOperator(t.store.db, { login: 'rita.race', password: PASSWORD, role: 'viewer' }, new Date());
+    // neither the login nor the address is blocked before: one wrong password is checked (401)
+    assert.equal((await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'rita.race', password: 'bad-password-first' } })).statusCode, 401);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'rita.race', password: i === 39 ? PASSWORD : `bad-password-${i}` } }),
+      ),
+    );
+    const codes = answers.map((a) => a.statusCode);
+    // one address (its limit 20): the login's limit (5) is the one that binds; was 39 × 401 and the 40th's 200
+    // (attempts truly at once, on PostgreSQL, may all count one another and all be refused: never more than four)
+    assert.ok(codes.filter((c) => c !== 429).length <= 4, `passwords checked after the first: ${codes.join(' ')}`);
+    assert.ok(codes.every((c) => [200, 401, 429].includes(c)), codes.join(' '));
+    const rows = await t.store.db.selectFrom('console_login_failures').select('id').where('key_hash', '=', createHash('sha256').update('login:rita.race').digest('hex')).execute();
+    assert.equal(rows.length, codes.includes(200) ? 0 : 1 + codes.filter((c) => c === 401).length, 'the refused attempts left no row; the failed ones one each');
+  });
+
   test('login throttle shared across API processes: failures at two app instances on one database add up; the store keeps only digests', async () => {
     await createOperator(t.store.db, { login: 'sam.shared', password: PASSWORD, role: 'viewer' }, new Date());
     // A second API process: its own app and in-process state, the same database.
@@ -139,25 +158,32 @@ describe('console API', () => {
     const b = new FailedLogins(t.store.db, () => now);
     const keys = ['login:unit.throttle', 'ip:198.51.100.7'];
     for (let i = 0; i < 4; i++) {
-      await (i % 2 ? a : b).failed(keys);
+      await (i % 2 ? a : b).record(keys);
       now += 60_000;
     }
     assert.equal(await a.blockedFor(keys), 0, 'four failures: not yet');
-    await b.failed(keys);
+    await b.record(keys);
     // Blocked until the oldest of the five (at 0:00) leaves the 15-minute window: now is 0:04.
     assert.equal(await a.blockedFor(keys), WINDOW_MS - 4 * 60_000);
     assert.equal(await b.blockedFor(['login:unit.throttle']), WINDOW_MS - 4 * 60_000);
     assert.equal(await a.blockedFor(['login:other.login']), 0);
     now += WINDOW_MS - 4 * 60_000 + 1;
     assert.equal(await a.blockedFor(keys), 0, 'the oldest failure left the window');
+    // An attempt is counted before its password is checked: with four failures in the window one may go on, and
+    // while it runs it counts for the others (a fifth is refused, its own row taken back).
+    const attempt = (await b.reserve(keys)).attempt!;
+    assert.ok(attempt, 'four failures in the window: an attempt may go on');
+    const refused = await a.reserve(keys);
+    assert.ok(refused.attempt === null && refused.wait > 0, 'a fifth at the same time is refused');
     // A success clears the login's failures but not the address's.
-    await a.failed(keys);
-    await b.succeeded('login:unit.throttle');
+    await b.succeeded('login:unit.throttle', attempt);
     assert.equal(await a.blockedFor(['login:unit.throttle']), 0);
+    assert.equal(await a.blockedFor(['ip:198.51.100.7']), 0, 'the address: its four failures, no row of the two attempts');
+    assert.equal((await t.store.db.selectFrom('console_login_failures').select('id').where('id', 'in', attempt.ids).execute()).length, 0, 'the succeeded attempt left no row');
     now += WINDOW_MS;
-    for (let i = 0; i < 19; i++) await a.failed(['ip:198.51.100.7']);
+    for (let i = 0; i < 19; i++) await a.record(['ip:198.51.100.7']);
     assert.equal(await b.blockedFor(['ip:198.51.100.7']), 0, '19 failures of the address in the window');
-    await b.failed(['ip:198.51.100.7']);
+    await b.record(['ip:198.51.100.7']);
     assert.ok((await a.blockedFor(['ip:198.51.100.7'])) > 0, 'the 20th blocks the address');
   });
 

@@ -198,15 +198,22 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
   api.post('/login', { schema: { ...hidden, body: LoginBody }, config: { auth: 'none' } }, async (request, reply) => {
     const { login, password } = request.body as { login: string; password: string };
     const keys = [`login:${login.trim().toLowerCase()}`, `ip:${request.ip}`];
-    const wait = await throttle.blockedFor(keys);
-    if (wait > 0) return reply.code(429).header('retry-after', String(Math.ceil(wait / 1000))).send({ error: `too many failed logins; try again in ${Math.ceil(wait / 60_000)} minute(s)` });
-    const operator = await verifyLogin(db, login, password, new Date());
+    // the attempt counted before its password is checked (./throttle.ts): of attempts sent at once, at most the limit go on
+    const { wait, attempt } = await throttle.reserve(keys);
+    if (!attempt) return reply.code(429).header('retry-after', String(Math.ceil(wait / 1000))).send({ error: `too many failed logins; try again in ${Math.ceil(wait / 60_000)} minute(s)` });
+    let operator: Awaited<ReturnType<typeof verifyLogin>>;
+    try {
+      operator = await verifyLogin(db, login, password, new Date());
+    } catch (err) {
+      await throttle.withdrawn(attempt).catch(() => undefined);
+      throw err;
+    }
     if (!operator) {
-      await throttle.failed(keys);
+      await throttle.failed(attempt);
       request.log.warn('console login failed');
       return reply.code(401).send({ error: LOGIN_FAILED });
     }
-    await throttle.succeeded(`login:${operator.login}`);
+    await throttle.succeeded(`login:${operator.login}`, attempt);
     const s = await createSession(db, operator.operatorId, sessionMs);
     await audit(db, operator, 'login', `operator:${operator.login}`, null, null);
     reply.setCookie(SESSION_COOKIE, s.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: s.expiresAt });
