@@ -356,6 +356,13 @@ describe('console API', () => {
     const refused = await post(agent, `/refunds/${depositCode}/withdraw`);
     assert.equal(refused.statusCode, 409);
     assert.match(refused.json().error, /cannot withdraw: only refund claims and pass-through virtual card refunds/);
+    // Its submission is due (no worker runs here): the lifecycle's sweep may be sending it this moment — refused.
+    const due = await post(agent, `/refunds/${claimCode}/withdraw`);
+    assert.equal(due.statusCode, 409);
+    assert.match(due.json().error, /being sent to the airline now/);
+    assert.equal((await get(agent, `/refunds/${claimCode}`)).json().refund.actions.withdraw.allowed, false);
+    // Its attempt failed and the next one is a minute away (as the sweep writes it): nothing is on its way.
+    await t.store.db.updateTable('refund_orders').set({ next_poll_at: new Date(t.clock.now().getTime() + 60_000), poll_failures: 1 }).where('refund_code', '=', claimCode).execute();
     const detail = (await get(agent, `/refunds/${claimCode}`)).json().refund;
     assert.deepEqual(detail.actions.withdraw, { allowed: true });
 
@@ -929,6 +936,56 @@ describe('console: retry a refund whose status poll gave up on airline errors', 
     assert.deepEqual(audits[0]!.after, { status: 1, pollQueued: true });
     // Final now: nothing to retry.
     assert.match((await retry()).json().error, /final \(status 2\)/);
+  });
+});
+
+describe('console: withdraw at 0 while the lifecycle sends the refund to the airline', () => {
+  let t: TestApp;
+  let release: () => void = () => undefined;
+  let entered: () => void = () => undefined;
+  before(async () => {
+    t = await makeTestApp({
+      world,
+      // the sandbox airline, its submissions held until the test lets them go (a slow airline)
+      connectors: (w, books) => [
+        new Proxy(new SandboxConnector(w, books), {
+          get: (target, prop) =>
+            prop === 'submitRefunds'
+              ? async (...args: Parameters<SandboxConnector['submitRefunds']>) => {
+                  entered();
+                  await new Promise<void>((r) => (release = r));
+                  return target.submitRefunds(...args);
+                }
+              : Reflect.get(target, prop, target),
+        }),
+      ],
+    });
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
+  });
+  after(() => t.close());
+
+  test('refused while the submission is at the airline (found by a review: withdrawn here, the airline then took it and paid; the ticket refundable twice)', async () => {
+    await claimWorldBooking(t, 'DEMO02', DEMO);
+    const f = t.world.flights.get('XS201-changed')!;
+    const segment = { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+    const request = { airlinePNR: 'DEMO02', carrier: 'XS', refundRequestList: [{ lastName: 'CHANGE', firstName: 'CARL', refundReason: '1', segments: [segment] }] };
+    const r = await call(t.app, '/refund.do', request, { client: DEMO });
+    assert.equal(r.body.status, 0, String(r.body.msg));
+    const code = String(r.body.refundCode);
+    const atAirline = new Promise<void>((ok) => (entered = ok));
+    const submitting = t.workers.lifecycle.submitBatch([code]); // the sweep's submission: the airline call under way
+    await atAirline;
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
+    const headers = { cookie: String(res.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': res.json().csrfToken as string };
+    const w = await t.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/withdraw`, headers, payload: {} });
+    assert.equal(w.statusCode, 409, w.body);
+    assert.match(w.json().error, /being sent to the airline now/);
+    release();
+    await submitting;
+    const ours = await t.store.db.selectFrom('refund_orders').select('status').where('refund_code', '=', code).executeTakeFirstOrThrow();
+    assert.equal(ours.status, 1, 'the airline took it: it follows the airline');
+    const again = await call(t.app, '/refund.do', request, { client: DEMO });
+    assert.equal(again.body.status, 803, 'its ticket is not refundable a second time');
   });
 });
 

@@ -15,7 +15,7 @@ import { moveRefund } from '../refunds/transition.js';
 import { retryEvents } from '../webhooks/admin.js';
 import { audit } from './audit.js';
 import type { Operator } from './operators.js';
-import { allowedRefundActions } from './rules.js';
+import { allowedRefundActions, submissionDue } from './rules.js';
 
 /** A refusal of a console action: HTTP status and a message the operator can act on. */
 export class ActionRefused extends Error {
@@ -79,7 +79,7 @@ export async function rejectCase(deps: ActionDeps, operator: Operator, caseId: s
 }
 
 async function lockRefund(trx: Transaction<Database>, refundCode: string) {
-  const r = await trx.selectFrom('refund_orders').select(['refund_code', 'status', 'path', 'cancel_reason']).where('refund_code', '=', refundCode).forUpdate().executeTakeFirst();
+  const r = await trx.selectFrom('refund_orders').select(['refund_code', 'status', 'path', 'cancel_reason', 'next_poll_at']).where('refund_code', '=', refundCode).forUpdate().executeTakeFirst();
   if (!r) throw new ActionRefused(404, `no refund ${refundCode}`);
   return r;
 }
@@ -99,12 +99,12 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
   const found = await deps.db
     .selectFrom('refund_orders')
     .innerJoin('orders', 'orders.order_no', 'refund_orders.order_no')
-    .select(['refund_orders.status', 'refund_orders.path', 'orders.carrier'])
+    .select(['refund_orders.status', 'refund_orders.path', 'refund_orders.next_poll_at', 'orders.carrier'])
     .where('refund_orders.refund_code', '=', refundCode)
     .executeTakeFirst();
   if (!found) throw new ActionRefused(404, `no refund ${refundCode}`);
   const canWithdraw = airlineCanWithdraw(deps.refunds, found.carrier);
-  const first = allowedRefundActions({ ...found, airlineCanWithdraw: canWithdraw }).withdraw;
+  const first = allowedRefundActions({ ...found, airlineCanWithdraw: canWithdraw, submissionDue: submissionDue(found.next_poll_at, deps.refunds.clock.now()) }).withdraw;
   if (!first.allowed) throw new ActionRefused(409, `cannot withdraw: ${first.why}`);
   let cancelReason: string = CANCEL_REASON.USER_CANCELLED;
   const atAirline = found.status === RS.AIRLINE_PROCESSING;
@@ -128,6 +128,11 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
       return null;
     }
     if (r.status !== found.status) throw new ActionRefused(409, `cannot withdraw: the refund moved to status ${r.status} meanwhile${atAirline ? ' (the airline agreed to withdraw it; its poll will settle it)' : ''}`);
+    // At 0, checked again under the row's lock: a retry made its submission due since the first read.
+    if (!atAirline) {
+      const now = allowedRefundActions({ ...r, submissionDue: submissionDue(r.next_poll_at, deps.refunds.clock.now()) }).withdraw;
+      if (!now.allowed) throw new ActionRefused(409, `cannot withdraw: ${now.why}`);
+    }
     // The lifecycle's own status change (src/refunds/transition.ts): the history row, and the tickets freed for a new request.
     const cause = `withdrawn in the console by ${operator.login}${atAirline ? '; withdrawn at the airline' : ''}`;
     const moved = await moveRefund(trx, deps.refunds.clock.now(), refundCode, r.status, RS.WITHDRAWN, cause, { cancel_reason: cancelReason });

@@ -9,9 +9,10 @@ import type { Database } from '../store/schema.js';
 import { loadContextForCaller, type OrderContext } from '../refunds/context.js';
 import type { PricedQuote } from '../refunds/pricing.js';
 import { auditOf, type AuditEntry } from './audit.js';
-import { allowedRefundActions, type AllowedActions } from './rules.js';
+import { allowedRefundActions, submissionDue, type AllowedActions } from './rules.js';
 import { explainQuote, type TicketExplanation } from './explain.js';
 import type { AirlineDirectory } from '../airline/connector.js';
+import type { Clock } from '../clock.js';
 import type { Rates } from '../refunds/engine/index.js';
 
 export interface OrderView {
@@ -130,7 +131,11 @@ export async function webhookDeliveries(db: Kysely<Database>, subject: string): 
   }));
 }
 
-export async function refundDetail(db: Kysely<Database>, refundCode: string, deps: { airlines: AirlineDirectory; rates: Rates; scheduler: RefundScheduler }): Promise<RefundDetail | null> {
+export async function refundDetail(
+  db: Kysely<Database>,
+  refundCode: string,
+  deps: { airlines: AirlineDirectory; rates: Rates; scheduler: RefundScheduler; clock: Clock },
+): Promise<RefundDetail | null> {
   const pricing = { airlines: deps.airlines, rates: deps.rates };
   const r = await db.selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirst();
   if (!r) return null;
@@ -180,7 +185,13 @@ export async function refundDetail(db: Kysely<Database>, refundCode: string, dep
       ? { caseId: consoleCase.case_id, decidedBy: consoleCase.decided_by, decidedAt: consoleCase.decided_at ? new Date(consoleCase.decided_at).toISOString() : null }
       : null,
     pollJob: pollJob ? { state: pollJob.state, failedAttempts: pollJob.retry_count, retryLimit: pollJob.retry_limit, due: new Date(pollJob.start_after).toISOString(), lastError: lastErrorOf(pollJob) } : null,
-    actions: allowedRefundActions({ status: r.status, path: r.path, pollJob, airlineCanWithdraw: found.kind === 'order' && typeof deps.airlines.forCarrier(found.ctx.order.carrier)?.withdrawRefund === 'function' }),
+    actions: allowedRefundActions({
+      status: r.status,
+      path: r.path,
+      pollJob,
+      airlineCanWithdraw: found.kind === 'order' && typeof deps.airlines.forCarrier(found.ctx.order.carrier)?.withdrawRefund === 'function',
+      submissionDue: r.status === RS.PROCESSING && submissionDue(r.next_poll_at, deps.clock.now()),
+    }),
   };
 }
 

@@ -274,7 +274,7 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     });
 
     authed.get('/refunds/:code', { schema: { ...hidden, params: CodeParams } }, async (request, reply) => {
-      const d = await refundDetail(db, (request.params as { code: string }).code, { airlines: deps.refunds.airlines, rates: deps.refunds.rates, scheduler: deps.refunds.scheduler });
+      const d = await refundDetail(db, (request.params as { code: string }).code, { airlines: deps.refunds.airlines, rates: deps.refunds.rates, scheduler: deps.refunds.scheduler, clock: deps.refunds.clock });
       if (!d) return reply.code(404).send({ error: 'no such refund' });
       return { refund: d };
     });

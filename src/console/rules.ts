@@ -18,6 +18,22 @@ export interface RefundState {
   pollJob?: Pick<RefundPollState, 'state' | 'retry_count' | 'retry_limit' | 'start_after'> | null;
   /** The airline's connector can withdraw a refund it holds (AirlineConnector.withdrawRefund). */
   airlineCanWithdraw?: boolean;
+  /**
+   * At 0: its submission is due now or within seconds (submissionDue), so the lifecycle's sweep may be sending it to
+   * the airline at this moment.
+   */
+  submissionDue?: boolean;
+}
+
+/**
+ * How far ahead a submission counts as due for the withdrawal's check: a sweep reads only submissions due when it
+ * began, so one due later than this is not on its way; the margin covers the clocks of two processes.
+ */
+export const SUBMISSION_DUE_MARGIN_MS = 5_000;
+
+/** Whether a refund at 0 whose submission is next due at `nextAt` (null: given up) may be on its way to the airline. */
+export function submissionDue(nextAt: Date | null, now: Date): boolean {
+  return nextAt !== null && nextAt.getTime() <= now.getTime() + SUBMISSION_DUE_MARGIN_MS;
 }
 
 const FINAL = new Set<number>([RS.REFUNDED, RS.REJECTED, RS.FULFILLED, RS.WITHDRAWN]);
@@ -49,7 +65,14 @@ export function allowedRefundActions(r: RefundState): AllowedActions {
   let withdraw: Allowed;
   if (final) withdraw = { allowed: false, why: final };
   else if (r.path !== 'card') withdraw = { allowed: false, why: 'only refund claims and pass-through virtual card refunds can be withdrawn (status 6, spec 3.1); this one is paid by deposit' };
-  else if (r.status === RS.PROCESSING) withdraw = { allowed: true };
+  // At 0 only while no submission can be on its way: withdrawn here while the airline took it, the refund read 6 (its
+  // tickets free for another request) and the airline paid it (found by a review).
+  else if (r.status === RS.PROCESSING && r.submissionDue) {
+    withdraw = {
+      allowed: false,
+      why: 'the refund is being sent to the airline now (its submission is due): look again in a few seconds — at 1 withdraw it through the airline, still at 0 after a failed attempt withdraw it then',
+    };
+  } else if (r.status === RS.PROCESSING) withdraw = { allowed: true };
   // 1 → 6 (docs/architecture.md): asked of the airline first; it refuses once it decided (rejected, accepted, refunded).
   else if (r.status === RS.AIRLINE_PROCESSING && r.airlineCanWithdraw) withdraw = { allowed: true };
   else if (r.status === RS.AIRLINE_PROCESSING) withdraw = { allowed: false, why: 'the airline holds this refund (status 1) and its connection offers no withdrawal' };
