@@ -28,9 +28,8 @@ async function findOrder(deps: BookingDeps, clientId: string, req: QueryOrderReq
   if (orders.length > 1) throw new ApiError(S.SEVERAL_ORDERS, 'several orders match this airline PNR; query by orderNo');
   const order = orders[0]!;
 
-  // Every other value given must belong to the same order.
-  if (pnrCode && !orderNo) return order;
-  if (pnrCode) {
+  // Every other value given must belong to the same order (found by pnrCode, the airline PNR is still checked).
+  if (pnrCode && orderNo) {
     const ref = await deps.db.selectFrom('booking_orders').select('booking_ref').where('order_no', '=', order.order_no).executeTakeFirst();
     if (ref?.booking_ref !== pnrCode) throw new ApiError(S.QUERY_KEYS_MISMATCH, 'orderNo and pnrCode name different orders');
   }

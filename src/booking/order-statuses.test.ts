@@ -3,6 +3,7 @@
 // retry that accepts the new price), the tolerated extras, the answer's fields and the card never stored.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { ConnectorError } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
@@ -249,6 +250,15 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo: o2.orderNo })).body.orderStatus, 0);
   });
 
+  test('pay.do of a claimed order (ticketed at the airline, never booked through order.do): 402, not 404 "already paid" (decision 0023)', async () => {
+    // as pnr/claim.do writes one: source claim, ticketed (2), no booking of this chain
+    await sql`insert into orders (order_no, client_id, source, status, carrier, airline_pnr, payment_method, currency, total_minor)
+              values ('9900000000000001', ${TEST_CLIENTS.alpha.id}, 'claim', '2', 'XS', 'CLMPAY', 'deposit', 'EUR', 50000)`.execute(t.store.db);
+    const paid = await call(t.app, '/pay.do', { orderNo: '9900000000000001' });
+    assert.equal(paid.body.status, 402, String(paid.body.msg));
+    assert.match(String(paid.body.msg), /not booked through order\.do/);
+  });
+
   test('queryOrderDetails.do (plan §3.9): 702 keys missing, 704 keys of two orders, 800, 703, another client', async () => {
     const s = await verifyFlights(t, ['bk-narrow']);
     const a = (await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] })).body;
@@ -261,6 +271,9 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     assert.equal(await q({ carrier: 'XS' }), 702);
     assert.equal(await q({ orderNo: a.orderNo, pnrCode: b.pnrCode }), 704);
     assert.equal(await q({ orderNo: a.orderNo, airlinePNR: await airlinePnrOf(b.orderNo), carrier: 'XS' }), 704);
+    // found by pnrCode, the airline PNR still checked (was 0 with order a: found by a review)
+    assert.equal(await q({ pnrCode: a.pnrCode, airlinePNR: await airlinePnrOf(b.orderNo), carrier: 'XS' }), 704);
+    assert.equal(await q({ pnrCode: a.pnrCode, airlinePNR: await airlinePnrOf(a.orderNo), carrier: 'XS' }), 0);
     assert.equal(await q({ orderNo: a.orderNo, pnrCode: a.pnrCode, airlinePNR: await airlinePnrOf(a.orderNo), carrier: 'xs' }), 0, 'all three of one order');
     assert.equal(await q({ pnrCode: String(a.pnrCode).toLowerCase() }), 0);
     assert.equal(await q({ orderNo: '1234567890123456' }), 800);

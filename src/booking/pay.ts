@@ -64,12 +64,15 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   const order = await findClientOrder(deps.db, clientId, orderNo);
   if (!order) throw new ApiError(S.ORDER_NOT_FOUND, 'order does not exist');
   const booking = await deps.db.selectFrom('booking_orders').selectAll().where('order_no', '=', order.order_no).executeTakeFirst();
-  if (order.status === '2' || booking?.pay_state === 'paid') throw new ApiError(S.PAY_ALREADY_PAID, 'order already paid');
-  if (booking?.pay_state === 'paying' || order.status === '1') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
-  if (booking?.pay_state === 'expired' || (booking && new Date(booking.payment_deadline).getTime() <= now.getTime())) {
+  // A claimed order (pnr/claim.do) was never booked through order.do: nothing to pay here (decision 0023: 402; it
+  // is ticketed, and answered 404 "already paid" before the check was first).
+  if (!booking) throw new ApiError(S.PAY_STATE, 'the order state does not allow payment: it was not booked through order.do (a claimed order is paid at the airline)');
+  if (order.status === '2' || booking.pay_state === 'paid') throw new ApiError(S.PAY_ALREADY_PAID, 'order already paid');
+  if (booking.pay_state === 'paying' || order.status === '1') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
+  if (booking.pay_state === 'expired' || new Date(booking.payment_deadline).getTime() <= now.getTime()) {
     throw new ApiError(S.PAY_DEADLINE_PASSED, 'the payment deadline (tktLimitTime) has passed; the order is cancelled, order again');
   }
-  if (!booking || order.status !== '0') throw new ApiError(S.PAY_STATE, 'the order state does not allow payment');
+  if (order.status !== '0') throw new ApiError(S.PAY_STATE, 'the order state does not allow payment');
   const methodText = given(req.paymentMethod);
   const methodNo = methodText === null ? 1 : /^\d$/.test(methodText) ? Number(methodText) : NaN;
   const method = METHODS[methodNo];
