@@ -10,7 +10,7 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
-import { contact, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+import { contact, passenger, seatOf, seatSegments, verifyFlights, verifySeg, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const CARD_NUMBER = '4111111111111111';
@@ -281,4 +281,24 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     assert.equal(await q({ airlinePNR: 'ZZZZZZ', carrier: 'XS' }), 703);
     assert.equal(await q({ orderNo: a.orderNo }, TEST_CLIENTS.beta), 800, "another client's order");
   });
+});
+
+test('a flight that has departed is not sold: verify.do 207, order.do of a session verified before it left 302 (found by a review: both answered 0 and pay.do ticketed it)', async () => {
+  const w = bookingWorld();
+  w.flights.push(
+    { id: 'bk-soon', carrier: 'XS', flightNumber: 'XS791', from: 'HND', to: 'SGN', departure: '+90m', arrival: '+6h', aircraft: '321' },
+    { id: 'bk-gone', carrier: 'XS', flightNumber: 'XS792', from: 'HND', to: 'SGN', departure: '-2h', arrival: '+2h', aircraft: '321' },
+  );
+  const t = await makeTestApp({ world: w });
+  try {
+    const gone = await call(t.app, '/verify.do', { adultNum: 1, outboundSegments: [verifySeg(t, 'bk-gone')] });
+    assert.equal(gone.body.status, 207, String(gone.body.msg));
+    const s = await verifyFlights(t, ['bk-soon']);
+    t.clock.advance(100 * 60_000); // the flight leaves; the session (2 h) lives on
+    const o = await call(t.app, '/order.do', { sessionId: s.sessionId, contact, passengers: [passenger(lastA, firstA)] });
+    assert.equal(o.body.status, 302, String(o.body.msg));
+    assert.equal((await call(t.app, '/verify.do', { adultNum: 1, outboundSegments: [verifySeg(t, 'bk-soon')] })).body.status, 207);
+  } finally {
+    await t.close();
+  }
 });

@@ -147,9 +147,12 @@ export class SandboxBookingApi implements BookingConnector {
     const airline = this.airline(carrier);
     await this.behave(airline.behaviour ?? {}, opts.signal);
     const resolved: ResolvedFlight[] = [];
+    const now = this.clock.now();
     for (const { flight } of flights) {
       const f = this.findFlight(flight);
-      if (!f || f.status === 'cancelled') return null;
+      // a flight that has left is no longer sold, as search.do does not offer it (a routing or session outlives
+      // departures: found by a review, verify.do then priced a flight two days gone)
+      if (!f || f.status === 'cancelled' || f.current.dep.toJSDate() <= now) return null;
       resolved.push(f);
     }
     // One family for the whole itinerary: the one asked for on the first flight (verify.do and order.do of a
@@ -321,9 +324,11 @@ export class SandboxBookingApi implements BookingConnector {
       return { ok: true, record: await this.recordOf(stored), seats: stored.seats, holdUntil: stored.holdUntil ? new Date(stored.holdUntil) : null };
     }
     const flights: ResolvedFlight[] = [];
+    const now = this.clock.now();
     for (const s of req.segments) {
       const f = this.findFlight(s.flight);
       if (!f || f.status === 'cancelled') return { ok: false, reason: 'flightUnknown', message: `flight ${s.flight.flightNumber} on ${s.flight.depDate} not found` };
+      if (f.current.dep.toJSDate() <= now) return { ok: false, reason: 'flightUnknown', message: `flight ${s.flight.flightNumber} on ${s.flight.depDate} has departed` };
       flights.push(f);
     }
     const seated = req.passengers.filter((p) => p.type !== 'INF').length;
@@ -334,7 +339,6 @@ export class SandboxBookingApi implements BookingConnector {
     const repriced = await this.repricing(req, flights);
     if (repriced) return repriced;
 
-    const now = this.clock.now();
     const pnr = newPnr();
     const bags = new Map<string, BaggageProduct>();
     for (const b of this.baggage(req.carrier, req.segments.map((s, i) => segmentOfFlight(flights[i]!, i + 1, s.direction, s.cabinClass, s.fareFamily)), req.price.currency)) {
