@@ -302,3 +302,29 @@ test('a flight that has departed is not sold: verify.do 207, order.do of a sessi
     await t.close();
   }
 });
+
+test('an itinerary mixing fare currencies is not sold: verify.do 207, search.do does not combine it (found by a review: JPY 30000 out and EUR 300 back verified as 60000 JPY)', async () => {
+  const w = bookingWorld();
+  w.flights.push(
+    { id: 'bk-jpy-out', carrier: 'XS', flightNumber: 'XS793', from: 'HND', to: 'SGN', departure: '+12d 10:00', arrival: '+12d 14:00', aircraft: '321', fares: { currency: 'JPY', adult: { fare: 30000, tax: 0 } } },
+    { id: 'bk-eur-ret', carrier: 'XS', flightNumber: 'XS794', from: 'SGN', to: 'HND', departure: '+15d 10:00', arrival: '+15d 18:00', aircraft: '321', fares: { currency: 'EUR', adult: { fare: 300, tax: 0 } } },
+    { id: 'bk-jpy-ret', carrier: 'XS', flightNumber: 'XS795', from: 'SGN', to: 'HND', departure: '+15d 12:00', arrival: '+15d 20:00', aircraft: '321', fares: { currency: 'JPY', adult: { fare: 31000, tax: 0 } } },
+  );
+  const t = await makeTestApp({ world: w });
+  try {
+    const mixed = await call(t.app, '/verify.do', { adultNum: 1, outboundSegments: [verifySeg(t, 'bk-jpy-out')], inboundSegments: [verifySeg(t, 'bk-eur-ret')] });
+    assert.equal(mixed.body.status, 207, String(mixed.body.msg));
+    const one = await call(t.app, '/verify.do', { adultNum: 1, outboundSegments: [verifySeg(t, 'bk-jpy-out')] });
+    assert.equal(one.body.status, 0, String(one.body.msg));
+    const depDate = (id: string) => t.world.flights.get(id)!.current.dep.toFormat('yyyyMMdd');
+    const found = await call(t.app, '/search.do', { adultNum: 1, childNum: 0, infantNum: 0, fromCity: 'HND', toCity: 'SGN', fromDate: depDate('bk-jpy-out'), retDate: depDate('bk-eur-ret'), tripType: '2' });
+    const flightsOf = (r: { fromSegments: Array<{ flightNumber: string }>; retSegments: Array<{ flightNumber: string }> }) => [...r.fromSegments, ...r.retSegments].map((s) => s.flightNumber);
+    assert.equal(found.body.status, 0, String(found.body.msg));
+    const routings = (found.body.routings ?? []) as Array<Parameters<typeof flightsOf>[0]>;
+    const pairs = routings.map((r) => flightsOf(r).join(' '));
+    assert.ok(pairs.includes('XS793 XS795'), `the one-currency round trip is offered: ${pairs.join(', ')}`);
+    assert.ok(!pairs.some((p) => p.includes('XS794')), `the mixed one is not: ${pairs.join(', ')}`);
+  } finally {
+    await t.close();
+  }
+});

@@ -31,7 +31,7 @@ import { BoundedMap } from '../../bounded-map.js';
 import type { Clock } from '../../clock.js';
 import { toMinor } from '../../money/money.js';
 import type { Database, PaymentMethod } from '../../store/schema.js';
-import { segmentOfFlight, type ResolvedFlight, type SandboxBooking, type World } from './world.js';
+import { DEFAULT_FARE_CURRENCY, segmentOfFlight, type ResolvedFlight, type SandboxBooking, type World } from './world.js';
 import type { WorldAirline, WorldBehaviour, WorldFlight } from './world-schema.js';
 import { SeatInventory } from './seat-inventory.js';
 
@@ -65,7 +65,14 @@ interface StoredBooking {
   holdUntil?: string;
 }
 
-const DEFAULT_FARE: NonNullable<WorldFlight['fares']> = { currency: 'EUR', adult: { fare: 200, tax: 40 } };
+const DEFAULT_FARE: NonNullable<WorldFlight['fares']> = { currency: DEFAULT_FARE_CURRENCY, adult: { fare: 200, tax: 40 } };
+
+/**
+ * Whether the flights' fares are in one currency: an itinerary is priced as the sum of its flights' fares, so one
+ * mixing currencies added yen to euros (a JPY flight out and a EUR flight back verified as 60000 JPY: found by a
+ * review). Such an itinerary is not sold.
+ */
+const oneCurrency = (flights: readonly ResolvedFlight[]) => new Set(flights.map((f) => f.source.fares?.currency ?? DEFAULT_FARE.currency)).size <= 1;
 const CABIN_FARE_FACTOR: Record<number, number> = { 1: 1, 2: 3, 3: 5, 4: 1.5 };
 const DEFAULT_SEATS_FOR_SALE = 9;
 /** How long an unpaid booking is held when the world does not say (plan §7: the original's 30 minutes). */
@@ -97,7 +104,7 @@ export class SandboxBookingApi implements BookingConnector {
     const combos: Array<{ flights: ResolvedFlight[]; directions: Array<'out' | 'ret'> }> = q.retDate
       ? outs.flatMap((o) =>
           rets
-            .filter((r) => r[0]!.carrier === o[0]!.carrier && r[0]!.current.dep > o[o.length - 1]!.current.arr)
+            .filter((r) => r[0]!.carrier === o[0]!.carrier && r[0]!.current.dep > o[o.length - 1]!.current.arr && oneCurrency([...o, ...r]))
             .map((r) => ({ flights: [...o, ...r], directions: [...o.map(() => 'out' as const), ...r.map(() => 'ret' as const)] })),
         )
       : outs.map((o) => ({ flights: o, directions: o.map(() => 'out' as const) }));
@@ -124,7 +131,7 @@ export class SandboxBookingApi implements BookingConnector {
       .flatMap((first) =>
         flights
           .filter((second) => {
-            if (second.carrier !== first.carrier || second.from !== first.to || !to.has(second.to)) return false;
+            if (second.carrier !== first.carrier || second.from !== first.to || !to.has(second.to) || !oneCurrency([first, second])) return false;
             const change = second.current.dep.diff(first.current.arr, 'minutes').minutes;
             return change >= CONNECTION_MINUTES.min && change <= CONNECTION_MINUTES.max;
           })
@@ -155,6 +162,8 @@ export class SandboxBookingApi implements BookingConnector {
       if (!f || f.status === 'cancelled' || f.current.dep.toJSDate() <= now) return null;
       resolved.push(f);
     }
+    // one currency per itinerary: its price is the sum of its flights' fares (search.do never combines others)
+    if (!oneCurrency(resolved)) return null;
     // One family for the whole itinerary: the one asked for on the first flight (verify.do and order.do of a
     // routing priced in it); a family its flights do not all sell prices the lowest.
     return this.priced(resolved, cabinClass, flights.map((f) => f.direction), flights[0]?.fareFamily ?? null);

@@ -504,9 +504,21 @@ describe('a malformed world is refused with the path of the bad field', () => {
     );
     assertRefused(
       variant((w) => {
+        w.flights[0]!.fares = { currency: 'JPY', adult: { fare: 30000, tax: 5000 } };
         w.flights[0]!.seatPrices = [{ rows: { first: 10, last: 12 }, price: 100.5, currency: 'JPY' }];
       }),
       'flights[0].seatPrices[0].price',
+    );
+  });
+
+  test('a seat priced in another currency than its flight\'s fares (an order adds them up: 35000 JPY + EUR 25 read as 37500 JPY)', () => {
+    assertRefused(
+      variant((w) => {
+        w.flights[0]!.fares = { currency: 'JPY', adult: { fare: 30000, tax: 5000 } };
+        w.flights[0]!.seatPrices = [{ rows: { first: 10, last: 12 }, price: 25, currency: 'EUR' }];
+      }),
+      'flights[0].seatPrices[0].currency',
+      /fares are in JPY/,
     );
   });
 

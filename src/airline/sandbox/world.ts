@@ -271,6 +271,9 @@ function referenceData(w: WorldFile, build: Build): ReferenceData {
   return { airports, airlines, aircraft };
 }
 
+/** The currency of a flight's fares when the world gives none. */
+export const DEFAULT_FARE_CURRENCY = 'EUR';
+
 /** Flights with their times resolved against the clock (scheduled, and current after a schedule change). */
 function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircraft }: ReferenceData): Map<string, ResolvedFlight> {
   const { now, fail, money } = build;
@@ -278,6 +281,12 @@ function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircra
   w.flights.forEach((f, i) => {
     const at = `flights[${i}]`;
     if (!airlines.has(f.carrier)) fail(`${at}.carrier`, `names airline ${f.carrier}, which airlines[] does not list`);
+    // An order's total is its fares plus its seats in one currency: a seat priced in another was added as if it were
+    // that one (35000 JPY + EUR 25 read as 37500 JPY: found by a review).
+    const currency = f.fares?.currency ?? DEFAULT_FARE_CURRENCY;
+    f.seatPrices?.forEach((p, j) => {
+      if (p.currency !== currency) fail(`${at}.seatPrices[${j}].currency`, `is ${p.currency}, but the flight's fares are in ${currency}: seats are priced in the fares' currency`);
+    });
     if (!f.flightNumber.startsWith(f.carrier)) fail(`${at}.flightNumber`, `must start with the carrier code ${f.carrier}`);
     const from = airports.get(f.from) ?? fail(`${at}.from`, `names airport ${f.from}, which airports[] does not list`);
     const to = airports.get(f.to) ?? fail(`${at}.to`, `names airport ${f.to}, which airports[] does not list`);
