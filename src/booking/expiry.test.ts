@@ -10,6 +10,7 @@ import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { contact, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA] = PLANTED.names;
@@ -87,6 +88,38 @@ describe('order expiry', () => {
       assert.equal(await orderStatus(t, paid), 2);
       assert.equal(await seatStatus(t, '16C'), 'O');
       assert.equal(await seatStatus(t, '16D'), 'F');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a payment left "paying" by a process that died during the airline\'s ticketing is settled by the sweep: ticketed, or back to unpaid and then lapsed (found by a review: stuck for good, pay.do 406)', async () => {
+    let airline: SandboxConnector | null = null;
+    const t = await makeTestApp({ world: bookingWorld(), connectors: (w, books) => [(airline = new SandboxConnector(w, books))] });
+    try {
+      // two orders whose pay.do claimed the payment and died before the airline answered (as the store is left then)
+      const ticketed = await orderSeat(t, '17C');
+      const refused = await orderSeat(t, '17D');
+      const dying = async (orderNo: string) => {
+        await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: t.clock.now(), payment_method: 'deposit' }).where('order_no', '=', orderNo).execute();
+        await t.store.db.updateTable('orders').set({ status: '1' }).where('order_no', '=', orderNo).execute();
+      };
+      await dying(ticketed);
+      await dying(refused);
+      // the airline let go of the second's hold meanwhile: it will not ticket it
+      const pnr = (await t.store.db.selectFrom('orders').select('airline_pnr').where('order_no', '=', refused).executeTakeFirstOrThrow()).airline_pnr!;
+      assert.equal(await airline!.booking.release('XS', pnr, { signal: AbortSignal.timeout(5000) }), 'released');
+      assert.deepEqual(await t.orderExpiry.settleStalePayments(), [], 'not while a pay.do could still be under way');
+      assert.equal((await call(t.app, '/pay.do', { orderNo: ticketed })).body.status, 406, 'payment in progress');
+      t.clock.advance(2 * 60_000);
+      assert.deepEqual((await t.orderExpiry.settleStalePayments()).sort(), [ticketed, refused].sort());
+      const view = (await call(t.app, '/queryOrderDetails.do', { orderNo: ticketed })).body;
+      assert.equal(view.orderStatus, 2, 'ticketed under the same idempotency key');
+      assert.ok((view.paxTicketInfos as Array<{ ticketNos: string[] }>)[0]!.ticketNos.length > 0, 'its tickets recorded');
+      assert.equal(await orderStatus(t, refused), 0, 'back to unpaid');
+      assert.deepEqual(await t.orderExpiry.settleStalePayments(), [], 'settled once');
+      t.clock.advance(30 * 60_000);
+      assert.deepEqual(await t.orderExpiry.sweep(), [refused], 'then lapses at its deadline');
     } finally {
       await t.close();
     }

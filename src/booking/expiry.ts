@@ -9,7 +9,10 @@ import type { Kysely, Transaction } from 'kysely';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
+import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
+import type { PaymentMethod } from '../store/schema.js';
 import { callOpts } from './airline-calls.js';
+import { backToUnpaid, recordIssued } from './pay.js';
 
 export const JOB_EXPIRY_SWEEP = 'booking-expiry-sweep';
 export const JOB_RELEASE_HOLD = 'booking-release-hold';
@@ -18,6 +21,8 @@ export const ORDER_EXPIRY_QUEUES = { [JOB_EXPIRY_SWEEP]: { policy: 'short' }, [J
 
 const SWEEP_KEY = 'sweep';
 const BATCH = 100;
+/** A payment 'paying' for longer than this is no longer under way in a pay.do (its airline call times out long before). */
+export const STALE_PAYMENT_MS = AIRLINE_TIMEOUT_MS + 60_000;
 
 /** The part of the job queue expiry uses (src/jobs implements it). */
 export interface ExpiryQueue {
@@ -48,6 +53,7 @@ export class OrderExpiry {
   async startWorkers(): Promise<void> {
     await this.deps.queue.work(JOB_EXPIRY_SWEEP, { pollingIntervalSeconds: 1 }, async () => {
       await this.sweep();
+      await this.settleStalePayments();
       await this.scheduleSweep();
     });
     await this.deps.queue.work(JOB_RELEASE_HOLD, { batchSize: 4, pollingIntervalSeconds: 1 }, (data) => this.release(orderNoOf(data)));
@@ -93,6 +99,47 @@ export class OrderExpiry {
     });
     if (done) this.deps.log.info({ orderNo }, 'unpaid order expired');
     return done;
+  }
+
+  /**
+   * Payments left 'paying' for longer than a pay.do can take (its process died during the airline's ticketing, or
+   * its last write failed): each is settled as pay.do would have — the airline asked to issue again under the same
+   * idempotency key (the order number: tickets it issued already come back, none twice), then the tickets recorded
+   * and the order paid; an airline that refuses puts the order back to unpaid (0), where the deadline applies. An
+   * airline that does not answer leaves it for the next sweep. Answers the orders settled (paid or back to unpaid).
+   */
+  async settleStalePayments(): Promise<string[]> {
+    const now = this.deps.clock.now();
+    const stale = await this.deps.db
+      .selectFrom('booking_orders')
+      .innerJoin('orders', 'orders.order_no', 'booking_orders.order_no')
+      .select(['booking_orders.order_no', 'booking_orders.payment_method', 'orders.carrier', 'orders.airline_pnr'])
+      .where('booking_orders.pay_state', '=', 'paying')
+      .where('booking_orders.paying_since', '<=', new Date(now.getTime() - STALE_PAYMENT_MS))
+      .orderBy('booking_orders.paying_since')
+      .limit(BATCH)
+      .execute();
+    const settled: string[] = [];
+    for (const p of stale) {
+      const booking = this.deps.airlines.forCarrier(p.carrier)?.booking;
+      if (!booking || !p.airline_pnr) continue;
+      const method = (p.payment_method ?? 'deposit') as PaymentMethod;
+      try {
+        const record = await booking.issueTickets(p.carrier, p.airline_pnr, { method, idempotencyKey: p.order_no }, callOpts());
+        if (await recordIssued(this.deps.db, p.order_no, record, method, this.deps.clock.now())) {
+          this.deps.log.info({ orderNo: p.order_no }, 'stale payment settled: ticketed');
+          settled.push(p.order_no);
+        }
+      } catch (err) {
+        if (err instanceof ConnectorError && !err.retryable) {
+          if (await backToUnpaid(this.deps.db, p.order_no, this.deps.clock.now())) {
+            this.deps.log.warn({ orderNo: p.order_no, reason: err.kind }, 'stale payment settled: the airline did not ticket; back to unpaid');
+            settled.push(p.order_no);
+          }
+        } else this.deps.log.warn({ orderNo: p.order_no, err: err instanceof Error ? err.message : String(err) }, 'stale payment: the airline did not answer; will try again');
+      }
+    }
+    return settled;
   }
 
   /** Releases the airline's hold of an expired order (idempotent: the airline answers 'released' again). */

@@ -4,8 +4,9 @@
 // kept, and nothing else of it stored or logged. The airline call happens outside any transaction: the order is
 // marked 1 (ticketing) first; an airline that cannot issue puts it back to unpaid (0) and answers 411.
 import { DateTime } from 'luxon';
-import { ConnectorError } from '../airline/connector.js';
-import type { PaymentMethod } from '../store/schema.js';
+import { ConnectorError, type AirlineRecord } from '../airline/connector.js';
+import type { Kysely } from 'kysely';
+import type { Database, PaymentMethod } from '../store/schema.js';
 import { ApiError } from '../errors.js';
 import { findClientOrder, insertTicketsFromRecord } from '../orders/orders.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
@@ -56,6 +57,41 @@ function checkCard(card: CreditCard | null | undefined, now: Date): string {
   return digits.slice(-4);
 }
 
+/**
+ * The tickets the airline issued for an order being paid, recorded with the order paid (2), in one transaction
+ * and only while its payment is still 'paying': pay.do and the expiry sweep's recovery (src/booking/expiry.ts) may
+ * both settle one, and the second finds it done. Answers whether this call recorded them.
+ */
+export async function recordIssued(db: Kysely<Database>, orderNo: string, record: AirlineRecord, method: PaymentMethod, at: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const moved = await trx
+      .updateTable('booking_orders')
+      .set({ pay_state: 'paid', paid_at: at, paying_since: null })
+      .where('order_no', '=', orderNo)
+      .where('pay_state', '=', 'paying')
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) === 0) return false;
+    await insertTicketsFromRecord(trx, orderNo, record);
+    await trx.updateTable('orders').set({ status: '2', payment_method: method, ticketed_at: at, updated_at: at }).where('order_no', '=', orderNo).execute();
+    return true;
+  });
+}
+
+/** An order whose payment the airline did not ticket back to unpaid (0), only while it is still 'paying'; answers whether it moved. */
+export async function backToUnpaid(db: Kysely<Database>, orderNo: string, at: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const moved = await trx
+      .updateTable('booking_orders')
+      .set({ pay_state: 'unpaid', paying_since: null, payment_method: null, card_last4: null })
+      .where('order_no', '=', orderNo)
+      .where('pay_state', '=', 'paying')
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) === 0) return false;
+    await trx.updateTable('orders').set({ status: '0', updated_at: at }).where('order_no', '=', orderNo).execute();
+    return true;
+  });
+}
+
 export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequest) {
   const now = deps.clock.now();
   const orderNo = given(req.orderNo);
@@ -83,7 +119,7 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   // Intent first: only one payment of the order gets past this line (and none once the expiry took it).
   const claimed = await deps.db
     .updateTable('booking_orders')
-    .set({ pay_state: 'paying', payment_method: method, card_last4: last4 })
+    .set({ pay_state: 'paying', paying_since: now, payment_method: method, card_last4: last4 })
     .where('order_no', '=', order.order_no)
     .where('pay_state', '=', 'unpaid')
     .where('payment_deadline', '>', now)
@@ -99,21 +135,17 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   try {
     record = await bookingOf(deps.airlines, order.carrier).issueTickets(order.carrier, order.airline_pnr!, { method, idempotencyKey: order.order_no }, callOpts());
   } catch (err) {
-    await deps.db.transaction().execute(async (trx) => {
-      await trx.updateTable('booking_orders').set({ pay_state: 'unpaid', payment_method: null, card_last4: null }).where('order_no', '=', order.order_no).execute();
-      await trx.updateTable('orders').set({ status: '0', updated_at: deps.clock.now() }).where('order_no', '=', order.order_no).execute();
-    });
+    await backToUnpaid(deps.db, order.order_no, deps.clock.now());
     if (err instanceof ConnectorError) throw new ApiError(S.PAY_FAILED, `the airline could not issue the tickets (${err.kind}); nothing was charged and the order is still unpaid`);
     throw err;
   }
 
-  const done = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
-    await insertTicketsFromRecord(trx, order.order_no, record);
-    await trx.updateTable('orders').set({ status: '2', payment_method: method, ticketed_at: done, updated_at: done }).where('order_no', '=', order.order_no).execute();
-    await trx.updateTable('booking_orders').set({ pay_state: 'paid', paid_at: done }).where('order_no', '=', order.order_no).execute();
-  });
-  await deps.lookToBook.recordPaidOrder(clientId);
+  if (await recordIssued(deps.db, order.order_no, record, method, deps.clock.now())) await deps.lookToBook.recordPaidOrder(clientId);
+  else {
+    // settled meanwhile by the expiry sweep's recovery (this call outlived its time): paid with the same tickets, or not
+    const now2 = await deps.db.selectFrom('booking_orders').select('pay_state').where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
+    if (now2.pay_state !== 'paid') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
+  }
 
   const paid = await deps.db.selectFrom('orders').selectAll().where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
   const view = await orderView(deps.db, paid);

@@ -397,6 +397,8 @@ export interface BookingOrdersTable {
   payment_deadline: Timestamp;
   /** expired: the deadline passed unpaid (migration 0010; docs/decisions/0023). */
   pay_state: 'unpaid' | 'paying' | 'paid' | 'expired';
+  /** When the payment began, while 'paying' (migration 0031); the expiry sweep settles one that stays too long. */
+  paying_since: ColumnType<Date | number | null, Date | string | null | undefined, Date | string | null>;
   payment_method: string | null;
   card_last4: string | null;
   fee_minor: ColumnType<number, number | bigint, number | bigint>;
