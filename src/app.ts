@@ -72,6 +72,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    // X-Forwarded-For/-Proto believed from these peers only (TRUST_PROXY): request.ip and request.protocol
+    trustProxy: config.trustProxy,
     logController: new AccessLog(logger),
     // request.log is built on its first line (decision 0033)
     childLoggerFactory: (parent, bindings, options) => new RequestLogger(parent, bindings, options),

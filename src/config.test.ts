@@ -112,3 +112,12 @@ test('docs/production.md lists every variable config.ts reads, with its default,
   for (const d of CONFIG_DOC) assert.equal(rows.get(d.name), d.default, `docs/production.md "Configuration": ${d.name}`);
   assert.deepEqual([...rows.keys()].filter((name) => !read.has(name)), [], 'rows for variables nobody reads');
 });
+
+test('TRUST_PROXY: false by default; true; or addresses and CIDR ranges (a bad entry stops the start)', () => {
+  assert.equal(loadConfig({}, '/x').trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }, '/x').trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: ' 127.0.0.1, 10.0.0.0/8 ,::1 ' }, '/x').trustProxy, '127.0.0.1,10.0.0.0/8,::1');
+  for (const bad of ['localhost', '10.0.0.0/33', '10.0.0.1/8/1', '127.0.0.1,']) {
+    assert.throws(() => loadConfig({ TRUST_PROXY: bad }, '/x'), /TRUST_PROXY must be/, bad);
+  }
+});

@@ -1,4 +1,5 @@
 // Configuration from environment variables, validated once at boot with messages that name the variable.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -31,6 +32,12 @@ export interface Config {
   pnrPerMinute: number;
   /** The operator console (docs/console.md): session cookie's Secure flag (auto: when the request came over https). */
   consoleCookieSecure: 'auto' | 'always' | 'never';
+  /**
+   * Which peers' X-Forwarded-For and X-Forwarded-Proto are believed (Fastify's `trustProxy`): false (none), true (any),
+   * or a list of addresses and CIDR ranges (the reverse proxy's). The console's login throttle counts by the
+   * client's address and its cookie is Secure over https: behind a proxy both need the forwarded values.
+   */
+  trustProxy: boolean | string;
   /** Hours a console session lasts after login. */
   consoleSessionHours: number;
   /** Minutes a refund may wait at status 0 before the queue flags it "not submitted" (decision 0029). */
@@ -86,6 +93,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'WEBHOOK_SECRET_KEY', default: '(sandbox: a published key; otherwise webhooks off)', meaning: '32+ random characters: the key the webhook signing secrets are stored encrypted with (docs/webhooks.md)' },
   { name: 'PNR_RATE_PER_MINUTE', default: '120', meaning: "requests per minute per client of extractPnr.do and pnr/claim.do together (a client's settings.rateLimits.pnrPerMinute wins)" },
   { name: 'CONSOLE_COOKIE_SECURE', default: 'auto', meaning: "operator console session cookie's Secure flag: auto (when the request came over https), always or never (docs/console.md)" },
+  { name: 'TRUST_PROXY', default: 'false', meaning: "false, true, or the reverse proxy's addresses and CIDR ranges, comma-separated: whose X-Forwarded-For and X-Forwarded-Proto are believed (the console's login throttle per address and its Secure cookie behind a proxy)" },
   { name: 'CONSOLE_SESSION_HOURS', default: '8', meaning: 'hours an operator console session lasts after login' },
   { name: 'CONSOLE_SUBMIT_TARGET_MINUTES', default: '15', meaning: 'minutes a refund may wait before its submission to the airline before the console flags it (decision 0029)' },
   { name: 'CONSOLE_DEMO_PASSWORD', default: '(unset: no demo operators)', meaning: 'sandbox only, 12+ characters: creates the console operators demo-viewer, demo-agent and demo-admin with this password' },
@@ -116,6 +124,22 @@ function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean, proble
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   problems.push(`${name} must be true or false, got ${JSON.stringify(env[name])}`);
   return fallback;
+}
+
+/** TRUST_PROXY: true or false, or addresses and CIDR ranges (IPv4 or IPv6), comma-separated. */
+function trustProxyVar(raw: string | undefined, problems: string[]): boolean | string {
+  const text = raw?.trim() ?? '';
+  if (text === '' || ['0', 'false', 'no', 'off'].includes(text.toLowerCase())) return false;
+  if (['1', 'true', 'yes', 'on'].includes(text.toLowerCase())) return true;
+  const entries = text.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => {
+    const [address, bits, more] = e.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || more !== undefined) return true;
+    return bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  });
+  if (bad.length > 0) problems.push(`TRUST_PROXY must be true, false or addresses and CIDR ranges separated by commas, got ${JSON.stringify(raw)}`);
+  return entries.join(',');
 }
 
 function boolean_(env: NodeJS.ProcessEnv, problems: string[]): boolean {
@@ -165,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
 
   const cookieSecure = (env.CONSOLE_COOKIE_SECURE?.trim() || 'auto').toLowerCase();
   if (!['auto', 'always', 'never'].includes(cookieSecure)) problems.push(`CONSOLE_COOKIE_SECURE must be auto, always or never, got ${JSON.stringify(env.CONSOLE_COOKIE_SECURE)}`);
+  const trustProxy = trustProxyVar(env.TRUST_PROXY, problems);
   const consoleDemoPassword = env.CONSOLE_DEMO_PASSWORD || null;
   if (consoleDemoPassword !== null && consoleDemoPassword.length < 12) problems.push('CONSOLE_DEMO_PASSWORD must be at least 12 characters');
 
@@ -189,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webhookSecretKey,
     pnrPerMinute: intVar(env, 'PNR_RATE_PER_MINUTE', 120, 1, 1_000_000, problems),
     consoleCookieSecure: cookieSecure as Config['consoleCookieSecure'],
+    trustProxy,
     consoleSessionHours: intVar(env, 'CONSOLE_SESSION_HOURS', 8, 1, 24 * 30, problems),
     consoleSubmitTargetMinutes: intVar(env, 'CONSOLE_SUBMIT_TARGET_MINUTES', 15, 1, 7 * 24 * 60, problems),
     consoleDemoPassword,
