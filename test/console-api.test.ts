@@ -131,6 +131,23 @@ describe('console API', () => {
     assert.equal(rows.length, codes.includes(200) ? 0 : 1 + codes.filter((c) => c === 401).length, 'the refused attempts left no row; the failed ones one each');
   });
 
+  test('behind a reverse proxy (TRUST_PROXY): the throttle counts the forwarded client address, the cookie is Secure over forwarded https', async () => {
+    const behind = await makeTestApp({ world, store: t.store, env: { TRUST_PROXY: '127.0.0.1' } });
+    try {
+      await createOperator(t.store.db, { login: 'pat.proxy', password: PASSWORD, role: 'viewer' }, new Date());
+      const via = (client: string, payload: object, proto = 'http') =>
+        behind.app.inject({ method: 'POST', url: '/console/api/login', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': client, 'x-forwarded-proto': proto }, payload });
+      // a stranger's 20 failures (made-up logins) block the stranger's address, not everyone behind the proxy
+      for (let i = 0; i < 20; i++) assert.equal((await via('203.0.113.66', { login: `nobody.${i}`, password: `bad-password-${i}` })).statusCode, 401);
+      assert.equal((await via('203.0.113.66', { login: 'pat.proxy', password: PASSWORD })).statusCode, 429, 'the stranger is blocked');
+      const ok = await via('198.51.100.20', { login: 'pat.proxy', password: PASSWORD }, 'https');
+      assert.equal(ok.statusCode, 200, 'another client is not (without TRUST_PROXY both are 127.0.0.1 and both blocked)');
+      assert.match(String(ok.headers['set-cookie']), /;\s*Secure/i, 'the forwarded https makes the cookie Secure');
+    } finally {
+      await behind.close();
+    }
+  });
+
   test('login throttle shared across API processes: failures at two app instances on one database add up; the store keeps only digests', async () => {
     await createOperator(t.store.db, { login: 'sam.shared', password: PASSWORD, role: 'viewer' }, new Date());
     // A second API process: its own app and in-process state, the same database.
@@ -589,8 +606,10 @@ describe('console API', () => {
     assert.equal((await extract()).body.status, 429, 'the pool is full');
     assert.equal(pools(await usageOf()).pnr, '2/2', 'a refused request is not counted');
 
-    // Look-to-book (spec 7.2: 223): three seat requests, no paid order, ratio 3 > 2.
-    const f = t.world.flights.get('XS111-narrow')!;
+    // Look-to-book (spec 7.2: 223): three seat requests, no paid order, ratio 3 > 2. A daily flight still to leave by
+    // the sandbox clock, which earlier tests moved a month on (a flight that has left is not sold).
+    const later = t.clock.now().getTime() + 86_400_000;
+    const f = [...t.world.flights.values()].find((x) => x.id.startsWith('XS771-daily') && x.current.dep.toMillis() > later)!;
     const v = await call(t.app, '/verify.do', { outboundSegments: [{ carrier: f.carrier, flightNumber: f.flightNumber.slice(f.carrier.length), departureAirport: f.from, arrivalAirport: f.to, departureDate: f.current.dep.toFormat('yyyyMMdd') }] }, { client });
     assert.equal(v.body.status, 0, String(v.body.msg));
     const seats = () => call(t.app, '/seatAvailability.do', { sessionId: v.body.sessionId, carrier: 'XS', outboundSegments: [{ segmentIndex: 1, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.current.dep.toFormat('yyyyMMddHHmm') }] }, { client });
