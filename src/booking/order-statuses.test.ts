@@ -328,3 +328,26 @@ test('an itinerary mixing fare currencies is not sold: verify.do 207, search.do 
     await t.close();
   }
 });
+
+test('order.do with Idempotency-Key: a retried or concurrent request books once and answers the first answer; another body with the key 307 (found by a review: three orders, three airline holds)', async () => {
+  const t = await makeTestApp({ world: bookingWorld() });
+  try {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const body = { sessionId: s.sessionId, contact, passengers: [passenger(lastA, firstA)] };
+    const order = (b: object, key: string) => call(t.app, '/order.do', b, { headers: { 'idempotency-key': key } });
+    const orders = async () => Number((await sql<{ n: number }>`select count(*)::int as n from booking_orders`.execute(t.store.db)).rows[0]!.n);
+    const before = await orders();
+    const [a, b] = await Promise.all([order(body, 'order-retry-1'), order(body, 'order-retry-1')]);
+    const c = await order(body, 'order-retry-1');
+    assert.equal(a.body.status, 0, String(a.body.msg));
+    assert.deepEqual([b.body.orderNo, c.body.orderNo], [a.body.orderNo, a.body.orderNo], 'the first answer, replayed');
+    assert.equal((await orders()) - before, 1, 'one order, one airline hold');
+    const other = await order({ ...body, passengers: [passenger(lastB, firstB)] }, 'order-retry-1');
+    assert.equal(other.body.status, 307, String(other.body.msg));
+    const fresh = await order(body, 'order-retry-2');
+    assert.equal(fresh.body.status, 0, String(fresh.body.msg));
+    assert.notEqual(fresh.body.orderNo, a.body.orderNo, 'another key books again');
+  } finally {
+    await t.close();
+  }
+});

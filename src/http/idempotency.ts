@@ -188,7 +188,12 @@ async function answerOf(work: () => Promise<object>): Promise<StoredAnswer> {
 
 function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: StoredAnswer) {
   const body = answer.body as { status: number; msg: string };
-  if (body.status !== 0) return sendError(request, reply, body.status, body.msg, answer.httpStatus);
+  if (body.status !== 0) {
+    // A failure that carries more than its status and msg (order.do's 308/322: a re-priced session) goes as it is,
+    // past the route's success serializer, like any failure body.
+    if (Object.keys(body).length > 2) return reply.code(answer.httpStatus).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+    return sendError(request, reply, body.status, body.msg, answer.httpStatus);
+  }
   return reply.code(answer.httpStatus).send(body);
 }
 

@@ -71,6 +71,18 @@ const CLAIM_REPLAY: IdempotentEndpoint = {
   isFinal: (a) => ![PNR_STATUS.TIMEOUT, PNR_STATUS.AIRLINE_ERROR].includes((a.body as { status: number }).status as 99006),
 };
 
+/**
+ * order.do: one booking per key (each order.do holds seats at the airline under a new order number, so a retried
+ * request without a key books again). A twin still running after the wait answers 318 (duplicate booking) with
+ * nothing booked by it; an airline time-out or system issue (316, 324) is no final answer: the key is free to retry.
+ */
+const ORDER_REPLAY: IdempotentEndpoint = {
+  endpoint: 'order.do',
+  validationStatus: VALIDATION_STATUS.order,
+  busy: { httpStatus: 200, body: { status: 318, msg: 'duplicate booking: an order.do with this Idempotency-Key is being made right now; retry it shortly for its answer' } },
+  isFinal: (a) => ![316, 324].includes((a.body as { status: number }).status),
+};
+
 /** refund.do: 814 means "try again shortly", never a final answer. */
 const REFUND_REPLAY: IdempotentEndpoint = {
   endpoint: 'refund.do',
@@ -277,16 +289,16 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         schema: {
           summary: 'Book: an unpaid order with a payment deadline (308/322: re-priced, see docs/decisions/0023)',
           tags: ['orders'],
+          headers: IdempotencyKey,
           body: OrderRequest,
           response: { 200: OrderResponse, ...errors },
         },
       },
-      async (request, reply) => {
-        const answer = await createOrder(booking, clientId(request), request.body);
-        // 308/322 carry the new price and a re-priced session, not an order (decision 0023).
-        if ('repriced' in answer) return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(answer.body);
-        return answer;
-      },
+      idempotent(deps.idempotency, ORDER_REPLAY, async (client, body: OrderRequest) => {
+        const answer = await createOrder(booking, client.clientId, body);
+        // 308/322 carry the new price and a re-priced session, not an order (decision 0023): sent as they are.
+        return 'repriced' in answer ? answer.body : answer;
+      }),
     );
     api.post(
       '/pay.do',

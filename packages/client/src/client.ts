@@ -178,8 +178,11 @@ export class PostbookClient {
     verify: (body: W.VerifyRequest, options?: CallOptions) => this.call('POST /verify.do', body, options),
     getOffers: (body: W.GetOffersRequest, options?: CallOptions) => this.call('POST /getOffers.do', body, options),
     getLuggage: (body: W.GetLuggageRequest, options?: CallOptions) => this.call('POST /getLuggage.do', body, options),
-    /** order.do. Status 308/322 (re-priced) is thrown as a PostbookError whose `body` carries the new price and session. */
-    order: (body: W.OrderRequest, options?: CallOptions) => this.call('POST /order.do', body, options),
+    /**
+     * order.do. Status 308/322 (re-priced) is thrown as a PostbookError whose `body` carries the new price and session.
+     * With `idempotencyKey` a retry books once and answers the first answer.
+     */
+    order: (body: W.OrderRequest, options?: SubmitOptions) => this.call('POST /order.do', body, options),
     pay: (body: W.PayRequest, options?: CallOptions) => this.call('POST /pay.do', body, options),
     queryOrder: (body: W.QueryOrderDetailsRequest, options?: CallOptions) => this.call('POST /queryOrderDetails.do', body, options),
   };

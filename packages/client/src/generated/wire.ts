@@ -2717,7 +2717,7 @@ export interface Endpoints {
   /** Search the schedule (routingIdentifier valid 6 h) */
   'POST /search.do': { request: SearchRequest; response: SearchResponse; idempotent: false };
   /** Book: an unpaid order with a payment deadline (308/322: re-priced, see docs/decisions/0023) */
-  'POST /order.do': { request: OrderRequest; response: OrderResponse; idempotent: false };
+  'POST /order.do': { request: OrderRequest; response: OrderResponse; idempotent: true };
   /** Pay an order; the airline issues the tickets */
   'POST /pay.do': { request: PayRequest; response: PayResponse; idempotent: false };
   /** An order by orderNo, pnrCode (our booking reference), or airlinePNR and carrier */
@@ -2744,7 +2744,7 @@ export const ENDPOINTS = [
   { method: 'POST', path: '/verify.do', idempotent: false },
   { method: 'POST', path: '/getOffers.do', idempotent: false },
   { method: 'POST', path: '/search.do', idempotent: false },
-  { method: 'POST', path: '/order.do', idempotent: false },
+  { method: 'POST', path: '/order.do', idempotent: true },
   { method: 'POST', path: '/pay.do', idempotent: false },
   { method: 'POST', path: '/queryOrderDetails.do', idempotent: false },
   { method: 'GET', path: '/sandbox/clock', idempotent: false },
