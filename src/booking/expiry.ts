@@ -4,13 +4,13 @@
 // seats and bumps their flights' seat inventory versions, so a cached seat map (decision 0014) shows them free
 // at the next request. Both steps are durable jobs of src/jobs: a sweep that re-queues itself every few seconds
 // (it reads the sandbox clock each time, so moving that clock expires orders at the next sweep) and one
-// release job per expired order, retried until the airline answers. A restart resumes both.
+// release job per expired order, retried until the airline answers. A restart resumes both. The sweep also settles
+// a payment a pay.do left 'paying' (its process died during ticketing: settleStalePayments).
 import type { Kysely, Transaction } from 'kysely';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
-import type { Database } from '../store/schema.js';
 import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
-import type { PaymentMethod } from '../store/schema.js';
+import type { Database, PaymentMethod } from '../store/schema.js';
 import { callOpts } from './airline-calls.js';
 import { backToUnpaid, recordIssued } from './pay.js';
 

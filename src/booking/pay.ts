@@ -2,10 +2,11 @@
 // UAT collection sends it) or pass-through card; the airline issues the tickets and the order becomes ticketed
 // (2). A card is checked (Luhn, expiry by the service clock, CVV 3–4 digits, holder names), its last four digits
 // kept, and nothing else of it stored or logged. The airline call happens outside any transaction: the order is
-// marked 1 (ticketing) first; an airline that cannot issue puts it back to unpaid (0) and answers 411.
+// marked 1 (ticketing) first; an airline that cannot issue puts it back to unpaid (0) and answers 411. A payment
+// whose process died during the call is settled by the expiry sweep (./expiry.ts, decision 0023 amended).
+import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineRecord } from '../airline/connector.js';
-import type { Kysely } from 'kysely';
 import type { Database, PaymentMethod } from '../store/schema.js';
 import { ApiError } from '../errors.js';
 import { findClientOrder, insertTicketsFromRecord } from '../orders/orders.js';
@@ -143,8 +144,8 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   if (await recordIssued(deps.db, order.order_no, record, method, deps.clock.now())) await deps.lookToBook.recordPaidOrder(clientId);
   else {
     // settled meanwhile by the expiry sweep's recovery (this call outlived its time): paid with the same tickets, or not
-    const now2 = await deps.db.selectFrom('booking_orders').select('pay_state').where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
-    if (now2.pay_state !== 'paid') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
+    const settled = await deps.db.selectFrom('booking_orders').select('pay_state').where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
+    if (settled.pay_state !== 'paid') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
   }
 
   const paid = await deps.db.selectFrom('orders').selectAll().where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
