@@ -15,7 +15,7 @@ import {
   type AirlineRefundSubmission,
 } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
-import type { RetryLimits } from '../jobs/queue.js';
+import { retryWaitSql, type RetryLimits } from '../jobs/queue.js';
 import type { Database, RefundOrdersTable } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared.js';
 import { unindexed } from '../store/unindexed.js';
@@ -371,12 +371,12 @@ export class RefundLifecycle {
    * again until an agent retries (the console).
    */
   private async stepFailed(step: 'submission' | 'look', refundCode: string, message: string): Promise<void> {
-    const { retryLimit: limit, retryDelaySeconds: delaySeconds, retryBackoff: backoff } = step === 'look' ? this.deps.pollRetry : this.deps.submitRetry;
-    const delay = backoff ? sql`${delaySeconds}::float8 * power(2, least(poll_failures, 16))` : sql`${delaySeconds}::float8`;
+    const limits = step === 'look' ? this.deps.pollRetry : this.deps.submitRetry;
+    const limit = limits.retryLimit;
     const res = await sql<{ next_poll_at: Date | null; poll_failures: number }>`
       update refund_orders set poll_failures = poll_failures + 1, poll_error = ${message.slice(0, 1000)},
         next_poll_at = case when poll_failures >= ${limit}::int then null
-                            else ${this.deps.clock.now()}::timestamptz + greatest(1, least(${delay}, 86400)) * interval '1 second' end
+                            else ${this.deps.clock.now()}::timestamptz + ${retryWaitSql(limits, sql.ref('poll_failures'))} end
       where ${step === 'look' ? heldByAirline(refundCode) : awaitingSubmission(refundCode)}
       returning next_poll_at, poll_failures`.execute(this.deps.db);
     const row = res.rows[0];

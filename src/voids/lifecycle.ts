@@ -9,7 +9,7 @@ import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
-import type { JobQueue, RetryLimits } from '../jobs/queue.js';
+import { retryWaitSql, type JobQueue, type RetryLimits } from '../jobs/queue.js';
 import { forgetKeptOrder } from '../refunds/kept-offers.js';
 import { CANCEL_REASON } from '../refunds/statuses.js';
 import type { Database } from '../store/schema.js';
@@ -239,13 +239,12 @@ export class VoidLifecycle {
    * back-off); the one past the retry limit ends the void rejected rather than waiting past its deadline.
    */
   private async submissionFailed(voidCode: string, message: string): Promise<void> {
-    const { retryLimit, retryDelaySeconds, retryBackoff } = this.deps.submitRetry;
-    const delay = retryBackoff ? sql`${retryDelaySeconds}::float8 * power(2, least(step_failures, 16))` : sql`${retryDelaySeconds}::float8`;
+    const { retryLimit } = this.deps.submitRetry;
     let failures = 0;
     await this.moves(voidCode, async (move, trx) => {
       const { rows } = await sql<{ step_failures: number }>`
         update void_orders set step_failures = step_failures + 1, step_error = ${message.slice(0, 1000)},
-          next_step_at = ${this.deps.clock.now()}::timestamptz + greatest(1, least(${delay}, 86400)) * interval '1 second'
+          next_step_at = ${this.deps.clock.now()}::timestamptz + ${retryWaitSql(this.deps.submitRetry, sql.ref('step_failures'))}
         where void_code = ${voidCode} and ${unindexed('status')} = ${sql.lit(VS.PROCESSING)}
         returning step_failures`.execute(trx);
       failures = rows[0]?.step_failures ?? 0;
