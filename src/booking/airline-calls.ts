@@ -23,10 +23,18 @@ export interface BookingDeps {
   lookToBook: LookToBook;
   /** Conversion rates the refund engine reads the airline's rule amounts with (getOffers.do penalties); none: {}. */
   rates?: Rates;
+  /** Where the chain's recoveries are told (an order.do booking released after its order failed); none: silent. */
+  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 /** The time budget of one airline call of the chain: the caller's (verify.do maxResponseTime) when shorter. */
 export const callOpts = (budgetMs?: number | null) => ({ signal: AbortSignal.timeout(Math.min(budgetMs ?? AIRLINE_TIMEOUT_MS, AIRLINE_TIMEOUT_MS)) });
+
+/**
+ * A payment 'paying', or an order.do's booking attempt, older than this is no longer under way in its request (its
+ * airline call timed out long before): the expiry sweep settles it (./expiry.ts).
+ */
+export const STALE_CALL_MS = AIRLINE_TIMEOUT_MS + 60_000;
 
 export function bookingOf(airlines: AirlineDirectory, carrier: string, closedStatus: number = S.NOT_BOOKABLE): BookingConnector {
   const c = airlines.forCarrier(carrier.toUpperCase());

@@ -5,14 +5,15 @@
 // at the next request. Both steps are durable jobs of src/jobs: a sweep that re-queues itself every few seconds
 // (it reads the sandbox clock each time, so moving that clock expires orders at the next sweep) and one
 // release job per expired order, retried until the airline answers. A restart resumes both. The sweep also settles
-// a payment a pay.do left 'paying' (its process died during ticketing: settleStalePayments).
+// a payment a pay.do left 'paying' (its process died during ticketing, or the airline did not answer in time:
+// settleStalePayments) and an order.do's booking that no order names (decision 0046: settleStaleAttempts).
 import type { Kysely, Transaction } from 'kysely';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
-import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
 import type { Database, PaymentMethod } from '../store/schema.js';
-import { callOpts } from './airline-calls.js';
+import { callOpts, STALE_CALL_MS } from './airline-calls.js';
 import { backToUnpaid, recordIssued } from './pay.js';
+import { settleStaleAttempts } from './attempts.js';
 
 export const JOB_EXPIRY_SWEEP = 'booking-expiry-sweep';
 export const JOB_RELEASE_HOLD = 'booking-release-hold';
@@ -21,8 +22,6 @@ export const ORDER_EXPIRY_QUEUES = { [JOB_EXPIRY_SWEEP]: { policy: 'short' }, [J
 
 const SWEEP_KEY = 'sweep';
 const BATCH = 100;
-/** A payment 'paying' for longer than this is no longer under way in a pay.do (its airline call times out long before). */
-export const STALE_PAYMENT_MS = AIRLINE_TIMEOUT_MS + 60_000;
 
 /** The part of the job queue expiry uses (src/jobs implements it). */
 export interface ExpiryQueue {
@@ -54,6 +53,7 @@ export class OrderExpiry {
     await this.deps.queue.work(JOB_EXPIRY_SWEEP, { pollingIntervalSeconds: 1 }, async () => {
       await this.sweep();
       await this.settleStalePayments();
+      await this.settleStaleAttempts();
       await this.scheduleSweep();
     });
     await this.deps.queue.work(JOB_RELEASE_HOLD, { batchSize: 4, pollingIntervalSeconds: 1 }, (data) => this.release(orderNoOf(data)));
@@ -115,7 +115,7 @@ export class OrderExpiry {
       .innerJoin('orders', 'orders.order_no', 'booking_orders.order_no')
       .select(['booking_orders.order_no', 'booking_orders.payment_method', 'orders.carrier', 'orders.airline_pnr'])
       .where('booking_orders.pay_state', '=', 'paying')
-      .where('booking_orders.paying_since', '<=', new Date(now.getTime() - STALE_PAYMENT_MS))
+      .where('booking_orders.paying_since', '<=', new Date(now.getTime() - STALE_CALL_MS))
       .orderBy('booking_orders.paying_since')
       .limit(BATCH)
       .execute();
@@ -140,6 +140,11 @@ export class OrderExpiry {
       }
     }
     return settled;
+  }
+
+  /** order.do bookings whose order was never written (decision 0046): each released at the airline; answers their order numbers. */
+  settleStaleAttempts(): Promise<string[]> {
+    return settleStaleAttempts(this.deps, STALE_CALL_MS, BATCH);
   }
 
   /** Releases the airline's hold of an expired order (idempotent: the airline answers 'released' again). */

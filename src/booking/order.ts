@@ -2,8 +2,11 @@
 // no tickets) and creates the client's unpaid order ("0") with our own booking reference (pnrCode) and the
 // airline's payment deadline. Seats and bags come as passengers[].ancillaries. The airline books at its price
 // of the moment: a fare or seat price that moved since verify answers 308 / 322 with the new price and a
-// re-priced session that books at it; nothing is booked then.
-import { ConnectorError, type AirlinePassenger, type AirlineRecord, type BookingAnswer, type RequestedAncillary } from '../airline/connector.js';
+// re-priced session that books at it; nothing is booked then. From before the airline call until the order's
+// row is written the booking is named by an attempt (./attempts.ts, decision 0046), so no hold is ever left that
+// nothing releases.
+import { ConnectorError, type AirlinePassenger, type AirlineRecord, type BookingAnswer, type BookingRequest, type RequestedAncillary } from '../airline/connector.js';
+import { attemptBecomesOrder, dropAttempt, releaseAttempt, startAttempt } from './attempts.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { insertOrderFromRecord, newOrderNo } from '../orders/orders.js';
@@ -27,6 +30,7 @@ const DATE8 = /^\d{8}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MOBILE = /^\d{1,4}-\d{4,15}$/;
 const REF_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+const SILENT = { info: () => undefined, warn: () => undefined };
 
 /** "" and null are absent (decision 0021). */
 const given = (v: string | null | undefined) => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
@@ -48,28 +52,35 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
 
   const orderNo = newOrderNo();
   const b = bookingOf(deps.airlines, it.carrier, S.ORDER_AIRLINE_CLOSED);
+  const request: BookingRequest = {
+    idempotencyKey: orderNo,
+    clientId,
+    carrier: it.carrier,
+    segments: it.segments.map((s) => ({ flight: flightRefOf(s), direction: s.direction, cabinClass: s.cabinClass, fareFamily: s.fareFamily })),
+    passengers,
+    contact: { email: contact.email ?? '', phone: contact.mobile },
+    price: it.price,
+    ancillaries,
+    ifSeatOccupied,
+  };
+  // Until its order row is written, a booking the airline makes is named by this attempt (decision 0046).
+  await startAttempt(deps.db, request, now);
   let answer: BookingAnswer;
   try {
-    answer = await b.book(
-      {
-        idempotencyKey: orderNo,
-        clientId,
-        carrier: it.carrier,
-        segments: it.segments.map((s) => ({ flight: flightRefOf(s), direction: s.direction, cabinClass: s.cabinClass, fareFamily: s.fareFamily })),
-        passengers,
-        contact: { email: contact.email ?? '', phone: contact.mobile },
-        price: it.price,
-        ancillaries,
-        ifSeatOccupied,
-      },
-      callOpts(),
-    );
+    answer = await b.book(request, callOpts());
   } catch (err) {
+    // A time-out may have booked: the attempt stays and the expiry sweep releases what the airline holds under it.
+    // Anything else answered by the airline booked nothing. An error of ours leaves the attempt to the sweep too.
     if (!(err instanceof ConnectorError)) throw err;
-    const status = { timeout: S.ORDER_AIRLINE_TIMEOUT, unavailable: S.ORDER_AIRLINE_SYSTEM, rejected: S.ORDER_AIRLINE_FAILED }[err.kind];
+    if (err.kind === 'timeout') {
+      throw new ApiError(S.ORDER_AIRLINE_TIMEOUT, 'the airline did not answer in time (timeout); no order was made, and seats it may have held are released by the service: order again');
+    }
+    await dropAttempt(deps.db, orderNo);
+    const status = { unavailable: S.ORDER_AIRLINE_SYSTEM, rejected: S.ORDER_AIRLINE_FAILED }[err.kind];
     throw new ApiError(status, `the airline could not book (${err.kind}); nothing was booked`);
   }
   if (!answer.ok) {
+    await dropAttempt(deps.db, orderNo);
     if (answer.reason === 'fareChanged' || answer.reason === 'seatPriceChanged') return repriced(deps, clientId, session, req, passengers, answer);
     const status = {
       seatTaken: S.SEAT_UNAVAILABLE,
@@ -80,44 +91,49 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
     }[answer.reason];
     throw new ApiError(status, answer.message);
   }
-
-  // What the airline actually sold: a STOP_SEAT seat that was taken is not charged; a similar seat is charged
-  // at the price asked for.
-  const bagsOffered = ancillaries.some((a) => a.kind === 'baggage') ? baggageProducts(b, it) : [];
-  const sold: SoldAncillary[] = [];
-  for (const a of ancillaries) {
-    const paxIndex = passengers.findIndex((p) => p.ref === a.paxRef) + 1;
-    if (a.kind === 'baggage') {
-      const bag = bagsOffered.find((p) => p.code === a.code && p.segmentIndex === a.segmentIndex)!;
-      sold.push({ paxIndex, segmentIndex: a.segmentIndex, productCode: bag.code, category: bag.category, priceMinor: bag.priceMinor, currency: bag.currency, seat: null, baggage: { piece: bag.piece, weight: bag.weight, isAllWeight: false, size: null } });
-      continue;
+  try {
+    // What the airline actually sold: a STOP_SEAT seat that was taken is not charged; a similar seat is charged
+    // at the price asked for.
+    const bagsOffered = ancillaries.some((a) => a.kind === 'baggage') ? baggageProducts(b, it) : [];
+    const sold: SoldAncillary[] = [];
+    for (const a of ancillaries) {
+      const paxIndex = passengers.findIndex((p) => p.ref === a.paxRef) + 1;
+      if (a.kind === 'baggage') {
+        const bag = bagsOffered.find((p) => p.code === a.code && p.segmentIndex === a.segmentIndex)!;
+        sold.push({ paxIndex, segmentIndex: a.segmentIndex, productCode: bag.code, category: bag.category, priceMinor: bag.priceMinor, currency: bag.currency, seat: null, baggage: { piece: bag.piece, weight: bag.weight, isAllWeight: false, size: null } });
+        continue;
+      }
+      const outcome = answer.seats.find((s) => s.paxRef === a.paxRef && s.segmentIndex === a.segmentIndex);
+      if (!outcome?.assigned) continue;
+      const seg = it.segments.find((s) => s.index === a.segmentIndex)!;
+      sold.push({
+        paxIndex,
+        segmentIndex: a.segmentIndex,
+        productCode: `SCI_SEAT_${outcome.assigned}_${seg.carrier}_${seg.depAirport}_${seg.arrAirport}`,
+        category: 'Seat',
+        priceMinor: a.priceMinor,
+        currency: a.currency,
+        seat: { row: outcome.assigned.slice(0, -1), column: outcome.assigned.slice(-1) },
+        baggage: null,
+      });
     }
-    const outcome = answer.seats.find((s) => s.paxRef === a.paxRef && s.segmentIndex === a.segmentIndex);
-    if (!outcome?.assigned) continue;
-    const seg = it.segments.find((s) => s.index === a.segmentIndex)!;
-    sold.push({
-      paxIndex,
-      segmentIndex: a.segmentIndex,
-      productCode: `SCI_SEAT_${outcome.assigned}_${seg.carrier}_${seg.depAirport}_${seg.arrAirport}`,
-      category: 'Seat',
-      priceMinor: a.priceMinor,
-      currency: a.currency,
-      seat: { row: outcome.assigned.slice(0, -1), column: outcome.assigned.slice(-1) },
-      baggage: null,
-    });
+    const fareMinor = passengers.reduce((sum, p) => {
+      const f = p.type === 'ADT' ? it.price.adult : p.type === 'CHD' ? it.price.child : it.price.infant;
+      return sum + f.fareMinor + f.taxMinor;
+    }, 0);
+    const ancillaryMinor = sold.reduce((sum, a) => sum + a.priceMinor, 0);
+    const feeMinor = feeMinorOf(it, counts);
+    const deadline = answer.holdUntil ?? new Date(now.getTime() + PAYMENT_WINDOW_MS);
+    // A routingIdentifier for the order's routing (as verify.do answers one), valid 6 h like any.
+    const routingId = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax: counts, now });
+    const details: BookingDetails = { itinerary: it, routingIdentifier: routingId.id, contact, ifSeatOccupied, cardTypes, ancillaries: sold };
+    await recordOrder(deps, { orderNo, clientId, sessionId: session.id, record: answer.record, now, currency: it.price.currency, totalMinor: fareMinor + ancillaryMinor, deadline, feeMinor, details });
+  } catch (err) {
+    // The airline holds seats that no order names: released now, or (the airline not answering, or this process
+    // dying first) by the expiry sweep, which finds the attempt.
+    await releaseAttempt({ db: deps.db, airlines: deps.airlines, clock: deps.clock, log: deps.log ?? SILENT }, orderNo, it.carrier, request).catch(() => false);
+    throw err;
   }
-  const fareMinor = passengers.reduce((sum, p) => {
-    const f = p.type === 'ADT' ? it.price.adult : p.type === 'CHD' ? it.price.child : it.price.infant;
-    return sum + f.fareMinor + f.taxMinor;
-  }, 0);
-  const ancillaryMinor = sold.reduce((sum, a) => sum + a.priceMinor, 0);
-  const feeMinor = feeMinorOf(it, counts);
-  const deadline = answer.holdUntil ?? new Date(now.getTime() + PAYMENT_WINDOW_MS);
-  // A routingIdentifier for the order's routing (as verify.do answers one), valid 6 h like any.
-  const routingId = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax: counts, now });
-  const details: BookingDetails = { itinerary: it, routingIdentifier: routingId.id, contact, ifSeatOccupied, cardTypes, ancillaries: sold };
-
-  await recordOrder(deps, { orderNo, clientId, sessionId: session.id, record: answer.record, now, currency: it.price.currency, totalMinor: fareMinor + ancillaryMinor, deadline, feeMinor, details });
 
   const order = await deps.db.selectFrom('orders').selectAll().where('order_no', '=', orderNo).executeTakeFirstOrThrow();
   const view = await orderView(deps.db, order);
@@ -271,7 +287,7 @@ function newBookingRef(): string {
   return [...bytes].map((x) => REF_ALPHABET[x % REF_ALPHABET.length]).join('');
 }
 
-/** The client's unpaid order and its booking row, in one transaction (after the airline booked). */
+/** The client's unpaid order and its booking row, in one transaction with the attempt's removal (after the airline booked). */
 async function recordOrder(
   deps: BookingDeps,
   o: { orderNo: string; clientId: string; sessionId: string; record: AirlineRecord; now: Date; currency: string; totalMinor: number; deadline: Date; feeMinor: number; details: BookingDetails },
@@ -280,6 +296,9 @@ async function recordOrder(
   for (let attempt = 1; ; attempt++) {
     try {
       await deps.db.transaction().execute(async (trx) => {
+        if (!(await attemptBecomesOrder(trx, orderNo))) {
+          throw new ApiError(S.ORDER_AIRLINE_TIMEOUT, 'the booking outlived the airline\'s time and was released; no order was made: order again');
+        }
         await insertOrderFromRecord(trx, { orderNo, clientId, source: 'booking', record, now });
         await trx.updateTable('orders').set({ currency, total_minor: o.totalMinor, contact_email: o.details.contact.email, updated_at: now }).where('order_no', '=', orderNo).execute();
         await trx

@@ -2,15 +2,16 @@
 // UAT collection sends it) or pass-through card; the airline issues the tickets and the order becomes ticketed
 // (2). A card is checked (Luhn, expiry by the service clock, CVV 3–4 digits, holder names), its last four digits
 // kept, and nothing else of it stored or logged. The airline call happens outside any transaction: the order is
-// marked 1 (ticketing) first; an airline that cannot issue puts it back to unpaid (0) and answers 411. A payment
-// whose process died during the call is settled by the expiry sweep (./expiry.ts, decision 0023 amended).
+// marked 1 (ticketing) first; an airline that refuses to issue puts it back to unpaid (0) and answers 411. A
+// payment whose airline call timed out (406: it may have issued) or whose process died during the call is settled
+// by the expiry sweep (./expiry.ts, decision 0023 amended).
 import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineRecord } from '../airline/connector.js';
 import type { Database, PaymentMethod } from '../store/schema.js';
 import { ApiError } from '../errors.js';
 import { findClientOrder, insertTicketsFromRecord } from '../orders/orders.js';
-import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
+import { bookingOf, callOpts, STALE_CALL_MS, type BookingDeps } from './airline-calls.js';
 import { orderView } from './order-view.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { CreditCard, PayRequest } from './wire-order.js';
@@ -136,9 +137,19 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   try {
     record = await bookingOf(deps.airlines, order.carrier).issueTickets(order.carrier, order.airline_pnr!, { method, idempotencyKey: order.order_no }, callOpts());
   } catch (err) {
+    // An airline that answered has not issued: back to unpaid. One that did not answer in time may have issued:
+    // the payment stays in progress and the expiry sweep settles it once no call can still be under way (it asks
+    // again under the same idempotency key: tickets issued once at most). An error of ours is left to it too.
+    if (!(err instanceof ConnectorError)) throw err;
+    if (err.kind === 'timeout') {
+      const minutes = Math.ceil(STALE_CALL_MS / 60_000) + 1;
+      throw new ApiError(
+        S.PAY_IN_PROGRESS,
+        `payment in progress: the airline did not answer in time (the tickets may be issued); the service settles the payment within about ${minutes} minutes (tickets issued once at most, or the order back to unpaid): query the order before paying again`,
+      );
+    }
     await backToUnpaid(deps.db, order.order_no, deps.clock.now());
-    if (err instanceof ConnectorError) throw new ApiError(S.PAY_FAILED, `the airline could not issue the tickets (${err.kind}); nothing was charged and the order is still unpaid`);
-    throw err;
+    throw new ApiError(S.PAY_FAILED, `the airline could not issue the tickets (${err.kind}); nothing was charged and the order is still unpaid`);
   }
 
   if (await recordIssued(deps.db, order.order_no, record, method, deps.clock.now())) await deps.lookToBook.recordPaidOrder(clientId);

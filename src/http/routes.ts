@@ -101,7 +101,7 @@ const VOID_REPLAY: IdempotentEndpoint = {
 
 export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { pools } = deps;
-  const booking: BookingDeps = { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates };
+  const booking: BookingDeps = { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates, log: app.log };
   const clientId = (request: FastifyRequest) => callerOf(request).clientId;
   const refundCaller = (request: FastifyRequest): RefundCaller => {
     const c = callerOf(request);

@@ -263,6 +263,7 @@ export interface Database {
   sandbox_refunds: SandboxRefundsTable;
   booking_sessions: BookingSessionsTable;
   booking_orders: BookingOrdersTable;
+  booking_attempts: BookingAttemptsTable;
   sandbox_bookings: SandboxBookingsTable;
   sandbox_seat_sales: SandboxSeatSalesTable;
   sandbox_seat_versions: SandboxSeatVersionsTable;
@@ -405,6 +406,21 @@ export interface BookingOrdersTable {
   details: Json<unknown>;
   created_at: Timestamp;
   paid_at: Timestamp | null;
+}
+
+/**
+ * An order.do's airline booking from before the airline is called until its order row is written (migration
+ * 0032, decision 0046): the expiry sweep releases the hold of one that outlives an airline call.
+ */
+export interface BookingAttemptsTable {
+  order_no: string;
+  client_id: string;
+  carrier: string;
+  /** The BookingRequest as sent (its idempotency key is order_no). */
+  request: Json<unknown>;
+  started_at: Timestamp;
+  /** Set when the expiry sweep took the attempt: the order's transaction no longer records it. */
+  recovering_since: Timestamp | null;
 }
 
 /** The sandbox airline's bookings made through the booking chain: written only by airline/sandbox. */

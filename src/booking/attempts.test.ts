@@ -1,0 +1,175 @@
+// An order.do's airline booking between the airline's call and the order row (decision 0046; found by a review:
+// a failure after the airline booked left a hold that no order named and nothing ever released), and pay.do's
+// airline time-out (decision 0023 amended: the tickets may be issued, so the payment stays in progress and the
+// expiry sweep settles it; it used to answer 411 "nothing was charged" and put the order back to unpaid).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { ConnectorError } from '../airline/connector.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { contact, passenger, verifyFlights } from '../test-support/booking.js';
+import { attemptBecomesOrder } from './attempts.js';
+import { STALE_CALL_MS } from './airline-calls.js';
+
+const [lastA, firstA] = PLANTED.names;
+
+/** What the airline does at the next call: as the world says, or a failure a test asks for. */
+let bookMode: 'world' | 'bookedThenTimeout' | 'timeoutBeforeBooking' = 'world';
+let releaseMode: 'world' | 'unavailable' = 'world';
+let issueMode: 'world' | 'issuedThenTimeout' = 'world';
+/** Whether an attempt named each booking when the airline was asked for it. */
+const attemptAtCall: boolean[] = [];
+
+describe('order.do bookings without an order, pay.do time-outs', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({
+      world: bookingWorld(),
+      connectors: (world, books) => {
+        const sandbox = new SandboxConnector(world, books);
+        const real = sandbox.booking;
+        const [book, release, issue] = [real.book.bind(real), real.release.bind(real), real.issueTickets.bind(real)];
+        const timeout = () => new ConnectorError('timeout', true, 'the airline did not answer in time');
+        real.book = async (req, opts) => {
+          attemptAtCall.push((await t.store.db.selectFrom('booking_attempts').select('order_no').where('order_no', '=', req.idempotencyKey).executeTakeFirst()) !== undefined);
+          if (bookMode === 'timeoutBeforeBooking') throw timeout();
+          const answer = await book(req, opts);
+          if (bookMode === 'bookedThenTimeout') throw timeout();
+          return answer;
+        };
+        real.release = async (carrier, pnr, opts) => {
+          if (releaseMode === 'unavailable') throw new ConnectorError('unavailable', true, 'test airline down');
+          return release(carrier, pnr, opts);
+        };
+        real.issueTickets = async (carrier, pnr, payment, opts) => {
+          const record = await issue(carrier, pnr, payment, opts);
+          if (issueMode === 'issuedThenTimeout') throw timeout();
+          return record;
+        };
+        return [sandbox];
+      },
+    });
+  });
+  after(() => t.close());
+
+  const order = async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    return call(t.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact });
+  };
+  const attempts = () => t.store.db.selectFrom('booking_attempts').select(['order_no', 'recovering_since']).orderBy('started_at').execute();
+  const bookingOf = (key: string) => t.store.db.selectFrom('sandbox_bookings').select('status').where('booking_key', '=', key).executeTakeFirst();
+  const heldWithoutOrder = async () =>
+    (await sql<{ n: number }>`select count(*)::int as n from sandbox_bookings b where b.status = 'OnHold' and not exists (select 1 from orders o where o.order_no = b.booking_key)`.execute(t.store.db)).rows[0]!.n;
+
+  test('a booked order leaves no attempt behind; the attempt is written before the airline is called', async () => {
+    const res = await order();
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    assert.deepEqual(attemptAtCall, [true], 'written before the call');
+    assert.deepEqual(await attempts(), [], 'removed in the order\'s transaction');
+    assert.equal(await heldWithoutOrder(), 0);
+  });
+
+  test('the order\'s write fails after the airline booked: the hold is released at once, nothing is left (was: held for good)', async () => {
+    await sql`create or replace function test_refuse_booking_orders() returns trigger language plpgsql as $$ begin raise exception 'test: booking_orders refused'; end $$`.execute(t.store.db);
+    await sql`create trigger test_refuse before insert on booking_orders for each row execute function test_refuse_booking_orders()`.execute(t.store.db);
+    try {
+      const res = await order();
+      assert.notEqual(res.body.status, 0);
+      assert.equal(res.http, 500, 'an error of the service');
+    } finally {
+      await sql`drop trigger test_refuse on booking_orders`.execute(t.store.db);
+    }
+    assert.equal(await heldWithoutOrder(), 0, 'no airline hold without an order');
+    assert.deepEqual(await attempts(), [], 'settled at once');
+    const cancelled = await sql<{ n: number }>`select count(*)::int as n from sandbox_bookings b where b.status = 'Cancelled' and not exists (select 1 from orders o where o.order_no = b.booking_key)`.execute(t.store.db);
+    assert.equal(cancelled.rows[0]!.n, 1, 'the airline booked it, and released it');
+  });
+
+  test('the write fails and the airline does not answer the release: the expiry sweep releases the hold once no call can be under way', async () => {
+    await sql`create or replace function test_refuse_booking_orders() returns trigger language plpgsql as $$ begin raise exception 'test: booking_orders refused'; end $$`.execute(t.store.db);
+    await sql`create trigger test_refuse before insert on booking_orders for each row execute function test_refuse_booking_orders()`.execute(t.store.db);
+    releaseMode = 'unavailable';
+    try {
+      assert.equal((await order()).http, 500);
+    } finally {
+      releaseMode = 'world';
+      await sql`drop trigger test_refuse on booking_orders`.execute(t.store.db);
+    }
+    const [left] = await attempts();
+    assert.ok(left, 'the attempt names the hold');
+    assert.equal((await bookingOf(left.order_no))?.status, 'OnHold');
+    assert.deepEqual(await t.orderExpiry.settleStaleAttempts(), [], 'not while its order.do could still be under way');
+    t.clock.advance(STALE_CALL_MS + 1_000);
+    assert.deepEqual(await t.orderExpiry.settleStaleAttempts(), [left.order_no]);
+    assert.equal((await bookingOf(left.order_no))?.status, 'Cancelled');
+    assert.deepEqual(await attempts(), []);
+    assert.equal(await heldWithoutOrder(), 0);
+  });
+
+  test('order.do\'s airline call times out (the airline may have booked): 316, and the sweep releases what it holds under the order number', async () => {
+    for (const mode of ['bookedThenTimeout', 'timeoutBeforeBooking'] as const) {
+      bookMode = mode;
+      let res;
+      try {
+        res = await order();
+      } finally {
+        bookMode = 'world';
+      }
+      assert.equal(res.body.status, 316, String(res.body.msg)); // decision 0023: 316 airline time-out
+      assert.match(String(res.body.msg), /released by the service/);
+    }
+    const [booked, notBooked] = await attempts();
+    assert.equal((await bookingOf(booked!.order_no))?.status, 'OnHold', 'held by the airline, no order');
+    assert.equal(await bookingOf(notBooked!.order_no), undefined, 'never reached the airline');
+    t.clock.advance(STALE_CALL_MS + 1_000);
+    assert.deepEqual((await t.orderExpiry.settleStaleAttempts()).sort(), [booked!.order_no, notBooked!.order_no].sort());
+    assert.equal((await bookingOf(booked!.order_no))?.status, 'Cancelled');
+    // asked again under its key, the airline booked the second now: released too, nothing held
+    assert.equal((await bookingOf(notBooked!.order_no))?.status, 'Cancelled');
+    assert.equal(await heldWithoutOrder(), 0);
+    assert.deepEqual(await attempts(), []);
+    assert.deepEqual(await t.orderExpiry.settleStaleAttempts(), [], 'settled once');
+  });
+
+  test('an attempt the sweep took is not recorded as an order by its order.do (the sweep releases its hold)', async () => {
+    const clientId = (await t.store.db.selectFrom('clients').select('client_id').executeTakeFirstOrThrow()).client_id;
+    const values = (orderNo: string, recovering: Date | null) => ({
+      order_no: orderNo,
+      client_id: clientId,
+      carrier: 'XS',
+      request: '{}',
+      started_at: t.clock.now(),
+      recovering_since: recovering,
+    });
+    await t.store.db.insertInto('booking_attempts').values([values('9100000000000001', null), values('9100000000000002', t.clock.now())]).execute();
+    assert.equal(await t.store.db.transaction().execute((trx) => attemptBecomesOrder(trx, '9100000000000001')), true);
+    assert.equal(await t.store.db.transaction().execute((trx) => attemptBecomesOrder(trx, '9100000000000002')), false, 'taken by the sweep');
+    assert.deepEqual((await attempts()).map((a) => a.order_no), ['9100000000000002']);
+    await t.store.db.deleteFrom('booking_attempts').execute();
+  });
+
+  test('pay.do\'s airline call times out (the tickets may be issued): 406 payment in progress, the order stays ticketing (1), and the sweep settles it (was: 411 "nothing was charged", back to unpaid)', async () => {
+    const o = await order();
+    const orderNo = o.body.orderNo as string;
+    issueMode = 'issuedThenTimeout';
+    let paid;
+    try {
+      paid = await call(t.app, '/pay.do', { orderNo });
+    } finally {
+      issueMode = 'world';
+    }
+    assert.equal(paid.body.status, 406, String(paid.body.msg));
+    assert.match(String(paid.body.msg), /query the order before paying again/);
+    const query = async () => (await call(t.app, '/queryOrderDetails.do', { orderNo })).body;
+    assert.equal((await query()).orderStatus, 1, 'ticketing');
+    assert.equal((await call(t.app, '/pay.do', { orderNo })).body.status, 406, 'a second payment waits');
+    t.clock.advance(STALE_CALL_MS + 1_000);
+    assert.deepEqual(await t.orderExpiry.settleStalePayments(), [orderNo]);
+    const settled = await query();
+    assert.equal(settled.orderStatus, 2, 'paid with the tickets the airline issued');
+    assert.ok((settled.paxTicketInfos as Array<{ ticketNos: string[] }>)[0]!.ticketNos.length > 0);
+  });
+});
