@@ -181,10 +181,10 @@ async function main(): Promise<void> {
       }
     }
 
-    // The rate pools of spec 8 (verify, ancillary, pnr): another client (its own counters) sends the first
+    // The rate pools of spec 8 (verify, ancillary, pnr, search): another client (its own counters) sends the first
     // example's request (valid: the pools count only requests that pass validation) until refused.
     const other = { 'content-type': 'application/json', 'x-service-client-id': 'other-agency', 'x-service-client-secret': 'other-agency-secret-2026' };
-    for (const op of ['POST /extractPnr.do', 'POST /pnr/claim.do', 'POST /verify.do', 'POST /getOffers.do', 'POST /seatAvailability.do', 'POST /getLuggage.do']) {
+    for (const op of ['POST /extractPnr.do', 'POST /pnr/claim.do', 'POST /search.do', 'POST /verify.do', 'POST /getOffers.do', 'POST /seatAvailability.do', 'POST /getLuggage.do']) {
       let refused: Json | null = null;
       for (let i = 0; i < 1000 && !refused; i++) {
         const res = await app.inject({ method: 'POST', url: op.slice(5), headers: other, payload: examples[op]![0]!.request as object });

@@ -557,13 +557,13 @@ describe('console API', () => {
     assert.notEqual((await asClient(secret2)).http, 401);
 
     // Settings: the refund fee, criteria, rate pools and look-to-book; a bad fee or an unknown key is refused.
-    const settings = { refundServiceFee: 'EUR 7.50', minMinutesBeforeDeparture: null, ancillaryPerMinute: null, verifyPerMinute: null, pnrPerMinute: 1, lookToBook: { maxRatio: 50, minRequests: 10 } };
+    const settings = { refundServiceFee: 'EUR 7.50', minMinutesBeforeDeparture: null, ancillaryPerMinute: null, verifyPerMinute: null, pnrPerMinute: 1, searchPerSecond: 4, lookToBook: { maxRatio: 50, minRequests: 10 } };
     assert.equal((await post(agent, '/clients/new-agency/settings', settings)).statusCode, 403);
     assert.equal((await post(admin, '/clients/new-agency/settings', { ...settings, refundServiceFee: 'five euros' })).statusCode, 409);
     assert.equal((await post(admin, '/clients/new-agency/settings', { ...settings, colour: 'red' })).statusCode, 400);
     const saved = await post(admin, '/clients/new-agency/settings', settings);
     assert.equal(saved.statusCode, 200, saved.body);
-    assert.deepEqual(saved.json().settings, { refundServiceFee: 'EUR 7.50', rateLimits: { pnrPerMinute: 1 }, lookToBook: { maxRatio: 50, minRequests: 10 } });
+    assert.deepEqual(saved.json().settings, { refundServiceFee: 'EUR 7.50', rateLimits: { pnrPerMinute: 1, searchPerSecond: 4 }, lookToBook: { maxRatio: 50, minRequests: 10 } });
     // In force at once in this process: the PNR pool now allows one request a minute (spec 8: 429).
     const extract = () => call(t.app, '/extractPnr.do', { airlinePnr: 'DEMO20', carrier: 'XS', passengers: [{ lastName: 'REFUND', firstName: 'RUI' }], contact: { email: 'rui.refund@example.com' }, routing: { fromSegments: [] } }, { client: { id: 'new-agency', secret: secret2 } });
     const first = await extract();
@@ -594,7 +594,7 @@ describe('console API', () => {
     };
     const pools = (u: { pools: Array<{ pool: string; used: number; limit: number }> }) => Object.fromEntries(u.pools.map((p) => [p.pool, `${p.used}/${p.limit}`]));
     const fresh = await usageOf();
-    assert.deepEqual(pools(fresh), { ancillary: '0/5', verify: '0/60', pnr: '0/2' });
+    assert.deepEqual(pools(fresh), { ancillary: '0/5', verify: '0/60', pnr: '0/2', search: '0/10' });
     assert.deepEqual(fresh.lookToBook, { seatRequests: 0, paidOrders: 0, ratio: 0, setting: { maxRatio: 2, minRequests: 1 }, exceeded: false });
 
     // spec 8: the PNR pool of 2 a minute; the console's reads in between take nothing from it.
@@ -615,13 +615,13 @@ describe('console API', () => {
     const seats = () => call(t.app, '/seatAvailability.do', { sessionId: v.body.sessionId, carrier: 'XS', outboundSegments: [{ segmentIndex: 1, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.current.dep.toFormat('yyyyMMddHHmm') }] }, { client });
     for (let i = 0; i < 3; i++) assert.equal((await seats()).body.status, 0);
     const after = await usageOf();
-    assert.deepEqual(pools(after), { ancillary: '3/5', verify: '1/60', pnr: '2/2' });
+    assert.deepEqual(pools(after), { ancillary: '3/5', verify: '1/60', pnr: '2/2', search: '0/10' });
     assert.deepEqual(after.lookToBook, { seatRequests: 3, paidOrders: 0, ratio: 3, setting: { maxRatio: 2, minRequests: 1 }, exceeded: true });
     assert.equal((await seats()).body.status, 223, 'the next seat request is refused, as the page says');
     assert.equal(pools(await usageOf()).ancillary, '4/5');
     // Every client is listed, with the defaults where it has no limits of its own.
     const all = (await get(admin, '/clients/usage')).json().clients;
-    assert.deepEqual(pools(all.find((c: { clientId: string }) => c.clientId === 'other-agency')), { ancillary: '0/60', verify: '0/60', pnr: '0/120' });
+    assert.deepEqual(pools(all.find((c: { clientId: string }) => c.clientId === 'other-agency')), { ancillary: '0/60', verify: '0/60', pnr: '0/120', search: '0/10' });
   });
 
   test('clients: webhook URL set from the console (admin), the signing secret answered once and never audited; bad URLs refused', async () => {

@@ -190,7 +190,7 @@ describe('SDK against the service: HTTP 429 (spec 8), seats.forSession', () => {
   let baseUrl: string;
   before(async () => {
     // The ancillary pool at 2 calls per 2 s window, so that a retry after Retry-After succeeds within the test.
-    const pools = createRatePools({ redis: null, windowMs: 2_000, defaults: { ancillaryPerMinute: 2, verifyPerMinute: 60, pnrPerMinute: 120 } });
+    const pools = createRatePools({ redis: null, windowMs: 2_000, defaults: { ancillaryPerMinute: 2, verifyPerMinute: 60, pnrPerMinute: 120, searchPerSecond: 10 } });
     t = await makeTestApp({ world: bookingWorld(), pools });
     baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { createRatePools, DEFAULT_POOL_LIMITS } from '../ratelimit/pools.js';
 import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
 import { cityTable, airportsForCode } from '../airline/sandbox/cities.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
@@ -44,7 +45,8 @@ type Routing = { routingIdentifier: string; currency: string; adultPrice: number
 describe('search.do and verify.do (original shapes)', () => {
   let t: TestApp;
   before(async () => {
-    t = await makeTestApp({ world: citiesWorld() });
+    // search.do's pool at 1,000 a second: these tests search faster than a caller may (10 a second: its own test in src/ratelimit)
+    t = await makeTestApp({ world: citiesWorld(), pools: createRatePools({ redis: null, defaults: { ...DEFAULT_POOL_LIMITS, searchPerSecond: 1_000 } }) });
   });
   after(() => t.close());
 
@@ -248,5 +250,24 @@ describe('the city table (src/airline/sandbox/cities.ts)', () => {
     assert.deepEqual(airportsForCode(t, known, 'SUB'), ['SUB'], 'an airport of another city: that airport only');
     assert.ok(airportsForCode(t, known, 'LON')!.includes('XLO'));
     assert.equal(airportsForCode(t, known, 'QQQ'), null);
+  });
+});
+
+describe('search.do in its rate pool (the original interface: 10 a second per client)', () => {
+  test('a client over its searches a second is refused with 429 (limitType search); another client is not', async () => {
+    const world = citiesWorld();
+    world.clients[0]!.settings = { ...world.clients[0]!.settings, rateLimits: { searchPerSecond: 2 } };
+    const t = await makeTestApp({ world });
+    try {
+      const body = { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: 'CGK', toCity: 'SUB', fromDate: t.world.flights.get('cgk-sub')!.current.dep.toFormat('yyyyMMdd') };
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await call(t.app, '/search.do', body));
+      assert.deepEqual(answers.map((a) => a.body.status), [0, 0, 429], 'two a second for this client, as its settings say');
+      assert.equal(answers[2]!.http, 429);
+      assert.equal(answers[2]!.body.limitType, 'search');
+      assert.equal((await call(t.app, '/search.do', body, { client: TEST_CLIENTS.beta })).body.status, 0, 'the other client has its own');
+    } finally {
+      await t.close();
+    }
   });
 });

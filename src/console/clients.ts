@@ -109,6 +109,8 @@ export interface EditableSettings {
   ancillaryPerMinute: number | null;
   verifyPerMinute: number | null;
   pnrPerMinute: number | null;
+  /** Absent: unchanged (a caller written before the search pool). */
+  searchPerSecond?: number | null;
   lookToBook: { maxRatio: number; minRequests: number } | null;
 }
 
@@ -131,7 +133,8 @@ export function applySettings(current: Record<string, unknown>, edit: EditableSe
   else criteria.minMinutesBeforeDeparture = edit.minMinutesBeforeDeparture;
   set('refundCriteria', Object.keys(criteria).length ? criteria : null);
   const limits = { ...((current.rateLimits as Record<string, unknown> | undefined) ?? {}) };
-  for (const k of ['ancillaryPerMinute', 'verifyPerMinute', 'pnrPerMinute'] as const) {
+  for (const k of ['ancillaryPerMinute', 'verifyPerMinute', 'pnrPerMinute', 'searchPerSecond'] as const) {
+    if (edit[k] === undefined) continue;
     if (edit[k] === null) delete limits[k];
     else limits[k] = edit[k];
   }

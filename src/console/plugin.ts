@@ -119,6 +119,7 @@ const SettingsBody = Type.Object(
     ancillaryPerMinute: PerMinute,
     verifyPerMinute: PerMinute,
     pnrPerMinute: PerMinute,
+    searchPerSecond: Type.Optional(PerMinute),
     lookToBook: Type.Union([Type.Object({ maxRatio: Type.Number({ minimum: 1, maximum: 1_000_000 }), minRequests: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }) }, { additionalProperties: false }), Type.Null()]),
   },
   { additionalProperties: false },

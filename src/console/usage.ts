@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 // Shapes of src/ratelimit's PoolUsage and LookToBookUsage, repeated so the console app's type check (which
 // reads this file for ClientUsage) does not pull in the service's Fastify augmentations.
 export interface PoolUsage {
-  pool: 'ancillary' | 'verify' | 'pnr';
+  pool: 'ancillary' | 'verify' | 'pnr' | 'search';
   used: number;
   limit: number;
   windowSeconds: number;

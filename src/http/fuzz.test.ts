@@ -199,7 +199,7 @@ describe('no input answers HTTP 500', () => {
   before(async () => {
     // Rate pools out of the way: a 429 would hide what the store does with the request.
     t = await makeTestApp({
-      pools: createRatePools({ redis: null, defaults: { ancillaryPerMinute: 1_000_000, verifyPerMinute: 1_000_000, pnrPerMinute: 1_000_000 } }),
+      pools: createRatePools({ redis: null, defaults: { ancillaryPerMinute: 1_000_000, verifyPerMinute: 1_000_000, pnrPerMinute: 1_000_000, searchPerSecond: 1_000_000 } }),
       lookToBook: { check: async () => undefined, recordSeatRequest: async () => undefined, recordPaidOrder: async () => undefined },
     });
     const doc = t.app.swagger() as { paths: Record<string, Record<string, any>> };

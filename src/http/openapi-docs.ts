@@ -29,7 +29,7 @@ export const BUSINESS_FAILURE = {
 
 /** The 429 answer of a rate pool (src/ratelimit/pools.ts; README "Status codes", spec 8). */
 const rateRefusal = (summary: string) => ({
-  description: `${summary.replace(/^429: /, '')}. The pools: verify (verify.do, getOffers.do), ancillary (seatAvailability.do, getLuggage.do), pnr (extractPnr.do, pnr/claim.do).`,
+  description: `${summary.replace(/^429: /, '')}. The pools: verify (verify.do, getOffers.do), ancillary (seatAvailability.do, getLuggage.do), pnr (extractPnr.do, pnr/claim.do), search (search.do, per second).`,
   headers: { 'retry-after': { description: 'seconds until the pool takes this client again', schema: { type: 'integer' } } },
   content: {
     'application/json': {
@@ -41,7 +41,7 @@ const rateRefusal = (summary: string) => ({
           msg: { type: 'string' },
           code: { const: 429 },
           message: { type: 'string' },
-          limitType: { enum: ['verify', 'ancillary', 'pnr'] },
+          limitType: { enum: ['verify', 'ancillary', 'pnr', 'search'] },
           limit: { type: 'integer' },
           retryAfter: { type: 'integer', description: 'seconds' },
         },

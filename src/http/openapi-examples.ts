@@ -49,11 +49,11 @@ export const EXAMPLES: Examples = {
             "fromSegments": [
               {
                 "arrAirport": "SGN",
-                "arrTime": "2026-11-28 14:45",
+                "arrTime": "2026-12-04 14:45",
                 "carrier": "XS",
                 "codeShare": false,
                 "depAirport": "HND",
-                "depTime": "2026-11-28 10:30",
+                "depTime": "2026-12-04 10:30",
                 "duration": 375,
                 "flightNumber": "XS101",
                 "operatingCarrier": "XS",
@@ -66,11 +66,11 @@ export const EXAMPLES: Examples = {
             "retSegments": [
               {
                 "arrAirport": "HND",
-                "arrTime": "2026-12-06 07:40",
+                "arrTime": "2026-12-12 07:40",
                 "carrier": "XS",
                 "codeShare": false,
                 "depAirport": "SGN",
-                "depTime": "2026-12-05 23:55",
+                "depTime": "2026-12-11 23:55",
                 "duration": 345,
                 "flightNumber": "XS102",
                 "operatingCarrier": "XS",
@@ -265,7 +265,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS101",
               "depAirport": "HND",
               "arrAirport": "SGN",
-              "depTime": "202611281030"
+              "depTime": "202612041030"
             }
           ],
           "retSegments": [
@@ -274,7 +274,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS102",
               "depAirport": "SGN",
               "arrAirport": "HND",
-              "depTime": "202612052355"
+              "depTime": "202612112355"
             }
           ]
         },
@@ -282,7 +282,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "claimed",
-          "orderNo": "4908036141277900",
+          "orderNo": "4421027129465408",
           "pnrCode": "DEMO01"
         }
       },
@@ -305,7 +305,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS101",
               "depAirport": "HND",
               "arrAirport": "SGN",
-              "depTime": "202611281030"
+              "depTime": "202612041030"
             }
           ],
           "retSegments": [
@@ -314,7 +314,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS102",
               "depAirport": "SGN",
               "arrAirport": "HND",
-              "depTime": "202612052355"
+              "depTime": "202612112355"
             }
           ]
         },
@@ -380,7 +380,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "webhookSecret": "whsec_jMgltFdF1NIl67X1KOXBJAZl99dw8MITanSt_AmDA_M"
+          "webhookSecret": "whsec_9FjuTaJkQ5oghNbvxOU3_lgc9dnN7DiNURVrn4WiqT4"
         }
       },
       {
@@ -441,13 +441,13 @@ export const EXAMPLES: Examples = {
               "refundReason": "1",
               "segments": [
                 {
-                  "depDate": "20261128",
+                  "depDate": "20261204",
                   "flightNo": "XS101",
                   "depAirport": "HND",
                   "arrAirport": "SGN"
                 },
                 {
-                  "depDate": "20261205",
+                  "depDate": "20261211",
                   "flightNo": "XS102",
                   "depAirport": "SGN",
                   "arrAirport": "HND"
@@ -461,10 +461,10 @@ export const EXAMPLES: Examples = {
           "status": 0,
           "msg": "success",
           "fastConfirmation": 0,
-          "expectedConfirmationDate": "20261127",
-          "expectedRefundDate": "20261204",
+          "expectedConfirmationDate": "20261203",
+          "expectedRefundDate": "20261210",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_eMdXMPUpMsrFQvUQnvnlsHOD",
+          "refundOfferId": "rfo_0AonmS12S0QIZZPTvrGAnxNM",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -516,7 +516,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "7315542757395292",
+          "orderNo": "1738518839958940",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -536,7 +536,7 @@ export const EXAMPLES: Examples = {
               "refundReason": "1",
               "segments": [
                 {
-                  "depDate": "20261128",
+                  "depDate": "20261204",
                   "flightNo": "XS101",
                   "depAirport": "HND",
                   "arrAirport": "SGN"
@@ -590,17 +590,17 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO20",
           "carrier": "XS",
-          "refundOfferId": "rfo_eMdXMPUpMsrFQvUQnvnlsHOD"
+          "refundOfferId": "rfo_0AonmS12S0QIZZPTvrGAnxNM"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "refund submitted; follow it with queryRefundOrders.do and the refundCode",
           "fastConfirmation": 0,
-          "expectedConfirmationDate": "20261127",
-          "expectedRefundDate": "20261204",
+          "expectedConfirmationDate": "20261203",
+          "expectedRefundDate": "20261210",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_eMdXMPUpMsrFQvUQnvnlsHOD",
+          "refundOfferId": "rfo_0AonmS12S0QIZZPTvrGAnxNM",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -652,7 +652,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "7315542757395292",
+          "orderNo": "1738518839958940",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -661,7 +661,7 @@ export const EXAMPLES: Examples = {
           },
           "displayCurrency": null,
           "refundStatus": 0,
-          "refundCode": "8246387308072639",
+          "refundCode": "9411498747372666",
           "cancelReason": null,
           "refundReason": "1"
         }
@@ -678,13 +678,13 @@ export const EXAMPLES: Examples = {
               "refundReason": "1",
               "segments": [
                 {
-                  "depDate": "20261128",
+                  "depDate": "20261204",
                   "flightNo": "XS101",
                   "depAirport": "HND",
                   "arrAirport": "SGN"
                 },
                 {
-                  "depDate": "20261205",
+                  "depDate": "20261211",
                   "flightNo": "XS102",
                   "depAirport": "SGN",
                   "arrAirport": "HND"
@@ -696,7 +696,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "refund already submitted for ticket 9992500000201 (refundCode 8246387308072639); query its status"
+          "msg": "refund already submitted for ticket 9992500000201 (refundCode 9411498747372666); query its status"
         }
       },
       {
@@ -744,9 +744,9 @@ export const EXAMPLES: Examples = {
           "status": 0,
           "msg": "success: the order can be voided; submit this voidOfferId with void.do before the deadline",
           "isVoidable": true,
-          "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU",
-          "voidOfferExpireTime": "2026-11-25T10:10:28.119Z",
-          "orderNo": "8940985545868819",
+          "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV",
+          "voidOfferExpireTime": "2026-12-01T07:01:59.973Z",
+          "orderNo": "8295790261453572",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -754,10 +754,10 @@ export const EXAMPLES: Examples = {
             "9992500000401",
             "9992500000402"
           ],
-          "expectedConfirmationDate": "20261125",
-          "expectedRefundDate": "20261202",
+          "expectedConfirmationDate": "20261201",
+          "expectedRefundDate": "20261208",
           "voidWindow": {
-            "sameDayDeadlineTime": "2026-11-25 23:59:59",
+            "sameDayDeadlineTime": "2026-12-01 23:59:59",
             "sameDayTimezone": "Asia/Tokyo"
           }
         }
@@ -771,7 +771,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "a void of this order was already submitted (voidCode 202611-3339154179); follow it with queryVoidOrders.do",
+          "msg": "a void of this order was already submitted (voidCode 202612-4065382279); follow it with queryVoidOrders.do",
           "isVoidable": false
         }
       },
@@ -814,16 +814,16 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU"
+          "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "void submitted; follow it with queryVoidOrders.do and the voidCode",
-          "voidCode": "202611-3339154179",
-          "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU",
+          "voidCode": "202612-4065382279",
+          "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV",
           "voidStatus": 0,
-          "orderNo": "8940985545868819",
+          "orderNo": "8295790261453572",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -831,10 +831,10 @@ export const EXAMPLES: Examples = {
             "9992500000401",
             "9992500000402"
           ],
-          "expectedConfirmationDate": "20261125",
-          "expectedRefundDate": "20261202",
+          "expectedConfirmationDate": "20261201",
+          "expectedRefundDate": "20261208",
           "voidWindow": {
-            "sameDayDeadlineTime": "2026-11-25 23:59:59",
+            "sameDayDeadlineTime": "2026-12-01 23:59:59",
             "sameDayTimezone": "Asia/Tokyo"
           }
         }
@@ -844,7 +844,7 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU"
+          "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV"
         },
         "status": 200,
         "response": {
@@ -889,17 +889,17 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a refund, newest first, with its amounts",
         "request": {
-          "refundCode": "8246387308072639"
+          "refundCode": "9411498747372666"
         },
         "status": 200,
         "response": {
           "refundOrders": [
             {
-              "orderNo": "7315542757395292",
-              "refundCode": "8246387308072639",
+              "orderNo": "1738518839958940",
+              "refundCode": "9411498747372666",
               "displayCurrency": null,
-              "expectedConfirmationDate": "20261127",
-              "expectedRefundDate": "20261204",
+              "expectedConfirmationDate": "20261203",
+              "expectedRefundDate": "20261210",
               "refundQuoteType": "AccurateQuote",
               "refundTickets": [
                 {
@@ -959,7 +959,7 @@ export const EXAMPLES: Examples = {
                 }
               ],
               "refundStatus": 2,
-              "refundOfferId": "rfo_eMdXMPUpMsrFQvUQnvnlsHOD",
+              "refundOfferId": "rfo_0AonmS12S0QIZZPTvrGAnxNM",
               "refundMethod": "CashBackToOriginalPayment",
               "cancelReason": null
             }
@@ -1017,7 +1017,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a void by its voidCode",
         "request": {
-          "voidCode": "202611-3339154179"
+          "voidCode": "202612-4065382279"
         },
         "status": 200,
         "response": {
@@ -1025,15 +1025,15 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "voidOrders": [
             {
-              "voidCode": "202611-3339154179",
-              "voidOfferId": "vdo_L3Fm_6FpQS1S6lIhngD-t8dU",
+              "voidCode": "202612-4065382279",
+              "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV",
               "voidStatus": 2,
               "cancelReason": null,
               "actualRefundAmount": 480,
-              "createdTime": "2026-11-25T09:40:28.131Z",
-              "updatedTime": "2026-11-25T09:42:32.270Z",
-              "completedDate": "20261125",
-              "orderNo": "8940985545868819",
+              "createdTime": "2026-12-01T06:31:59.978Z",
+              "updatedTime": "2026-12-01T06:34:03.673Z",
+              "completedDate": "20261201",
+              "orderNo": "8295790261453572",
               "voidMethod": "CashBackToOriginalPayment",
               "currency": "EUR",
               "voidAmount": 480,
@@ -1041,10 +1041,10 @@ export const EXAMPLES: Examples = {
                 "9992500000401",
                 "9992500000402"
               ],
-              "expectedConfirmationDate": "20261125",
-              "expectedRefundDate": "20261202",
+              "expectedConfirmationDate": "20261201",
+              "expectedRefundDate": "20261208",
               "voidWindow": {
-                "sameDayDeadlineTime": "2026-11-25 23:59:59",
+                "sameDayDeadlineTime": "2026-12-01 23:59:59",
                 "sameDayTimezone": "Asia/Tokyo"
               }
             }
@@ -1106,7 +1106,7 @@ export const EXAMPLES: Examples = {
           "infantNum": 0,
           "fromCity": "TYO",
           "toCity": "SGN",
-          "fromDate": "20261129",
+          "fromDate": "20261205",
           "currency": "EUR"
         },
         "status": 200,
@@ -1115,7 +1115,7 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "routings": [
             {
-              "routingIdentifier": "rt_H-DyN7qxmyzpktn-5p3LOmTb",
+              "routingIdentifier": "rt_m-VHZkcC-NlQDWGOi9UgCtAt",
               "supportCreditTransPayment": "1",
               "supportPaymentMethods": [
                 1
@@ -1163,8 +1163,8 @@ export const EXAMPLES: Examples = {
                   "flightNumber": "XS111",
                   "depAirport": "HND",
                   "arrAirport": "SGN",
-                  "depTime": "202611290915",
-                  "arrTime": "202611291330",
+                  "depTime": "202612050915",
+                  "arrTime": "202612051330",
                   "depTerminal": null,
                   "arrTerminal": null,
                   "duration": 375,
@@ -1206,8 +1206,8 @@ export const EXAMPLES: Examples = {
               "vendorFare": null,
               "links": [],
               "separateBookings": false,
-              "refreshTime": "2026-11-25T09:42:36Z",
-              "expireTime": "2026-11-25T15:42:36Z",
+              "refreshTime": "2026-12-01T06:34:08Z",
+              "expireTime": "2026-12-01T12:34:08Z",
               "ancillarySupported": [
                 "seat"
               ],
@@ -1265,22 +1265,35 @@ export const EXAMPLES: Examples = {
           "status": 413,
           "msg": "request body is too large"
         }
+      },
+      {
+        "summary": "429: the client's search rate pool is used up; retry after retryAfter seconds (Retry-After header)",
+        "status": 429,
+        "response": {
+          "status": 429,
+          "msg": "rate limit exceeded: the search pool allows 10 requests per second; retry in 1 s",
+          "code": 429,
+          "message": "rate limit exceeded: the search pool allows 10 requests per second; retry in 1 s",
+          "limitType": "search",
+          "limit": 10,
+          "retryAfter": 1
+        }
       }
     ],
     "POST /verify.do": [
       {
         "summary": "price check of a searched routing; opens a session",
         "request": {
-          "routingIdentifier": "rt_WuAYB_PQz4vg_YjIHkI1m5rC"
+          "routingIdentifier": "rt_9oC3pQlP4mymvxCQXUmY93Ud"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
+          "sessionId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
           "maxSeats": 9,
           "routing": {
-            "routingIdentifier": "rt_XrM9B__Oh1-OxeDl9m8qtFc1",
+            "routingIdentifier": "rt_4M2IBEJZPGQnB8M-dLhJ-Qoj",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -1347,8 +1360,8 @@ export const EXAMPLES: Examples = {
                 "flightNumber": "XS111",
                 "depAirport": "HND",
                 "arrAirport": "SGN",
-                "depTime": "202611290915",
-                "arrTime": "202611291330",
+                "depTime": "202612050915",
+                "arrTime": "202612051330",
                 "depTerminal": null,
                 "arrTerminal": null,
                 "duration": 375,
@@ -1566,7 +1579,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "111",
               "departureAirport": "HND",
               "arrivalAirport": "SGN",
-              "departureDate": "20261129"
+              "departureDate": "20261205"
             }
           ]
         },
@@ -1577,8 +1590,8 @@ export const EXAMPLES: Examples = {
           "data": [
             {
               "offer": {
-                "offerID": "ofr_4l55QvSgzy10Ml_747B764kE",
-                "offerToken": "rt_5Qq43JG5xLub_78emnNEiJyn",
+                "offerID": "ofr_30NhAfduDMQ2DHhF0JK14mn9",
+                "offerToken": "rt_4yXrsdo82OIW6qNTNk0T81f-",
                 "paxFares": [
                   {
                     "paxType": "ADT",
@@ -1644,10 +1657,10 @@ export const EXAMPLES: Examples = {
                       "legs": [
                         {
                           "departureAirport": "HND",
-                          "departureTime": "202611290915",
+                          "departureTime": "202612050915",
                           "departureTerminal": null,
                           "arrivalAirport": "SGN",
-                          "arrivalTime": "202611291330",
+                          "arrivalTime": "202612051330",
                           "arrivalTerminal": null,
                           "aircraftType": "320"
                         }
@@ -1784,14 +1797,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "bags sold with the ticket",
         "request": {
-          "offerId": "ses_hjJbxiFzk0QPSSIuQbdw_caE"
+          "offerId": "ses_NADsIzcf9rBJwNZ3saS0UJJC"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
           "data": {
-            "offerId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
+            "offerId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
             "outboundSegments": [
               {
                 "segmentIndex": 1,
@@ -1799,8 +1812,8 @@ export const EXAMPLES: Examples = {
                 "flightNumber": "XS111",
                 "depAirport": "HND",
                 "arrAirport": "SGN",
-                "depTime": "202611290915",
-                "arrTime": "202611291330",
+                "depTime": "202612050915",
+                "arrTime": "202612051330",
                 "depTerminal": null,
                 "arrTerminal": null,
                 "duration": 375,
@@ -1924,7 +1937,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "the seat map of the session's flight (rows cut to two)",
         "request": {
-          "sessionId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
+          "sessionId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
           "carrier": "XS",
           "outboundSegments": [
             {
@@ -1932,7 +1945,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS111",
               "depAirport": "HND",
               "arrAirport": "SGN",
-              "depTime": "20261129"
+              "depTime": "20261205"
             }
           ]
         },
@@ -1983,7 +1996,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_a8f5IHY7nK"
+                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_8BOiI76FdY"
                       },
                       {
                         "column": "B",
@@ -1996,7 +2009,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_a8f5IHY7nK"
+                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_8BOiI76FdY"
                       }
                     ]
                   },
@@ -2013,7 +2026,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_a8f5IHY7nK"
+                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_8BOiI76FdY"
                       },
                       {
                         "column": "B",
@@ -2025,7 +2038,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_a8f5IHY7nK"
+                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_8BOiI76FdY"
                       }
                     ]
                   }
@@ -2046,7 +2059,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS111",
               "depAirport": "HND",
               "arrAirport": "SGN",
-              "depTime": "20261129"
+              "depTime": "20261205"
             }
           ]
         },
@@ -2107,14 +2120,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "book one adult with a paid seat",
         "request": {
-          "sessionId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
+          "sessionId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
           "passengers": [
             {
               "name": "TRAVELLER/ANA",
               "passengerType": 0,
               "ancillaries": [
                 {
-                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_a8f5IHY7nK",
+                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_8BOiI76FdY",
                   "segmentIndex": 1
                 }
               ]
@@ -2129,16 +2142,16 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_hjJbxiFzk0QPSSIuQbdw_caE",
+          "sessionId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
           "offerId": null,
-          "orderNo": "7754692160003610",
-          "pnrCode": "EDY6PD",
+          "orderNo": "8824248787021101",
+          "pnrCode": "NB74DR",
           "totalPrice": 372.5,
           "totalTransactionFee": 0,
           "currency": "EUR",
           "vendorTotalPrice": null,
           "vendorCurrency": null,
-          "tktLimitTime": "2026-11-25 18:12:36",
+          "tktLimitTime": "2026-12-01 15:04:08",
           "paxTicketInfos": [
             {
               "name": "TRAVELLER/ANA",
@@ -2176,7 +2189,7 @@ export const EXAMPLES: Examples = {
             }
           ],
           "routing": {
-            "routingIdentifier": "rt_-yjz5teDTowVUZustYh8YpuZ",
+            "routingIdentifier": "rt_qRfu7isORlUkIcKH6WdJTYGq",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2243,8 +2256,8 @@ export const EXAMPLES: Examples = {
                 "flightNumber": "XS111",
                 "depAirport": "HND",
                 "arrAirport": "SGN",
-                "depTime": "202611290915",
-                "arrTime": "202611291330",
+                "depTime": "202612050915",
+                "arrTime": "202612051330",
                 "depTerminal": null,
                 "arrTerminal": null,
                 "duration": 375,
@@ -2372,15 +2385,15 @@ export const EXAMPLES: Examples = {
       {
         "summary": "pay by deposit; the airline issues the ticket",
         "request": {
-          "orderNo": "7754692160003610"
+          "orderNo": "8824248787021101"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "7754692160003610",
+          "orderNo": "8824248787021101",
           "paymentMethod": 1,
-          "pnrCode": "EDY6PD",
+          "pnrCode": "NB74DR",
           "airlines": [
             "XS"
           ],
@@ -2398,10 +2411,10 @@ export const EXAMPLES: Examples = {
               "cardExpired": null,
               "nationality": null,
               "ticketNos": [
-                "9985519276176"
+                "9983298552417"
               ],
               "airlinePNRs": [
-                "59M5MG"
+                "UP3W85"
               ],
               "ancillaries": [
                 {
@@ -2431,7 +2444,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "404: already paid",
         "request": {
-          "orderNo": "7754692160003610"
+          "orderNo": "8824248787021101"
         },
         "status": 200,
         "response": {
@@ -2476,14 +2489,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "an order by its orderNo",
         "request": {
-          "orderNo": "7754692160003610"
+          "orderNo": "8824248787021101"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "7754692160003610",
-          "pnrCode": "EDY6PD",
+          "orderNo": "8824248787021101",
+          "pnrCode": "NB74DR",
           "orderStatus": 2,
           "ticketStatus": "1",
           "paxTicketInfos": [
@@ -2498,10 +2511,10 @@ export const EXAMPLES: Examples = {
               "cardExpired": null,
               "nationality": null,
               "ticketNos": [
-                "9985519276176"
+                "9983298552417"
               ],
               "airlinePNRs": [
-                "59M5MG"
+                "UP3W85"
               ],
               "ancillaries": [
                 {
@@ -2528,7 +2541,7 @@ export const EXAMPLES: Examples = {
           ],
           "totalPrice": 372.5,
           "currency": "EUR",
-          "tktLimitTime": "2026-11-25 18:12:36",
+          "tktLimitTime": "2026-12-01 15:04:08",
           "vendorTotalPrice": null,
           "vendorCost": null,
           "vendorTotalAncillaryPrice": null,
@@ -2545,7 +2558,7 @@ export const EXAMPLES: Examples = {
           ],
           "paymentMethod": 1,
           "routing": {
-            "routingIdentifier": "rt_-yjz5teDTowVUZustYh8YpuZ",
+            "routingIdentifier": "rt_qRfu7isORlUkIcKH6WdJTYGq",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2612,8 +2625,8 @@ export const EXAMPLES: Examples = {
                 "flightNumber": "XS111",
                 "depAirport": "HND",
                 "arrAirport": "SGN",
-                "depTime": "202611290915",
-                "arrTime": "202611291330",
+                "depTime": "202612050915",
+                "arrTime": "202612051330",
                 "depTerminal": null,
                 "arrTerminal": null,
                 "duration": 375,
@@ -2652,7 +2665,7 @@ export const EXAMPLES: Examples = {
             {
               "airlineCode": "XS",
               "airlineName": null,
-              "airlinePnr": "59M5MG",
+              "airlinePnr": "UP3W85",
               "airlineWebSiteAddress": null,
               "mmbEmail": "ana.traveller@example.com",
               "tailDigitsOfPaymentCard": null
@@ -2740,7 +2753,7 @@ export const EXAMPLES: Examples = {
         "summary": "the sandbox time and its offset",
         "status": 200,
         "response": {
-          "now": "2026-11-25T09:42:37.072Z",
+          "now": "2026-12-01T06:34:09.026Z",
           "offsetMs": 120000
         }
       }
@@ -2753,7 +2766,7 @@ export const EXAMPLES: Examples = {
         },
         "status": 200,
         "response": {
-          "now": "2026-11-26T09:42:37.074Z",
+          "now": "2026-12-02T06:34:09.028Z",
           "offsetMs": 86520000
         }
       }
@@ -2762,14 +2775,14 @@ export const EXAMPLES: Examples = {
   "webhooks": {
     "order.refund": [
       {
-        "eventId": "c6365685-91fd-494b-b9f1-8fbcf3144e46",
+        "eventId": "2431f9f6-ed66-4d72-8bb2-3d4674112603",
         "type": "order.refund",
         "cid": "demo-agency",
-        "time": "2026-11-25T09:40:27.978Z",
+        "time": "2026-12-01T06:31:59.904Z",
         "sequence": 1,
         "data": {
-          "orderNo": "7315542757395292",
-          "refundCode": "8246387308072639",
+          "orderNo": "1738518839958940",
+          "refundCode": "9411498747372666",
           "previousRefundStatus": null,
           "refundStatus": 0,
           "cancelReason": null,
@@ -2791,14 +2804,14 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "af156235-5296-40cb-acee-a01ede087335",
+        "eventId": "c7761807-49a4-4ee5-a154-749d9e6542fc",
         "type": "order.refund",
         "cid": "demo-agency",
-        "time": "2026-11-25T09:42:32.286Z",
-        "sequence": 8,
+        "time": "2026-12-01T06:34:03.668Z",
+        "sequence": 6,
         "data": {
-          "orderNo": "7315542757395292",
-          "refundCode": "8246387308072639",
+          "orderNo": "1738518839958940",
+          "refundCode": "9411498747372666",
           "previousRefundStatus": 3,
           "refundStatus": 2,
           "cancelReason": null,
@@ -2815,21 +2828,21 @@ export const EXAMPLES: Examples = {
           "ticketNos": [
             "9992500000201"
           ],
-          "completedOn": "20261125",
+          "completedOn": "20261201",
           "message": "refunded by the airline; credited to the deposit"
         }
       }
     ],
     "order.void": [
       {
-        "eventId": "17b57aa9-e052-4609-9d7b-4a656927b0f3",
+        "eventId": "e045f329-69e1-4234-907a-5bc9616c6df6",
         "type": "order.void",
         "cid": "demo-agency",
-        "time": "2026-11-25T09:40:28.131Z",
-        "sequence": 3,
+        "time": "2026-12-01T06:31:59.978Z",
+        "sequence": 2,
         "data": {
-          "orderNo": "8940985545868819",
-          "voidCode": "202611-3339154179",
+          "orderNo": "8295790261453572",
+          "voidCode": "202612-4065382279",
           "previousVoidStatus": null,
           "voidStatus": 0,
           "cancelReason": null,
@@ -2845,14 +2858,14 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "53735c0b-c444-4cc3-8c9e-65d652dd424f",
+        "eventId": "b6e0c193-dd76-48bf-b847-b556faef113c",
         "type": "order.void",
         "cid": "demo-agency",
-        "time": "2026-11-25T09:42:32.270Z",
-        "sequence": 6,
+        "time": "2026-12-01T06:34:03.673Z",
+        "sequence": 8,
         "data": {
-          "orderNo": "8940985545868819",
-          "voidCode": "202611-3339154179",
+          "orderNo": "8295790261453572",
+          "voidCode": "202612-4065382279",
           "previousVoidStatus": 3,
           "voidStatus": 2,
           "cancelReason": null,
@@ -2863,7 +2876,7 @@ export const EXAMPLES: Examples = {
             "9992500000401",
             "9992500000402"
           ],
-          "completedOn": "20261125",
+          "completedOn": "20261201",
           "message": "voided; refunded to the deposit"
         }
       }

@@ -180,7 +180,7 @@ describe('operations endpoints', () => {
 
   test('the endpoints behind a rate pool (spec 8) show their 429 with its Retry-After, others do not', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    const pooled = ['POST /extractPnr.do', 'POST /pnr/claim.do', 'POST /verify.do', 'POST /getOffers.do', 'POST /seatAvailability.do', 'POST /getLuggage.do'];
+    const pooled = ['POST /extractPnr.do', 'POST /pnr/claim.do', 'POST /search.do', 'POST /verify.do', 'POST /getOffers.do', 'POST /seatAvailability.do', 'POST /getLuggage.do'];
     const with429 = operationsOf(doc).filter(([, op]) => op.responses['429']).map(([name]) => name);
     assert.deepEqual(with429.sort(), [...pooled].sort());
     for (const [name, op] of operationsOf(doc).filter(([k]) => pooled.includes(k))) {

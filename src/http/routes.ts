@@ -275,13 +275,17 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
   });
 
-  // ---- booking chain outside the pools: search.do, order.do, pay.do, queryOrderDetails.do ----
-  clients(null, (api) => {
+  // ---- booking chain, search pool (10 a second, a rolling second; the original interface's public notes): search.do ----
+  clients(pools.search, (api) => {
     api.post(
       '/search.do',
       { config: { family: 'booking' }, schema: { summary: 'Search the schedule (routingIdentifier valid 6 h)', tags, body: SearchRequest, response: { 200: SearchResponse, ...errors } } },
       async (request) => search(booking, clientId(request), request.body),
     );
+  });
+
+  // ---- booking chain outside the pools: order.do, pay.do, queryOrderDetails.do ----
+  clients(null, (api) => {
     api.post(
       '/order.do',
       {

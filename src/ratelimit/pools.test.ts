@@ -46,7 +46,7 @@ test('a per-client limit from the client settings applies to each pool', async (
   }
   assert.equal(poolLimit({ rateLimits: { ancillaryPerMinute: 0 } }, 'ancillary', DEFAULT_POOL_LIMITS), 60, 'invalid setting → default');
   assert.equal(poolLimit({ rateLimits: { verifyPerMinute: 7 } }, 'ancillary', DEFAULT_POOL_LIMITS), 60, 'other pool setting → default');
-  assert.equal(poolLimit(undefined, 'verify', { ancillaryPerMinute: 1, verifyPerMinute: 9, pnrPerMinute: 3 }), 9, 'configured default');
+  assert.equal(poolLimit(undefined, 'verify', { ancillaryPerMinute: 1, verifyPerMinute: 9, pnrPerMinute: 3, searchPerSecond: 2 }), 9, 'configured default');
   assert.equal(poolLimit({ rateLimits: { pnrPerMinute: 5 } }, 'pnr', DEFAULT_POOL_LIMITS), 5, 'the pnr pool has its own setting');
   assert.equal(DEFAULT_POOL_LIMITS.pnrPerMinute, 120);
 });
@@ -218,13 +218,54 @@ test('usage(): each pool\'s accepted requests of a client in the window and its 
     for (let i = 0; i < 3; i++) {
       assert.deepEqual(
         (await pools.usage('small', CLIENTS.small)).map((u) => [u.pool, u.used, u.limit, u.windowSeconds]),
-        [['ancillary', 3, 3, 60], ['verify', 0, 5, 60], ['pnr', 0, 120, 60]],
+        [['ancillary', 3, 3, 60], ['verify', 0, 5, 60], ['pnr', 0, 120, 60], ['search', 0, 10, 1]],
       );
     }
-    assert.deepEqual((await pools.usage('alpha', CLIENTS.alpha)).map((u) => u.used), [0, 0, 0]);
+    assert.deepEqual((await pools.usage('alpha', CLIENTS.alpha)).map((u) => u.used), [0, 0, 0, 0]);
   } finally {
     await app.close();
   }
+});
+
+test('search.do has a pool of its own: 10 a rolling second per client (the original interface\'s public notes), its own setting, its 429 says per second', async () => {
+  let now = 5_000_000;
+  const app = await poolTestApp(createRatePools({ redis: null, now: () => now }), { ...CLIENTS, quick: { rateLimits: { searchPerSecond: 3 } } });
+  try {
+    for (let i = 0; i < 10; i++) {
+      now = 5_000_000 + i * 50;
+      assert.equal((await poolCall(app, '/search.do', 'alpha')).http, 200, `search ${i + 1}`);
+    }
+    now = 5_000_000 + 900;
+    const refused = await poolCall(app, '/search.do', 'alpha');
+    assert.equal(refused.http, 429);
+    assert.deepEqual([refused.body.limitType, refused.body.limit, refused.body.retryAfter], ['search', 10, 1]);
+    assert.match(String(refused.body.msg), /10 requests per second/);
+    // the other pools and clients are their own
+    assert.equal((await poolCall(app, '/verify.do', 'alpha')).http, 200);
+    assert.equal((await poolCall(app, '/search.do', 'beta')).http, 200);
+    now = 5_000_000 + 1_000;
+    assert.equal((await poolCall(app, '/search.do', 'alpha')).http, 200, 'rolling: the first left the window at 1 s');
+    assert.equal((await poolCall(app, '/search.do', 'alpha')).http, 429, 'rolling: only one slot freed');
+    now = 5_000_000 + 2_000;
+    assert.equal(await accepted(app, POOL_ROUTES.search, 5, 'quick'), 3, 'a client\'s own searchPerSecond');
+  } finally {
+    await app.close();
+  }
+  assert.equal(DEFAULT_POOL_LIMITS.searchPerSecond, 10);
+});
+
+test('the in-memory store forgets a key only once it left the longest window (the search pool\'s second does not drop the minute pools\' logs)', async () => {
+  const { MemoryWindowStore } = await import('./window-store.js');
+  let now = 0;
+  const store = new MemoryWindowStore(() => now);
+  const incr = (key: string, windowMs: number, max: number) =>
+    new Promise<number>((resolve, reject) => store.incr(key, (err, r) => (err || !r ? reject(err ?? new Error('no result')) : resolve(r.current)), windowMs, max));
+  assert.equal(await incr('verify:a', 60_000, 1), 1);
+  // 10,000 other keys counted over a second make the store sweep
+  now = 2_000;
+  for (let i = 0; i < 10_001; i++) await incr(`search:c${i}`, 1_000, 10);
+  now = 3_000;
+  assert.equal(await incr('verify:a', 60_000, 1), 2, 'still refused: its request of t=0 is in its minute');
 });
 
 test('the in-memory count leaves the window as the limiter does', async () => {
@@ -255,7 +296,7 @@ test('with Redis, usage() reads the shared pool of two app instances without cou
     assert.equal(await accepted(appA, POOL_ROUTES.ancillary, 2, 'small'), 2);
     for (let i = 0; i < 3; i++) assert.equal((await poolsB.usage('small', CLIENTS.small))[0]!.used, 2);
     assert.equal(await accepted(appB, POOL_ROUTES.ancillary, 2, 'small'), 1, 'the reads took nothing: one slot was left');
-    assert.deepEqual((await poolsA.usage('small', CLIENTS.small)).map((u) => `${u.pool} ${u.used}/${u.limit}`), ['ancillary 3/3', 'verify 0/5', 'pnr 0/120']);
+    assert.deepEqual((await poolsA.usage('small', CLIENTS.small)).map((u) => `${u.pool} ${u.used}/${u.limit}`), ['ancillary 3/3', 'verify 0/5', 'pnr 0/120', 'search 0/10']);
   } finally {
     await appA.close();
     await appB.close();

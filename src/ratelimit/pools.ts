@@ -1,6 +1,7 @@
 // Rate pools (spec 8, docs/architecture.md "The booking chain"): per client, rolling 60 s. seatAvailability.do and
-// getLuggage.do share the ancillary pool; verify.do and getOffers.do share the verify pool. Routes of a pool
-// are registered inside one Fastify plugin scope, and the scope calls `pool.attach(scope)` first.
+// getLuggage.do share the ancillary pool; verify.do and getOffers.do share the verify pool; search.do has a pool of
+// its own over a rolling second (the original interface's 10 a second). Routes of a pool are registered inside one
+// Fastify plugin scope, and the scope calls `pool.attach(scope)` first.
 //
 // The limiter is @fastify/rate-limit with a rolling-window store (window-store.ts): in memory by default,
 // in Redis with REDIS_URL so a pool holds across API processes. It runs as a preHandler hook of the pool's
@@ -14,7 +15,7 @@ import { ApiError, VALIDATION_STATUS } from '../errors.js';
 import type { Redis } from 'ioredis';
 import { MemoryWindowStore, RedisWindowStore, storeCtor, type WindowStore } from './window-store.js';
 
-export type PoolName = 'ancillary' | 'verify' | 'pnr';
+export type PoolName = 'ancillary' | 'verify' | 'pnr' | 'search';
 
 export interface RatePool {
   readonly name: PoolName;
@@ -27,6 +28,8 @@ export interface RatePools {
   verify: RatePool;
   /** extractPnr.do and pnr/claim.do: a PNR and a name must not be probed at line rate (decision 0026). */
   pnr: RatePool;
+  /** search.do: 10 a second by default (the original interface's public notes), over a rolling second. */
+  search: RatePool;
   /** Each pool's accepted requests of a client in the current window and its limit, without counting one. */
   usage(clientId: string, settings: Record<string, unknown> | undefined): Promise<PoolUsage[]>;
   close(): Promise<void>;
@@ -43,9 +46,10 @@ export interface PoolDefaults {
   ancillaryPerMinute: number;
   verifyPerMinute: number;
   pnrPerMinute: number;
+  searchPerSecond: number;
 }
 
-export const DEFAULT_POOL_LIMITS: PoolDefaults = { ancillaryPerMinute: 60, verifyPerMinute: 60, pnrPerMinute: 120 };
+export const DEFAULT_POOL_LIMITS: PoolDefaults = { ancillaryPerMinute: 60, verifyPerMinute: 60, pnrPerMinute: 120, searchPerSecond: 10 };
 
 export interface RatePoolsOptions {
   /** Counts in Redis when given (the caller owns the connection); in this process's memory when null. */
@@ -54,15 +58,18 @@ export interface RatePoolsOptions {
   defaults?: PoolDefaults;
   /** Prefix of the Redis keys (tests use their own). */
   keyPrefix?: string;
-  /** Window length; 60 s in production. */
+  /** Window length of the per-minute pools; 60 s in production. */
   windowMs?: number;
+  /** Window length of the per-second pool (search); 1 s in production. */
+  secondWindowMs?: number;
   /** Time source of the in-memory store (tests); Redis uses its own clock. */
   now?: () => number;
   /** Where a Redis failure is reported (the pools then let requests through: a limiter outage is no outage). */
   log?: Pick<FastifyBaseLogger, 'warn'>;
 }
 
-const SETTING: Record<PoolName, keyof PoolDefaults> = { ancillary: 'ancillaryPerMinute', verify: 'verifyPerMinute', pnr: 'pnrPerMinute' };
+const SETTING: Record<PoolName, keyof PoolDefaults> = { ancillary: 'ancillaryPerMinute', verify: 'verifyPerMinute', pnr: 'pnrPerMinute', search: 'searchPerSecond' };
+const POOLS: PoolName[] = ['ancillary', 'verify', 'pnr', 'search'];
 
 /** The client's own limit for a pool (client settings `rateLimits`), else the default. */
 export function poolLimit(settings: Record<string, unknown> | undefined, pool: PoolName, defaults: PoolDefaults): number {
@@ -73,13 +80,13 @@ export function poolLimit(settings: Record<string, unknown> | undefined, pool: P
 
 /** The wire body of a refused request (docs/architecture.md "Wire conventions": both spellings). */
 export function overLimitBody(pool: PoolName, limit: number, retryAfter: number) {
-  const message = `rate limit exceeded: the ${pool} pool allows ${limit} requests per minute; retry in ${retryAfter} s`;
+  const message = `rate limit exceeded: the ${pool} pool allows ${limit} requests per ${pool === 'search' ? 'second' : 'minute'}; retry in ${retryAfter} s`;
   return { status: 429, msg: message, code: 429, message, limitType: pool, limit, retryAfter };
 }
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
-function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<RatePoolsOptions, 'windowMs'>> & { defaults: PoolDefaults }): RatePool {
+function createPool(name: PoolName, store: WindowStore, opts: { windowMs: number; defaults: PoolDefaults }): RatePool {
   return {
     name,
     attach(scope, onRefused) {
@@ -137,19 +144,24 @@ function createPool(name: PoolName, store: WindowStore, opts: Required<Pick<Rate
 
 export function createRatePools(opts: RatePoolsOptions): RatePools {
   const defaults = opts.defaults ?? DEFAULT_POOL_LIMITS;
-  const windowMs = opts.windowMs ?? 60_000;
+  const minute = opts.windowMs ?? 60_000;
+  const windowOf = (pool: PoolName) => (pool === 'search' ? (opts.secondWindowMs ?? 1_000) : minute);
   const prefix = opts.keyPrefix ?? 'postbook:rate:';
   const onError = (err: Error) => opts.log?.warn({ err: { message: err.message } }, 'rate pool store failed; request let through');
   const store: WindowStore = opts.redis ? new RedisWindowStore(opts.redis, prefix, onError) : new MemoryWindowStore(opts.now);
+  const pool = (name: PoolName) => createPool(name, store, { windowMs: windowOf(name), defaults });
   return {
-    ancillary: createPool('ancillary', store, { windowMs, defaults }),
-    verify: createPool('verify', store, { windowMs, defaults }),
-    pnr: createPool('pnr', store, { windowMs, defaults }),
+    ancillary: pool('ancillary'),
+    verify: pool('verify'),
+    pnr: pool('pnr'),
+    search: pool('search'),
     async usage(clientId, settings) {
-      const names: PoolName[] = ['ancillary', 'verify', 'pnr'];
       // The same keys the limiter counts under (keyGenerator above).
       return Promise.all(
-        names.map(async (pool) => ({ pool, used: await store.count(`${pool}:${clientId}`, windowMs), limit: poolLimit(settings, pool, defaults), windowSeconds: windowMs / 1000 })),
+        POOLS.map(async (name) => {
+          const windowMs = windowOf(name);
+          return { pool: name, used: await store.count(`${name}:${clientId}`, windowMs), limit: poolLimit(settings, name, defaults), windowSeconds: windowMs / 1000 };
+        }),
       );
     },
     // The Redis connection belongs to the caller; the in-memory logs go with the process.

@@ -43,14 +43,17 @@ interface Log {
 /** In-process sliding log: per key, the times of accepted requests. Memory: 8 bytes per request in the window. */
 export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
   private readonly logs = new Map<string, Log>();
+  /** The longest window any key is counted over: a sweep forgets only logs older than it (the pools' windows differ). */
+  private longest = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
   incr(key: string, cb: Callback, windowMs: number, max: number): void {
     const t = this.now();
+    if (windowMs > this.longest) this.longest = windowMs;
     let log = this.logs.get(key);
     if (!log) {
-      if (this.logs.size >= 10_000) this.sweep(t, windowMs);
+      if (this.logs.size >= 10_000) this.sweep(t, this.longest);
       log = { times: [], head: 0 };
       this.logs.set(key, log);
     }

@@ -1,5 +1,5 @@
 // A small app for the rate pool tests: the real error handler and validator, a stand-in for client
-// authentication (settings per client id), and two routes per pool, each in its pool's own scope as
+// authentication (settings per client id), and the routes of each pool (two, search.do alone), each in its pool's own scope as
 // routes.ts does it. Test support only.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -13,6 +13,7 @@ import type { RatePool, RatePools } from '../ratelimit/pools.js';
 export const POOL_ROUTES = {
   ancillary: ['/seatAvailability.do', '/getLuggage.do'],
   verify: ['/verify.do', '/getOffers.do'],
+  search: ['/search.do'],
 } as const;
 
 /** Clients of the stand-in authentication: id → settings. The secret is always "secret". */
@@ -51,6 +52,7 @@ export async function poolTestApp(pools: RatePools, clients: TestClients): Promi
     });
   await scopeOf(pools.ancillary, POOL_ROUTES.ancillary);
   await scopeOf(pools.verify, POOL_ROUTES.verify);
+  await scopeOf(pools.search, POOL_ROUTES.search);
   await app.ready();
   return app;
 }

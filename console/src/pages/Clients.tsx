@@ -12,6 +12,7 @@ const FIELDS: Array<{ key: string; label: string; hint: string }> = [
   { key: 'ancillaryPerMinute', label: 'Ancillary pool per minute', hint: 'empty: the default' },
   { key: 'verifyPerMinute', label: 'Verify pool per minute', hint: 'empty: the default' },
   { key: 'pnrPerMinute', label: 'PNR pool per minute', hint: 'empty: PNR_RATE_PER_MINUTE' },
+  { key: 'searchPerSecond', label: 'Search pool per second', hint: 'empty: the default (10)' },
   { key: 'maxRatio', label: 'Look-to-book: max seat requests per paid order', hint: 'empty: no check (223)' },
   { key: 'minRequests', label: 'Look-to-book: checked after requests', hint: 'with the ratio' },
 ];
@@ -25,6 +26,7 @@ function initialValues(c: ClientView): Record<string, string> {
     ancillaryPerMinute: str(s.rateLimits?.ancillaryPerMinute),
     verifyPerMinute: str(s.rateLimits?.verifyPerMinute),
     pnrPerMinute: str(s.rateLimits?.pnrPerMinute),
+    searchPerSecond: str(s.rateLimits?.searchPerSecond),
     maxRatio: str(s.lookToBook?.maxRatio),
     minRequests: str(s.lookToBook?.minRequests),
   };
@@ -42,6 +44,7 @@ function SettingsForm({ client, onSaved, onCancel }: { client: ClientView; onSav
       ancillaryPerMinute: num('ancillaryPerMinute'),
       verifyPerMinute: num('verifyPerMinute'),
       pnrPerMinute: num('pnrPerMinute'),
+      searchPerSecond: num('searchPerSecond'),
       lookToBook: num('maxRatio') === null ? null : { maxRatio: num('maxRatio')!, minRequests: num('minRequests') ?? 0 },
     };
     try {

@@ -483,7 +483,7 @@ const Client = Type.Object(
           ),
           rateLimits: Type.Optional(
             Type.Object(
-              { ancillaryPerMinute: Type.Optional(Type.Integer({ minimum: 1 })), verifyPerMinute: Type.Optional(Type.Integer({ minimum: 1 })), pnrPerMinute: Type.Optional(Type.Integer({ minimum: 1 })) },
+              { ancillaryPerMinute: Type.Optional(Type.Integer({ minimum: 1 })), verifyPerMinute: Type.Optional(Type.Integer({ minimum: 1 })), pnrPerMinute: Type.Optional(Type.Integer({ minimum: 1 })), searchPerSecond: Type.Optional(Type.Integer({ minimum: 1 })) },
               { additionalProperties: false },
             ),
           ),
