@@ -21,7 +21,7 @@ import { seedBookedOrders } from './orders/seed.js';
 import type { MoveClockRequest } from './sandbox-clock.js';
 import { ApiError } from './errors.js';
 import type { OperatorRole, WebhookEventState } from './store/schema.js';
-import { createOperator, listOperators, OperatorError, ROLES } from './console/operators.js';
+import { changeOperator, createOperator, listOperators, OperatorError, ROLES, type OperatorChange } from './console/operators.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -428,6 +428,35 @@ function program(): Command {
         const ops = await withStore(config(), (s) => listOperators(s.db));
         if (ops.length === 0) out('no operators (create one: postbook operators add LOGIN --role admin)');
         for (const o of ops) out(`${o.login}  ${o.role}${o.disabled ? '  disabled' : ''}  created ${o.createdAt.toISOString()}  last login ${o.lastLoginAt ? o.lastLoginAt.toISOString() : 'never'}`);
+      }),
+    );
+  // Changes of an account, each with its audit row (operator.disable|enable|role|password, by "cli").
+  const change = (login: string, what: OperatorChange, done: (op: { login: string; role: string; disabled: boolean }) => string) =>
+    withStore(config(), async (s) => void out(done(await changeOperator(s.db, login, what, systemClock.now()))));
+  operators
+    .command('disable')
+    .description("refuse the operator's logins and end its console sessions at once (the account and its audit rows stay)")
+    .argument('<login>')
+    .action(run((login: string) => change(login, { kind: 'disable' }, (op) => `operator ${op.login} disabled; its console sessions ended`)));
+  operators
+    .command('enable')
+    .description('allow a disabled operator to log in again')
+    .argument('<login>')
+    .action(run((login: string) => change(login, { kind: 'enable' }, (op) => `operator ${op.login} enabled`)));
+  operators
+    .command('role')
+    .description("change the operator's role (its open sessions act with the new role from their next request)")
+    .argument('<login>')
+    .addOption(new Option('--role <role>', 'viewer reads; agent also acts on refunds; admin also manages clients').choices([...ROLES]).makeOptionMandatory())
+    .action(run((login: string, opts: { role: OperatorRole }) => change(login, { kind: 'role', role: opts.role }, (op) => `operator ${op.login} is now ${op.role}`)));
+  operators
+    .command('password')
+    .description("set a new password (read as for add) and end the operator's console sessions")
+    .argument('<login>')
+    .action(
+      run(async (login: string) => {
+        const password = await readPassword();
+        await change(login, { kind: 'password', password }, (op) => `operator ${op.login}: new password set; its console sessions ended`);
       }),
     );
 

@@ -1,4 +1,4 @@
-// `postbook operators add|list` (docs/console.md "Operators"): the password comes from standard input, never
+// `postbook operators add|list|disable|enable|role|password` (docs/console.md "Operators"): the password comes from standard input, never
 // from a flag, and is never printed; bad logins, roles and short passwords are refused with the usage exit code.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,4 +58,24 @@ test('operators add reads the password from stdin and never prints it; list show
   assert.equal(list.code, 0, list.err);
   assert.match(list.out, /^olga\.ops {2}admin {2}created \S+ {2}last login never$/m);
   assert.ok(!list.out.includes('sam.short') && !list.out.includes('scrypt'));
+});
+
+test('operators disable, enable, role and password change an account from the command line; an unknown login is refused', { timeout: 300_000 }, async () => {
+  const [password, next] = [PLANTED.secrets[1], PLANTED.secrets[2]];
+  assert.equal((await cli(['operators', 'add', 'carl.change', '--role', 'agent'], `${password}\n`)).code, 0);
+  const disabled = await cli(['operators', 'disable', 'carl.change'], '');
+  assert.equal(disabled.code, 0, disabled.err);
+  assert.match(disabled.out, /operator carl\.change disabled; its console sessions ended/);
+  assert.match((await cli(['operators', 'list'], '')).out, /^carl\.change {2}agent {2}disabled {2}created/m);
+  assert.equal((await cli(['operators', 'enable', 'carl.change'], '')).code, 0);
+  const role = await cli(['operators', 'role', 'carl.change', '--role', 'viewer'], '');
+  assert.equal(role.code, 0, role.err);
+  assert.match(role.out, /operator carl\.change is now viewer/);
+  const reset = await cli(['operators', 'password', 'carl.change'], `${next}\n`);
+  assert.equal(reset.code, 0, reset.err);
+  assert.ok(!reset.out.includes(next) && !reset.err.includes(next), 'the password is never printed');
+  assert.match((await cli(['operators', 'list'], '')).out, /^carl\.change {2}viewer {2}created/m);
+  const unknown = await cli(['operators', 'disable', 'nobody.here'], '');
+  assert.notEqual(unknown.code, 0);
+  assert.match(unknown.err, /no operator nobody\.here/);
 });

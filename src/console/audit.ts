@@ -2,11 +2,10 @@
 // in the transaction of the change it records (a rolled-back action leaves no audit row, and no change goes unaudited).
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { Operator } from './operators.js';
 
 export async function audit(
   db: Kysely<Database>,
-  operator: Pick<Operator, 'operatorId' | 'login'>,
+  operator: { operatorId: string; login: string },
   action: string,
   target: string,
   before: unknown,

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { DUMMY_HASH, hashSecret, verifySecret } from '../clients/secrets.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { Database, OperatorRole } from '../store/schema.js';
+import { audit } from './audit.js';
 
 export const ROLES: readonly OperatorRole[] = ['viewer', 'agent', 'admin'];
 const RANK: Record<OperatorRole, number> = { viewer: 0, agent: 1, admin: 2 };
@@ -80,6 +81,54 @@ export async function verifyLogin(db: Kysely<Database>, login: string, password:
   if (!row || !ok || row.disabled) return null;
   await db.updateTable('operators').set({ last_login_at: now }).where('operator_id', '=', row.operator_id).execute();
   return { operatorId: row.operator_id, login: row.login, role: row.role, disabled: row.disabled };
+}
+
+/** Who changes an operator account from the command line, in the audit log (the console's own actions name their operator). */
+export const CLI_ACTOR = { operatorId: 'cli', login: 'cli' } as const;
+
+export type OperatorChange = { kind: 'disable' } | { kind: 'enable' } | { kind: 'role'; role: OperatorRole } | { kind: 'password'; password: string };
+
+/**
+ * An account changed by an operator of the machine (`postbook operators disable|enable|role|password`): one
+ * transaction with its audit row (`operator.<kind>`, target `operator:<login>`, the state before and after; never
+ * a password or its hash). Disabling and a new password end every console session of the account at once (a
+ * disabled account's sessions are refused anyway; a password reset after a leak must not leave one open); a new
+ * role applies from the next request of its sessions (each reads the role afresh). Answers the account as it is
+ * now; OperatorError for an unknown login, a bad role or password, or a change that changes nothing.
+ */
+export async function changeOperator(db: Kysely<Database>, login: string, change: OperatorChange, now: Date, actor: Pick<Operator, 'operatorId' | 'login'> = CLI_ACTOR): Promise<Operator> {
+  const name = login.trim().toLowerCase();
+  if (change.kind === 'role' && !ROLES.includes(change.role)) throw new OperatorError(`role: one of ${ROLES.join(', ')}`);
+  if (change.kind === 'password') {
+    const problem = passwordProblem(change.password);
+    if (problem) throw new OperatorError(problem);
+  }
+  // hashed before the transaction: scrypt takes ~50 ms and holds no row meanwhile
+  const hash = change.kind === 'password' ? await hashSecret(change.password) : null;
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('operators').select(['operator_id', 'login', 'role', 'disabled']).where('login', '=', name).forUpdate().executeTakeFirst();
+    if (!row) throw new OperatorError(`no operator ${name} (see: postbook operators list)`);
+    const before = { role: row.role, disabled: row.disabled };
+    const after = { ...before };
+    if (change.kind === 'disable' || change.kind === 'enable') {
+      after.disabled = change.kind === 'disable';
+      if (after.disabled === before.disabled) throw new OperatorError(`operator ${name} is ${before.disabled ? 'disabled' : 'enabled'} already`);
+    } else if (change.kind === 'role') {
+      after.role = change.role;
+      if (after.role === before.role) throw new OperatorError(`operator ${name} is ${before.role} already`);
+    }
+    await trx
+      .updateTable('operators')
+      .set({ role: after.role, disabled: after.disabled, updated_at: now, ...(hash ? { password_hash: hash } : {}) })
+      .where('operator_id', '=', row.operator_id)
+      .execute();
+    let sessionsEnded = 0;
+    if (change.kind === 'disable' || change.kind === 'password') {
+      sessionsEnded = Number((await trx.deleteFrom('console_sessions').where('operator_id', '=', row.operator_id).executeTakeFirst()).numDeletedRows);
+    }
+    await audit(trx, actor, `operator.${change.kind}`, `operator:${name}`, before, change.kind === 'password' ? { ...after, passwordChanged: true, sessionsEnded } : { ...after, sessionsEnded });
+    return { operatorId: row.operator_id, login: row.login, role: after.role, disabled: after.disabled };
+  });
 }
 
 /** Sandbox demo operators (decision 0029): demo-viewer, demo-agent and demo-admin with one password, created when missing. */

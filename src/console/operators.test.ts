@@ -1,0 +1,75 @@
+// Operator accounts changed from the command line (`postbook operators disable|enable|role|password`; found by a
+// review: an operator who left could not be locked out, nor a leaked password replaced): each change is one
+// transaction with its audit row, never holding the password or its hash; disabling and a new password end the
+// account's console sessions at once.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openTestStore } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import type { Store } from '../store/store.js';
+import { changeOperator, createOperator, OperatorError, verifyLogin } from './operators.js';
+import { createSession, findSession } from './sessions.js';
+
+const [first, second] = PLANTED.secrets;
+
+describe('operator accounts from the command line', () => {
+  let store: Store;
+  before(async () => {
+    store = await openTestStore();
+  });
+  after(() => store.close());
+  const now = () => new Date();
+  const auditOf = (login: string) => store.db.selectFrom('audit_log').select(['operator_login', 'action', 'before', 'after']).where('target', '=', `operator:${login}`).orderBy('id').execute();
+
+  test('disable refuses logins and ends the sessions at once; enable lets the operator back', async () => {
+    const op = await createOperator(store.db, { login: 'dora.disable', password: first, role: 'agent' }, now());
+    const session = await createSession(store.db, op.operatorId, 3_600_000);
+    assert.ok(await findSession(store.db, session.token));
+    const disabled = await changeOperator(store.db, 'Dora.Disable', { kind: 'disable' }, now());
+    assert.equal(disabled.disabled, true);
+    assert.equal(await findSession(store.db, session.token), null, 'its session is gone');
+    assert.equal((await store.db.selectFrom('console_sessions').select('token_hash').where('operator_id', '=', op.operatorId).execute()).length, 0, 'deleted, not only refused');
+    assert.equal(await verifyLogin(store.db, 'dora.disable', first, now()), null);
+    await assert.rejects(changeOperator(store.db, 'dora.disable', { kind: 'disable' }, now()), /disabled already/);
+    await changeOperator(store.db, 'dora.disable', { kind: 'enable' }, now());
+    assert.ok(await verifyLogin(store.db, 'dora.disable', first, now()));
+    const rows = await auditOf('dora.disable');
+    assert.deepEqual(
+      rows.map((r) => [r.operator_login, r.action, r.before, r.after]),
+      [
+        ['cli', 'operator.disable', { role: 'agent', disabled: false }, { role: 'agent', disabled: true, sessionsEnded: 1 }],
+        ['cli', 'operator.enable', { role: 'agent', disabled: true }, { role: 'agent', disabled: false, sessionsEnded: 0 }],
+      ],
+    );
+  });
+
+  test('role: the open session acts with the new role from its next request', async () => {
+    const op = await createOperator(store.db, { login: 'rita.role', password: first, role: 'admin' }, now());
+    const session = await createSession(store.db, op.operatorId, 3_600_000);
+    await changeOperator(store.db, 'rita.role', { kind: 'role', role: 'viewer' }, now());
+    assert.equal((await findSession(store.db, session.token))?.operator.role, 'viewer');
+    await assert.rejects(changeOperator(store.db, 'rita.role', { kind: 'role', role: 'viewer' }, now()), /viewer already/);
+    await assert.rejects(changeOperator(store.db, 'rita.role', { kind: 'role', role: 'root' as never }, now()), OperatorError);
+  });
+
+  test('password: the old one stops working, the sessions end, and neither password nor hash reaches the audit log', async () => {
+    const op = await createOperator(store.db, { login: 'pia.password', password: first, role: 'viewer' }, now());
+    const session = await createSession(store.db, op.operatorId, 3_600_000);
+    await assert.rejects(changeOperator(store.db, 'pia.password', { kind: 'password', password: 'short' }, now()), /at least 12 characters/);
+    assert.ok(await findSession(store.db, session.token), 'a refused change changes nothing');
+    await changeOperator(store.db, 'pia.password', { kind: 'password', password: second }, now());
+    assert.equal(await verifyLogin(store.db, 'pia.password', first, now()), null);
+    assert.ok(await verifyLogin(store.db, 'pia.password', second, now()));
+    assert.equal(await findSession(store.db, session.token), null);
+    const text = JSON.stringify(await auditOf('pia.password'));
+    assert.match(text, /operator\.password/);
+    const hash = (await store.db.selectFrom('operators').select('password_hash').where('login', '=', 'pia.password').executeTakeFirstOrThrow()).password_hash;
+    assert.ok(!text.includes(second) && !text.includes(first) && !text.includes(hash));
+  });
+
+  test('an unknown login is refused and writes nothing', async () => {
+    const before = (await store.db.selectFrom('audit_log').select('id').execute()).length;
+    await assert.rejects(changeOperator(store.db, 'nobody.here', { kind: 'disable' }, now()), /no operator nobody\.here/);
+    assert.equal((await store.db.selectFrom('audit_log').select('id').execute()).length, before);
+  });
+});
