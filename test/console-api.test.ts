@@ -1021,9 +1021,9 @@ describe('console: withdraw a refund claim the airline holds (status 1 → 6, do
     return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
   };
   /** A refund claim of a world booking, submitted to the sandbox airline by the lifecycle: status 1. */
-  const claimAtAirline = async (pnr: string, lastName: string, firstName: string, flightId: string) => {
+  const claimAtAirline = async (pnr: string, lastName: string, firstName: string, ...flightIds: string[]) => {
     await claimWorldBooking(t, pnr, DEMO);
-    const r = await call(t.app, '/refund.do', { airlinePNR: pnr, carrier: 'XS', refundRequestList: [{ lastName, firstName, refundReason: '1', segments: [seg(flightId)] }] }, { client: DEMO });
+    const r = await call(t.app, '/refund.do', { airlinePNR: pnr, carrier: 'XS', refundRequestList: [{ lastName, firstName, refundReason: '1', segments: flightIds.map(seg) }] }, { client: DEMO });
     assert.equal(r.body.status, 0, String(r.body.msg));
     const code = String(r.body.refundCode);
     await t.workers.lifecycle.submitBatch([code]);
@@ -1072,6 +1072,69 @@ describe('console: withdraw a refund claim the airline holds (status 1 → 6, do
     assert.equal((await statusOf(code)).status, 6);
     const again = await call(t.app, '/refund.do', { airlinePNR: 'DEMO02', carrier: 'XS', refundRequestList: [{ lastName: 'CHANGE', firstName: 'CARL', refundReason: '1', segments: [seg('XS201-changed')] }] }, { client: DEMO });
     assert.equal(again.body.status, 0, String(again.body.msg));
+  });
+
+  /** An app on the same store whose airline withdrawal runs `during` after the airline agreed, before the refund moves here. */
+  const appWithWithdrawHook = (during: (refundCode: string) => Promise<void>) =>
+    makeTestApp({
+      world,
+      store: t.store,
+      connectors: (w, books) => {
+        const sandbox = new SandboxConnector(w, books);
+        const real = sandbox.withdrawRefund.bind(sandbox);
+        sandbox.withdrawRefund = async (carrier, refundCode, opts) => {
+          const answer = await real(carrier, refundCode, opts);
+          await during(refundCode);
+          return answer;
+        };
+        return [sandbox];
+      },
+    });
+  const sessionOn = async (app: TestApp, login: string) => {
+    const res = await app.app.inject({ method: 'POST', url: '/console/api/login', payload: { login, password: PASSWORD } });
+    return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+  };
+  const withdrawOn = (app: TestApp, s: { cookie: string; csrf: string }, code: string) =>
+    app.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/withdraw`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: {} });
+
+  test('two agents withdrawing at once: one withdraws, the other is told who did (found by a review: both succeeded, two audit rows)', async () => {
+    const code = await claimAtAirline('DEMO01', 'TRAVELLER', 'BEN', 'XS101-out', 'XS102-ret');
+    await createOperator(t.store.db, { login: 'ava.agent', password: PASSWORD, role: 'agent' }, new Date());
+    // both past the airline's answer before either moves the refund
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const both = new Promise<void>((resolve) => (release = resolve));
+    const other = await appWithWithdrawHook(async () => {
+      if (++arrived === 2) release();
+      await both;
+    });
+    try {
+      const [aga, ava] = [await sessionOn(other, 'aga.agent'), await sessionOn(other, 'ava.agent')];
+      const answers = await Promise.all([withdrawOn(other, aga, code), withdrawOn(other, ava, code)]);
+      assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 409]);
+      const refused = answers.find((a) => a.statusCode === 409)!;
+      assert.match(refused.json().error, /^cannot withdraw: withdrawn already by (aga|ava)\.agent at \d{4}-/);
+      assert.equal((await statusOf(code)).status, 6);
+      const rows = await t.store.db.selectFrom('audit_log').select('action').where('target', '=', `refund:${code}`).execute();
+      assert.deepEqual(rows.map((r) => r.action), ['refund.withdraw'], 'one withdrawal, one audit row');
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('the poll moved the refund between the airline\'s yes and the move here: the operator\'s request is recorded once', async () => {
+    const code = await claimAtAirline('DEMO06', 'FAMILY', 'HAL', 'XS101-out');
+    const other = await appWithWithdrawHook((refundCode) => t.workers.lifecycle.pollStep(refundCode));
+    try {
+      const ok = await withdrawOn(other, await sessionOn(other, 'aga.agent'), code);
+      assert.equal(ok.statusCode, 200, ok.body);
+      const history = await t.store.db.selectFrom('refund_status_history').select(['from_status', 'to_status']).where('refund_code', '=', code).orderBy('id').execute();
+      assert.deepEqual(history.at(-1), { from_status: 1, to_status: 6 }, 'moved by the poll');
+      const rows = await t.store.db.selectFrom('audit_log').select(['action', 'operator_login']).where('target', '=', `refund:${code}`).execute();
+      assert.deepEqual(rows, [{ action: 'refund.withdraw', operator_login: 'aga.agent' }]);
+    } finally {
+      await other.close();
+    }
   });
 
   test('once the airline accepted it, the airline refuses: 409 with its reason, the refund stays at 1, nothing audited; the poll then moves it on', async () => {

@@ -123,6 +123,16 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
     const r = await lockRefund(trx, refundCode);
     const before = { status: r.status, cancelReason: r.cancel_reason };
     if (atAirline && r.status === RS.WITHDRAWN) {
+      // Another operator's withdrawal came first (its audit row is committed: this transaction waited on the row's
+      // lock): this one did nothing more than ask the airline again, which is idempotent. Refused, nothing recorded.
+      const earlier = await trx
+        .selectFrom('audit_log')
+        .select(['operator_login', 'at'])
+        .where('target', '=', `refund:${refundCode}`)
+        .where('action', '=', 'refund.withdraw')
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      if (earlier) throw new ActionRefused(409, `cannot withdraw: withdrawn already by ${earlier.operator_login} at ${new Date(earlier.at).toISOString()}`);
       // The poll saw the airline's withdrawal first and moved the refund: only the operator's request is left to record.
       await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, { status: RS.AIRLINE_PROCESSING, cancelReason: null }, { status: RS.WITHDRAWN, cancelReason: r.cancel_reason, atAirline: true });
       return null;
