@@ -17,7 +17,14 @@ import { STALE_CALL_MS } from './airline-calls.js';
 const [lastA, firstA] = PLANTED.names;
 
 /** What the airline does at the next call: as the world says, or a failure a test asks for. */
-let bookMode: 'world' | 'bookedThenTimeout' | 'timeoutBeforeBooking' = 'world';
+let bookMode: 'world' | 'bookedThenTimeout' | 'timeoutBeforeBooking' | 'sweepDuring' = 'world';
+/** Whether the carrier's booking connection is gone (a world or configuration change). */
+let closed = false;
+/** Airline book calls made (order.do's and the sweep's). */
+let bookCalls = 0;
+/** 'sweepDuring': the sweep started while order.do's airline call returns, and what holds the sweep's own call. */
+let sweepRun: Promise<string[]> | null = null;
+let orderAnswered: Promise<void> = Promise.resolve();
 let releaseMode: 'world' | 'unavailable' = 'world';
 let issueMode: 'world' | 'issuedThenTimeout' = 'world';
 /** Whether an attempt named each booking when the airline was asked for it. */
@@ -34,10 +41,26 @@ describe('order.do bookings without an order, pay.do time-outs', () => {
         const [book, release, issue] = [real.book.bind(real), real.release.bind(real), real.issueTickets.bind(real)];
         const timeout = () => new ConnectorError('timeout', true, 'the airline did not answer in time');
         real.book = async (req, opts) => {
+          bookCalls++;
+          if (bookMode === 'sweepDuring' && sweepRun) {
+            // the sweep's own call: held until the order.do it raced has answered
+            await orderAnswered;
+            return book(req, opts);
+          }
           attemptAtCall.push((await t.store.db.selectFrom('booking_attempts').select('order_no').where('order_no', '=', req.idempotencyKey).executeTakeFirst()) !== undefined);
           if (bookMode === 'timeoutBeforeBooking') throw timeout();
           const answer = await book(req, opts);
           if (bookMode === 'bookedThenTimeout') throw timeout();
+          if (bookMode === 'sweepDuring') {
+            // the process stalls past an airline call's time: the sweep takes the attempt before the order is written
+            t.clock.advance(STALE_CALL_MS + 1_000);
+            sweepRun = t.orderExpiry.settleStaleAttempts();
+            for (let i = 0; i < 200; i++) {
+              const row = await t.store.db.selectFrom('booking_attempts').select('recovering_since').where('order_no', '=', req.idempotencyKey).executeTakeFirst();
+              if (row?.recovering_since) break;
+              await new Promise((r) => setTimeout(r, 10));
+            }
+          }
           return answer;
         };
         real.release = async (carrier, pnr, opts) => {
@@ -49,7 +72,7 @@ describe('order.do bookings without an order, pay.do time-outs', () => {
           if (issueMode === 'issuedThenTimeout') throw timeout();
           return record;
         };
-        return [sandbox];
+        return [new Proxy(sandbox, { get: (target, prop) => (prop === 'booking' && closed ? undefined : Reflect.get(target, prop, target)) })];
       },
     });
   });
@@ -134,6 +157,78 @@ describe('order.do bookings without an order, pay.do time-outs', () => {
     assert.deepEqual(await t.orderExpiry.settleStaleAttempts(), [], 'settled once');
   });
 
+  test('the sweep takes the attempt while order.do is still writing (a process stalled past an airline call\'s time): 316, no order is recorded, the hold is released once', async () => {
+    bookMode = 'sweepDuring';
+    let answered: () => void = () => undefined;
+    orderAnswered = new Promise((r) => (answered = r));
+    let res;
+    try {
+      res = await order();
+    } finally {
+      answered();
+      bookMode = 'world';
+    }
+    const settled = await sweepRun!;
+    sweepRun = null;
+    assert.equal(res.body.status, 316, String(res.body.msg));
+    assert.match(String(res.body.msg), /outlived the airline's time/);
+    assert.equal(settled.length, 1);
+    const [orderNo] = settled;
+    assert.equal(await t.store.db.selectFrom('orders').select('order_no').where('order_no', '=', orderNo!).executeTakeFirst(), undefined, 'no order on a released hold');
+    assert.equal((await bookingOf(orderNo!))?.status, 'Cancelled');
+    assert.deepEqual(await attempts(), []);
+  });
+
+  test('an airline that does not answer the sweep: the attempt backs off (1, 2, 4 … minutes), the carrier is asked once a sweep, then settled when it answers', async () => {
+    for (let i = 0; i < 2; i++) {
+      bookMode = 'timeoutBeforeBooking';
+      try {
+        assert.equal((await order()).body.status, 316);
+      } finally {
+        bookMode = 'world';
+      }
+    }
+    t.clock.advance(STALE_CALL_MS + 1_000);
+    bookMode = 'timeoutBeforeBooking';
+    try {
+      bookCalls = 0;
+      assert.deepEqual(await t.orderExpiry.settleStaleAttempts(), []);
+      assert.equal(bookCalls, 1, 'one call to the silent carrier in a sweep, not one per attempt');
+      const rows = await t.store.db.selectFrom('booking_attempts').select(['tries', 'next_try_at', 'recovering_since']).orderBy('tries', 'desc').execute();
+      assert.deepEqual(rows.map((r) => r.tries), [1, 0]);
+      assert.ok(new Date(rows[0]!.next_try_at).getTime() >= t.clock.now().getTime() + 59_000, 'backed off a minute');
+      assert.deepEqual(await t.orderExpiry.settleStaleAttempts(), []);
+      assert.equal(bookCalls, 2, 'the other attempt, then nothing more till the back-off is over');
+      assert.deepEqual(await t.orderExpiry.settleStaleAttempts(), []);
+      assert.equal(bookCalls, 2);
+    } finally {
+      bookMode = 'world';
+    }
+    t.clock.advance(61_000);
+    assert.equal((await t.orderExpiry.settleStaleAttempts()).length, 2);
+    assert.deepEqual(await attempts(), []);
+    assert.equal(await heldWithoutOrder(), 0);
+  });
+
+  test('pay.do for a carrier without a booking connection: refused before the payment is claimed (the order stays unpaid); a payment left so is put back to unpaid by the sweep', async () => {
+    const o = await order();
+    const orderNo = o.body.orderNo as string;
+    closed = true;
+    try {
+      const paid = await call(t.app, '/pay.do', { orderNo });
+      assert.equal(paid.body.status, 402, String(paid.body.msg)); // decision 0023: the order's state does not allow payment
+      assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo })).body.orderStatus, 0, 'not left ticketing');
+      // as an older build left it: 'paying' when the connection went
+      await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: t.clock.now(), payment_method: 'deposit' }).where('order_no', '=', orderNo).execute();
+      await t.store.db.updateTable('orders').set({ status: '1' }).where('order_no', '=', orderNo).execute();
+      t.clock.advance(STALE_CALL_MS + 1_000);
+      assert.deepEqual(await t.orderExpiry.settleStalePayments(), [orderNo]);
+      assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo })).body.orderStatus, 0);
+    } finally {
+      closed = false;
+    }
+  });
+
   test('an attempt the sweep took is not recorded as an order by its order.do (the sweep releases its hold)', async () => {
     const clientId = (await t.store.db.selectFrom('clients').select('client_id').executeTakeFirstOrThrow()).client_id;
     const values = (orderNo: string, recovering: Date | null) => ({
@@ -142,6 +237,7 @@ describe('order.do bookings without an order, pay.do time-outs', () => {
       carrier: 'XS',
       request: '{}',
       started_at: t.clock.now(),
+      next_try_at: t.clock.now(),
       recovering_since: recovering,
     });
     await t.store.db.insertInto('booking_attempts').values([values('9100000000000001', null), values('9100000000000002', t.clock.now())]).execute();

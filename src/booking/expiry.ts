@@ -22,6 +22,11 @@ export const ORDER_EXPIRY_QUEUES = { [JOB_EXPIRY_SWEEP]: { policy: 'short' }, [J
 
 const SWEEP_KEY = 'sweep';
 const BATCH = 100;
+/**
+ * Real time each of the sweep's airline-calling parts (stale payments, booking attempts) may start calls for: the
+ * job expires after 60 s (src/jobs), and one airline call may take its 15 s time-out.
+ */
+const AIRLINE_PART_BUDGET_MS = 15_000;
 
 /** The part of the job queue expiry uses (src/jobs implements it). */
 export interface ExpiryQueue {
@@ -105,8 +110,10 @@ export class OrderExpiry {
    * Payments left 'paying' for longer than a pay.do can take (its process died during the airline's ticketing, or
    * its last write failed): each is settled as pay.do would have — the airline asked to issue again under the same
    * idempotency key (the order number: tickets it issued already come back, none twice), then the tickets recorded
-   * and the order paid; an airline that refuses puts the order back to unpaid (0), where the deadline applies. An
-   * airline that does not answer leaves it for the next sweep. Answers the orders settled (paid or back to unpaid).
+   * and the order paid; an airline that refuses puts the order back to unpaid (0), where the deadline applies, and
+   * so does a carrier with no booking connector any more. An airline that does not answer leaves it (and that
+   * carrier's other payments) for the next sweep; the calls stop after AIRLINE_PART_BUDGET_MS of the sweep.
+   * Answers the orders settled (paid or back to unpaid).
    */
   async settleStalePayments(): Promise<string[]> {
     const now = this.deps.clock.now();
@@ -120,9 +127,21 @@ export class OrderExpiry {
       .limit(BATCH)
       .execute();
     const settled: string[] = [];
+    const started = Date.now();
+    /** Carriers that did not answer in this sweep: asked again at the next one, not once per payment now. */
+    const silent = new Set<string>();
     for (const p of stale) {
+      if (Date.now() - started > AIRLINE_PART_BUDGET_MS) break;
+      if (silent.has(p.carrier)) continue;
       const booking = this.deps.airlines.forCarrier(p.carrier)?.booking;
-      if (!booking || !p.airline_pnr) continue;
+      if (!booking || !p.airline_pnr) {
+        // no airline to ask (the carrier left the world or the configuration): it cannot be ticketed through here
+        if (await backToUnpaid(this.deps.db, p.order_no, this.deps.clock.now())) {
+          this.deps.log.warn({ orderNo: p.order_no, carrier: p.carrier }, 'stale payment settled: the carrier has no booking connector now; back to unpaid');
+          settled.push(p.order_no);
+        }
+        continue;
+      }
       const method = (p.payment_method ?? 'deposit') as PaymentMethod;
       try {
         const record = await booking.issueTickets(p.carrier, p.airline_pnr, { method, idempotencyKey: p.order_no }, callOpts());
@@ -136,7 +155,10 @@ export class OrderExpiry {
             this.deps.log.warn({ orderNo: p.order_no, reason: err.kind }, 'stale payment settled: the airline did not ticket; back to unpaid');
             settled.push(p.order_no);
           }
-        } else this.deps.log.warn({ orderNo: p.order_no, err: err instanceof Error ? err.message : String(err) }, 'stale payment: the airline did not answer; will try again');
+        } else {
+          silent.add(p.carrier);
+          this.deps.log.warn({ orderNo: p.order_no, reason: err instanceof ConnectorError ? err.kind : 'error' }, 'stale payment: the airline did not answer; will try again');
+        }
       }
     }
     return settled;
@@ -144,7 +166,7 @@ export class OrderExpiry {
 
   /** order.do bookings whose order was never written (decision 0046): each released at the airline; answers their order numbers. */
   settleStaleAttempts(): Promise<string[]> {
-    return settleStaleAttempts(this.deps, STALE_CALL_MS, BATCH);
+    return settleStaleAttempts(this.deps, AIRLINE_PART_BUDGET_MS, BATCH);
   }
 
   /** Releases the airline's hold of an expired order (idempotent: the airline answers 'released' again). */

@@ -6,7 +6,7 @@
 // row is written the booking is named by an attempt (./attempts.ts, decision 0046), so no hold is ever left that
 // nothing releases.
 import { ConnectorError, type AirlinePassenger, type AirlineRecord, type BookingAnswer, type BookingRequest, type RequestedAncillary } from '../airline/connector.js';
-import { attemptBecomesOrder, dropAttempt, releaseAttempt, startAttempt } from './attempts.js';
+import { attemptBecomesOrder, dropAttempt, releaseAttempt, startAttempt, takeAttempt } from './attempts.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { insertOrderFromRecord, newOrderNo } from '../orders/orders.js';
@@ -64,7 +64,7 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
     ifSeatOccupied,
   };
   // Until its order row is written, a booking the airline makes is named by this attempt (decision 0046).
-  await startAttempt(deps.db, request, now);
+  await startAttempt(deps.db, request, deps.clock.now());
   let answer: BookingAnswer;
   try {
     answer = await b.book(request, callOpts());
@@ -130,8 +130,10 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
     await recordOrder(deps, { orderNo, clientId, sessionId: session.id, record: answer.record, now, currency: it.price.currency, totalMinor: fareMinor + ancillaryMinor, deadline, feeMinor, details });
   } catch (err) {
     // The airline holds seats that no order names: released now, or (the airline not answering, or this process
-    // dying first) by the expiry sweep, which finds the attempt.
-    await releaseAttempt({ db: deps.db, airlines: deps.airlines, clock: deps.clock, log: deps.log ?? SILENT }, orderNo, it.carrier, request).catch(() => false);
+    // dying first) by the expiry sweep, which finds the attempt. Taken first: an order whose commit did happen (its
+    // answer lost) removed the attempt, and its booking is then not released; one the sweep took is the sweep's.
+    const attempts = { db: deps.db, airlines: deps.airlines, clock: deps.clock, log: deps.log ?? SILENT };
+    if (await takeAttempt(deps.db, orderNo, deps.clock.now(), false).catch(() => false)) await releaseAttempt(attempts, orderNo, it.carrier, request).catch(() => null);
     throw err;
   }
 

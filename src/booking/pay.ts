@@ -118,6 +118,8 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   if (!SUPPORTED.has(methodNo)) throw new ApiError(S.PAY_METHOD_UNSUPPORTED, `payment method ${methodNo} is not supported for this order`);
   const last4 = method === 'virtualCard' ? checkCard(req.creditCard, now) : null;
 
+  // The airline's connection before the payment is claimed: a carrier without one (402) leaves the order as it is.
+  const airline = bookingOf(deps.airlines, order.carrier, S.PAY_STATE);
   // Intent first: only one payment of the order gets past this line (and none once the expiry took it).
   const claimed = await deps.db
     .updateTable('booking_orders')
@@ -135,7 +137,7 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
 
   let record;
   try {
-    record = await bookingOf(deps.airlines, order.carrier).issueTickets(order.carrier, order.airline_pnr!, { method, idempotencyKey: order.order_no }, callOpts());
+    record = await airline.issueTickets(order.carrier, order.airline_pnr!, { method, idempotencyKey: order.order_no }, callOpts());
   } catch (err) {
     // An airline that answered has not issued: back to unpaid. One that did not answer in time may have issued:
     // the payment stays in progress and the expiry sweep settles it once no call can still be under way (it asks

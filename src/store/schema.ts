@@ -419,7 +419,11 @@ export interface BookingAttemptsTable {
   /** The BookingRequest as sent (its idempotency key is order_no). */
   request: Json<unknown>;
   started_at: Timestamp;
-  /** Set when the expiry sweep took the attempt: the order's transaction no longer records it. */
+  /** When the expiry sweep takes it up (decision 0046): an airline call's time after it began, then backing off. */
+  next_try_at: Timestamp;
+  /** The sweep's attempts that the airline did not answer. */
+  tries: ColumnType<number, number | undefined, number>;
+  /** Set when the attempt was taken to be released: the order's transaction no longer records it. */
   recovering_since: Timestamp | null;
 }
 
