@@ -815,6 +815,19 @@ describe('console sandbox panel: reload the world', () => {
     assert.ok(!JSON.stringify(a).includes('reloaded-agency-secret-2026'), 'no client secret in the audit log');
   });
 
+  test('a reload enables again a world client disabled in the console: named in its audit row, and in force at once in this process (found by a review)', async () => {
+    const admin = await login('ada.admin');
+    const reloaded = { id: 'reloaded-agency', secret: 'reloaded-agency-secret-2026' };
+    const asClient = () => call(t.app, '/queryRefundOrders.do', { refundCode: '1' }, { client: reloaded });
+    assert.equal((await t.app.inject({ method: 'POST', url: '/console/api/clients/reloaded-agency/disable', headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf }, payload: {} })).statusCode, 200);
+    assert.equal((await asClient()).http, 401, 'disabled (and the refusal cached)');
+    const res = await reload(admin);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.notEqual((await asClient()).http, 401, 'the file\'s client works again at once, not after the cache\'s 30 s');
+    const [latest] = await t.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'sandbox.world').orderBy('id', 'desc').limit(1).execute();
+    assert.deepEqual((latest!.after as { reEnabledClients?: string[] }).reEnabledClients, ['reloaded-agency']);
+  });
+
   test('a file that does not load changes nothing and the answer says why', async () => {
     const admin = await login('ada.admin');
     const before = await settingsOf('demo-agency');
@@ -832,7 +845,7 @@ describe('console sandbox panel: reload the world', () => {
     assert.match((await reload(admin)).json().error, /nothing changed: world file .* cannot be read: ENOENT/);
     assert.deepEqual(await settingsOf('demo-agency'), before);
     assert.equal(t.world.flights.size, flights);
-    assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('action', '=', 'sandbox.world').execute()).length, 1, 'only the successful reload is audited');
+    assert.equal((await t.store.db.selectFrom('audit_log').select('id').where('action', '=', 'sandbox.world').execute()).length, 2, 'only the successful reloads are audited');
   });
 
   test('other processes on the store follow a reload: the world is recorded with a version, without its secrets, and built again at the same time elsewhere', async () => {

@@ -14,8 +14,12 @@ export function findClient(db: Kysely<Database>, clientId: string): Promise<Clie
   return db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 }
 
-/** Upsert world clients; a secret is re-hashed only when it changed, so restarts keep the same hash. */
-export async function seedClients(db: Kysely<Database>, clients: SeedClient[], now: Date): Promise<void> {
+/**
+ * Upsert world clients; a secret is re-hashed only when it changed, so restarts keep the same hash. A world client
+ * is active: one disabled (in the console) is enabled again, and answered in `reEnabled` for its audit row.
+ */
+export async function seedClients(db: Kysely<Database>, clients: SeedClient[], now: Date): Promise<{ reEnabled: string[] }> {
+  const reEnabled: string[] = [];
   for (const c of clients) {
     const existing = await findClient(db, c.id);
     const settings = JSON.stringify(c.settings ?? {});
@@ -28,12 +32,14 @@ export async function seedClients(db: Kysely<Database>, clients: SeedClient[], n
       continue;
     }
     const secretHash = (await verifySecret(c.secret, existing.secret_hash)) ? existing.secret_hash : await hashSecret(c.secret);
+    if (existing.status !== 'active') reEnabled.push(c.id);
     await db
       .updateTable('clients')
       .set({ name: c.name, secret_hash: secretHash, settings, status: 'active', updated_at: now })
       .where('client_id', '=', c.id)
       .execute();
   }
+  return { reEnabled };
 }
 
 /** Creates a client and returns its secret: the only time the secret is ever shown. */

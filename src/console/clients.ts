@@ -170,23 +170,21 @@ export async function setClientWebhook(
   url: string | null,
   rotateSecret: boolean,
 ): Promise<{ webhookUrl: string | null; secret: string | null }> {
-  const before = await reg.db.selectFrom('clients').select(['webhook_url', 'webhook_secret']).where('client_id', '=', clientId).executeTakeFirst();
-  if (!before) throw new ActionRefused(404, `no client ${clientId}`);
   const trimmed = url === null ? null : url.trim();
   if (trimmed === '') throw new ActionRefused(409, 'webhook URL: give one (https://…), or remove it');
   if (rotateSecret && trimmed === null) throw new ActionRefused(409, 'a new signing secret needs a webhook URL');
   let done;
   try {
-    done = await setWebhook(reg, clientId, trimmed, { rotate: rotateSecret });
+    // the audit row in the change's transaction, with the row as it was under its lock
+    done = await setWebhook(reg, clientId, trimmed, {
+      rotate: rotateSecret,
+      within: (trx, before, made) =>
+        audit(trx, operator, 'client.webhook', `client:${clientId}`, before, { webhookUrl: trimmed, hasSecret: before.hasSecret || made.secret !== null, secretMade: made.secret !== null }),
+    });
   } catch (err) {
     if (err instanceof WebhookRegistrationError) throw new ActionRefused(409, `webhook URL: ${err.message}`);
     throw err;
   }
   if (!done) throw new ActionRefused(404, `no client ${clientId}`);
-  await audit(reg.db, operator, 'client.webhook', `client:${clientId}`, { webhookUrl: before.webhook_url, hasSecret: before.webhook_secret !== null }, {
-    webhookUrl: trimmed,
-    hasSecret: before.webhook_secret !== null || done.secret !== null,
-    secretMade: done.secret !== null,
-  });
   return { webhookUrl: trimmed, secret: done.secret };
 }

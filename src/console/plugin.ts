@@ -414,7 +414,7 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     // ---- sandbox panel: the world (sandbox mode only) ----
     const world = deps.config.sandbox ? deps.world : null;
     if (world) {
-      const reloadDeps = { db, worldPath: deps.config.worldPath, now: () => deps.clock.now(), world, webhooks: deps.webhooks ?? null };
+      const reloadDeps = { db, worldPath: deps.config.worldPath, now: () => deps.clock.now(), world, webhooks: deps.webhooks ?? null, invalidateClient: deps.invalidateClient };
       authed.get('/sandbox/world', { schema: hidden }, async () => worldSummary(world));
       authed.post('/sandbox/world/reload', { schema: hidden, config: admin }, async (request) => {
         const done = await reloadWorld(reloadDeps, operatorOf(request));

@@ -25,6 +25,8 @@ export interface WorldReloadDeps {
   /** The world this process serves; replaced in place by a successful reload. */
   world: World;
   webhooks: WebhookRegistry | null;
+  /** Drops a client from this process's credential cache (its secret, settings or status may change now). */
+  invalidateClient?: (clientId: string) => void;
 }
 
 export interface WorldSummary {
@@ -56,7 +58,9 @@ export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Pr
     if (problem) throw new ActionRefused(409, `the world was not reloaded, nothing changed: world client ${c.id}: webhook: ${problem}`);
   }
   const before = worldSummary(deps.world);
-  await seedClients(deps.db, fresh.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), now);
+  const { reEnabled } = await seedClients(deps.db, fresh.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), now);
+  // This process at once; the others within their credential cache's 30 s, as for any client change.
+  for (const c of fresh.clients) deps.invalidateClient?.(c.id);
   const ordersCreated = await seedBookedOrders(deps.db, [...fresh.bookings.values()].map((b) => b.record), now);
   try {
     if (deps.webhooks && withWebhook.length > 0) await seedWebhooks(deps.webhooks, withWebhook);
@@ -68,6 +72,8 @@ export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Pr
   // Every other process on the store follows (src/airline/sandbox/world-share.ts).
   const version = await recordWorldReload(deps.db, fresh, now);
   const after = worldSummary(deps.world);
-  await audit(deps.db, operator, 'sandbox.world', 'sandbox:world', before, { ...after, ordersCreated, version });
+  // World clients disabled in the console are enabled again by the file: named here (the clients' own audit rows
+  // say who disabled them). Written after the change (its parts have their own transactions).
+  await audit(deps.db, operator, 'sandbox.world', 'sandbox:world', before, { ...after, ordersCreated, version, ...(reEnabled.length > 0 ? { reEnabledClients: reEnabled } : {}) });
   return { ...after, ordersCreated, version };
 }

@@ -2,7 +2,7 @@
 // world file's clients (docs/webhooks.md "Registering"). The signing secret is made with the first URL and
 // shown then only; a rotation makes a new one. Events are written only for status changes after the
 // registration: a client registering later does not receive the past.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
 import { newWebhookSecret, type WebhookKeyring } from './secret.js';
@@ -41,7 +41,14 @@ export async function setWebhook(
   reg: WebhookRegistry,
   clientId: string,
   url: string | null,
-  opts: { rotate?: boolean; secret?: string; /** leave the URL as it is (a rotation alone) */ keepUrl?: boolean } = {},
+  opts: {
+    rotate?: boolean;
+    secret?: string;
+    /** leave the URL as it is (a rotation alone) */
+    keepUrl?: boolean;
+    /** Runs in the change's transaction, with the row as it was (the console's audit row: both commit or neither). */
+    within?: (trx: Transaction<Database>, before: { webhookUrl: string | null; hasSecret: boolean }, made: Registered) => Promise<void>;
+  } = {},
 ): Promise<Registered | null> {
   if (!reg.keyring) throw new WebhookRegistrationError('webhooks are off: set WEBHOOK_SECRET_KEY (32 characters or more) outside sandbox mode');
   if (url !== null) {
@@ -50,7 +57,7 @@ export async function setWebhook(
   }
   const keyring = reg.keyring;
   return reg.db.transaction().execute(async (trx) => {
-    const client = await trx.selectFrom('clients').select(['client_id', 'webhook_secret']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
+    const client = await trx.selectFrom('clients').select(['client_id', 'webhook_url', 'webhook_secret']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
     if (!client) return null;
     let secret: string | null = null;
     if (opts.secret !== undefined) secret = opts.secret;
@@ -60,7 +67,9 @@ export async function setWebhook(
       .set({ updated_at: reg.now(), ...(opts.keepUrl ? {} : { webhook_url: url }), ...(secret !== null ? { webhook_secret: keyring.seal(secret) } : {}) })
       .where('client_id', '=', clientId)
       .execute();
-    return { url: opts.keepUrl ? null : url, secret: opts.secret !== undefined ? null : secret };
+    const made = { url: opts.keepUrl ? null : url, secret: opts.secret !== undefined ? null : secret };
+    await opts.within?.(trx, { webhookUrl: client.webhook_url, hasSecret: client.webhook_secret !== null }, made);
+    return made;
   });
 }
 
