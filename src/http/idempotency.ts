@@ -71,8 +71,10 @@ export class Idempotency {
     const where = { clientId, endpoint, key, requestHash, validationStatus: args.validationStatus };
 
     const deadline = Date.now() + this.waitMs;
+    /** When this request took the key: its pending row is the one with this created_at (another may take over an abandoned one). */
+    let claimed: Date | null;
     for (;;) {
-      if (await this.claim(where)) break;
+      if ((claimed = await this.claim(where))) break;
       const row = await this.find(where);
       if (row && row.httpStatus !== PENDING) return row;
       if (Date.now() > deadline) {
@@ -85,19 +87,23 @@ export class Idempotency {
     try {
       answer = await work();
     } catch (err) {
-      await this.release(where);
+      await this.release(where, claimed);
       throw err;
     }
     if (!isFinal(answer)) {
-      await this.release(where);
+      await this.release(where, claimed);
       return answer;
     }
+    // Only into this request's own pending row: one that ran past ABANDONED_MS may have been taken over by a retry,
+    // whose answer is then the key's (this one is still answered to its caller).
     await this.db
       .updateTable('idempotency_keys')
       .set({ http_status: answer.httpStatus, response: JSON.stringify(answer.body) })
       .where('client_id', '=', clientId)
       .where('endpoint', '=', endpoint)
       .where('idem_key', '=', key)
+      .where('http_status', '=', PENDING)
+      .where('created_at', '=', claimed)
       .execute();
     return answer;
   }
@@ -107,14 +113,14 @@ export class Idempotency {
    * not the cleanup job has deleted it yet); false when another request holds it. The take-over is one
    * conditional UPDATE, so of two requests racing for an expired key only one wins.
    */
-  private async claim(w: Where): Promise<boolean> {
+  private async claim(w: Where): Promise<Date | null> {
     const now = this.clock.now();
     const inserted = await this.db
       .insertInto('idempotency_keys')
       .values({ client_id: w.clientId, endpoint: w.endpoint, idem_key: w.key, request_hash: w.requestHash, http_status: PENDING, response: 'null', created_at: now })
       .onConflict((oc) => oc.columns(['client_id', 'endpoint', 'idem_key']).doNothing())
       .executeTakeFirst();
-    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return true;
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return now;
     const takenOver = await this.db
       .updateTable('idempotency_keys')
       .set({ request_hash: w.requestHash, http_status: PENDING, response: 'null', created_at: now } as never)
@@ -128,16 +134,18 @@ export class Idempotency {
         ]),
       )
       .executeTakeFirst();
-    return takenOver.numUpdatedRows > 0n;
+    return takenOver.numUpdatedRows > 0n ? now : null;
   }
 
-  private async release(w: Where): Promise<void> {
+  /** This request's own pending row goes (the key free for a real retry); one taken over by another stays. */
+  private async release(w: Where, claimed: Date): Promise<void> {
     await this.db
       .deleteFrom('idempotency_keys')
       .where('client_id', '=', w.clientId)
       .where('endpoint', '=', w.endpoint)
       .where('idem_key', '=', w.key)
       .where('http_status', '=', PENDING)
+      .where('created_at', '=', claimed)
       .execute();
   }
 

@@ -1,0 +1,70 @@
+// Idempotency-Key: a request that ran past ABANDONED_MS (5 min) may have its pending row taken over by a retry;
+// its own answer then does not overwrite the retry's, nor does its failure delete the retry's row (found by a
+// review: the final write and the release matched the key only).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TestClock } from '../clock.js';
+import { openTestStore } from '../test-support/app.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
+import { seedClients } from '../clients/clients.js';
+import type { Store } from '../store/store.js';
+import { Idempotency, type StoredAnswer } from './idempotency.js';
+
+describe('Idempotency-Key: a request whose key was taken over', () => {
+  let store: Store;
+  const clock = new TestClock();
+  let idem: Idempotency;
+  before(async () => {
+    store = await openTestStore();
+    await seedClients(store.db, [{ id: TEST_CLIENTS.alpha.id, name: 'Alpha', secret: TEST_CLIENTS.alpha.secret }], clock.now());
+    idem = new Idempotency(store.db, clock, 24 * 3_600_000, 200);
+  });
+  after(() => store.close());
+
+  const args = (key: string) => ({ clientId: TEST_CLIENTS.alpha.id, endpoint: 'test.do', key, body: { n: 1 }, validationStatus: 100, busy: null });
+  const final = () => true;
+  const stored = async (key: string) =>
+    (await store.db.selectFrom('idempotency_keys').select(['http_status', 'response']).where('idem_key', '=', key).executeTakeFirst()) ?? null;
+
+  /** The first request's work: holds until `go` (past the abandonment time), then answers `answer` or fails. */
+  const slow = (answer: StoredAnswer | Error) => {
+    let go: () => void = () => undefined;
+    const held = new Promise<void>((r) => (go = r));
+    const work = async () => {
+      await held;
+      if (answer instanceof Error) throw answer;
+      return answer;
+    };
+    return { work, go };
+  };
+
+  test("the slow first request's answer does not overwrite the retry's that took the key over", async () => {
+    const first = slow({ httpStatus: 200, body: { status: 0, who: 'first' } });
+    const running = idem.run(args('k-answer'), first.work, final);
+    await new Promise((r) => setTimeout(r, 50));
+    clock.advance(5 * 60_000 + 1_000);
+    const retry = await idem.run(args('k-answer'), async () => ({ httpStatus: 200, body: { status: 0, who: 'retry' } }), final);
+    assert.deepEqual(retry.body, { status: 0, who: 'retry' });
+    first.go();
+    assert.deepEqual((await running).body, { status: 0, who: 'first' }, 'still answered to its own caller');
+    assert.deepEqual((await stored('k-answer'))?.response, { status: 0, who: 'retry' }, 'the key replays the retry\'s answer');
+    const again = await idem.run(args('k-answer'), async () => assert.fail('replayed, not run'), final);
+    assert.deepEqual(again.body, { status: 0, who: 'retry' });
+  });
+
+  test("the slow first request's failure does not free the key the retry holds", async () => {
+    const first = slow(new Error('the first failed'));
+    const running = idem.run(args('k-fail'), first.work, final);
+    await new Promise((r) => setTimeout(r, 50));
+    clock.advance(5 * 60_000 + 1_000);
+    const second = slow({ httpStatus: 200, body: { status: 0, who: 'retry' } });
+    const retrying = idem.run(args('k-fail'), second.work, final);
+    await new Promise((r) => setTimeout(r, 50));
+    first.go();
+    await assert.rejects(running, /the first failed/);
+    assert.equal((await stored('k-fail'))?.http_status, 0, "the retry's pending row stays");
+    second.go();
+    await retrying;
+    assert.deepEqual((await stored('k-fail'))?.response, { status: 0, who: 'retry' });
+  });
+});
