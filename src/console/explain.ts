@@ -7,7 +7,7 @@ import type { AirlineDirectory } from '../airline/connector.js';
 import { firstDeparture } from '../refunds/checks.js';
 import type { OrderContext } from '../refunds/context.js';
 import { quoteTicket, type Rates, type TicketForQuote } from '../refunds/engine/index.js';
-import type { PricedQuote } from '../refunds/pricing.js';
+import { extrasOfTicket, type PricedQuote } from '../refunds/pricing.js';
 
 export interface TicketExplanation {
   ticketNo: string;
@@ -48,10 +48,7 @@ export function explainQuote(args: { ctx: OrderContext; quote: PricedQuote; quot
       fareMinor: t.fareMinor,
       taxMinor: t.taxMinor,
       firstDeparture: { local: dep.depLocal, timeZone: dep.depTimeZone },
-      ancillaries: ctx.ancillaries.filter((a) => a.kind === 'inflow' && a.paxIndex === pax.paxIndex).map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
-      postTicketingServices: ctx.ancillaries
-        .filter((a) => a.kind === 'post' && a.paxIndex === pax.paxIndex)
-        .map((a) => ({ postTicketingOrderNo: a.postOrderNo ?? '', category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
+      ...extrasOfTicket(ctx, t),
     };
     try {
       const q = quoteTicket({ ticket, rules: terms.rules, reason: quote.reason, now: args.quotedAt, rates: args.rates });

@@ -68,6 +68,27 @@ function wireRule(r: RefundRule): RefundRuleWire {
   return out as RefundRuleWire;
 }
 
+/**
+ * A ticket's share of its passenger's ancillaries and post-ticketing services: those on the segments its coupons
+ * fly. A passenger may hold several tickets (an outbound and a return: 804), and each of them was refunded all of
+ * the passenger's extras before (found by a review: a bag refunded twice). One on no segment (or on a segment no
+ * ticket of the passenger flies) goes with the passenger's first ticket, so that it is counted once.
+ */
+export function extrasOfTicket(ctx: OrderContext, ticket: { ticketNo: string; paxIndex: number; coupons: ReadonlyArray<{ segmentIndex: number }> }) {
+  const own = ctx.tickets.filter((t) => t.paxIndex === ticket.paxIndex);
+  const first = own[0]?.ticketNo === ticket.ticketNo;
+  const flies = (t: { coupons: ReadonlyArray<{ segmentIndex: number }> }, seg: number) => t.coupons.some((c) => c.segmentIndex === seg);
+  const mine = ctx.ancillaries.filter(
+    (a) => a.paxIndex === ticket.paxIndex && (a.segmentIndex !== null && own.some((t) => flies(t, a.segmentIndex!)) ? flies(ticket, a.segmentIndex) : first),
+  );
+  return {
+    ancillaries: mine.filter((a) => a.kind === 'inflow').map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
+    postTicketingServices: mine
+      .filter((a) => a.kind === 'post')
+      .map((a) => ({ postTicketingOrderNo: a.postOrderNo ?? '', category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
+  };
+}
+
 export function priceSelection(args: {
   ctx: OrderContext;
   selection: Selection;
@@ -88,12 +109,7 @@ export function priceSelection(args: {
         fareMinor: t.fareMinor,
         taxMinor: t.taxMinor,
         firstDeparture: { local: dep.depLocal, timeZone: dep.depTimeZone },
-        ancillaries: ctx.ancillaries
-          .filter((a) => a.kind === 'inflow' && a.paxIndex === pick.pax.paxIndex)
-          .map((a) => ({ category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
-        postTicketingServices: ctx.ancillaries
-          .filter((a) => a.kind === 'post' && a.paxIndex === pick.pax.paxIndex)
-          .map((a) => ({ postTicketingOrderNo: a.postOrderNo ?? '', category: a.category, priceMinor: a.priceMinor, currency: a.currency })),
+        ...extrasOfTicket(ctx, t),
       };
       return { ticket, reason: selection.reason, pax: pick.pax };
     }),
@@ -104,7 +120,7 @@ export function priceSelection(args: {
   const fee = args.serviceFeeText ? parseMoney(args.serviceFeeText) : { currency, minor: 0 };
 
   const result = quoteRequest({
-    items: items.map(({ ticket, reason }) => ({ ticket, reason })),
+    items: items.map(({ ticket, reason, pax }) => ({ ticket, reason, passenger: String(pax.paxIndex) })),
     rules: terms.rules,
     now,
     rates,

@@ -13,9 +13,9 @@ const FEE = { currency: 'EUR', minor: 500 };
 const adult = ticket({ ticketNo: 'T-ADT' });
 const child = ticket({ ticketNo: 'T-CHD', passengerType: 'CHD', fareMinor: 20_000, taxMinor: 4_000 });
 
-function request(items: { ticket: TicketForQuote; reason?: RefundReason }[], rules: RefundRule[], over: Partial<RequestQuoteInput> = {}): RequestQuoteResult {
+function request(items: { ticket: TicketForQuote; reason?: RefundReason; passenger?: string }[], rules: RefundRule[], over: Partial<RequestQuoteInput> = {}): RequestQuoteResult {
   return quoteRequest({
-    items: items.map((i) => ({ ticket: i.ticket, reason: i.reason ?? '1' })),
+    items: items.map((i) => ({ ticket: i.ticket, reason: i.reason ?? '1', ...(i.passenger !== undefined ? { passenger: i.passenger } : {}) })),
     rules,
     now: NOW,
     rates: {},
@@ -150,6 +150,11 @@ void test('step 9: serviceFee = client fee × refunded passengers', () => {
     transactionFeeMinor: 1_500,
     passengers: 2,
   });
+  // one passenger's two tickets (an outbound and a return, 804) pay the fee once (found by a review: charged per ticket)
+  const outbound = { ...adult, ticketNo: '999-0000000001' };
+  const inbound = { ...adult, ticketNo: '999-0000000002' };
+  assert.deepEqual(ok(request([{ ticket: outbound, passenger: 'p1' }, { ticket: inbound, passenger: 'p1' }], rules)).serviceFee, { currency: 'EUR', transactionFeeMinor: 500, passengers: 1 });
+  assert.deepEqual(ok(request([{ ticket: outbound, passenger: 'p1' }, { ticket: inbound, passenger: 'p2' }], rules)).serviceFee.passengers, 2);
 });
 
 // step 10: expected dates from today (UTC calendar day of `now`).

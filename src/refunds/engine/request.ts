@@ -97,8 +97,8 @@ export function quoteRequest(input: RequestQuoteInput): RequestQuoteResult {
     vouchers = [...byAirline.values()];
   }
 
-  // step 9: the client's fee per refunded passenger (one ticket = one passenger).
-  const passengers = tickets.length;
+  // step 9: the client's fee per refunded passenger: a passenger holding several tickets (804) pays it once.
+  const passengers = new Set(items.map((i, n) => i.passenger ?? `ticket ${n}`)).size;
 
   // step 10: confirmation = today + confirmation days (0 with fastConfirmation); refund = that + refund days.
   const zone = input.calendarZone ?? 'UTC';

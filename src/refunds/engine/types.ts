@@ -177,7 +177,8 @@ export interface MoneyMinor {
 }
 
 export interface RequestQuoteInput {
-  items: readonly { ticket: TicketForQuote; reason: RefundReason }[];
+  /** `passenger`: whose ticket it is (a passenger may hold several: the fee is per passenger); absent, each ticket its own. */
+  items: readonly { ticket: TicketForQuote; reason: RefundReason; passenger?: string }[];
   rules: readonly RefundRule[];
   now: Date;
   rates: Rates;
