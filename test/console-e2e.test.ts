@@ -180,7 +180,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await timed(page, 'refund-new', () => page.getByRole('button', { name: 'Confirm approve' }).click(), '[data-testid=refund-status]');
     const refundCode = /\/console\/refunds\/(\d+)/.exec(page.url())![1]!;
     assert.match((await page.getByTestId('refund-status').textContent()) ?? '', /^[01] /);
-    assert.ok(await page.getByText('approved in the console by aga.agent').count());
+    assert.ok(await page.getByText('approved in the console (case').count());
     assert.match((await page.getByTestId('explanation').textContent()) ?? '', /#\d+, type 1, window/, 'the quote says which rule and window applied');
 
     // The queue shows it; followed from there.

@@ -53,7 +53,8 @@ export async function approveCase(deps: ActionDeps, operator: Operator, caseId: 
       deps.refunds,
       { clientId: client.client_id, settings: client.settings },
       c.request as ConsoleCaseRequest,
-      `approved in the console by ${operator.login} (case ${caseId})`,
+      // the status history's cause reaches the client (webhook data.message): who decided is in the audit log and the case
+      `approved in the console (case ${caseId})`,
       async (trx, refundCode) => {
         await lockCase(trx, caseId); // decided meanwhile by another agent: the whole approval rolls back
         const now = new Date();
@@ -144,7 +145,8 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
       if (!now.allowed) throw new ActionRefused(409, `cannot withdraw: ${now.why}`);
     }
     // The lifecycle's own status change (src/refunds/transition.ts): the history row, and the tickets freed for a new request.
-    const cause = `withdrawn in the console by ${operator.login}${atAirline ? '; withdrawn at the airline' : ''}`;
+    // the cause reaches the client (webhook data.message): the operator is named in the audit row only
+    const cause = `withdrawn in the console${atAirline ? '; withdrawn at the airline' : ''}`;
     const moved = await moveRefund(trx, deps.refunds.clock.now(), refundCode, r.status, RS.WITHDRAWN, cause, { cancel_reason: cancelReason });
     await audit(trx, operator, 'refund.withdraw', `refund:${refundCode}`, before, { status: RS.WITHDRAWN, cancelReason, ...(atAirline ? { atAirline: true } : {}) });
     return moved;

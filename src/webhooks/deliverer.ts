@@ -45,6 +45,13 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
+/**
+ * Text a receiver sent (its answer, a connection error's words) as the store can hold it: PostgreSQL's text takes
+ * no NUL character, and a settle refused for one left the event pending, sent again every lease for good (found by
+ * a review: an answer `OK\0` of a binary or UTF-16 receiver).
+ */
+export const storable = (text: string | null): string | null => (text === null ? null : text.replaceAll('\u0000', '\uFFFD'));
+
 /** Reads at most `max` characters of an answer, then lets the rest go. */
 async function excerptOf(res: Response, max: number): Promise<string> {
   if (!res.body) return '';
@@ -163,13 +170,13 @@ export class WebhookDeliverer {
         },
         body,
       });
-      const excerpt = await excerptOf(res, RESPONSE_EXCERPT_CHARS).catch(() => null);
+      const excerpt = storable(await excerptOf(res, RESPONSE_EXCERPT_CHARS).catch(() => null));
       const ok = res.status >= 200 && res.status < 300;
       return { ok, httpStatus: res.status, error: ok ? null : `HTTP ${res.status}`, excerpt, durationMs: elapsed() };
     } catch (err) {
       const name = err instanceof Error ? err.name : '';
       const error = name === 'TimeoutError' || name === 'AbortError' ? 'timed out' : `connection failed: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}`;
-      return { ok: false, httpStatus: null, error: error.slice(0, 200), excerpt: null, durationMs: elapsed() };
+      return { ok: false, httpStatus: null, error: storable(error.slice(0, 200)), excerpt: null, durationMs: elapsed() };
     }
   }
 

@@ -1,21 +1,35 @@
 // What a webhook URL may be (docs/webhooks.md "Registering"): http or https, no user or password, no
 // fragment, at most 2048 characters. Outside sandbox mode also https only and no loopback, private,
 // link-local or unspecified address literal (names are not resolved here: see decision 0022).
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 export const WEBHOOK_URL_MAX = 2048;
 
-function privateV4(host: string): boolean {
-  const [a, b] = host.split('.').map(Number) as [number, number];
-  return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+/**
+ * Address literals a webhook may not name outside sandbox mode: this host, private networks, link-local, shared
+ * (CGN), multicast, reserved and unspecified. Node's BlockList matches an IPv4-mapped IPv6 address (`::ffff:…`,
+ * which the URL parser writes in hex: `[::ffff:7f00:1]`) against the IPv4 ranges (found by a review: a regex for
+ * the dotted form let `[::ffff:127.0.0.1]` through). IPv4-compatible (`::a.b.c.d`) and NAT64 (`64:ff9b::/96`)
+ * forms are read as the IPv4 address they carry.
+ */
+const FORBIDDEN = new BlockList();
+for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
+  FORBIDDEN.addSubnet(net, bits, 'ipv4');
+}
+for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) FORBIDDEN.addSubnet(net, bits, 'ipv6');
+
+/** The IPv4 address an IPv4-compatible or NAT64 IPv6 literal carries in its last 32 bits, or null. */
+function embeddedV4(host: string): string | null {
+  const m = /^(?:::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(host);
+  if (!m) return null;
+  const [hi, lo] = [parseInt(m[1]!, 16), parseInt(m[2]!, 16)];
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
 }
 
-function privateV6(host: string): boolean {
-  const h = host.toLowerCase();
-  if (h === '::' || h === '::1') return true;
-  if (/^f[cd]/.test(h) || /^fe[89ab]/.test(h)) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-  return mapped ? privateV4(mapped[1]!) : false;
+function forbiddenAddress(host: string, ip: 4 | 6): boolean {
+  if (ip === 4) return FORBIDDEN.check(host, 'ipv4');
+  const v4 = embeddedV4(host);
+  return FORBIDDEN.check(host, 'ipv6') || (v4 !== null && FORBIDDEN.check(v4, 'ipv4'));
 }
 
 /** Why the URL cannot be a webhook URL, or null when it can. */
@@ -34,9 +48,10 @@ export function webhookUrlProblem(raw: string, opts: { sandbox: boolean }): stri
   if (u.hostname === '') return 'url has no host';
   if (opts.sandbox) return null;
   if (u.protocol !== 'https:') return 'url must be https';
-  const host = u.hostname.replace(/^\[|\]$/g, '');
+  // a name's trailing dot (the root) names the same host: `localhost.`
+  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return 'url must not point at this machine';
   const ip = isIP(host);
-  if ((ip === 4 && privateV4(host)) || (ip === 6 && privateV6(host))) return 'url must not be a loopback, private or link-local address';
+  if (ip !== 0 && forbiddenAddress(host, ip as 4 | 6)) return 'url must not be a loopback, private, link-local, multicast or reserved address';
   return null;
 }

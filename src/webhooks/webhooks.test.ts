@@ -2,6 +2,8 @@
 // a signed POST to a real receiver on loopback, in order per refund, retried with backoff while the receiver
 // is down, given up after 24 h; every attempt recorded. The crash case (kill -9): test/webhooks-crash.test.ts.
 import { after, before, describe, test } from 'node:test';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
@@ -58,6 +60,23 @@ describe('webhook URL rules', () => {
     for (const local of ['https://127.0.0.1/', 'https://localhost/', 'https://10.1.2.3/', 'https://192.168.0.1/', 'https://[::1]/', 'https://169.254.169.254/', 'https://[fd00::1]/']) {
       assert.ok(webhookUrlProblem(local, prod), local);
     }
+    // found by a review: IPv4-mapped literals (the URL parser writes them in hex), a trailing dot, IPv4-compatible
+    // and NAT64 forms, multicast and broadcast all passed
+    for (const local of [
+      'https://[::ffff:127.0.0.1]/',
+      'https://[::ffff:169.254.169.254]/',
+      'https://[::ffff:10.0.0.1]/',
+      'https://localhost./',
+      'https://[::7f00:1]/',
+      'https://[64:ff9b::a00:1]/',
+      'https://224.0.0.1/',
+      'https://255.255.255.255/',
+      'https://0x7f000001/',
+      'https://[ff02::1]/',
+    ]) {
+      assert.ok(webhookUrlProblem(local, prod), local);
+    }
+    for (const open of ['https://[::ffff:8.8.8.8]/', 'https://[2001:db8::1]/', 'https://8.8.8.8/', 'https://[64:ff9b::808:808]/']) assert.equal(webhookUrlProblem(open, prod), null, open);
   });
 
   test('secrets are stored sealed: another key cannot open them; production without a key is off', () => {
@@ -291,5 +310,38 @@ test('a redelivery of an event being sent at this moment is refused: it is not c
   } finally {
     await t.close();
     await hooks.down();
+  }
+});
+
+test('an answer holding a NUL character is recorded (as U+FFFD) and the event settled once (found by a review: the settle was refused, the event sent again every lease for good)', async () => {
+  const answers: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      answers.push(body);
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from('OK\u0000'));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url })).body.status, 0);
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    assert.equal((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.status, 0);
+    await t.webhooks!.deliverDue();
+    const events = await t.store.db.selectFrom('webhook_events').select(['id', 'state']).execute();
+    assert.deepEqual(events.map((e) => e.state), ['delivered']);
+    const attempts = await t.store.db.selectFrom('webhook_attempts').select(['http_status', 'response_excerpt']).where('event_id', '=', events[0]!.id).execute();
+    assert.deepEqual(attempts, [{ http_status: 200, response_excerpt: 'OK\uFFFD' }]);
+    t.clock.advance(3_600_000);
+    await t.webhooks!.deliverDue();
+    assert.equal(answers.length, 1, 'sent once');
+  } finally {
+    await t.close();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
   }
 });
