@@ -161,10 +161,13 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   // 820: spec 1 rule 3
   if (tickets.some((t) => t.coupons.some((c) => c.status === 'USED'))) fail(S.TICKET_USED, 'ticket already used; a flown segment cannot be refunded');
 
-  // 802: who stays on the booking after this request (passengers without a live refund)
+  // 802: who stays on the booking after this request (passengers without a live refund). An infant without a ticket
+  // of its own travels on an adult's and leaves with it: not counted (found by a review: an adult with a lap infant
+  // was refused 802 alone and 815 with the infant named, so she could never be refunded or voided).
   const refundedPax = new Set(ctx.tickets.filter((t) => ctx.liveRefunds.has(t.ticketNo)).map((t) => t.paxIndex));
   const requestedPax = new Set(picks.map((p) => p.pax.paxIndex));
-  const remaining = ctx.passengers.filter((p) => !requestedPax.has(p.paxIndex) && !refundedPax.has(p.paxIndex));
+  const ticketed = new Set(ctx.tickets.map((t) => t.paxIndex));
+  const remaining = ctx.passengers.filter((p) => !requestedPax.has(p.paxIndex) && !refundedPax.has(p.paxIndex) && (p.type !== 'INF' || ticketed.has(p.paxIndex)));
   if (remaining.some((p) => p.type !== 'ADT') && !remaining.some((p) => p.type === 'ADT')) {
     fail(S.CHILD_ALONE, 'a child or infant cannot travel alone on this booking: include them in the refund');
   }

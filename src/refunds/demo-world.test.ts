@@ -67,7 +67,7 @@ describe('the demo world provokes every refund code', () => {
     await expect('8041', quote('DEMO23', [pax('OWNACCOUNT', 'ODA', ['XS102-ret'])]), 8041);
     await expect('804', quote('DEMO24', [pax('TWOTICKETS', 'TIA', ['XS101-out'])]), 804);
     await expect('815', quote('DEMO25', [pax('LAP', 'LEO', ['XS101-out'])]), 815);
-    await expect('802', quote('DEMO25', [pax('LAP', 'LIA', ['XS101-out'])]), 802);
+    await expect('lap infant leaves with the adult', quote('DEMO25', [pax('LAP', 'LIA', ['XS101-out'])]), 0);
     await expect('817', quote('DEMO26', [pax('ELSEWHERE', 'EDDA', ['XS101-out'])]), 817);
     await expect('823', quote('DEMO27', [pax('VOID', 'VERA', ['XS101-out'], '4')]), 823);
     await expect('void ok', quote('DEMO27', [pax('VOID', 'VERA', ['XS101-out'], '4'), pax('VOID', 'VIK', ['XS101-out'], '4')]), 0);
@@ -96,6 +96,7 @@ describe('the demo world provokes every refund code', () => {
     await expect('816 first', call(t.app, '/refund.do', { airlinePNR: 'DEMO15', carrier: 'XO', refundRequestList: [pax('ONCE', 'OTTO', ['XO7-out'], '0')] }, { client: DEMO }), 0);
     await expect('816', quote('DEMO15', [pax('ONCE', 'OLGA', ['XO7-out'], '0')]), 816);
     await expect('819', quote('DEMO30', [pax('UNKNOWNPAY', 'UMA', ['XS101-out'])]), 819);
+    await expect('802', quote('DEMO06', [pax('FAMILY', 'GIA', ['XS101-out'])]), 802);
     await expect('822', quote('DEMO06', [pax('FAMILY', 'GIA', ['XS101-out'], '4'), pax('FAMILY', 'HAL', ['XS101-out'], '4'), pax('FAMILY', 'IDA', ['XS101-out'], '4')]), 822);
     await expect('818 first', call(t.app, '/refund.do', { airlinePNR: 'DEMO27', carrier: 'XS', refundRequestList: [pax('VOID', 'VERA', ['XS101-out'], '1')] }, { client: DEMO }), 0);
     await expect('818', quote('DEMO27', [pax('VOID', 'VIK', ['XS101-out'], '4')]), 818);

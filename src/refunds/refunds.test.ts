@@ -284,8 +284,10 @@ describe('spec 7.1: the remaining refund codes, each provoked', () => {
     assert.equal((await quote('NRF001', [one('NONREF', 'ANN', ['xz'], '4')])).body.status, 843);
   });
 
-  test('815 a passenger without a ticket (infant on the adult’s ticket)', async () => {
+  test('815 a passenger without a ticket (infant on the adult’s ticket); the adult alone is refunded and voided, the infant leaving with her (found by a review: 802)', async () => {
     assert.equal((await quote('INF001', [one('LAP', 'LIO', ['out'])])).body.status, 815);
+    assert.equal((await quote('INF001', [one('LAP', 'LENA', ['out'])])).body.status, 0); // spec 7.1: not 802
+    assert.equal((await quote('INF001', [one('LAP', 'LENA', ['out'], '4')])).body.status, 0, 'a void of the whole booking: not 823');
   });
 
   test('804 a passenger holding two tickets in one PNR must refund both', async () => {
