@@ -2,7 +2,7 @@
 // Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
 import { DateTime } from 'luxon';
 import type { AirlineRefundTerms } from '../airline/connector.js';
-import type { RefundReason } from './engine/index.js';
+import { departureInstant, type RefundReason } from './engine/index.js';
 import { ApiError } from '../errors.js';
 import { normalizeName } from '../pnr/records.js';
 import { normalizeFlightNumber } from '../airline/record.js';
@@ -109,6 +109,15 @@ export function firstDeparture(ctx: OrderContext, ticket: TicketRow): SegmentRow
 }
 
 
+/** A segment's departure instant as the refund engine reads it; its stored instant when its local time cannot be read. */
+function departureOf(s: SegmentRow): number {
+  try {
+    return departureInstant({ local: s.depLocal, timeZone: s.depTimeZone });
+  } catch {
+    return s.depAt.getTime();
+  }
+}
+
 export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reason: Reason, env: CheckEnv): Selection {
   const { order } = ctx;
   // 809: spec 3.2, a refund needs a ticketed order
@@ -193,7 +202,10 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   if (reason === '4' && ctx.liveRefunds.size > 0) fail(S.ORDER_VOID_AFTER_REFUND, 'refund already submitted for this order; a void is no longer possible');
 
   const now = env.now.getTime();
-  const firstDep = Math.min(...tickets.map((t) => firstDeparture(ctx, t).depAt.getTime()));
+  // The departure as the engine prices it (the airport's local time read in its zone: the earlier instant in an
+  // autumn overlap hour), not the stored instant, which a world may have read the other way (found by a review:
+  // priced after departure while 825 thought it before).
+  const firstDep = Math.min(...tickets.map((t) => departureOf(firstDeparture(ctx, t))));
   // 825: refund.do only; the quote still answers (docs/architecture.md "Refund checks and their codes")
   if (env.forSubmit && reason === '1' && now >= firstDep) {
     fail(S.OPERATOR_CONSOLE, 'a voluntary refund after departure must be submitted through the operator console');

@@ -8,6 +8,7 @@ import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { GAMMA, refundWorld } from '../test-support/refund-world.js';
+import { TestClock } from '../clock.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -339,5 +340,33 @@ describe('spec 7.1: the remaining refund codes, each provoked', () => {
     assert.equal(claim.body.status, 0, String(claim.body.msg));
     const res = await call(t.app, '/refundQuotation.do', { orderNo: claim.body.orderNo, refundRequestList: [one('CLAIMED', 'ANN', ['out'])] });
     assert.equal(res.body.status, 819);
+  });
+});
+
+describe('a departure in an autumn overlap hour (found by a review)', () => {
+  test('825 reads the departure as the engine prices it (the earlier 02:30 of the two in Paris), not the stored instant', async () => {
+    const w = refundWorld();
+    w.flights.push({ id: 'dst', carrier: 'XS', flightNumber: 'XS541', from: 'CDG', to: 'JFK', departure: '2026-10-25 02:30', arrival: '2026-10-25 06:00', aircraft: '320', fares: { currency: 'EUR', adult: { fare: 200, tax: 40 } } });
+    w.bookings.push({
+      carrier: 'XS',
+      status: 'Ticketed',
+      contact: { email: PLANTED.emails[0] },
+      bookedBy: TEST_CLIENTS.alpha.id,
+      paymentMethod: 'deposit',
+      issuedAt: '-1d 08:00',
+      pnr: 'DST001',
+      passengers: [{ ref: 'a', type: 'ADT', lastName: 'OVERLAP', firstName: 'OLE' }],
+      segments: [{ flight: 'dst' }],
+      tickets: [{ ticketNo: '999-2000000941', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
+    });
+    // 00:45Z is 02:45 summer time: 15 minutes after the first 02:30 (00:30Z), 45 minutes before the second (01:30Z)
+    const t = await makeTestApp({ world: w, clock: new TestClock(() => Date.UTC(2026, 9, 25, 0, 45)) });
+    try {
+      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DST001').executeTakeFirstOrThrow()).order_no;
+      const req = { orderNo, refundRequestList: [{ lastName: 'OVERLAP', firstName: 'OLE', refundReason: '1', segments: [{ depDate: '20261025', flightNo: 'XS541', depAirport: 'CDG', arrAirport: 'JFK' }] }] };
+      assert.equal((await call(t.app, '/refund.do', req)).body.status, 825); // spec 7.1: a voluntary refund after departure
+    } finally {
+      await t.close();
+    }
   });
 });
