@@ -138,7 +138,8 @@ async function runWorker(config: Config): Promise<number> {
     worldFollower = config.sandbox ? new WorldFollower(world, store.db, logger) : null;
     await worldFollower?.start();
     const airlines = createAirlines(world, store, clock);
-    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours });
+    const { ratesFrom } = await import('./refunds/pricing.js');
+    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours, rates: ratesFrom(world.rates ?? {}) });
     await workers.start(true); // refunds, voids and the expiry of unpaid orders (src/workers.ts)
     deliverer?.start();
   } catch (err) {

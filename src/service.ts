@@ -25,6 +25,7 @@ import { createWebhooks } from './webhooks/wiring.js';
 import { seedWebhooks, WebhookRegistrationError } from './webhooks/register.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import { SharedSandboxClock } from './sandbox-clock.js';
+import { ratesFrom } from './refunds/pricing.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -105,6 +106,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     pollSeconds: parts.workers.pollSeconds,
     limits: config.jobs,
     idempotencyTtlHours: config.idempotencyTtlHours,
+    rates: ratesFrom(world.rates ?? {}),
     ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
   });
   await workers.start(parts.workers.run);

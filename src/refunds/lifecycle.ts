@@ -22,6 +22,8 @@ import { unindexed } from '../store/unindexed.js';
 import type { RefundPollState, RefundScheduler } from './deps.js';
 import { executePrepared } from './statements.js';
 import { forgetKeptOrder } from './kept-offers.js';
+import type { Rates } from './engine/index.js';
+import { refundNet } from './net.js';
 import { moveRefund, type TransitionPatch } from './transition.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 
@@ -53,6 +55,8 @@ export interface LifecycleDeps {
   /** Budget of one airline call. */
   airlineTimeoutMs: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Conversion rates for the net at the airline's answer (the world's rates); none: {}. */
+  rates?: Rates;
 }
 
 /** One job per submission, as builds before decision 0035 queued them: still worked, no longer sent. */
@@ -645,9 +649,15 @@ export class RefundLifecycle {
         const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
         const details = Object.assign({}, r.details as object, { outcome: { voucherCode: state.voucherCode } });
         // docs/architecture.md "Refund arithmetic" step 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
-        const net = state.amountMinor + Number(r.post_refund_minor) - (r.service_fee_currency === state.currency ? r.service_fee_minor : 0);
+        const net = refundNet({
+          refund: { minor: state.amountMinor, currency: state.currency },
+          post: (r.details as { post?: Array<{ refundMinor: number; currency: string }> } | null)?.post ?? [],
+          fee: { minor: Number(r.service_fee_minor), currency: r.service_fee_currency },
+          rates: this.deps.rates ?? {},
+        });
+        if (!net.known) this.deps.log.warn({ refundCode, missingRate: net.missing }, 'refund net against the service fee not checked: no rate');
         await this.inTransaction(async (trx) => {
-          if (net < 0) {
+          if (net.known && net.minor < 0) {
             await this.transition(trx, refundCode, r.status, RS.REJECTED, 'airline refund below the service fee', {
               cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE,
               actual_refund_minor: state.amountMinor,

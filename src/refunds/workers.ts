@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import { createJobQueue, type JobQueue, type JobQueueOptions, type QueueDeclaration } from '../jobs/queue.js';
 import type { Store } from '../store/store.js';
 import { JOB_POLL, JOB_POLL_SWEEP, JOB_SUBMIT, RefundLifecycle } from './lifecycle.js';
+import type { Rates } from './engine/index.js';
 
 /**
  * The refund queues: one waiting sweep of the due airline calls; a retried or duplicated send is dropped.
@@ -38,6 +39,8 @@ export function createRefundWorkers(args: {
   queues?: Record<string, QueueDeclaration>;
   /** The queue-wide attempt limits and time limit (JOB_* configuration); expireInSeconds defaults to REFUND_JOB_EXPIRE_SECONDS. */
   limits?: Pick<JobQueueOptions, 'retryLimit' | 'retryDelaySeconds' | 'retryBackoff' | 'expireInSeconds'>;
+  /** The world's conversion rates (the net against the service fee at the airline's answer). */
+  rates?: Rates;
 }): RefundWorkers {
   const queue = createJobQueue({
     store: args.store,
@@ -57,6 +60,7 @@ export function createRefundWorkers(args: {
     submitRetry: queue.limitsOf(JOB_SUBMIT),
     airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
+    ...(args.rates ? { rates: args.rates } : {}),
   });
   return {
     queue,
