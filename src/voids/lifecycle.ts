@@ -248,9 +248,12 @@ export class VoidLifecycle {
         where void_code = ${voidCode} and ${unindexed('status')} = ${sql.lit(VS.PROCESSING)}
         returning step_failures`.execute(trx);
       failures = rows[0]?.step_failures ?? 0;
-      if (failures > retryLimit) await move(VS.PROCESSING, VS.REJECTED, `airline unreachable after ${failures} attempts: ${message}`, { cancel_reason: VOID_CANCEL_REASON.UNREACHABLE });
+      // The cause reaches the client (webhook data.message): the attempts' own error text (a network address, a
+      // store's words) goes to the log line below instead — found by a review.
+      if (failures > retryLimit) await move(VS.PROCESSING, VS.REJECTED, `airline unreachable after ${failures} attempts`, { cancel_reason: VOID_CANCEL_REASON.UNREACHABLE });
     });
     if (failures > 0 && failures <= retryLimit) this.deps.log.warn({ voidCode, err: message, attempt: failures }, 'void submission failed; will retry');
+    else if (failures > retryLimit) this.deps.log.warn({ voidCode, err: message, attempt: failures }, 'void submission failed for the last time; the void is rejected');
   }
 
   /**

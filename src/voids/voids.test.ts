@@ -288,6 +288,8 @@ describe('void path', () => {
     assert.equal(v.voidStatus, VS.REJECTED);
     assert.match(String(v.cancelReason), /could not be reached/);
     assert.equal((await row()).next_step_at, null, 'nothing due any more');
+    const [last] = await t.store.db.selectFrom('void_status_history').select('cause').where('void_code', '=', code).orderBy('id', 'desc').limit(1).execute();
+    assert.equal(last!.cause, 'airline unreachable after 11 attempts', 'no raw error text in the cause a webhook repeats (found by a review)');
   });
 
   test('order.void webhook events: one per status change, in order, with the documented payload', async () => {
