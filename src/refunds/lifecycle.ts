@@ -443,7 +443,6 @@ export class RefundLifecycle {
         'refund_orders.currency',
         'refund_orders.quote_type',
         'refund_orders.estimated_refund_minor',
-        'refund_orders.post_refund_minor',
         'refund_orders.service_fee_minor',
         'refund_orders.service_fee_currency',
         'refund_orders.details',

@@ -4,22 +4,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
-import { refundSegment, refundWorld } from '../test-support/refund-world.js';
-import { TEST_CLIENTS } from '../test-support/world.js';
-import { PLANTED } from '../test-support/planted.js';
+import { BOOKED_BY_ALPHA, refundSegment, refundWorld } from '../test-support/refund-world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
-
-const [email] = PLANTED.emails;
 
 function world(): WorldFile {
   const w = refundWorld();
   w.bookings.push({
-    carrier: 'XS',
-    status: 'Ticketed',
-    contact: { email: email },
-    bookedBy: TEST_CLIENTS.alpha.id,
-    paymentMethod: 'deposit',
-    issuedAt: 'now',
+    ...BOOKED_BY_ALPHA,
     pnr: 'TWO009',
     passengers: [{ ref: 'a', type: 'ADT', lastName: 'DOUBLE', firstName: 'DORA' }],
     segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],

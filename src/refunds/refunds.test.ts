@@ -7,7 +7,7 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { GAMMA, refundWorld } from '../test-support/refund-world.js';
+import { BOOKED_BY_ALPHA, GAMMA, refundWorld } from '../test-support/refund-world.js';
 import { TestClock } from '../clock.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
@@ -348,11 +348,7 @@ describe('a departure in an autumn overlap hour (found by a review)', () => {
     const w = refundWorld();
     w.flights.push({ id: 'dst', carrier: 'XS', flightNumber: 'XS541', from: 'CDG', to: 'JFK', departure: '2026-10-25 02:30', arrival: '2026-10-25 06:00', aircraft: '320', fares: { currency: 'EUR', adult: { fare: 200, tax: 40 } } });
     w.bookings.push({
-      carrier: 'XS',
-      status: 'Ticketed',
-      contact: { email: PLANTED.emails[0] },
-      bookedBy: TEST_CLIENTS.alpha.id,
-      paymentMethod: 'deposit',
+      ...BOOKED_BY_ALPHA,
       issuedAt: '-1d 08:00',
       pnr: 'DST001',
       passengers: [{ ref: 'a', type: 'ADT', lastName: 'OVERLAP', firstName: 'OLE' }],

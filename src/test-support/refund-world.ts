@@ -11,6 +11,16 @@ const [emailA] = PLANTED.emails;
 export const GAMMA = { id: 'client-gamma', secret: 'gamma-secret-not-planted-0003' };
 
 /** The test world with refund rules and the bookings the refund cases need. */
+/** What a refund world's booking made through postbook by client alpha shares: XS, ticketed now, paid by deposit. */
+export const BOOKED_BY_ALPHA = {
+  carrier: 'XS',
+  status: 'Ticketed' as const,
+  contact: { email: emailA },
+  bookedBy: TEST_CLIENTS.alpha.id,
+  paymentMethod: 'deposit' as const,
+  issuedAt: 'now',
+};
+
 export function refundWorld(): WorldFile {
   const w = testWorld();
   const xs = w.airlines.find((a) => a.code === 'XS')!;
@@ -26,14 +36,7 @@ export function refundWorld(): WorldFile {
     ],
     refundBehaviour: { decision: 'accept', processingSeconds: 30 },
   });
-  const bookedBase = {
-    carrier: 'XS',
-    status: 'Ticketed' as const,
-    contact: { email: emailA },
-    bookedBy: TEST_CLIENTS.alpha.id,
-    paymentMethod: 'deposit' as const,
-    issuedAt: 'now',
-  };
+  const bookedBase = BOOKED_BY_ALPHA;
   w.bookings.push(
     {
       ...bookedBase,
