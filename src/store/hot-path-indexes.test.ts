@@ -116,7 +116,7 @@ describe('hot-path indexes', () => {
     // the sandbox airline's books, read for every batch of refunds the submission worker sends it
     ['sandbox airline: books of a batch of refunds', SANDBOX_BOOKS_SQL, () => [['HR1', 'HR2'], 'XS', ['HP1', 'HP2']]],
     // the webhook outbox's claim, every second of every process that delivers (decision 0022)
-    ['webhook deliverer: claim of the due events', CLAIM_DUE_SQL, () => [new Date(), 20, new Date(Date.now() + 60_000)]],
+    ['webhook deliverer: claim of the due events', CLAIM_DUE_SQL, () => [new Date(), 20, new Date(Date.now() + 60_000), [client], [2], 4, 200]],
     // every /metrics scrape of every process: one probe per open status, whatever the number waiting (migration 0024)
     ['/metrics: the oldest refund of each open status', OLDEST_OPEN_REFUNDS_SQL, () => []],
     // the refunds' sweep, every second of every process with workers, and again after each batch (decisions 0034, 0035)
@@ -212,6 +212,7 @@ describe('hot-path indexes', () => {
   /** A parameter as an SQL literal, for EXECUTE (which takes expressions, not bind parameters). */
   function literal(v: unknown): string {
     if (v instanceof Date) return `'${v.toISOString()}'::timestamptz`;
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number')) return `array[${v.join(', ')}]::int[]`;
     if (Array.isArray(v)) return `array[${v.map(literal).join(', ')}]::text[]`;
     return `'${String(v).replaceAll("'", "''")}'`;
   }

@@ -1,6 +1,7 @@
-// Delivers the outbox (docs/webhooks.md, decision 0022): a polled loop that claims the due events, each
-// the oldest pending event of its refund, for a lease; POSTs each outside any transaction, signed, with a
-// time-out; then records the attempt and settles the event (delivered, retry later, or failed after 24 h).
+// Delivers the outbox (docs/webhooks.md, decision 0022): claims the due events, each the oldest pending event
+// of its refund, for a lease, as slots are free (WEBHOOK_CONCURRENCY POSTs in flight, WEBHOOK_PER_CLIENT of them
+// to one client); POSTs each outside any transaction, signed, with a time-out; then records the attempt and
+// settles the event (delivered, retry later, or failed after 24 h), and claims again.
 // A crash between claim and settle leaves the event pending: it is sent again when its lease ends.
 import type { Kysely } from 'kysely';
 import { preparedQuery } from '../store/prepared.js';
@@ -15,6 +16,10 @@ import { signWebhook, webhookHeaderNames } from './sign.js';
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How long a claimed event is left to its deliverer before another may send it again. */
 const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000;
+/** POSTs in flight at once in one deliverer (one process). */
+export const WEBHOOK_CONCURRENCY = 20;
+/** Of those, at most this many to one client's receiver. */
+export const WEBHOOK_PER_CLIENT = 4;
 /** Characters of a receiver's answer kept with the attempt. */
 export const RESPONSE_EXCERPT_CHARS = 200;
 
@@ -26,8 +31,10 @@ export interface DelivererDeps {
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Milliseconds between two looks at the outbox when nothing was due (default 1000). */
   pollMs?: number;
-  /** Events claimed per round (default 20). */
-  batch?: number;
+  /** POSTs in flight at once in this process (default WEBHOOK_CONCURRENCY). */
+  concurrency?: number;
+  /** Of those, at most this many to one client (default WEBHOOK_PER_CLIENT). */
+  perClient?: number;
   timeoutMs?: number;
 }
 
@@ -70,14 +77,29 @@ async function excerptOf(res: Response, max: number): Promise<string> {
   return text.slice(0, max);
 }
 
-// A round's claim: prepared once (decision 0015), as it runs every second even when nothing is due.
-export const CLAIM_DUE_SQL = `with due as (
-     select e.id from webhook_events e
+// The claim: prepared once (decision 0015), as it runs every second even when nothing is due. $1 now, $2 events
+// wanted, $3 the lease's end, $4/$5 the clients with POSTs in flight here and how many more each may have, $6 the
+// cap of a client with none in flight, $7 how many due events (oldest first) the per-client cap is applied to. The
+// state and due time are checked again where the rows are locked: a row another deliverer claimed meanwhile is
+// re-read there (its due time now its lease), not taken twice.
+export const CLAIM_DUE_SQL = `with candidates as (
+     select e.id, e.client_id, e.next_attempt_at, coalesce(b.free, $6::int) as free
+     from webhook_events e
+       left join unnest($4::text[], $5::int[]) as b(client_id, free) on b.client_id = e.client_id
      where e.state = 'pending' and e.next_attempt_at <= $1::timestamptz
+       and coalesce(b.free, $6::int) > 0
        and not exists (
          select 1 from webhook_events p where p.type = e.type and p.subject = e.subject and p.state = 'pending' and p.id < e.id
        )
      order by e.next_attempt_at, e.id
+     limit $7
+   ), ranked as (
+     select c.id, c.next_attempt_at, c.free, row_number() over (partition by c.client_id order by c.next_attempt_at, c.id) as nth
+     from candidates c
+   ), due as (
+     select e.id from webhook_events e join ranked r on r.id = e.id
+     where r.nth <= r.free and e.state = 'pending' and e.next_attempt_at <= $1::timestamptz
+     order by r.next_attempt_at, r.id
      limit $2
      for update of e skip locked
    )
@@ -86,16 +108,28 @@ export const CLAIM_DUE_SQL = `with due as (
    where e.id = due.id and c.client_id = e.client_id
    returning e.id, e.event_id, e.client_id, e.type, e.subject, e.order_no, e.from_status, e.to_status, e.cancel_reason, e.data,
      e.occurred_at, e.attempts, c.webhook_url, c.webhook_secret`;
-const claimDueQuery = preparedQuery<Claimed>('webhook_claim_due', CLAIM_DUE_SQL);
+const claimDueQuery = preparedQuery<Claimed>('webhook_claim_due_per_client', CLAIM_DUE_SQL);
+/** Due events the claim looks at, oldest first, to fill its slots client by client. */
+const CLAIM_WINDOW = 200;
 
 export class WebhookDeliverer {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  /** The claims under way (one at a time), for stop() to wait on. */
+  private filling: Promise<void> | null = null;
+  /** A POST ended while a claim was under way: claim again after it. */
+  private refill = false;
   private stopped = true;
   private readonly names;
+  private readonly concurrency: number;
+  private readonly perClient: number;
+  /** POSTs (with their settle) in flight in this process, and how many of them each client has. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perClientInFlight = new Map<string, number>();
 
   constructor(private readonly deps: DelivererDeps) {
     this.names = webhookHeaderNames(deps.headerPrefix);
+    this.concurrency = deps.concurrency ?? WEBHOOK_CONCURRENCY;
+    this.perClient = Math.min(deps.perClient ?? WEBHOOK_PER_CLIENT, this.concurrency);
   }
 
   start(): void {
@@ -104,35 +138,101 @@ export class WebhookDeliverer {
     this.schedule(0);
   }
 
-  /** Stops the loop; a round under way finishes (its POSTs time out within WEBHOOK_TIMEOUT_MS). */
+  /** Stops claiming; the POSTs under way finish (each times out within WEBHOOK_TIMEOUT_MS) and are settled. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.running;
+    await this.filling;
+    await Promise.all([...this.inFlight]);
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.running = this.deliverDue()
-        .then((n) => this.schedule(n > 0 ? 0 : (this.deps.pollMs ?? 1000)))
-        .catch((err: unknown) => {
-          this.deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'webhook delivery round failed');
-          this.schedule(this.deps.pollMs ?? 1000);
-        });
+      this.fill();
     }, ms);
     this.timer.unref?.();
   }
 
-  /** One round: claims the due events and delivers them concurrently. Returns how many were attempted. */
-  async deliverDue(): Promise<number> {
+  /**
+   * Claims due events while slots are free and claims find work, and starts each one's POST at once; every POST
+   * that ends frees its slot and claims again. No round waits for its slowest receiver: one that does not answer
+   * holds at most `perClient` slots for its time-out while the others' events keep going (found by a review: a
+   * round of 20 waited for all its POSTs, so one silent receiver slowed every client's deliveries to ~2 a second).
+   */
+  private fill(): void {
+    if (this.stopped) return;
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    this.refill = false;
+    this.filling = (async () => {
+      let idle = false;
+      try {
+        while (!this.stopped && this.inFlight.size < this.concurrency) {
+          const n = this.launch(await this.claim(this.concurrency - this.inFlight.size));
+          if (n === 0) {
+            idle = true;
+            break;
+          }
+        }
+      } catch (err) {
+        idle = true;
+        this.deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'webhook delivery claim failed');
+      }
+      this.filling = null;
+      // nothing due (or the claim failed): look again after the idle poll, or as soon as a POST ends
+      if (this.refill) this.schedule(0);
+      else if (idle) this.schedule(this.deps.pollMs ?? 1000);
+    })();
+  }
+
+  private async claim(wanted: number): Promise<Claimed[]> {
     const now = this.deps.clock.now();
     const lease = new Date(now.getTime() + LEASE_MS);
-    const { rows } = await this.deps.db.executeQuery(claimDueQuery([now, this.deps.batch ?? 20, lease]));
-    await Promise.all(rows.map((e) => this.deliverOne(e)));
+    const busy = [...this.perClientInFlight];
+    const { rows } = await this.deps.db.executeQuery(
+      claimDueQuery([now, wanted, lease, busy.map(([c]) => c), busy.map(([, n]) => this.perClient - n), this.perClient, CLAIM_WINDOW]),
+    );
+    return rows;
+  }
+
+  /** Starts the POST of each claimed event in its slot; returns how many. */
+  private launch(rows: readonly Claimed[]): number {
+    for (const e of rows) {
+      this.perClientInFlight.set(e.client_id, (this.perClientInFlight.get(e.client_id) ?? 0) + 1);
+      const done: Promise<void> = this.deliverOne(e)
+        .catch((err: unknown) => {
+          // the settle failed (the store): the event stays pending and is sent again when its lease ends
+          this.deps.log.error({ err: err instanceof Error ? err.message : String(err), eventId: e.event_id }, 'webhook attempt not recorded');
+        })
+        .finally(() => {
+          this.inFlight.delete(done);
+          const left = (this.perClientInFlight.get(e.client_id) ?? 1) - 1;
+          if (left > 0) this.perClientInFlight.set(e.client_id, left);
+          else this.perClientInFlight.delete(e.client_id);
+          this.fill();
+        });
+      this.inFlight.add(done);
+    }
     return rows.length;
+  }
+
+  /**
+   * One round for tests and tools: claims what the free slots allow (the per-client cap included) and waits
+   * for those POSTs and their settles. Returns how many were attempted.
+   */
+  async deliverDue(): Promise<number> {
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    const before = new Set(this.inFlight);
+    const n = this.launch(await this.claim(free));
+    await Promise.all([...this.inFlight].filter((p) => !before.has(p)));
+    return n;
   }
 
   private async deliverOne(e: Claimed): Promise<void> {

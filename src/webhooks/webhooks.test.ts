@@ -18,6 +18,7 @@ import { ApiError } from '../errors.js';
 import { waitFor as waitUntil } from '../test-support/wait.js';
 import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { retryEvents } from './admin.js';
+import { WebhookDeliverer, WEBHOOK_PER_CLIENT } from './deliverer.js';
 
 const BETA_WEBHOOK_SECRET = 'beta-webhook-secret-from-the-world';
 const PASSENGERS = ['HOOKONE', 'HOOKTWO', 'HOOKTHREE', 'HOOKFOUR', 'HOOKFIVE', 'HOOKSIX'];
@@ -343,5 +344,61 @@ test('an answer holding a NUL character is recorded (as U+FFFD) and the event se
     await t.close();
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
+  }
+});
+
+test("a receiver that does not answer holds at most its client's share of the deliverer, not the others' deliveries (found by a review: a round of 20 waited for its slowest POST)", async () => {
+  const silent = new WebhookReceiver();
+  const quick = new WebhookReceiver();
+  await silent.up();
+  await quick.up();
+  silent.delayMs = 10_000; // answers after the deliverer's time-out
+  const t = await makeTestApp({ world: hookWorld(quick.url) });
+  const deliverer = new WebhookDeliverer({
+    db: t.store.db,
+    clock: t.clock,
+    keyring: keyringOf(t.config)!,
+    headerPrefix: t.config.headerPrefix,
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    timeoutMs: 2_000,
+    pollMs: 50,
+  });
+  try {
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: silent.url })).body.status, 0);
+    // 30 events of alpha's (the silent receiver) due first, then 5 of beta's: each its own refund
+    const plant = (client: string, n: number, ageMs: number) =>
+      t.store.db
+        .insertInto('webhook_events')
+        .values(
+          Array.from({ length: n }, (_, i) => ({
+            client_id: client,
+            type: 'order.refund',
+            subject: `${client}-R${i}`,
+            order_no: `${client}-O${i}`,
+            from_status: 0,
+            to_status: 1,
+            data: JSON.stringify({ refundCode: `${client}-R${i}` }),
+            occurred_at: new Date(t.clock.now().getTime() - ageMs),
+            next_attempt_at: new Date(t.clock.now().getTime() - ageMs),
+          })),
+        )
+        .execute();
+    await plant(TEST_CLIENTS.alpha.id, 30, 60_000);
+    await plant(TEST_CLIENTS.beta.id, 5, 1_000);
+    const started = Date.now();
+    deliverer.start();
+    await waitFor("beta's 5 events", async () => quick.received.length === 5, 10_000);
+    const betaTook = Date.now() - started;
+    assert.ok(betaTook < 1_500, `beta's events waited ${betaTook} ms behind alpha's silent receiver`);
+    assert.equal(silent.received.length, WEBHOOK_PER_CLIENT, "alpha's POSTs in flight: its share, not every slot");
+    // alpha's next ones go as its POSTs time out, its share at a time
+    await waitFor('a second share of alpha', async () => silent.received.length >= 2 * WEBHOOK_PER_CLIENT, 10_000);
+    const failed = await t.store.db.selectFrom('webhook_attempts').select(['error']).where('error', '=', 'timed out').execute();
+    assert.ok(failed.length >= WEBHOOK_PER_CLIENT);
+  } finally {
+    await deliverer.stop();
+    await t.close();
+    await silent.down();
+    await quick.down();
   }
 });
