@@ -4,6 +4,7 @@
 // settles the event (delivered, retry later, or failed after 24 h), and claims again.
 // A crash between claim and settle leaves the event pending: it is sent again when its lease ends.
 import type { Kysely } from 'kysely';
+import { fetch, type Agent, type Response } from 'undici';
 import { preparedQuery } from '../store/prepared.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
@@ -11,6 +12,8 @@ import { eventBody, type OutboxEvent } from './payload.js';
 import { nextAttemptAt } from './schedule.js';
 import type { WebhookKeyring } from './secret.js';
 import { signWebhook, webhookHeaderNames } from './sign.js';
+import { webhookAgent, type Resolver } from './egress.js';
+import { webhookUrlProblem } from './url.js';
 
 /** Budget of one POST, answer included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -28,6 +31,10 @@ export interface DelivererDeps {
   clock: Clock;
   keyring: WebhookKeyring;
   headerPrefix: string;
+  /** Sandbox mode: receivers on this machine allowed; otherwise every POST goes to public addresses only (egress.ts). */
+  sandbox: boolean;
+  /** The host-name resolver of the POSTs' connections (tests; default the system's, dns.lookup). */
+  resolve?: Resolver;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Milliseconds between two looks at the outbox when nothing was due (default 1000). */
   pollMs?: number;
@@ -125,11 +132,14 @@ export class WebhookDeliverer {
   /** POSTs (with their settle) in flight in this process, and how many of them each client has. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perClientInFlight = new Map<string, number>();
+  /** The POSTs' connections (kept alive per receiver), made to permitted addresses only. */
+  private agent: Agent;
 
   constructor(private readonly deps: DelivererDeps) {
     this.names = webhookHeaderNames(deps.headerPrefix);
     this.concurrency = deps.concurrency ?? WEBHOOK_CONCURRENCY;
     this.perClient = Math.min(deps.perClient ?? WEBHOOK_PER_CLIENT, this.concurrency);
+    this.agent = webhookAgent({ sandbox: deps.sandbox, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
   }
 
   start(): void {
@@ -145,6 +155,9 @@ export class WebhookDeliverer {
     this.timer = null;
     await this.filling;
     await Promise.all([...this.inFlight]);
+    const agent = this.agent;
+    this.agent = webhookAgent({ sandbox: this.deps.sandbox, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) });
+    await agent.close();
   }
 
   private schedule(ms: number): void {
@@ -244,7 +257,10 @@ export class WebhookDeliverer {
       await this.settle(e, startedAt, { ok: false, httpStatus: null, error: 'no webhook URL registered', excerpt: null, durationMs: 0 }, '', true);
       return;
     }
-    if (secret === null) outcome = { ok: false, httpStatus: null, error: 'webhook secret cannot be read with the configured WEBHOOK_SECRET_KEY', excerpt: null, durationMs: 0 };
+    // the rules of registration again: a URL stored before one of them was made stricter is not sent to
+    const problem = webhookUrlProblem(e.webhook_url, { sandbox: this.deps.sandbox });
+    if (problem !== null) outcome = { ok: false, httpStatus: null, error: `webhook URL not allowed: ${problem}`, excerpt: null, durationMs: 0 };
+    else if (secret === null) outcome = { ok: false, httpStatus: null, error: 'webhook secret cannot be read with the configured WEBHOOK_SECRET_KEY', excerpt: null, durationMs: 0 };
     else outcome = await this.post(e, secret);
     await this.settle(e, startedAt, outcome, e.webhook_url, false);
   }
@@ -260,6 +276,7 @@ export class WebhookDeliverer {
       const res = await fetch(e.webhook_url!, {
         method: 'POST',
         redirect: 'manual',
+        dispatcher: this.agent,
         signal: AbortSignal.timeout(this.deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
         headers: {
           'content-type': 'application/json',

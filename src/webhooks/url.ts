@@ -1,6 +1,7 @@
 // What a webhook URL may be (docs/webhooks.md "Registering"): http or https, no user or password, no
 // fragment, at most 2048 characters. Outside sandbox mode also https only and no loopback, private,
-// link-local or unspecified address literal (names are not resolved here: see decision 0022).
+// link-local or unspecified address literal. Names are not resolved here (a name can resolve elsewhere later):
+// the deliverer checks the addresses a name resolves to when it connects (egress.ts, decision 0022).
 import { BlockList, isIP } from 'node:net';
 
 export const WEBHOOK_URL_MAX = 2048;
@@ -26,7 +27,8 @@ function embeddedV4(host: string): string | null {
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
 }
 
-function forbiddenAddress(host: string, ip: 4 | 6): boolean {
+/** Whether an address (IPv4 or IPv6, as written in a URL's host or answered by a resolver) is one a webhook may not reach. */
+export function forbiddenAddress(host: string, ip: 4 | 6): boolean {
   if (ip === 4) return FORBIDDEN.check(host, 'ipv4');
   const v4 = embeddedV4(host);
   return FORBIDDEN.check(host, 'ipv6') || (v4 !== null && FORBIDDEN.check(v4, 'ipv4'));

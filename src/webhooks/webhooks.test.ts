@@ -19,6 +19,7 @@ import { waitFor as waitUntil } from '../test-support/wait.js';
 import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { retryEvents } from './admin.js';
 import { WebhookDeliverer, WEBHOOK_PER_CLIENT } from './deliverer.js';
+import { FORBIDDEN_TARGET, publicOnlyLookup, type Resolver } from './egress.js';
 
 const BETA_WEBHOOK_SECRET = 'beta-webhook-secret-from-the-world';
 const PASSENGERS = ['HOOKONE', 'HOOKTWO', 'HOOKTHREE', 'HOOKFOUR', 'HOOKFIVE', 'HOOKSIX'];
@@ -359,6 +360,7 @@ test("a receiver that does not answer holds at most its client's share of the de
     clock: t.clock,
     keyring: keyringOf(t.config)!,
     headerPrefix: t.config.headerPrefix,
+    sandbox: true,
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
     timeoutMs: 2_000,
     pollMs: 50,
@@ -401,4 +403,67 @@ test("a receiver that does not answer holds at most its client's share of the de
     await silent.down();
     await quick.down();
   }
+});
+
+describe('webhook egress outside sandbox mode (decision 0022)', () => {
+  /** A resolver answering every name with the given addresses (the system's would need the network). */
+  const answering =
+    (...addresses: string[]): Resolver =>
+    (_name, _opts, cb) =>
+      cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+
+  test('a name is refused when any address it resolves to is internal; public answers pass as asked (one, or all)', async () => {
+    const ask = (resolve: Resolver, all: boolean) =>
+      new Promise<{ err: NodeJS.ErrnoException | null; got: unknown }>((done) =>
+        publicOnlyLookup(resolve)('hooks.example.test', { all }, (err: NodeJS.ErrnoException | null, got: unknown) => done({ err, got })),
+      );
+    for (const internal of [['127.0.0.1'], ['10.0.0.7'], ['8.8.8.8', '169.254.169.254'], ['::1'], ['::ffff:192.168.1.1'], ['fd00::2'], []]) {
+      const { err } = await ask(answering(...internal), true);
+      assert.equal(err?.message, FORBIDDEN_TARGET, internal.join(' '));
+    }
+    assert.deepEqual((await ask(answering('8.8.8.8', '2001:4860::8888'), true)).got, [
+      { address: '8.8.8.8', family: 4 },
+      { address: '2001:4860::8888', family: 6 },
+    ]);
+    assert.equal((await ask(answering('8.8.8.8'), false)).got, '8.8.8.8');
+  });
+
+  test('the deliverer does not connect to a receiver whose name resolves to this machine, nor to a stored internal literal; the attempt says why', async () => {
+    const receiver = new WebhookReceiver();
+    await receiver.up();
+    const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+    const keyring = webhookKeyring('k'.repeat(32));
+    const deliverer = new WebhookDeliverer({
+      db: t.store.db,
+      clock: t.clock,
+      keyring,
+      headerPrefix: t.config.headerPrefix,
+      sandbox: false,
+      resolve: answering('127.0.0.1'),
+      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    let planted = 0;
+    const attemptFor = async (url: string) => {
+      await t.store.db.updateTable('clients').set({ webhook_url: url, webhook_secret: keyring.seal('whsec_test') }).where('client_id', '=', TEST_CLIENTS.alpha.id).execute();
+      const subject = `EGRESS-${++planted}`;
+      const ev = await t.store.db
+        .insertInto('webhook_events')
+        .values({ client_id: TEST_CLIENTS.alpha.id, type: 'order.refund', subject, order_no: 'EGRESS', from_status: 0, to_status: 1, data: JSON.stringify({ refundCode: subject }), occurred_at: t.clock.now(), next_attempt_at: t.clock.now() })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      assert.equal(await deliverer.deliverDue(), 1);
+      return t.store.db.selectFrom('webhook_attempts').select(['error', 'http_status']).where('event_id', '=', ev.id).executeTakeFirstOrThrow();
+    };
+    try {
+      const byName = await attemptFor(`http://hooks.example.test:${receiver.port}/hooks`.replace('http:', 'https:'));
+      assert.deepEqual(byName, { error: `connection failed: ${FORBIDDEN_TARGET}`, http_status: null });
+      const literal = await attemptFor(`https://[::ffff:127.0.0.1]:${receiver.port}/hooks`);
+      assert.match(literal.error!, /^webhook URL not allowed: url must not be a loopback/);
+      assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
+    } finally {
+      await deliverer.stop();
+      await t.close();
+      await receiver.down();
+    }
+  });
 });

@@ -28,6 +28,7 @@ export function createWebhooks(args: {
         clock: args.clock,
         keyring,
         headerPrefix: args.config.headerPrefix,
+        sandbox: args.config.sandbox,
         log: args.log,
         ...(args.pollMs !== undefined ? { pollMs: args.pollMs } : {}),
       })
