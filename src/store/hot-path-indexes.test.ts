@@ -11,6 +11,7 @@ import { OFFERS_BY_ID_SQL, RECORD_OFFERS_SQL } from '../refunds/offers.js';
 import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
+import { UNDELIVERED_EVENTS_SQL } from '../webhooks/metrics.js';
 import { STEP_DUE_SQL } from '../refunds/lifecycle.js';
 import { VOID_STEP_DUE_SQL } from '../voids/lifecycle.js';
 import { offerSubmissionsSql, submissionsSql, type NewSubmission, type OfferSubmission } from '../refunds/submit.js';
@@ -119,6 +120,8 @@ describe('hot-path indexes', () => {
     ['webhook deliverer: claim of the due events', CLAIM_DUE_SQL, () => [new Date(), 20, new Date(Date.now() + 60_000), [client], [2], 4, 200]],
     // every /metrics scrape of every process: one probe per open status, whatever the number waiting (migration 0024)
     ['/metrics: the oldest refund of each open status', OLDEST_OPEN_REFUNDS_SQL, () => []],
+    // every /metrics scrape of every process: the undelivered webhook events, not the outbox of every delivered one (migration 0033)
+    ['/metrics: the undelivered webhook events', UNDELIVERED_EVENTS_SQL, () => []],
     // the refunds' sweep, every second of every process with workers, and again after each batch (decisions 0034, 0035)
     ['refund sweep: the first batch of due submissions and looks', STEP_DUE_SQL, () => [new Date(), '-infinity', '', 25]],
     ['refund sweep: the batch after another', STEP_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HR1500', 25]],

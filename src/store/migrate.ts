@@ -31,6 +31,7 @@ import * as m0029 from './migrations/0029_refund_contexts_on_generic_plans.js';
 import * as m0030 from './migrations/0030_void_step_schedule.js';
 import * as m0031 from './migrations/0031_booking_paying_since.js';
 import * as m0032 from './migrations/0032_booking_attempts.js';
+import * as m0033 from './migrations/0033_webhook_events_undelivered.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -64,6 +65,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030_void_step_schedule': m0030,
   '0031_booking_paying_since': m0031,
   '0032_booking_attempts': m0032,
+  '0033_webhook_events_undelivered': m0033,
 };
 
 class StaticProvider implements MigrationProvider {
