@@ -24,6 +24,7 @@ import { WorldFollower } from '../src/airline/sandbox/world-share.js';
 import { sql } from 'kysely';
 import { waitFor as waitUntil } from '../src/test-support/wait.js';
 import { holdOrder } from '../src/test-support/order-hold.js';
+import { postRefundsByCurrency } from '../src/console/detail.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -735,6 +736,19 @@ describe('console API', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/console/api/nothing' })).statusCode, 404);
     assert.equal((await t.app.inject({ method: 'GET', url: '/console/assets/nothing.js' })).statusCode, 404);
   });
+});
+
+test("the refund page's post-ticketing refunds are summed per currency, each in its own (found in a review: one sum of every currency's minor units, shown in the refund's)", () => {
+  const post = [
+    { postTicketingOrderNo: 'P1', currency: 'EUR', originalMinor: 3000, refundMinor: 1000 },
+    { postTicketingOrderNo: 'P2', currency: 'USD', originalMinor: 900, refundMinor: 500 },
+    { postTicketingOrderNo: 'P3', currency: 'EUR', originalMinor: 500, refundMinor: 250 },
+  ];
+  assert.deepEqual(postRefundsByCurrency(post), [
+    { currency: 'EUR', minor: 1250 },
+    { currency: 'USD', minor: 500 },
+  ]);
+  assert.deepEqual(postRefundsByCurrency([]), []);
 });
 
 describe('console configuration', () => {

@@ -42,6 +42,17 @@ export interface WebhookDelivery {
   tries: Array<{ attempt: number; at: string; httpStatus: number | null; error: string | null; durationMs: number }>;
 }
 
+/**
+ * The post-ticketing refunds of a quote summed per currency, in the quote's order. The refund row's
+ * `post_refund_minor` adds the minor units of every currency into one number (found in a review: the refund page
+ * showed it in the refund's currency), so the page reads the quote's entries instead.
+ */
+export function postRefundsByCurrency(post: ReadonlyArray<{ currency: string; refundMinor: number }>): Array<{ currency: string; minor: number }> {
+  const sums = new Map<string, number>();
+  for (const p of post) sums.set(p.currency, (sums.get(p.currency) ?? 0) + p.refundMinor);
+  return [...sums].map(([currency, minor]) => ({ currency, minor }));
+}
+
 export interface RefundDetail {
   kind: 'refund';
   refundCode: string;
@@ -54,7 +65,8 @@ export interface RefundDetail {
   currency: string;
   estimatedRefundMinor: number;
   actualRefundMinor: number | null;
-  postRefundMinor: number;
+  /** The post-ticketing services' refunds, one entry per currency (each service is refunded in its own). */
+  postRefunds: Array<{ currency: string; minor: number }>;
   serviceFee: { currency: string; minor: number };
   cancelReason: string | null;
   airlineRefundId: string | null;
@@ -165,7 +177,7 @@ export async function refundDetail(
     currency: r.currency,
     estimatedRefundMinor: Number(r.estimated_refund_minor),
     actualRefundMinor: r.actual_refund_minor === null ? null : Number(r.actual_refund_minor),
-    postRefundMinor: Number(r.post_refund_minor),
+    postRefunds: postRefundsByCurrency(quote.post ?? []),
     serviceFee: { currency: r.service_fee_currency, minor: Number(r.service_fee_minor) },
     cancelReason: r.cancel_reason,
     airlineRefundId: r.airline_refund_id,

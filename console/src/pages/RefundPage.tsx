@@ -50,7 +50,7 @@ export function RefundPage({ code, role }: { code: string; role: Role }) {
           <dt>Method</dt><dd>{r.refundMethod}, {r.quoteType}</dd>
           <dt>Estimated refund</dt><dd>{money(r.estimatedRefundMinor, r.currency)}</dd>
           <dt>Actual refund</dt><dd>{money(r.actualRefundMinor, r.currency)}</dd>
-          <dt>Post-ticketing refunds</dt><dd>{money(r.postRefundMinor, r.currency)}</dd>
+          <dt>Post-ticketing refunds</dt><dd>{r.postRefunds.length === 0 ? '—' : r.postRefunds.map((p) => money(p.minor, p.currency)).join(' + ')}</dd>
           <dt>Service fee</dt><dd>{money(r.serviceFee.minor, r.serviceFee.currency)}</dd>
           <dt>Expected confirmation</dt><dd>{day(q.expectedConfirmationDate)}</dd>
           <dt>Expected refund</dt><dd>{day(q.expectedRefundDate)}</dd>
