@@ -139,7 +139,7 @@ async function runWorker(config: Config): Promise<number> {
     await worldFollower?.start();
     const airlines = createAirlines(world, store, clock);
     const { ratesFrom } = await import('./refunds/pricing.js');
-    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours, rates: ratesFrom(world.rates ?? {}) });
+    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours, webhookRetentionDays: config.webhookRetentionDays, rates: ratesFrom(world.rates ?? {}) });
     await workers.start(true); // refunds, voids and the expiry of unpaid orders (src/workers.ts)
     deliverer?.start();
   } catch (err) {

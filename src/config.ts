@@ -46,6 +46,8 @@ export interface Config {
   consoleDemoPassword: string | null;
   /** How long an Idempotency-Key replays its first answer, in hours of service time (decision 0028). */
   idempotencyTtlHours: number;
+  /** Days a settled webhook event (delivered or failed) and its attempts are kept, counted from its status change (decision 0022). */
+  webhookRetentionDays: number;
   /** Attempt limits and time limit of every durable job queue (refunds, voids, order expiry, cleanup; src/jobs/queue.ts). */
   jobs: JobLimits;
 }
@@ -99,6 +101,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'CONSOLE_DEMO_PASSWORD', default: '(unset: no demo operators)', meaning: 'sandbox only, 12+ characters: creates the console operators demo-viewer, demo-agent and demo-admin with this password' },
   { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
   { name: 'IDEMPOTENCY_TTL_HOURS', default: '24', meaning: 'hours (1 to 720) an Idempotency-Key replays its first answer; after that the key is new again and a cleanup job deletes it' },
+  { name: 'WEBHOOK_RETENTION_DAYS', default: '30', meaning: 'days (2 to 3650) a delivered or failed webhook event and its attempts are kept after the status change it tells of; a cleanup job deletes them after that' },
   { name: 'JOB_RETRY_LIMIT', default: '5', meaning: 'retries (0 to 100) of a failed job after its first attempt, and of a refund\'s submission or status look (a void submission keeps its own 10, docs/voids.md)' },
   { name: 'JOB_RETRY_DELAY_SECONDS', default: '5', meaning: 'seconds (0 to 3600) before the first retry of a failed job' },
   { name: 'JOB_RETRY_BACKOFF', default: 'true', meaning: 'double the retry delay at each retry (a job\'s retries with jitter; a refund\'s submission and status look exactly)' },
@@ -219,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     consoleSubmitTargetMinutes: intVar(env, 'CONSOLE_SUBMIT_TARGET_MINUTES', 15, 1, 7 * 24 * 60, problems),
     consoleDemoPassword,
     idempotencyTtlHours: intVar(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 720, problems),
+    webhookRetentionDays: intVar(env, 'WEBHOOK_RETENTION_DAYS', 30, 2, 3650, problems),
     jobs: {
       retryLimit: intVar(env, 'JOB_RETRY_LIMIT', 5, 0, 100, problems),
       retryDelaySeconds: intVar(env, 'JOB_RETRY_DELAY_SECONDS', 5, 0, 3600, problems),

@@ -106,6 +106,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     pollSeconds: parts.workers.pollSeconds,
     limits: config.jobs,
     idempotencyTtlHours: config.idempotencyTtlHours,
+    webhookRetentionDays: config.webhookRetentionDays,
     rates: ratesFrom(world.rates ?? {}),
     ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
   });

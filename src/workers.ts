@@ -8,6 +8,8 @@ import { JOB_VOID_SUBMIT, VOID_QUEUES, VoidLifecycle } from './voids/lifecycle.j
 import { ORDER_EXPIRY_QUEUES, OrderExpiry } from './booking/expiry.js';
 import { IDEMPOTENCY_EXPIRY_QUEUES, IdempotencyExpiry } from './jobs/idempotency-expiry.js';
 import type { JobLimits } from './config.js';
+import type { RetentionSweep } from './jobs/retention-sweep.js';
+import { WEBHOOK_RETENTION_QUEUES, webhookRetention } from './webhooks/retention.js';
 
 export interface Workers extends RefundWorkers {
   voids: VoidLifecycle;
@@ -15,6 +17,8 @@ export interface Workers extends RefundWorkers {
   orderExpiry: OrderExpiry;
   /** Deletes idempotency keys past IDEMPOTENCY_TTL_HOURS (decision 0028). */
   idempotencyExpiry: IdempotencyExpiry;
+  /** Deletes settled webhook events past WEBHOOK_RETENTION_DAYS (decision 0022). */
+  webhookRetention: RetentionSweep;
 }
 
 export type WorkersArgs = Omit<Parameters<typeof createRefundWorkers>[0], 'limits'> & {
@@ -22,13 +26,17 @@ export type WorkersArgs = Omit<Parameters<typeof createRefundWorkers>[0], 'limit
   limits: JobLimits;
   /** IDEMPOTENCY_TTL_HOURS (config.idempotencyTtlHours). */
   idempotencyTtlHours: number;
+  /** WEBHOOK_RETENTION_DAYS (config.webhookRetentionDays). */
+  webhookRetentionDays: number;
 };
 
 /** The longest pause between two sweeps of expired idempotency keys (a key lives hours: minutes late is fine). */
 const IDEMPOTENCY_SWEEP_SECONDS = 300;
+/** The longest pause between two sweeps of webhook events past their retention (kept days: an hour late is fine). */
+const WEBHOOK_RETENTION_SWEEP_SECONDS = 3600;
 
 export function createWorkers(args: WorkersArgs): Workers {
-  const refunds = createRefundWorkers({ ...args, limits: args.limits, queues: { ...args.queues, ...VOID_QUEUES, ...ORDER_EXPIRY_QUEUES, ...IDEMPOTENCY_EXPIRY_QUEUES } });
+  const refunds = createRefundWorkers({ ...args, limits: args.limits, queues: { ...args.queues, ...VOID_QUEUES, ...ORDER_EXPIRY_QUEUES, ...IDEMPOTENCY_EXPIRY_QUEUES, ...WEBHOOK_RETENTION_QUEUES } });
   const voids = new VoidLifecycle({
     db: args.store.db,
     airlines: args.airlines,
@@ -60,11 +68,21 @@ export function createWorkers(args: WorkersArgs): Workers {
     sweepSeconds: Math.min(args.pollSeconds * 30, IDEMPOTENCY_SWEEP_SECONDS),
     log: args.logger,
   });
+  // Hourly (the sandbox: every 2 min, following its clock): an event is kept days.
+  const retention = webhookRetention({
+    db: args.store.db,
+    clock: args.clock,
+    queue: refunds.queue,
+    days: args.webhookRetentionDays,
+    sweepSeconds: Math.min(args.pollSeconds * 60, WEBHOOK_RETENTION_SWEEP_SECONDS),
+    log: args.logger,
+  });
   return {
     ...refunds,
     voids,
     orderExpiry,
     idempotencyExpiry,
+    webhookRetention: retention,
     async start(work) {
       // Registered before the queue starts: they poll from its start on.
       if (work) await voids.startWorkers();
@@ -72,6 +90,7 @@ export function createWorkers(args: WorkersArgs): Workers {
       // The sweep sends its first job: after the queue has started.
       if (work) await orderExpiry.startWorkers();
       if (work) await idempotencyExpiry.startWorkers();
+      if (work) await retention.startWorkers();
     },
   };
 }
