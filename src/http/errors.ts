@@ -9,6 +9,11 @@ export type ErrorShaper = (base: ErrorBody, request: FastifyRequest) => Record<s
 declare module 'fastify' {
   interface FastifyContextConfig {
     family?: Family;
+    /**
+     * The statuses of this route's answers that refuse the request's own fields (a format or an illegal value):
+     * spec 8's validation failures, not counted in a rate pool. Default: the family's validation status.
+     */
+    invalid?: readonly number[];
     errorShape?: ErrorShaper;
     /** Spec endpoints need client credentials; health, docs and metrics do not. */
     auth?: 'client' | 'admin' | 'none';

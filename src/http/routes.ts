@@ -18,6 +18,8 @@ import { extractErrorShape, extractPnr } from '../pnr/extract.js';
 import { sendKept } from './kept-answer.js';
 import { claimPnr } from '../pnr/claim.js';
 import { PNR_STATUS } from '../pnr/statuses.js';
+import { BOOKING_STATUS as S } from '../booking/statuses.js';
+import { SEAT_STATUS } from '../booking/seat-statuses.js';
 import { ClaimRequest, ClaimResponse, ExtractPnrRequest, ExtractPnrResponse } from '../pnr/wire.js';
 import { quoteRefund } from '../refunds/quote.js';
 import { submitRefund } from '../refunds/submit.js';
@@ -248,7 +250,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     api.post(
       '/seatAvailability.do',
       {
-        config: { family: 'seat', errorShape: (base) => ({ cabins: null, ...base }) },
+        // 220 illegal parameter, 215 a segment without its index: the request's own fields (not counted, spec 8)
+        config: { family: 'seat', invalid: [SEAT_STATUS.ILLEGAL_PARAMETER, SEAT_STATUS.SEGMENT_INDEX_MISSING], errorShape: (base) => ({ cabins: null, ...base }) },
         schema: { summary: 'Seat map and seat prices of a booking chain (sessionId or offerId)', tags: ['seats'], body: SeatAvailabilityRequest, response: { 200: SeatAvailabilityResponse, ...errors } },
       },
       // untyped reply: the body is bytes the seat map cache made with this route's serializer
@@ -256,7 +259,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
     api.post(
       '/getLuggage.do',
-      { config: { family: 'booking' }, schema: { summary: 'Bags sold with the ticket', tags, body: GetLuggageRequest, response: { 200: GetLuggageResponse, ...errors } } },
+      { config: { family: 'booking', invalid: [S.INVALID, S.LUGGAGE_ILLEGAL] }, schema: { summary: 'Bags sold with the ticket', tags, body: GetLuggageRequest, response: { 200: GetLuggageResponse, ...errors } } },
       async (request) => getLuggage(booking, clientId(request), request.body),
     );
   });
@@ -265,12 +268,12 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   clients(pools.verify, (api) => {
     api.post(
       '/verify.do',
-      { config: { family: 'booking' }, schema: { summary: 'Verify the price of an itinerary and open a session (2 h)', tags, body: VerifyRequest, response: { 200: VerifyResponse, ...errors } } },
+      { config: { family: 'booking', invalid: [S.INVALID, S.VERIFY_ILLEGAL] }, schema: { summary: 'Verify the price of an itinerary and open a session (2 h)', tags, body: VerifyRequest, response: { 200: VerifyResponse, ...errors } } },
       async (request) => verify(booking, clientId(request), request.body),
     );
     api.post(
       '/getOffers.do',
-      { config: { family: 'booking' }, schema: { summary: 'Offers for passengers and flights', tags, body: GetOffersRequest, response: { 200: GetOffersResponse, ...errors } } },
+      { config: { family: 'booking', invalid: [S.INVALID, S.OFFERS_FORMAT, S.OFFERS_ILLEGAL] }, schema: { summary: 'Offers for passengers and flights', tags, body: GetOffersRequest, response: { 200: GetOffersResponse, ...errors } } },
       async (request) => getOffers(booking, clientId(request), request.body),
     );
   });
@@ -279,7 +282,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   clients(pools.search, (api) => {
     api.post(
       '/search.do',
-      { config: { family: 'booking' }, schema: { summary: 'Search the schedule (routingIdentifier valid 6 h)', tags, body: SearchRequest, response: { 200: SearchResponse, ...errors } } },
+      { config: { family: 'booking', invalid: [S.INVALID, S.SEARCH_FORMAT, S.SEARCH_ILLEGAL] }, schema: { summary: 'Search the schedule (routingIdentifier valid 6 h)', tags, body: SearchRequest, response: { 200: SearchResponse, ...errors } } },
       async (request) => search(booking, clientId(request), request.body),
     );
   });
