@@ -25,8 +25,12 @@ export interface SeatAvailabilityAnswer {
   parts: SeatAnswerPart[];
 }
 
-export async function seatAvailability(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest): Promise<SeatAvailabilityAnswer> {
-  await deps.lookToBook.check(clientId);
+/**
+ * `settings`: the caller's client settings as authenticated (a console edit or world reload reaches them at once in
+ * this process); without them look-to-book reads its own copy, kept 30 s.
+ */
+export async function seatAvailability(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest, settings?: Record<string, unknown>): Promise<SeatAvailabilityAnswer> {
+  await deps.lookToBook.check(clientId, settings);
   const requested = [...req.outboundSegments, ...(req.inboundSegments ?? [])];
   const session = await sessionOf(deps, clientId, req, requested);
   const carrier = req.carrier.toUpperCase();

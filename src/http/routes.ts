@@ -255,7 +255,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         schema: { summary: 'Seat map and seat prices of a booking chain (sessionId or offerId)', tags: ['seats'], body: SeatAvailabilityRequest, response: { 200: SeatAvailabilityResponse, ...errors } },
       },
       // untyped reply: the body is bytes the seat map cache made with this route's serializer
-      async (request, reply) => sendSeatMap(deps.seatMaps, request, reply as FastifyReply, await seatAvailability(booking, clientId(request), request.body)),
+      async (request, reply) => sendSeatMap(deps.seatMaps, request, reply as FastifyReply, await seatAvailability(booking, clientId(request), request.body, request.client?.settings)),
     );
     api.post(
       '/getLuggage.do',

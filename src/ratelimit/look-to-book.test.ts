@@ -209,3 +209,29 @@ test('with Redis, two processes count one client\'s seat requests together', { s
     await store.close();
   }
 });
+
+test("with Redis, a client without a setting keeps at most a day and an hour of minutes, not every minute it ever had (found by a review: check() never reads its counts, so nothing trimmed them)", { skip: REDIS_URL ? false : 'REDIS_URL is not set (.ci/run sets it)' }, async () => {
+  const { store, clock } = await setup({ free: {} });
+  const keyPrefix = `postbook:test-l2b:${process.pid}:${randomBytes(4).toString('hex')}:`;
+  const redis = new Redis(REDIS_URL!);
+  try {
+    const l2b = createLookToBook({ db: store.db, clock, redis, keyPrefix });
+    // three days of a seat map every two minutes, each after its check (as seatAvailability.do does)
+    for (let i = 0; i < 3 * 720; i++) {
+      await l2b.check('free');
+      await l2b.recordSeatRequest('free');
+      clock.advance(120_000);
+    }
+    await redis.ping();
+    const fields = await redis.hlen(`${keyPrefix}free`);
+    // 2,160 minutes were written; the hash is trimmed to the day whenever it holds more than 1,500 (24 h + 1 h)
+    assert.ok(fields <= 24 * 60 + 60, `${fields} minutes kept`);
+    const oldest = Math.min(...(await redis.hkeys(`${keyPrefix}free`)).map(Number));
+    assert.ok(oldest > Math.floor(clock.now().getTime() / 60_000) - 3 * 24 * 60, 'the first day is gone');
+  } finally {
+    const keys = await redis.keys(`${keyPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+    await store.close();
+  }
+});

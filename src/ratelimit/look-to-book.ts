@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { BoundedMap } from '../bounded-map.js';
+import { RedisBreaker, throttledWarn } from './redis.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { ClientSettings, Database } from '../store/schema.js';
@@ -114,9 +115,31 @@ if #old > 0 then redis.call('HDEL', KEYS[1], unpack(old)) end
 return sum
 `;
 
+// Adds one seat request to its minute and keeps the hash to the day: once it holds more minutes than a day has
+// (an hour's worth more, so the trim runs about once an hour), the minutes at or before the floor go. Without
+// it a client with no look-to-book setting — whose counts check() never reads, and SUM_DAY never trims — grew one
+// field per minute of traffic for good, its expiry renewed by every seat map (found by a review).
+const ADD_MINUTE = `
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if redis.call('HLEN', KEYS[1]) > ${DAY_MINUTES + 60} then
+  local floor = tonumber(ARGV[2])
+  local old = {}
+  for _, m in ipairs(redis.call('HKEYS', KEYS[1])) do
+    if tonumber(m) <= floor then old[#old + 1] = m end
+  end
+  if #old > 0 then redis.call('HDEL', KEYS[1], unpack(old)) end
+end
+return 1
+`;
+
 interface SumDayRedis extends Redis {
   postbookSumDay(key: string, floor: number): Promise<number>;
+  postbookAddMinute(key: string, minute: number, floor: number, ttlMs: number): Promise<number>;
 }
+
+/** How long the last count read from Redis stands in for it while Redis fails (then: none, as the pools let requests through). */
+const STALE_COUNT_MS = 60_000;
 
 export interface LookToBookOptions {
   db: Kysely<Database>;
@@ -145,6 +168,8 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
   const prefix = opts.keyPrefix ?? 'postbook:l2b:';
   const redis = (opts.redis ?? null) as SumDayRedis | null;
   if (redis && typeof redis.postbookSumDay !== 'function') redis.defineCommand('postbookSumDay', { numberOfKeys: 1, lua: SUM_DAY });
+  if (redis && typeof redis.postbookAddMinute !== 'function') redis.defineCommand('postbookAddMinute', { numberOfKeys: 1, lua: ADD_MINUTE });
+  const breaker = new RedisBreaker();
   const settingsOf =
     opts.settingsOf ??
     (async (clientId: string) => (await db.selectFrom('clients').select('settings').where('client_id', '=', clientId).executeTakeFirst())?.settings);
@@ -156,7 +181,11 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
   const remote = new BoundedMap<string, Cached<number> & { pending: number }>(CLIENTS_KEPT); // Redis mode: last read + own adds since
 
   const fresh = (c: Cached<unknown> | undefined, now: number, ttl: number) => c !== undefined && now - c.at >= 0 && now - c.at < ttl;
-  const warn = (err: unknown) => opts.log?.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'look-to-book counter in Redis failed');
+  const logFailure = throttledWarn(opts.log, 'look-to-book counter in Redis failed');
+  const warn = (err: unknown) => {
+    breaker.trip();
+    logFailure(err);
+  };
 
   async function settingsFor(clientId: string, now: number) {
     const hit = settings.get(clientId);
@@ -171,13 +200,17 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
     if (!redis) return local.get(clientId)?.total(minute) ?? 0;
     const hit = remote.get(clientId);
     if (hit && fresh(hit, now, redisReadMs)) return hit.value + hit.pending;
+    // While Redis fails: the last count read for a minute, then none — a client refused when Redis went away is
+    // not refused for the whole outage on a count that no longer ages (found by a review)
+    const stale = () => (hit && fresh(hit, now, STALE_COUNT_MS) ? hit.value + hit.pending : 0);
+    if (!breaker.closed) return stale();
     try {
       const value = Number(await redis.postbookSumDay(prefix + clientId, minute - DAY_MINUTES));
       remote.set(clientId, { value, at: now, pending: 0 });
       return value;
     } catch (err) {
       warn(err);
-      return hit ? hit.value + hit.pending : 0;
+      return stale();
     }
   }
 
@@ -226,13 +259,9 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
       }
       const hit = remote.get(clientId);
       if (hit) hit.pending++;
+      if (!breaker.closed) return;
       // Not awaited: the seat map answer does not wait for Redis.
-      redis
-        .multi()
-        .hincrby(prefix + clientId, String(minute), 1)
-        .pexpire(prefix + clientId, DAY_MS + 60_000)
-        .exec()
-        .catch(warn);
+      redis.postbookAddMinute(prefix + clientId, minute, minute - DAY_MINUTES, DAY_MS + 60_000).catch(warn);
     },
 
     async usage(clientId, given) {

@@ -14,6 +14,7 @@ import rateLimit from '@fastify/rate-limit';
 import { ApiError, VALIDATION_STATUS } from '../errors.js';
 import type { Redis } from 'ioredis';
 import { MemoryWindowStore, RedisWindowStore, storeCtor, type WindowStore } from './window-store.js';
+import { throttledWarn } from './redis.js';
 
 export type PoolName = 'ancillary' | 'verify' | 'pnr' | 'search';
 
@@ -120,6 +121,9 @@ function createPool(name: PoolName, store: WindowStore, opts: { windowMs: number
         const verdict = await limiter(request);
         if (verdict.isAllowed) return;
         if (!verdict.isExceeded) {
+          // The store counted it (current ≥ 1, so fewer remain than the limit) unless it failed and the request
+          // passes uncounted: then there is nothing to take back later, nor a count to tell.
+          if (verdict.remaining >= verdict.max) return;
           counted.add(request);
           reply.header('x-ratelimit-limit', verdict.max).header('x-ratelimit-remaining', verdict.remaining);
           return;
@@ -154,7 +158,7 @@ export function createRatePools(opts: RatePoolsOptions): RatePools {
   const minute = opts.windowMs ?? 60_000;
   const windowOf = (pool: PoolName) => (pool === 'search' ? (opts.secondWindowMs ?? 1_000) : minute);
   const prefix = opts.keyPrefix ?? 'postbook:rate:';
-  const onError = (err: Error) => opts.log?.warn({ err: { message: err.message } }, 'rate pool store failed; request let through');
+  const onError = throttledWarn(opts.log, 'rate pool store failed; requests let through');
   const store: WindowStore = opts.redis ? new RedisWindowStore(opts.redis, prefix, onError) : new MemoryWindowStore(opts.now);
   const pool = (name: PoolName) => createPool(name, store, { windowMs: windowOf(name), defaults });
   return {

@@ -5,6 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { RedisBreaker } from './redis.js';
+
+/** The error a Redis store answers while its breaker is open: the request passes uncounted, nothing is logged. */
+const REDIS_SKIPPED = new Error('rate pool store skipped: Redis failed within the last seconds');
 
 type Result = { current: number; ttl: number };
 type Callback = (error: Error | null, result?: Result) => void;
@@ -143,6 +147,7 @@ export class RedisWindowStore implements WindowStore, FastifyRateLimitStore {
     redis: Redis,
     private readonly keyPrefix: string,
     private readonly onError: (err: Error) => void = () => undefined,
+    private readonly breaker = new RedisBreaker(),
   ) {
     this.redis = redis as SlidingLogRedis;
     if (typeof this.redis.postbookSlidingLog !== 'function') {
@@ -154,11 +159,13 @@ export class RedisWindowStore implements WindowStore, FastifyRateLimitStore {
   }
 
   incr(key: string, cb: Callback, windowMs: number, max: number): void {
+    if (!this.breaker.closed) return cb(REDIS_SKIPPED);
     // Members must be unique even for two requests in one millisecond from two processes.
     const member = `${this.memberPrefix}:${(this.seq = (this.seq + 1) % Number.MAX_SAFE_INTEGER)}`;
     this.redis.postbookSlidingLog(this.keyPrefix + key, windowMs, max, member).then(
       ([current, ttl]) => cb(null, { current, ttl }),
       (err: Error) => {
+        this.breaker.trip();
         this.onError(err);
         cb(err);
       },
@@ -170,11 +177,16 @@ export class RedisWindowStore implements WindowStore, FastifyRateLimitStore {
   }
 
   async count(key: string, windowMs: number): Promise<number> {
+    if (!this.breaker.closed) throw REDIS_SKIPPED;
     return Number(await this.redis.postbookWindowCount(this.keyPrefix + key, windowMs));
   }
 
   uncount(key: string): void {
+    if (!this.breaker.closed) return;
     // the member of the highest score: the latest accepted request (of any process)
-    this.redis.zpopmax(this.keyPrefix + key).catch((err: Error) => this.onError(err));
+    this.redis.zpopmax(this.keyPrefix + key).catch((err: Error) => {
+      this.breaker.trip();
+      this.onError(err);
+    });
   }
 }
