@@ -177,7 +177,9 @@ export function createLookToBook(opts: LookToBookOptions): LookToBookCounter {
   // per client, each at most CLIENTS_KEPT (src/bounded-map.ts)
   const settings = new BoundedMap<string, Cached<ClientSettings | undefined>>(CLIENTS_KEPT);
   const paid = new BoundedMap<string, Cached<number>>(CLIENTS_KEPT);
-  const local = new BoundedMap<string, RollingDay>(CLIENTS_KEPT); // memory mode: the counts; Redis mode: not used
+  // memory mode: the counts themselves, not a cache — a plain map (a BoundedMap's refill would have dropped every
+  // client's day at the 10,001st client; found by a review). Its keys are authenticated clients: the clients table bounds it.
+  const local = new Map<string, RollingDay>(); // Redis mode: not used
   const remote = new BoundedMap<string, Cached<number> & { pending: number }>(CLIENTS_KEPT); // Redis mode: last read + own adds since
 
   const fresh = (c: Cached<unknown> | undefined, now: number, ttl: number) => c !== undefined && now - c.at >= 0 && now - c.at < ttl;
