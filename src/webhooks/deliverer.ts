@@ -178,12 +178,21 @@ export class WebhookDeliverer {
    */
   private fill(): void {
     if (this.stopped) return;
+    // a poll or a refill pending is this claim now
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     if (this.filling) {
       this.refill = true;
       return;
     }
     this.refill = false;
+    // every slot busy: the next POST to end claims again
+    if (this.inFlight.size >= this.concurrency) return;
     this.filling = (async () => {
+      // the run goes on after `this.filling` holds it, whatever the claim does (found by a review: a run that
+      // awaited nothing finished before it was assigned, left `filling` set for good, and the deliverer never
+      // claimed again)
+      await Promise.resolve();
       let idle = false;
       try {
         while (!this.stopped && this.inFlight.size < this.concurrency) {
@@ -236,10 +245,12 @@ export class WebhookDeliverer {
   }
 
   /**
-   * One round for tests and tools: claims what the free slots allow (the per-client cap included) and waits
-   * for those POSTs and their settles. Returns how many were attempted.
+   * One round for tests and tools, on a deliverer whose loop is not running (beside it, the two would claim on
+   * the same counts): claims what the free slots allow (the per-client cap included) and waits for those POSTs
+   * and their settles. Returns how many were attempted.
    */
   async deliverDue(): Promise<number> {
+    if (!this.stopped) throw new Error('deliverDue() is for a deliverer whose loop is not running');
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
     const before = new Set(this.inFlight);

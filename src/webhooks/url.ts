@@ -17,14 +17,41 @@ const FORBIDDEN = new BlockList();
 for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
   FORBIDDEN.addSubnet(net, bits, 'ipv4');
 }
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) FORBIDDEN.addSubnet(net, bits, 'ipv6');
+// loopback, unspecified, unique-local, link-local, site-local (deprecated, still routed by some), multicast, and
+// the local-use NAT64 prefix (RFC 8215)
+for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['64:ff9b:1::', 48]] as const) {
+  FORBIDDEN.addSubnet(net, bits, 'ipv6');
+}
 
-/** The IPv4 address an IPv4-compatible or NAT64 IPv6 literal carries in its last 32 bits, or null. */
-function embeddedV4(host: string): string | null {
-  const m = /^(?:::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(host);
-  if (!m) return null;
-  const [hi, lo] = [parseInt(m[1]!, 16), parseInt(m[2]!, 16)];
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+/** The eight 16-bit groups of an IPv6 address, or null: the URL parser writes it canonically first (hex, `::`). */
+function groupsOf(address: string): number[] | null {
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+  const [head, tail] = canonical.includes('::') ? canonical.split('::') : [canonical, null];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = [...h, ...Array<string>(tail === null ? 0 : 8 - h.length - t.length).fill('0'), ...t].map((g) => parseInt(g, 16));
+  return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+const v4Of = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+
+/**
+ * The IPv4 address an IPv6 address carries, in any spelling (hex or dotted, found by a review: a resolver answers
+ * `::127.0.0.1` dotted): IPv4-compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96`), 6to4 (`2002:aabb:ccdd::/48`).
+ * IPv4-mapped addresses BlockList matches itself.
+ */
+function embeddedV4(address: string): string | null {
+  const g = groupsOf(address);
+  if (!g) return null;
+  if (g.slice(0, 6).every((x) => x === 0)) return v4Of(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4Of(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return v4Of(g[1]!, g[2]!);
+  return null;
 }
 
 /** Whether an address (IPv4 or IPv6, as written in a URL's host or answered by a resolver) is one a webhook may not reach. */
