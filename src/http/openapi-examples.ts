@@ -321,7 +321,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 99010,
-          "msg": "passengers do not match the airline record: the record holds 2 passengers and the claim names 1: claim every passenger of the booking"
+          "msg": "passengers do not match the airline record: claim every passenger of the booking, each once, with the names as the airline holds them"
         }
       },
       {

@@ -65,12 +65,18 @@ type Api = ReturnType<typeof typed>;
 
 const IdempotencyKey = Type.Object({ 'idempotency-key': Type.Optional(Type.String()) });
 
-/** pnr/claim.do is idempotent by itself (one order per record): a twin still running after the wait runs again. */
+/**
+ * pnr/claim.do is idempotent by itself (one order per record): a twin still running after the wait runs again.
+ * Not final, so the key is free to retry: the airline's time-out and error, and 99013 "not ticketed yet" — a
+ * "claim it once tickets are issued" (decision 0004), which a replay would have answered for 24 h after the
+ * tickets were (found by a review).
+ */
+const CLAIM_NOT_FINAL: readonly number[] = [PNR_STATUS.TIMEOUT, PNR_STATUS.AIRLINE_ERROR, PNR_STATUS.NOT_TICKETED];
 const CLAIM_REPLAY: IdempotentEndpoint = {
   endpoint: 'pnr/claim.do',
   validationStatus: VALIDATION_STATUS.pnr,
   busy: null,
-  isFinal: (a) => ![PNR_STATUS.TIMEOUT, PNR_STATUS.AIRLINE_ERROR].includes((a.body as { status: number }).status as 99006),
+  isFinal: (a) => !CLAIM_NOT_FINAL.includes((a.body as { status: number }).status),
 };
 
 /**
