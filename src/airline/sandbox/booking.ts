@@ -237,6 +237,10 @@ export class SandboxBookingApi implements BookingConnector {
     const airline = this.airline(carrier);
     await this.behave(airline.behaviour ?? {}, opts.signal);
     if (airline.supports?.seatSelection === false) return { ok: false, reason: 'airlineWithoutSeats', message: `airline ${carrier} does not offer seat selection` };
+    // The world's generation read with the flight, before the inventory read's await: a world reloaded meanwhile
+    // must not tag this (the old world's) map with its generation, or the map would be served as the new world's
+    // until the flight's next sale (found by a review: a seat the reload made occupied shown free).
+    const generation = worldGeneration(this.world);
     const f = this.findFlight(ref);
     if (!f) return { ok: false, reason: 'selectionFailed', message: `flight ${ref.flightNumber} on ${ref.depDate} not found` };
     if (airline.routesWithoutSeatSelection?.includes(`${f.from}-${f.to}`)) {
@@ -249,7 +253,7 @@ export class SandboxBookingApi implements BookingConnector {
     if (f.source.seatMapBehaviour === 'unknownError') return { ok: false, reason: 'unknown', message: 'the airline answered with an unknown error' };
     const { cabins, version } = await this.cabinsOf(f, cabinClass);
     if (cabins.length === 0) return { ok: false, reason: 'selectionFailed', message: `no cabin of class ${cabinClass} on this aircraft` };
-    return { ok: true, cabins, version: version === null ? null : `${worldGeneration(this.world)}:${version}` };
+    return { ok: true, cabins, version: version === null ? null : `${generation}:${version}` };
   }
 
   /**
