@@ -559,13 +559,17 @@ export class SandboxBookingApi implements BookingConnector {
    * while. What the cache saves is the document's transfer and parse and the record's rebuild, and it keeps one
    * SandboxBooking object per version, which the connector and extractPnr.do cache their answers by.
    */
-  private readonly stored = new BoundedMap<string, { xmin: string; updatedAt: Date; booking: SandboxBooking }>(10_000);
+  private readonly stored = new BoundedMap<string, { xmin: string; updatedAt: Date; generation: number; booking: SandboxBooking }>(10_000);
 
   /** A booking made through postbook, as the connector's world bookings look; one object per row version. */
   async findStored(carrier: string, pnr: string): Promise<SandboxBooking | undefined> {
     if (!this.db) return undefined;
     const key = `${carrier}/${pnr}`;
-    const known = this.stored.get(key);
+    // A record is built from the world's flights (their times, airports): one kept from before a world reload is
+    // built again (found by a review: extractPnr.do and claims kept the schedule the reload had changed).
+    const generation = worldGeneration(this.world);
+    const kept = this.stored.get(key);
+    const known = kept?.generation === generation ? kept : undefined;
     // The row's version is its xmin (a new one at every UPDATE) and, against xid wrap-around, updated_at too.
     // The document comes along only when the row is not the version known here.
     const row = await this.db
@@ -586,7 +590,7 @@ export class SandboxBookingApi implements BookingConnector {
     const stored = row.booking as StoredBooking;
     const record = await this.recordOf(stored);
     const booking: SandboxBooking = { record, behaviour: {}, refundBehaviour: {}, issuedAt: stored.issuedAt ? new Date(stored.issuedAt) : null, note: null };
-    this.stored.set(key, { xmin: row.xmin, updatedAt: row.updated_at, booking });
+    this.stored.set(key, { xmin: row.xmin, updatedAt: row.updated_at, generation, booking });
     return booking;
   }
 
