@@ -11,6 +11,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { ConnectorError, type AirlineConnector } from '../airline/connector.js';
 import { contact, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA] = PLANTED.names;
@@ -120,6 +121,43 @@ describe('order expiry', () => {
       assert.deepEqual(await t.orderExpiry.settleStalePayments(), [], 'settled once');
       t.clock.advance(30 * 60_000);
       assert.deepEqual(await t.orderExpiry.sweep(), [refused], 'then lapses at its deadline');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("an airline that does not answer holds up only its own stale payments: the sweep reads past a page of them to another airline's (found by a review: the 100 oldest were read, and only those)", async () => {
+    let issueCalls = 0;
+    // carrier QZ: bookable, but its ticketing never answers in time
+    const silentAirline = {
+      name: 'silent',
+      carriers: () => ['QZ'],
+      supports: () => true,
+      booking: {
+        issueTickets: async () => {
+          issueCalls++;
+          throw new ConnectorError('timeout', true, 'no answer');
+        },
+      },
+    } as unknown as AirlineConnector;
+    const t = await makeTestApp({ world: bookingWorld(), connectors: (w, books) => [new SandboxConnector(w, books), silentAirline] });
+    try {
+      const healthy = await orderSeat(t, '18C');
+      await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: t.clock.now(), payment_method: 'deposit' }).where('order_no', '=', healthy).execute();
+      await t.store.db.updateTable('orders').set({ status: '1' }).where('order_no', '=', healthy).execute();
+      // 150 older payments of QZ left 'paying' (copies of that order's rows, another carrier and PNR each)
+      await sql`
+        insert into orders
+          select (jsonb_populate_record(null::orders, to_jsonb(o) || jsonb_build_object('order_no', 'QZ' || g, 'carrier', 'QZ', 'airline_pnr', 'QZP' || g))).*
+          from orders o, generate_series(1, 150) g where o.order_no = ${healthy}`.execute(t.store.db);
+      await sql`
+        insert into booking_orders
+          select (jsonb_populate_record(null::booking_orders, to_jsonb(b) || jsonb_build_object('order_no', 'QZ' || g, 'booking_ref', 'QZR' || g, 'paying_since', ${new Date(t.clock.now().getTime() - 3_600_000).toISOString()}::text))).*
+          from booking_orders b, generate_series(1, 150) g where b.order_no = ${healthy}`.execute(t.store.db);
+      t.clock.advance(2 * 60_000);
+      assert.deepEqual(await t.orderExpiry.settleStalePayments(), [healthy], "the other airline's payment settled");
+      assert.equal(issueCalls, 1, 'the silent airline asked once in the sweep');
+      assert.equal(await orderStatus(t, healthy), 2);
     } finally {
       await t.close();
     }

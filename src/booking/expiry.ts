@@ -112,24 +112,46 @@ export class OrderExpiry {
    * idempotency key (the order number: tickets it issued already come back, none twice), then the tickets recorded
    * and the order paid; an airline that refuses puts the order back to unpaid (0), where the deadline applies, and
    * so does a carrier with no booking connector any more. An airline that does not answer leaves it (and that
-   * carrier's other payments) for the next sweep; the calls stop after AIRLINE_PART_BUDGET_MS of the sweep.
-   * Answers the orders settled (paid or back to unpaid).
+   * carrier's other payments) for the next sweep, and the sweep reads on past that carrier's payments (found by a
+   * review: the 100 oldest, all of one silent airline, kept every other airline's waiting); the calls stop after
+   * AIRLINE_PART_BUDGET_MS of the sweep. Answers the orders settled (paid or back to unpaid).
    */
   async settleStalePayments(): Promise<string[]> {
-    const now = this.deps.clock.now();
-    const stale = await this.deps.db
-      .selectFrom('booking_orders')
-      .innerJoin('orders', 'orders.order_no', 'booking_orders.order_no')
-      .select(['booking_orders.order_no', 'booking_orders.payment_method', 'orders.carrier', 'orders.airline_pnr'])
-      .where('booking_orders.pay_state', '=', 'paying')
-      .where('booking_orders.paying_since', '<=', new Date(now.getTime() - STALE_CALL_MS))
-      .orderBy('booking_orders.paying_since')
-      .limit(BATCH)
-      .execute();
     const settled: string[] = [];
     const started = Date.now();
     /** Carriers that did not answer in this sweep: asked again at the next one, not once per payment now. */
     const silent = new Set<string>();
+    /** Payments read in this sweep: a page after another never takes one again (one left 'paying' by a race). */
+    const seen = new Set<string>();
+    for (;;) {
+      const page = await this.stalePayments([...silent], [...seen]);
+      for (const p of page) seen.add(p.order_no);
+      await this.settlePayments(page, settled, silent, started);
+      // a short page is the last; a full one of payments all settled or all silent is read past
+      if (page.length < BATCH || Date.now() - started > AIRLINE_PART_BUDGET_MS) return settled;
+    }
+  }
+
+  /** The oldest stale payments (BATCH at most) of carriers not known silent in this sweep, but the ones already read. */
+  private stalePayments(silent: string[], seen: string[]) {
+    const now = this.deps.clock.now();
+    let q = this.deps.db
+      .selectFrom('booking_orders')
+      .innerJoin('orders', 'orders.order_no', 'booking_orders.order_no')
+      .select(['booking_orders.order_no', 'booking_orders.payment_method', 'orders.carrier', 'orders.airline_pnr'])
+      .where('booking_orders.pay_state', '=', 'paying')
+      .where('booking_orders.paying_since', '<=', new Date(now.getTime() - STALE_CALL_MS));
+    if (silent.length > 0) q = q.where('orders.carrier', 'not in', silent);
+    if (seen.length > 0) q = q.where('booking_orders.order_no', 'not in', seen);
+    return q.orderBy('booking_orders.paying_since').limit(BATCH).execute();
+  }
+
+  private async settlePayments(
+    stale: ReadonlyArray<{ order_no: string; payment_method: string | null; carrier: string; airline_pnr: string | null }>,
+    settled: string[],
+    silent: Set<string>,
+    started: number,
+  ): Promise<void> {
     for (const p of stale) {
       if (Date.now() - started > AIRLINE_PART_BUDGET_MS) break;
       if (silent.has(p.carrier)) continue;
@@ -161,7 +183,6 @@ export class OrderExpiry {
         }
       }
     }
-    return settled;
   }
 
   /** order.do bookings whose order was never written (decision 0046): each released at the airline; answers their order numbers. */
