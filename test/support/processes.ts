@@ -100,7 +100,9 @@ export async function waitForLog(p: Proc, msg: string, ms = 180_000): Promise<Re
     const exited = await Promise.race([p.exit.then(() => true), sleep(100).then(() => false)]);
     if (exited) throw new Error(`process exited before "${msg}": ${p.stderr()} ${p.stdout().slice(-2000)}`);
   }
-  throw new Error(`no "${msg}" within ${ms / 1000} s`);
+  // what the process said so far: a start that hangs (seen twice under a loaded machine, not reproduced alone) says where
+  const said = p.lines().map((l) => String(l.msg)).slice(-15).join(' | ');
+  throw new Error(`no "${msg}" within ${ms / 1000} s; its last log lines: ${said || '(none)'}; stderr: ${p.stderr().slice(-1500) || '(none)'}`);
 }
 
 /** The server, once it logged "postbook is ready", with its URL. */
