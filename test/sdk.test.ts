@@ -2,6 +2,7 @@
 // wire types are what the service declares (drift check), every endpoint has a method, HTTP 429 is waited out
 // and retried (spec 8), business failures are typed errors (spec 7), a refund is followed to its final status
 // (spec 3.1) while the sandbox clock is moved, and a real webhook delivery verifies (docs/webhooks.md).
+import util from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -130,6 +131,21 @@ describe('SDK types and methods', () => {
     assert.throws(() => proxy.call('POST /refundQuotation.do', { refundRequestList: [] }, { idempotencyKey: 'k' }), /takes no Idempotency-Key/);
     await assert.rejects(proxy.sandbox.clock(), /adminToken/);
   });
+
+  test("the client's credentials stay out of what inspects or serializes it (found by a review: the options were a plain property)", () => {
+    const client = new PostbookClient({ baseUrl: 'http://postbook.invalid', clientId: 'c-1', clientSecret: 'sdk-secret-never-shown', adminToken: 'admin-token-never-shown' });
+    for (const shown of [util.inspect(client, { depth: 10, showHidden: true }), JSON.stringify(client), String(Object.entries(client))]) {
+      assert.ok(!shown.includes('sdk-secret-never-shown') && !shown.includes('admin-token-never-shown'), shown.slice(0, 300));
+    }
+  });
+
+  test('verifyWebhook refuses a tolerance that is not a number of seconds, and a missing secret, instead of checking nothing', async () => {
+    const input = { secret: 'whsec_x', headers: { 'x-service-webhook-timestamp': '1', 'x-service-webhook-signature': 'a'.repeat(64) }, body: '{}' };
+    for (const toleranceSeconds of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
+      await assert.rejects(verifyWebhook({ ...input, toleranceSeconds }), /toleranceSeconds/);
+    }
+    await assert.rejects(verifyWebhook({ ...input, secret: '' }), /secret is required/);
+  });
 });
 
 describe('SDK against the service: errors, auth, header prefix', () => {
@@ -251,6 +267,21 @@ function sdkWorld(): WorldFile {
     segments: [{ flight: 'out' }],
     tickets: [{ ticketNo: '999-3000000770', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
   });
+  // quoteAndSubmit's resend after a lost answer, and after none at all
+  for (const [pnr, last, ticketNo] of [['SDK002', 'SDKTWO', '999-3000000771'], ['SDK003', 'SDKTHREE', '999-3000000772']] as const) {
+    w.bookings.push({
+      carrier: 'XS',
+      status: 'Ticketed',
+      contact: { email: 'sdk@example.invalid' },
+      bookedBy: TEST_CLIENTS.alpha.id,
+      paymentMethod: 'deposit',
+      issuedAt: 'now',
+      pnr,
+      passengers: [{ ref: 'a', type: 'ADT', lastName: last, firstName: 'TEST' }],
+      segments: [{ flight: 'out' }],
+      tickets: [{ ticketNo, passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
+    });
+  }
   return w;
 }
 
@@ -357,6 +388,43 @@ describe('SDK against the service: a refund to its final status, webhooks verifi
     await refused({ secret: webhookSecret!, headers: { ...last.headers, 'x-service-webhook-signature': 'zz' }, body: last.body }, 'malformed-signature');
     // a different header prefix names different headers
     await refused({ secret: webhookSecret!, headers: last.headers, body: last.body, headerPrefix: 'acme' }, 'missing-header');
+  });
+
+  test("quoteAndSubmit whose submission's answer is lost sends it again under the same key: one refund, its code answered (found by a review: a caller retrying the whole call quoted anew and got 803)", { timeout: 60_000 }, async () => {
+    let lost = 0;
+    const keys: string[] = [];
+    const losing: FetchLike = async (url, init) => {
+      const res = await fetch(url, init);
+      if (new URL(url).pathname === '/refund.do') {
+        keys.push(String((init.headers as Record<string, string>)['idempotency-key']));
+        // the service made the refund; its answer never reaches the caller
+        if (lost++ === 0) throw new TypeError('fetch failed: connection reset');
+      }
+      return res;
+    };
+    const client = new PostbookClient({ baseUrl, ...alpha, fetch: losing });
+    const f = t.world.flights.get('out')!;
+    const requestOf = (pnr: string, last: string) => ({
+      airlinePNR: pnr,
+      carrier: 'XS',
+      refundRequestList: [{ lastName: last, firstName: 'TEST', refundReason: '1', segments: [{ depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to }] }],
+    });
+    const { refund } = await client.refunds.quoteAndSubmit(requestOf('SDK002', 'SDKTWO'));
+    assert.ok(refund);
+    assert.equal(keys.length, 2, 'sent twice');
+    assert.equal(keys[0], keys[1], 'under one key, made by the SDK');
+    assert.match(keys[0]!, /^[0-9a-f]{32}$/);
+    const made = await t.store.db.selectFrom('refund_orders').innerJoin('orders', 'orders.order_no', 'refund_orders.order_no').select('refund_code').where('orders.airline_pnr', '=', 'SDK002').execute();
+    assert.deepEqual(made.map((r) => r.refund_code), [refund.refundCode], 'one refund');
+
+    // no answer at all: the error carries the request and the key to send again
+    const silent = new PostbookClient({ baseUrl, ...alpha, fetch: async (url, init) => (new URL(url).pathname === '/refund.do' ? Promise.reject(new TypeError('fetch failed')) : fetch(url, init)) });
+    await assert.rejects(silent.refunds.quoteAndSubmit(requestOf('SDK003', 'SDKTHREE'), { idempotencyKey: 'sdk-lost-1' }), (e: unknown) => {
+      assert.ok(e instanceof TransportError);
+      assert.equal(e.resubmit?.idempotencyKey, 'sdk-lost-1');
+      assert.match(String((e.resubmit?.body as { refundOfferId: string }).refundOfferId), /^rfo_/);
+      return true;
+    });
   });
 
   test('voids: quote, submit with an Idempotency-Key, waitForFinal to 2 with the clock moved; order.void webhooks verify', { timeout: 120_000 }, async () => {

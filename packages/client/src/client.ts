@@ -3,7 +3,7 @@
 // seats.forSession). Request and answer types are generated from the service's schemas (generated/wire.ts).
 import type * as W from './generated/wire.js';
 import { ENDPOINTS } from './generated/wire.js';
-import { PostbookClientError, WaitTimeoutError } from './errors.js';
+import { PostbookClientError, TransportError, WaitTimeoutError } from './errors.js';
 import { Transport, sleep, type CallOptions, type ClientOptions, type EndpointKey, type RequestOf, type ResponseOf, type SubmitOptions } from './transport.js';
 
 /** Which endpoint each method calls: `client.refunds.submit` → `POST /refund.do`. */
@@ -70,6 +70,14 @@ export interface QuoteAndSubmitOptions extends SubmitOptions {
   displayCurrency?: string | null;
 }
 
+/** How many times refunds.quoteAndSubmit sends its submission again after no answer, under the same key. */
+export const SUBMIT_RESENDS = 2;
+
+/** 128 random bits in hex: crypto.getRandomValues is there in Node and in every browser page, https or not. */
+function newIdempotencyKey(): string {
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 export class PostbookClient {
   private readonly transport: Transport;
 
@@ -106,7 +114,12 @@ export class PostbookClient {
 
     /**
      * Quotes, lets `accept` decide, then submits the quoted offer for the same order. Resolves with the quote and
-     * the submission (null when `accept` said no). A failure of either call is thrown as a PostbookError.
+     * the submission (null when `accept` said no). A failure of either call is thrown as a PostbookError. The
+     * submission always carries an Idempotency-Key (yours, or one made here) and is sent again with it, up to
+     * SUBMIT_RESENDS times, when it got no answer (a TransportError): the service answers the refund it made, or
+     * makes it. Found by a review: a caller who retried the whole call on a lost answer, as the errors table advised,
+     * quoted again and got 803 (refund already submitted). Still no answer: the TransportError's `resubmit` holds
+     * the request and the key to send again later with `refunds.submit`.
      */
     quoteAndSubmit: async (body: W.RefundQuotationRequest, options: QuoteAndSubmitOptions = {}): Promise<{ quote: W.RefundQuotationResponse; refund: W.RefundResponse | null }> => {
       const { accept, displayCurrency, idempotencyKey, ...call } = options;
@@ -120,8 +133,18 @@ export class PostbookClient {
         refundOfferId: quote.refundOfferId,
         refundRequestList: null,
       };
-      const refund = await this.refunds.submit(submission, { ...call, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
-      return { quote, refund };
+      const key = idempotencyKey ?? newIdempotencyKey();
+      for (let resent = 0; ; resent++) {
+        try {
+          return { quote, refund: await this.refunds.submit(submission, { ...call, idempotencyKey: key }) };
+        } catch (err) {
+          if (!(err instanceof TransportError)) throw err;
+          if (resent >= SUBMIT_RESENDS || call.signal?.aborted) {
+            err.resubmit = { body: submission, idempotencyKey: key };
+            throw err;
+          }
+        }
+      }
     },
 
     /**

@@ -63,6 +63,13 @@ export class RateLimitedError extends PostbookError {
 /** No answer: the network failed or the per-call time-out passed. The request may or may not have been handled. */
 export class TransportError extends PostbookClientError {
   readonly endpoint: string;
+  /**
+   * refunds.quoteAndSubmit only, when its submission got no answer after its own retries: the refund.do request
+   * and the Idempotency-Key it was sent with. Send it again with `refunds.submit(resubmit.body, { idempotencyKey:
+   * resubmit.idempotencyKey })`: the service answers the refund it made, or makes it — quoting again would make a
+   * new offer, which the first submission (if it was made) refuses with 803.
+   */
+  resubmit?: { body: unknown; idempotencyKey: string };
   constructor(endpoint: string, message: string, cause?: unknown) {
     super(`${endpoint}: ${message}`, cause === undefined ? undefined : { cause });
     this.endpoint = endpoint;

@@ -90,13 +90,20 @@ export function retryAfterMs(header: string | null, body: unknown, now = Date.no
 }
 
 export class Transport {
+  /**
+   * The options, credentials included, in a private field of the runtime (`#`): a TypeScript `private` field is an
+   * ordinary property, which `util.inspect`, `console.log` and `JSON.stringify` of the client showed, the client
+   * secret and the admin token with it (found by a review).
+   */
+  readonly #opts: ClientOptions;
   private readonly base: string;
   private readonly fetchImpl: FetchLike;
   private readonly prefix: string;
   private readonly retries: number;
   private readonly maxWaitMs: number;
 
-  constructor(private readonly opts: ClientOptions) {
+  constructor(opts: ClientOptions) {
+    this.#opts = opts;
     if (!opts.baseUrl) throw new PostbookClientError('baseUrl is required');
     if (!opts.clientId || !opts.clientSecret) throw new PostbookClientError('clientId and clientSecret are required');
     this.base = opts.baseUrl.replace(/\/+$/, '');
@@ -110,14 +117,14 @@ export class Transport {
   }
 
   private headersFor(path: string, hasBody: boolean, options: SubmitOptions): Record<string, string> {
-    const h: Record<string, string> = { ...this.opts.headers, accept: 'application/json' };
+    const h: Record<string, string> = { ...this.#opts.headers, accept: 'application/json' };
     if (hasBody) h['content-type'] = 'application/json';
     if (path.startsWith('/sandbox/')) {
-      if (!this.opts.adminToken) throw new PostbookClientError(`${path} needs the admin token: pass options.adminToken`);
-      h.authorization = `Bearer ${this.opts.adminToken}`;
+      if (!this.#opts.adminToken) throw new PostbookClientError(`${path} needs the admin token: pass options.adminToken`);
+      h.authorization = `Bearer ${this.#opts.adminToken}`;
     } else {
-      h[`x-${this.prefix}-client-id`] = this.opts.clientId;
-      h[`x-${this.prefix}-client-secret`] = this.opts.clientSecret;
+      h[`x-${this.prefix}-client-id`] = this.#opts.clientId;
+      h[`x-${this.prefix}-client-secret`] = this.#opts.clientSecret;
     }
     if (options.requestId !== undefined) h['x-request-id'] = options.requestId;
     if (options.idempotencyKey !== undefined) h['idempotency-key'] = options.idempotencyKey;
@@ -162,7 +169,7 @@ export class Transport {
 
   /** One HTTP exchange with the per-attempt time-out, tied to the caller's signal. */
   private async attempt(key: string, method: string, path: string, headers: Record<string, string>, payload: string | undefined, options: CallOptions): Promise<Answer> {
-    const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? this.#opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const controller = new AbortController();
     const outer = options.signal;
     if (outer?.aborted) throw outer.reason;

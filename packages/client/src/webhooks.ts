@@ -2,7 +2,7 @@
 // `<timestamp>.<raw body>`, in `x-<prefix>-webhook-signature`, the Unix-seconds timestamp in
 // `x-<prefix>-webhook-timestamp` (the service's docs/webhooks.md). Web Crypto only, so it runs in Node 20+,
 // browsers, and edge runtimes alike.
-import { WebhookVerificationError } from './errors.js';
+import { PostbookClientError, WebhookVerificationError } from './errors.js';
 
 /** `data` of an `order.refund` event: one refund status change. */
 export interface RefundEventData {
@@ -105,6 +105,11 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
   const prefix = (input.headerPrefix ?? 'service').toLowerCase();
   const tolerance = input.toleranceSeconds ?? 300;
+  // NaN (a `Number()` of an unset variable) compared false with every age and turned the replay check off (found by a review)
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new PostbookClientError(`toleranceSeconds must be a finite number of seconds ≥ 0, got ${String(tolerance)}`);
+  }
+  if (!input.secret) throw new PostbookClientError('secret is required: the whsec_… secret updateWebhookURL.do answered');
   const timestamp = header(input.headers, `x-${prefix}-webhook-timestamp`);
   const signature = header(input.headers, `x-${prefix}-webhook-signature`);
   if (timestamp === null || signature === null) {
