@@ -33,7 +33,7 @@ export interface DelivererDeps {
   headerPrefix: string;
   /** Sandbox mode: receivers on this machine allowed; otherwise every POST goes to public addresses only (egress.ts). */
   sandbox: boolean;
-  /** The host-name resolver of the POSTs' connections (tests; default the system's, dns.lookup). */
+  /** The host-name resolver of the POSTs' connections outside sandbox mode (tests; default DNS queries, egress.ts dnsResolve). */
   resolve?: Resolver;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Milliseconds between two looks at the outbox when nothing was due (default 1000). */
