@@ -10,7 +10,7 @@ import './v8-flags.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Store } from './store/store.js';
-import { createClient, rotateSecret, seedClients, setClientStatus } from './clients/clients.js';
+import { createClient, RotationInGrace, rotateSecret, seedClients, setClientStatus } from './clients/clients.js';
 import { DataDirLockedError } from './store/lock.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { refundHistory } from './refunds/history.js';
@@ -489,7 +489,7 @@ main(process.argv.slice(2))
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(err.code);
     }
-    if (err instanceof WebhookRegistrationError || err instanceof ApiError || err instanceof OperatorError) {
+    if (err instanceof WebhookRegistrationError || err instanceof ApiError || err instanceof OperatorError || err instanceof RotationInGrace) {
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(2);
     }

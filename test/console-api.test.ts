@@ -546,6 +546,11 @@ describe('console API', () => {
     assert.notEqual(secret2, secret1);
     assert.notEqual((await asClient(secret1)).http, 401, 'the old secret works during the grace period');
     assert.notEqual((await asClient(secret2)).http, 401);
+    // a second rotation with a grace inside the first one's: 409, the old secret still working (found by a review)
+    const again = await post(admin, '/clients/new-agency/rotate', { graceHours: 1 });
+    assert.equal(again.statusCode, 409);
+    assert.match(again.json().error, /grace period runs until .*grace of 0 hours/);
+    assert.notEqual((await asClient(secret1)).http, 401);
     t.clock.advance(61 * 60_000);
     assert.equal((await asClient(secret1)).http, 401, 'the old secret stops after the grace period');
     assert.notEqual((await asClient(secret2)).http, 401);

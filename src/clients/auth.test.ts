@@ -5,7 +5,7 @@ import { TestClock } from '../clock.js';
 import { openTestStore } from '../test-support/app.js';
 import type { Store } from '../store/store.js';
 import { ClientAuthenticator } from './auth.js';
-import { createClient, findClient, rotateSecret, seedClients, setClientStatus } from './clients.js';
+import { createClient, findClient, RotationInGrace, rotateSecret, seedClients, setClientStatus } from './clients.js';
 import { hashSecret, verifySecret } from './secrets.js';
 
 let store: Store;
@@ -36,9 +36,23 @@ test('rotation: the old secret works during the grace period, then stops', async
   auth.invalidate('rotating');
   assert.ok(await auth.authenticate('rotating', fresh));
   assert.ok(await auth.authenticate('rotating', old), 'old secret inside the grace period');
+  // a second rotation with a grace while the first one's runs is refused: it would end the old secret at once
+  // (found by a review: a second click, or a retried lost answer, cut the original secret off)
+  await assert.rejects(rotateSecret(store.db, 'rotating', clock.now(), 3600_000), (err: unknown) => err instanceof RotationInGrace && /grace of 0 hours/.test(err.message));
+  auth.invalidate('rotating');
+  assert.ok(await auth.authenticate('rotating', old), 'still inside its grace period');
+  assert.ok(await auth.authenticate('rotating', fresh));
   clock.advance(3601_000);
   assert.equal(await auth.authenticate('rotating', old), null, 'old secret after the grace period');
   assert.ok(await auth.authenticate('rotating', fresh));
+  // after the grace, a rotation with one is made again; inside it, one with no grace ends every older secret now
+  const third = await rotateSecret(store.db, 'rotating', clock.now(), 3600_000);
+  const fourth = await rotateSecret(store.db, 'rotating', clock.now(), 0);
+  auth.invalidate('rotating');
+  assert.ok(third && fourth);
+  assert.equal(await auth.authenticate('rotating', fresh), null);
+  assert.equal(await auth.authenticate('rotating', third), null, 'a rotation with no grace: the leaked secret ends now');
+  assert.ok(await auth.authenticate('rotating', fourth));
 });
 
 test('a disabled client is refused; unknown ids and wrong secrets are refused alike', async () => {

@@ -49,10 +49,31 @@ export async function createClient(db: Kysely<Database>, id: string, name: strin
   return secret;
 }
 
-/** New secret; the old one keeps working for `graceMs` so callers can roll over without downtime. */
+/**
+ * A rotation with a grace period while an earlier one's runs: it would replace the secret still in grace (the one
+ * callers may not have rolled off yet) by the secret of a moment ago, ending it at once.
+ */
+export class RotationInGrace extends Error {
+  constructor(readonly until: Date) {
+    super(
+      `a secret rotation's grace period runs until ${until.toISOString()}: the secret before it still works until then, and rotating again with a grace period would end it at once. ` +
+        'Wait for the grace period to end, or rotate with a grace of 0 hours to end every older secret now',
+    );
+    this.name = 'RotationInGrace';
+  }
+}
+
+/**
+ * New secret; the old one keeps working for `graceMs` so callers can roll over without downtime. While an earlier
+ * rotation's grace runs, only a rotation with no grace is made (every older secret ends now: a leaked one); one
+ * with a grace throws RotationInGrace (found by a review: a second click, or a lost answer retried, cut the
+ * original secret off at once, though its grace had been promised).
+ */
 export async function rotateSecret(db: Kysely<Database>, id: string, now: Date, graceMs: number): Promise<string | null> {
   const existing = await findClient(db, id);
   if (!existing) return null;
+  const running = existing.previous_secret_expires_at ? new Date(existing.previous_secret_expires_at) : null;
+  if (graceMs > 0 && running !== null && running.getTime() > now.getTime()) throw new RotationInGrace(running);
   const secret = newSecret();
   await db
     .updateTable('clients')

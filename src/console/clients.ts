@@ -3,7 +3,7 @@
 // disable and enable. Each change is audited in its transaction; this process's authenticator forgets the
 // client at once (other processes within its 30 s cache).
 import type { Kysely } from 'kysely';
-import { createClient, rotateSecret, setClientStatus } from '../clients/clients.js';
+import { createClient, RotationInGrace, rotateSecret, setClientStatus } from '../clients/clients.js';
 import { isUniqueViolation } from '../store/errors.js';
 import { MoneyError, parseMoney } from '../money/money.js';
 import type { Database } from '../store/schema.js';
@@ -75,7 +75,13 @@ export async function rotateClient(deps: ClientAdminDeps, operator: Operator, cl
   const result = await deps.db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('clients').select(['previous_secret_expires_at']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
     if (!before) throw new ActionRefused(404, `no client ${clientId}`);
-    const secret = await rotateSecret(trx, clientId, now, graceHours * 3_600_000);
+    let secret: string | null;
+    try {
+      secret = await rotateSecret(trx, clientId, now, graceHours * 3_600_000);
+    } catch (err) {
+      if (err instanceof RotationInGrace) throw new ActionRefused(409, err.message);
+      throw err;
+    }
     const expires = new Date(now.getTime() + graceHours * 3_600_000).toISOString();
     await audit(
       trx,
