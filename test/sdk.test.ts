@@ -255,20 +255,8 @@ describe('SDK against the service: HTTP 429 (spec 8), seats.forSession', () => {
 /** The void world (the refund world and its void cases) plus a single-passenger deposit booking of alpha for the SDK's refund. */
 function sdkWorld(): WorldFile {
   const w = voidWorld();
-  w.bookings.push({
-    carrier: 'XS',
-    status: 'Ticketed',
-    contact: { email: 'sdk@example.invalid' },
-    bookedBy: TEST_CLIENTS.alpha.id,
-    paymentMethod: 'deposit',
-    issuedAt: 'now',
-    pnr: 'SDK001',
-    passengers: [{ ref: 'a', type: 'ADT', lastName: 'SDKONE', firstName: 'TEST' }],
-    segments: [{ flight: 'out' }],
-    tickets: [{ ticketNo: '999-3000000770', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
-  });
-  // quoteAndSubmit's resend after a lost answer, and after none at all
-  for (const [pnr, last, ticketNo] of [['SDK002', 'SDKTWO', '999-3000000771'], ['SDK003', 'SDKTHREE', '999-3000000772']] as const) {
+  // SDK001 for the refund followed to its end; SDK002, SDK003 for quoteAndSubmit's resend after a lost answer, and after none at all
+  for (const [pnr, last, ticketNo] of [['SDK001', 'SDKONE', '999-3000000770'], ['SDK002', 'SDKTWO', '999-3000000771'], ['SDK003', 'SDKTHREE', '999-3000000772']] as const) {
     w.bookings.push({
       carrier: 'XS',
       status: 'Ticketed',

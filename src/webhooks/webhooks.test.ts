@@ -18,7 +18,7 @@ import { ApiError } from '../errors.js';
 import { waitFor as waitUntil } from '../test-support/wait.js';
 import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { retryEvents } from './admin.js';
-import { WebhookDeliverer, WEBHOOK_PER_CLIENT } from './deliverer.js';
+import { WebhookDeliverer, WEBHOOK_PER_CLIENT, type DelivererDeps } from './deliverer.js';
 import { FORBIDDEN_TARGET, publicOnlyLookup, type Resolver } from './egress.js';
 
 const BETA_WEBHOOK_SECRET = 'beta-webhook-secret-from-the-world';
@@ -44,6 +44,12 @@ function hookWorld(betaUrl: string): WorldFile {
   const beta = w.clients.find((c) => c.id === TEST_CLIENTS.beta.id)!;
   beta.webhook = { url: betaUrl, secret: BETA_WEBHOOK_SECRET };
   return w;
+}
+
+/** A deliverer of the test app's outbox in sandbox mode, quiet, with `over` on top (its loop is the test's to start). */
+function testDeliverer(t: TestApp, over: Partial<DelivererDeps>): WebhookDeliverer {
+  const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  return new WebhookDeliverer(Object.assign({ db: t.store.db, clock: t.clock, keyring: keyringOf(t.config)!, headerPrefix: t.config.headerPrefix, sandbox: true, log }, over));
 }
 
 const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 20_000) => waitUntil(what, fn, ms, 50);
@@ -355,13 +361,7 @@ test("a receiver that does not answer holds at most its client's share of the de
   await quick.up();
   silent.delayMs = 10_000; // answers after the deliverer's time-out
   const t = await makeTestApp({ world: hookWorld(quick.url) });
-  const deliverer = new WebhookDeliverer({
-    db: t.store.db,
-    clock: t.clock,
-    keyring: keyringOf(t.config)!,
-    headerPrefix: t.config.headerPrefix,
-    sandbox: true,
-    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  const deliverer = testDeliverer(t, {
     timeoutMs: 4_000,
     pollMs: 50,
   });
@@ -437,15 +437,7 @@ describe('webhook egress outside sandbox mode (decision 0022)', () => {
     await receiver.up();
     const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
     const keyring = webhookKeyring('k'.repeat(32));
-    const deliverer = new WebhookDeliverer({
-      db: t.store.db,
-      clock: t.clock,
-      keyring,
-      headerPrefix: t.config.headerPrefix,
-      sandbox: false,
-      resolve: answering('127.0.0.1'),
-      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
-    });
+    const deliverer = testDeliverer(t, { keyring, sandbox: false, resolve: answering('127.0.0.1') });
     let planted = 0;
     const attemptFor = async (url: string) => {
       await t.store.db.updateTable('clients').set({ webhook_url: url, webhook_secret: keyring.seal('whsec_test') }).where('client_id', '=', TEST_CLIENTS.alpha.id).execute();
@@ -479,13 +471,7 @@ test('the loop keeps claiming while every slot is busy and POSTs end at random: 
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
-  const deliverer = new WebhookDeliverer({
-    db: t.store.db,
-    clock: t.clock,
-    keyring: keyringOf(t.config)!,
-    headerPrefix: t.config.headerPrefix,
-    sandbox: true,
-    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  const deliverer = testDeliverer(t, {
     concurrency: 3,
     perClient: 3,
     pollMs: 200,
@@ -536,13 +522,7 @@ test('an idle poll that comes due while every slot is busy does not stop the loo
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
-  const deliverer = new WebhookDeliverer({
-    db: t.store.db,
-    clock: t.clock,
-    keyring: keyringOf(t.config)!,
-    headerPrefix: t.config.headerPrefix,
-    sandbox: true,
-    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  const deliverer = testDeliverer(t, {
     concurrency: 2,
     perClient: 2,
     pollMs: 300,
