@@ -497,6 +497,16 @@ describe('console API', () => {
     assert.deepEqual(amounts, [...amounts].sort((a: number, b: number) => a - b));
     assert.equal((await get(viewer, '/queue?status=9')).statusCode, 400);
     assert.equal((await get(viewer, '/queue?sort=name')).statusCode, 400);
+    // Pages reach the first 10,000 items (each page sorts and cuts both branches to offset + limit rows): a
+    // deeper page is refused with what to do instead, not a sorted scan of millions (found by a review).
+    const last = await get(viewer, '/queue?offset=9950');
+    assert.equal(last.statusCode, 200);
+    assert.deepEqual([last.json().items, last.json().window, last.json().total], [[], 10_000, all.total]);
+    const past = await get(viewer, '/queue?offset=9951');
+    assert.equal(past.statusCode, 400);
+    assert.match(past.json().error, /first 10,000: narrow the filters or reverse the sort/);
+    assert.equal((await get(viewer, '/queue?offset=9990&limit=20')).statusCode, 400);
+    assert.equal((await get(viewer, '/queue?offset=9999999')).statusCode, 400);
 
     // A void, marked as one.
     const vq = await call(t.app, '/voidQuotation.do', { airlinePNR: 'DEMO27', carrier: 'XS' }, { client: DEMO });

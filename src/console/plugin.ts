@@ -21,7 +21,7 @@ import { ActionRefused, approveCase, CANCEL_REASONS, rejectCase, redeliverWebhoo
 import { audit, auditOf } from './audit.js';
 import { refundDetail, voidDetail, orderView } from './detail.js';
 import { roleAllows, seedDemoOperators, verifyLogin, type Operator } from './operators.js';
-import { refundQueue, queueFacets, type QueueFilter } from './queue.js';
+import { refundQueue, queueFacets, QueueWindowExceeded, type QueueFilter } from './queue.js';
 import { createSession, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
 import { FailedLogins } from './throttle.js';
 import { ApiError } from '../errors.js';
@@ -93,7 +93,7 @@ const QueueQuery = Type.Object(
     sort: Type.Optional(Type.Union(['created', 'updated', 'amount', 'status'].map((m) => Type.Literal(m)))),
     dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
-    offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
+    offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
   },
   { additionalProperties: false },
 );
@@ -175,6 +175,7 @@ function readIndex(): Buffer | null {
 
 function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (err instanceof ActionRefused) return reply.code(err.httpStatus).send({ error: err.message });
+  if (err instanceof QueueWindowExceeded) return reply.code(400).send({ error: err.message });
   if (err instanceof ApiError) return reply.code(err.httpStatus === 200 ? 409 : err.httpStatus).send({ error: err.msg });
   if (err.validation) return reply.code(400).send({ error: `invalid request: ${err.validation[0]?.instancePath || err.validationContext || 'body'} ${err.validation[0]?.message ?? 'is invalid'}` });
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'Content-Type must be application/json' });

@@ -46,6 +46,8 @@ export interface QueueItem {
 export interface QueueAnswer {
   items: QueueItem[];
   total: number;
+  /** How far into the sorted list pages reach (QUEUE_WINDOW): items past it are reached by narrower filters. */
+  window: number;
   counts: { refund: Record<string, number>; void: Record<string, number> };
 }
 
@@ -77,6 +79,21 @@ function voidsSql(env: QueueEnv): RawBuilder<unknown> {
       null as expected_confirmation, null as expected_refund, v.cancel_reason,
       false as confirmation_late, false as refund_late, (v.status = 0 and v.created_at < ${submitBy}::timestamptz) as not_submitted
     from void_orders v join orders o on o.order_no = v.order_no`;
+}
+
+/**
+ * How far offset + limit may reach. Each page sorts and cuts both branches to offset + limit rows, so a deep
+ * offset is a sorted scan of that many refunds and voids (a viewer could ask for 10⁷ with every click); past
+ * the window an operator narrows the filters (airline, status, age) or reverses the sort instead.
+ */
+export const QUEUE_WINDOW = 10_000;
+
+/** A page reaching past the window: refused (400) with what to do instead. */
+export class QueueWindowExceeded extends Error {
+  constructor(offset: number, limit: number) {
+    super(`offset ${offset} with ${limit} items reaches past the queue's first ${QUEUE_WINDOW.toLocaleString('en')}: narrow the filters or reverse the sort to see the rest`);
+    this.name = 'QueueWindowExceeded';
+  }
 }
 
 type Counted = { kind: 'refund' | 'void'; status: number; n: number | string };
@@ -158,6 +175,7 @@ export async function refundQueue(db: Kysely<Database>, filter: QueueFilter, env
   const dir = sql.raw(f.dir === 'asc' ? 'asc' : 'desc');
   const limit = Math.min(Math.max(f.limit ?? 50, 1), 200);
   const offset = Math.max(f.offset ?? 0, 0);
+  if (offset + limit > QUEUE_WINDOW) throw new QueueWindowExceeded(offset, limit);
   // Each branch sorted and cut to the page's end on its own (an index scan when sorted by a date), then merged.
   const order = sql`order by q.${column} ${dir}, q.code ${dir}`;
   const branch = (b: RawBuilder<unknown>) => sql`(select * from (${b}) q where ${conditions(f, env, true)} ${order} limit ${offset + limit})`;
@@ -173,6 +191,7 @@ export async function refundQueue(db: Kysely<Database>, filter: QueueFilter, env
   }
   return {
     total,
+    window: QUEUE_WINDOW,
     counts,
     items: rows.map((r) => ({
       kind: r.kind,

@@ -148,6 +148,7 @@ export function Queue() {
           <table className="queue">
             <caption>
               {data.total} item(s){data.total > data.items.length ? `, showing ${offset + 1}–${offset + data.items.length}` : ''}
+              {data.total > data.window ? ` (pages reach the first ${data.window.toLocaleString('en')}: narrow the filters or reverse the sort for the rest)` : ''}
             </caption>
             <thead>
               <tr>
@@ -194,7 +195,7 @@ export function Queue() {
             <button type="button" disabled={offset === 0} onClick={() => page(-50)}>
               Previous
             </button>
-            <button type="button" disabled={offset + data.items.length >= data.total} onClick={() => page(50)}>
+            <button type="button" disabled={offset + data.items.length >= Math.min(data.total, data.window)} onClick={() => page(50)}>
               Next
             </button>
           </nav>
