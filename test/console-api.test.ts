@@ -729,6 +729,55 @@ describe('console API', () => {
     assert.equal(actions.at(-1)!.action, 'logout');
   });
 
+  test('cases and the audit log page by key past 200: every row once, in order, the last page says so (found by a review: capped at 200 without paging)', async () => {
+    const admin = await login('ada.admin');
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEMO31').executeTakeFirstOrThrow()).order_no;
+    // 450 decided cases of long ago, in groups of 100 at one instant (the key's second column breaks the ties).
+    const base = Date.UTC(2020, 0, 1);
+    await t.store.db
+      .insertInto('console_cases')
+      .values(Array.from({ length: 450 }, (_, i) => ({ case_id: `cc_page_${String(i).padStart(3, '0')}`, client_id: 'demo-agency', order_no: orderNo, request: JSON.stringify({}), request_hash: `page${i}`, status: 'approved', created_at: new Date(base + Math.floor(i / 100) * 1000) })))
+      .execute();
+    await t.store.db
+      .insertInto('audit_log')
+      .values(Array.from({ length: 450 }, (_, i) => ({ operator_id: 'op_test', operator_login: 'ada.admin', at: new Date(), action: 'test.page', target: 'paging:test', before: null, after: JSON.stringify({ i }) })))
+      .execute();
+
+    const seen: Array<{ caseId: string; createdAt: string }> = [];
+    const sizes: number[] = [];
+    let after: string | null = null;
+    do {
+      const page = await get(admin, `/cases?status=approved${after ? `&after=${after}` : ''}`);
+      assert.equal(page.statusCode, 200, page.body);
+      sizes.push(page.json().cases.length);
+      seen.push(...(page.json().cases as typeof seen));
+      after = page.json().next;
+    } while (after !== null && sizes.length < 10);
+    const ours = seen.filter((c) => c.caseId.startsWith('cc_page_'));
+    assert.equal(new Set(seen.map((c) => c.caseId)).size, seen.length, 'no case twice');
+    // decided cases newest first: the last group of the planted ones first, within a group by case id, descending
+    assert.deepEqual(ours.map((c) => c.caseId), Array.from({ length: 450 }, (_, i) => `cc_page_${String(449 - i).padStart(3, '0')}`));
+    assert.deepEqual(sizes.slice(0, -1).every((n) => n === 200) && sizes.at(-1)! <= 200, true, String(sizes));
+    assert.equal((await get(admin, '/cases?status=approved&after=cc_nothing')).statusCode, 400);
+
+    const entries: Array<{ id: number; after: { i: number } }> = [];
+    let before: number | null = null;
+    let pages = 0;
+    do {
+      const page = await get(admin, `/audit?target=paging:test${before !== null ? `&before=${before}` : ''}`);
+      assert.equal(page.statusCode, 200, page.body);
+      entries.push(...(page.json().entries as typeof entries));
+      before = page.json().next;
+      pages++;
+    } while (before !== null && pages < 10);
+    assert.equal(pages, 3);
+    assert.deepEqual(entries.map((e) => e.after.i), Array.from({ length: 450 }, (_, i) => 449 - i), 'newest first, each once');
+    const whole = (await get(admin, '/audit')).json();
+    assert.equal(whole.entries.length, 200);
+    assert.equal(whole.next, whole.entries[199].id);
+    assert.equal((await get(admin, '/audit?before=x')).statusCode, 400);
+  });
+
   test('sessions: an expired session, or one of an operator disabled since, is refused', async () => {
     await createOperator(t.store.db, { login: 'sid.session', password: PASSWORD, role: 'agent' }, new Date());
     const s1 = await login('sid.session');

@@ -121,7 +121,7 @@ export const api = {
   queue: (params: URLSearchParams) => call<QueueAnswer>('GET', `/queue?${params.toString()}`),
   refund: (code: string) => call<{ refund: RefundDetail }>('GET', `/refunds/${encodeURIComponent(code)}`),
   void: (code: string) => call<{ void: VoidDetail }>('GET', `/voids/${encodeURIComponent(code)}`),
-  cases: (status: string) => call<{ cases: CaseSummary[] }>('GET', `/cases?status=${encodeURIComponent(status)}`),
+  cases: (status: string, after?: string) => call<{ cases: CaseSummary[]; next: string | null }>('GET', `/cases?status=${encodeURIComponent(status)}${after ? `&after=${encodeURIComponent(after)}` : ''}`),
   case: (id: string) => call<{ case: CaseDetail }>('GET', `/cases/${encodeURIComponent(id)}`),
   approve: (id: string) => call<{ refundCode: string }>('POST', `/cases/${encodeURIComponent(id)}/approve`),
   reject: (id: string, cancelReason: string) => call<{ ok: true }>('POST', `/cases/${encodeURIComponent(id)}/reject`, { cancelReason }),
@@ -141,6 +141,11 @@ export const api = {
   charts: (days: number) => call<Charts>('GET', `/charts?days=${days}`),
   seatSources: () => call<SeatSources>('GET', '/seatmaps/sources'),
   seatMap: (params: URLSearchParams) => call<SeatMapView>('GET', `/seatmaps?${params.toString()}`),
-  audit: (target: string) => call<{ entries: AuditEntry[] }>('GET', `/audit${target ? `?target=${encodeURIComponent(target)}` : ''}`),
+  audit: (target: string, before?: number) => {
+    const q = new URLSearchParams();
+    if (target) q.set('target', target);
+    if (before !== undefined) q.set('before', String(before));
+    return call<{ entries: AuditEntry[]; next: number | null }>('GET', `/audit${q.size ? `?${q.toString()}` : ''}`);
+  },
   redeliver: (eventId: number) => call<{ ok: true }>('POST', `/webhooks/${eventId}/redeliver`),
 };

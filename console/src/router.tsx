@@ -53,7 +53,7 @@ export function Link({ to, children, ...rest }: { to: string; children: ReactNod
   );
 }
 
-/** `/refunds/:code` against a path: the parameters, or null. */
+/** `/refunds/:code` against a path: the parameters, or null (also for a parameter that is not valid percent-encoding). */
 export function match(pattern: string, path: string): Record<string, string> | null {
   const p = pattern.split('/');
   const a = path.split('/');
@@ -61,8 +61,14 @@ export function match(pattern: string, path: string): Record<string, string> | n
   const out: Record<string, string> = {};
   for (let i = 0; i < p.length; i++) {
     const seg = p[i]!;
-    if (seg.startsWith(':')) out[seg.slice(1)] = decodeURIComponent(a[i]!);
-    else if (seg !== a[i]) return null;
+    if (seg.startsWith(':')) {
+      // A malformed `%` (a hand-edited or cut address) threw here and blanked the whole console: no such page.
+      try {
+        out[seg.slice(1)] = decodeURIComponent(a[i]!);
+      } catch {
+        return null;
+      }
+    } else if (seg !== a[i]) return null;
   }
   return out;
 }

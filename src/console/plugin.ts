@@ -10,7 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, F
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Type from 'typebox';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database, OperatorRole } from '../store/schema.js';
@@ -18,7 +18,7 @@ import type { RefundDeps } from '../refunds/deps.js';
 import { REFUND_ORDER_STATUS } from '../refunds/statuses.js';
 import { loadContextForCaller } from '../refunds/context.js';
 import { ActionRefused, approveCase, CANCEL_REASONS, rejectCase, redeliverWebhook, retryRefund, withdrawRefund } from './actions.js';
-import { audit, auditOf } from './audit.js';
+import { audit, auditOf, auditPage } from './audit.js';
 import { refundDetail, voidDetail, orderView } from './detail.js';
 import { roleAllows, seedDemoOperators, verifyLogin, type Operator } from './operators.js';
 import { refundQueue, queueFacets, QueueWindowExceeded, type QueueFilter } from './queue.js';
@@ -124,7 +124,24 @@ const SettingsBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const CasesQuery = Type.Object({ status: Type.Optional(Type.Union(['pending', 'approved', 'rejected'].map((m) => Type.Literal(m)))) }, { additionalProperties: false });
+const CasesQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Union(['pending', 'approved', 'rejected'].map((m) => Type.Literal(m)))),
+    /** The page after this case (the `next` of the page before). */
+    after: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
+  },
+  { additionalProperties: false },
+);
+const AuditQuery = Type.Object(
+  {
+    target: Type.Optional(Type.String({ maxLength: 100 })),
+    /** Entries older than this id (the `next` of the page before). */
+    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+  },
+  { additionalProperties: false },
+);
+/** Rows per page of the cases and the audit log. */
+const LIST_PAGE = 200;
 
 export function consolePlugin(deps: ConsoleDeps): FastifyPluginAsync {
   return async (app) => {
@@ -286,18 +303,30 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       return { void: d };
     });
 
+    // Pending cases oldest first (the next to decide), decided ones newest first; paged by the last case shown,
+    // its (created_at, case_id) read in the database, so a page costs the same however deep.
     authed.get('/cases', { schema: { ...hidden, querystring: CasesQuery } }, async (request) => {
-      const status = (request.query as { status?: 'pending' | 'approved' | 'rejected' }).status ?? 'pending';
-      const rows = await db
+      const q = request.query as { status?: 'pending' | 'approved' | 'rejected'; after?: string };
+      const status = q.status ?? 'pending';
+      const dir = status === 'pending' ? 'asc' : 'desc';
+      let query = db
         .selectFrom('console_cases as c')
         .innerJoin('orders as o', 'o.order_no', 'c.order_no')
         .select(['c.case_id', 'c.client_id', 'c.order_no', 'o.carrier', 'o.airline_pnr', 'c.status', 'c.refund_code', 'c.cancel_reason', 'c.decided_by', 'c.decided_at', 'c.created_at'])
         .where('c.status', '=', status)
-        .orderBy('c.created_at', status === 'pending' ? 'asc' : 'desc')
-        .limit(200)
-        .execute();
+        .orderBy('c.created_at', dir)
+        .orderBy('c.case_id', dir)
+        .limit(LIST_PAGE + 1);
+      if (q.after !== undefined) {
+        const from = await db.selectFrom('console_cases').select(['created_at', 'case_id']).where('case_id', '=', q.after).executeTakeFirst();
+        if (!from) throw new ActionRefused(400, `after: no case ${q.after} (give the next of the page before)`);
+        const cmp = dir === 'asc' ? sql`>` : sql`<`;
+        query = query.where(sql<boolean>`(c.created_at, c.case_id) ${cmp} (${from.created_at}::timestamptz, ${from.case_id})`);
+      }
+      const rows = await query.execute();
+      const page = rows.slice(0, LIST_PAGE);
       return {
-        cases: rows.map((c) => ({
+        cases: page.map((c) => ({
           caseId: c.case_id,
           clientId: c.client_id,
           orderNo: c.order_no,
@@ -310,6 +339,7 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
           decidedAt: c.decided_at ? new Date(c.decided_at).toISOString() : null,
           createdAt: new Date(c.created_at).toISOString(),
         })),
+        next: rows.length > LIST_PAGE ? page[page.length - 1]!.case_id : null,
       };
     });
     authed.get('/cases/:id', { schema: { ...hidden, params: IdParams } }, async (request, reply) => {
@@ -423,9 +453,10 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         return done;
       });
     }
-    authed.get('/audit', { schema: { ...hidden, querystring: Type.Object({ target: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }) }, config: { consoleRole: 'admin' } }, async (request) => ({
-      entries: await auditOf(db, { ...((request.query as { target?: string }).target ? { target: (request.query as { target: string }).target } : {}), limit: 200 }),
-    }));
+    authed.get('/audit', { schema: { ...hidden, querystring: AuditQuery }, config: { consoleRole: 'admin' } }, async (request) => {
+      const q = request.query as { target?: string; before?: string };
+      return auditPage(db, { ...(q.target ? { target: q.target } : {}), ...(q.before !== undefined ? { before: Number(q.before) } : {}), limit: LIST_PAGE });
+    });
   });
 }
 

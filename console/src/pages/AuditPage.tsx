@@ -7,11 +7,27 @@ export function AuditPage() {
   const [target, setTarget] = useState('');
   const [applied, setApplied] = useState('');
   const [entries, setEntries] = useState<AuditEntry[] | null>(null);
+  const [next, setNext] = useState<number | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const failed = (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the audit log cannot be loaded');
   useEffect(() => {
+    let live = true;
     setEntries(null);
-    api.audit(applied).then((d) => setEntries(d.entries), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the audit log cannot be loaded'));
+    setNext(null);
+    api.audit(applied).then((d) => live && (setEntries(d.entries), setNext(d.next)), (e: unknown) => live && failed(e));
+    return () => {
+      live = false;
+    };
   }, [applied]);
+  const more = () => {
+    if (next === null) return;
+    setLoadingMore(true);
+    api
+      .audit(applied, next)
+      .then((d) => (setEntries((shown) => [...(shown ?? []), ...d.entries]), setNext(d.next)), failed)
+      .finally(() => setLoadingMore(false));
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setApplied(target.trim());
@@ -27,7 +43,14 @@ export function AuditPage() {
         <button type="submit">Show</button>
       </form>
       {error ? <p role="alert" className="error">{error}</p> : null}
-      {!entries ? <p className="loading">Loading…</p> : <Audit items={entries} showTarget title={`${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} (at most 200, newest first)`} />}
+      {!entries ? <p className="loading">Loading…</p> : <Audit items={entries} showTarget title={`${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}${next !== null ? ' shown' : ''}, newest first`} />}
+      {entries && next !== null ? (
+        <nav className="pager" aria-label="Older entries">
+          <button type="button" disabled={loadingMore} onClick={more}>
+            {loadingMore ? 'Loading…' : 'Older entries'}
+          </button>
+        </nav>
+      ) : null}
     </main>
   );
 }

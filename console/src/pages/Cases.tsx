@@ -7,11 +7,27 @@ import { when } from '../format.ts';
 export function Cases() {
   const [status, setStatus] = useState<'pending' | 'approved' | 'rejected'>('pending');
   const [cases, setCases] = useState<CaseSummary[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const failed = (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the cases cannot be loaded');
   useEffect(() => {
+    let live = true;
     setCases(null);
-    api.cases(status).then((d) => setCases(d.cases), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the cases cannot be loaded'));
+    setNext(null);
+    api.cases(status).then((d) => live && (setCases(d.cases), setNext(d.next)), (e: unknown) => live && failed(e));
+    return () => {
+      live = false;
+    };
   }, [status]);
+  const more = () => {
+    if (!next) return;
+    setLoadingMore(true);
+    api
+      .cases(status, next)
+      .then((d) => (setCases((shown) => [...(shown ?? []), ...d.cases]), setNext(d.next)), failed)
+      .finally(() => setLoadingMore(false));
+  };
   return (
     <main id="main">
       <h1>Console cases</h1>
@@ -44,6 +60,13 @@ export function Cases() {
           </tbody>
         </table>
       )}
+      {cases && next ? (
+        <nav className="pager" aria-label="More cases">
+          <button type="button" disabled={loadingMore} onClick={more}>
+            {loadingMore ? 'Loading…' : `More cases (${cases.length} shown)`}
+          </button>
+        </nav>
+      ) : null}
     </main>
   );
 }
