@@ -797,6 +797,12 @@ describe('console API', () => {
     // Built (text/html) or not yet built (503 saying how): either way a page of the console, never the API's 404.
     assert.ok(page.statusCode === 200 || page.statusCode === 503, String(page.statusCode));
     assert.match(String(page.headers['content-security-policy']), /default-src 'self'/);
+    // The API's JSON: not cached, not sniffed, not a document (found by a review: none of these on its answers).
+    for (const res of [await t.app.inject({ method: 'GET', url: '/console/api/session' }), await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'nobody', password: 'x' } })]) {
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', res.body);
+      assert.equal(res.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+      assert.equal(res.headers['cache-control'], 'no-store');
+    }
     assert.equal((await t.app.inject({ method: 'GET', url: '/console/api/nothing' })).statusCode, 404);
     assert.equal((await t.app.inject({ method: 'GET', url: '/console/assets/nothing.js' })).statusCode, 404);
   });

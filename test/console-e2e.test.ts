@@ -337,6 +337,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     assert.equal(gz.headers['content-encoding'], 'gzip');
     assert.ok(zlib.gunzipSync(gz.rawPayload).equals(plain.rawPayload));
     assert.match(String(br.headers['cache-control']), /immutable/);
+    for (const res of [plain, br, gz]) assert.equal(res.headers['x-content-type-options'], 'nosniff');
   });
 
   test('the audit log and the decided cases show 200 rows, then more on request; a malformed address is the not-found page, not a blank one', async () => {

@@ -74,6 +74,13 @@ const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
+const API_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
 const hidden = { hide: true };
 const CodeParams = Type.Object({ code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
@@ -163,6 +170,9 @@ function registerPages(app: FastifyInstance): void {
     maxAge: '365d',
     // The build writes .br and .gz beside each asset (console/vite.config.ts): sent as they are.
     preCompressed: true,
+    setHeaders: (res: { setHeader: (name: string, value: string) => unknown }) => {
+      res.setHeader('x-content-type-options', 'nosniff');
+    },
     // A missing build leaves the folder absent: the page route says how to build it.
     ...(fs.existsSync(path.join(CONSOLE_DIST, 'assets')) ? {} : { root: CONSOLE_DIST }),
   });
@@ -206,8 +216,10 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
   const throttle = new FailedLogins(db);
   const sessionMs = deps.config.consoleSessionHours * 3_600_000;
   api.setErrorHandler(errorHandler);
+  // JSON for the console's own script only: never cached, never sniffed as another type, never framed or
+  // rendered as a document (a review found the API's answers without these, unlike the pages).
   api.addHook('onSend', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
+    reply.headers(API_HEADERS);
   });
 
   const secure = (request: FastifyRequest) => deps.config.consoleCookieSecure === 'always' || (deps.config.consoleCookieSecure === 'auto' && request.protocol === 'https');
