@@ -15,6 +15,12 @@ export type ClockState = Static<typeof ClockState>;
 export const MoveClockRequest = Type.Object({
   advanceMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 5_256_000 })),
   to: Type.Optional(Type.String({ format: 'date-time' })),
+  fromOffsetMs: Type.Optional(
+    Type.Integer({
+      description:
+        'The offsetMs the caller read: the move is made only while the clock still stands there (otherwise 409), so a move sent twice (a double click, a retried lost answer) moves it once',
+    }),
+  ),
 });
 export type MoveClockRequest = Static<typeof MoveClockRequest>;
 
@@ -75,11 +81,16 @@ export class SharedSandboxClock {
    * Moves the shared clock forward by minutes or to an instant, in one transaction on the stored row; the
    * move starts from the later of this process's time and the stored one, so no earlier move is undone.
    */
-  async move({ advanceMinutes, to }: MoveClockRequest): Promise<ClockState> {
+  async move({ advanceMinutes, to, fromOffsetMs }: MoveClockRequest): Promise<ClockState> {
     if ((advanceMinutes === undefined) === (to === undefined)) throw new ApiError(100, 'invalid request: send exactly one of advanceMinutes or to', 400);
     const offset = await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('sandbox_clock').select('offset_ms').forUpdate().executeTakeFirstOrThrow();
       const current = Math.max(Number(row.offset_ms), this.clock.offset());
+      // Read as a whole millisecond (clockState): 1 ms either way is the same reading.
+      if (fromOffsetMs !== undefined && Math.abs(current - fromOffsetMs) > 1) {
+        const now = new Date(Date.now() + current).toISOString();
+        throw new ApiError(100, `the sandbox clock moved since it was read (offsetMs ${fromOffsetMs}; it now reads ${now}, offsetMs ${Math.round(current)}): read it again and move from there`, 409);
+      }
       let next: number;
       if (to !== undefined) {
         next = new Date(to).getTime() - Date.now();

@@ -36,6 +36,31 @@ test('sandbox clock: read, advance, set; only forward; admin token required', as
   }
 });
 
+test('sandbox clock: a move from the offset read is made once — sent twice (at once or after), the other answers 409 with where the clock stands (found by a review: a double click moved it twice)', async () => {
+  const t = await makeTestApp();
+  try {
+    const post = (payload: unknown) => t.app.inject({ method: 'POST', url: '/sandbox/clock', headers: { ...adminHeaders, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    const read = (await t.app.inject({ method: 'GET', url: '/sandbox/clock', headers: adminHeaders })).json<{ offsetMs: number }>();
+    const both = await Promise.all([post({ advanceMinutes: 60, fromOffsetMs: read.offsetMs }), post({ advanceMinutes: 60, fromOffsetMs: read.offsetMs })]);
+    assert.deepEqual(both.map((r) => r.statusCode).sort(), [200, 409]);
+    const moved = both.find((r) => r.statusCode === 200)!.json<{ offsetMs: number }>();
+    assert.ok(Math.abs(moved.offsetMs - (read.offsetMs + 3_600_000)) <= 1, 'moved by one hour, not two');
+    const refused = both.find((r) => r.statusCode === 409)!.json<{ status: number; msg: string }>();
+    assert.equal(refused.status, 100);
+    assert.match(refused.msg, new RegExp(`moved since it was read \\(offsetMs ${read.offsetMs}; it now reads .*, offsetMs ${moved.offsetMs}\\): read it again`));
+    const stored = await t.store.db.selectFrom('sandbox_clock').select('offset_ms').executeTakeFirstOrThrow();
+    assert.ok(Math.abs(Number(stored.offset_ms) - moved.offsetMs) <= 1);
+    // sent again later: still refused; from the new reading it moves
+    assert.equal((await post({ advanceMinutes: 60, fromOffsetMs: read.offsetMs })).statusCode, 409);
+    const next = await post({ to: new Date(Date.now() + moved.offsetMs + 86_400_000).toISOString(), fromOffsetMs: moved.offsetMs });
+    assert.equal(next.statusCode, 200, next.body);
+    // without fromOffsetMs a move is made as before (the CLI's, scripts')
+    assert.equal((await post({ advanceMinutes: 1 })).statusCode, 200);
+  } finally {
+    await t.close();
+  }
+});
+
 test('outside sandbox mode the clock endpoint does not exist', async () => {
   const t = await makeTestApp({ env: { SANDBOX: 'false' } });
   try {

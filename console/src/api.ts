@@ -137,7 +137,8 @@ export const api = {
   clientWebhook: (id: string, url: string | null, rotateSecret = false) => call<{ webhookUrl: string | null; secret: string | null }>('POST', `/clients/${encodeURIComponent(id)}/webhook`, { url, rotateSecret }),
   setClientStatus: (id: string, verb: 'disable' | 'enable') => call<{ ok: true }>('POST', `/clients/${encodeURIComponent(id)}/${verb}`),
   sandboxClock: () => call<{ now: string; offsetMs: number }>('GET', '/sandbox/clock'),
-  moveSandboxClock: (advanceMinutes: number) => call<{ now: string; offsetMs: number }>('POST', '/sandbox/clock', { advanceMinutes }),
+  /** From the offset the page shows: sent twice, the second is refused (409) instead of moving the clock again. */
+  moveSandboxClock: (advanceMinutes: number, fromOffsetMs: number) => call<{ now: string; offsetMs: number }>('POST', '/sandbox/clock', { advanceMinutes, fromOffsetMs }),
   charts: (days: number) => call<Charts>('GET', `/charts?days=${days}`),
   seatSources: () => call<SeatSources>('GET', '/seatmaps/sources'),
   seatMap: (params: URLSearchParams) => call<SeatMapView>('GET', `/seatmaps?${params.toString()}`),

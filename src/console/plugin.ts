@@ -108,7 +108,7 @@ const ClientParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9._-]{1
 const NewClientBody = Type.Object({ clientId: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
 const RotateBody = Type.Object({ graceHours: Type.Number({ minimum: 0, maximum: 720 }) }, { additionalProperties: false });
 const WebhookBody = Type.Object({ url: Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]), rotateSecret: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
-const MoveClockBody = Type.Object({ advanceMinutes: Type.Integer({ minimum: 1, maximum: 5_256_000 }) }, { additionalProperties: false });
+const MoveClockBody = Type.Object({ advanceMinutes: Type.Integer({ minimum: 1, maximum: 5_256_000 }), fromOffsetMs: Type.Optional(Type.Integer()) }, { additionalProperties: false });
 const SeatMapQuery = Type.Object(
   {
     session: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' })),
@@ -447,9 +447,10 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     if (shared) {
       authed.get('/sandbox/clock', { schema: hidden }, async () => clockState(shared.clock));
       authed.post('/sandbox/clock', { schema: { ...hidden, body: MoveClockBody }, config: admin }, async (request) => {
+        const body = request.body as { advanceMinutes: number; fromOffsetMs?: number };
         const before = clockState(shared.clock);
-        const moved = await shared.move({ advanceMinutes: (request.body as { advanceMinutes: number }).advanceMinutes });
-        await audit(db, operatorOf(request), 'sandbox.clock', 'sandbox:clock', { now: before.now }, { now: moved.now, advanceMinutes: (request.body as { advanceMinutes: number }).advanceMinutes });
+        const moved = await shared.move(body);
+        await audit(db, operatorOf(request), 'sandbox.clock', 'sandbox:clock', { now: before.now }, { now: moved.now, advanceMinutes: body.advanceMinutes });
         request.log.info({ now: moved.now }, 'sandbox clock moved from the console');
         return moved;
       });

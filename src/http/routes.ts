@@ -10,7 +10,7 @@ import { VALIDATION_STATUS } from '../errors.js';
 import { adminAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
 import { sendSeatMap } from './seat-map-reply.js';
-import { TRANSPORT_ERRORS } from '../wire.js';
+import { ErrorBody, TRANSPORT_ERRORS } from '../wire.js';
 import type { AppDeps } from '../deps.js';
 import type { RatePool } from '../ratelimit/pools.js';
 import { ClockState, MoveClockRequest, clockState } from '../sandbox-clock.js';
@@ -342,7 +342,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         '/sandbox/clock',
         {
           config: { family: 'admin' },
-          schema: { summary: 'Move the sandbox clock forward (advanceMinutes) or to an instant (to)', tags: ['sandbox'], body: MoveClockRequest, response: { 200: ClockState, ...errors } },
+          schema: { summary: 'Move the sandbox clock forward (advanceMinutes) or to an instant (to)', tags: ['sandbox'], body: MoveClockRequest, response: { 200: ClockState, ...errors, 409: ErrorBody } },
         },
         async (request) => {
           const moved = await shared.move(request.body);

@@ -66,15 +66,22 @@ export function Sandbox({ role }: { role: Role }) {
     api.sandboxClock().then(setClock, (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the clock cannot be read'));
   }, []);
   useEffect(load, [load]);
+  const [moving, setMoving] = useState(false);
   const move = async (e: FormEvent) => {
     e.preventDefault();
+    if (!clock || moving) return;
     setError(null);
+    setMoving(true);
     try {
-      const moved = await api.moveSandboxClock(Math.round(Number(amount) * UNIT_MINUTES[unit]));
+      const moved = await api.moveSandboxClock(Math.round(Number(amount) * UNIT_MINUTES[unit]), clock.offsetMs);
       setClock(moved);
       setNotice(`The sandbox clock now reads ${when(moved.now)}.`);
     } catch (err) {
       setError(err instanceof ApiFailure ? err.message : 'the clock cannot be moved');
+      // moved elsewhere meanwhile (409): show where it stands now
+      if (err instanceof ApiFailure && err.httpStatus === 409) load();
+    } finally {
+      setMoving(false);
     }
   };
   const offsetHours = clock ? (clock.offsetMs / 3_600_000).toFixed(1) : '';
@@ -101,7 +108,7 @@ export function Sandbox({ role }: { role: Role }) {
             <option value="days">days</option>
           </select>
         </div>
-        <button type="submit" disabled={role !== 'admin'} aria-describedby={role !== 'admin' ? 'move-why' : undefined}>Move the clock</button>
+        <button type="submit" disabled={role !== 'admin' || !clock || moving} aria-describedby={role !== 'admin' ? 'move-why' : undefined}>Move the clock</button>
         {role !== 'admin' ? <small id="move-why" className="why">your role ({role}) may not do this</small> : null}
         <button type="button" onClick={load}>Reload</button>
       </form>

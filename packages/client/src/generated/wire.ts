@@ -2679,6 +2679,10 @@ export interface SandboxClockGetResponse {
 export interface SandboxClockRequest {
   advanceMinutes?: number;
   to?: string;
+  /**
+   * The offsetMs the caller read: the move is made only while the clock still stands there (otherwise 409), so a move sent twice (a double click, a retried lost answer) moves it once
+   */
+  fromOffsetMs?: number;
 }
 
 export interface SandboxClockResponse {
