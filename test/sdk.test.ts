@@ -132,6 +132,43 @@ describe('SDK types and methods', () => {
     await assert.rejects(proxy.sandbox.clock(), /adminToken/);
   });
 
+  test('waitForFinal waits through a query without an answer, a 5xx and a 429 past the retries; a refusal ends it at once; the timeout names the last failure (found by a review: one failed query ended the wait)', async () => {
+    const base = { baseUrl: 'http://postbook.invalid', ...alpha, rateLimit: { retries: 0 } };
+    const order = (refundStatus: number) => JSON.stringify({ status: 0, msg: 'success', refundOrders: [{ refundCode: 'R1', refundStatus }] });
+    // each query answered by the next step: a thrown error is a failed fetch
+    const scripted = (steps: Array<Response | Error>): FetchLike & { calls: number } => {
+      const f = Object.assign(async () => {
+        const step = steps[Math.min(f.calls++, steps.length - 1)]!;
+        if (step instanceof Error) throw step;
+        return step.clone();
+      }, { calls: 0 });
+      return f;
+    };
+    const json = (status: number, body: string, headers: Record<string, string> = {}) => new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } });
+    const bumpy = scripted([new TypeError('fetch failed'), new Response('<html>down</html>', { status: 503 }), json(429, JSON.stringify({ status: 429, msg: 'slow down' }), { 'retry-after': '0' }), json(200, order(1)), json(502, '{}'), json(200, order(2))]);
+    const seen: number[] = [];
+    const done = await new PostbookClient({ ...base, fetch: bumpy }).refunds.waitForFinal('R1', { initialDelayMs: 5, maxDelayMs: 10, timeoutMs: 10_000, onStatus: (st) => void seen.push(st) });
+    assert.equal(done.refundStatus, 2);
+    assert.deepEqual(seen, [1, 2]);
+    assert.equal(bumpy.calls, 6);
+
+    const down = scripted([json(502, '{}')]);
+    await assert.rejects(new PostbookClient({ ...base, fetch: down }).refunds.waitForFinal('R1', { initialDelayMs: 5, maxDelayMs: 10, timeoutMs: 200 }), (e: unknown) => e instanceof WaitTimeoutError && e.lastStatus === null && e.cause instanceof PostbookError && e.cause.httpStatus === 502 && /the last query failed/.test(e.message));
+    assert.ok(down.calls > 2, String(down.calls));
+    // a failure after a status, then the status again: the timeout carries no stale cause
+    const recovered = scripted([json(502, '{}'), json(200, order(1))]);
+    await assert.rejects(new PostbookClient({ ...base, fetch: recovered }).refunds.waitForFinal('R1', { initialDelayMs: 5, maxDelayMs: 10, timeoutMs: 100 }), (e: unknown) => e instanceof WaitTimeoutError && e.lastStatus === 1 && e.cause === undefined);
+
+    for (const refusal of [json(401, JSON.stringify({ status: 900, msg: 'unauthorized' })), json(200, JSON.stringify({ status: 801, msg: 'no such order' }))]) {
+      const once = scripted([refusal]);
+      await assert.rejects(new PostbookClient({ ...base, fetch: once }).refunds.waitForFinal('R1', { initialDelayMs: 5, timeoutMs: 10_000 }), (e: unknown) => e instanceof PostbookError && !(e instanceof WaitTimeoutError));
+      assert.equal(once.calls, 1);
+    }
+    const unknown = scripted([json(200, JSON.stringify({ status: 0, msg: 'success', refundOrders: [] }))]);
+    await assert.rejects(new PostbookClient({ ...base, fetch: unknown }).refunds.waitForFinal('R1', { timeoutMs: 10_000 }), /answered no refund order/);
+    assert.equal(unknown.calls, 1);
+  });
+
   test("the client's credentials stay out of what inspects or serializes it (found by a review: the options were a plain property)", () => {
     const client = new PostbookClient({ baseUrl: 'http://postbook.invalid', clientId: 'c-1', clientSecret: 'sdk-secret-never-shown', adminToken: 'admin-token-never-shown' });
     for (const shown of [util.inspect(client, { depth: 10, showHidden: true }), JSON.stringify(client), String(Object.entries(client))]) {

@@ -3,7 +3,7 @@
 // seats.forSession). Request and answer types are generated from the service's schemas (generated/wire.ts).
 import type * as W from './generated/wire.js';
 import { ENDPOINTS } from './generated/wire.js';
-import { PostbookClientError, TransportError, WaitTimeoutError } from './errors.js';
+import { PostbookClientError, PostbookError, RateLimitedError, TransportError, WaitTimeoutError } from './errors.js';
 import { Transport, sleep, type CallOptions, type ClientOptions, type EndpointKey, type RequestOf, type ResponseOf, type SubmitOptions } from './transport.js';
 
 /** Which endpoint each method calls: `client.refunds.submit` → `POST /refund.do`. */
@@ -68,6 +68,12 @@ export interface QuoteAndSubmitOptions extends SubmitOptions {
   accept?: (quote: W.RefundQuotationResponse) => boolean | Promise<boolean>;
   /** displayCurrency of the submission. */
   displayCurrency?: string | null;
+}
+
+/** A failure a wait goes on after: no answer, HTTP 429 after the transport's retries, the service or a proxy in trouble (5xx). */
+function transient(err: unknown): boolean {
+  if (err instanceof TransportError || err instanceof RateLimitedError) return true;
+  return err instanceof PostbookError && (err.httpStatus >= 500 || err.httpStatus === 408);
 }
 
 /** How many times refunds.quoteAndSubmit sends its submission again after no answer, under the same key. */
@@ -149,7 +155,9 @@ export class PostbookClient {
 
     /**
      * Polls queryRefundOrders.do with exponential backoff until the refund reaches a final status (2, 4, 5
-     * or 6) and resolves with its refund order; WaitTimeoutError after `timeoutMs`.
+     * or 6) and resolves with its refund order; WaitTimeoutError after `timeoutMs` (its `cause` the last
+     * query's failure, when the last query failed). A query without an answer, a 429 past the retries or a
+     * 5xx does not end the wait: the next query comes after the backoff (or the Retry-After, if longer).
      */
     waitForFinal: (refundCode: string, options: WaitOptions = {}): Promise<RefundOrder> =>
       this.waitFor('refund', refundCode, FINAL_REFUND_STATUSES, options, async (signal) => {
@@ -235,15 +243,29 @@ export class PostbookClient {
     let delay = Math.max(1, options.initialDelayMs ?? 1_000);
     const started = Date.now();
     let last: number | null = null;
+    let failure: unknown = undefined;
     for (;;) {
-      const seen = await read(options.signal);
-      if (!seen) throw new PostbookClientError(`${what} ${code}: the query answered no ${what} order with that code`);
-      last = seen.status;
-      await options.onStatus?.(seen.status);
-      if (finals.includes(seen.status)) return seen.value;
+      let pause = delay;
+      let seen: Awaited<ReturnType<typeof read>> | undefined;
+      try {
+        seen = await read(options.signal);
+        failure = undefined;
+      } catch (err) {
+        // A query that got no answer, a 429 past the transport's retries or a 5xx is waited through like a
+        // status that is not final yet (the refund goes on meanwhile); anything else ends the wait.
+        if (!transient(err)) throw err;
+        failure = err;
+        if (err instanceof RateLimitedError) pause = Math.max(pause, err.retryAfterMs);
+      }
+      if (seen === null) throw new PostbookClientError(`${what} ${code}: the query answered no ${what} order with that code`);
+      if (seen !== undefined) {
+        last = seen.status;
+        await options.onStatus?.(seen.status);
+        if (finals.includes(seen.status)) return seen.value;
+      }
       const left = started + timeoutMs - Date.now();
-      if (left <= 0) throw new WaitTimeoutError(what, code, last, Date.now() - started);
-      await sleep(Math.min(delay, left), options.signal);
+      if (left <= 0) throw new WaitTimeoutError(what, code, last, Date.now() - started, failure);
+      await sleep(Math.min(pause, left), options.signal);
       delay = Math.min(maxDelay, delay * 2);
     }
   }

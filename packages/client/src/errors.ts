@@ -76,15 +76,18 @@ export class TransportError extends PostbookClientError {
   }
 }
 
-/** `waitForFinal` saw no final status in time. */
+/** `waitForFinal` saw no final status in time (`cause`: the last query's failure, when it failed). */
 export class WaitTimeoutError extends PostbookClientError {
   /** The refundCode or voidCode followed. */
   readonly code: string;
   /** The last status seen (null: none was read). */
   readonly lastStatus: number | null;
   readonly waitedMs: number;
-  constructor(what: string, code: string, lastStatus: number | null, waitedMs: number) {
-    super(`${what} ${code} reached no final status within ${waitedMs} ms (last status ${lastStatus ?? 'unknown'})`);
+  constructor(what: string, code: string, lastStatus: number | null, waitedMs: number, cause?: unknown) {
+    super(
+      `${what} ${code} reached no final status within ${waitedMs} ms (last status ${lastStatus ?? 'unknown'}${cause instanceof Error ? `; the last query failed: ${cause.message}` : ''})`,
+      cause === undefined ? undefined : { cause },
+    );
     this.code = code;
     this.lastStatus = lastStatus;
     this.waitedMs = waitedMs;
