@@ -3,7 +3,7 @@
 // → segment indexes (215) → airline and route (218/219) → fare family (221) → the airline's map (216/217).
 import { ConnectorError, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
-import { flightKeyOf, flightRefOf, matchVerifySession, offerIdOf, type ChainSegment, type ChainSession } from './sessions.js';
+import { flightKeyOf, flightRefOf, matchVerifySession, offerIdOf, wireTime, type ChainSegment, type ChainSession } from './sessions.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { SeatMapCache, type CachedSeatMap, type SeatAnswerPart } from './seat-cache.js';
@@ -44,6 +44,11 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
     if (s.flightNumber !== r.flightNumber.toUpperCase() || s.depAirport !== r.depAirport.toUpperCase() || s.arrAirport !== r.arrAirport.toUpperCase()) {
       throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${r.segmentIndex} is ${s.flightNumber} ${s.depAirport}-${s.arrAirport} in the session`);
     }
+    // The departure as the session has it (airport-local): the day, and the time when one is sent — another
+    // day's flight of the same number is another seat map (a review found the depTime not compared at all).
+    if (!departsAt(s, r.depTime)) {
+      throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${r.segmentIndex} departs ${wireTime(s.depLocal)} (airport-local) in the session, not ${r.depTime}`);
+    }
     return { segment: s, cabinClass: r.cabinClass === undefined || r.cabinClass === null ? s.cabinClass : Number(r.cabinClass) };
   });
   const connector = deps.airlines.forCarrier(carrier);
@@ -64,6 +69,13 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
   }
   await deps.lookToBook.recordSeatRequest(clientId);
   return { status: 0, parts };
+}
+
+/** `depTime` (yyyyMMdd or yyyyMMddHHmm) names the segment's departure: its day, and its time when given. */
+function departsAt(s: ChainSegment, depTime: string): boolean {
+  if (!depTime.startsWith(s.depDate)) return false;
+  // depLocal is 'yyyy-MM-dd HH:mm'
+  return depTime.length === 8 || (depTime.charCodeAt(8) === s.depLocal.charCodeAt(11) && depTime.charCodeAt(9) === s.depLocal.charCodeAt(12) && depTime.charCodeAt(10) === s.depLocal.charCodeAt(14) && depTime.charCodeAt(11) === s.depLocal.charCodeAt(15));
 }
 
 /** Session bindings per session object (kept in memory by ChainSessions): a sha256 once, not per request. */

@@ -91,6 +91,16 @@ describe('seatAvailability.do', () => {
     await expectStatus({ sessionId: s.sessionId, carrier: 'XQ', outboundSegments: segs }, 220, 'another carrier');
     await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [{ ...segs[0], depTime: '20261340' }] }, 220, 'a date that does not exist');
     await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-fail']) }, 220, 'another flight');
+    // The session's flight on another day, or at another time (found by a review: depTime was not compared).
+    const dep = String(segs[0]!.depTime);
+    const dayAfter = new Date(Date.UTC(Number(dep.slice(0, 4)), Number(dep.slice(4, 6)) - 1, Number(dep.slice(6, 8)) + 1)).toISOString().slice(0, 10).replaceAll('-', '');
+    const res = await seats({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [{ ...segs[0], depTime: `${dayAfter}${dep.slice(8)}` }] });
+    assert.equal(res.body.status, 220);
+    assert.equal(res.body.msg, `invalid request: segment 1 departs ${dep} (airport-local) in the session, not ${dayAfter}${dep.slice(8)}`);
+    const otherTime = `${dep.slice(0, 8)}${dep.slice(8, 10) === '23' ? '22' : '23'}${dep.slice(10)}`;
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [{ ...segs[0], depTime: otherTime }] }, 220, 'another departure time');
+    // the day alone (yyyyMMdd, as the schema accepts) is the session's flight
+    assert.equal((await seats({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [{ ...segs[0], depTime: dep.slice(0, 8) }] })).body.status, 0);
     // Flight data alone, and no verify session of this client on these flights: independent mode.
     await expectStatus({ carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow-ret']) }, 220, 'independent mode');
     const other = await seats({ carrier: 'XS', outboundSegments: segs }, TEST_CLIENTS.beta);
