@@ -48,6 +48,43 @@ test('a map is reused while the airline reports its version, reloaded when the v
   assert.ok(!('ok' in after) && after.cabins[0]!.seatRows[0]!.seats[0]!.occupied, 'the reloaded map shows the sold seat');
 });
 
+test('the maps are bounded by their bytes, fragments included, not only by their number (found by a review: 5,000 wide-body maps could hold half a gigabyte)', async () => {
+  const probe = new SeatMapCache();
+  const one = await probe.map('probe', () => '0.1', async () => ({ ok: true, cabins: [cabin([])], version: '0.1' }));
+  assert.ok(!('ok' in one));
+  const objects = probe.mapStoreBytes;
+  assert.equal(objects, one.bytes);
+  assert.equal(objects, 4 * 160 + 2 * 64, '4 seats, 2 rows');
+  probe.bytes([part(one, 1, 'probeprob1')], false, serialize);
+  const withFragment = probe.mapStoreBytes;
+  assert.ok(withFragment > objects, 'the fragment counts');
+  assert.equal(one.bytes, withFragment);
+
+  // room for three maps with their fragments and a fourth map's objects, not its fragment
+  const cache = new SeatMapCache(undefined, 3 * withFragment + objects + 10);
+  let loads = 0;
+  const load = async (): Promise<SeatMapAnswer> => (loads++, { ok: true, cabins: [cabin([])], version: '0.1' });
+  for (const key of ['a', 'b', 'c']) {
+    const m = await cache.map(key, () => '0.1', load);
+    cache.bytes([part(m, 1, `${key.repeat(9)}1`)], false, serialize);
+  }
+  assert.deepEqual([cache.mapCount, cache.mapStoreBytes, loads], [3, 3 * withFragment, 3]);
+  // a version moved: the old map's bytes leave with it
+  const moved = await cache.map('a', () => '0.2', async () => (loads++, { ok: true, cabins: [cabin(['1A'])], version: '0.2' }));
+  assert.deepEqual([cache.mapCount, cache.mapStoreBytes], [3, 2 * withFragment + objects]);
+  cache.bytes([part(moved, 1, 'aaaaaaaaa2')], false, serialize);
+  // a fourth map with its fragment passes the bound: the store is emptied, and what is asked again is read again
+  const d = await cache.map('d', () => '0.1', load);
+  assert.equal(cache.mapCount, 4);
+  cache.bytes([part(d, 1, 'ddddddddd1')], false, serialize);
+  assert.deepEqual([cache.mapCount, cache.mapStoreBytes], [0, 0]);
+  await cache.map('b', () => '0.1', load);
+  assert.deepEqual([cache.mapCount, cache.mapStoreBytes, loads], [1, objects, 6]);
+  // a map not kept (no version) counts nothing
+  await cache.map('n', () => null, async () => ({ ok: true, cabins: [cabin([])], version: null }));
+  assert.deepEqual([cache.mapCount, cache.mapStoreBytes], [1, objects]);
+});
+
 test('a map read while the airline cannot tell its version is never reused; refusals are not kept', async () => {
   const cache = new SeatMapCache();
   let loads = 0;

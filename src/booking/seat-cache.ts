@@ -8,7 +8,7 @@
 //   too), so a cached map never shows a sold seat as free. A map read while the airline cannot tell its
 //   version (version null) is not kept. Each map holds its answer pre-serialized
 //   per segment as fragments around the session binding of the productCodes (product-code.ts), so a new
-//   session costs one join, not a serialization.
+//   session costs one join, not a serialization. Bounded by count and by bytes (estimated, fragments included).
 // - answers: the whole response body for a (session binding, segments, versions), and its gzip, so the same
 //   session asking again costs a lookup. A gzip answer is made from a gzip template of its segments and
 //   versions (decision 0043, src/gzip-template.ts): compressed once, each session's binding then written into
@@ -27,6 +27,8 @@ export interface CachedSeatMap {
   cabins: SeatMapCabin[];
   /** Per segment signature: the serialized cabins, and where in them the session binding goes. */
   fragments: Map<string, Fragment>;
+  /** What it holds, estimated (cabinsBytes, then each fragment's bytes): the maps' store is bounded by it. */
+  bytes: number;
 }
 
 /** One segment of an answer: its map, and how its productCodes are written. */
@@ -61,6 +63,15 @@ interface Fragment {
 }
 
 const MAX_MAPS = 5_000;
+/**
+ * The maps' store holds at most this many bytes (estimated): a wide-body map is ~47 KB of objects and ~58 KB per
+ * segment signature of serialized fragments, so 5,000 maps could hold half a gigabyte. Past the bound the store
+ * is emptied (as a BoundedMap is: the maps asked for again are read again, each once).
+ */
+const MAX_MAP_BYTES = 128 * 1024 * 1024;
+/** Measured on a 777 map (2026-12-01, V8 heap): ~148 bytes of objects a seat; a row's object and array besides. */
+const SEAT_OBJECT_BYTES = 160;
+const ROW_OBJECT_BYTES = 64;
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** Stands for the binding while fragments are made: 10 characters that no seat map contains otherwise. */
 const PLACEHOLDER = 'Qz7Bnd0Qz7';
@@ -108,7 +119,8 @@ export interface SeatMapCacheStats {
 
 export class SeatMapCache {
   readonly stats: SeatMapCacheStats = { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0, gzipSpliced: 0, gzipTemplatesMade: 0, gzipCompressed: 0 };
-  private readonly maps = new BoundedMap<string, CachedSeatMap>(MAX_MAPS);
+  private readonly maps = new Map<string, CachedSeatMap>();
+  private mapBytes = 0;
   private readonly answers = new Map<string, StoredAnswer>();
   private answerBytes = 0;
   private readonly askedOnce = new Set<string>();
@@ -118,8 +130,11 @@ export class SeatMapCache {
   /** By the answer's maps and signatures, with the maps' versions it was made at; null: cannot be spliced. */
   private readonly gzipTemplates = new BoundedMap<string, { versions: string; template: GzipTemplate | null }>(MAX_GZIP_TEMPLATES);
 
-  /** `maxAnswerBytes`: the answer store's bound (a test lowers it). */
-  constructor(private readonly maxAnswerBytes = MAX_ANSWER_BYTES) {}
+  /** `maxAnswerBytes`, `maxMapBytes`: the answer and map stores' bounds (tests lower them). */
+  constructor(
+    private readonly maxAnswerBytes = MAX_ANSWER_BYTES,
+    private readonly maxMapBytes = MAX_MAP_BYTES,
+  ) {}
 
   /** A map's key: the flight's leg (its airports: legs of a through flight share a number and a date), class, family. */
   static key(carrier: string, flightNumber: string, depDate: string, depAirport: string, arrAirport: string, cabinClass: number, fareFamily: string | null): string {
@@ -147,13 +162,43 @@ export class SeatMapCache {
     const answer = await load();
     // Only real maps are kept: a refusal may be a passing failure.
     if (!answer.ok) return answer;
-    const entry: CachedSeatMap = { key, version: answer.version, cabins: answer.cabins, fragments: new Map() };
+    const entry: CachedSeatMap = { key, version: answer.version, cabins: answer.cabins, fragments: new Map(), bytes: cabinsBytes(answer.cabins) };
+    this.forgetMap(key);
     if (entry.version !== null) {
+      if (this.maps.size >= MAX_MAPS) this.clearMaps();
       this.maps.set(key, entry);
-    } else {
-      this.maps.delete(key);
+      this.grewMap(entry, entry.bytes);
     }
     return entry;
+  }
+
+  /** Bytes held by kept maps, their fragments included (estimated; bounded by maxMapBytes; a test reads it). */
+  get mapStoreBytes(): number {
+    return this.mapBytes;
+  }
+
+  /** Maps kept (bounded by MAX_MAPS and maxMapBytes; a test reads it). */
+  get mapCount(): number {
+    return this.maps.size;
+  }
+
+  private forgetMap(key: string): void {
+    const old = this.maps.get(key);
+    if (!old) return;
+    this.maps.delete(key);
+    this.mapBytes -= old.bytes;
+  }
+
+  private clearMaps(): void {
+    this.maps.clear();
+    this.mapBytes = 0;
+  }
+
+  /** `map` (kept or not) holds `bytes` more: counted if it is the one kept, and the store emptied past its bound. */
+  private grewMap(map: CachedSeatMap, bytes: number): void {
+    if (this.maps.get(map.key) !== map) return;
+    this.mapBytes += bytes;
+    if (this.mapBytes > this.maxMapBytes) this.clearMaps();
   }
 
   /** The response body of these parts (and its gzip when asked), from the answer cache or joined from fragments. */
@@ -333,6 +378,19 @@ export class SeatMapCache {
     for (let at = template.indexOf(PLACEHOLDER_BYTES); at >= 0; at = template.indexOf(PLACEHOLDER_BYTES, at + PLACEHOLDER_BYTES.length)) offsets.push(at);
     const fragment = { template, offsets };
     p.map.fragments.set(p.signature, fragment);
+    const bytes = template.length + 8 * offsets.length;
+    p.map.bytes += bytes;
+    this.grewMap(p.map, bytes);
     return fragment;
   }
+}
+
+/** The objects of a map's cabins, estimated from its seats and rows. */
+function cabinsBytes(cabins: SeatMapCabin[]): number {
+  let bytes = 0;
+  for (const c of cabins) {
+    bytes += ROW_OBJECT_BYTES * c.seatRows.length;
+    for (const r of c.seatRows) bytes += SEAT_OBJECT_BYTES * r.seats.length;
+  }
+  return bytes;
 }
