@@ -268,6 +268,21 @@ test('the in-memory store forgets a key only once it left the longest window (th
   assert.equal(await incr('verify:a', 60_000, 1), 2, 'still refused: its request of t=0 is in its minute');
 });
 
+test('the in-memory store with many keys all still in their window sweeps once per doubling, not on every new key (found by a review: a full pass for each new key past 10,000)', async () => {
+  const { MemoryWindowStore } = await import('./window-store.js');
+  let now = 0;
+  const store = new MemoryWindowStore(() => now);
+  const incr = (key: string) => store.incr(key, () => undefined, 60_000, 10);
+  for (let i = 0; i < 30_000; i++) incr(`verify:c${i}`);
+  assert.equal(store.keyCount, 30_000, 'every key still counted');
+  assert.equal(store.sweeps, 2, 'swept at 10,000 and at 20,000');
+  // once their minute is over, the next sweep forgets them all
+  now = 61_000;
+  for (let i = 0; i < 10_001; i++) incr(`verify:d${i}`);
+  assert.equal(store.sweeps, 3, 'at 40,000');
+  assert.equal(store.keyCount, 10_001, 'the 30,000 of the first minute forgotten');
+});
+
 test('the in-memory count leaves the window as the limiter does', async () => {
   const { MemoryWindowStore } = await import('./window-store.js');
   let now = 0;

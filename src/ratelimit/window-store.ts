@@ -44,11 +44,18 @@ interface Log {
   head: number;
 }
 
+const SWEEP_AT_LEAST = 10_000;
+
 /** In-process sliding log: per key, the times of accepted requests. Memory: 8 bytes per request in the window. */
 export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
   private readonly logs = new Map<string, Log>();
   /** The longest window any key is counted over: a sweep forgets only logs older than it (the pools' windows differ). */
   private longest = 0;
+  /**
+   * A new key sweeps when the store holds this many: 10,000, or twice what the last sweep left, so that many
+   * keys all still in their windows cost one sweep per doubling, not a full pass for every new key.
+   */
+  private sweepAt = SWEEP_AT_LEAST;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -57,7 +64,10 @@ export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
     if (windowMs > this.longest) this.longest = windowMs;
     let log = this.logs.get(key);
     if (!log) {
-      if (this.logs.size >= 10_000) this.sweep(t, this.longest);
+      if (this.logs.size >= this.sweepAt) {
+        this.sweep(t, this.longest);
+        this.sweepAt = Math.max(SWEEP_AT_LEAST, 2 * this.logs.size);
+      }
       log = { times: [], head: 0 };
       this.logs.set(key, log);
     }
@@ -97,8 +107,20 @@ export class MemoryWindowStore implements WindowStore, FastifyRateLimitStore {
     if (log && log.times.length > log.head) log.times.pop();
   }
 
+  /** Keys held (a test reads it). */
+  get keyCount(): number {
+    return this.logs.size;
+  }
+
+  /** Sweeps so far (a test reads it). */
+  get sweeps(): number {
+    return this.sweepCount;
+  }
+  private sweepCount = 0;
+
   /** Forgets keys whose whole log has left the window. */
   private sweep(t: number, windowMs: number) {
+    this.sweepCount++;
     for (const [key, log] of this.logs) {
       const last = log.times[log.times.length - 1];
       if (last === undefined || last <= t - windowMs) this.logs.delete(key);
