@@ -92,6 +92,18 @@ export interface CallOptions {
   signal: AbortSignal;
 }
 
+/**
+ * Why an airline call failed, and what the caller may conclude about its effect — order.do, pay.do, refunds and
+ * voids act on it:
+ * - `timeout`: no answer (the time ran out, the connection broke after the request was sent, an answer that
+ *   could not be read): the airline may have done it. The caller keeps what it needs to find out or undo it
+ *   (order.do keeps its attempt for the expiry sweep; a refund submission is sent again under its refundCode,
+ *   which the airline answers as the one it already has).
+ * - `unavailable`: the airline answered that it did not do it (its system's error, a refused connection before
+ *   anything was sent): nothing was done and the call may be tried again.
+ * - `rejected`: the airline answered no for this request: nothing was done; trying again is no use.
+ * A connector that cannot tell whether a request reached the airline says `timeout`, never `unavailable`.
+ */
 export type ConnectorErrorKind = 'timeout' | 'unavailable' | 'rejected';
 
 /** An airline call that failed. `retryable` tells workflows whether trying again can help. */
