@@ -164,6 +164,10 @@ describe('SDK types and methods', () => {
       await assert.rejects(new PostbookClient({ ...base, fetch: once }).refunds.waitForFinal('R1', { initialDelayMs: 5, timeoutMs: 10_000 }), (e: unknown) => e instanceof PostbookError && !(e instanceof WaitTimeoutError));
       assert.equal(once.calls, 1);
     }
+    // a Retry-After longer than the wait left: no query before it, the timeout names the 429 (found by a review: one more query at the deadline)
+    const patient = scripted([json(429, JSON.stringify({ status: 429, msg: 'slow down' }), { 'retry-after': '30' })]);
+    await assert.rejects(new PostbookClient({ ...base, rateLimit: { retries: 0, maxWaitMs: 60_000 }, fetch: patient }).refunds.waitForFinal('R1', { initialDelayMs: 5, timeoutMs: 200 }), (e: unknown) => e instanceof WaitTimeoutError && e.cause instanceof RateLimitedError);
+    assert.equal(patient.calls, 1);
     const unknown = scripted([json(200, JSON.stringify({ status: 0, msg: 'success', refundOrders: [] }))]);
     await assert.rejects(new PostbookClient({ ...base, fetch: unknown }).refunds.waitForFinal('R1', { timeoutMs: 10_000 }), /answered no refund order/);
     assert.equal(unknown.calls, 1);

@@ -187,7 +187,8 @@ function registerPages(app: FastifyInstance): void {
   app.get('/console/*', { schema: hidden, config: { auth: 'none' } }, async (request, reply) => {
     // Only client routes fall back to the page: an API path or asset that does not exist is a 404.
     const rest = (request.params as { '*': string })['*'];
-    if (rest.startsWith('api/') || rest.startsWith('assets/')) return reply.code(404).send({ error: 'not found' });
+    if (rest.startsWith('api/')) return reply.code(404).headers(API_HEADERS).send({ error: 'not found' });
+    if (rest.startsWith('assets/')) return reply.code(404).send({ error: 'not found' });
     return page(request, reply);
   });
 }
@@ -216,6 +217,8 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
   const throttle = new FailedLogins(db);
   const sessionMs = deps.config.consoleSessionHours * 3_600_000;
   api.setErrorHandler(errorHandler);
+  // an API path that does not exist, asked with another method than GET (GET is the pages' route's)
+  api.setNotFoundHandler((_request, reply) => reply.code(404).headers(API_HEADERS).send({ error: 'not found' }));
   // JSON for the console's own script only: never cached, never sniffed as another type, never framed or
   // rendered as a document (a review found the API's answers without these, unlike the pages).
   api.addHook('onSend', async (_request, reply) => {
@@ -330,10 +333,11 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         .orderBy('c.case_id', dir)
         .limit(LIST_PAGE + 1);
       if (q.after !== undefined) {
-        const from = await db.selectFrom('console_cases').select(['created_at', 'case_id']).where('case_id', '=', q.after).executeTakeFirst();
+        const from = await db.selectFrom('console_cases').select('case_id').where('case_id', '=', q.after).executeTakeFirst();
         if (!from) throw new ActionRefused(400, `after: no case ${q.after} (give the next of the page before)`);
+        // its created_at read in the statement: through a JS Date it would lose its microseconds (review)
         const cmp = dir === 'asc' ? sql`>` : sql`<`;
-        query = query.where(sql<boolean>`(c.created_at, c.case_id) ${cmp} (${from.created_at}::timestamptz, ${from.case_id})`);
+        query = query.where(sql<boolean>`(c.created_at, c.case_id) ${cmp} (select k.created_at, k.case_id from console_cases k where k.case_id = ${from.case_id})`);
       }
       const rows = await query.execute();
       const page = rows.slice(0, LIST_PAGE);
@@ -445,7 +449,10 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     // ---- sandbox panel (sandbox mode only): the shared sandbox clock ----
     const shared = deps.config.sandbox ? deps.sandboxClock : null;
     if (shared) {
-      authed.get('/sandbox/clock', { schema: hidden }, async () => clockState(shared.clock));
+      authed.get('/sandbox/clock', { schema: hidden }, async () => {
+        await shared.load(); // a move made through another process shows at once (a move sent from it carries fromOffsetMs)
+        return clockState(shared.clock);
+      });
       authed.post('/sandbox/clock', { schema: { ...hidden, body: MoveClockBody }, config: admin }, async (request) => {
         const body = request.body as { advanceMinutes: number; fromOffsetMs?: number };
         const before = clockState(shared.clock);

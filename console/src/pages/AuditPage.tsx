@@ -1,5 +1,5 @@
 // The whole audit log (admins): every console action, login and logout, newest first, optionally of one target.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ApiFailure, type AuditEntry } from '../api.ts';
 import { Audit } from './parts.tsx';
 
@@ -11,22 +11,23 @@ export function AuditPage() {
   const [loadingMore, setLoadingMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const failed = (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the audit log cannot be loaded');
+  // Each list (a target applied) is a generation: an answer for an earlier one is dropped, never added to this one.
+  const generation = useRef(0);
   useEffect(() => {
-    let live = true;
+    const mine = ++generation.current;
     setEntries(null);
     setNext(null);
-    api.audit(applied).then((d) => live && (setEntries(d.entries), setNext(d.next)), (e: unknown) => live && failed(e));
-    return () => {
-      live = false;
-    };
+    setLoadingMore(false);
+    api.audit(applied).then((d) => mine === generation.current && (setEntries(d.entries), setNext(d.next)), (e: unknown) => mine === generation.current && failed(e));
   }, [applied]);
   const more = () => {
     if (next === null) return;
+    const mine = generation.current;
     setLoadingMore(true);
-    api
-      .audit(applied, next)
-      .then((d) => (setEntries((shown) => [...(shown ?? []), ...d.entries]), setNext(d.next)), failed)
-      .finally(() => setLoadingMore(false));
+    api.audit(applied, next).then(
+      (d) => mine === generation.current && (setEntries((shown) => [...(shown ?? []), ...d.entries]), setNext(d.next), setLoadingMore(false)),
+      (e: unknown) => mine === generation.current && (failed(e), setLoadingMore(false)),
+    );
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -1,5 +1,5 @@
 // The console cases: refund.do requests answered 825 (voluntary refund after departure), waiting for an agent.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, ApiFailure, type CaseSummary } from '../api.ts';
 import { Link } from '../router.tsx';
 import { when } from '../format.ts';
@@ -11,22 +11,23 @@ export function Cases() {
   const [loadingMore, setLoadingMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const failed = (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the cases cannot be loaded');
+  // Each list (a status chosen) is a generation: an answer for an earlier one is dropped, never added to this one.
+  const generation = useRef(0);
   useEffect(() => {
-    let live = true;
+    const mine = ++generation.current;
     setCases(null);
     setNext(null);
-    api.cases(status).then((d) => live && (setCases(d.cases), setNext(d.next)), (e: unknown) => live && failed(e));
-    return () => {
-      live = false;
-    };
+    setLoadingMore(false);
+    api.cases(status).then((d) => mine === generation.current && (setCases(d.cases), setNext(d.next)), (e: unknown) => mine === generation.current && failed(e));
   }, [status]);
   const more = () => {
     if (!next) return;
+    const mine = generation.current;
     setLoadingMore(true);
-    api
-      .cases(status, next)
-      .then((d) => (setCases((shown) => [...(shown ?? []), ...d.cases]), setNext(d.next)), failed)
-      .finally(() => setLoadingMore(false));
+    api.cases(status, next).then(
+      (d) => mine === generation.current && (setCases((shown) => [...(shown ?? []), ...d.cases]), setNext(d.next), setLoadingMore(false)),
+      (e: unknown) => mine === generation.current && (failed(e), setLoadingMore(false)),
+    );
   };
   return (
     <main id="main">

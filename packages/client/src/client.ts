@@ -265,7 +265,12 @@ export class PostbookClient {
       }
       const left = started + timeoutMs - Date.now();
       if (left <= 0) throw new WaitTimeoutError(what, code, last, Date.now() - started, failure);
-      await sleep(Math.min(pause, left), options.signal);
+      // a pause that outlasts the wait (a long Retry-After): waited out, then no query sooner than it asked
+      if (pause >= left) {
+        await sleep(left, options.signal);
+        throw new WaitTimeoutError(what, code, last, Date.now() - started, failure);
+      }
+      await sleep(pause, options.signal);
       delay = Math.min(maxDelay, delay * 2);
     }
   }
