@@ -13,7 +13,7 @@ import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
 import { claimWorldBooking } from '../src/test-support/claim.js';
 import { PLANTED } from '../src/test-support/planted.js';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
-import { createOperator } from '../src/console/operators.js';
+import { createOperator, verifyLogin } from '../src/console/operators.js';
 import { FailedLogins, WINDOW_MS } from '../src/console/throttle.js';
 import { CANCEL_REASON } from '../src/refunds/statuses.js';
 import { contextCacheFor } from '../src/refunds/context-cache.js';
@@ -51,7 +51,7 @@ describe('console API', () => {
   });
   after(() => t.close());
 
-  const login = async (user: string, password = PASSWORD): Promise<Login> => {
+  const login = async (user: string, password: string = PASSWORD): Promise<Login> => {
     const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: user, password } });
     assert.equal(res.statusCode, 200, res.body);
     const setCookie = String(res.headers['set-cookie']);
@@ -802,6 +802,67 @@ describe('console API', () => {
     const s2 = await login('sid.session');
     await t.store.db.updateTable('operators').set({ disabled: true }).where('operator_id', '=', op.operator_id).execute();
     assert.equal((await get(s2, '/session')).statusCode, 401);
+  });
+
+  test('operators (admin): add with a password made once, change a role, a new password, disable and enable — audited by the admin; no admin changes their own account; two admins disabling each other leave one', async () => {
+    const viewer = await login('vera.viewer');
+    assert.equal((await get(viewer, '/operators')).statusCode, 403);
+    assert.equal((await post(viewer, '/operators', { login: 'x.viewer', role: 'admin' })).statusCode, 403);
+    const admin = await login('ada.admin');
+    const listed = (await get(admin, '/operators')).json().operators as Array<{ login: string; role: string; disabled: boolean; you: boolean; lastLoginAt: string | null }>;
+    assert.deepEqual(listed.filter((o) => o.you).map((o) => o.login), ['ada.admin']);
+    assert.ok(listed.find((o) => o.login === 'dan.disabled')?.disabled);
+
+    const made = await post(admin, '/operators', { login: 'Nia.New', role: 'agent' });
+    assert.equal(made.statusCode, 200, made.body);
+    const { login: nia, password } = made.json<{ login: string; password: string }>();
+    assert.equal(nia, 'nia.new');
+    assert.match(password, /^[A-Za-z0-9_-]{24}$/);
+    const niaSession = await login('nia.new', password);
+    assert.equal((await post(admin, '/operators', { login: 'nia.new', role: 'viewer' })).statusCode, 409, 'taken');
+    const bad = await post(admin, '/operators', { login: 'x', role: 'viewer' });
+    assert.deepEqual([bad.statusCode, /^login: /.test(bad.json().error)], [400, true]);
+    assert.equal((await post(admin, '/operators', { login: 'ok.login', role: 'root' })).statusCode, 400);
+
+    assert.equal((await post(admin, '/operators/nia.new/role', { role: 'viewer' })).json().role, 'viewer');
+    assert.equal((await get(niaSession, '/session')).json().operator.role, 'viewer', 'its session acts with the new role');
+    assert.equal((await post(admin, '/operators/nia.new/role', { role: 'viewer' })).statusCode, 409, 'viewer already');
+    const fresh = await post(admin, '/operators/nia.new/password');
+    assert.equal(fresh.statusCode, 200, fresh.body);
+    const again = fresh.json().password as string;
+    assert.notEqual(again, password);
+    assert.equal((await get(niaSession, '/session')).statusCode, 401, 'its sessions ended');
+    // (checked without the login route: its failures count against this address for the whole file)
+    assert.equal(await verifyLogin(t.store.db, 'nia.new', password, new Date()), null, 'the old password is refused');
+    await login('nia.new', again);
+    assert.equal((await post(admin, '/operators/nia.new/disable')).json().disabled, true);
+    assert.equal(await verifyLogin(t.store.db, 'nia.new', again, new Date()), null, 'a disabled account cannot log in');
+    assert.equal((await post(admin, '/operators/nia.new/enable')).json().disabled, false);
+    assert.equal((await post(admin, '/operators/nobody.here/disable')).statusCode, 404);
+    for (const [url, body] of [['/operators/ada.admin/disable', {}], ['/operators/ada.admin/role', { role: 'viewer' }], ['/operators/ada.admin/password', {}]] as const) {
+      const self = await post(admin, url, body);
+      assert.equal(self.statusCode, 409, url);
+      assert.match(self.json().error, /your own/);
+    }
+    const rows = await t.store.db.selectFrom('audit_log').select(['operator_login', 'action', 'after']).where('target', '=', 'operator:nia.new').where('action', 'like', 'operator.%').orderBy('id').execute();
+    assert.deepEqual(rows.map((r) => [r.operator_login, r.action]), [['ada.admin', 'operator.create'], ['ada.admin', 'operator.role'], ['ada.admin', 'operator.password'], ['ada.admin', 'operator.disable'], ['ada.admin', 'operator.enable']]);
+    const text = JSON.stringify(rows);
+    assert.ok(!text.includes(password) && !text.includes(again), 'no password in the audit log');
+
+    // Two admins disabling each other at once: one is disabled, the other stays (refused as the last enabled
+    // admin, or its session ended by the first), never both.
+    const ola = (await post(admin, '/operators', { login: 'ola.other', role: 'admin' })).json<{ password: string }>();
+    const olaSession = await login('ola.other', ola.password);
+    const both = await Promise.all([post(admin, '/operators/ola.other/disable'), post(olaSession, '/operators/ada.admin/disable')]);
+    const statuses = both.map((r) => r.statusCode);
+    assert.equal(statuses.filter((c) => c === 200).length, 1, JSON.stringify(both.map((r) => [r.statusCode, r.body])));
+    assert.ok(statuses.every((c) => c === 200 || c === 401 || c === 409), String(statuses));
+    const enabledAdmins = await t.store.db.selectFrom('operators').select('login').where('role', '=', 'admin').where('disabled', '=', false).execute();
+    assert.equal(enabledAdmins.length, 1, JSON.stringify(enabledAdmins));
+    // put back as it was for the tests after this one
+    const survivor = enabledAdmins[0]!.login === 'ada.admin' ? admin : olaSession;
+    const other = enabledAdmins[0]!.login === 'ada.admin' ? 'ola.other' : 'ada.admin';
+    assert.equal((await post(survivor, `/operators/${other}/enable`)).statusCode, 200);
   });
 
   test('the console stays out of /openapi.json; its pages carry a strict Content-Security-Policy', async () => {

@@ -402,6 +402,44 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.context().close();
   });
 
+  test('an admin adds an operator (the password shown once) who logs in, changes the role, makes a new password and disables the account; their own row is not theirs to change', async () => {
+    const page = await newPage();
+    await login(page, 'ada.admin');
+    await page.waitForSelector('[data-testid=operator]:text("ada.admin")');
+    await timed(page, 'operators', () => page.getByRole('link', { name: 'Operators' }).click(), '[data-testid=operators]');
+    assert.equal(await page.getByRole('button', { name: 'Disable ada.admin' }).isDisabled(), true, 'not your own account');
+    await page.getByLabel('Login', { exact: true }).fill('Olga.Ops');
+    await page.getByLabel('Role', { exact: true }).selectOption('agent');
+    await page.getByRole('button', { name: 'Add operator' }).click();
+    const first = await page.getByTestId('operator-password').inputValue();
+    assert.match(first, /^[A-Za-z0-9_-]{24}$/);
+    await page.getByRole('button', { name: 'I handed it over' }).click();
+    await page.waitForSelector('tr[data-operator="olga.ops"]');
+    assert.equal(await page.getByTestId('operator-password').count(), 0, 'shown once');
+
+    const olga = await newPage();
+    await login(olga, 'olga.ops', first);
+    await olga.waitForSelector('[data-testid=operator]:text("olga.ops")');
+    assert.equal(await olga.getByRole('link', { name: 'Operators' }).count(), 0, 'an agent has no operators page');
+
+    await page.getByLabel('Role of olga.ops').selectOption('viewer');
+    const roleNow = () => t.store.db.selectFrom('operators').select('role').where('login', '=', 'olga.ops').executeTakeFirstOrThrow();
+    for (let i = 0; i < 100 && (await roleNow()).role !== 'viewer'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await roleNow()).role, 'viewer');
+    await page.getByRole('button', { name: 'New password for olga.ops' }).click();
+    await page.getByRole('button', { name: 'Confirm new password for olga.ops' }).click();
+    const second = await page.getByTestId('operator-password').inputValue();
+    assert.notEqual(second, first);
+    await page.getByRole('button', { name: 'I handed it over' }).click();
+    await page.getByRole('button', { name: 'Disable olga.ops' }).click();
+    await page.getByRole('button', { name: 'Confirm disable olga.ops' }).click();
+    await page.waitForSelector('tr[data-operator="olga.ops"] >> text=disabled');
+    const res = await olga.evaluate(`fetch('/console/api/session').then((r) => r.status)`);
+    assert.equal(res, 401, 'her session ended');
+    await olga.context().close();
+    await page.context().close();
+  });
+
   test('no request left the service; no script error on any page; every input of every page has a label', () => {
     assert.deepEqual(elsewhere, []);
     assert.deepEqual(pageErrors, []);

@@ -4,7 +4,7 @@ import { api, setCsrfToken, whenLoggedOut, type SessionInfo } from './api.ts';
 import { Link, match, useRouter } from './router.tsx';
 import { Login } from './pages/Login.tsx';
 // Every page but the login page is its own chunk, fetched when idle (pages.ts).
-import { AuditPage, CasePage, Cases, ChartsPage, Clients, prefetchCharts, prefetchPages, Queue, RefundPage, Sandbox, SeatMaps, VoidPage } from './pages.tsx';
+import { AuditPage, CasePage, Cases, ChartsPage, Clients, Operators, prefetchCharts, prefetchPages, Queue, RefundPage, Sandbox, SeatMaps, VoidPage } from './pages.tsx';
 import { when } from './format.ts';
 
 export function App() {
@@ -49,6 +49,7 @@ export function App() {
   else if (path === '/seatmaps') page = <SeatMaps />;
   else if (path === '/charts') page = <ChartsPage />;
   else if (path === '/clients') page = <Clients role={session.operator.role} />;
+  else if (path === '/operators') page = <Operators role={session.operator.role} />;
   else if (path === '/sandbox' && session.sandbox) page = <Sandbox role={session.operator.role} />;
   else page = <main id="main"><h1>Not found</h1><p>No console page at this address. <Link to="/">Back to the refund queue</Link>.</p></main>;
 
@@ -63,6 +64,7 @@ export function App() {
           <Link to="/seatmaps" aria-current={path === '/seatmaps' ? 'page' : undefined}>Seat maps</Link>
           <Link to="/charts" aria-current={path === '/charts' ? 'page' : undefined}>Charts</Link>
           {session.operator.role === 'admin' ? <Link to="/clients" aria-current={path === '/clients' ? 'page' : undefined}>Clients</Link> : null}
+          {session.operator.role === 'admin' ? <Link to="/operators" aria-current={path === '/operators' ? 'page' : undefined}>Operators</Link> : null}
           {session.operator.role === 'admin' ? <Link to="/audit" aria-current={path === '/audit' ? 'page' : undefined}>Audit log</Link> : null}
           {session.sandbox ? <Link to="/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>Sandbox</Link> : null}
         </nav>

@@ -71,6 +71,8 @@ import type { WorldSummary } from '../../src/console/world.ts';
 export type { ClientUsage } from '../../src/console/usage.ts';
 import type { ClientUsage } from '../../src/console/usage.ts';
 export type { EditableSettings as ClientSettingsEdit } from '../../src/console/clients.ts';
+export type { OperatorView } from '../../src/console/operator-admin.ts';
+import type { OperatorView } from '../../src/console/operator-admin.ts';
 import type { EditableSettings as ClientSettingsEdit } from '../../src/console/clients.ts';
 
 export class ApiFailure extends Error {
@@ -136,6 +138,11 @@ export const api = {
   clientsUsage: () => call<{ clients: ClientUsage[] }>('GET', '/clients/usage'),
   clientWebhook: (id: string, url: string | null, rotateSecret = false) => call<{ webhookUrl: string | null; secret: string | null }>('POST', `/clients/${encodeURIComponent(id)}/webhook`, { url, rotateSecret }),
   setClientStatus: (id: string, verb: 'disable' | 'enable') => call<{ ok: true }>('POST', `/clients/${encodeURIComponent(id)}/${verb}`),
+  operators: () => call<{ operators: OperatorView[] }>('GET', '/operators'),
+  addOperator: (login: string, role: Role) => call<{ login: string; role: Role; password: string }>('POST', '/operators', { login, role }),
+  operatorRole: (login: string, role: Role) => call<{ login: string; role: Role }>('POST', `/operators/${encodeURIComponent(login)}/role`, { role }),
+  setOperatorState: (login: string, verb: 'disable' | 'enable') => call<{ login: string; disabled: boolean }>('POST', `/operators/${encodeURIComponent(login)}/${verb}`),
+  resetOperatorPassword: (login: string) => call<{ login: string; password: string }>('POST', `/operators/${encodeURIComponent(login)}/password`),
   sandboxClock: () => call<{ now: string; offsetMs: number }>('GET', '/sandbox/clock'),
   /** From the offset the page shows: sent twice, the second is refused (409) instead of moving the clock again. */
   moveSandboxClock: (advanceMinutes: number, fromOffsetMs: number) => call<{ now: string; offsetMs: number }>('POST', '/sandbox/clock', { advanceMinutes, fromOffsetMs }),

@@ -37,6 +37,7 @@ describe('operator accounts from the command line', () => {
     assert.deepEqual(
       rows.map((r) => [r.operator_login, r.action, r.before, r.after]),
       [
+        ['cli', 'operator.create', null, { role: 'agent', disabled: false }],
         ['cli', 'operator.disable', { role: 'agent', disabled: false }, { role: 'agent', disabled: true, sessionsEnded: 1 }],
         ['cli', 'operator.enable', { role: 'agent', disabled: true }, { role: 'agent', disabled: false, sessionsEnded: 0 }],
       ],
@@ -65,6 +66,27 @@ describe('operator accounts from the command line', () => {
     assert.match(text, /operator\.password/);
     const hash = (await store.db.selectFrom('operators').select('password_hash').where('login', '=', 'pia.password').executeTakeFirstOrThrow()).password_hash;
     assert.ok(!text.includes(second) && !text.includes(first) && !text.includes(hash));
+  });
+
+  test('create is audited with who made it (cli by default), never the password; a login taken writes nothing', async () => {
+    await createOperator(store.db, { login: 'cleo.create', password: first, role: 'agent' }, now());
+    await createOperator(store.db, { login: 'carl.console', password: second, role: 'viewer' }, now(), { operatorId: 'op_x', login: 'ada.admin' });
+    assert.deepEqual((await auditOf('cleo.create')).map((r) => [r.operator_login, r.action, r.before, r.after]), [['cli', 'operator.create', null, { role: 'agent', disabled: false }]]);
+    assert.deepEqual((await auditOf('carl.console')).map((r) => [r.operator_login, r.action]), [['ada.admin', 'operator.create']]);
+    await assert.rejects(createOperator(store.db, { login: 'cleo.create', password: second, role: 'admin' }, now()), /exists already/);
+    assert.equal((await auditOf('cleo.create')).length, 1);
+    assert.ok(!JSON.stringify(await auditOf('carl.console')).includes(second));
+  });
+
+  test('keepAnAdmin (the console): the last enabled admin is neither disabled nor demoted; the command line may', async () => {
+    const onlyAdmins = await store.db.selectFrom('operators').select('login').where('role', '=', 'admin').where('disabled', '=', false).execute();
+    for (const a of onlyAdmins) await changeOperator(store.db, a.login, { kind: 'disable' }, now());
+    await createOperator(store.db, { login: 'alma.admin', password: first, role: 'admin' }, now());
+    await assert.rejects(changeOperator(store.db, 'alma.admin', { kind: 'disable' }, now(), undefined, { keepAnAdmin: true }), /only enabled admin/);
+    await assert.rejects(changeOperator(store.db, 'alma.admin', { kind: 'role', role: 'agent' }, now(), undefined, { keepAnAdmin: true }), /only enabled admin/);
+    await createOperator(store.db, { login: 'abe.admin', password: first, role: 'admin' }, now());
+    assert.equal((await changeOperator(store.db, 'alma.admin', { kind: 'role', role: 'agent' }, now(), undefined, { keepAnAdmin: true })).role, 'agent');
+    assert.equal((await changeOperator(store.db, 'abe.admin', { kind: 'disable' }, now())).disabled, true, 'the command line may leave none');
   });
 
   test('an unknown login is refused and writes nothing', async () => {

@@ -35,23 +35,40 @@ export function passwordProblem(password: string): string | null {
   return null;
 }
 
-export async function createOperator(db: Kysely<Database>, input: { login: string; password: string; role: OperatorRole }, now: Date): Promise<Operator> {
+/**
+ * A new operator account, with its audit row (`operator.create`, by `actor`: "cli" from the command line, the admin
+ * from the console) in the same transaction; never the password or its hash. OperatorError for a bad login, role
+ * or password, or a login taken.
+ */
+export async function createOperator(
+  db: Kysely<Database>,
+  input: { login: string; password: string; role: OperatorRole },
+  now: Date,
+  actor: Pick<Operator, 'operatorId' | 'login'> = CLI_ACTOR,
+): Promise<Operator> {
   const login = input.login.trim().toLowerCase();
   if (!LOGIN_PATTERN.test(login)) throw new OperatorError('login: 3 to 64 lower-case letters, digits, dot, dash, underscore or @');
   if (!ROLES.includes(input.role)) throw new OperatorError(`role: one of ${ROLES.join(', ')}`);
   const problem = passwordProblem(input.password);
   if (problem) throw new OperatorError(problem);
   const operatorId = `op_${randomBytes(9).toString('base64url')}`;
+  // hashed before the transaction: scrypt takes ~50 ms
+  const passwordHash = await hashSecret(input.password);
   try {
-    await db
-      .insertInto('operators')
-      .values({ operator_id: operatorId, login, password_hash: await hashSecret(input.password), role: input.role, created_at: now, updated_at: now })
-      .execute();
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('operators').values({ operator_id: operatorId, login, password_hash: passwordHash, role: input.role, created_at: now, updated_at: now }).execute();
+      await audit(trx, actor, 'operator.create', `operator:${login}`, null, { role: input.role, disabled: false });
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw new OperatorError(`an operator ${login} exists already`);
     throw err;
   }
   return { operatorId, login, role: input.role, disabled: false };
+}
+
+/** A password made for an operator by an admin (console): 24 characters, shown once. */
+export function newOperatorPassword(): string {
+  return randomBytes(18).toString('base64url');
 }
 
 export async function listOperators(db: Kysely<Database>): Promise<Array<Operator & { createdAt: Date; lastLoginAt: Date | null }>> {
@@ -85,6 +102,8 @@ export async function verifyLogin(db: Kysely<Database>, login: string, password:
 
 /** Who changes an operator account from the command line, in the audit log (the console's own actions name their operator). */
 export const CLI_ACTOR = { operatorId: 'cli', login: 'cli' } as const;
+/** Who creates the sandbox's demo operators at start, in the audit log. */
+const SANDBOX_ACTOR = { operatorId: 'sandbox', login: 'sandbox' } as const;
 
 export type OperatorChange = { kind: 'disable' } | { kind: 'enable' } | { kind: 'role'; role: OperatorRole } | { kind: 'password'; password: string };
 
@@ -96,7 +115,15 @@ export type OperatorChange = { kind: 'disable' } | { kind: 'enable' } | { kind: 
  * role applies from the next request of its sessions (each reads the role afresh). Answers the account as it is
  * now; OperatorError for an unknown login, a bad role or password, or a change that changes nothing.
  */
-export async function changeOperator(db: Kysely<Database>, login: string, change: OperatorChange, now: Date, actor: Pick<Operator, 'operatorId' | 'login'> = CLI_ACTOR): Promise<Operator> {
+export async function changeOperator(
+  db: Kysely<Database>,
+  login: string,
+  change: OperatorChange,
+  now: Date,
+  actor: Pick<Operator, 'operatorId' | 'login'> = CLI_ACTOR,
+  /** The console's: a change that would leave no enabled admin is refused (the command line may, to lock the console). */
+  opts: { keepAnAdmin?: boolean } = {},
+): Promise<Operator> {
   const name = login.trim().toLowerCase();
   if (change.kind === 'role' && !ROLES.includes(change.role)) throw new OperatorError(`role: one of ${ROLES.join(', ')}`);
   if (change.kind === 'password') {
@@ -106,6 +133,9 @@ export async function changeOperator(db: Kysely<Database>, login: string, change
   // hashed before the transaction: scrypt takes ~50 ms and holds no row meanwhile
   const hash = change.kind === 'password' ? await hashSecret(change.password) : null;
   return db.transaction().execute(async (trx) => {
+    // The enabled admins locked first, in one order, when a change must leave one: two admins disabling each
+    // other at once then wait in line (each locking its target first deadlocked on PostgreSQL).
+    const admins = opts.keepAnAdmin ? await trx.selectFrom('operators').select('operator_id').where('role', '=', 'admin').where('disabled', '=', false).orderBy('operator_id').forUpdate().execute() : [];
     const row = await trx.selectFrom('operators').select(['operator_id', 'login', 'role', 'disabled']).where('login', '=', name).forUpdate().executeTakeFirst();
     if (!row) throw new OperatorError(`no operator ${name} (see: postbook operators list)`);
     const before = { role: row.role, disabled: row.disabled };
@@ -116,6 +146,10 @@ export async function changeOperator(db: Kysely<Database>, login: string, change
     } else if (change.kind === 'role') {
       after.role = change.role;
       if (after.role === before.role) throw new OperatorError(`operator ${name} is ${before.role} already`);
+    }
+    const losesAnAdmin = before.role === 'admin' && !before.disabled && (after.role !== 'admin' || after.disabled);
+    if (opts.keepAnAdmin && losesAnAdmin && admins.every((a) => a.operator_id === row.operator_id)) {
+      throw new OperatorError(`operator ${name} is the only enabled admin: make another admin first`);
     }
     await trx
       .updateTable('operators')
@@ -138,7 +172,7 @@ export async function seedDemoOperators(db: Kysely<Database>, password: string, 
     const exists = await db.selectFrom('operators').select('operator_id').where('login', '=', login).executeTakeFirst();
     if (exists) continue;
     try {
-      await createOperator(db, { login, password, role }, now);
+      await createOperator(db, { login, password, role }, now, SANDBOX_ACTOR);
     } catch (err) {
       if (!(err instanceof OperatorError && /exists already/.test(err.message))) throw err;
     }

@@ -21,6 +21,7 @@ import { ActionRefused, approveCase, CANCEL_REASONS, rejectCase, redeliverWebhoo
 import { audit, auditOf, auditPage } from './audit.js';
 import { refundDetail, voidDetail, orderView } from './detail.js';
 import { roleAllows, seedDemoOperators, verifyLogin, type Operator } from './operators.js';
+import { addOperator, changeOperatorFromConsole, operatorsView, resetOperatorPassword } from './operator-admin.js';
 import { refundQueue, queueFacets, QueueWindowExceeded, type QueueFilter } from './queue.js';
 import { createSession, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
 import { FailedLogins } from './throttle.js';
@@ -118,6 +119,10 @@ const SeatMapQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+const LoginParams = Type.Object({ login: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]{2,63}$' }) });
+const RoleValue = Type.Union(['viewer', 'agent', 'admin'].map((r) => Type.Literal(r)));
+const NewOperatorBody = Type.Object({ login: Type.String({ maxLength: 64 }), role: RoleValue }, { additionalProperties: false });
+const OperatorRoleBody = Type.Object({ role: RoleValue }, { additionalProperties: false });
 const PerMinute = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()]);
 const SettingsBody = Type.Object(
   {
@@ -446,6 +451,25 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         return { ok: true };
       });
     }
+    // ---- operators (admin): accounts of this console; a password made here is answered once ----
+    const operatorDeps = { db, now: () => deps.clock.now() };
+    authed.get('/operators', { schema: hidden, config: admin }, async (request) => ({ operators: await operatorsView(operatorDeps, operatorOf(request)) }));
+    authed.post('/operators', { schema: { ...hidden, body: NewOperatorBody }, config: admin }, async (request) => {
+      const b = request.body as { login: string; role: OperatorRole };
+      return addOperator(operatorDeps, operatorOf(request), b.login, b.role);
+    });
+    authed.post('/operators/:login/role', { schema: { ...hidden, params: LoginParams, body: OperatorRoleBody }, config: admin }, async (request) =>
+      changeOperatorFromConsole(operatorDeps, operatorOf(request), (request.params as { login: string }).login, { kind: 'role', role: (request.body as { role: OperatorRole }).role }),
+    );
+    for (const kind of ['disable', 'enable'] as const) {
+      authed.post(`/operators/:login/${kind}`, { schema: { ...hidden, params: LoginParams }, config: admin }, async (request) =>
+        changeOperatorFromConsole(operatorDeps, operatorOf(request), (request.params as { login: string }).login, { kind }),
+      );
+    }
+    authed.post('/operators/:login/password', { schema: { ...hidden, params: LoginParams }, config: admin }, async (request) =>
+      resetOperatorPassword(operatorDeps, operatorOf(request), (request.params as { login: string }).login),
+    );
+
     // ---- sandbox panel (sandbox mode only): the shared sandbox clock ----
     const shared = deps.config.sandbox ? deps.sandboxClock : null;
     if (shared) {
