@@ -20,8 +20,8 @@ import { allowedRefundActions, submissionDue } from './rules.js';
 /** A refusal of a console action: HTTP status and a message the operator can act on. */
 export class ActionRefused extends Error {
   constructor(
-    /** 400 a request the console's own pages would not send, 404 not found, 409 refused by the state (or by the airline), 502 the airline did not answer. */
-    readonly httpStatus: 400 | 404 | 409 | 502,
+    /** 400 a request the console's own pages would not send, 403 the operator may not (any more), 404 not found, 409 refused by the state (or by the airline), 502 the airline did not answer. */
+    readonly httpStatus: 400 | 403 | 404 | 409 | 502,
     message: string,
   ) {
     super(message);

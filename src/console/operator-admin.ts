@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, OperatorRole } from '../store/schema.js';
 import { ActionRefused } from './actions.js';
-import { changeOperator, createOperator, listOperators, newOperatorPassword, OperatorError, type Operator, type OperatorChange } from './operators.js';
+import { changeOperator, createOperator, listOperators, newOperatorPassword, NoLongerAdmin, NotYours, OperatorError, type Operator, type OperatorChange } from './operators.js';
 
 export interface OperatorAdminDeps {
   db: Kysely<Database>;
@@ -36,33 +36,33 @@ export async function operatorsView(deps: OperatorAdminDeps, reader: Operator): 
 /** A new account with a password made here: answered once, with the login as stored (lower case). */
 export async function addOperator(deps: OperatorAdminDeps, admin: Operator, login: string, role: OperatorRole): Promise<{ login: string; role: OperatorRole; password: string }> {
   const password = newOperatorPassword();
-  const made = await refusals(() => createOperator(deps.db, { login, password, role }, deps.now(), admin));
+  const made = await refusals(() => createOperator(deps.db, { login, password, role }, deps.now(), admin, { asAdmin: true }));
   return { login: made.login, role: made.role, password };
 }
 
 export async function changeOperatorFromConsole(deps: OperatorAdminDeps, admin: Operator, login: string, change: Exclude<OperatorChange, { kind: 'password' }>): Promise<{ login: string; role: OperatorRole; disabled: boolean }> {
-  if (login.trim().toLowerCase() === admin.login && (change.kind === 'disable' || change.kind === 'role')) {
-    throw new ActionRefused(409, `you cannot ${change.kind === 'role' ? 'change the role of' : 'disable'} your own account: ask another admin`);
-  }
-  const op = await refusals(() => changeOperator(deps.db, login, change, deps.now(), admin, { keepAnAdmin: true }));
+  const op = await refusals(() => changeOperator(deps.db, login, change, deps.now(), admin, { asAdmin: true }));
   return { login: op.login, role: op.role, disabled: op.disabled };
 }
 
 /** A new password made here, answered once; the account's console sessions end (as `postbook operators password`). */
 export async function resetOperatorPassword(deps: OperatorAdminDeps, admin: Operator, login: string): Promise<{ login: string; password: string }> {
-  if (login.trim().toLowerCase() === admin.login) throw new ActionRefused(409, 'you cannot reset your own password here (it would end this session): ask another admin, or use postbook operators password');
   const password = newOperatorPassword();
-  const op = await refusals(() => changeOperator(deps.db, login, { kind: 'password', password }, deps.now(), admin, { keepAnAdmin: true }));
+  const op = await refusals(() => changeOperator(deps.db, login, { kind: 'password', password }, deps.now(), admin, { asAdmin: true }));
   return { login: op.login, password };
 }
 
-/** OperatorError as the console answers it: 404 an unknown login, 400 a login or role not allowed, 409 the rest (taken, already so, last admin). */
+/**
+ * OperatorError as the console answers it: 403 an admin no longer one, 404 an unknown login, 400 a login or role not
+ * allowed, 409 the rest (your own account, taken, already so, the last admin).
+ */
 async function refusals<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (!(err instanceof OperatorError)) throw err;
-    const status = /^no operator /.test(err.message) ? 404 : /^(login|role): /.test(err.message) ? 400 : 409;
+    if (err instanceof NotYours) throw new ActionRefused(409, err.message);
+    const status = err instanceof NoLongerAdmin ? 403 : /^no operator /.test(err.message) ? 404 : /^(login|role): /.test(err.message) ? 400 : 409;
     throw new ActionRefused(status, err.message.replace(' (see: postbook operators list)', ''));
   }
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { openTestStore } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import type { Store } from '../store/store.js';
-import { changeOperator, createOperator, OperatorError, verifyLogin } from './operators.js';
+import { changeOperator, createOperator, NoLongerAdmin, NotYours, OperatorError, verifyLogin } from './operators.js';
 import { createSession, findSession } from './sessions.js';
 
 const [first, second] = PLANTED.secrets;
@@ -78,15 +78,24 @@ describe('operator accounts from the command line', () => {
     assert.ok(!JSON.stringify(await auditOf('carl.console')).includes(second));
   });
 
-  test('keepAnAdmin (the console): the last enabled admin is neither disabled nor demoted; the command line may', async () => {
-    const onlyAdmins = await store.db.selectFrom('operators').select('login').where('role', '=', 'admin').where('disabled', '=', false).execute();
-    for (const a of onlyAdmins) await changeOperator(store.db, a.login, { kind: 'disable' }, now());
-    await createOperator(store.db, { login: 'alma.admin', password: first, role: 'admin' }, now());
-    await assert.rejects(changeOperator(store.db, 'alma.admin', { kind: 'disable' }, now(), undefined, { keepAnAdmin: true }), /only enabled admin/);
-    await assert.rejects(changeOperator(store.db, 'alma.admin', { kind: 'role', role: 'agent' }, now(), undefined, { keepAnAdmin: true }), /only enabled admin/);
-    await createOperator(store.db, { login: 'abe.admin', password: first, role: 'admin' }, now());
-    assert.equal((await changeOperator(store.db, 'alma.admin', { kind: 'role', role: 'agent' }, now(), undefined, { keepAnAdmin: true })).role, 'agent');
-    assert.equal((await changeOperator(store.db, 'abe.admin', { kind: 'disable' }, now())).disabled, true, 'the command line may leave none');
+  test('asAdmin (the console): the acting admin must still be an enabled one when the change is written, and never changes their own account; the command line may leave no admin', async () => {
+    const alma = await createOperator(store.db, { login: 'alma.admin', password: first, role: 'admin' }, now());
+    const abe = await createOperator(store.db, { login: 'abe.admin', password: first, role: 'admin' }, now());
+    await createOperator(store.db, { login: 'vic.viewer', password: first, role: 'viewer' }, now());
+    assert.equal((await changeOperator(store.db, 'vic.viewer', { kind: 'role', role: 'agent' }, now(), alma, { asAdmin: true })).role, 'agent');
+    for (const change of [{ kind: 'disable' }, { kind: 'role', role: 'agent' }, { kind: 'password', password: second }] as const) {
+      await assert.rejects(changeOperator(store.db, ' ALMA.Admin ', change, now(), alma, { asAdmin: true }), NotYours, change.kind);
+    }
+    await changeOperator(store.db, 'alma.admin', { kind: 'disable' }, now(), abe, { asAdmin: true });
+    // alma's request was on its way when abe disabled her: it changes nothing
+    await assert.rejects(changeOperator(store.db, 'vic.viewer', { kind: 'role', role: 'admin' }, now(), alma, { asAdmin: true }), NoLongerAdmin);
+    await assert.rejects(createOperator(store.db, { login: 'sock.puppet', password: first, role: 'admin' }, now(), alma, { asAdmin: true }), NoLongerAdmin);
+    assert.equal(await store.db.selectFrom('operators').select('login').where('login', '=', 'sock.puppet').executeTakeFirst(), undefined);
+    assert.equal((await store.db.selectFrom('operators').select('role').where('login', '=', 'vic.viewer').executeTakeFirstOrThrow()).role, 'agent');
+    for (const a of await store.db.selectFrom('operators').select('login').where('role', '=', 'admin').where('disabled', '=', false).execute()) {
+      await changeOperator(store.db, a.login, { kind: 'disable' }, now());
+    }
+    assert.equal((await store.db.selectFrom('operators').select('login').where('role', '=', 'admin').where('disabled', '=', false).execute()).length, 0, 'the command line may leave none');
   });
 
   test('an unknown login is refused and writes nothing', async () => {

@@ -45,6 +45,8 @@ export async function createOperator(
   input: { login: string; password: string; role: OperatorRole },
   now: Date,
   actor: Pick<Operator, 'operatorId' | 'login'> = CLI_ACTOR,
+  /** The console's: `actor` must still be an enabled admin when the account is written (its row locked). */
+  opts: { asAdmin?: boolean } = {},
 ): Promise<Operator> {
   const login = input.login.trim().toLowerCase();
   if (!LOGIN_PATTERN.test(login)) throw new OperatorError('login: 3 to 64 lower-case letters, digits, dot, dash, underscore or @');
@@ -56,6 +58,7 @@ export async function createOperator(
   const passwordHash = await hashSecret(input.password);
   try {
     await db.transaction().execute(async (trx) => {
+      if (opts.asAdmin) await lockEnabledAdmins(trx, actor);
       await trx.insertInto('operators').values({ operator_id: operatorId, login, password_hash: passwordHash, role: input.role, created_at: now, updated_at: now }).execute();
       await audit(trx, actor, 'operator.create', `operator:${login}`, null, { role: input.role, disabled: false });
     });
@@ -121,8 +124,12 @@ export async function changeOperator(
   change: OperatorChange,
   now: Date,
   actor: Pick<Operator, 'operatorId' | 'login'> = CLI_ACTOR,
-  /** The console's: a change that would leave no enabled admin is refused (the command line may, to lock the console). */
-  opts: { keepAnAdmin?: boolean } = {},
+  /**
+   * The console's rules: `actor` must still be an enabled admin when the change is written, does not change their
+   * own account, and no change leaves the console without an enabled admin (the command line may leave none, to
+   * lock the console on purpose).
+   */
+  opts: { asAdmin?: boolean } = {},
 ): Promise<Operator> {
   const name = login.trim().toLowerCase();
   if (change.kind === 'role' && !ROLES.includes(change.role)) throw new OperatorError(`role: one of ${ROLES.join(', ')}`);
@@ -133,11 +140,10 @@ export async function changeOperator(
   // hashed before the transaction: scrypt takes ~50 ms and holds no row meanwhile
   const hash = change.kind === 'password' ? await hashSecret(change.password) : null;
   return db.transaction().execute(async (trx) => {
-    // The enabled admins locked first, in one order, when a change must leave one: two admins disabling each
-    // other at once then wait in line (each locking its target first deadlocked on PostgreSQL).
-    const admins = opts.keepAnAdmin ? await trx.selectFrom('operators').select('operator_id').where('role', '=', 'admin').where('disabled', '=', false).orderBy('operator_id').forUpdate().execute() : [];
-    const row = await trx.selectFrom('operators').select(['operator_id', 'login', 'role', 'disabled']).where('login', '=', name).forUpdate().executeTakeFirst();
+    const admins = opts.asAdmin ? await lockEnabledAdmins(trx, actor) : [];
+    const row = await trx.selectFrom('operators').select(['operator_id', 'login', 'role', 'disabled']).where('login', '=', name).forNoKeyUpdate().executeTakeFirst();
     if (!row) throw new OperatorError(`no operator ${name} (see: postbook operators list)`);
+    if (opts.asAdmin && row.operator_id === actor.operatorId) throw new NotYours(change.kind);
     const before = { role: row.role, disabled: row.disabled };
     const after = { ...before };
     if (change.kind === 'disable' || change.kind === 'enable') {
@@ -148,7 +154,7 @@ export async function changeOperator(
       if (after.role === before.role) throw new OperatorError(`operator ${name} is ${before.role} already`);
     }
     const losesAnAdmin = before.role === 'admin' && !before.disabled && (after.role !== 'admin' || after.disabled);
-    if (opts.keepAnAdmin && losesAnAdmin && admins.every((a) => a.operator_id === row.operator_id)) {
+    if (opts.asAdmin && losesAnAdmin && admins.every((a) => a.operator_id === row.operator_id)) {
       throw new OperatorError(`operator ${name} is the only enabled admin: make another admin first`);
     }
     await trx
@@ -163,6 +169,28 @@ export async function changeOperator(
     await audit(trx, actor, `operator.${change.kind}`, `operator:${name}`, before, change.kind === 'password' ? { ...after, passwordChanged: true, sessionsEnded } : { ...after, sessionsEnded });
     return { operatorId: row.operator_id, login: row.login, role: after.role, disabled: after.disabled };
   });
+}
+
+/** The acting operator is not (any more) an enabled admin: the console answers 403. */
+export class NoLongerAdmin extends OperatorError {}
+
+/** An admin's own account, changed from the console: another admin does it (the console answers 409). */
+export class NotYours extends OperatorError {
+  constructor(kind: OperatorChange['kind']) {
+    super(`you cannot ${kind === 'role' ? 'change the role of' : kind === 'password' ? 'reset the password of' : kind === 'disable' ? 'disable' : 'enable'} your own account here: ask another admin${kind === 'password' ? ', or use postbook operators password' : ''}`);
+  }
+}
+
+/**
+ * The enabled admins' rows, locked in one order (two admins disabling each other at once wait in line; each
+ * locking its target first deadlocked on PostgreSQL): `actor` must be among them, or NoLongerAdmin — disabled or
+ * demoted while this request was on its way, it acts no more. FOR NO KEY UPDATE: a console session's insert (its
+ * foreign key to the operator) does not wait for it.
+ */
+async function lockEnabledAdmins(trx: Kysely<Database>, actor: Pick<Operator, 'operatorId'>): Promise<Array<{ operator_id: string }>> {
+  const admins = await trx.selectFrom('operators').select('operator_id').where('role', '=', 'admin').where('disabled', '=', false).orderBy('operator_id').forNoKeyUpdate().execute();
+  if (!admins.some((a) => a.operator_id === actor.operatorId)) throw new NoLongerAdmin('your account is no longer an enabled admin: nothing was changed');
+  return admins;
 }
 
 /** Sandbox demo operators (decision 0029): demo-viewer, demo-agent and demo-admin with one password, created when missing. */

@@ -1,5 +1,5 @@
-// Operator accounts (admins): add one (its password is made by the service and shown once, here), change a role,
-// disable or enable, make a new password (its sessions end). An admin's own account is changed by another admin;
+// Operator accounts (admins): add one (its password is made by the service and shown once, here), change a role
+// (picked, then applied with a confirmation), disable or enable, make a new password (its sessions end). An admin's own account is changed by another admin;
 // the service refuses a change that would leave no enabled admin. Other roles are told the page is for admins.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiFailure, type OperatorView, type Role } from '../api.ts';
@@ -29,9 +29,18 @@ export function Operators({ role }: { role: Role }) {
   const [newLogin, setNewLogin] = useState('');
   const [newRole, setNewRole] = useState<Role>('viewer');
   const [busy, setBusy] = useState(false);
+  /** Roles picked in a row's select, not yet applied (a select changes nothing on its own: arrow keys step through it). */
+  const [draft, setDraft] = useState<Record<string, Role>>({});
+  // an error stays until the next action succeeds (a reload after a refusal does not clear it)
   const load = useCallback(() => {
-    api.operators().then((d) => (setOperators(d.operators), setError(null)), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the operators cannot be loaded'));
+    api.operators().then((d) => setOperators(d.operators), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the operators cannot be loaded'));
   }, []);
+  /** After an action: the table again, a password shown earlier hidden (it belongs to the action before). */
+  const acted = (password?: { login: string; password: string }) => {
+    setError(null);
+    setShown(password ?? null);
+    load();
+  };
   useEffect(() => {
     if (role === 'admin') load();
   }, [load, role]);
@@ -41,25 +50,17 @@ export function Operators({ role }: { role: Role }) {
     e.preventDefault();
     if (busy) return;
     setBusy(true);
+    setShown(null);
     try {
       const made = await api.addOperator(newLogin, newRole);
-      setShown({ login: made.login, password: made.password });
       setNewLogin('');
-      load();
+      setNewRole('viewer');
+      acted({ login: made.login, password: made.password });
     } catch (err) {
       setError(err instanceof ApiFailure ? err.message : 'the operator cannot be created');
     } finally {
       setBusy(false);
     }
-  };
-  const changeRole = async (login: string, to: Role) => {
-    try {
-      await api.operatorRole(login, to);
-      setError(null);
-    } catch (err) {
-      setError(err instanceof ApiFailure ? err.message : 'the role cannot be changed');
-    }
-    load();
   };
   return (
     <main id="main">
@@ -91,9 +92,24 @@ export function Operators({ role }: { role: Role }) {
                 <td><strong>{o.login}</strong>{o.you ? ' (you)' : ''}</td>
                 <td>
                   <label htmlFor={`role-${o.login}`} className="visually-hidden">Role of {o.login}</label>
-                  <select id={`role-${o.login}`} value={o.role} disabled={o.you} onChange={(e) => void changeRole(o.login, e.target.value as Role)}>
+                  <select id={`role-${o.login}`} value={draft[o.login] ?? o.role} disabled={o.you} onChange={(e) => setDraft({ ...draft, [o.login]: e.target.value as Role })}>
                     {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
-                  </select>
+                  </select>{' '}
+                  {(draft[o.login] ?? o.role) !== o.role ? (
+                    <Action
+                      label={`Apply role for ${o.login}`}
+                      needs="admin"
+                      role={role}
+                      allowed={{ allowed: true }}
+                      confirm={draft[o.login] === 'admin' ? `Make ${o.login} an admin (clients, operators, the whole audit log)?` : `Make ${o.login} ${draft[o.login]}?`}
+                      run={() => api.operatorRole(o.login, draft[o.login]!)}
+                      done={() => {
+                        const { [o.login]: _applied, ...rest } = draft;
+                        setDraft(rest);
+                        acted();
+                      }}
+                    />
+                  ) : null}
                 </td>
                 <td>{o.disabled ? 'disabled' : 'enabled'}</td>
                 <td>{when(o.createdAt)}</td>
@@ -106,7 +122,7 @@ export function Operators({ role }: { role: Role }) {
                     allowed={o.you ? { allowed: false, why: 'your own account: another admin changes it' } : { allowed: true }}
                     confirm={o.disabled ? undefined : 'Refuse their logins and end their sessions now?'}
                     run={() => api.setOperatorState(o.login, o.disabled ? 'enable' : 'disable')}
-                    done={load}
+                    done={() => acted()}
                   />
                   <Action
                     label={`New password for ${o.login}`}
@@ -115,7 +131,7 @@ export function Operators({ role }: { role: Role }) {
                     allowed={o.you ? { allowed: false, why: 'your own account: another admin changes it' } : { allowed: true }}
                     confirm="The current password stops working and their sessions end."
                     run={() => api.resetOperatorPassword(o.login)}
-                    done={(r) => (setShown(r as { login: string; password: string }), load())}
+                    done={(r) => acted(r as { login: string; password: string })}
                   />
                 </td>
               </tr>
