@@ -865,6 +865,42 @@ describe('console API', () => {
     assert.equal((await post(survivor, `/operators/${other}/enable`)).statusCode, 200);
   });
 
+  test('your own password (any role): the current one checked (a wrong one counted as a failed login), the new one set, every session ended and this one replaced; audited without passwords', async () => {
+    await createOperator(t.store.db, { login: 'max.mine', password: PASSWORD, role: 'viewer' }, new Date());
+    // from an address of its own: the file's other tests spend the default one's failed-login budget
+    const from = { remoteAddress: '10.20.30.40' };
+    const loginAs = (password: string) => t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'max.mine', password }, ...from });
+    const opened = await loginAs(PASSWORD);
+    assert.equal(opened.statusCode, 200, opened.body);
+    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    const elsewhere = String((await loginAs(PASSWORD)).headers['set-cookie']).split(';')[0]!;
+    const session = (c: string) => t.app.inject({ method: 'GET', url: '/console/api/session', headers: { cookie: c } });
+    const change = (body: object, csrf: string | null = opened.json().csrfToken as string) =>
+      t.app.inject({ method: 'POST', url: '/console/api/me/password', headers: { cookie, ...(csrf ? { 'x-csrf-token': csrf } : {}) }, payload: body, ...from });
+    const newPassword = PLANTED.secrets[1];
+    assert.equal((await change({ currentPassword: PASSWORD, newPassword }, null)).statusCode, 403, 'CSRF token required');
+    const failures = async () => (await t.store.db.selectFrom('console_login_failures').select('key_hash').execute()).length;
+    const before = await failures();
+    const wrong = await change({ currentPassword: 'not-the-password', newPassword });
+    assert.deepEqual([wrong.statusCode, wrong.json().error], [403, 'the current password is wrong']);
+    assert.ok((await failures()) > before, 'counted as a failed login');
+    assert.equal((await change({ currentPassword: PASSWORD, newPassword: 'short' })).statusCode, 400);
+    assert.equal((await change({ currentPassword: PASSWORD, newPassword: PASSWORD })).statusCode, 400, 'the current one again');
+    const done = await change({ currentPassword: PASSWORD, newPassword });
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal(done.json().operator.login, 'max.mine');
+    const renewed = String(done.headers['set-cookie']).split(';')[0]!;
+    assert.notEqual(renewed, cookie);
+    assert.equal((await session(cookie)).statusCode, 401, 'this session replaced');
+    assert.equal((await session(elsewhere)).statusCode, 401, 'the other session ended');
+    assert.equal((await session(renewed)).statusCode, 200);
+    assert.equal(await verifyLogin(t.store.db, 'max.mine', PASSWORD, new Date()), null);
+    assert.ok(await verifyLogin(t.store.db, 'max.mine', newPassword, new Date()));
+    const rows = await t.store.db.selectFrom('audit_log').select(['operator_login', 'action', 'after']).where('target', '=', 'operator:max.mine').where('action', 'like', 'operator.%').orderBy('id').execute();
+    assert.deepEqual(rows.map((r) => [r.operator_login, r.action]), [['cli', 'operator.create'], ['max.mine', 'operator.password']]);
+    assert.ok(!JSON.stringify(rows).includes(newPassword));
+  });
+
   test('the console stays out of /openapi.json; its pages carry a strict Content-Security-Policy', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/console')), []);

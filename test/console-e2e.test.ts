@@ -13,7 +13,7 @@ import YAML from 'yaml';
 import type { Browser, Page } from 'playwright-core';
 import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
-import { createOperator } from '../src/console/operators.js';
+import { createOperator, verifyLogin } from '../src/console/operators.js';
 import { browserMissing, launchChromium, resultPath } from './support/browser.js';
 import { ensureConsoleBuilt } from './support/console-build.js';
 
@@ -421,6 +421,17 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await login(olga, 'olga.ops', first);
     await olga.waitForSelector('[data-testid=operator]:text("olga.ops")');
     assert.equal(await olga.getByRole('link', { name: 'Operators' }).count(), 0, 'an agent has no operators page');
+    // She replaces the password she was handed with her own (the admin knew the first); her page stays logged in.
+    const own = 'olga-own-password-2026';
+    await timed(olga, 'account', () => olga.getByRole('link', { name: 'Your account' }).click(), 'h1:text("Your account")');
+    await olga.getByLabel('Current password').fill(first);
+    await olga.getByLabel(/^New password \(/).fill(own);
+    await olga.getByLabel('New password again').fill(own);
+    await olga.getByRole('button', { name: 'Change password' }).click();
+    await olga.waitForSelector('text=Your password is changed');
+    assert.equal(await olga.evaluate(`fetch('/console/api/session').then((r) => r.status)`), 200, 'a new session for her page');
+    assert.ok(await verifyLogin(t.store.db, 'olga.ops', own, new Date()));
+    assert.equal(await verifyLogin(t.store.db, 'olga.ops', first, new Date()), null);
 
     // Stepping through the select with the arrow keys changes nothing (found by a review: each step was applied,
     // an agent made admin by two key presses); the role picked is applied with a confirmation.

@@ -4,7 +4,7 @@ import { api, setCsrfToken, whenLoggedOut, type SessionInfo } from './api.ts';
 import { Link, match, useRouter } from './router.tsx';
 import { Login } from './pages/Login.tsx';
 // Every page but the login page is its own chunk, fetched when idle (pages.ts).
-import { AuditPage, CasePage, Cases, ChartsPage, Clients, Operators, prefetchCharts, prefetchPages, Queue, RefundPage, Sandbox, SeatMaps, VoidPage } from './pages.tsx';
+import { Account, AuditPage, CasePage, Cases, ChartsPage, Clients, Operators, prefetchCharts, prefetchPages, Queue, RefundPage, Sandbox, SeatMaps, VoidPage } from './pages.tsx';
 import { when } from './format.ts';
 
 export function App() {
@@ -50,6 +50,7 @@ export function App() {
   else if (path === '/charts') page = <ChartsPage />;
   else if (path === '/clients') page = <Clients role={session.operator.role} />;
   else if (path === '/operators') page = <Operators role={session.operator.role} />;
+  else if (path === '/account') page = <Account session={session} onSession={adopt} />;
   else if (path === '/sandbox' && session.sandbox) page = <Sandbox role={session.operator.role} />;
   else page = <main id="main"><h1>Not found</h1><p>No console page at this address. <Link to="/">Back to the refund queue</Link>.</p></main>;
 
@@ -70,7 +71,7 @@ export function App() {
         </nav>
         <span className="who">
           {session.sandbox ? <span className="badge sandbox" title="sandbox clock">sandbox · {when(session.now)}</span> : null}
-          <span data-testid="operator">{session.operator.login}</span> <span className="badge">{session.operator.role}</span>
+          <Link to="/account" aria-current={path === '/account' ? 'page' : undefined} aria-label="Your account"><span data-testid="operator">{session.operator.login}</span></Link> <span className="badge">{session.operator.role}</span>
           <button type="button" onClick={() => void logout()}>Log out</button>
         </span>
       </header>

@@ -138,6 +138,8 @@ export const api = {
   clientsUsage: () => call<{ clients: ClientUsage[] }>('GET', '/clients/usage'),
   clientWebhook: (id: string, url: string | null, rotateSecret = false) => call<{ webhookUrl: string | null; secret: string | null }>('POST', `/clients/${encodeURIComponent(id)}/webhook`, { url, rotateSecret }),
   setClientStatus: (id: string, verb: 'disable' | 'enable') => call<{ ok: true }>('POST', `/clients/${encodeURIComponent(id)}/${verb}`),
+  /** Your own new password: answers the new session that replaces this one (every session of the account ends). */
+  changeOwnPassword: (currentPassword: string, newPassword: string) => call<SessionInfo>('POST', '/me/password', { currentPassword, newPassword }),
   operators: () => call<{ operators: OperatorView[] }>('GET', '/operators'),
   addOperator: (login: string, role: Role) => call<{ login: string; role: Role; password: string }>('POST', '/operators', { login, role }),
   operatorRole: (login: string, role: Role) => call<{ login: string; role: Role }>('POST', `/operators/${encodeURIComponent(login)}/role`, { role }),

@@ -171,6 +171,21 @@ export async function changeOperator(
   });
 }
 
+/** The current password given for a change of one's own was wrong (the console counts it as a failed login). */
+export class WrongPassword extends OperatorError {}
+
+/**
+ * An operator's own new password (the console's account page): the current one must be given and right, the
+ * new one good and different. As `changeOperator`'s password change: audited (by the operator), every console
+ * session of the account ended — the caller opens a new one for the operator who asked.
+ */
+export async function changeOwnPassword(db: Kysely<Database>, operator: Pick<Operator, 'operatorId' | 'login'>, current: string, next: string, now: Date): Promise<Operator> {
+  const row = await db.selectFrom('operators').select(['password_hash', 'disabled']).where('operator_id', '=', operator.operatorId).executeTakeFirst();
+  if (!row || row.disabled || !(await verifySecret(current.slice(0, MAX_PASSWORD), row.password_hash))) throw new WrongPassword('the current password is wrong');
+  if (next === current) throw new OperatorError('the new password is the current one');
+  return changeOperator(db, operator.login, { kind: 'password', password: next }, now, operator);
+}
+
 /** The acting operator is not (any more) an enabled admin: the console answers 403. */
 export class NoLongerAdmin extends OperatorError {}
 

@@ -20,7 +20,7 @@ import { loadContextForCaller } from '../refunds/context.js';
 import { ActionRefused, approveCase, CANCEL_REASONS, rejectCase, redeliverWebhook, retryRefund, withdrawRefund } from './actions.js';
 import { audit, auditOf, auditPage } from './audit.js';
 import { refundDetail, voidDetail, orderView } from './detail.js';
-import { roleAllows, seedDemoOperators, verifyLogin, type Operator } from './operators.js';
+import { changeOwnPassword, OperatorError, roleAllows, seedDemoOperators, verifyLogin, WrongPassword, type Operator } from './operators.js';
 import { addOperator, changeOperatorFromConsole, operatorsView, resetOperatorPassword } from './operator-admin.js';
 import { refundQueue, queueFacets, QueueWindowExceeded, type QueueFilter } from './queue.js';
 import { createSession, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
@@ -119,6 +119,7 @@ const SeatMapQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+const OwnPasswordBody = Type.Object({ currentPassword: Type.String({ minLength: 1, maxLength: 256 }), newPassword: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false });
 const LoginParams = Type.Object({ login: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]{2,63}$' }) });
 const RoleValue = Type.Union(['viewer', 'agent', 'admin'].map((r) => Type.Literal(r)));
 const NewOperatorBody = Type.Object({ login: Type.String({ maxLength: 64 }), role: RoleValue }, { additionalProperties: false });
@@ -286,6 +287,29 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       await audit(db, s.operator, 'logout', `operator:${s.operator.login}`, null, null);
       reply.clearCookie(SESSION_COOKIE, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request) });
       return reply.code(204).send();
+    });
+    // Your own password (any role): the current one checked and counted as a login attempt (a stolen session
+    // cookie must not become a password oracle); every session of the account ends and this one is replaced.
+    authed.post('/me/password', { schema: { ...hidden, body: OwnPasswordBody } }, async (request, reply) => {
+      const s = request.consoleSession!;
+      const { currentPassword, newPassword } = request.body as { currentPassword: string; newPassword: string };
+      const { wait, attempt } = await throttle.reserve([`login:${s.operator.login}`, `ip:${request.ip}`]);
+      if (!attempt) return reply.code(429).header('retry-after', String(Math.ceil(wait / 1000))).send({ error: `too many wrong passwords; try again in ${Math.ceil(wait / 60_000)} minute(s)` });
+      try {
+        await changeOwnPassword(db, s.operator, currentPassword, newPassword, new Date());
+      } catch (err) {
+        if (err instanceof WrongPassword) {
+          await throttle.failed(attempt);
+          return reply.code(403).send({ error: err.message });
+        }
+        await throttle.withdrawn(attempt).catch(() => undefined);
+        if (err instanceof OperatorError) return reply.code(400).send({ error: err.message });
+        throw err;
+      }
+      await throttle.succeeded(`login:${s.operator.login}`, attempt);
+      const fresh = await createSession(db, s.operator.operatorId, sessionMs);
+      reply.setCookie(SESSION_COOKIE, fresh.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: fresh.expiresAt });
+      return { operator: publicOperator(s.operator), csrfToken: fresh.csrfToken, expiresAt: fresh.expiresAt.toISOString(), sandbox: deps.config.sandbox, now: deps.clock.now().toISOString() };
     });
     authed.get('/meta', { schema: hidden }, async () => ({
       cancelReasons: CANCEL_REASONS,

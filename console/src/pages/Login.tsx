@@ -36,7 +36,7 @@ export function Login({ onLogin }: { onLogin: (s: SessionInfo) => void }) {
           {busy ? 'Logging in…' : 'Log in'}
         </button>
       </form>
-      <p className="hint">Operators are created with <code>postbook operators add LOGIN --role ROLE</code> (docs/console.md).</p>
+      <p className="hint">Operators are created by an admin on the console's Operators page, or with <code>postbook operators add LOGIN --role ROLE</code> (docs/console.md).</p>
     </main>
   );
 }
