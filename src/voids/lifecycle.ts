@@ -276,11 +276,15 @@ export class VoidLifecycle {
     if (!v || (v.status !== VS.AIRLINE_PROCESSING && v.status !== VS.AIRLINE_VOIDING)) return;
     const connector = this.deps.airlines.forCarrier(v.carrier);
     if (!connector?.voidStatus) return this.lookFailed(voidCode, v.status, `no airline connection that reads voids for ${v.carrier}`);
-    const state = await connector.voidStatus(v.carrier, voidCode, { signal: AbortSignal.timeout(this.deps.airlineTimeoutMs) }).catch((err: unknown) => {
-      if (err instanceof ConnectorError && !err.retryable) return { state: 'rejected' as const, cancelReason: CANCEL_REASON.POLICY };
-      return { state: 'unanswered' as const, message: err instanceof Error ? err.message : String(err) };
-    });
+    // A look that fails, retryable or not, decides nothing: the airline holds the void, and only its answer moves
+    // it (a review saw an error of the connection — a carrier a world reload dropped — move a void 3 → 4, its
+    // tickets then refundable again although the airline voided them). Looked at again, counted in the row.
+    const state = await connector
+      .voidStatus(v.carrier, voidCode, { signal: AbortSignal.timeout(this.deps.airlineTimeoutMs) })
+      .catch((err: unknown) => ({ state: 'unanswered' as const, message: err instanceof Error ? err.message : String(err) }));
     if (state.state === 'unanswered') return this.lookFailed(voidCode, v.status, state.message);
+    // docs/voids.md: only a void not yet voiding (0, 1) can be rejected; one at 3 waits for an operator
+    if (state.state === 'rejected' && v.status === VS.AIRLINE_VOIDING) return this.lookFailed(voidCode, v.status, 'the airline answers rejected for a void it was voiding: left at 3 for an operator');
     if (state.state === 'processing') return this.scheduleLook(this.deps.db, voidCode, v.status);
     const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
     await this.moves(voidCode, async (move, trx) => {

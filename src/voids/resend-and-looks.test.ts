@@ -1,0 +1,79 @@
+// Voids the airline already holds (found by a review): a submission resent after midnight (the process died
+// between the airline's yes and 0 → 1) finds its receipt instead of the same-day deadline, and a status look that
+// fails, even with an error the connection calls final, moves nothing — only the airline's answer does.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, makeTestApp } from '../test-support/app.js';
+import { voidWorld } from '../test-support/void-world.js';
+import { refundSegment } from '../test-support/refund-world.js';
+import { TestClock } from '../clock.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { ConnectorError } from '../airline/connector.js';
+import { VOID_ORDER_STATUS as VS } from './statuses.js';
+
+const DAY = 86_400_000;
+
+test('a void resent after midnight (the airline said yes at 23:58, the process died before 0 → 1) finds its receipt: 1, not rejected; the tickets are not refundable again', async () => {
+  const clock = new TestClock();
+  // 23:58 UTC of the next day (the void world's airline keeps UTC)
+  clock.set(new Date(Math.floor(clock.now().getTime() / DAY) * DAY + 2 * DAY - 2 * 60_000));
+  let airline!: SandboxConnector;
+  const t = await makeTestApp({ world: voidWorld(), clock, connectors: (w, books) => [(airline = new SandboxConnector(w, books))] });
+  try {
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP01').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    const code = String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
+    const v = await t.store.db.selectFrom('void_orders').selectAll().where('void_code', '=', code).executeTakeFirstOrThrow();
+    const first = await airline.submitVoid('XS', { voidCode: code, pnr: 'VDEP01', ticketNos: v.ticket_nos, currency: v.currency, paidMinor: Number(v.void_amount_minor) }, { signal: AbortSignal.timeout(5000) });
+    assert.equal(first.duplicate, false);
+    clock.advance(3 * 60_000); // 00:01: the sweep sends it again
+    await t.workers.voids.submitStep(code);
+    const after = await t.store.db.selectFrom('void_orders').select(['status', 'cancel_reason']).where('void_code', '=', code).executeTakeFirstOrThrow();
+    assert.deepEqual(after, { status: VS.AIRLINE_PROCESSING, cancel_reason: null });
+    const refund = await call(t.app, '/refund.do', { orderNo, refundRequestList: ['AVA', 'BEN'].map((f) => ({ lastName: 'VOIDCASE', firstName: f, refundReason: '1', segments: [refundSegment(t.world, 'out')] })) });
+    assert.notEqual(refund.body.status, 0, 'the voided tickets are not refunded');
+  } finally {
+    await t.close();
+  }
+});
+
+test('a status look that fails with an error the connection calls final moves nothing (at 1 or 3); the next answer does', async () => {
+  let fail = false;
+  const clock = new TestClock();
+  const t = await makeTestApp({
+    world: voidWorld(),
+    clock,
+    connectors: (w, books) => {
+      const a = new SandboxConnector(w, books);
+      const read = a.voidStatus.bind(a);
+      a.voidStatus = async (c, code, o) => {
+        if (fail) throw new ConnectorError('rejected', false, 'sandbox airline XS does not exist');
+        return read(c, code, o);
+      };
+      return [a];
+    },
+  });
+  try {
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP02').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    const code = String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
+    const status = async () => (await t.store.db.selectFrom('void_orders').select(['status', 'step_failures']).where('void_code', '=', code).executeTakeFirstOrThrow());
+    await t.workers.voids.submitStep(code);
+    assert.equal((await status()).status, VS.AIRLINE_PROCESSING);
+    fail = true;
+    await t.workers.voids.pollStep(code);
+    assert.deepEqual(await status(), { status: VS.AIRLINE_PROCESSING, step_failures: 1 }, 'at 1: looked at again');
+    fail = false;
+    clock.advance(40_000);
+    await t.workers.voids.pollStep(code);
+    assert.equal((await status()).status, VS.AIRLINE_VOIDING);
+    fail = true;
+    await t.workers.voids.pollStep(code);
+    assert.equal((await status()).status, VS.AIRLINE_VOIDING, 'at 3: looked at again');
+    const history = await t.store.db.selectFrom('void_status_history').select(['from_status', 'to_status']).where('void_code', '=', code).orderBy('id').execute();
+    assert.deepEqual(history.map((h) => [h.from_status, h.to_status]), [[null, 0], [0, 1], [1, 3]]);
+  } finally {
+    await t.close();
+  }
+});
