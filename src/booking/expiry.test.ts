@@ -163,6 +163,42 @@ describe('order expiry', () => {
     }
   });
 
+  test('a stale payment that cannot be recorded (its ticket number taken) holds up only itself: the airline\'s later ones are settled (found by a review: the oldest held them all, for good); the sandbox numbers tickets from one sequence', async () => {
+    let airline: SandboxConnector | null = null;
+    const t = await makeTestApp({ world: bookingWorld(), connectors: (w, books) => [(airline = new SandboxConnector(w, books))] });
+    try {
+      const make = async () => {
+        const s = await verifyFlights(t, ['bk-narrow']);
+        const o = await call(t.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact });
+        assert.equal(o.body.status, 0, String(o.body.msg));
+        return o.body.orderNo as string;
+      };
+      const [blocked, healthy, other] = [await make(), await make(), await make()];
+      // both pay.do's died during the airline's ticketing; the blocked one is the older
+      const dying = async (orderNo: string, since: Date) => {
+        await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: since, payment_method: 'deposit' }).where('order_no', '=', orderNo).execute();
+        await t.store.db.updateTable('orders').set({ status: '1' }).where('order_no', '=', orderNo).execute();
+      };
+      await dying(blocked, new Date(t.clock.now().getTime() - 1000));
+      await dying(healthy, t.clock.now());
+      // the airline issued the blocked order's tickets; one of their numbers is already in the store (another order's)
+      const pnr = (await t.store.db.selectFrom('orders').select('airline_pnr').where('order_no', '=', blocked).executeTakeFirstOrThrow()).airline_pnr!;
+      const issued = await airline!.booking.issueTickets('XS', pnr, { method: 'deposit', idempotencyKey: blocked }, { signal: AbortSignal.timeout(5000) });
+      assert.match(issued.tickets[0]!.ticketNo, /^997\d{10}$/);
+      await t.store.db.insertInto('tickets').values({ ticket_no: issued.tickets[0]!.ticketNo, order_no: other, pax_index: 1, currency: 'EUR', fare_minor: 1, tax_minor: 0, issued_at: t.clock.now(), tax_status_confirmed: true }).execute();
+      t.clock.advance(2 * 60_000);
+      const settled = await t.orderExpiry.settleStalePayments();
+      assert.deepEqual(settled, [healthy]);
+      const states = await t.store.db.selectFrom('booking_orders').select(['order_no', 'pay_state']).where('order_no', 'in', [blocked, healthy]).orderBy('order_no').execute();
+      assert.deepEqual(Object.fromEntries(states.map((r) => [r.order_no, r.pay_state])), { [blocked]: 'paying', [healthy]: 'paid' });
+      // numbered from one sequence: the next ticket's number follows
+      const next = await airline!.booking.issueTickets('XS', (await t.store.db.selectFrom('orders').select('airline_pnr').where('order_no', '=', other).executeTakeFirstOrThrow()).airline_pnr!, { method: 'deposit', idempotencyKey: other }, { signal: AbortSignal.timeout(5000) });
+      assert.ok(BigInt(next.tickets[0]!.ticketNo) > BigInt(issued.tickets[0]!.ticketNo));
+    } finally {
+      await t.close();
+    }
+  });
+
   test('restart: a release job queued before the stop runs after it; the sweep follows the new process clock', async () => {
     const store = await openTestStore();
     // both processes share the job queue's tables (on PostgreSQL a test app otherwise has a schema of its own)

@@ -177,9 +177,17 @@ export class OrderExpiry {
             this.deps.log.warn({ orderNo: p.order_no, reason: err.kind }, 'stale payment settled: the airline did not ticket; back to unpaid');
             settled.push(p.order_no);
           }
-        } else {
+        } else if (err instanceof ConnectorError) {
           silent.add(p.carrier);
-          this.deps.log.warn({ orderNo: p.order_no, reason: err instanceof ConnectorError ? err.kind : 'error' }, 'stale payment: the airline did not answer; will try again');
+          this.deps.log.warn({ orderNo: p.order_no, reason: err.kind }, 'stale payment: the airline did not answer; will try again');
+        } else {
+          // Ours (recording the tickets failed): this payment only, tried again at the next sweep — the airline
+          // answered, so its other stale payments go on (a review saw one such payment, always the oldest, hold
+          // every later one of its airline for good).
+          // the error's code or name only: a store's message may quote the row's values
+          const code = (err as { code?: unknown } | null)?.code;
+          const reason = typeof code === 'string' ? code : err instanceof Error ? err.name : 'error';
+          this.deps.log.warn({ orderNo: p.order_no, reason }, 'stale payment: recording the tickets failed; will try again');
         }
       }
     }

@@ -33,6 +33,7 @@ import * as m0031 from './migrations/0031_booking_paying_since.js';
 import * as m0032 from './migrations/0032_booking_attempts.js';
 import * as m0033 from './migrations/0033_webhook_events_undelivered.js';
 import * as m0034 from './migrations/0034_webhook_events_settled.js';
+import * as m0035 from './migrations/0035_sandbox_ticket_numbers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0032_booking_attempts': m0032,
   '0033_webhook_events_undelivered': m0033,
   '0034_webhook_events_settled': m0034,
+  '0035_sandbox_ticket_numbers': m0035,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -521,7 +521,9 @@ export class SandboxBookingApi implements BookingConnector {
     stored.status = 'Ticketed';
     stored.issuedAt = now.toISOString();
     stored.paymentMethod = payment.method;
-    stored.tickets = stored.passengers.map((p) => ({ ticketNo: `998${String(randomInt(0, 1e5)).padStart(5, '0')}${String(randomInt(0, 1e5)).padStart(5, '0')}`, paxRef: p.ref }));
+    // 997 and ten digits of one sequence: unique across processes and restarts (migration 0035)
+    const { rows: numbers } = await sql<{ n: string }>`select nextval('sandbox_ticket_numbers')::text as n from generate_series(1, ${stored.passengers.length})`.execute(db);
+    stored.tickets = stored.passengers.map((p, i) => ({ ticketNo: `997${numbers[i]!.n.padStart(10, '0')}`, paxRef: p.ref }));
     // Only an OnHold booking is ticketed: two concurrent payments issue one set of tickets.
     const done = await db
       .updateTable('sandbox_bookings')
