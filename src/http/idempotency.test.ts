@@ -67,4 +67,19 @@ describe('Idempotency-Key: a request whose key was taken over', () => {
     await retrying;
     assert.deepEqual((await stored('k-fail'))?.response, { status: 0, who: 'retry' });
   });
+
+  test('an abandoned key is taken over by the same request only: another body under it is refused (found by a review: the take-over overwrote the request hash)', async () => {
+    const first = slow({ httpStatus: 200, body: { status: 0, who: 'first' } });
+    const running = idem.run(args('k-body'), first.work, final);
+    await new Promise((r) => setTimeout(r, 50));
+    clock.advance(5 * 60_000 + 1_000);
+    await assert.rejects(
+      idem.run({ ...args('k-body'), body: { n: 2 } }, async () => assert.fail('not run'), final),
+      /already used with a different request body/,
+    );
+    const retry = await idem.run(args('k-body'), async () => ({ httpStatus: 200, body: { status: 0, who: 'retry' } }), final);
+    assert.deepEqual(retry.body, { status: 0, who: 'retry' });
+    first.go();
+    await running;
+  });
 });

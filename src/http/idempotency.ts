@@ -129,7 +129,8 @@ export class Idempotency {
       .where('idem_key', '=', w.key)
       .where((eb) =>
         eb.or([
-          eb.and([eb('http_status', '=', PENDING), eb('created_at', '<', new Date(now.getTime() - ABANDONED_MS))]),
+          // an abandoned request's key, by the same request only (another body under it is refused, as while it runs)
+          eb.and([eb('http_status', '=', PENDING), eb('created_at', '<', new Date(now.getTime() - ABANDONED_MS)), eb('request_hash', '=', w.requestHash)]),
           eb('created_at', '<=', this.expiredBefore(now)),
         ]),
       )
