@@ -40,7 +40,10 @@ export function checkVoid(ctx: OrderContext, connector: AirlineConnector | null,
   if (passengers && passengers.length > 0) {
     const named = new Set<number>();
     for (const [i, p] of passengers.entries()) {
-      const pax = ctx.passengers.find((x) => normalizeName(x.lastName) === normalizeName(p.lastName) && normalizeName(x.firstName) === normalizeName(p.firstName));
+      // each entry names a passenger not named yet: two of one name are named twice (a review: find() gave the
+      // first both times, and the void of the whole order was refused as partial)
+      const same = (x: (typeof ctx.passengers)[number]) => normalizeName(x.lastName) === normalizeName(p.lastName) && normalizeName(x.firstName) === normalizeName(p.firstName);
+      const pax = ctx.passengers.find((x) => same(x) && !named.has(x.paxIndex)) ?? ctx.passengers.find(same);
       if (!pax) fail(S.PASSENGER_NOT_FOUND, `passengers[${i}]: passenger not found in this order`);
       named.add(pax!.paxIndex);
     }

@@ -1,6 +1,7 @@
-// Voids the airline already holds (found by a review): a submission resent after midnight (the process died
-// between the airline's yes and 0 → 1) finds its receipt instead of the same-day deadline, and a status look that
-// fails, even with an error the connection calls final, moves nothing — only the airline's answer does.
+// Voids (found by a review): a void the airline already holds, resent after midnight (the process died between
+// the airline's yes and 0 → 1), finds its receipt instead of the same-day deadline; a status look that fails, even
+// with an error the connection calls final, moves nothing — only the airline's answer does; two passengers of one
+// name are named one each.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp } from '../test-support/app.js';
@@ -73,6 +74,26 @@ test('a status look that fails with an error the connection calls final moves no
     assert.equal((await status()).status, VS.AIRLINE_VOIDING, 'at 3: looked at again');
     const history = await t.store.db.selectFrom('void_status_history').select(['from_status', 'to_status']).where('void_code', '=', code).orderBy('id').execute();
     assert.deepEqual(history.map((h) => [h.from_status, h.to_status]), [[null, 0], [0, 1], [1, 3]]);
+  } finally {
+    await t.close();
+  }
+});
+
+test('two passengers of one name, both named, are the whole order (found by a review: 823 "partial void")', async () => {
+  const w = voidWorld();
+  const twin = structuredClone(w.bookings.find((b) => b.pnr === 'VDEP01')!);
+  twin.pnr = 'VTWIN1';
+  twin.passengers[1]!.firstName = twin.passengers[0]!.firstName;
+  twin.tickets = twin.tickets!.map((tk, i) => ({ ...tk, ticketNo: `999-310777000${i + 1}` }));
+  w.bookings.push(twin);
+  const t = await makeTestApp({ world: w, clock: new TestClock() });
+  try {
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VTWIN1').executeTakeFirstOrThrow()).order_no;
+    const p = twin.passengers[0]!;
+    const both = [{ lastName: p.lastName, firstName: p.firstName }, { lastName: p.lastName, firstName: p.firstName }];
+    const q = await call(t.app, '/voidQuotation.do', { orderNo, passengers: both });
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    assert.equal((await call(t.app, '/voidQuotation.do', { orderNo, passengers: [both[0]] })).body.status, 823, 'one of the two named: partial');
   } finally {
     await t.close();
   }
