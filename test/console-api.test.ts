@@ -530,6 +530,9 @@ describe('console API', () => {
     t.clock.advance(30 * 86_400_000);
     const later = (await get(viewer, '/queue?late=1&kind=refund&status=0')).json();
     assert.ok(later.items.every((i: { sla: string[] }) => i.sla.includes('confirmation-late') && i.sla.includes('refund-late')));
+    // voids too, from their quote's dates (found by a review: never flagged)
+    const lateVoids = (await get(viewer, '/queue?late=1&kind=void&status=0')).json().items as Array<{ sla: string[]; expectedConfirmationDate: string | null }>;
+    assert.ok(lateVoids.length >= 1 && lateVoids.every((i) => i.sla.includes('confirmation-late') && i.sla.includes('refund-late') && /^\d{8}$/.test(String(i.expectedConfirmationDate))), JSON.stringify(lateVoids));
     assert.ok((await get(viewer, '/queue?minAgeHours=24')).json().items.length >= 1);
   });
 
