@@ -199,6 +199,25 @@ describe('order expiry', () => {
     }
   });
 
+  test('pay.do whose ticketing the sandbox airline cannot answer (a world reload dropped the flight) issues nothing: 411 is true (found by a review: tickets issued, the caller told nothing was charged)', async () => {
+    const t = await makeTestApp({ world: bookingWorld() });
+    try {
+      const s = await verifyFlights(t, ['bk-narrow']);
+      const o = await call(t.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact });
+      const orderNo = o.body.orderNo as string;
+      const flight = t.world.flights.get('bk-narrow')!;
+      t.world.flights.delete('bk-narrow');
+      const paid = await call(t.app, '/pay.do', { orderNo });
+      t.world.flights.set('bk-narrow', flight);
+      assert.equal(paid.body.status, 411, String(paid.body.msg));
+      const airlineSide = await t.store.db.selectFrom('sandbox_bookings').select('status').where('booking_key', '=', orderNo).executeTakeFirstOrThrow();
+      assert.equal(airlineSide.status, 'OnHold', 'nothing issued');
+      assert.equal((await call(t.app, '/pay.do', { orderNo })).body.status, 0, 'paid once the flight is back');
+    } finally {
+      await t.close();
+    }
+  });
+
   test('restart: a release job queued before the stop runs after it; the sweep follows the new process clock', async () => {
     const store = await openTestStore();
     // both processes share the job queue's tables (on PostgreSQL a test app otherwise has a schema of its own)

@@ -524,6 +524,10 @@ export class SandboxBookingApi implements BookingConnector {
     // 997 and ten digits of one sequence: unique across processes and restarts (migration 0035)
     const { rows: numbers } = await sql<{ n: string }>`select nextval('sandbox_ticket_numbers')::text as n from generate_series(1, ${stored.passengers.length})`.execute(db);
     stored.tickets = stored.passengers.map((p, i) => ({ ticketNo: `997${numbers[i]!.n.padStart(10, '0')}`, paxRef: p.ref }));
+    // The answer made before the tickets are: one that cannot be made (a world reload dropped its flight:
+    // `unavailable`) then issued nothing, as that kind promises (a review saw the tickets issued and the caller
+    // told "nothing was charged").
+    const answer = await this.recordOf(stored);
     // Only an OnHold booking is ticketed: two concurrent payments issue one set of tickets.
     const done = await db
       .updateTable('sandbox_bookings')
@@ -533,7 +537,7 @@ export class SandboxBookingApi implements BookingConnector {
       .where('status', '=', 'OnHold')
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) return this.issueTickets(carrier, pnr, payment, opts);
-    return this.recordOf(stored);
+    return answer;
   }
 
   /**
