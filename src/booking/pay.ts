@@ -120,20 +120,26 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
 
   // The airline's connection before the payment is claimed: a carrier without one (402) leaves the order as it is.
   const airline = bookingOf(deps.airlines, order.carrier, S.PAY_STATE);
-  // Intent first: only one payment of the order gets past this line (and none once the expiry took it).
-  const claimed = await deps.db
-    .updateTable('booking_orders')
-    .set({ pay_state: 'paying', paying_since: now, payment_method: method, card_last4: last4 })
-    .where('order_no', '=', order.order_no)
-    .where('pay_state', '=', 'unpaid')
-    .where('payment_deadline', '>', now)
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) === 0) {
+  // Intent first: only one payment of the order gets past this line (and none once the expiry took it). The order
+  // shows 1 (ticketing) in the same transaction: a process dying between the two left it 0 with its payment
+  // options while pay.do answered 406 (review).
+  const claimed = await deps.db.transaction().execute(async (trx) => {
+    const taken = await trx
+      .updateTable('booking_orders')
+      .set({ pay_state: 'paying', paying_since: now, payment_method: method, card_last4: last4 })
+      .where('order_no', '=', order.order_no)
+      .where('pay_state', '=', 'unpaid')
+      .where('payment_deadline', '>', now)
+      .executeTakeFirst();
+    if (Number(taken.numUpdatedRows) === 0) return false;
+    await trx.updateTable('orders').set({ status: '1', updated_at: now }).where('order_no', '=', order.order_no).execute();
+    return true;
+  });
+  if (!claimed) {
     const current = await deps.db.selectFrom('booking_orders').select(['pay_state', 'payment_deadline']).where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
     if (current.pay_state === 'expired' || new Date(current.payment_deadline).getTime() <= now.getTime()) throw new ApiError(S.PAY_DEADLINE_PASSED, 'the payment deadline (tktLimitTime) has passed; the order is cancelled, order again');
     throw new ApiError(current.pay_state === 'paid' ? S.PAY_ALREADY_PAID : S.PAY_IN_PROGRESS, current.pay_state === 'paid' ? 'order already paid' : 'payment in progress; query the order before paying again');
   }
-  await deps.db.updateTable('orders').set({ status: '1', updated_at: now }).where('order_no', '=', order.order_no).execute();
 
   let record;
   try {
