@@ -15,6 +15,7 @@ import { seatMapOf } from './seat-availability.js';
 import { parseSeatProductCode, sessionBinding } from './seat-product-code.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { orderView, type BookingDetails, type SoldAncillary } from './order-view.js';
+import type { OrderRow } from '../store/schema.js';
 import { fullRoutingOf } from './routing.js';
 import { airlineSegmentsOf, feeMinorOf, flightRefOf, offerIdOf, type ChainItinerary, type ChainSession, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
@@ -35,8 +36,25 @@ const SILENT = { info: () => undefined, warn: () => undefined };
 /** "" and null are absent (decision 0021). */
 const given = (v: string | null | undefined) => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
 
-export async function createOrder(deps: BookingDeps, clientId: string, req: OrderRequest) {
+/** What an Idempotency-Key keeps for order.do (src/http/idempotency.ts's KeyProgress): the order number noted. */
+export interface OrderProgress {
+  previous: unknown;
+  note(note: { orderNo: string }): Promise<void>;
+}
+
+/**
+ * Under an Idempotency-Key (`progress`): the order number is noted on the key before the airline is asked, and a
+ * retry that takes over the key of a request that died answers the order that request recorded (its answer was
+ * lost with it) instead of booking again (found by a review: two bookings and holds for one key). One that died
+ * before its order was written left an attempt, which the expiry sweep releases (decision 0046): booked anew.
+ */
+export async function createOrder(deps: BookingDeps, clientId: string, req: OrderRequest, progress?: OrderProgress) {
   const now = deps.clock.now();
+  const earlier = (progress?.previous as { orderNo?: unknown } | null | undefined)?.orderNo;
+  if (typeof earlier === 'string') {
+    const recorded = await deps.db.selectFrom('orders').selectAll().where('order_no', '=', earlier).where('client_id', '=', clientId).executeTakeFirst();
+    if (recorded) return orderAnswer(deps, recorded, given(req.sessionId), offerIdOf(req));
+  }
   const sessionId = given(req.sessionId);
   const offerId = offerIdOf(req); // offerId, or offerID as getOffers.do spells it (issue 9)
   if (!sessionId && !offerId) throw new ApiError(S.SESSION_INVALID, 'sessionId (or offerId) is required');
@@ -51,6 +69,7 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
   const ancillaries = await ancillariesOf(deps, session, req, passengers);
 
   const orderNo = newOrderNo();
+  await progress?.note({ orderNo });
   const b = bookingOf(deps.airlines, it.carrier, S.ORDER_AIRLINE_CLOSED);
   const request: BookingRequest = {
     idempotencyKey: orderNo,
@@ -138,13 +157,18 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
   }
 
   const order = await deps.db.selectFrom('orders').selectAll().where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+  return orderAnswer(deps, order, sessionId, offerId);
+}
+
+/** order.do's answer for a recorded order. */
+async function orderAnswer(deps: BookingDeps, order: OrderRow, sessionId: string | null, offerId: string | null | undefined) {
   const view = await orderView(deps.db, order);
   return {
-    status: 0,
+    status: 0 as const,
     msg: 'success',
     sessionId: sessionId ?? null,
     offerId: offerId ?? null,
-    orderNo,
+    orderNo: order.order_no,
     pnrCode: view.pnrCode,
     totalPrice: toAmount(view.totals.fareMinor + view.totals.ancillaryMinor, view.currency),
     totalTransactionFee: toAmount(view.totals.feeMinor, view.currency),

@@ -20,6 +20,20 @@ export interface StoredAnswer {
   body: unknown;
 }
 
+/**
+ * What a command under a key may keep on the key while it runs, and find again if it died before answering: a
+ * retry that takes the abandoned key over is handed what the dead request noted (order.do notes its order number
+ * before it books, so a retry answers the order the dead request recorded instead of booking again).
+ */
+export interface KeyProgress {
+  /** What the request that held this key before noted (it died before answering); null for a first request. */
+  previous: unknown;
+  /** Keeps `note` on the key while this request runs (no key: nothing is kept). */
+  note(note: unknown): Promise<void>;
+}
+
+const NO_KEY: KeyProgress = { previous: null, note: async () => undefined };
+
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** Canonical JSON (sorted keys) so field order does not change the hash. */
@@ -61,31 +75,46 @@ export class Idempotency {
    */
   async run(
     args: { clientId: string; endpoint: string; key: string | undefined; body: unknown; validationStatus: number; busy: StoredAnswer | null },
-    work: () => Promise<StoredAnswer>,
+    work: (progress: KeyProgress) => Promise<StoredAnswer>,
     isFinal: (answer: StoredAnswer) => boolean,
   ): Promise<StoredAnswer> {
     const { clientId, endpoint, key } = args;
-    if (key === undefined) return work();
+    if (key === undefined) return work(NO_KEY);
     if (!KEY_PATTERN.test(key)) throw new ApiError(args.validationStatus, 'invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters');
     const requestHash = createHash('sha256').update(canonical(args.body)).digest('hex');
     const where = { clientId, endpoint, key, requestHash, validationStatus: args.validationStatus };
 
     const deadline = Date.now() + this.waitMs;
     /** When this request took the key: its pending row is the one with this created_at (another may take over an abandoned one). */
-    let claimed: Date | null;
+    let taken: { at: Date; previous: unknown } | null;
     for (;;) {
-      if ((claimed = await this.claim(where))) break;
+      if ((taken = await this.claim(where))) break;
       const row = await this.find(where);
       if (row && row.httpStatus !== PENDING) return row;
       if (Date.now() > deadline) {
         if (args.busy) return args.busy;
-        return work();
+        return work(NO_KEY);
       }
       await new Promise((r) => setTimeout(r, 50));
     }
+    const claimed = taken.at;
+    const progress: KeyProgress = {
+      previous: taken.previous,
+      note: async (note) => {
+        await this.db
+          .updateTable('idempotency_keys')
+          .set({ response: JSON.stringify(note) })
+          .where('client_id', '=', clientId)
+          .where('endpoint', '=', endpoint)
+          .where('idem_key', '=', key)
+          .where('http_status', '=', PENDING)
+          .where('created_at', '=', claimed)
+          .execute();
+      },
+    };
     let answer: StoredAnswer;
     try {
-      answer = await work();
+      answer = await work(progress);
     } catch (err) {
       await this.release(where, claimed);
       throw err;
@@ -113,14 +142,24 @@ export class Idempotency {
    * not the cleanup job has deleted it yet); false when another request holds it. The take-over is one
    * conditional UPDATE, so of two requests racing for an expired key only one wins.
    */
-  private async claim(w: Where): Promise<Date | null> {
+  private async claim(w: Where): Promise<{ at: Date; previous: unknown } | null> {
     const now = this.clock.now();
     const inserted = await this.db
       .insertInto('idempotency_keys')
       .values({ client_id: w.clientId, endpoint: w.endpoint, idem_key: w.key, request_hash: w.requestHash, http_status: PENDING, response: 'null', created_at: now })
       .onConflict((oc) => oc.columns(['client_id', 'endpoint', 'idem_key']).doNothing())
       .executeTakeFirst();
-    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return now;
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { at: now, previous: null };
+    // The row as it is, then taken over only if it is still that row (its created_at): what an abandoned request
+    // noted on it is handed to the one taking it over.
+    const held = await this.db
+      .selectFrom('idempotency_keys')
+      .select(['http_status', 'response', 'created_at'])
+      .where('client_id', '=', w.clientId)
+      .where('endpoint', '=', w.endpoint)
+      .where('idem_key', '=', w.key)
+      .executeTakeFirst();
+    if (!held) return null;
     const takenOver = await this.db
       .updateTable('idempotency_keys')
       .set({ request_hash: w.requestHash, http_status: PENDING, response: 'null', created_at: now } as never)
@@ -134,8 +173,12 @@ export class Idempotency {
           eb('created_at', '<=', this.expiredBefore(now)),
         ]),
       )
+      .where('created_at', '=', held.created_at)
       .executeTakeFirst();
-    return takenOver.numUpdatedRows > 0n ? now : null;
+    if (takenOver.numUpdatedRows === 0n) return null;
+    // an expired key is new again: nothing of its earlier life is handed on
+    const abandoned = held.http_status === PENDING && held.created_at > this.expiredBefore(now);
+    return { at: now, previous: abandoned ? held.response : null };
   }
 
   /** This request's own pending row goes (the key free for a real retry); one taken over by another stays. */
@@ -210,7 +253,7 @@ function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: Stored
  * A route handler that runs `command` for the authenticated client once per Idempotency-Key (no key: every
  * time) and replays its final answer. The route's schema must declare the optional `idempotency-key` header.
  */
-export function idempotent<Body>(keys: Idempotency, endpoint: IdempotentEndpoint, command: (client: AuthenticatedClient, body: Body) => Promise<object>) {
+export function idempotent<Body>(keys: Idempotency, endpoint: IdempotentEndpoint, command: (client: AuthenticatedClient, body: Body, progress: KeyProgress) => Promise<object>) {
   // Returns the reply once sent (Fastify's way of saying "answered"), typed `never` so any route's
   // response type accepts it.
   return async (request: FastifyRequest, reply: FastifyReply): Promise<never> => {
@@ -225,7 +268,7 @@ export function idempotent<Body>(keys: Idempotency, endpoint: IdempotentEndpoint
         validationStatus: endpoint.validationStatus,
         busy: endpoint.busy,
       },
-      () => answerOf(() => command(client, body)),
+      (progress) => answerOf(() => command(client, body, progress)),
       (a) => endpoint.isFinal(a),
     );
     return sendAnswer(request, reply, answer) as never;

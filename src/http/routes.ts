@@ -307,8 +307,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
           response: { 200: OrderResponse, ...errors },
         },
       },
-      idempotent(deps.idempotency, ORDER_REPLAY, async (client, body: OrderRequest) => {
-        const answer = await createOrder(booking, client.clientId, body);
+      idempotent(deps.idempotency, ORDER_REPLAY, async (client, body: OrderRequest, progress) => {
+        const answer = await createOrder(booking, client.clientId, body, progress);
         // 308/322 carry the new price and a re-priced session, not an order (decision 0023): sent as they are.
         return 'repriced' in answer ? answer.body : answer;
       }),
