@@ -192,7 +192,7 @@ export class NoLongerAdmin extends OperatorError {}
 /** An admin's own account, changed from the console: another admin does it (the console answers 409). */
 export class NotYours extends OperatorError {
   constructor(kind: OperatorChange['kind']) {
-    super(`you cannot ${kind === 'role' ? 'change the role of' : kind === 'password' ? 'reset the password of' : kind === 'disable' ? 'disable' : 'enable'} your own account here: ask another admin${kind === 'password' ? ', or use postbook operators password' : ''}`);
+    super(`you cannot ${kind === 'role' ? 'change the role of' : kind === 'password' ? 'reset the password of' : kind === 'disable' ? 'disable' : 'enable'} your own account here: ${kind === 'password' ? 'change your password on Your account' : 'ask another admin'}`);
   }
 }
 
