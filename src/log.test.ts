@@ -132,6 +132,23 @@ describe('log destination: lines written in batches (decision 0041)', () => {
     await until('the second line', () => linesIn(file).length === 2);
   });
 
+  test('a line gathered while a write outlasts the delay is written once that write ends (found when a start seemed to hang: its last line unwritten)', async (t) => {
+    const file = fileOf();
+    const logger = pino(loggerOptions('info'), batchedDestination(file, { maxDelayMs: 20 }));
+    await sleep(100); // the file opened
+    // every write takes 300 ms, as on a machine whose thread pool is busy: both of the timer's ticks find it under way
+    const write = fs.write;
+    t.mock.method(fs, 'write', (...args: unknown[]) => {
+      const cb = args.at(-1) as (...r: unknown[]) => void;
+      (write as (...a: unknown[]) => void)(...args.slice(0, -1), (...r: unknown[]) => setTimeout(() => cb(...r), 300));
+    });
+    logger.warn('a warning, written at once');
+    await sleep(5);
+    logger.info('postbook is ready');
+    await until('the line after the slow write', () => linesIn(file).length === 2, 3_000);
+    assert.deepEqual(linesIn(file).map((l) => (JSON.parse(l) as { msg: string }).msg), ['a warning, written at once', 'postbook is ready']);
+  });
+
   test('a warning is written at once, with the lines before it', async () => {
     const file = fileOf();
     const logger = pino(loggerOptions('info'), batchedDestination(file, { maxDelayMs: 60_000 }));

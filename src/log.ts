@@ -66,11 +66,25 @@ export function batchedDestination(dest: number | string, opts: { batchBytes?: n
     boom.flush();
     timer = --ticks > 0 ? setTimeout(tick, delay).unref() : null;
   };
+  // A flush while a write is under way does nothing, and what the write leaves behind stays gathered below the
+  // batch size: when a write outlasted the timer's ticks (a loaded machine, its thread pool slow), the last lines
+  // stayed unwritten until the next line came — "postbook is ready" on a server then quiet, seen as a start that
+  // hung for minutes. So a write that ends after lines came since the last one ended brings one more tick.
+  let lines = 0;
+  let linesAtDrain = 0;
+  boom.on('drain', () => {
+    if (lines !== linesAtDrain && timer === null) {
+      ticks = 1;
+      timer = setTimeout(tick, delay).unref();
+    }
+    linesAtDrain = lines;
+  });
   const destination: BatchedDestination = {
     // pino sets lastLevel before each write
     [pino.symbols.needsMetadataGsym]: true,
     lastLevel: 0,
     write(line: string) {
+      lines++;
       boom.write(line);
       if (destination.lastLevel >= WARN) boom.flush();
       ticks = 2;
