@@ -100,17 +100,7 @@ export class Idempotency {
     const claimed = taken.at;
     const progress: KeyProgress = {
       previous: taken.previous,
-      note: async (note) => {
-        await this.db
-          .updateTable('idempotency_keys')
-          .set({ response: JSON.stringify(note) })
-          .where('client_id', '=', clientId)
-          .where('endpoint', '=', endpoint)
-          .where('idem_key', '=', key)
-          .where('http_status', '=', PENDING)
-          .where('created_at', '=', claimed)
-          .execute();
-      },
+      note: (note) => this.writeOwn(where, claimed, { response: JSON.stringify(note) }),
     };
     let answer: StoredAnswer;
     try {
@@ -125,16 +115,21 @@ export class Idempotency {
     }
     // Only into this request's own pending row: one that ran past ABANDONED_MS may have been taken over by a retry,
     // whose answer is then the key's (this one is still answered to its caller).
+    await this.writeOwn(where, claimed, { http_status: answer.httpStatus, response: JSON.stringify(answer.body) });
+    return answer;
+  }
+
+  /** Writes into this request's own pending row only (the one with the `created_at` it claimed the key with). */
+  private async writeOwn(w: Where, claimed: Date, set: { http_status?: number; response: string }): Promise<void> {
     await this.db
       .updateTable('idempotency_keys')
-      .set({ http_status: answer.httpStatus, response: JSON.stringify(answer.body) })
-      .where('client_id', '=', clientId)
-      .where('endpoint', '=', endpoint)
-      .where('idem_key', '=', key)
+      .set(set)
+      .where('client_id', '=', w.clientId)
+      .where('endpoint', '=', w.endpoint)
+      .where('idem_key', '=', w.key)
       .where('http_status', '=', PENDING)
       .where('created_at', '=', claimed)
       .execute();
-    return answer;
   }
 
   /**
