@@ -121,6 +121,18 @@ describe('log destination: lines written in batches (decision 0041)', () => {
     assert.deepEqual(linesIn(file).map((l) => (JSON.parse(l) as { i: number }).i), [...Array(20).keys()]);
   });
 
+  test('a payment card never reaches a line, under any of its names, whatever logs it', () => {
+    const out: string[] = [];
+    const logger = pino(loggerOptions('info'), { write: (line: string) => void out.push(line) });
+    const card = { number: '4111111111111111', cvv: '737' };
+    logger.info({ card }, 'top level');
+    logger.info({ payment: { method: 'virtualCard', card } }, 'one level down');
+    logger.info({ creditCard: { cardNumber: card.number, cardCVV: card.cvv } }, 'as pay.do received it');
+    logger.info({ req: { creditCard: { cardNumber: card.number } } }, 'inside another object');
+    assert.equal(out.length, 4);
+    for (const line of out) assert.ok(!line.includes(card.number) && !line.includes(card.cvv), line);
+  });
+
   test('a line below the batch size is written once it has waited the delay', async () => {
     const file = fileOf();
     const logger = pino(loggerOptions('info'), batchedDestination(file, { maxDelayMs: 50 }));

@@ -21,7 +21,9 @@ export function loggerOptions(level: string): LoggerOptions {
     serializers: serializers,
     // Belt and braces: should a header or body ever be logged by a plugin, these paths are censored.
     redact: {
-      paths: ['req.headers', 'headers', 'body', 'req.body', '*.secret', '*.email', '*.password', 'authorization'],
+      // a payment card under any of its names, at the top of a line or one level down (pay.do's card is handed to
+      // the airline's connector, never logged by our code)
+      paths: ['req.headers', 'headers', 'body', 'req.body', '*.secret', '*.email', '*.password', 'authorization', 'card', '*.card', 'creditCard', '*.creditCard'],
       censor: '[redacted]',
     },
   };

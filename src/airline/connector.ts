@@ -453,6 +453,36 @@ export interface BookingConnector {
    * 'ticketed' (nothing changes). Throws ConnectorError.
    */
   release(carrier: string, pnr: string, opts: CallOptions): Promise<'released' | 'ticketed'>;
-  /** Issues the tickets of an OnHold booking; idempotent (a Ticketed booking answers its record). */
-  issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord>;
+  /**
+   * Issues the tickets of an OnHold booking; idempotent (a Ticketed booking answers its record). A pass-through
+   * card payment (`virtualCard`) is charged to `payment.card`; without it (the expiry sweep asking again after a
+   * call that did not answer: the card is never stored) the airline answers only a payment it already took under
+   * the key, and refuses (`rejected`) one it never received. A fare above `payment.limit` is refused (`rejected`).
+   */
+  issueTickets(carrier: string, pnr: string, payment: IssuePayment, opts: CallOptions): Promise<AirlineRecord>;
+}
+
+/** What pays a booking's tickets (pay.do; the expiry sweep's second ask). */
+export interface IssuePayment {
+  method: PaymentMethod;
+  idempotencyKey: string;
+  /** The caller's card, for `virtualCard` on pay.do only: handed to the airline and dropped, never stored or logged. */
+  card?: PassThroughCard;
+  /** The most the card may be charged (creditCard.paymentLimit), in the booking's currency, minor units. */
+  limit?: { currency: string; minor: number };
+}
+
+/** A pass-through (virtual) card as pay.do received it, checked (Luhn, expiry, CVV 3–4 digits, holder names). */
+export interface PassThroughCard {
+  /** digits only */
+  number: string;
+  cvv: string;
+  expiryMonth: number;
+  /** four digits */
+  expiryYear: number;
+  holderFirstName: string;
+  holderLastName: string;
+  billing: { country: string | null; province: string | null; city: string | null; postCode: string | null; address: string | null };
+  /** A multi-use card (creditCard.reusable); null when the caller did not say. */
+  reusable: boolean | null;
 }

@@ -101,26 +101,31 @@ describe('order expiry', () => {
       // two orders whose pay.do claimed the payment and died before the airline answered (as the store is left then)
       const ticketed = await orderSeat(t, '17C');
       const refused = await orderSeat(t, '17D');
-      const dying = async (orderNo: string) => {
-        await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: t.clock.now(), payment_method: 'deposit' }).where('order_no', '=', orderNo).execute();
+      // a card payment whose call never reached the airline: the card is not stored, so the sweep's second ask
+      // carries none, and the airline takes no card payment without its card (it was ticketed without one)
+      const cardLost = await orderSeat(t, '17E');
+      const dying = async (orderNo: string, method: 'deposit' | 'virtualCard' = 'deposit') => {
+        await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: t.clock.now(), payment_method: method }).where('order_no', '=', orderNo).execute();
         await t.store.db.updateTable('orders').set({ status: '1' }).where('order_no', '=', orderNo).execute();
       };
       await dying(ticketed);
       await dying(refused);
+      await dying(cardLost, 'virtualCard');
       // the airline let go of the second's hold meanwhile: it will not ticket it
       const pnr = (await t.store.db.selectFrom('orders').select('airline_pnr').where('order_no', '=', refused).executeTakeFirstOrThrow()).airline_pnr!;
       assert.equal(await airline!.booking.release('XS', pnr, { signal: AbortSignal.timeout(5000) }), 'released');
       assert.deepEqual(await t.orderExpiry.settleStalePayments(), [], 'not while a pay.do could still be under way');
       assert.equal((await call(t.app, '/pay.do', { orderNo: ticketed })).body.status, 406, 'payment in progress');
       t.clock.advance(2 * 60_000);
-      assert.deepEqual((await t.orderExpiry.settleStalePayments()).sort(), [ticketed, refused].sort());
+      assert.deepEqual((await t.orderExpiry.settleStalePayments()).sort(), [ticketed, refused, cardLost].sort());
+      assert.equal(await orderStatus(t, cardLost), 0, 'the card payment the airline never received: back to unpaid, nothing issued');
       const view = (await call(t.app, '/queryOrderDetails.do', { orderNo: ticketed })).body;
       assert.equal(view.orderStatus, 2, 'ticketed under the same idempotency key');
       assert.ok((view.paxTicketInfos as Array<{ ticketNos: string[] }>)[0]!.ticketNos.length > 0, 'its tickets recorded');
       assert.equal(await orderStatus(t, refused), 0, 'back to unpaid');
       assert.deepEqual(await t.orderExpiry.settleStalePayments(), [], 'settled once');
       t.clock.advance(30 * 60_000);
-      assert.deepEqual(await t.orderExpiry.sweep(), [refused], 'then lapses at its deadline');
+      assert.deepEqual((await t.orderExpiry.sweep()).sort(), [refused, cardLost].sort(), 'then lapse at their deadline');
     } finally {
       await t.close();
     }

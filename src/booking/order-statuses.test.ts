@@ -221,6 +221,12 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     const pay = (body: Record<string, unknown>) => call(t.app, '/pay.do', { orderNo, ...body });
     for (const [c, why] of [
       [{ cardNumber: '4111111111111112' }, 'Luhn'],
+      [{ cardNumber: '000000000000' }, 'all zeros (passes Luhn; no issuer number begins with 0)'],
+      [{ cardNumber: '0411111111111111' }, 'a leading 0'],
+      [{ paymentLimit: 1 }, 'paymentLimit below the order total'],
+      [{ paymentLimit: 0 }, 'paymentLimit 0'],
+      [{ paymentLimit: -500 }, 'paymentLimit negative'],
+      [{ paymentLimit: 500.001 }, 'paymentLimit with more decimals than the currency has'],
       [{ cardCVV: '12' }, 'CVV 2 digits'],
       [{ cardCVV: '12345' }, 'CVV 5 digits'],
       [{ cardExpireMonth: '13' }, 'month'],
@@ -232,6 +238,13 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
       assert.equal(res.body.status, 400, `${why}: ${res.body.msg}`);
       assert.ok(!res.raw.includes(CARD_NUMBER));
     }
+    const below = await pay({ paymentMethod: 3, creditCard: card({ paymentLimit: 1 }) });
+    assert.match(String(below.body.msg), /paymentLimit 1\.00 EUR is below the order's total \d+\.\d\d EUR; nothing was charged/);
+    // the sandbox airline declines one test card (docs/world.md): 411, the order still unpaid and payable
+    const declined = await pay({ paymentMethod: 3, creditCard: card({ cardNumber: '4000 0000 0000 0002' }) });
+    assert.equal(declined.body.status, 411, String(declined.body.msg));
+    assert.match(String(declined.body.msg), /nothing was charged/);
+    assert.equal((await call(t.app, '/queryOrderDetails.do', { orderNo })).body.orderStatus, 0);
     assert.equal((await pay({ paymentMethod: '3', creditCard: card({ cardExpireMonth: 7, cardExpireYear: 31, threeDS: { ip: '192.0.2.1' }, reusable: true, paymentLimit: 500, cardHolderCountry: 'JP' }), clientOrderNo: 'c-1', requestSource: '' })).body.status, 0);
     const row = await t.store.db.selectFrom('booking_orders').selectAll().where('order_no', '=', orderNo).executeTakeFirstOrThrow();
     assert.equal(row.card_last4, '1111');

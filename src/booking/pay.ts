@@ -1,15 +1,16 @@
 // pay.do (plan §3.8, §8.7; docs/decisions/0023): deposit (the default when paymentMethod is absent, as the
 // UAT collection sends it) or pass-through card; the airline issues the tickets and the order becomes ticketed
-// (2). A card is checked (Luhn, expiry by the service clock, CVV 3–4 digits, holder names), its last four digits
-// kept, and nothing else of it stored or logged. The airline call happens outside any transaction: the order is
+// (2). A card is checked (Luhn, expiry by the service clock, CVV 3–4 digits, holder names) and handed to the
+// airline with its paymentLimit; its last four digits are kept, and nothing else of it stored or logged. The airline call happens outside any transaction: the order is
 // marked 1 (ticketing) first; an airline that refuses to issue puts it back to unpaid (0) and answers 411. A
 // payment whose airline call timed out (406: it may have issued) or whose process died during the call is settled
 // by the expiry sweep (./expiry.ts, decision 0023 amended).
 import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
-import { ConnectorError, type AirlineRecord } from '../airline/connector.js';
+import { ConnectorError, type AirlineRecord, type IssuePayment, type PassThroughCard } from '../airline/connector.js';
 import type { Database, PaymentMethod } from '../store/schema.js';
 import { ApiError } from '../errors.js';
+import { formatMinor, isExact, toMinor } from '../money/money.js';
 import { findClientOrder, insertTicketsFromRecord } from '../orders/orders.js';
 import { bookingOf, callOpts, STALE_CALL_MS, type BookingDeps } from './airline-calls.js';
 import { orderView } from './order-view.js';
@@ -22,10 +23,13 @@ const SUPPORTED = new Set([1, 3]);
 /** "" and null are absent (decision 0021). */
 const given = (v: string | number | null | undefined) => (v === undefined || v === null || String(v).trim() === '' ? null : String(v).trim());
 
-/** Luhn check of a 12–19 digit card number (spaces and dashes allowed). */
+/**
+ * Luhn check of a 12–19 digit card number (spaces and dashes allowed). No issuer's number begins with 0 (ISO/IEC
+ * 7812's first digit): refused, which also refuses the all-zero number that passes Luhn (review).
+ */
 export function validCardNumber(text: string): string | null {
   const digits = text.replace(/[\s-]/g, '');
-  if (!/^\d{12,19}$/.test(digits)) return null;
+  if (!/^[1-9]\d{11,18}$/.test(digits)) return null;
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = Number(digits[digits.length - 1 - i]);
@@ -38,8 +42,8 @@ export function validCardNumber(text: string): string | null {
   return sum % 10 === 0 ? digits : null;
 }
 
-/** The card's checks, each answered 400 with the field named; the last four digits of a valid card. */
-function checkCard(card: CreditCard | null | undefined, now: Date): string {
+/** The card's checks, each answered 400 with the field named; the card as the airline is handed it. */
+function checkCard(card: CreditCard | null | undefined, now: Date): PassThroughCard {
   if (!card) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard is required for paymentMethod 3');
   const number = given(card.cardNumber);
   if (!number) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardNumber is required');
@@ -55,8 +59,44 @@ function checkCard(card: CreditCard | null | undefined, now: Date): string {
   // A card is valid through the last day of its expiry month (UTC, by the service clock).
   const endOfMonth = DateTime.utc(year, Number(month), 1).endOf('month');
   if (endOfMonth.toMillis() < now.getTime()) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard has expired');
-  if (!given(card.cardHolderFirstName) || !given(card.cardHolderLastName)) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardHolderFirstName and cardHolderLastName are required');
-  return digits.slice(-4);
+  const holderFirstName = given(card.cardHolderFirstName);
+  const holderLastName = given(card.cardHolderLastName);
+  if (!holderFirstName || !holderLastName) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.cardHolderFirstName and cardHolderLastName are required');
+  return {
+    number: digits,
+    cvv,
+    expiryMonth: Number(month),
+    expiryYear: year,
+    holderFirstName,
+    holderLastName,
+    billing: {
+      country: given(card.cardHolderCountry),
+      province: given(card.cardHolderProvince),
+      city: given(card.cardHolderCity),
+      postCode: given(card.cardHolderPostCode),
+      address: given(card.cardHolderAddress),
+    },
+    reusable: card.reusable ?? null,
+  };
+}
+
+/**
+ * creditCard.paymentLimit: the most the card may be charged, in the order's currency (the airline's, "vendor
+ * currency"); absent or null: no limit. A limit below the order's own total cannot pay it: 400 before the airline
+ * is asked. The airline is handed the limit, and refuses a fare that grew above it at issue (411).
+ */
+function checkLimit(limit: number | null | undefined, order: { currency: string; total_minor: number }): IssuePayment['limit'] {
+  if (limit === undefined || limit === null) return undefined;
+  if (!Number.isFinite(limit) || limit <= 0) throw new ApiError(S.PAY_BAD_PARAMETERS, 'creditCard.paymentLimit must be a positive amount');
+  if (!isExact(limit, order.currency)) throw new ApiError(S.PAY_BAD_PARAMETERS, `creditCard.paymentLimit has more decimals than ${order.currency} allows`);
+  const minor = toMinor(limit, order.currency);
+  if (minor < Number(order.total_minor)) {
+    throw new ApiError(
+      S.PAY_BAD_PARAMETERS,
+      `creditCard.paymentLimit ${formatMinor(minor, order.currency)} ${order.currency} is below the order's total ${formatMinor(Number(order.total_minor), order.currency)} ${order.currency}; nothing was charged`,
+    );
+  }
+  return { currency: order.currency, minor };
 }
 
 /**
@@ -116,7 +156,9 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   const method = METHODS[methodNo];
   if (!method) throw new ApiError(S.PAY_BAD_PARAMETERS, 'paymentMethod must be 1, 3, 4 or 5');
   if (!SUPPORTED.has(methodNo)) throw new ApiError(S.PAY_METHOD_UNSUPPORTED, `payment method ${methodNo} is not supported for this order`);
-  const last4 = method === 'virtualCard' ? checkCard(req.creditCard, now) : null;
+  const card = method === 'virtualCard' ? checkCard(req.creditCard, now) : undefined;
+  const limit = card ? checkLimit(req.creditCard?.paymentLimit, order) : undefined;
+  const last4 = card ? card.number.slice(-4) : null;
 
   // The airline's connection before the payment is claimed: a carrier without one (402) leaves the order as it is.
   const airline = bookingOf(deps.airlines, order.carrier, S.PAY_STATE);
@@ -143,7 +185,7 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
 
   let record;
   try {
-    record = await airline.issueTickets(order.carrier, order.airline_pnr!, { method, idempotencyKey: order.order_no }, callOpts());
+    record = await airline.issueTickets(order.carrier, order.airline_pnr!, { method, idempotencyKey: order.order_no, card, limit }, callOpts());
   } catch (err) {
     // An airline that answered has not issued: back to unpaid. One that did not answer in time may have issued:
     // the payment stays in progress and the expiry sweep settles it once no call can still be under way (it asks

@@ -136,7 +136,7 @@ export const RepricedOrderResponse = Type.Object({
 // ---- pay.do ----
 
 export const CreditCard = Type.Object({
-  cardNumber: OptStr({ maxLength: 25, description: 'Luhn-valid; only its last four digits are kept' }),
+  cardNumber: OptStr({ maxLength: 25, description: 'Luhn-valid, 12-19 digits, not beginning with 0; handed to the airline, only its last four digits kept' }),
   cardCVV: OptStr({ maxLength: 8, description: '3 or 4 digits; never stored' }),
   cardExpireMonth: Nullable(IntOrText('01-12 (also 1-12, or an integer)')),
   cardExpireYear: Nullable(IntOrText('yy or yyyy')),
@@ -148,7 +148,7 @@ export const CreditCard = Type.Object({
   cardHolderPostCode: OptStr({ maxLength: 20 }),
   cardHolderAddress: OptStr(),
   reusable: Nullable(Type.Boolean()),
-  paymentLimit: Nullable(Type.Number()),
+  paymentLimit: Nullable(Type.Number({ description: "the most the card may be charged, in the order's currency; below the order's total: 400; a price above it at issue: 411" })),
   threeDS: Nullable(Type.Object({ ip: OptStr({ maxLength: 64 }) }, { additionalProperties: true })),
 });
 export type CreditCard = Static<typeof CreditCard>;

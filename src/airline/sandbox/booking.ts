@@ -16,6 +16,7 @@ import {
   type CallOptions,
   type FareFamilyTerms,
   type FlightRef,
+  type IssuePayment,
   type ItineraryPrice,
   type PaxFare,
   type PricedItinerary,
@@ -27,6 +28,7 @@ import {
   CONNECTION_MINUTES,
 } from '../connector.js';
 import { airportsForCode } from './cities.js';
+import { recordPrice } from '../record.js';
 import { BoundedMap } from '../../bounded-map.js';
 import type { Clock } from '../../clock.js';
 import { toMinor } from '../../money/money.js';
@@ -36,6 +38,9 @@ import type { WorldAirline, WorldBehaviour, WorldFlight } from './world-schema.j
 import { SeatInventory } from './seat-inventory.js';
 
 type Behave = (b: WorldBehaviour, signal: AbortSignal) => Promise<void>;
+
+/** Card numbers the sandbox airline declines (docs/world.md): a caller's test of pay.do's 411 with a card. */
+export const DECLINED_CARDS: ReadonlySet<string> = new Set(['4000000000000002']);
 
 /** What sandbox_bookings.booking holds: enough to rebuild the record against the current world schedule. */
 interface StoredBooking {
@@ -509,7 +514,7 @@ export class SandboxBookingApi implements BookingConnector {
     return outcome;
   }
 
-  async issueTickets(carrier: string, pnr: string, payment: { method: PaymentMethod; idempotencyKey: string }, opts: CallOptions): Promise<AirlineRecord> {
+  async issueTickets(carrier: string, pnr: string, payment: IssuePayment, opts: CallOptions): Promise<AirlineRecord> {
     const db = this.books();
     await this.behave(this.airline(carrier).behaviour ?? {}, opts.signal);
     const row = await db.selectFrom('sandbox_bookings').select(['booking', 'status']).where('carrier', '=', carrier).where('pnr', '=', pnr).executeTakeFirst();
@@ -517,6 +522,12 @@ export class SandboxBookingApi implements BookingConnector {
     const stored = row.booking as StoredBooking;
     if (stored.status === 'Ticketed') return this.recordOf(stored);
     if (stored.status !== 'OnHold') throw new ConnectorError('rejected', false, `booking ${pnr} is ${stored.status}`);
+    if (payment.method === 'virtualCard') {
+      // Asked again without the card (the expiry sweep after a call that did not answer): no card payment was
+      // taken for this booking, and none is taken without its card.
+      if (!payment.card) throw new ConnectorError('rejected', false, `booking ${pnr}: no card payment was received, and a card payment needs its card`);
+      if (DECLINED_CARDS.has(payment.card.number)) throw new ConnectorError('rejected', false, 'the card was declined');
+    }
     const now = this.clock.now();
     stored.status = 'Ticketed';
     stored.issuedAt = now.toISOString();
@@ -528,6 +539,12 @@ export class SandboxBookingApi implements BookingConnector {
     // `unavailable`) then issued nothing, as that kind promises (a review saw the tickets issued and the caller
     // told "nothing was charged").
     const answer = await this.recordOf(stored);
+    if (payment.limit) {
+      const price = recordPrice(answer);
+      if (!price || price.currency !== payment.limit.currency || price.minor > payment.limit.minor) {
+        throw new ConnectorError('rejected', false, `the booking's price is above the card's payment limit (${payment.limit.currency})`);
+      }
+    }
     // Only an OnHold booking is ticketed: two concurrent payments issue one set of tickets.
     const done = await db
       .updateTable('sandbox_bookings')

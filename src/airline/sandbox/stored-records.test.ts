@@ -60,6 +60,36 @@ describe('sandbox airline: records of stored bookings', () => {
     assert.notEqual(seen, onHold);
   });
 
+  test('a card payment (connector contract, issueTickets): charged to its card within its limit; without its card, declined or above the limit nothing is issued', async (t) => {
+    const { a, pnr } = await setup(t);
+    const card = {
+      number: '4111111111111111',
+      cvv: '123',
+      expiryMonth: 7,
+      expiryYear: 2031,
+      holderFirstName: 'RECORD',
+      holderLastName: 'STORED',
+      billing: { country: null, province: null, city: null, postCode: null, address: null },
+      reusable: null,
+    };
+    const issue = (payment: Omit<Parameters<typeof a.booking.issueTickets>[2], 'method' | 'idempotencyKey'>) =>
+      a.booking.issueTickets('XS', pnr, { method: 'virtualCard', idempotencyKey: 'PAY-CARD-1', ...payment }, { signal: signal() });
+    const refused = async (payment: Parameters<typeof issue>[0], why: RegExp) => {
+      await assert.rejects(issue(payment), (err: Error & { kind?: string }) => err.kind === 'rejected' && why.test(err.message));
+      assert.equal((await a.readRecord('XS', pnr, { signal: signal() }))?.status, 'OnHold', 'nothing issued');
+    };
+    await refused({}, /needs its card/);
+    await refused({ card: { ...card, number: '4000000000000002' } }, /declined/);
+    // the booking costs EUR 240.00 (fare 200, tax 40)
+    await refused({ card, limit: { currency: 'EUR', minor: 23_999 } }, /above the card's payment limit/);
+    await refused({ card, limit: { currency: 'USD', minor: 100_000 } }, /above the card's payment limit/);
+    const ticketed = await issue({ card, limit: { currency: 'EUR', minor: 24_000 } });
+    assert.equal(ticketed.status, 'Ticketed');
+    assert.equal(ticketed.paymentMethod, 'virtualCard');
+    // asked again without the card (the expiry sweep's second ask): the payment taken under the key is answered
+    assert.deepEqual((await issue({})).tickets, ticketed.tickets);
+  });
+
   test('any UPDATE of the row is a new version, even one that keeps updated_at', async (t) => {
     const { store, b, pnr } = await setup(t);
     assert.equal((await b.readRecord('XS', pnr, { signal: signal() }))?.contact.email, 'stored.record@example.com');
