@@ -327,8 +327,10 @@ export class RefundLifecycle {
         next = due.length === this.sweepPage && goOn() ? readDue([last.due_at, last.refund_code]) : null;
         next?.catch(() => undefined);
         if (inFlight.size >= POLL_SWEEP_LANES) await Promise.race(inFlight);
-        // Stopped or paused while waiting: this page stays due for the next sweep.
-        if (this.stopping || this.paused) break;
+        // Stopped, paused, out of budget or aborted while waiting for a lane (an airline call can take its whole
+        // time-out): this page stays due for the next sweep. A review saw pages read just inside the budget start
+        // an airline time-out later, past the job's expiry, while a second sweep sent the same refunds again.
+        if (!goOn()) break;
         const toSubmit = due.filter((d) => d.status === RS.PROCESSING).map((d) => d.refund_code);
         const looks = due.filter((d) => d.status !== RS.PROCESSING).map((d) => this.look(d.refund_code));
         const batch = Promise.all([this.submitDue(toSubmit), ...looks]).then(
@@ -619,10 +621,16 @@ export class RefundLifecycle {
     if (!r || (r.status !== RS.AIRLINE_PROCESSING && r.status !== RS.AIRLINE_REFUNDING)) return;
     const connector = this.deps.airlines.forCarrier(r.carrier);
     if (!connector) throw new Error(`no airline connection for ${r.carrier}`);
-    const state = await connector.refundStatus(r.carrier, refundCode, { signal: this.signal() }).catch((err: unknown) => {
-      if (err instanceof ConnectorError && !err.retryable) return { state: 'rejected' as const, cancelReason: CANCEL_REASON.POLICY };
-      throw err;
-    });
+    // A look that fails, retryable or not, decides nothing: the airline holds the refund, and only its answer moves
+    // it (a review saw an error of the connection — a carrier a world reload dropped — move a refund 3 → 4, its
+    // tickets then refundable again while the airline was paying; voids had the same fix). It throws: counted in
+    // the row, looked at again, given up to an operator past the retry limit.
+    const state = await connector.refundStatus(r.carrier, refundCode, { signal: this.signal() });
+    // docs/refunds.md: only a refund the airline has not accepted (0, 1) can be rejected or withdrawn; one at 3 the
+    // airline is refunding is left for an operator, the answer in its row
+    if ((state.state === 'rejected' || state.state === 'withdrawn') && r.status === RS.AIRLINE_REFUNDING) {
+      throw new Error(`the airline answers ${state.state} for a refund it accepted and is refunding: left at 3 for an operator`);
+    }
     switch (state.state) {
       case 'processing':
         await this.scheduleLook(this.deps.db, refundCode, r.status);

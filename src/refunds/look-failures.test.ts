@@ -1,0 +1,119 @@
+// Looks and the sweep's budget (found by a review): a status look that fails — even with an error the connection
+// calls final — decides nothing, and a rejection answered for a refund the airline accepted (3) leaves it for an
+// operator (docs/refunds.md: only 0 or 1 → 4); a sweep starts no batch once its budget is spent or its job aborted,
+// however long it waited for a lane.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Kysely } from 'kysely';
+import { call, makeTestApp } from '../test-support/app.js';
+import { PLANTED } from '../test-support/planted.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { ConnectorError, type AirlineRefundState } from '../airline/connector.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { RefundLifecycle, type LifecycleDeps } from './lifecycle.js';
+import { REFUND_ORDER_STATUS as RS } from './statuses.js';
+import type { Database } from '../store/schema.js';
+
+const [lastA, firstA] = PLANTED.names;
+
+test('a failed look moves nothing, whatever the error; a rejection answered at 3 is left for an operator (spec: 0 or 1 → 4 only)', async () => {
+  /** What the airline's status look does instead of answering: throw, or answer this state. */
+  let instead: ConnectorError | AirlineRefundState | null = null;
+  const t = await makeTestApp({
+    world: refundWorld(),
+    connectors: (w, books) => {
+      const sandbox = new SandboxConnector(w, books);
+      const look = sandbox.refundStatus.bind(sandbox);
+      sandbox.refundStatus = async (carrier, code, opts) => {
+        if (instead instanceof ConnectorError) throw instead;
+        return instead ?? look(carrier, code, opts);
+      };
+      return [sandbox];
+    },
+  });
+  try {
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    const res = await call(t.app, '/refund.do', {
+      orderNo,
+      refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }],
+    });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    const code = String(res.body.refundCode);
+    const lifecycle = t.workers.lifecycle;
+    const row = () => t.store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'poll_error', 'next_poll_at']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+    const live = async () => (await t.store.db.selectFrom('refund_tickets').select('live').where('refund_code', '=', code).execute()).map((r) => r.live);
+
+    await lifecycle.sweep();
+    assert.equal((await row()).status, RS.AIRLINE_PROCESSING);
+    // at 1: a connection error called final (a carrier a world reload dropped) is a failed look, not a rejection
+    instead = new ConnectorError('unavailable', false, 'airline XS does not exist');
+    t.clock.advance(60_000);
+    await lifecycle.sweep();
+    let r = await row();
+    assert.deepEqual([r.status, r.poll_failures, r.poll_error], [RS.AIRLINE_PROCESSING, 1, 'airline XS does not exist']);
+    assert.ok(r.next_poll_at, 'looked at again');
+
+    // the airline's answer moves it on to 3 (accepted, refund under way)
+    instead = { state: 'refunding', amountMinor: 10_000, currency: 'EUR' };
+    t.clock.advance(3_600_000);
+    await lifecycle.sweep();
+    assert.equal((await row()).status, RS.AIRLINE_REFUNDING);
+
+    for (const answer of [new ConnectorError('rejected', false, 'has no refund'), { state: 'rejected', cancelReason: '1' } as AirlineRefundState, { state: 'withdrawn', cancelReason: '1' } as AirlineRefundState]) {
+      instead = answer;
+      t.clock.advance(3_600_000);
+      await lifecycle.sweep();
+      r = await row();
+      assert.equal(r.status, RS.AIRLINE_REFUNDING, `still 3 after ${JSON.stringify(answer)}`);
+      assert.ok(r.poll_failures > 0, 'counted as a failed look');
+      assert.deepEqual(await live(), [true], 'its tickets are still held by the refund');
+    }
+    assert.match(String((await row()).poll_error), /left at 3 for an operator/);
+    const history = await t.store.db.selectFrom('refund_status_history').select('to_status').where('refund_code', '=', code).execute();
+    assert.ok(!history.some((h) => h.to_status === RS.REJECTED || h.to_status === RS.WITHDRAWN), 'never 4 or 6');
+  } finally {
+    await t.close();
+  }
+});
+
+test("a sweep starts no batch once its budget is spent or its job's attempt aborted, however long it waited for a lane", async () => {
+  // A store of ten refunds at 1, all due, read a page of one at a time; each look takes 300 ms.
+  const due = Array.from({ length: 10 }, (_, i) => ({ refund_code: `R${i}`, due_at: '2020-01-01 00:00:00+00', status: RS.AIRLINE_PROCESSING }));
+  const db = {
+    executeQuery: async (q: { parameters: readonly unknown[] }) => {
+      const [, , afterCode, limit] = q.parameters as [unknown, unknown, string, number];
+      return { rows: due.filter((d) => d.refund_code > afterCode).slice(0, limit) };
+    },
+  } as unknown as Kysely<Database>;
+  const deps = {
+    db,
+    clock: { now: () => new Date() },
+    pollSeconds: 1,
+    pollRetry: { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true },
+    submitRetry: { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true },
+    airlineTimeoutMs: 300,
+    log: { info() {}, warn() {} },
+  } as unknown as LifecycleDeps;
+  const run = async (budgetMs: number, abortAfterMs: number | null) => {
+    const lifecycle = new RefundLifecycle(deps);
+    lifecycle.sweepPage = 1;
+    const started: number[] = [];
+    const t0 = performance.now();
+    (lifecycle as unknown as { look: (code: string) => Promise<void> }).look = async () => {
+      started.push(performance.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    };
+    const controller = new AbortController();
+    if (abortAfterMs !== null) setTimeout(() => controller.abort(), abortAfterMs);
+    const called = await lifecycle.sweep(budgetMs, controller.signal);
+    return { called, started, ended: performance.now() - t0 };
+  };
+  // out of budget at 100 ms: the three lanes' first batches only (before, two more started at ~300 ms)
+  let sweep = await run(100, null);
+  assert.equal(sweep.called, 3, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
+  assert.ok(sweep.started.every((ms) => ms < 100));
+  assert.ok(sweep.ended < 550, `ended at ${Math.round(sweep.ended)} ms: one airline call after its last start`);
+  // aborted at 50 ms with budget left: the same
+  sweep = await run(10_000, 50);
+  assert.equal(sweep.called, 3, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
+});
