@@ -83,6 +83,13 @@ export function createWorkers(args: WorkersArgs): Workers {
     orderExpiry,
     idempotencyExpiry,
     webhookRetention: retention,
+    stop() {
+      // the recurring jobs' backstops first: nothing sent to a queue that is stopping
+      orderExpiry.stopWorkers();
+      idempotencyExpiry.stopWorkers();
+      retention.stopWorkers();
+      return refunds.stop();
+    },
     async start(work) {
       // Registered before the queue starts: they poll from its start on.
       if (work) await voids.startWorkers();

@@ -7,20 +7,33 @@
 // release job per expired order, retried until the airline answers. A restart resumes both. The sweep also settles
 // a payment a pay.do left 'paying' (its process died during ticketing, or the airline did not answer in time:
 // settleStalePayments) and an order.do's booking that no order names (decision 0046: settleStaleAttempts).
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
 import type { Database, PaymentMethod } from '../store/schema.js';
 import { callOpts, STALE_CALL_MS } from './airline-calls.js';
 import { backToUnpaid, recordIssued } from './pay.js';
 import { settleStaleAttempts } from './attempts.js';
+import { RecurringJob, type RecurringQueue } from '../jobs/recurring.js';
+
+/** Runs each step after the one before has ended, whatever its outcome; answers every outcome. */
+async function allInTurn(steps: Array<() => Promise<unknown>>): Promise<PromiseSettledResult<unknown>[]> {
+  const outcomes: PromiseSettledResult<unknown>[] = [];
+  for (const step of steps) {
+    try {
+      outcomes.push({ status: 'fulfilled', value: await step() });
+    } catch (reason) {
+      outcomes.push({ status: 'rejected', reason });
+    }
+  }
+  return outcomes;
+}
 
 export const JOB_EXPIRY_SWEEP = 'booking-expiry-sweep';
 export const JOB_RELEASE_HOLD = 'booking-release-hold';
 /** Declared on the service's job queue: one waiting sweep at a time; one waiting release per order. */
 export const ORDER_EXPIRY_QUEUES = { [JOB_EXPIRY_SWEEP]: { policy: 'short' }, [JOB_RELEASE_HOLD]: { policy: 'short' } } as const;
 
-const SWEEP_KEY = 'sweep';
 const BATCH = 100;
 /**
  * Real time each of the sweep's airline-calling parts (stale payments, booking attempts) may start calls for: the
@@ -29,10 +42,7 @@ const BATCH = 100;
 const AIRLINE_PART_BUDGET_MS = 15_000;
 
 /** The part of the job queue expiry uses (src/jobs implements it). */
-export interface ExpiryQueue {
-  send(name: string, data: object, opts?: { trx?: Transaction<Database>; startAfterSeconds?: number; singletonKey?: string }): Promise<unknown>;
-  work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown) => Promise<void>): Promise<unknown>;
-}
+export type ExpiryQueue = RecurringQueue;
 
 export interface ExpiryDeps {
   db: Kysely<Database>;
@@ -51,22 +61,33 @@ const orderNoOf = (data: unknown): string => {
 };
 
 export class OrderExpiry {
-  constructor(private readonly deps: ExpiryDeps) {}
+  private readonly recurring: RecurringJob;
+
+  constructor(private readonly deps: ExpiryDeps) {
+    // The successor is queued whatever the run's outcome (./recurring.ts), and each part runs even when one
+    // before it failed (the store's error in one part left the other two undone until the next sweep).
+    this.recurring = new RecurringJob({
+      queue: deps.queue,
+      job: JOB_EXPIRY_SWEEP,
+      everySeconds: deps.sweepSeconds,
+      pollingIntervalSeconds: 1,
+      run: async () => {
+        const outcomes = await allInTurn([() => this.sweep(), () => this.settleStalePayments(), () => this.settleStaleAttempts()]);
+        const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+        if (failed) throw failed.reason;
+      },
+    });
+  }
 
   /** Registers both workers and queues the first sweep (dropped when one already waits, e.g. after a restart). */
   async startWorkers(): Promise<void> {
-    await this.deps.queue.work(JOB_EXPIRY_SWEEP, { pollingIntervalSeconds: 1 }, async () => {
-      await this.sweep();
-      await this.settleStalePayments();
-      await this.settleStaleAttempts();
-      await this.scheduleSweep();
-    });
     await this.deps.queue.work(JOB_RELEASE_HOLD, { batchSize: 4, pollingIntervalSeconds: 1 }, (data) => this.release(orderNoOf(data)));
-    await this.scheduleSweep(0);
+    await this.recurring.start();
   }
 
-  private scheduleSweep(after = this.deps.sweepSeconds): Promise<unknown> {
-    return this.deps.queue.send(JOB_EXPIRY_SWEEP, {}, { singletonKey: SWEEP_KEY, startAfterSeconds: after });
+  /** No more sends from this process (its queue stops the workers). */
+  stopWorkers(): void {
+    this.recurring.stop();
   }
 
   /** Expires every unpaid order past its deadline now; answers their order numbers. */

@@ -1,0 +1,63 @@
+// Recurring jobs (./recurring.ts, found by a review): the chain of a retention sweep survives runs that fail — the
+// store down for longer than every attempt of one run — and a sweep that stops at its batch limit with rows left is
+// followed at once, not a sweep interval later (its deletions keep up with any rate of new rows).
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { openTestStore, testLogger } from '../test-support/app.js';
+import { waitFor } from '../test-support/wait.js';
+import { createJobQueue } from './queue.js';
+import { RetentionSweep } from './retention-sweep.js';
+import { systemClock } from '../clock.js';
+
+const JOB = 'test-retention-sweep';
+
+/** A retention sweep of `rows` rows on a queue of its own (no retries: one failed attempt fails its run for good). */
+async function setup(t: TestContext, opts: { rows: number; sweepSeconds: number; down: () => boolean }) {
+  const store = await openTestStore();
+  t.after(() => store.close());
+  const queue = createJobQueue({ store, logger: testLogger('silent'), schema: 'jq_recurring', retryLimit: 0, retryDelaySeconds: 0, retryBackoff: false, queues: { [JOB]: { policy: 'short' } } });
+  const state = { left: opts.rows, failedRuns: 0, sweeps: [] as number[] };
+  const sweep = new RetentionSweep({
+    job: JOB,
+    clock: systemClock,
+    queue,
+    ttlMs: 1000,
+    sweepSeconds: opts.sweepSeconds,
+    batch: 1,
+    deletedMessage: 'test rows deleted',
+    log: { info: (obj: object) => void state.sweeps.push((obj as { deleted: number }).deleted) },
+    deleteBatch: async (_cutoff, limit) => {
+      if (opts.down()) {
+        state.failedRuns++;
+        throw new Error('the store does not answer');
+      }
+      const n = Math.min(limit, state.left);
+      state.left -= n;
+      return n;
+    },
+  });
+  await queue.start();
+  t.after(async () => {
+    sweep.stopWorkers();
+    await queue.stop({ graceful: false });
+  });
+  await sweep.startWorkers();
+  return state;
+}
+
+test('a retention sweep whose run failed for good (the store down) runs again at its next time once the store is back', async (t) => {
+  let down = true;
+  const state = await setup(t, { rows: 3, sweepSeconds: 2, down: () => down });
+  await waitFor('the first run failed', async () => state.failedRuns > 0, 20_000);
+  down = false;
+  // before: the run's successor was queued only after a sweep that succeeded, so none came again
+  await waitFor('the chain runs again', async () => state.left === 0, 20_000);
+  assert.deepEqual(state.sweeps, [3]);
+});
+
+test('a sweep that stopped at its batch limit with rows left is followed at once, not a sweep interval later', async (t) => {
+  // 60 rows, one a statement, 50 statements a sweep; an hour between two sweeps
+  const state = await setup(t, { rows: 60, sweepSeconds: 3600, down: () => false });
+  await waitFor('every row deleted', async () => state.left === 0, 30_000);
+  assert.deepEqual(state.sweeps, [50, 10], 'two sweeps: the limit, then the rest');
+});

@@ -1,0 +1,61 @@
+// A job that queues its own successor: the expiry of unpaid orders, the expiry of idempotency keys, the webhook
+// outbox's retention (decisions 0023, 0028, 0022). Its queue's policy is 'short' and every send carries one
+// singleton key, so one waits at a time however many processes send. The successor is queued whatever the run's
+// outcome, and a backstop re-sends it every minute: a review saw the chain end for good once every attempt of one
+// run failed (the store down for a few minutes), the rows it deletes then growing without bound until a restart.
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
+
+/** The part of the job queue a recurring job uses (src/jobs/queue.ts implements it). */
+export interface RecurringQueue {
+  send(name: string, data: object, opts?: { trx?: Transaction<Database>; startAfterSeconds?: number; singletonKey?: string }): Promise<unknown>;
+  work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown) => Promise<void>): Promise<unknown>;
+}
+
+const SINGLETON_KEY = 'sweep';
+/** How often the chain is checked: a send while one waits is dropped (the singleton key). */
+const BACKSTOP_MS = 60_000;
+
+export class RecurringJob {
+  private backstop: NodeJS.Timeout | undefined;
+
+  /**
+   * `run` answers the seconds until the next run when it wants it sooner than `everySeconds` (a sweep that stopped
+   * at its batch limit with rows left), or nothing.
+   */
+  constructor(
+    private readonly opts: {
+      queue: RecurringQueue;
+      job: string;
+      everySeconds: number;
+      pollingIntervalSeconds: number;
+      run: () => Promise<number | void>;
+    },
+  ) {}
+
+  /** Registers the worker and queues the first run (dropped when one already waits, e.g. after a restart). */
+  async start(): Promise<void> {
+    await this.opts.queue.work(this.opts.job, { pollingIntervalSeconds: this.opts.pollingIntervalSeconds }, async () => {
+      let next = this.opts.everySeconds;
+      try {
+        next = (await this.opts.run()) ?? next;
+      } finally {
+        // Also when the run failed (its attempt retried by the queue, or failed for good): the chain goes on.
+        await this.schedule(next);
+      }
+    });
+    await this.schedule(0);
+    this.backstop ??= setInterval(() => void this.schedule(this.opts.everySeconds).catch(() => undefined), BACKSTOP_MS);
+    this.backstop.unref();
+  }
+
+  /** No more backstop sends from this process (the queue stops its workers). */
+  stop(): void {
+    clearInterval(this.backstop);
+    this.backstop = undefined;
+  }
+
+  private schedule(afterSeconds: number): Promise<unknown> {
+    return this.opts.queue.send(this.opts.job, {}, { singletonKey: SINGLETON_KEY, startAfterSeconds: afterSeconds });
+  }
+}
