@@ -1,5 +1,6 @@
 // The embedded store's folder lock (decision 0002): one process per folder; a lock left by a crashed process is
-// taken over once it is stale by its age (10 s without a refresh), never while its holder refreshes it.
+// taken over once it is stale by its age (10 s without a refresh), never while its holder refreshes it, nor while
+// its holder lives on this host (a long statement keeps the holder from refreshing it).
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -25,9 +26,13 @@ const LOCK_MODULE = new URL('./lock.ts', import.meta.url).href;
 const lockDir = (dir: string) => path.join(dir, 'postbook.lock');
 const never = (err: Error) => assert.fail(`lock compromised: ${err.message}`);
 
-/** A child process holding the lock of `dir` (resolves once it holds it). */
-async function holderProcess(dir: string): Promise<ChildProcessWithoutNullStreams> {
-  const script = `const { lockDataDir } = await import(${JSON.stringify(LOCK_MODULE)}); await lockDataDir(${JSON.stringify(dir)}, () => process.exit(3), 0); console.log('locked'); setInterval(() => {}, 60000);`;
+/**
+ * A child process holding the lock of `dir` (resolves once it holds it). With `blockMs` its event loop is then
+ * blocked that long, as by one long PGlite statement (the lock not refreshed meanwhile).
+ */
+async function holderProcess(dir: string, blockMs = 0): Promise<ChildProcessWithoutNullStreams> {
+  const block = blockMs > 0 ? `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${blockMs}); console.log('unblocked');` : '';
+  const script = `const { lockDataDir } = await import(${JSON.stringify(LOCK_MODULE)}); await lockDataDir(${JSON.stringify(dir)}, () => process.exit(3), 0); console.log('locked'); setTimeout(() => { ${block} }, 10); setInterval(() => {}, 60000);`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
   children.push(child);
   await new Promise<void>((resolve, reject) => {
@@ -59,5 +64,21 @@ describe('data folder lock', () => {
     const lock = await lockDataDir(dir, never, 0);
     await lock.release();
     assert.equal(fs.existsSync(lockDir(dir)), false, 'release removes the lock folder');
+  });
+
+  test('a holder busy past the stale age (one long statement on its thread) is not taken over: its process lives (found by a review: rows lost)', async () => {
+    const dir = tmpDir();
+    const holder = await holderProcess(dir, 13_000);
+    let exitCode: number | null = null;
+    holder.once('exit', (code) => (exitCode = code));
+    // the lock unrefreshed for longer than its stale age while the holder's thread is busy
+    while (Date.now() - fs.statSync(lockDir(dir)).mtimeMs <= 10_500) await new Promise((r) => setTimeout(r, 250));
+    await assert.rejects(lockDataDir(dir, never, 0), DataDirLockedError);
+    await assert.rejects(lockDataDir(dir, never, 1_500), DataDirLockedError, 'nor after waiting');
+    // once its statement ends the holder refreshes its lock, uncompromised
+    await new Promise<void>((resolve) => holder.stdout.on('data', (d: Buffer) => d.toString().includes('unblocked') && resolve()));
+    await new Promise((r) => setTimeout(r, 6_000));
+    assert.equal(exitCode, null, 'the holder still holds its lock');
+    assert.ok(Date.now() - fs.statSync(lockDir(dir)).mtimeMs < 6_000, 'refreshed');
   });
 });
