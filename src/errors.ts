@@ -19,6 +19,8 @@ export const VALIDATION_STATUS: Record<Family, number> = {
 /** Statuses shared by every endpoint (docs/architecture.md "Wire conventions"). */
 export const COMMON = {
   UNAUTHORIZED: 900,
+  /** Credentials not checked now (too many new ones at once, or too many failures from the address): HTTP 429. */
+  AUTH_BUSY: 429,
   NOT_JSON: 901,
   BODY_TOO_LARGE: 413,
   NOT_FOUND: 404,

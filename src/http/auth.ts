@@ -1,6 +1,6 @@
 // Client authentication for spec endpoints, admin-token authentication for sandbox admin endpoints.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedClient, ClientAuthenticator } from '../clients/auth.js';
+import { AuthBusy, type AuthenticatedClient, type ClientAuthenticator } from '../clients/auth.js';
 import { digest, sameDigest } from '../clients/secrets.js';
 import { ApiError, COMMON } from '../errors.js';
 
@@ -13,14 +13,21 @@ declare module 'fastify' {
 export function clientAuthHook(authenticator: ClientAuthenticator, headerPrefix: string) {
   const idHeader = `x-${headerPrefix}-client-id`;
   const secretHeader = `x-${headerPrefix}-client-secret`;
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const id = request.headers[idHeader];
     const secret = request.headers[secretHeader];
     if (typeof id !== 'string' || typeof secret !== 'string' || id === '' || secret === '') {
       throw new ApiError(COMMON.UNAUTHORIZED, `unauthorized: send the ${idHeader} and ${secretHeader} headers`, 401);
     }
     if (id.length > 128 || secret.length > 256) throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
-    const client = await authenticator.authenticate(id, secret);
+    let client;
+    try {
+      client = await authenticator.authenticate(id, secret, request.ip);
+    } catch (err) {
+      if (!(err instanceof AuthBusy)) throw err;
+      reply.header('retry-after', String(err.retryAfterSeconds));
+      throw new ApiError(COMMON.AUTH_BUSY, err.message, 429);
+    }
     if (!client) throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
     request.client = client;
   };
