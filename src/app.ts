@@ -11,7 +11,7 @@ import { ClientAuthenticator } from './clients/auth.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { ANSWER_CODINGS, COMPRESS_THRESHOLD_BYTES, explicitCodings } from './http/encoding.js';
-import { errorHandler, notFoundHandler } from './http/errors.js';
+import { errorHandler, frameworkErrors, notFoundHandler } from './http/errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerRoutes } from './http/routes.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
@@ -72,6 +72,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    frameworkErrors,
     // X-Forwarded-For/-Proto believed from these peers only (TRUST_PROXY): request.ip and request.protocol
     trustProxy: config.trustProxy,
     logController: new AccessLog(logger),
@@ -164,6 +165,9 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
     // `*` as the codings it stands for, before @fastify/compress (or a kept answer) reads the header
     const accepted = request.headers['accept-encoding'];
     if (accepted !== undefined && accepted.includes('*')) request.headers['accept-encoding'] = explicitCodings(accepted);
+    // A body's coding is case-insensitive (RFC 9110); @fastify/compress compares it as written (`GZIP` was refused)
+    const coding = request.headers['content-encoding'];
+    if (coding !== undefined) request.headers['content-encoding'] = coding.trim().toLowerCase();
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {

@@ -40,6 +40,18 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, status: 
   return reply.code(httpStatus).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
 }
 
+/** The request body codings @fastify/compress reads (its default). */
+export const REQUEST_CODINGS = 'gzip, deflate, br or identity';
+
+/**
+ * Errors Fastify answers before any route or hook (a path that is not a valid URL): in the wire envelope, with
+ * the request id, as a path no route serves (they were Fastify's own body, its error code and the path as typed).
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  void sendError(request, reply, COMMON.NOT_FOUND, `no endpoint: the request's path is not a valid URL path (${err.code})`, err.code === 'FST_ERR_BAD_URL' ? 400 : 404);
+}
+
 export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (err instanceof ApiError) return sendError(request, reply, err.status, err.msg, err.httpStatus);
   const family = request.routeOptions.config?.family;
@@ -55,6 +67,9 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
       return sendError(request, reply, COMMON.NOT_JSON, 'request body is not valid JSON', 400);
   }
   if (err.validation) return sendError(request, reply, VALIDATION_STATUS.admin, describeValidation(err), 400);
+  // A request body in a coding we do not read (@fastify/compress reads gzip, deflate and br): 415, not a system
+  // error (a review saw Content-Encoding: zstd answered 500/9999 and logged as unhandled).
+  if (err.statusCode === 415) return sendError(request, reply, COMMON.NOT_JSON, `Content-Encoding must be one of ${REQUEST_CODINGS}, or absent`, 415);
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return sendError(request, reply, COMMON.NOT_JSON, 'request body is not valid JSON', 400);
   }

@@ -20,17 +20,26 @@ export interface Readiness {
 /** How long the store may take to answer `select 1` before the process counts as not ready. */
 export const STORE_PROBE_TIMEOUT_MS = 2_000;
 
+/** A probe that timed out says so; any other failure is named by its code only, its text to the log. */
+class ProbeTimeout extends Error {}
+
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new ProbeTimeout(`${what} did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-const failed = (err: unknown): ReadinessCheck => ({ ok: false, reason: err instanceof Error ? err.message : String(err) });
-
-export async function readiness(deps: Pick<AppDeps, 'db' | 'jobQueue'>): Promise<Readiness> {
+export async function readiness(deps: Pick<AppDeps, 'db' | 'jobQueue'>, log?: (err: unknown) => void): Promise<Readiness> {
+  // /readyz needs no credentials: a driver's own text (a host name, an address, a database role) stays in the log
+  // (a review saw `getaddrinfo ENOTFOUND db-primary.corp.internal` answered to anyone).
+  const failed = (err: unknown): ReadinessCheck => {
+    if (err instanceof ProbeTimeout) return { ok: false, reason: err.message };
+    log?.(err);
+    const code = (err as { code?: unknown } | null)?.code;
+    return { ok: false, reason: `the store refused the probe${typeof code === 'string' && /^[A-Z0-9_]{1,32}$/.test(code) ? ` (${code})` : ''}; the service log has the detail` };
+  };
   const store = await withTimeout(sql`select 1`.execute(deps.db), STORE_PROBE_TIMEOUT_MS, 'the store')
     .then((): ReadinessCheck => ({ ok: true }))
     .catch(failed);

@@ -2,7 +2,10 @@
 // reference at /docs and the OpenAPI document behind it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../store/schema.js';
+import { readiness } from './health.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -70,6 +73,20 @@ describe('operations endpoints', () => {
       await sql`delete from kysely_migration where name = ${unknown}`.execute(t.store.db);
     }
     assert.equal((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  });
+
+  test("readiness of a store that refuses: the reason names no host, address or role (the driver's text goes to the log; found by a review)", async () => {
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ host: 'db-primary.corp.invalid', port: 5432, connectionTimeoutMillis: 1000 }) }) });
+    const logged: unknown[] = [];
+    try {
+      const r = await readiness({ db, jobQueue: { running: true } as never }, (err) => logged.push(err));
+      assert.equal(r.ready, false);
+      assert.match(String(r.checks.store.reason), /^the store refused the probe( \([A-Z0-9_]+\))?; the service log has the detail$/);
+      assert.ok(!JSON.stringify(r).includes('corp.invalid'), JSON.stringify(r));
+      assert.equal(logged.length, 1, 'the detail is logged');
+    } finally {
+      await db.destroy();
+    }
   });
 
   test('GET /readyz: 503 once the job queue has stopped (a process shutting down)', async () => {

@@ -141,8 +141,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   // Liveness: the process serves HTTP. /health is the older name, kept for existing probes.
   for (const url of ['/healthz', '/health']) ops.get(url, open, async () => ({ status: 'ok', store: deps.store.kind }));
   // Readiness: the store answers, its migrations are this build's, the job queue runs (else 503 and why).
-  ops.get('/readyz', open, async (_req, reply) => {
-    const r = await readiness(deps);
+  ops.get('/readyz', open, async (req, reply) => {
+    const r = await readiness(deps, (err) => req.log.warn({ err }, 'readiness probe failed'));
     return reply.code(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not ready', ...r.checks });
   });
   ops.get('/metrics', open, async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));

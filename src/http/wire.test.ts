@@ -1,7 +1,7 @@
 // docs/architecture.md "Wire conventions": the error model, gzip, request ids, header prefix.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
@@ -50,6 +50,27 @@ describe('wire conventions', () => {
     const res = await call(t.app, '/extractPnr.do', huge);
     assert.equal(res.http, 413);
     assert.equal(res.body.status, 413);
+  });
+
+  test('a body in a coding we do not read: HTTP 415, status 901 (not 500); a coding in capitals is read (found by a review)', async () => {
+    for (const coding of ['zstd', 'compress', 'gzip, identity']) {
+      const res = await t.app.inject({ method: 'POST', url: '/extractPnr.do', headers: { ...authHeaders(), 'content-type': 'application/json', 'content-encoding': coding }, payload: JSON.stringify(body) });
+      assert.equal(res.statusCode, 415, `${coding}: ${res.body}`);
+      assert.equal(res.json().status, 901);
+      assert.match(res.json().msg, /Content-Encoding must be one of gzip, deflate, br or identity/);
+    }
+    const res = await t.app.inject({ method: 'POST', url: '/extractPnr.do', headers: { ...authHeaders(), 'content-type': 'application/json', 'content-encoding': 'GZIP' }, payload: gzipSync(JSON.stringify(body)) });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().status, 0);
+  });
+
+  test('a path that is not a valid URL: the status body with the request id, not the framework\'s own (found by a review)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/%' });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(Object.keys(res.json()), ['status', 'msg']);
+    assert.equal(res.json().status, 404);
+    assert.ok(res.headers['x-request-id']);
+    assert.match(res.json().msg, /not a valid URL path/);
   });
 
   test('an unknown endpoint: HTTP 404 with a status body', async () => {
