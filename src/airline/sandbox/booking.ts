@@ -36,6 +36,7 @@ import type { Database, PaymentMethod } from '../../store/schema.js';
 import { DEFAULT_FARE_CURRENCY, segmentOfFlight, type ResolvedFlight, type SandboxBooking, type World } from './world.js';
 import type { WorldAirline, WorldBehaviour, WorldFlight } from './world-schema.js';
 import { SeatInventory } from './seat-inventory.js';
+import { percentOfMinor } from './refunds.js';
 
 type Behave = (b: WorldBehaviour, signal: AbortSignal) => Promise<void>;
 
@@ -231,9 +232,12 @@ export class SandboxBookingApi implements BookingConnector {
     const factor = (CABIN_FARE_FACTOR[cabinClass] ?? 1) * familyFactor;
     const adult = fares.adult;
     const given = type === 'adult' ? adult : fares[type];
-    const fare = given ? given.fare : adult.fare * (type === 'child' ? 0.75 : 0.1);
     const tax = given ? given.tax : adult.tax;
-    return { fareMinor: toMinor(Math.round(fare * factor * 100) / 100, fares.currency), taxMinor: toMinor(tax, fares.currency) };
+    // In minor units, rounded once (half-up): a fare of a three-decimal currency (KWD 10.125) was rounded to two
+    // decimals first (a review). A child without fares of its own pays 75 % of the adult fare, an infant 10 %; the
+    // percent is the product of decimal factors, read without the float's noise (1.5 × 1.3 = 1.9500000000000002).
+    const percent = Number((factor * (given ? 100 : type === 'child' ? 75 : 10)).toPrecision(12));
+    return { fareMinor: percentOfMinor(toMinor(given ? given.fare : adult.fare, fares.currency), percent, fares.currency), taxMinor: toMinor(tax, fares.currency) };
   }
 
   // ---- seats and bags ----

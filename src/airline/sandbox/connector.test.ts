@@ -43,6 +43,24 @@ async function rejection(p: Promise<unknown>): Promise<ConnectorError> {
 }
 
 describe('SandboxConnector', () => {
+  test('fares of a three-decimal currency are priced exactly, rounded once (KWD 10.125 was 10.130; found by a review)', async () => {
+    const w = structuredClone(testWorld());
+    w.flights[0]!.fares = { currency: 'KWD', adult: { fare: 10.125, tax: 1.5 }, child: { fare: 7.595, tax: 1 } };
+    // built now: a flight that has left is not priced, and the connector's clock is the system's
+    const world = buildWorld(w, new Date(), 'test');
+    const sandbox = new SandboxConnector(world);
+    const out = world.flights.get('out')!;
+    const flight = { carrier: out.carrier, flightNumber: out.flightNumber, depDate: out.current.dep.toFormat('yyyyMMdd') };
+    const economy = await sandbox.booking.price(out.carrier, [{ flight, direction: 'out' }], 1, { signal: signal() });
+    assert.equal(economy?.price.currency, 'KWD');
+    assert.deepEqual([economy?.price.adult.fareMinor, economy?.price.child.fareMinor, economy?.price.adult.taxMinor], [10125, 7595, 1500]);
+    // an infant without fares of its own: 10 % of the adult fare, 1012.5 fils rounded half-up once
+    assert.equal(economy?.price.infant.fareMinor, 1013);
+    // business class, three times economy: exact
+    const business = await sandbox.booking.price(out.carrier, [{ flight, direction: 'out' }], 2, { signal: signal() });
+    assert.deepEqual([business?.price.adult.fareMinor, business?.price.child.fareMinor], [30375, 22785]);
+  });
+
   test('answers for the carriers of the world', () => {
     const { sandbox } = connector();
     assert.equal(sandbox.name, 'sandbox');

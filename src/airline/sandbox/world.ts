@@ -316,8 +316,14 @@ function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircra
     // A daily flight: the same local times on each of the next repeatDays days (ids "<id>+Nd").
     for (let day = 0; day <= (f.repeatDays ?? 0); day++) {
       const id = day === 0 ? f.id : `${f.id}+${day}d`;
-      if (day > 0 && flights.has(id)) fail(`${at}.repeatDays`, `makes flight id ${id}, which another flight already has`);
+      // also a flight whose own id is another's repeat ("f+1d" after f with repeatDays): it replaced that repeat
+      if (flights.has(id)) fail(day === 0 ? `${at}.id` : `${at}.repeatDays`, day === 0 ? `${id} is already a flight's id (a flight's own, or another flight's repeat)` : `makes flight id ${id}, which another flight already has`);
       const plus = (t: DateTime) => (day === 0 ? t : t.plus({ days: day }));
+      // The same local times each day: where one airport's clocks change on a repeat's day, its length changes by
+      // the hour, and a short one may land before it leaves (a review).
+      if (day > 0 && (plus(arr) <= plus(dep) || plus(carr) <= plus(cdep))) {
+        fail(`${at}.repeatDays`, `makes flight ${id} arrive before it departs (a clock change at one airport on that day)`);
+      }
       flights.set(id, {
         id,
         source: f,
