@@ -37,6 +37,7 @@ import { DEFAULT_FARE_CURRENCY, segmentOfFlight, type ResolvedFlight, type Sandb
 import type { WorldAirline, WorldBehaviour, WorldFlight } from './world-schema.js';
 import { SeatInventory } from './seat-inventory.js';
 import { percentOfMinor } from './refunds.js';
+import { constraintOf, isUniqueViolation } from '../../store/errors.js';
 
 type Behave = (b: WorldBehaviour, signal: AbortSignal) => Promise<void>;
 
@@ -361,7 +362,7 @@ export class SandboxBookingApi implements BookingConnector {
     const repriced = await this.repricing(req, flights);
     if (repriced) return repriced;
 
-    const pnr = newPnr();
+    let pnr = this.freshPnr(req.carrier);
     const bags = new Map<string, BaggageProduct>();
     for (const b of this.baggage(req.carrier, req.segments.map((s, i) => segmentOfFlight(flights[i]!, i + 1, s.direction, s.cabinClass, s.fareFamily)), req.price.currency)) {
       bags.set(`${b.segmentIndex}/${b.code}`, b);
@@ -401,67 +402,83 @@ export class SandboxBookingApi implements BookingConnector {
     }
     const sold = new Set<string>();
     const bumped = new Map<string, number>();
-    try {
-      await db.transaction().execute(async (trx) => {
-        for (const a of req.ancillaries) {
-          if (a.kind !== 'seat') continue;
-          const f = flights[a.segmentIndex - 1];
-          const seg = req.segments[a.segmentIndex - 1];
-          if (!f || !seg) throw new Refused({ ok: false, reason: 'seatUnknown', message: `segment ${a.segmentIndex} is not in the booking` });
-          const { cabins } = await this.cabinsOf(f, seg.cabinClass, trx);
-          const wanted = findSeat(cabins, a.seat);
-          if (!wanted) throw new Refused({ ok: false, reason: 'seatUnknown', message: `seat ${a.seat} does not exist on ${f.flightNumber}` });
-          const key = flightKeyOfFlight(f);
-          const sell = async (seat: string) => {
-            if ((f.source.occupiedSeats ?? []).includes(seat)) return false;
-            const row = await trx
-              .insertInto('sandbox_seat_sales')
-              .values({ flight_key: key, seat, carrier: req.carrier, pnr, sold_at: now })
-              .onConflict((oc) => oc.doNothing())
-              .returning('seat')
-              .executeTakeFirst();
-            if (row !== undefined) sold.add(key);
-            return row !== undefined;
-          };
-          let assigned: string | null = null;
-          if (!wanted.seat.occupied && (await sell(a.seat))) assigned = a.seat;
-          else if (req.ifSeatOccupied === 'STOP_TICKET') throw new Refused({ ok: false, reason: 'seatTaken', message: `seat ${a.seat} is no longer available` });
-          else if (req.ifSeatOccupied === 'SIMILAR_SEAT') {
-            for (const candidate of similarSeats(wanted.cabin, wanted.row, wanted.seat)) {
-              if (await sell(candidate.name)) {
-                assigned = candidate.name;
-                break;
+    const baggageOnly = stored.ancillaries.length;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db.transaction().execute(async (trx) => {
+          for (const a of req.ancillaries) {
+            if (a.kind !== 'seat') continue;
+            const f = flights[a.segmentIndex - 1];
+            const seg = req.segments[a.segmentIndex - 1];
+            if (!f || !seg) throw new Refused({ ok: false, reason: 'seatUnknown', message: `segment ${a.segmentIndex} is not in the booking` });
+            const { cabins } = await this.cabinsOf(f, seg.cabinClass, trx);
+            const wanted = findSeat(cabins, a.seat);
+            if (!wanted) throw new Refused({ ok: false, reason: 'seatUnknown', message: `seat ${a.seat} does not exist on ${f.flightNumber}` });
+            const key = flightKeyOfFlight(f);
+            const sell = async (seat: string) => {
+              if ((f.source.occupiedSeats ?? []).includes(seat)) return false;
+              const row = await trx
+                .insertInto('sandbox_seat_sales')
+                .values({ flight_key: key, seat, carrier: req.carrier, pnr, sold_at: now })
+                .onConflict((oc) => oc.doNothing())
+                .returning('seat')
+                .executeTakeFirst();
+              if (row !== undefined) sold.add(key);
+              return row !== undefined;
+            };
+            let assigned: string | null = null;
+            if (!wanted.seat.occupied && (await sell(a.seat))) assigned = a.seat;
+            else if (req.ifSeatOccupied === 'STOP_TICKET') throw new Refused({ ok: false, reason: 'seatTaken', message: `seat ${a.seat} is no longer available` });
+            else if (req.ifSeatOccupied === 'SIMILAR_SEAT') {
+              for (const candidate of similarSeats(wanted.cabin, wanted.row, wanted.seat)) {
+                if (await sell(candidate.name)) {
+                  assigned = candidate.name;
+                  break;
+                }
               }
+              if (!assigned) throw new Refused({ ok: false, reason: 'seatTaken', message: `seat ${a.seat} is no longer available and no similar seat is free` });
             }
-            if (!assigned) throw new Refused({ ok: false, reason: 'seatTaken', message: `seat ${a.seat} is no longer available and no similar seat is free` });
+            stored.seats.push({ paxRef: a.paxRef, segmentIndex: a.segmentIndex, requested: a.seat, assigned });
+            if (assigned) {
+              stored.ancillaries.push({
+                paxRef: a.paxRef,
+                segmentIndex: a.segmentIndex,
+                category: 'Seat',
+                productCode: `SCI_SEAT_${assigned}_${f.carrier}_${f.from}_${f.to}`,
+                // the price the caller was shown for the seat it asked for (a similar seat never costs more)
+                priceMinor: a.priceMinor,
+                currency: a.currency,
+                seat: assigned,
+                baggage: null,
+              });
+            }
           }
-          stored.seats.push({ paxRef: a.paxRef, segmentIndex: a.segmentIndex, requested: a.seat, assigned });
-          if (assigned) {
-            stored.ancillaries.push({
-              paxRef: a.paxRef,
-              segmentIndex: a.segmentIndex,
-              category: 'Seat',
-              productCode: `SCI_SEAT_${assigned}_${f.carrier}_${f.from}_${f.to}`,
-              // the price the caller was shown for the seat it asked for (a similar seat never costs more)
-              priceMinor: a.priceMinor,
-              currency: a.currency,
-              seat: assigned,
-              baggage: null,
-            });
-          }
+          await trx
+            .insertInto('sandbox_bookings')
+            .values({ carrier: req.carrier, pnr, booking_key: req.idempotencyKey, status: 'OnHold', booking: JSON.stringify(stored), created_at: now, updated_at: now })
+            .execute();
+          // Every flight with a seat sold gets a new inventory version, committed with the sale (in key order,
+          // so two orders on the same flights lock their version rows in the same order: no deadlock).
+          for (const key of [...sold].sort()) bumped.set(key, await this.inventory.bump(trx, key));
+        });
+        for (const [key, version] of bumped) this.inventory.committed(key, version);
+        break;
+      } catch (err) {
+        if (err instanceof Refused) return err.answer;
+        // The PNR another booking of this carrier took meanwhile (six random characters: ~5 % likely by 10⁴ stored
+        // bookings; a review): the whole booking again under a new one, nothing of this attempt kept.
+        if (isUniqueViolation(err) && constraintOf(err) === 'sandbox_bookings_pkey' && attempt < 5) {
+          stored.pnr = pnr = this.freshPnr(req.carrier);
+          stored.seats = [];
+          stored.ancillaries.length = baggageOnly;
+          sold.clear();
+          bumped.clear();
+          continue;
         }
-        await trx
-          .insertInto('sandbox_bookings')
-          .values({ carrier: req.carrier, pnr, booking_key: req.idempotencyKey, status: 'OnHold', booking: JSON.stringify(stored), created_at: now, updated_at: now })
-          .execute();
-        // Every flight with a seat sold gets a new inventory version, committed with the sale (in key order,
-        // so two orders on the same flights lock their version rows in the same order: no deadlock).
-        for (const key of [...sold].sort()) bumped.set(key, await this.inventory.bump(trx, key));
-      });
-      for (const [key, version] of bumped) this.inventory.committed(key, version);
-    } catch (err) {
-      if (err instanceof Refused) return err.answer;
-      throw err;
+        // The same booking (its idempotency key) made by a concurrent call: its answer.
+        if (isUniqueViolation(err) && constraintOf(err) === 'sandbox_bookings_booking_key_key') return this.book(req, opts);
+        throw err;
+      }
     }
     return { ok: true, record: await this.recordOf(stored), seats: stored.seats, holdUntil: new Date(stored.holdUntil!) };
   }
@@ -694,6 +711,17 @@ export class SandboxBookingApi implements BookingConnector {
     return undefined;
   }
 
+  /** Makes booking references (a test gives its own sequence to stage a clash). */
+  pnrSource: () => string = newPnr;
+
+  /** A new booking reference no booking of the world file has (those are read before the stored ones). */
+  private freshPnr(carrier: string): string {
+    for (;;) {
+      const pnr = this.pnrSource();
+      if (!this.world.bookings.has(`${carrier}/${pnr}`)) return pnr;
+    }
+  }
+
   private airline(carrier: string): WorldAirline {
     const a = this.world.airlines.get(carrier);
     if (!a) throw new ConnectorError('rejected', false, `sandbox airline ${carrier} does not exist`);
@@ -755,7 +783,7 @@ function similarSeats(cabin: SeatMapCabin, row: number, wanted: FoundSeat['seat'
 }
 
 const PNR_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-function newPnr(): string {
+export function newPnr(): string {
   let s = '';
   for (let i = 0; i < 6; i++) s += PNR_ALPHABET[randomInt(0, PNR_ALPHABET.length)];
   return s;

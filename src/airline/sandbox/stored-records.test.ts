@@ -36,7 +36,7 @@ async function setup(t: TestContext) {
   };
   const booked = await a.booking.book(request, { signal: signal() });
   assert.ok(booked.ok);
-  return { store, clock, a, b, pnr: booked.record.pnr };
+  return { store, clock, a, b, world, pnr: booked.record.pnr };
 }
 
 describe('sandbox airline: records of stored bookings', () => {
@@ -88,6 +88,32 @@ describe('sandbox airline: records of stored bookings', () => {
     assert.equal(ticketed.paymentMethod, 'virtualCard');
     // asked again without the card (the expiry sweep's second ask): the payment taken under the key is answered
     assert.deepEqual((await issue({})).tickets, ticketed.tickets);
+  });
+
+  test("a booking whose new PNR another booking has is made again under another (a clash was a 500); none of the world file's PNRs is given", async (t) => {
+    const { a, pnr, world: w } = await setup(t);
+    const world = [...w.bookings.values()].find((b) => b.record.carrier === 'XS')!.record.pnr;
+    const given = [world, pnr, pnr, 'NEWPNR'];
+    a.booking.pnrSource = () => given.shift() ?? 'NEVER1';
+    const out = w.flights.get('out')!;
+    const second = await a.booking.book(
+      {
+        idempotencyKey: 'ORDER-STORED-2',
+        clientId: 'alpha',
+        carrier: 'XS',
+        segments: [{ flight: { carrier: 'XS', flightNumber: 'XS101', depDate: out.current.dep.toFormat('yyyyMMdd') }, direction: 'out', cabinClass: 1, fareFamily: 'STANDARD' }],
+        passengers: [{ ref: 'P1', type: 'ADT', lastName: 'SECOND', firstName: 'BOOKING', birthday: null, gender: null, document: null }],
+        contact: { email: 'second.booking@example.com', phone: null },
+        price: { currency: 'EUR', adult: { fareMinor: 20000, taxMinor: 4000 }, child: { fareMinor: 15000, taxMinor: 4000 }, infant: { fareMinor: 2000, taxMinor: 4000 }, feeMinor: 0, feeMode: 'PER_PAX' },
+        ancillaries: [],
+        ifSeatOccupied: 'STOP_SEAT',
+      },
+      { signal: signal() },
+    );
+    assert.ok(second.ok);
+    assert.equal(second.record.pnr, 'NEWPNR');
+    assert.deepEqual(given, [], 'the world PNR skipped, the taken one tried twice');
+    assert.equal((await a.readRecord('XS', pnr, { signal: signal() }))?.contact.email, 'stored.record@example.com', 'the first booking untouched');
   });
 
   test('any UPDATE of the row is a new version, even one that keeps updated_at', async (t) => {
