@@ -162,7 +162,7 @@ async function runWorker(config: Config): Promise<number> {
   sandboxClock?.stop();
   worldFollower?.stop();
   await deliverer?.stop();
-  await workers.stop(); // graceful: running steps finish (up to 10 s), the rest are handed back for a retry
+  await workers.stop(); // graceful: running steps finish (up to 20 s), the rest are handed back for a retry
   await store.close();
   logger.info('worker stopped');
   return 0;
@@ -270,7 +270,13 @@ function program(): Command {
     }))
     .action(
       run(async (id: string, opts: { graceHours: number }) => {
-        const secret = await withStore(config(), (s) => rotateSecret(s.db, id, systemClock.now(), opts.graceHours * 3600_000));
+        const cfg = config();
+        const secret = await withStore(cfg, async (s) => {
+          // The service's clock: in the sandbox the stored one, which the servers compare the grace's end with
+          // (the system's, behind a moved sandbox clock, ended the old secret at once; a review).
+          const now = cfg.sandbox ? await (await import('./sandbox-clock.js')).storedSandboxNow(s.db) : systemClock.now();
+          return rotateSecret(s.db, id, now, opts.graceHours * 3600_000);
+        });
         if (!secret) throw new CliError(`no client ${id}`, 1);
         out(`client ${id}: new secret (the old one works for ${opts.graceHours} h more; running servers notice within 30 s):\n${secret}`);
       }),

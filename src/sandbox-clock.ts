@@ -37,6 +37,11 @@ function follow(clock: TestClock, storedOffsetMs: number): void {
   if (behind > 0) clock.advance(behind);
 }
 
+/** The sandbox's time now, as every process of the deployment reads it (a one-off command: the CLI). */
+export async function storedSandboxNow(db: Kysely<Database>): Promise<Date> {
+  return new Date(Date.now() + (await storedOffset(db)));
+}
+
 async function storedOffset(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('sandbox_clock').select('offset_ms').executeTakeFirst();
   return Number(row?.offset_ms ?? 0);

@@ -140,3 +140,14 @@ test('a secret in its grace period is cached as the current one, and still ends 
   clock.advance(3601_000);
   assert.equal(await auth.authenticate('graceful', old), null, 'the grace ended: refused although cached a moment ago');
 });
+
+test('a rotation with a grace and one without, at once (the CLI and the console): the secret before both never comes back (found by a review)', async () => {
+  const clock = new TestClock();
+  const leaked = await createClient(store.db, 'racing', 'Racing', clock.now());
+  // the one without a grace first: read at the same time, the one with a grace used to write last, its previous
+  // secret the leaked one for 24 h
+  const outcomes = await Promise.allSettled([rotateSecret(store.db, 'racing', clock.now(), 0), rotateSecret(store.db, 'racing', clock.now(), 24 * 3600_000)]);
+  assert.ok(outcomes.every((o) => o.status === 'fulfilled'), JSON.stringify(outcomes));
+  const auth = new ClientAuthenticator(store.db, clock);
+  assert.equal(await auth.authenticate('racing', leaked), null, 'the leaked secret ended by the rotation without a grace');
+});

@@ -1,5 +1,5 @@
 // Client records: creation, rotation, and seeding the sandbox world's clients into the store.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { ClientRow, ClientSettings, Database } from '../store/schema.js';
 import { hashSecret, newSecret, verifySecret } from './secrets.js';
 
@@ -69,8 +69,12 @@ export class RotationInGrace extends Error {
  * with a grace throws RotationInGrace (found by a review: a second click, or a lost answer retried, cut the
  * original secret off at once, though its grace had been promised).
  */
-export async function rotateSecret(db: Kysely<Database>, id: string, now: Date, graceMs: number): Promise<string | null> {
-  const existing = await findClient(db, id);
+export async function rotateSecret(db: Kysely<Database> | Transaction<Database>, id: string, now: Date, graceMs: number): Promise<string | null> {
+  // The client's row read and locked in the rotation's own transaction: two rotations at once (the CLI's and the
+  // console's) read it one after the other, so neither writes a secret the other just retired as the previous one
+  // (a review: a rotation with a grace overlapping one with none brought a leaked secret back for the grace).
+  if (!db.isTransaction) return db.transaction().execute((trx) => rotateSecret(trx, id, now, graceMs));
+  const existing = await db.selectFrom('clients').selectAll().where('client_id', '=', id).forUpdate().executeTakeFirst();
   if (!existing) return null;
   const running = existing.previous_secret_expires_at ? new Date(existing.previous_secret_expires_at) : null;
   if (graceMs > 0 && running !== null && running.getTime() > now.getTime()) throw new RotationInGrace(running);
