@@ -1042,6 +1042,15 @@ describe('console sandbox panel: reload the world', () => {
     const bad = await reload(admin);
     assert.equal(bad.statusCode, 409);
     assert.match(bad.json().error, /^the world was not reloaded, nothing changed: world file .*world\.yaml: flights\[0\]\.from /);
+    // a booking made through postbook whose PNR changed in the file, its tickets kept: it cannot become an order
+    // (its tickets are another order's), and nothing is written (found by a review: the reload answered success)
+    const moved = structuredClone(world) as any;
+    moved.clients[0].settings.refundServiceFee = 'EUR 1.00';
+    moved.bookings.find((b: { pnr: string }) => b.pnr === 'DEMO20').pnr = 'DEMO2X';
+    write(moved);
+    const conflict = await reload(admin);
+    assert.equal(conflict.statusCode, 409, conflict.body);
+    assert.match(conflict.json().error, /^the world was not reloaded, nothing changed: booking XS DEMO2X cannot become an order: its ticket \S+ belongs to the order of XS DEMO20/);
     write('name: [unclosed');
     assert.match((await reload(admin)).json().error, /nothing changed: world file/);
     fs.rmSync(file);

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import { loadWorldFile, WorldError, type World } from '../airline/sandbox/world.js';
 import { recordWorldReload } from '../airline/sandbox/world-share.js';
 import { seedClients } from '../clients/clients.js';
-import { seedBookedOrders } from '../orders/seed.js';
+import { checkBookedOrders, seedBookedOrders, SeedConflict } from '../orders/seed.js';
 import type { Database } from '../store/schema.js';
 import { seedWebhooks, WebhookRegistrationError, type WebhookRegistry } from '../webhooks/register.js';
 import { webhookUrlProblem } from '../webhooks/url.js';
@@ -56,6 +56,13 @@ export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Pr
   for (const c of withWebhook) {
     const problem = webhookUrlProblem(c.webhook!.url, { sandbox: true });
     if (problem) throw new ActionRefused(409, `the world was not reloaded, nothing changed: world client ${c.id}: webhook: ${problem}`);
+  }
+  // Before anything is written: a booking that cannot become an order refuses the reload whole.
+  try {
+    await checkBookedOrders(deps.db, [...fresh.bookings.values()].map((b) => b.record));
+  } catch (err) {
+    if (err instanceof SeedConflict) throw new ActionRefused(409, `the world was not reloaded, nothing changed: ${err.message}`);
+    throw err;
   }
   const before = worldSummary(deps.world);
   const { reEnabled } = await seedClients(deps.db, fresh.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), now);

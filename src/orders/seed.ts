@@ -2,8 +2,40 @@
 import type { Kysely } from 'kysely';
 import type { AirlineRecord } from '../airline/connector.js';
 import type { Database } from '../store/schema.js';
-import { isUniqueViolation } from '../store/errors.js';
+import { constraintOf, isUniqueViolation } from '../store/errors.js';
 import { findOrderByRecord, insertOrderFromRecord, newOrderNo } from './orders.js';
+
+/** A world booking that cannot become an order: a ticket number of it belongs to another order already. */
+export class SeedConflict extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SeedConflict';
+  }
+}
+
+/**
+ * Throws SeedConflict when a booking that would become an order has a ticket number another order holds (a world
+ * file whose booking changed its PNR and kept its tickets): said before anything is written. The unique index
+ * refused it one order in, and the refusal was taken for another process's seed of the same order (a review:
+ * the reload answered success with the booking never an order).
+ */
+export async function checkBookedOrders(db: Kysely<Database>, records: AirlineRecord[]): Promise<void> {
+  for (const record of records) {
+    if (!record.bookedByClient || record.tickets.length === 0) continue;
+    if (await findOrderByRecord(db, record.carrier, record.pnr)) continue;
+    const taken = await db
+      .selectFrom('tickets')
+      .innerJoin('orders', 'orders.order_no', 'tickets.order_no')
+      .select(['tickets.ticket_no', 'orders.carrier', 'orders.airline_pnr'])
+      .where('tickets.ticket_no', 'in', record.tickets.map((t) => t.ticketNo))
+      .executeTakeFirst();
+    if (taken) {
+      throw new SeedConflict(
+        `booking ${record.carrier} ${record.pnr} cannot become an order: its ticket ${taken.ticket_no} belongs to the order of ${taken.carrier} ${taken.airline_pnr ?? '(no PNR)'} (a booking whose PNR changed keeps no ticket numbers of its old one)`,
+      );
+    }
+  }
+}
 
 /**
  * Creates the missing orders (source 'booking') and brings the times of existing ones in line with the world.
@@ -14,6 +46,7 @@ import { findOrderByRecord, insertOrderFromRecord, newOrderNo } from './orders.j
  * itself wrote (refunds, offers, coupon changes) stays. Returns how many orders were created.
  */
 export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRecord[], now: Date): Promise<number> {
+  await checkBookedOrders(db, records);
   let created = 0;
   for (const record of records) {
     if (!record.bookedByClient) continue;
@@ -28,8 +61,8 @@ export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRec
       );
       created++;
     } catch (err) {
-      // Another process seeded it at the same moment.
-      if (!isUniqueViolation(err)) throw err;
+      // Another process seeded it at the same moment: its order is there now. Any other conflict is this one's.
+      if (!isUniqueViolation(err) || constraintOf(err) !== 'orders_airline_record' || !(await findOrderByRecord(db, record.carrier, record.pnr))) throw err;
     }
   }
   return created;
