@@ -303,7 +303,7 @@ const Flight = Type.Object(
         },
       ),
     ),
-    seatsForSale: Type.Optional(Type.Integer({ minimum: 0, description: 'tickets still sold on this flight (verify.do maxSeats); default 9' })),
+    seatsForSale: Type.Optional(Type.Integer({ minimum: 0, description: 'tickets still sold on this flight (verify.do maxSeats); default 9; a fixed number, not counted down by bookings' })),
     repeatDays: Type.Optional(
       Type.Integer({
         minimum: 1,
