@@ -61,11 +61,16 @@ describe('order expiry', () => {
       assert.equal(await orderStatus(t, orderNo), 0, 'not before the deadline');
       assert.equal(await seatStatus(t, '15C'), 'O');
       t.clock.advance(2 * 60_000);
+      // past the deadline before the sweep ran: 401, and the order not yet said to be cancelled (it still reads 0)
+      const early = await call(t.app, '/pay.do', { orderNo });
+      if ((await orderStatus(t, orderNo)) === 0) assert.match(String(early.body.msg), /lapses: it shows cancelled \(-3\) within seconds/);
+      assert.equal(early.body.status, 401);
       await until('the order lapses', async () => (await orderStatus(t, orderNo)) === -3);
       await until('the airline hold is released', () => released(t, orderNo));
       assert.equal(await seatStatus(t, '15C'), 'F', 'the cached seat map shows the seat free');
       const pay = await call(t.app, '/pay.do', { orderNo });
       assert.equal(pay.body.status, 401, pay.body.msg ?? '');
+      assert.match(String(pay.body.msg), /the order is cancelled \(-3\)/, 'lapsed: cancelled');
       const booking = await t.store.db.selectFrom('booking_orders').select('pay_state').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
       assert.equal(booking.pay_state, 'expired');
       const airline = await t.store.db.selectFrom('sandbox_bookings').select('status').where('booking_key', '=', orderNo).executeTakeFirstOrThrow();

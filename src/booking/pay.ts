@@ -134,6 +134,14 @@ export async function backToUnpaid(db: Kysely<Database>, orderNo: string, at: Da
   });
 }
 
+/**
+ * 401: past the deadline. The order shows -3 once the expiry sweep has run (within seconds); until then it still
+ * reads 0, so the answer says it lapses rather than that it is cancelled (a review: a query right after read 0).
+ */
+function deadlinePassed(lapsed: boolean): ApiError {
+  return new ApiError(S.PAY_DEADLINE_PASSED, `the payment deadline (tktLimitTime) has passed; the order ${lapsed ? 'is cancelled (-3)' : 'lapses: it shows cancelled (-3) within seconds'}, order again`);
+}
+
 export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequest) {
   const now = deps.clock.now();
   const orderNo = given(req.orderNo);
@@ -147,9 +155,7 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   if (!booking) throw new ApiError(S.PAY_STATE, 'the order state does not allow payment: it was not booked through order.do (a claimed order is paid at the airline)');
   if (order.status === '2' || booking.pay_state === 'paid') throw new ApiError(S.PAY_ALREADY_PAID, 'order already paid');
   if (booking.pay_state === 'paying' || order.status === '1') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
-  if (booking.pay_state === 'expired' || new Date(booking.payment_deadline).getTime() <= now.getTime()) {
-    throw new ApiError(S.PAY_DEADLINE_PASSED, 'the payment deadline (tktLimitTime) has passed; the order is cancelled, order again');
-  }
+  if (booking.pay_state === 'expired' || new Date(booking.payment_deadline).getTime() <= now.getTime()) throw deadlinePassed(booking.pay_state === 'expired');
   if (order.status !== '0') throw new ApiError(S.PAY_STATE, 'the order state does not allow payment');
   const methodText = given(req.paymentMethod);
   const methodNo = methodText === null ? 1 : /^\d$/.test(methodText) ? Number(methodText) : NaN;
@@ -179,7 +185,7 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   });
   if (!claimed) {
     const current = await deps.db.selectFrom('booking_orders').select(['pay_state', 'payment_deadline']).where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
-    if (current.pay_state === 'expired' || new Date(current.payment_deadline).getTime() <= now.getTime()) throw new ApiError(S.PAY_DEADLINE_PASSED, 'the payment deadline (tktLimitTime) has passed; the order is cancelled, order again');
+    if (current.pay_state === 'expired' || new Date(current.payment_deadline).getTime() <= now.getTime()) throw deadlinePassed(current.pay_state === 'expired');
     throw new ApiError(current.pay_state === 'paid' ? S.PAY_ALREADY_PAID : S.PAY_IN_PROGRESS, current.pay_state === 'paid' ? 'order already paid' : 'payment in progress; query the order before paying again');
   }
 
