@@ -4,9 +4,11 @@
 //
 // scrypt runs on libuv's thread pool, which the answers' gzip and the log's writes share: a burst of new pairs
 // (random secrets, unknown ids) held every thread, and a review saw a real client wait 32 s to log in and a gzip
-// answer 10 s (decision 0006, amended). So at most CONCURRENT_VERIFICATIONS run at once, at most
-// WAITING_VERIFICATIONS wait for them (beyond: AuthBusy, answered 429 at once), and an address whose
-// verifications failed FAILED_PER_MINUTE times in its current minute gets no new one until the minute ends.
+// answer 10 s (decision 0006, amended). So new pairs are verified at most CONCURRENT_VERIFICATIONS at a time and at
+// most WAITING_VERIFICATIONS wait (beyond: AuthBusy, answered 429 at once); a pair this process has verified as
+// right before (a real client whose entry expired) is verified in a lane of its own, never queued behind new
+// pairs. Nothing is counted by address: behind a NAT or a load balancer (TRUST_PROXY off) every client shares one,
+// and with TRUST_PROXY on the caller writes it (a review saw an address limit lock every client out).
 import type { Kysely } from 'kysely';
 import pLimit from 'p-limit';
 import { BoundedMap } from '../bounded-map.js';
@@ -32,14 +34,14 @@ interface GraceEntry extends CacheEntry {
   graceEndsAt: number;
 }
 
-/** scrypt verifications running at once: two of libuv's four threads, the others left to gzip and the log. */
+/** Verifications of new pairs running at once: two of libuv's four threads (gzip and the log keep the others). */
 const CONCURRENT_VERIFICATIONS = 2;
-/** New verifications waiting for a thread; one more is refused (AuthBusy) instead of queued. */
-const WAITING_VERIFICATIONS = 64;
-/** Failed verifications an address may cause in one minute before its new pairs are refused until the next. */
-export const FAILED_PER_MINUTE = 60;
+/** New pairs waiting for a thread (~4 s of scrypt at ~60 ms each); one more is refused (AuthBusy) instead of queued. */
+export const WAITING_VERIFICATIONS = 128;
+/** How long a pair verified as right is known: its next verification (after the cache's TTL) takes the known lane. */
+const KNOWN_GOOD_MS = 24 * 3600_000;
 
-/** A verification not started: the service is busy verifying, or the address failed too often; retry later. */
+/** A verification not started: the service is busy verifying new credentials; retry later. */
 export class AuthBusy extends Error {
   constructor(
     message: string,
@@ -55,9 +57,11 @@ export class ClientAuthenticator {
   /** Secrets verified in their grace period after a rotation, kept no longer than the grace (nor the TTL). */
   private readonly verifiedPrevious = new BoundedMap<string, GraceEntry>(10_000);
   private readonly refused = new BoundedMap<string, number>(10_000);
-  /** Failed verifications by the caller's address in its current minute. */
-  private readonly failures = new BoundedMap<string, { minute: number; count: number }>(10_000);
+  /** Digests of pairs verified as right, by client id, until when (KNOWN_GOOD_MS): they take the known lane. */
+  private readonly knownGood = new BoundedMap<string, { secretDigest: Buffer; until: number }>(10_000);
   private readonly verifying = pLimit(CONCURRENT_VERIFICATIONS);
+  /** The known lane: one thread, no cap (its pairs are real clients', and one verification per pair at a time). */
+  private readonly verifyingKnown = pLimit(1);
   private readonly inFlight = new Map<string, Promise<AuthenticatedClient | null>>();
   /** Bumped by invalidate(): a verification that began before it does not fill the cache. */
   private generation = 0;
@@ -70,11 +74,8 @@ export class ClientAuthenticator {
     private readonly ttlMs = 30_000,
   ) {}
 
-  /**
-   * The client, or null when the id is unknown, disabled, or the secret is wrong. `source` is the caller's address:
-   * its failed verifications are counted. Throws AuthBusy when a needed verification cannot start now.
-   */
-  async authenticate(clientId: string, secret: string, source = ''): Promise<AuthenticatedClient | null> {
+  /** The client, or null when the id is unknown, disabled, or the secret is wrong. Throws AuthBusy when a new pair's verification cannot wait. */
+  async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
     const now = Date.now();
     const secretDigest = digest(secret);
     const hit = this.verified.get(clientId);
@@ -89,16 +90,10 @@ export class ClientAuthenticator {
 
     const joined = this.inFlight.get(refusalKey);
     if (joined) return joined;
-    const minute = Math.floor(now / 60_000);
-    const failed = this.failures.get(source);
-    if (failed && failed.minute === minute && failed.count >= FAILED_PER_MINUTE) {
-      throw new AuthBusy(`too many failed authentications from this address: retry in ${60 - Math.floor((now / 1000) % 60)} s`, 60 - Math.floor((now / 1000) % 60));
-    }
-    if (this.verifying.pendingCount >= WAITING_VERIFICATIONS) throw new AuthBusy('authentication is busy: too many new credentials at once; retry in 1 s', 1);
-    const pending = this.verifying(() => this.verify(clientId, secret, secretDigest, refusalKey)).then((client) => {
-      if (!client) this.countFailure(source, minute);
-      return client;
-    });
+    const known = this.knownGood.get(clientId);
+    const lane = known && known.until > now && sameDigest(known.secretDigest, secretDigest) ? this.verifyingKnown : this.verifying;
+    if (lane === this.verifying && lane.pendingCount >= WAITING_VERIFICATIONS) throw new AuthBusy('authentication is busy: too many new credentials at once; retry in 1 s', 1);
+    const pending = lane(() => this.verify(clientId, secret, secretDigest, refusalKey));
     this.inFlight.set(refusalKey, pending);
     const forget = () => {
       if (this.inFlight.get(refusalKey) === pending) this.inFlight.delete(refusalKey);
@@ -126,6 +121,7 @@ export class ClientAuthenticator {
     }
     const client: AuthenticatedClient = { clientId: row.client_id, name: row.name, settings: row.settings };
     if (current && stillValid) this.verified.set(clientId, { secretDigest, client, expiresAt: now + this.ttlMs });
+    if (stillValid) this.knownGood.set(clientId, { secretDigest, until: now + KNOWN_GOOD_MS });
     // A secret in its grace period is kept no longer than its grace (by the service clock), so the grace ends on
     // time; it was re-checked at every request, two scrypt runs each (a review: a client still on its old secret
     // held the thread pool as a burst of wrong secrets does).
@@ -135,11 +131,7 @@ export class ClientAuthenticator {
     return client;
   }
 
-  private countFailure(source: string, minute: number): void {
-    const failed = this.failures.get(source);
-    if (failed && failed.minute === minute) failed.count++;
-    else this.failures.set(source, { minute, count: 1 });
-  }
+
 
   /** Forget cached results (after a rotation, a disable or a settings change in this process). */
   invalidate(clientId?: string): void {

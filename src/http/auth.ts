@@ -22,7 +22,7 @@ export function clientAuthHook(authenticator: ClientAuthenticator, headerPrefix:
     if (id.length > 128 || secret.length > 256) throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
     let client;
     try {
-      client = await authenticator.authenticate(id, secret, request.ip);
+      client = await authenticator.authenticate(id, secret);
     } catch (err) {
       if (!(err instanceof AuthBusy)) throw err;
       reply.header('retry-after', String(err.retryAfterSeconds));
