@@ -12,7 +12,7 @@ import { systemClock } from '../clock.js';
 const JOB = 'test-retention-sweep';
 
 /** A retention sweep of `rows` rows on a queue of its own (no retries: one failed attempt fails its run for good). */
-async function setup(t: TestContext, opts: { rows: number; sweepSeconds: number; down: () => boolean }) {
+async function setup(t: TestContext, opts: { rows: number; sweepSeconds: number; down: () => boolean; backstopMs?: number; batchMs?: number }) {
   const store = await openTestStore();
   t.after(() => store.close());
   const queue = createJobQueue({ store, logger: testLogger('silent'), schema: 'jq_recurring', retryLimit: 0, retryDelaySeconds: 0, retryBackoff: false, queues: { [JOB]: { policy: 'short' } } });
@@ -26,7 +26,9 @@ async function setup(t: TestContext, opts: { rows: number; sweepSeconds: number;
     batch: 1,
     deletedMessage: 'test rows deleted',
     log: { info: (obj: object) => void state.sweeps.push((obj as { deleted: number }).deleted) },
+    ...(opts.backstopMs !== undefined ? { backstopMs: opts.backstopMs } : {}),
     deleteBatch: async (_cutoff, limit) => {
+      if (opts.batchMs) await new Promise((resolve) => setTimeout(resolve, opts.batchMs));
       if (opts.down()) {
         state.failedRuns++;
         throw new Error('the store does not answer');
@@ -60,4 +62,11 @@ test('a sweep that stopped at its batch limit with rows left is followed at once
   const state = await setup(t, { rows: 60, sweepSeconds: 3600, down: () => false });
   await waitFor('every row deleted', async () => state.left === 0, 30_000);
   assert.deepEqual(state.sweeps, [50, 10], 'two sweeps: the limit, then the rest');
+});
+
+test("the backstop does not take the waiting place of a run's own sooner successor (found by a review: the catch-up then waited its interval)", async (t) => {
+  // a sweep of 50 batches of 5 ms, with the backstop sending every 20 ms while it runs
+  const state = await setup(t, { rows: 60, sweepSeconds: 3600, down: () => false, backstopMs: 20, batchMs: 5 });
+  await waitFor('every row deleted', async () => state.left === 0, 30_000);
+  assert.deepEqual(state.sweeps, [50, 10]);
 });

@@ -3,6 +3,8 @@
 // singleton key, so one waits at a time however many processes send. The successor is queued whatever the run's
 // outcome, and a backstop re-sends it every minute: a review saw the chain end for good once every attempt of one
 // run failed (the store down for a few minutes), the rows it deletes then growing without bound until a restart.
+// Several processes on PostgreSQL each have a backstop: one may still take the waiting place a run elsewhere
+// wanted sooner (a catch-up then waits its interval); the chain itself holds.
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 
@@ -18,6 +20,9 @@ const BACKSTOP_MS = 60_000;
 
 export class RecurringJob {
   private backstop: NodeJS.Timeout | undefined;
+  /** Runs of this job in this process: the backstop waits for their own send (a review saw its send, a whole
+   * interval on, take the one waiting place before a run's sooner one, a sweep's catch-up then an hour late). */
+  private running = 0;
 
   /**
    * `run` answers the seconds until the next run when it wants it sooner than `everySeconds` (a sweep that stopped
@@ -30,6 +35,8 @@ export class RecurringJob {
       everySeconds: number;
       pollingIntervalSeconds: number;
       run: () => Promise<number | void>;
+      /** Between two backstop sends (default a minute; a test's shorter). */
+      backstopMs?: number;
     },
   ) {}
 
@@ -37,15 +44,22 @@ export class RecurringJob {
   async start(): Promise<void> {
     await this.opts.queue.work(this.opts.job, { pollingIntervalSeconds: this.opts.pollingIntervalSeconds }, async () => {
       let next = this.opts.everySeconds;
+      this.running++;
       try {
         next = (await this.opts.run()) ?? next;
       } finally {
         // Also when the run failed (its attempt retried by the queue, or failed for good): the chain goes on.
-        await this.schedule(next);
+        try {
+          await this.schedule(next);
+        } finally {
+          this.running--;
+        }
       }
     });
     await this.schedule(0);
-    this.backstop ??= setInterval(() => void this.schedule(this.opts.everySeconds).catch(() => undefined), BACKSTOP_MS);
+    this.backstop ??= setInterval(() => {
+      if (this.running === 0) void this.schedule(this.opts.everySeconds).catch(() => undefined);
+    }, this.opts.backstopMs ?? BACKSTOP_MS);
     this.backstop.unref();
   }
 

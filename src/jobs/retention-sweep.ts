@@ -33,6 +33,8 @@ export interface RetentionSweepDeps {
   /** The log line of a sweep that deleted something ('expired idempotency keys deleted'). */
   deletedMessage: string;
   log: { info(obj: object, msg: string): void };
+  /** Between two backstop sends of the chain (./recurring.ts; a test's shorter). */
+  backstopMs?: number;
 }
 
 export class RetentionSweep {
@@ -49,6 +51,7 @@ export class RetentionSweep {
       job: sweepDeps.job,
       everySeconds: sweepDeps.sweepSeconds,
       pollingIntervalSeconds: 5,
+      ...(sweepDeps.backstopMs !== undefined ? { backstopMs: sweepDeps.backstopMs } : {}),
       run: async () => {
         await this.sweep();
         return this.stoppedAtLimit ? CATCH_UP_SECONDS : undefined;
