@@ -12,6 +12,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Store } from './store/store.js';
 import { createClient, RotationInGrace, rotateSecret, seedClients, setClientStatus } from './clients/clients.js';
 import { DataDirLockedError } from './store/lock.js';
+import { STOP_GRACE_MS } from './airline/deadline.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { refundHistory } from './refunds/history.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
@@ -157,12 +158,12 @@ async function runWorker(config: Config): Promise<number> {
   const force = setTimeout(() => {
     logger.error('shutdown grace period over: exiting');
     process.exit(1);
-  }, config.shutdownGraceMs + 15_000);
+  }, config.shutdownGraceMs + STOP_GRACE_MS + 5_000);
   force.unref();
   sandboxClock?.stop();
   worldFollower?.stop();
-  await deliverer?.stop();
-  await workers.stop(); // graceful: running steps finish (up to 20 s), the rest are handed back for a retry
+  // graceful, side by side: running steps finish (up to STOP_GRACE_MS), the rest are handed back for a retry
+  await Promise.all([deliverer?.stop(), workers.stop()]);
   await store.close();
   logger.info('worker stopped');
   return 0;

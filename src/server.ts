@@ -6,6 +6,7 @@ import { createService } from './service.js';
 import { createLogger } from './log.js';
 import { WorldError } from './airline/sandbox/world.js';
 import { DataDirLockedError } from './store/lock.js';
+import { STOP_GRACE_MS } from './airline/deadline.js';
 
 async function main(): Promise<void> {
   let config;
@@ -45,10 +46,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
+    // The requests' drain, then the workers' running steps (an airline call's time-out: STOP_GRACE_MS) and a
+    // margin: the workers run in this process unless WORKERS=false (a review saw the 10 s force cut their 20 s off).
     const force = setTimeout(() => {
       logger.error('shutdown grace period over: exiting');
       process.exit(1);
-    }, config.shutdownGraceMs);
+    }, config.shutdownGraceMs + STOP_GRACE_MS + 5_000);
     force.unref();
     service
       .close()

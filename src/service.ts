@@ -131,8 +131,8 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
         await app.close();
         sandboxClock?.stop();
         worldFollower?.stop();
-        await deliverer?.stop();
-        await workers.stop();
+        // side by side: a delivery's time-out and the workers' STOP_GRACE_MS, not one after the other
+        await Promise.all([deliverer?.stop(), workers.stop()]);
       },
     };
   } catch (err) {

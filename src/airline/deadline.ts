@@ -3,6 +3,8 @@ import type { CallOptions } from './connector.js';
 
 /** How long postbook waits for an airline when the caller sets no time-out: every airline call of a request or a worker. */
 export const AIRLINE_TIMEOUT_MS = 15_000;
+/** How long a graceful stop waits for the workers' running jobs: an airline call's time-out and its outcome's statements. */
+export const STOP_GRACE_MS = AIRLINE_TIMEOUT_MS + 5_000;
 
 /**
  * A caller's budget, fixed when the call starts. Most sandbox reads never wait, and an

@@ -1,7 +1,7 @@
 // Wires the refund lifecycle to the job queue: the queue declarations and the start/stop of both.
 import type { FastifyBaseLogger } from 'fastify';
 import type { AirlineDirectory } from '../airline/connector.js';
-import { AIRLINE_TIMEOUT_MS } from '../airline/deadline.js';
+import { AIRLINE_TIMEOUT_MS, STOP_GRACE_MS } from '../airline/deadline.js';
 import type { Clock } from '../clock.js';
 import { createJobQueue, type JobQueue, type JobQueueOptions, type QueueDeclaration } from '../jobs/queue.js';
 import type { Store } from '../store/store.js';
@@ -18,8 +18,6 @@ import type { Rates } from './engine/index.js';
 export const REFUND_QUEUES = { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { policy: 'short' }, [JOB_POLL_SWEEP]: { policy: 'stately' } } as const;
 /** Airline calls time out after 15 s, well inside one attempt. */
 export const REFUND_JOB_EXPIRE_SECONDS = 60;
-/** How long a graceful stop waits for running jobs: an airline call's time-out and its outcome's statements. */
-export const STOP_GRACE_MS = AIRLINE_TIMEOUT_MS + 5_000;
 
 export interface RefundWorkers {
   queue: JobQueue;
