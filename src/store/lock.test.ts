@@ -25,6 +25,8 @@ function tmpDir(): string {
 const LOCK_MODULE = new URL('./lock.ts', import.meta.url).href;
 const lockDir = (dir: string) => path.join(dir, 'postbook.lock');
 const never = (err: Error) => assert.fail(`lock compromised: ${err.message}`);
+/** What each holder process has printed (read from its start: a line is never missed). */
+const output = new WeakMap<ChildProcessWithoutNullStreams, string>();
 
 /**
  * A child process holding the lock of `dir` (resolves once it holds it). With `blockMs` its event loop is then
@@ -36,11 +38,10 @@ async function holderProcess(dir: string, blockMs = 0): Promise<ChildProcessWith
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
   children.push(child);
   await new Promise<void>((resolve, reject) => {
-    let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('locked')) resolve();
+      output.set(child, (output.get(child) ?? '') + d.toString());
+      if (output.get(child)!.includes('locked')) resolve();
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => reject(new Error(`the holder exited (${code}) before it held the lock: ${err}`)));
@@ -66,6 +67,14 @@ describe('data folder lock', () => {
     assert.equal(fs.existsSync(lockDir(dir)), false, 'release removes the lock folder');
   });
 
+  test('an owner file without its lock folder (a holder that released, or one killed before it could) holds nothing', async () => {
+    const dir = tmpDir();
+    // a live process on this host, as its owner file would name it
+    fs.writeFileSync(path.join(dir, 'postbook.lock.owner'), JSON.stringify({ pid: process.ppid, host: os.hostname(), start: fs.readFileSync(`/proc/${process.ppid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19] }));
+    const lock = await lockDataDir(dir, never, 0);
+    await lock.release();
+  });
+
   test('a holder busy past the stale age (one long statement on its thread) is not taken over: its process lives (found by a review: rows lost)', async () => {
     const dir = tmpDir();
     const holder = await holderProcess(dir, 13_000);
@@ -76,7 +85,10 @@ describe('data folder lock', () => {
     await assert.rejects(lockDataDir(dir, never, 0), DataDirLockedError);
     await assert.rejects(lockDataDir(dir, never, 1_500), DataDirLockedError, 'nor after waiting');
     // once its statement ends the holder refreshes its lock, uncompromised
-    await new Promise<void>((resolve) => holder.stdout.on('data', (d: Buffer) => d.toString().includes('unblocked') && resolve()));
+    for (const end = Date.now() + 30_000; !(output.get(holder) ?? '').includes('unblocked'); ) {
+      assert.ok(Date.now() < end, "the holder's statement ended");
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await new Promise((r) => setTimeout(r, 6_000));
     assert.equal(exitCode, null, 'the holder still holds its lock');
     assert.ok(Date.now() - fs.statSync(lockDir(dir)).mtimeMs < 6_000, 'refreshed');

@@ -50,16 +50,23 @@ function startOf(pid: number): string | null {
   }
 }
 
-/** Whether the owner is a process other than this one, alive on this host (its id not reused since). */
+/**
+ * Whether the owner is a process other than this one, alive on this host: its id names a process started when the
+ * owner's did (an id reused since names another). Without /proc to tell (not Linux, or hidden) nothing is known,
+ * and the lock's age decides as before. Process ids are a pid namespace's: containers that share a folder and a
+ * host name but not their pids are told apart by the age only (decision 0002).
+ */
 function ownerAlive(owner: Owner): boolean {
-  if (owner.host !== os.hostname() || owner.pid === process.pid) return false;
+  if (owner.host !== os.hostname() || owner.start === null) return false;
+  const start = startOf(owner.pid);
+  if (start === null || start !== owner.start) return false;
+  if (owner.pid === process.pid) return false;
   try {
     process.kill(owner.pid, 0);
+    return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-  const start = startOf(owner.pid);
-  return owner.start === null || start === null || start === owner.start;
 }
 
 function readOwner(file: string): Owner | null {
@@ -81,7 +88,8 @@ export async function lockDataDir(dir: string, onCompromised: (err: Error) => vo
   let release: () => Promise<void>;
   for (;;) {
     const owner = readOwner(ownerPath);
-    if (!owner || !ownerAlive(owner)) {
+    // no lock folder: no holder, whatever an owner file left behind says
+    if (!owner || !fs.existsSync(lockfilePath) || !ownerAlive(owner)) {
       try {
         release = await lockfile.lock(dir, { lockfilePath, stale: STALE_MS, update: STALE_MS / 2, realpath: false, retries: 0, onCompromised });
         break;
