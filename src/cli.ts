@@ -18,7 +18,7 @@ import { refundHistory } from './refunds/history.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
 import { keyringOf } from './webhooks/secret.js';
 import { webhookUrlProblem } from './webhooks/url.js';
-import { seedBookedOrders } from './orders/seed.js';
+import { checkBookedOrders, seedBookedOrders, SeedConflict } from './orders/seed.js';
 import type { MoveClockRequest } from './sandbox-clock.js';
 import { ApiError } from './errors.js';
 import type { OperatorRole, WebhookEventState } from './store/schema.js';
@@ -349,8 +349,13 @@ function program(): Command {
         const w = loadWorldFile(file, systemClock.now());
         await withStore(c, async (s) => {
           const now = systemClock.now();
+          const records = [...w.bookings.values()].map((b) => b.record);
+          // a booking that cannot become an order refuses the load before anything is written
+          await checkBookedOrders(s.db, records).catch((err: unknown) => {
+            throw err instanceof SeedConflict ? new CliError(`world ${file} not loaded, nothing changed: ${err.message}`, 1) : err;
+          });
           await seedClients(s.db, w.clients.map((x) => ({ id: x.id, name: x.name, secret: x.secret, settings: x.settings ?? {} })), now);
-          await seedBookedOrders(s.db, [...w.bookings.values()].map((b) => b.record), now);
+          await seedBookedOrders(s.db, records, now);
         });
         out(`world ${w.name}: loaded ${w.clients.length} clients and ${w.bookings.size} booked orders (start the server with WORLD=${file} to serve its flights)`);
       }),

@@ -8,7 +8,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import type { Store } from '../store/store.js';
 import { seedClients } from '../clients/clients.js';
-import { seedBookedOrders } from './seed.js';
+import { checkBookedOrders, seedBookedOrders, SeedConflict } from './seed.js';
 
 const DAY = 24 * 3600 * 1000;
 const [lastA, firstA] = PLANTED.names;
@@ -56,5 +56,22 @@ describe(`seeded orders follow the world's calendar (${process.env.DATABASE_URL 
     } finally {
       await t2.close();
     }
+  });
+
+  test("a booking whose tickets another order holds (its PNR changed in the file) is skipped and named at a start, refused whole by a check (found by a review: taken for another process's seed)", async () => {
+    const world = refundWorld();
+    const at = new Date();
+    const first = buildWorld(world, at);
+    await seedClients(store.db, first.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), at);
+    await seedBookedOrders(store.db, [...first.bookings.values()].map((b) => b.record), at);
+    const moved = structuredClone(world);
+    moved.bookings.find((b) => b.pnr === 'DEP001')!.pnr = 'DEP00X';
+    const records = [...buildWorld(moved, at).bookings.values()].map((b) => b.record);
+    await assert.rejects(checkBookedOrders(store.db, records), (err: unknown) => err instanceof SeedConflict && /booking XS DEP00X cannot become an order: its ticket \S+ belongs to the order of XS DEP001/.test(err.message));
+    const skipped: string[] = [];
+    assert.equal(await seedBookedOrders(store.db, records, at, (c) => skipped.push(c.message)), 0);
+    assert.equal(skipped.length, 1);
+    assert.equal((await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP00X').execute()).length, 0);
+    await assert.rejects(seedBookedOrders(store.db, records, at), SeedConflict, 'without onConflict: thrown');
   });
 });

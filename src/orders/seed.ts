@@ -13,6 +13,22 @@ export class SeedConflict extends Error {
   }
 }
 
+/** Why a booking that would become an order cannot: a ticket number of it belongs to another order already. */
+async function ticketConflict(db: Kysely<Database>, record: AirlineRecord): Promise<SeedConflict | null> {
+  if (record.tickets.length === 0) return null;
+  const taken = await db
+    .selectFrom('tickets')
+    .innerJoin('orders', 'orders.order_no', 'tickets.order_no')
+    .select(['tickets.ticket_no', 'orders.carrier', 'orders.airline_pnr'])
+    .where('tickets.ticket_no', 'in', record.tickets.map((t) => t.ticketNo))
+    .executeTakeFirst();
+  return taken
+    ? new SeedConflict(
+        `booking ${record.carrier} ${record.pnr} cannot become an order: its ticket ${taken.ticket_no} belongs to the order of ${taken.carrier} ${taken.airline_pnr ?? '(no PNR)'} (a booking whose PNR changed keeps no ticket numbers of its old one)`,
+      )
+    : null;
+}
+
 /**
  * Throws SeedConflict when a booking that would become an order has a ticket number another order holds (a world
  * file whose booking changed its PNR and kept its tickets): said before anything is written. The unique index
@@ -21,19 +37,9 @@ export class SeedConflict extends Error {
  */
 export async function checkBookedOrders(db: Kysely<Database>, records: AirlineRecord[]): Promise<void> {
   for (const record of records) {
-    if (!record.bookedByClient || record.tickets.length === 0) continue;
-    if (await findOrderByRecord(db, record.carrier, record.pnr)) continue;
-    const taken = await db
-      .selectFrom('tickets')
-      .innerJoin('orders', 'orders.order_no', 'tickets.order_no')
-      .select(['tickets.ticket_no', 'orders.carrier', 'orders.airline_pnr'])
-      .where('tickets.ticket_no', 'in', record.tickets.map((t) => t.ticketNo))
-      .executeTakeFirst();
-    if (taken) {
-      throw new SeedConflict(
-        `booking ${record.carrier} ${record.pnr} cannot become an order: its ticket ${taken.ticket_no} belongs to the order of ${taken.carrier} ${taken.airline_pnr ?? '(no PNR)'} (a booking whose PNR changed keeps no ticket numbers of its old one)`,
-      );
-    }
+    if (!record.bookedByClient || (await findOrderByRecord(db, record.carrier, record.pnr))) continue;
+    const conflict = await ticketConflict(db, record);
+    if (conflict) throw conflict;
   }
 }
 
@@ -43,10 +49,11 @@ export async function checkBookedOrders(db: Kysely<Database>, records: AirlineRe
  * calendar ("the demo never goes stale", docs/world.md); its order, stored on an earlier day, must move with
  * them or every refund request naming today's flight dates would miss its segments. Only times are brought
  * in line (segments' departure and arrival, tickets' issue, the order's ticketing); everything the service
- * itself wrote (refunds, offers, coupon changes) stays. Returns how many orders were created.
+ * itself wrote (refunds, offers, coupon changes) stays. Returns how many orders were created. A booking that
+ * cannot become an order (SeedConflict) is handed to `onConflict` and skipped (a start: the world file and the
+ * store disagree, said in the log), or thrown without it.
  */
-export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRecord[], now: Date): Promise<number> {
-  await checkBookedOrders(db, records);
+export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRecord[], now: Date, onConflict?: (conflict: SeedConflict) => void): Promise<number> {
   let created = 0;
   for (const record of records) {
     if (!record.bookedByClient) continue;
@@ -55,14 +62,26 @@ export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRec
       if (existing.source === 'booking') await alignOrderTimes(db, existing.order_no, record);
       continue;
     }
-    try {
-      await db.transaction().execute((trx) =>
-        insertOrderFromRecord(trx, { orderNo: newOrderNo(), clientId: record.bookedByClient!, source: 'booking', record, now }),
-      );
-      created++;
-    } catch (err) {
-      // Another process seeded it at the same moment: its order is there now. Any other conflict is this one's.
-      if (!isUniqueViolation(err) || constraintOf(err) !== 'orders_airline_record' || !(await findOrderByRecord(db, record.carrier, record.pnr))) throw err;
+    const conflict = await ticketConflict(db, record);
+    if (conflict) {
+      if (!onConflict) throw conflict;
+      onConflict(conflict);
+      continue;
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db.transaction().execute((trx) =>
+          insertOrderFromRecord(trx, { orderNo: newOrderNo(), clientId: record.bookedByClient!, source: 'booking', record, now }),
+        );
+        created++;
+        break;
+      } catch (err) {
+        // A random order number another order has: another one.
+        if (isUniqueViolation(err) && constraintOf(err) === 'orders_pkey' && attempt < 5) continue;
+        // Another process seeded it at the same moment: its order is there now. Any other conflict is this one's.
+        if (!isUniqueViolation(err) || constraintOf(err) !== 'orders_airline_record' || !(await findOrderByRecord(db, record.carrier, record.pnr))) throw err;
+        break;
+      }
     }
   }
   return created;
