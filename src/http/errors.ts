@@ -49,7 +49,13 @@ export const REQUEST_CODINGS = 'gzip, deflate, br or identity';
  */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
-  void sendError(request, reply, COMMON.NOT_FOUND, `no endpoint: the request's path is not a valid URL path (${err.code})`, err.code === 'FST_ERR_BAD_URL' ? 400 : 404);
+  if (err.code === 'FST_ERR_BAD_URL') {
+    void sendError(request, reply, COMMON.NOT_FOUND, `no endpoint: the request's path is not a valid URL path (${err.code})`, 400);
+    return;
+  }
+  // anything else Fastify cannot route is ours to fix: a system error, logged
+  request.log.error({ err }, 'unhandled framework error');
+  void sendError(request, reply, COMMON.SYSTEM_ERROR, `system error; quote request id ${request.id} to support`, 500);
 }
 
 export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {

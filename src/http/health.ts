@@ -17,6 +17,9 @@ export interface Readiness {
   checks: { store: ReadinessCheck; migrations: ReadinessCheck; jobQueue: ReadinessCheck };
 }
 
+/** The least time between two log lines of a failing readiness probe (load balancers poll every few seconds). */
+export const READINESS_LOG_MS = 60_000;
+
 /** How long the store may take to answer `select 1` before the process counts as not ready. */
 export const STORE_PROBE_TIMEOUT_MS = 2_000;
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { readiness } from './health.js';
+import { READINESS_LOG_MS, readiness } from './health.js';
 import { VALIDATION_STATUS } from '../errors.js';
 import { adminAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
@@ -141,8 +141,14 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   // Liveness: the process serves HTTP. /health is the older name, kept for existing probes.
   for (const url of ['/healthz', '/health']) ops.get(url, open, async () => ({ status: 'ok', store: deps.store.kind }));
   // Readiness: the store answers, its migrations are this build's, the job queue runs (else 503 and why).
+  // A failed probe's detail logged once in READINESS_LOG_MS: load balancers poll every few seconds
+  let readinessLogged = 0;
   ops.get('/readyz', open, async (req, reply) => {
-    const r = await readiness(deps, (err) => req.log.warn({ err }, 'readiness probe failed'));
+    const r = await readiness(deps, (err) => {
+      if (Date.now() - readinessLogged < READINESS_LOG_MS) return;
+      readinessLogged = Date.now();
+      req.log.warn({ err }, 'readiness probe failed (logged once a minute while it fails)');
+    });
     return reply.code(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not ready', ...r.checks });
   });
   ops.get('/metrics', open, async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));
