@@ -14,13 +14,15 @@ export class SeedConflict extends Error {
 }
 
 /** Why a booking that would become an order cannot: a ticket number of it belongs to another order already. */
-async function ticketConflict(db: Kysely<Database>, record: AirlineRecord): Promise<SeedConflict | null> {
+export async function ticketConflict(db: Kysely<Database>, record: AirlineRecord): Promise<SeedConflict | null> {
   if (record.tickets.length === 0) return null;
   const taken = await db
     .selectFrom('tickets')
     .innerJoin('orders', 'orders.order_no', 'tickets.order_no')
     .select(['tickets.ticket_no', 'orders.carrier', 'orders.airline_pnr'])
     .where('tickets.ticket_no', 'in', record.tickets.map((t) => t.ticketNo))
+    // the same booking's order, written meanwhile by another process starting at the same moment: no conflict
+    .where((eb) => eb.or([eb('orders.carrier', '!=', record.carrier), eb('orders.airline_pnr', 'is', null), eb('orders.airline_pnr', '!=', record.pnr)]))
     .executeTakeFirst();
   return taken
     ? new SeedConflict(
