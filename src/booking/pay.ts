@@ -1,7 +1,8 @@
 // pay.do (plan §3.8, §8.7; docs/decisions/0023): deposit (the default when paymentMethod is absent, as the
 // UAT collection sends it) or pass-through card; the airline issues the tickets and the order becomes ticketed
 // (2). A card is checked (Luhn, expiry by the service clock, CVV 3–4 digits, holder names) and handed to the
-// airline with its paymentLimit; its last four digits are kept, and nothing else of it stored or logged. The airline call happens outside any transaction: the order is
+// airline with its paymentLimit; its last four digits are kept, and nothing else of it stored or logged. The
+// airline call happens outside any transaction: the order is
 // marked 1 (ticketing) first; an airline that refuses to issue puts it back to unpaid (0) and answers 411. A
 // payment whose airline call timed out (406: it may have issued) or whose process died during the call is settled
 // by the expiry sweep (./expiry.ts, decision 0023 amended).

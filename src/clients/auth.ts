@@ -131,8 +131,6 @@ export class ClientAuthenticator {
     return client;
   }
 
-
-
   /** Forget cached results (after a rotation, a disable or a settings change in this process). */
   invalidate(clientId?: string): void {
     this.generation++;
