@@ -118,6 +118,11 @@ describe('SDK types and methods', () => {
     await assert.rejects(proxy.refunds.query({ refundCode: '1' }), (e: unknown) => e instanceof PostbookError && e.httpStatus === 502 && e.status === null && e.requestId === 'r-1' && /bad gateway/.test(e.msg));
     const stalled: FetchLike = (_url, init) => new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(new Error('aborted'))));
     await assert.rejects(new PostbookClient({ ...base, fetch: stalled, timeoutMs: 50 }).refunds.query({}), (e: unknown) => e instanceof TransportError && /within 50 ms/.test(e.message));
+    // extractPnr.do waits for the airline up to its own `timeout`: the attempt gets that and 5 s more (a review:
+    // the 30 s default cut a 60 s extraction off); a time-out the caller sets for the call still wins
+    const extract = { airlinePnr: 'ABC123', carrier: 'XS', passengers: [], contact: { email: 'a@example.com' } } as unknown as Parameters<PostbookClient['pnr']['extract']>[0];
+    await assert.rejects(new PostbookClient({ ...base, fetch: stalled, timeoutMs: 50 }).pnr.extract({ ...extract, timeout: 100 }), (e: unknown) => e instanceof TransportError && /within 5100 ms/.test(e.message));
+    await assert.rejects(new PostbookClient({ ...base, fetch: stalled, timeoutMs: 50 }).pnr.extract({ ...extract, timeout: 100 }, { timeoutMs: 60 }), (e: unknown) => e instanceof TransportError && /within 60 ms/.test(e.message));
     const controller = new AbortController();
     const pending = new PostbookClient({ ...base, fetch: stalled }).refunds.query({}, { signal: controller.signal });
     controller.abort(new Error('caller gave up'));
@@ -296,8 +301,15 @@ describe('SDK against the service: HTTP 429 (spec 8), seats.forSession', () => {
 /** The void world (the refund world and its void cases) plus a single-passenger deposit booking of alpha for the SDK's refund. */
 function sdkWorld(): WorldFile {
   const w = voidWorld();
-  // SDK001 for the refund followed to its end; SDK002, SDK003 for quoteAndSubmit's resend after a lost answer, and after none at all
-  for (const [pnr, last, ticketNo] of [['SDK001', 'SDKONE', '999-3000000770'], ['SDK002', 'SDKTWO', '999-3000000771'], ['SDK003', 'SDKTHREE', '999-3000000772']] as const) {
+  // SDK001 for the refund followed to its end; SDK002, SDK003 for quoteAndSubmit's resend after a lost answer, and after
+  // none at all; SDK004, SDK005 after 814 once and always
+  for (const [pnr, last, ticketNo] of [
+    ['SDK001', 'SDKONE', '999-3000000770'],
+    ['SDK002', 'SDKTWO', '999-3000000771'],
+    ['SDK003', 'SDKTHREE', '999-3000000772'],
+    ['SDK004', 'SDKFOUR', '999-3000000773'],
+    ['SDK005', 'SDKFIVE', '999-3000000774'],
+  ] as const) {
     w.bookings.push({
       carrier: 'XS',
       status: 'Ticketed',
@@ -452,6 +464,28 @@ describe('SDK against the service: a refund to its final status, webhooks verifi
       assert.ok(e instanceof TransportError);
       assert.equal(e.resubmit?.idempotencyKey, 'sdk-lost-1');
       assert.match(String((e.resubmit?.body as { refundOfferId: string }).refundOfferId), /^rfo_/);
+      return true;
+    });
+
+    // 814 (a submission under the key in progress): sent again under the same key, and past the resends the error
+    // carries the request and the key (found by a review: the key the SDK made was lost with the error)
+    const busyKeys: string[] = [];
+    const busy = (times: number): FetchLike => {
+      let left = times;
+      return async (url, init) => {
+        if (new URL(url).pathname !== '/refund.do') return fetch(url, init);
+        busyKeys.push(String((init.headers as Record<string, string>)['idempotency-key']));
+        if (left-- > 0) return new Response(JSON.stringify({ status: 814, msg: 'submission in progress' }), { status: 200, headers: { 'content-type': 'application/json' } });
+        return fetch(url, init);
+      };
+    };
+    const once = await new PostbookClient({ baseUrl, ...alpha, fetch: busy(1) }).refunds.quoteAndSubmit(requestOf('SDK004', 'SDKFOUR'));
+    assert.ok(once.refund, 'made on the resend');
+    assert.equal(busyKeys.length, 2);
+    assert.equal(busyKeys[0], busyKeys[1], 'under one key');
+    await assert.rejects(new PostbookClient({ baseUrl, ...alpha, fetch: busy(10) }).refunds.quoteAndSubmit(requestOf('SDK005', 'SDKFIVE'), { idempotencyKey: 'sdk-busy-1' }), (e: unknown) => {
+      assert.ok(e instanceof PostbookError && e.status === 814);
+      assert.equal(e.resubmit?.idempotencyKey, 'sdk-busy-1');
       return true;
     });
   });

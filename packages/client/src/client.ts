@@ -76,8 +76,12 @@ function transient(err: unknown): boolean {
   return err instanceof PostbookError && (err.httpStatus >= 500 || err.httpStatus === 408);
 }
 
-/** How many times refunds.quoteAndSubmit sends its submission again after no answer, under the same key. */
+/** How many times refunds.quoteAndSubmit sends its submission again after no answer (or 814), under the same key. */
 export const SUBMIT_RESENDS = 2;
+/** spec 7.1 814: a submission of this offer or key is in progress. */
+const SUBMISSION_IN_PROGRESS = 814;
+/** The pause before a submission answered 814 is sent again (the service already waited for the first ~10 s). */
+const IN_PROGRESS_PAUSE_MS = 1_000;
 
 /** 128 random bits in hex: crypto.getRandomValues is there in Node and in every browser page, https or not. */
 function newIdempotencyKey(): string {
@@ -144,11 +148,16 @@ export class PostbookClient {
         try {
           return { quote, refund: await this.refunds.submit(submission, { ...call, idempotencyKey: key }) };
         } catch (err) {
-          if (!(err instanceof TransportError)) throw err;
+          // 814: the first submission under this key is still in progress, or died in progress (its key is taken
+          // over by a resend of the same body after a while): sent again too (a review: the key the SDK made was
+          // lost with the error).
+          const inProgress = err instanceof PostbookError && err.status === SUBMISSION_IN_PROGRESS;
+          if (!(err instanceof TransportError) && !inProgress) throw err;
           if (resent >= SUBMIT_RESENDS || call.signal?.aborted) {
             err.resubmit = { body: submission, idempotencyKey: key };
             throw err;
           }
+          if (inProgress) await sleep(IN_PROGRESS_PAUSE_MS, call.signal);
         }
       }
     },

@@ -31,6 +31,8 @@ export class PostbookError extends PostbookClientError {
   readonly msg: string;
   readonly requestId: string | null;
   readonly body: unknown;
+  /** refunds.quoteAndSubmit only, when its submission stayed 814 (in progress) after its resends: as TransportError's. */
+  resubmit?: { body: unknown; idempotencyKey: string };
 
   constructor(init: PostbookErrorInit) {
     super(`${init.endpoint}: ${init.status === null ? `HTTP ${init.httpStatus}` : `status ${init.status}`} — ${init.msg}${init.requestId ? ` (request id ${init.requestId})` : ''}`);

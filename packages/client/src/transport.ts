@@ -18,7 +18,7 @@ export interface ClientOptions {
   adminToken?: string;
   /** Default: the global fetch. */
   fetch?: FetchLike;
-  /** Time-out of one HTTP attempt in ms (default 30 000; extractPnr.do waits for the airline up to its own `timeout`). */
+  /** Time-out of one HTTP attempt in ms (default 30 000; an extractPnr.do with a longer `timeout` gets that and 5 s more). */
   timeoutMs?: number;
   /** HTTP 429: how many times to retry (default 2) and the longest wait the SDK accepts (default 60 000 ms). */
   rateLimit?: { retries?: number; maxWaitMs?: number };
@@ -45,6 +45,8 @@ export type RequestOf<K extends EndpointKey> = Endpoints[K]['request'];
 export type ResponseOf<K extends EndpointKey> = Endpoints[K]['response'];
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** extractPnr.do's wait for the airline when its request sets no `timeout` (the service's default). */
+const AIRLINE_WAIT_MS = 15_000;
 const DEFAULT_RETRIES = 2;
 const DEFAULT_MAX_WAIT_MS = 60_000;
 /** A `Retry-After: 0` still waits this long: the window has not quite moved yet. */
@@ -136,8 +138,13 @@ export class Transport {
     const [method, path] = key.split(' ') as ['GET' | 'POST', string];
     const headers = this.headersFor(path, body !== undefined, options);
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    // A request with its own airline wait (extractPnr.do's `timeout`, up to 120 s, 15 s when absent) gets that wait
+    // and 5 s more, unless the caller set this call's time-out (a review: 30 s cut a 60 s extraction off).
+    const own = (body as { timeout?: unknown } | undefined)?.timeout;
+    const airlineWaitMs = key === 'POST /extractPnr.do' ? (typeof own === 'number' && own > 0 ? own : AIRLINE_WAIT_MS) + 5_000 : 0;
+    const attemptOptions = options.timeoutMs === undefined && airlineWaitMs > (this.#opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) ? { ...options, timeoutMs: airlineWaitMs } : options;
     for (let attempt = 1; ; attempt++) {
-      const res = await this.attempt(key, method, path, headers, payload, options);
+      const res = await this.attempt(key, method, path, headers, payload, attemptOptions);
       const requestId = res.headers.get('x-request-id');
       const text = res.text;
       let parsed: unknown = null;
