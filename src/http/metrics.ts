@@ -32,7 +32,8 @@ export class Metrics {
     name: 'postbook_http_request_duration_seconds',
     help: 'HTTP request duration by route and HTTP status',
     labelNames: ['route', 'http_status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+    // up to extractPnr.do's longest airline wait (120 s) and order.do's (a 10 s twin wait and a 15 s airline call)
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 30, 60, 120],
     registers: [this.registry],
   });
   private readonly requests = new Counter({
