@@ -2,6 +2,8 @@
 // store down for longer than every attempt of one run — and a sweep that stops at its batch limit with rows left is
 // followed at once, not a sweep interval later (its deletions keep up with any rate of new rows).
 import { test, type TestContext } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import assert from 'node:assert/strict';
 import { openTestStore, testLogger } from '../test-support/app.js';
 import { waitFor } from '../test-support/wait.js';
@@ -14,8 +16,14 @@ const JOB = 'test-retention-sweep';
 /** A retention sweep of `rows` rows on a queue of its own (no retries: one failed attempt fails its run for good). */
 async function setup(t: TestContext, opts: { rows: number; sweepSeconds: number; down: () => boolean; backstopMs?: number; batchMs?: number }) {
   const store = await openTestStore();
-  t.after(() => store.close());
-  const queue = createJobQueue({ store, logger: testLogger('silent'), schema: 'jq_recurring', retryLimit: 0, retryDelaySeconds: 0, retryBackoff: false, queues: { [JOB]: { policy: 'short' } } });
+  // a pg-boss schema of its own (on PostgreSQL the test database is shared: a waiting job another run left there
+  // took the one waiting place of this one's first)
+  const schema = `jq_recurring_${process.pid}_${randomBytes(4).toString('hex')}`;
+  t.after(async () => {
+    if (store.kind === 'postgres') await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db);
+    await store.close();
+  });
+  const queue = createJobQueue({ store, logger: testLogger('silent'), schema, retryLimit: 0, retryDelaySeconds: 0, retryBackoff: false, queues: { [JOB]: { policy: 'short' } } });
   const state = { left: opts.rows, failedRuns: 0, sweeps: [] as number[] };
   const sweep = new RetentionSweep({
     job: JOB,
