@@ -41,7 +41,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, status: 
 }
 
 /** The request body codings @fastify/compress reads (its default). */
-export const REQUEST_CODINGS = 'gzip, deflate, br or identity';
+const REQUEST_CODINGS = 'gzip, deflate, br or identity';
 
 /**
  * Errors Fastify answers before any route or hook (a path that is not a valid URL): in the wire envelope, with

@@ -783,7 +783,7 @@ function similarSeats(cabin: SeatMapCabin, row: number, wanted: FoundSeat['seat'
 }
 
 const PNR_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-export function newPnr(): string {
+function newPnr(): string {
   let s = '';
   for (let i = 0; i < 6; i++) s += PNR_ALPHABET[randomInt(0, PNR_ALPHABET.length)];
   return s;
