@@ -132,7 +132,16 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     world: opts.world ?? null,
     authenticator: new ClientAuthenticator(store.db, clock),
     idempotency: new Idempotency(store.db, clock, config.idempotencyTtlHours * 3_600_000),
-    metrics: new Metrics({ sources: { db: store.db, clock, jobQueue: opts.jobQueue, seatMaps, storeMaintenance: store.maintenance } }),
+    metrics: new Metrics({
+      sources: {
+        db: store.db,
+        clock,
+        jobQueue: opts.jobQueue,
+        seatMaps,
+        storeMaintenance: store.maintenance,
+        storeFigures: { enabled: config.metricsStore.enabled, maxAgeMs: config.metricsStore.maxAgeSeconds * 1000 },
+      },
+    }),
     refunds: {
       db: store.db,
       airlines: opts.airlines,

@@ -48,6 +48,10 @@ export interface Config {
   idempotencyTtlHours: number;
   /** Days a settled webhook event (delivered or failed) and its attempts are kept, counted from its status change (decision 0022). */
   webhookRetentionDays: number;
+  /** Bearer token GET /metrics asks for; null: /metrics is open (keep its port private). */
+  metricsToken: string | null;
+  /** Whether this process's /metrics shows the store-wide figures (refunds, jobs, webhooks), and how long a read of them is shown (seconds; 0: every scrape reads). */
+  metricsStore: { enabled: boolean; maxAgeSeconds: number };
   /** Attempt limits and time limit of every durable job queue (refunds, voids, order expiry, cleanup; src/jobs/queue.ts). */
   jobs: JobLimits;
 }
@@ -86,6 +90,9 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
   { name: 'SANDBOX', default: 'true', meaning: 'sandbox mode: movable test clock and /sandbox admin endpoints' },
   { name: 'ADMIN_TOKEN', default: '(world sandbox.adminToken)', meaning: 'bearer token for /sandbox admin endpoints' },
+  { name: 'METRICS_TOKEN', default: '(unset: /metrics open)', meaning: '16+ characters: GET /metrics asks for Authorization: Bearer <token> (Prometheus: authorization.credentials)' },
+  { name: 'METRICS_STORE_FIGURES', default: 'true', meaning: "this process's /metrics shows the store-wide figures (refunds, jobs, undelivered webhooks): false on all processes but one, or aggregate them with max()" },
+  { name: 'METRICS_STORE_SECONDS', default: '5', meaning: 'seconds (0 to 300) a read of the store-wide figures is shown before a scrape reads them again (0: every scrape)' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', meaning: 'largest accepted request body (larger → HTTP 413)' },
   { name: 'SHUTDOWN_GRACE_MS', default: '10000', meaning: 'how long shutdown waits for in-flight requests' },
   { name: 'WORKERS', default: 'true', meaning: 'run the refund workers in the API process (with DATABASE_URL, false leaves them to `postbook worker` processes)' },
@@ -190,6 +197,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const adminToken = env.ADMIN_TOKEN?.trim() || null;
   if (adminToken !== null && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
 
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
+
   const cookieSecure = (env.CONSOLE_COOKIE_SECURE?.trim() || 'auto').toLowerCase();
   if (!['auto', 'always', 'never'].includes(cookieSecure)) problems.push(`CONSOLE_COOKIE_SECURE must be auto, always or never, got ${JSON.stringify(env.CONSOLE_COOKIE_SECURE)}`);
   const trustProxy = trustProxyVar(env.TRUST_PROXY, problems);
@@ -223,6 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     consoleDemoPassword,
     idempotencyTtlHours: intVar(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 720, problems),
     webhookRetentionDays: intVar(env, 'WEBHOOK_RETENTION_DAYS', 30, 2, 3650, problems),
+    metricsToken,
+    metricsStore: { enabled: boolVar(env, 'METRICS_STORE_FIGURES', true, problems), maxAgeSeconds: intVar(env, 'METRICS_STORE_SECONDS', 5, 0, 300, problems) },
     jobs: {
       retryLimit: intVar(env, 'JOB_RETRY_LIMIT', 5, 0, 100, problems),
       retryDelaySeconds: intVar(env, 'JOB_RETRY_DELAY_SECONDS', 5, 0, 3600, problems),

@@ -40,6 +40,10 @@ async function main(): Promise<void> {
     { url, store: service.store.kind, world: service.world.name, sandbox: config.sandbox, authHeader: `x-${config.headerPrefix}-client-id` },
     'postbook is ready',
   );
+  // Outside a laptop's loopback, an open /metrics tells anyone who reaches the port the refund volumes per airline.
+  if (!config.metricsToken && !['127.0.0.1', '::1', 'localhost'].includes(config.host)) {
+    logger.warn({ host: config.host }, 'GET /metrics needs no credentials: set METRICS_TOKEN, or keep the port private');
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

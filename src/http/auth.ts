@@ -33,13 +33,14 @@ export function clientAuthHook(authenticator: ClientAuthenticator, headerPrefix:
   };
 }
 
-export function adminAuthHook(token: string | null) {
+/** Bearer-token routes (/sandbox admin, /metrics with METRICS_TOKEN): 401 unless the token matches; a null token refuses all. */
+export function bearerAuthHook(token: string | null, what: string) {
   const expected = token ? digest(token) : null;
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const header = request.headers.authorization;
     const given = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : null;
     if (!expected || given === null || !sameDigest(digest(given), expected)) {
-      throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: send Authorization: Bearer <admin token>', 401);
+      throw new ApiError(COMMON.UNAUTHORIZED, `unauthorized: send Authorization: Bearer <${what}>`, 401);
     }
   };
 }

@@ -24,6 +24,11 @@ export interface MetricSources {
   seatMaps: { stats: SeatMapCacheStats };
   /** The embedded store's own vacuum and analyze (decision 0032); absent on PostgreSQL, which runs its own. */
   storeMaintenance?: { readonly stats: Readonly<AutovacuumStats> } | undefined;
+  /**
+   * The store-wide figures (refunds, jobs, webhooks; the same from every process): shown or not, and how long
+   * (ms) one read of them is shown before a scrape reads again.
+   */
+  storeFigures: { enabled: boolean; maxAgeMs: number };
 }
 
 export class Metrics {
@@ -56,15 +61,19 @@ export class Metrics {
   });
 
   /** The event loop's delay, sampled every 20 ms while the app runs (stopped by `close`). */
-  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
+  private readonly loopDelay: LoopDelay;
 
-  constructor(opts: { sources?: MetricSources } = {}) {
+  constructor(opts: { sources?: MetricSources; loopDelay?: { windowMs: number; tickMs: number } } = {}) {
+    this.loopDelay = new LoopDelay(opts.loopDelay ?? { windowMs: 60_000, tickMs: 1000 });
     this.addProcessFigures();
-    if (opts.sources) this.addStoreFigures(opts.sources);
+    if (opts.sources) {
+      this.addProcessCounters(opts.sources);
+      if (opts.sources.storeFigures.enabled) this.addStoreFigures(opts.sources);
+    }
   }
 
   close(): void {
-    this.loopDelay.disable();
+    this.loopDelay.stop();
   }
 
   get contentType(): string {
@@ -120,43 +129,50 @@ export class Metrics {
         this.inc((user + system) / 1e6);
       },
     });
-    // The delay since the previous scrape: the first of the three gauges (collected first, in registration
-    // order) takes the histogram's figures and starts it afresh.
+    // The event loop's delay (decision 0047): the gauges show the last completed window (a minute), the
+    // same to every scraper and never started afresh by a scrape; the histogram counts each second by its
+    // longest delay, so no spike is lost whatever the scrape interval.
     const loop = this.loopDelay;
-    loop.enable();
-    let seen = { p50: 0, p99: 0, max: 0 };
-    gauge('nodejs_eventloop_lag_p50_seconds', 'The 50th percentile of the event loop delay since the previous scrape', () => {
-      seen = loop.count > 0 ? { p50: loop.percentile(50) / 1e9, p99: loop.percentile(99) / 1e9, max: loop.max / 1e9 } : { p50: 0, p99: 0, max: 0 };
-      loop.reset();
-      return seen.p50;
+    gauge('nodejs_eventloop_lag_p50_seconds', 'The 50th percentile of the event loop delay over the last completed minute', () => loop.lastWindow.p50);
+    gauge('nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the event loop delay over the last completed minute', () => loop.lastWindow.p99);
+    gauge('nodejs_eventloop_lag_max_seconds', 'The maximum event loop delay over the last completed minute', () => loop.lastWindow.max);
+    const seconds = new Histogram({
+      name: 'postbook_eventloop_delay_max_seconds',
+      help: "Seconds of this process by their longest event loop delay (rate of the count above 0.1 s: how often requests stalled)",
+      buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
     });
-    gauge('nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the event loop delay since the previous scrape', () => seen.p99);
-    gauge('nodejs_eventloop_lag_max_seconds', 'The maximum event loop delay since the previous scrape', () => seen.max);
+    loop.start((max) => seconds.observe(max));
   }
 
   private addStoreFigures(src: MetricSources): void {
     const registers = [this.registry];
     /**
-     * A gauge read from the store at each scrape: `read` gives its samples, which replace the previous ones.
+     * A gauge read from the store at a scrape: `read` gives its samples, which replace the previous ones.
      * A read that fails keeps the last samples and counts in postbook_metrics_collect_errors_total{source}.
+     * Scrapes within `storeFigures.maxAgeMs` of a good read show its samples without reading again (several
+     * scrapers, or one scraping every second, cost the store one read each few seconds).
      */
     const fromStore = <L extends string>(
       name: string,
       help: string,
       labelNames: readonly L[],
       source: string,
-      read: () => Promise<Array<[Record<L, string>, number]> | null>,
+      read: () => Promise<Array<[Record<L, string>, number]>>,
     ) => {
       const errors = this.collectErrors;
+      const { maxAgeMs } = src.storeFigures;
+      let readAt = -Infinity;
       new Gauge({
         name,
         help,
         labelNames,
         registers,
         async collect() {
+          if (Date.now() - readAt < maxAgeMs) return;
           try {
             const samples = await read();
-            if (samples === null) return;
+            readAt = Date.now();
             this.reset();
             for (const [labels, value] of samples) this.set(labels, value);
           } catch {
@@ -200,13 +216,19 @@ export class Metrics {
       async () => [[{}, (await readGivenUp()).submissions]],
     );
     fromStore('postbook_jobs', 'Jobs of the job queue by queue and state (created = waiting)', ['queue', 'state'], 'jobs', async () => {
-      if (!src.jobQueue.running) return null;
+      // A queue that does not run (stopped at shutdown) shows no depth rather than its last one.
+      if (!src.jobQueue.running) return [];
       const stats = await src.jobQueue.stats();
       return Object.entries(stats.queues).flatMap(([queue, counts]) => Object.entries(counts).map(([state, n]): [Record<'queue' | 'state', string>, number] => [{ queue, state }, n]));
     });
     fromStore('postbook_webhook_events_undelivered', 'Webhook events not delivered: pending (still retried) or failed (retries over)', ['type', 'state'], 'webhooks', async () =>
       (await undeliveredEvents(src.db)).map((r) => [{ type: r.type, state: r.state }, r.count]),
     );
+  }
+
+  /** This process's own counters kept in plain fields: the seat-map cache's, the embedded store's autovacuum's. */
+  private addProcessCounters(src: MetricSources): void {
+    const registers = [this.registry];
     /**
      * A counter kept elsewhere in plain fields (no prom-client call where it counts): `read` gives its totals
      * by the value of one label (or, without a label, under ''); each scrape adds what changed since the last.
@@ -259,5 +281,38 @@ export class Metrics {
       );
       fromTotals('postbook_store_maintenance_seconds_total', 'Embedded store: time its autovacuum held the store (requests wait meanwhile)', null, () => ({ '': maintenance.stats.seconds }));
     }
+  }
+}
+
+/** The event loop's delay over fixed windows and over each tick, read by timers of its own (never by a scrape). */
+class LoopDelay {
+  /** p50, p99 and max in seconds of the last completed window; zeros until one completes. */
+  lastWindow = { p50: 0, p99: 0, max: 0 };
+  private readonly window: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
+  private readonly tick: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly every: { windowMs: number; tickMs: number }) {}
+
+  /** Starts both monitors; `onTick` gets each tick's longest delay in seconds (ticks without a sample give none). */
+  start(onTick: (maxSeconds: number) => void): void {
+    this.window.enable();
+    this.tick.enable();
+    const windowTimer = setInterval(() => {
+      const h = this.window;
+      this.lastWindow = h.count > 0 ? { p50: h.percentile(50) / 1e9, p99: h.percentile(99) / 1e9, max: h.max / 1e9 } : { p50: 0, p99: 0, max: 0 };
+      h.reset();
+    }, this.every.windowMs);
+    const tickTimer = setInterval(() => {
+      if (this.tick.count > 0) onTick(this.tick.max / 1e9);
+      this.tick.reset();
+    }, this.every.tickMs);
+    this.timers = [windowTimer.unref(), tickTimer.unref()];
+  }
+
+  stop(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.window.disable();
+    this.tick.disable();
   }
 }

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { READINESS_LOG_MS, readiness } from './health.js';
 import { VALIDATION_STATUS } from '../errors.js';
-import { adminAuthHook, callerOf, clientAuthHook } from './auth.js';
+import { bearerAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
 import { sendSeatMap } from './seat-map-reply.js';
 import { ErrorBody, TRANSPORT_ERRORS } from '../wire.js';
@@ -151,7 +151,9 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     });
     return reply.code(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not ready', ...r.checks });
   });
-  ops.get('/metrics', open, async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));
+  // A token of its own when METRICS_TOKEN is set (Prometheus sends it as authorization.credentials).
+  const metricsAuth = deps.config.metricsToken ? [bearerAuthHook(deps.config.metricsToken, 'metrics token')] : [];
+  ops.get('/metrics', { config: open.config, schema: open.schema, onRequest: metricsAuth }, async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));
   ops.get('/openapi.json', open, async () => app.swagger());
 
   // ---- PNR: spec 4.5, 4.6; a pool of their own against probing (decision 0026) ----
@@ -338,7 +340,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   if (deps.config.sandbox && deps.sandboxClock) {
     const shared = deps.sandboxClock;
     void app.register(async (scope) => {
-      scope.addHook('onRequest', adminAuthHook(deps.config.adminToken ?? deps.world?.adminToken ?? null));
+      scope.addHook('onRequest', bearerAuthHook(deps.config.adminToken ?? deps.world?.adminToken ?? null, 'admin token'));
       const admin = typed(scope);
       admin.get('/sandbox/clock', { config: { family: 'admin' }, schema: { summary: 'The sandbox clock: now and its offset from the real time', tags: ['sandbox'], response: { 200: ClockState, ...errors } } }, async () => {
         await shared.load(); // a move made through another process shows at once

@@ -67,6 +67,7 @@ describe('embedded store autovacuum', () => {
         jobQueue: { running: false, stats: () => Promise.reject(new Error('not running')) },
         seatMaps: { stats: { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0, gzipSpliced: 0, gzipTemplatesMade: 0, gzipCompressed: 0 } },
         storeMaintenance: maintenance,
+        storeFigures: { enabled: true, maxAgeMs: 0 },
       },
     });
     const text = await metrics.registry.metrics();

@@ -120,7 +120,8 @@ export interface TestAppOptions {
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const clock = opts.clock ?? new TestClock();
-  const config = loadConfig({ SANDBOX: 'true', LOG_LEVEL: 'trace', ...opts.env });
+  // Every scrape reads the store-wide figures afresh (a test looks right after what it changed).
+  const config = loadConfig({ SANDBOX: 'true', LOG_LEVEL: 'trace', METRICS_STORE_SECONDS: '0', ...opts.env });
   const world = buildWorld(opts.world ?? testWorld(), clock.now());
   const store = opts.store ?? (await openTestStore());
   // The production wiring (src/service.ts), with this test's world, store, clock and log capture.
