@@ -24,6 +24,7 @@ import {
   ENDPOINTS,
   METHOD_ENDPOINTS,
   PostbookClient,
+  PostbookClientError,
   PostbookError,
   RateLimitedError,
   TransportError,
@@ -133,7 +134,9 @@ describe('SDK types and methods', () => {
     const limited = new PostbookClient({ ...base, fetch: answer(429, JSON.stringify({ status: 429, msg: 'slow down' }), { 'retry-after': later }) });
     await assert.rejects(limited.seats.availability({ carrier: 'XS', outboundSegments: [] }), (e: unknown) => e instanceof RateLimitedError && e.attempts === 1 && e.retryAfterMs > 60_000);
     assert.throws(() => new PostbookClient({ ...base, headerPrefix: 'bad prefix' }), /headerPrefix/);
-    assert.throws(() => proxy.call('POST /refundQuotation.do', { refundRequestList: [] }, { idempotencyKey: 'k' }), /takes no Idempotency-Key/);
+    // every failure a rejected promise, none thrown at the call site (a review: `.catch()` missed them)
+    await assert.rejects(proxy.call('POST /refundQuotation.do', { refundRequestList: [] }, { idempotencyKey: 'k' }), /takes no Idempotency-Key/);
+    await assert.rejects(proxy.seats.forSession({ sessionId: 's-0', routing: { fromSegments: [], retSegments: [] } }), (e: unknown) => e instanceof PostbookClientError && /no outbound segment/.test(e.message));
     await assert.rejects(proxy.sandbox.clock(), /adminToken/);
   });
 
@@ -176,6 +179,93 @@ describe('SDK types and methods', () => {
     const unknown = scripted([json(200, JSON.stringify({ status: 0, msg: 'success', refundOrders: [] }))]);
     await assert.rejects(new PostbookClient({ ...base, fetch: unknown }).refunds.waitForFinal('R1', { timeoutMs: 10_000 }), /answered no refund order/);
     assert.equal(unknown.calls, 1);
+  });
+
+  test('waitForFinal ends at its timeoutMs, also while a query hangs or waits out 429s (found by a review: up to 30 s and 2 × 60 s late)', async () => {
+    const base = { baseUrl: 'http://postbook.invalid', ...alpha };
+    const hanging: FetchLike = (_url, init) => new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(new Error('aborted'))));
+    const limited: FetchLike = async () => new Response(JSON.stringify({ status: 429, msg: 'slow down' }), { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '2' } });
+    for (const [name, fetch] of [['hanging', hanging], ['429 with Retry-After 2', limited]] as const) {
+      const started = performance.now();
+      await assert.rejects(new PostbookClient({ ...base, fetch, timeoutMs: 4_000 }).refunds.waitForFinal('R1', { timeoutMs: 300 }), (e: unknown) => e instanceof WaitTimeoutError, name);
+      const took = performance.now() - started;
+      assert.ok(took >= 290 && took < 1_000, `${name}: ${took} ms`);
+    }
+    // the caller's own abort is still the caller's reason, not a time-out
+    const controller = new AbortController();
+    const pending = new PostbookClient({ ...base, fetch: hanging }).refunds.waitForFinal('R1', { timeoutMs: 10_000, signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await assert.rejects(pending, (e: unknown) => !(e instanceof WaitTimeoutError) && /caller gave up/.test(String(e)));
+  });
+
+  test('quoteAndSubmit aborted by the caller while submitting: a TransportError carrying the key to send again (found by a review: the abort reason came out, the key lost)', async () => {
+    const quote = { status: 0, msg: 'success', refundOfferId: 'rfo_1', refundTickets: [] };
+    const sent: string[] = [];
+    // refund.do hangs until aborted (or answers 814, in progress); the quote answers at once
+    const fake = (refund: 'hang' | '814'): FetchLike => async (url, init) => {
+      if (new URL(url).pathname !== '/refund.do') return new Response(JSON.stringify(quote), { status: 200 });
+      sent.push(String((init.headers as Record<string, string>)['idempotency-key']));
+      if (refund === '814') return new Response(JSON.stringify({ status: 814, msg: 'in progress' }), { status: 200 });
+      return new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(new Error('aborted'))));
+    };
+    for (const refund of ['hang', '814'] as const) {
+      sent.length = 0;
+      const controller = new AbortController();
+      const pending = new PostbookClient({ baseUrl: 'http://postbook.invalid', ...alpha, fetch: fake(refund) }).refunds.quoteAndSubmit({ orderNo: '1', refundRequestList: [] }, { signal: controller.signal });
+      await new Promise((r) => setTimeout(r, 50));
+      controller.abort(new Error('caller gave up'));
+      await assert.rejects(pending, (e: unknown) => {
+        assert.ok(e instanceof TransportError, `${refund}: ${String(e)}`);
+        assert.match(e.message, /aborted by the caller/);
+        assert.match(String((e.cause as Error).message), /caller gave up/);
+        assert.equal(e.resubmit?.idempotencyKey, sent[0], refund);
+        assert.equal((e.resubmit?.body as { refundOfferId: string }).refundOfferId, 'rfo_1');
+        return true;
+      });
+      assert.ok(sent.length >= 1);
+    }
+  });
+
+  test("headers: the caller's in any capitalisation never join the SDK's own; a key or request id the service would refuse is refused before sending (found by a review)", async () => {
+    const seen: Array<Record<string, string>> = [];
+    const fake: FetchLike = async (_url, init) => {
+      seen.push(Object.fromEntries(new Headers(init.headers).entries()));
+      return new Response(JSON.stringify({ status: 0, msg: null }), { status: 200 });
+    };
+    const client = new PostbookClient({ baseUrl: 'http://postbook.invalid', ...alpha, fetch: fake, headers: { 'X-Service-Client-Id': 'other', 'Content-Type': 'text/plain', 'X-Trace': 't-1' } });
+    await client.refunds.query({ refundCode: '1' });
+    assert.equal(seen[0]!['x-service-client-id'], alpha.clientId);
+    assert.equal(seen[0]!['content-type'], 'application/json');
+    assert.equal(seen[0]!['x-trace'], 't-1');
+    for (const options of [{ idempotencyKey: 'ключ' }, { idempotencyKey: 'has space' }, { idempotencyKey: 'k'.repeat(256) }, { requestId: 'id with space' }, { requestId: 'é' }]) {
+      await assert.rejects(client.refunds.submit({ refundOfferId: 'rfo_1' }, options), (e: unknown) => e instanceof PostbookClientError && !(e instanceof TransportError), JSON.stringify(options));
+    }
+    assert.equal(seen.length, 1, 'nothing sent for a refused key or id');
+  });
+
+  test('error names survive a minifying bundler; verifyWebhook without Web Crypto says so (found by a review)', async () => {
+    const { build } = await import('esbuild');
+    const out = await build({ entryPoints: [path.join(ROOT, 'packages/client/src/index.ts')], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-client-min-'));
+    try {
+      const file = path.join(dir, 'client.min.mjs');
+      fs.writeFileSync(file, out.outputFiles[0]!.text);
+      const min = (await import(pathToFileURL(file).href)) as Record<string, new (...a: unknown[]) => Error>;
+      assert.equal(new min.TransportError!('POST /x', 'no answer').name, 'TransportError');
+      assert.equal(new min.PostbookClientError!('x').name, 'PostbookClientError');
+      assert.equal(new min.WaitTimeoutError!('refund', 'R1', null, 1).name, 'WaitTimeoutError');
+      assert.equal(new min.RateLimitedError!({ endpoint: 'x', httpStatus: 429, status: 429, msg: 'm', requestId: null, body: null, retryAfterMs: 1, attempts: 1, limitType: null }).name, 'RateLimitedError');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const crypto = Object.getOwnPropertyDescriptor(globalThis, 'crypto')!;
+    Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
+    try {
+      const input = { secret: 'whsec_x', headers: { 'x-service-webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'x-service-webhook-signature': 'a'.repeat(64) }, body: '{}' };
+      await assert.rejects(verifyWebhook(input), (e: unknown) => e instanceof PostbookClientError && /Web Crypto/.test(e.message));
+    } finally {
+      Object.defineProperty(globalThis, 'crypto', crypto);
+    }
   });
 
   test("the client's credentials stay out of what inspects or serializes it (found by a review: the options were a plain property)", () => {

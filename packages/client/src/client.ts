@@ -96,7 +96,8 @@ export class PostbookClient {
   }
 
   /** Any endpoint by its key (`'POST /refund.do'`): the typed escape hatch under every method. */
-  call<K extends EndpointKey>(key: K, body: RequestOf<K> | undefined, options?: SubmitOptions): Promise<ResponseOf<K>> {
+  // async: every failure is a rejected promise, never a throw at the call site (a review: `.catch()` missed them)
+  async call<K extends EndpointKey>(key: K, body: RequestOf<K> | undefined, options?: SubmitOptions): Promise<ResponseOf<K>> {
     if (options?.idempotencyKey !== undefined && !this.idempotent(key)) throw new PostbookClientError(`${key} takes no Idempotency-Key`);
     return this.transport.call(key, body, options);
   }
@@ -144,20 +145,33 @@ export class PostbookClient {
         refundRequestList: null,
       };
       const key = idempotencyKey ?? newIdempotencyKey();
+      const resubmit = { body: submission, idempotencyKey: key };
+      // The caller's signal aborting once the submission may be on its way (during a call or a pause between two):
+      // a TransportError carrying the key, since the refund may have been made (a review: the abort's own reason
+      // came out and the key the SDK made was lost with it).
+      const aborted = (reason: unknown) =>
+        Object.assign(new TransportError('POST /refund.do', 'aborted by the caller while submitting: the refund may have been made; send resubmit again', reason), { resubmit });
       for (let resent = 0; ; resent++) {
         try {
           return { quote, refund: await this.refunds.submit(submission, { ...call, idempotencyKey: key }) };
         } catch (err) {
+          if (call.signal?.aborted) throw err instanceof PostbookError ? Object.assign(err, { resubmit }) : aborted(call.signal.reason);
           // 814: the first submission under this key is still in progress, or died in progress (its key is taken
           // over by a resend of the same body after a while): sent again too (a review: the key the SDK made was
           // lost with the error).
           const inProgress = err instanceof PostbookError && err.status === SUBMISSION_IN_PROGRESS;
           if (!(err instanceof TransportError) && !inProgress) throw err;
-          if (resent >= SUBMIT_RESENDS || call.signal?.aborted) {
-            err.resubmit = { body: submission, idempotencyKey: key };
+          if (resent >= SUBMIT_RESENDS) {
+            err.resubmit = resubmit;
             throw err;
           }
-          if (inProgress) await sleep(IN_PROGRESS_PAUSE_MS, call.signal);
+          if (inProgress) {
+            try {
+              await sleep(IN_PROGRESS_PAUSE_MS, call.signal);
+            } catch (reason) {
+              throw aborted(reason);
+            }
+          }
         }
       }
     },
@@ -199,7 +213,7 @@ export class PostbookClient {
      * session's routing (outbound and return segments, their indexes and local departure times). The carrier
      * is the first segment's unless given.
      */
-    forSession: (session: BookingSession, options: CallOptions & { carrier?: string } = {}) => {
+    forSession: async (session: BookingSession, options: CallOptions & { carrier?: string } = {}) => {
       const { carrier, ...call } = options;
       const seg = (s: SessionSegment) => ({ segmentIndex: s.segmentIndex, flightNumber: s.flightNumber, depAirport: s.depAirport, arrAirport: s.arrAirport, depTime: s.depTime });
       const first = session.routing.fromSegments[0];
@@ -245,42 +259,56 @@ export class PostbookClient {
     code: string,
     finals: readonly number[],
     options: WaitOptions,
-    read: (signal: AbortSignal | undefined) => Promise<{ status: number; value: T } | null>,
+    read: (signal: AbortSignal) => Promise<{ status: number; value: T } | null>,
   ): Promise<T> {
-    const timeoutMs = options.timeoutMs ?? 120_000;
+    const timeoutMs = Math.max(0, options.timeoutMs ?? 120_000);
     const maxDelay = options.maxDelayMs ?? 15_000;
     let delay = Math.max(1, options.initialDelayMs ?? 1_000);
-    const started = Date.now();
+    // The deadline aborts whatever runs when it passes — a query (its own time-out and 429 waits included) or a
+    // pause — so the wait ends at `timeoutMs`, not after the query under way (a review: 30 s and 2 × 60 s over).
+    // performance.now: a wall clock set back or forth moves no deadline.
+    const started = performance.now();
+    const deadline = new AbortController();
+    const timeUp = new Error('wait time-out');
+    const timer = setTimeout(() => deadline.abort(timeUp), timeoutMs);
+    const outer = options.signal;
+    const onAbort = () => deadline.abort(outer!.reason);
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener('abort', onAbort, { once: true });
     let last: number | null = null;
     let failure: unknown = undefined;
-    for (;;) {
-      let pause = delay;
-      let seen: Awaited<ReturnType<typeof read>> | undefined;
-      try {
-        seen = await read(options.signal);
-        failure = undefined;
-      } catch (err) {
-        // A query that got no answer, a 429 past the transport's retries or a 5xx is waited through like a
-        // status that is not final yet (the refund goes on meanwhile); anything else ends the wait.
-        if (!transient(err)) throw err;
-        failure = err;
-        if (err instanceof RateLimitedError) pause = Math.max(pause, err.retryAfterMs);
+    const waited = () => Math.round(performance.now() - started);
+    try {
+      for (;;) {
+        let pause = delay;
+        let seen: Awaited<ReturnType<typeof read>> | undefined;
+        try {
+          seen = await read(deadline.signal);
+          failure = undefined;
+        } catch (err) {
+          if (deadline.signal.aborted) throw deadline.signal.reason;
+          // A query that got no answer, a 429 past the transport's retries or a 5xx is waited through like a
+          // status that is not final yet (the refund goes on meanwhile); anything else ends the wait.
+          if (!transient(err)) throw err;
+          failure = err;
+          if (err instanceof RateLimitedError) pause = Math.max(pause, err.retryAfterMs);
+        }
+        if (seen === null) throw new PostbookClientError(`${what} ${code}: the query answered no ${what} order with that code`);
+        if (seen !== undefined) {
+          last = seen.status;
+          await options.onStatus?.(seen.status);
+          if (finals.includes(seen.status)) return seen.value;
+        }
+        // a pause that outlasts the wait (a long Retry-After): waited out by the deadline, no query sooner than it asked
+        await sleep(pause, deadline.signal);
+        delay = Math.min(maxDelay, delay * 2);
       }
-      if (seen === null) throw new PostbookClientError(`${what} ${code}: the query answered no ${what} order with that code`);
-      if (seen !== undefined) {
-        last = seen.status;
-        await options.onStatus?.(seen.status);
-        if (finals.includes(seen.status)) return seen.value;
-      }
-      const left = started + timeoutMs - Date.now();
-      if (left <= 0) throw new WaitTimeoutError(what, code, last, Date.now() - started, failure);
-      // a pause that outlasts the wait (a long Retry-After): waited out, then no query sooner than it asked
-      if (pause >= left) {
-        await sleep(left, options.signal);
-        throw new WaitTimeoutError(what, code, last, Date.now() - started, failure);
-      }
-      await sleep(pause, options.signal);
-      delay = Math.min(maxDelay, delay * 2);
+    } catch (err) {
+      if (err === timeUp) throw new WaitTimeoutError(what, code, last, waited(), failure);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
     }
   }
 }

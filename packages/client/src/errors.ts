@@ -4,9 +4,10 @@
 
 /** Every error the SDK throws (except an AbortSignal's own reason when the caller aborts). */
 export class PostbookClientError extends Error {
+  // Each class names itself in a literal: a minifying bundler renames classes (`new.target.name` read `O`).
+  override name = 'PostbookClientError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
   }
 }
 
@@ -25,6 +26,7 @@ export interface PostbookErrorInit {
 
 /** The service answered with a failure: an HTTP error status, or HTTP 200 with a non-zero body `status`. */
 export class PostbookError extends PostbookClientError {
+  override name = 'PostbookError';
   readonly endpoint: string;
   readonly httpStatus: number;
   readonly status: number | null;
@@ -47,6 +49,7 @@ export class PostbookError extends PostbookClientError {
 
 /** HTTP 429 after the configured retries (or a wait longer than the configured maximum). */
 export class RateLimitedError extends PostbookError {
+  override name = 'RateLimitedError';
   /** What the service asked to wait before the next call, in milliseconds. */
   readonly retryAfterMs: number;
   /** Calls made, the first one included. */
@@ -64,6 +67,7 @@ export class RateLimitedError extends PostbookError {
 
 /** No answer: the network failed or the per-call time-out passed. The request may or may not have been handled. */
 export class TransportError extends PostbookClientError {
+  override name = 'TransportError';
   readonly endpoint: string;
   /**
    * refunds.quoteAndSubmit only, when its submission got no answer after its own retries: the refund.do request
@@ -80,6 +84,7 @@ export class TransportError extends PostbookClientError {
 
 /** `waitForFinal` saw no final status in time (`cause`: the last query's failure, when it failed). */
 export class WaitTimeoutError extends PostbookClientError {
+  override name = 'WaitTimeoutError';
   /** The refundCode or voidCode followed. */
   readonly code: string;
   /** The last status seen (null: none was read). */
@@ -100,6 +105,7 @@ export type WebhookFailure = 'missing-header' | 'stale-timestamp' | 'malformed-s
 
 /** A webhook delivery that did not verify: answer it with a 4xx and do not process it. */
 export class WebhookVerificationError extends PostbookClientError {
+  override name = 'WebhookVerificationError';
   readonly reason: WebhookFailure;
   constructor(reason: WebhookFailure, message: string) {
     super(message);

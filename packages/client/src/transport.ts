@@ -22,7 +22,7 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** HTTP 429: how many times to retry (default 2) and the longest wait the SDK accepts (default 60 000 ms). */
   rateLimit?: { retries?: number; maxWaitMs?: number };
-  /** Sent with every call (e.g. a tracing header). The auth headers cannot be replaced this way. */
+  /** Sent with every call (e.g. a tracing header). The SDK's own headers (auth, accept, content-type, request id, key) cannot be replaced this way, in any capitalisation. */
   headers?: Record<string, string>;
 }
 
@@ -49,6 +49,9 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const AIRLINE_WAIT_MS = 15_000;
 const DEFAULT_RETRIES = 2;
 const DEFAULT_MAX_WAIT_MS = 60_000;
+/** What the service accepts as x-request-id and Idempotency-Key. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** A `Retry-After: 0` still waits this long: the window has not quite moved yet. */
 const MIN_RETRY_WAIT_MS = 250;
 
@@ -119,7 +122,11 @@ export class Transport {
   }
 
   private headersFor(path: string, hasBody: boolean, options: SubmitOptions): Record<string, string> {
-    const h: Record<string, string> = { ...this.#opts.headers, accept: 'application/json' };
+    // The caller's headers by their lower-case names, so the SDK's own below replace them whatever their
+    // capitalisation (a review: `X-Service-Client-Id` was sent beside the SDK's and fetch joined the two).
+    const h: Record<string, string> = {};
+    for (const [name, value] of Object.entries(this.#opts.headers ?? {})) h[name.toLowerCase()] = value;
+    h.accept = 'application/json';
     if (hasBody) h['content-type'] = 'application/json';
     if (path.startsWith('/sandbox/')) {
       if (!this.#opts.adminToken) throw new PostbookClientError(`${path} needs the admin token: pass options.adminToken`);
@@ -128,8 +135,16 @@ export class Transport {
       h[`x-${this.prefix}-client-id`] = this.#opts.clientId;
       h[`x-${this.prefix}-client-secret`] = this.#opts.clientSecret;
     }
-    if (options.requestId !== undefined) h['x-request-id'] = options.requestId;
-    if (options.idempotencyKey !== undefined) h['idempotency-key'] = options.idempotencyKey;
+    // Checked here, not by fetch: a character fetch cannot send threw a TypeError, reported as "no answer"
+    // (a TransportError) and resent; one the service refuses came back as 810 or was silently replaced.
+    if (options.requestId !== undefined) {
+      if (!REQUEST_ID.test(options.requestId)) throw new PostbookClientError(`requestId must be 1–64 of A-Za-z0-9._:-, got ${JSON.stringify(options.requestId)}`);
+      h['x-request-id'] = options.requestId;
+    }
+    if (options.idempotencyKey !== undefined) {
+      if (!IDEMPOTENCY_KEY.test(options.idempotencyKey)) throw new PostbookClientError('idempotencyKey must be 1–255 visible ASCII characters (no spaces)');
+      h['idempotency-key'] = options.idempotencyKey;
+    }
     return h;
   }
 

@@ -103,7 +103,7 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
  * (with a `reason`) otherwise. Answer 2xx only after storing the event; skip an `eventId` already seen.
  */
 export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
-  const prefix = (input.headerPrefix ?? 'service').toLowerCase();
+  const prefix = (input.headerPrefix ?? 'service').trim().toLowerCase();
   const tolerance = input.toleranceSeconds ?? 300;
   // NaN (a `Number()` of an unset variable) compared false with every age and turned the replay check off (found by a review)
   if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
@@ -128,8 +128,11 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
   const signed = new Uint8Array(head.length + body.length);
   signed.set(head, 0);
   signed.set(body, head.length);
-  const key = await crypto.subtle.importKey('raw', encoder.encode(input.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const expected = new Uint8Array(await crypto.subtle.sign('HMAC', key, signed));
+  // A browser page outside a secure context (http:// other than localhost) has no crypto.subtle.
+  const subtle = (globalThis as { crypto?: typeof crypto }).crypto?.subtle;
+  if (!subtle) throw new PostbookClientError('verifyWebhook needs Web Crypto (crypto.subtle): Node 20+, or a browser page served over https or from localhost');
+  const key = await subtle.importKey('raw', encoder.encode(input.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const expected = new Uint8Array(await subtle.sign('HMAC', key, signed));
   if (!constantTimeEqual(expected, hexBytes(given))) throw new WebhookVerificationError('bad-signature', 'the signature does not match the body and the secret');
 
   let event: unknown;
