@@ -717,7 +717,9 @@ describe('console API', () => {
     await t.store.db.insertInto('refund_status_history').values({ refund_code: code.refund_code, from_status: 3, to_status: 2, at: new Date(new Date(code.created_at).getTime() + 36 * 3_600_000), cause: 'test' }).execute();
     const after = (await get(viewer, '/charts?days=90')).json();
     assert.deepEqual(after.timeToRefund, [{ carrier: 'XS', count: 1, medianHours: 36, p90Hours: 36 }]);
-    assert.equal((await get(viewer, '/charts?days=week')).statusCode, 400);
+    // a window of 1 to 90 days; another is refused, not clamped (a review: 0 became 1, 999 became 366)
+    for (const days of ['week', '0', '000', '91', '999', '-7', '7.5']) assert.equal((await get(viewer, `/charts?days=${days}`)).statusCode, 400, days);
+    assert.equal((await get(viewer, '/charts?days=1')).json().perDay.length, 1);
   });
 
   test('admin reads the whole audit log; logout ends the session (audited) and clears the cookie', async () => {

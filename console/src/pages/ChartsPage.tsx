@@ -7,14 +7,16 @@ import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { api, ApiFailure, type Charts } from '../api.ts';
 import { REFUND_STATUS } from '../format.ts';
 
-// Distinguishable colours, each at least 3:1 against white (WCAG non-text contrast).
+// Colours each at least 3:1 against white (WCAG non-text contrast); stacked segments are parted by a white line,
+// so two neighbours of like lightness (2 refunded, 5 fulfilled) stay apart without telling hue from hue.
 const COLOURS: Record<string, string> = { '0': '#6b6b6b', '1': '#0b4f9c', '2': '#1b7a2f', '3': '#7a4f00', '4': '#a10000', '5': '#00695c', '6': '#5e35b1' };
 const STATUSES = ['0', '1', '3', '2', '5', '4', '6'];
 
 /**
  * A chart drawn once at its box's width: measured before the first paint (a layout effect), so the chart renders
  * a single time at the right size — no ResponsiveContainer pass at a guessed size followed by another at the
- * measured one — and again only when the window's width changes.
+ * measured one — and again only when the box's width changes (a ResizeObserver: a scrollbar that appears
+ * narrows the box without resizing the window).
  */
 function Sized({ height, children }: { height: number; children: (width: number) => ReactNode }) {
   const box = useRef<HTMLDivElement>(null);
@@ -22,8 +24,10 @@ function Sized({ height, children }: { height: number; children: (width: number)
   useLayoutEffect(() => {
     const measure = () => setWidth(box.current ? Math.floor(box.current.clientWidth) : 0);
     measure();
-    window.addEventListener('resize', measure);
-    return () => window.removeEventListener('resize', measure);
+    if (!box.current) return;
+    const watch = new ResizeObserver(measure);
+    watch.observe(box.current);
+    return () => watch.disconnect();
   }, []);
   return <div ref={box} style={{ height }}>{width > 0 ? children(width) : null}</div>;
 }
@@ -67,11 +71,24 @@ export function ChartsPage() {
   const [days, setDays] = useState(30);
   const [data, setData] = useState<Charts | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [loads, setLoads] = useState(0);
   useEffect(() => {
-    api.charts(days).then((d) => (setData(d), setError(null)), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the charts cannot be loaded'));
-  }, [days]);
-  const perDay = data?.perDay.map((d) => ({ day: d.day.slice(5), ...Object.fromEntries(STATUSES.map((s) => [s, d.byStatus[s] ?? 0])) })) ?? [];
+    // An answer for a window no longer chosen is dropped: a slow 90-day answer arriving after the 7-day one drew
+    // 90 days under "last 7 days" (a review). Until the new window's answer comes, nothing of the old one shows.
+    let current = true;
+    setData(null);
+    setError(null);
+    api.charts(days).then(
+      (d) => current && setData(d),
+      (e: unknown) => current && setError(e instanceof ApiFailure ? e.message : 'the charts cannot be loaded'),
+    );
+    return () => {
+      current = false;
+    };
+  }, [days, loads]);
+  const perDay = data?.perDay.map((d, i) => ({ day: i === data.perDay.length - 1 ? `${d.day.slice(5)} (so far)` : d.day.slice(5), ...Object.fromEntries(STATUSES.map((s) => [s, d.byStatus[s] ?? 0])) })) ?? [];
   const used = STATUSES.filter((s) => data?.perDay.some((d) => (d.byStatus[s] ?? 0) > 0));
+  const today = data?.perDay.at(-1)?.day;
   return (
     <main id="main">
       <h1>Charts</h1>
@@ -84,46 +101,57 @@ export function ChartsPage() {
             <option value={90}>last 90 days</option>
           </select>
         </div>
+        <div>
+          <button type="button" onClick={() => setLoads((n) => n + 1)}>Refresh</button>
+        </div>
       </div>
       {error ? <p role="alert" className="error">{error}</p> : null}
-      {!data ? <p className="loading">Loading…</p> : (
+      {!data ? (error ? null : <p className="loading">Loading…</p>) : (
         <>
+          <p className="chart-window" data-testid="chart-window">
+            Days in UTC, {data.from.slice(0, 10)} to {today} (today so far, by the service clock).
+          </p>
           <section aria-labelledby="per-day-h">
-            <h2 id="per-day-h">Refunds per day by status reached</h2>
-            <div role="img" aria-label={`Stacked bars: refund status changes per day over the last ${data.days} days; the table below holds the numbers`} className="chart" data-testid="chart-per-day">
-              <Sized height={280}>
-                {(width) => (
-                  <BarChart width={width} height={280} data={perDay} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-                    <CartesianGrid strokeDasharray="3 3" />
-                    <XAxis dataKey="day" />
-                    <YAxis allowDecimals={false} />
-                    <Tooltip />
-                    {used.map((s) => <Bar key={s} dataKey={s} name={`${s} ${REFUND_STATUS[Number(s)]}`} stackId="a" fill={COLOURS[s]} isAnimationActive={false} />)}
-                  </BarChart>
-                )}
-              </Sized>
-              <Legend items={used.map((s) => ({ name: `${s} ${REFUND_STATUS[Number(s)]}`, colour: COLOURS[s]! }))} />
-            </div>
-            <details>
-              <summary>The numbers</summary>
-              <table>
-                <thead><tr><th scope="col">Day</th>{used.map((s) => <th key={s} scope="col" className="num">{s} {REFUND_STATUS[Number(s)]}</th>)}</tr></thead>
-                <tbody>
-                  {data.perDay.filter((d) => Object.keys(d.byStatus).length > 0).map((d) => (
-                    <tr key={d.day}><td>{d.day}</td>{used.map((s) => <td key={s} className="num">{d.byStatus[s] ?? 0}</td>)}</tr>
-                  ))}
-                </tbody>
-              </table>
-            </details>
+            <h2 id="per-day-h">Refund status changes per day (UTC), by the status reached</h2>
+            {used.length === 0 ? <p>No refund changed status in this window.</p> : (
+              <>
+                <div role="img" aria-label={`Stacked bars: refund status changes per UTC day over the last ${data.days} days, the last day so far (a refund that moves 0, 1, 2 in a day counts three times); the table below holds the numbers`} className="chart" data-testid="chart-per-day">
+                  <Sized height={280}>
+                    {(width) => (
+                      // accessibilityLayer off: it made the SVG a nameless tab stop inside this role="img"
+                      <BarChart width={width} height={280} data={perDay} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>
+                        <CartesianGrid strokeDasharray="3 3" />
+                        <XAxis dataKey="day" />
+                        <YAxis allowDecimals={false} label={{ value: 'status changes', angle: -90, position: 'insideLeft' }} />
+                        <Tooltip />
+                        {used.map((s) => <Bar key={s} dataKey={s} name={`${s} ${REFUND_STATUS[Number(s)]}`} stackId="a" fill={COLOURS[s]} stroke="#fff" strokeWidth={1} isAnimationActive={false} />)}
+                      </BarChart>
+                    )}
+                  </Sized>
+                  <Legend items={used.map((s) => ({ name: `${s} ${REFUND_STATUS[Number(s)]}`, colour: COLOURS[s]! }))} />
+                </div>
+                <details>
+                  <summary>The numbers</summary>
+                  <table>
+                    <thead><tr><th scope="col">Day (UTC)</th>{used.map((s) => <th key={s} scope="col" className="num">{s} {REFUND_STATUS[Number(s)]}</th>)}</tr></thead>
+                    <tbody>
+                      {data.perDay.filter((d) => Object.keys(d.byStatus).length > 0).map((d) => (
+                        <tr key={d.day}><td>{d.day}{d.day === today ? ' (so far)' : ''}</td>{used.map((s) => <td key={s} className="num">{d.byStatus[s] ?? 0}</td>)}</tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </details>
+              </>
+            )}
           </section>
           <section aria-labelledby="ttr-h">
-            <h2 id="ttr-h">Time to refund per airline (hours, submission to refunded)</h2>
+            <h2 id="ttr-h">Time to refund per airline (hours, submission to refunded or fulfilled)</h2>
             {data.timeToRefund.length === 0 ? <p>No refund completed in this window.</p> : (
               <>
                 <div role="img" aria-label="Bars: median and 90th percentile hours from submission to refund per airline; the table below holds the numbers" className="chart" data-testid="chart-time-to-refund">
                   <Sized height={240}>
                     {(width) => (
-                      <BarChart width={width} height={240} data={data.timeToRefund} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+                      <BarChart width={width} height={240} data={data.timeToRefund} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>
                         <CartesianGrid strokeDasharray="3 3" />
                         <XAxis dataKey="carrier" />
                         <YAxis />
