@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { constants as zlibConstants } from 'node:zlib';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AirlineDirectory } from './airline/connector.js';
@@ -10,6 +11,7 @@ import type { World } from './airline/sandbox/world.js';
 import { ClientAuthenticator } from './clients/auth.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
+import { corsDelegator } from './http/cors.js';
 import { ANSWER_CODINGS, COMPRESS_THRESHOLD_BYTES, explicitCodings } from './http/encoding.js';
 import { errorHandler, frameworkErrors, notFoundHandler } from './http/errors.js';
 import { Idempotency } from './http/idempotency.js';
@@ -96,6 +98,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler(app));
 
+  // Browser pages of CORS_ORIGINS (decision 0048): registered only when set, so no request pays for it otherwise.
+  if (config.corsOrigins.length > 0) await app.register(cors, { hook: 'onRequest', delegator: corsDelegator(config.corsOrigins) });
   // Answers compressed one by one at zlib's fastest level (decision 0040); kept answers keep their own gzip.
   await app.register(compress, {
     global: true,

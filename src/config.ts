@@ -48,6 +48,8 @@ export interface Config {
   idempotencyTtlHours: number;
   /** Days a settled webhook event (delivered or failed) and its attempts are kept, counted from its status change (decision 0022). */
   webhookRetentionDays: number;
+  /** Origins whose browser pages may call the API (CORS, decision 0048); ['*'] any (sandbox only); empty: none. */
+  corsOrigins: string[];
   /** Bearer token GET /metrics asks for; null: /metrics is open (keep its port private). */
   metricsToken: string | null;
   /** Whether this process's /metrics shows the store-wide figures (refunds, jobs, webhooks), and how long a read of them is shown (seconds; 0: every scrape reads). */
@@ -90,6 +92,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
   { name: 'SANDBOX', default: 'true', meaning: 'sandbox mode: movable test clock and /sandbox admin endpoints' },
   { name: 'ADMIN_TOKEN', default: '(world sandbox.adminToken)', meaning: 'bearer token for /sandbox admin endpoints' },
+  { name: 'CORS_ORIGINS', default: '(unset: no CORS)', meaning: 'origins (https://agent.example.com, comma-separated; * in sandbox mode only) whose browser pages may call the API: preflight answered, request id and Retry-After exposed; never the console (decision 0048)' },
   { name: 'METRICS_TOKEN', default: '(unset: /metrics open)', meaning: '16+ characters: GET /metrics asks for Authorization: Bearer <token> (Prometheus: authorization.credentials)' },
   { name: 'METRICS_STORE_FIGURES', default: 'true', meaning: "this process's /metrics shows the store-wide figures (refunds, jobs, undelivered webhooks): false on all processes but one, or aggregate them with max()" },
   { name: 'METRICS_STORE_SECONDS', default: '5', meaning: 'seconds (0 to 300) a read of the store-wide figures is shown before a scrape reads them again (0: every scrape)' },
@@ -197,6 +200,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const adminToken = env.ADMIN_TOKEN?.trim() || null;
   if (adminToken !== null && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
 
+  const corsOrigins = (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  const sandbox = boolVar(env, 'SANDBOX', true, problems);
+  for (const origin of corsOrigins) {
+    if (origin === '*') {
+      if (!sandbox) problems.push('CORS_ORIGINS may be * in sandbox mode only: list the origins');
+      continue;
+    }
+    let ok = false;
+    try {
+      const u = new URL(origin);
+      ok = (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === origin;
+    } catch {
+      ok = false;
+    }
+    if (!ok) problems.push(`CORS_ORIGINS must be origins like https://agent.example.com (scheme, host and port only, no path or trailing slash), got ${JSON.stringify(origin)}`);
+  }
+
   const metricsToken = env.METRICS_TOKEN?.trim() || null;
   if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
 
@@ -215,7 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     worldPath: path.resolve(cwd, env.WORLD?.trim() || 'worlds/demo.yaml'),
     headerPrefix,
     logLevel,
-    sandbox: boolVar(env, 'SANDBOX', true, problems),
+    sandbox,
     adminToken,
     bodyLimitBytes,
     shutdownGraceMs,
@@ -233,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     consoleDemoPassword,
     idempotencyTtlHours: intVar(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 720, problems),
     webhookRetentionDays: intVar(env, 'WEBHOOK_RETENTION_DAYS', 30, 2, 3650, problems),
+    corsOrigins,
     metricsToken,
     metricsStore: { enabled: boolVar(env, 'METRICS_STORE_FIGURES', true, problems), maxAgeSeconds: intVar(env, 'METRICS_STORE_SECONDS', 5, 0, 300, problems) },
     jobs: {

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { makeTestApp, type TestApp } from '../src/test-support/app.js';
@@ -81,5 +83,57 @@ test('the built SDK runs in Chromium: calls, typed errors, webhook verification 
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
+  }
+});
+
+// decision 0048: a page of another origin listed in CORS_ORIGINS calls the service with the SDK; the request id
+// and a refusal (401) reach it as the service answered them. Without CORS_ORIGINS the browser blocks the call.
+test('a page of another origin: with CORS_ORIGINS the SDK works across origins, without it the browser refuses', { skip: missing ?? false, timeout: 120_000 }, async () => {
+  // The agent's page and the package's files from a server of their own on loopback (a page the test fulfils
+  // counts as a public one, which Chromium's local-network rules keep from calling loopback at all).
+  const agentServer = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://agent');
+    if (url.pathname === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>agent</title>');
+    const file = path.join(built, url.pathname.replace('/__sdk/', ''));
+    if (!url.pathname.startsWith('/__sdk/') || !file.startsWith(built) || !fs.existsSync(file)) return void res.writeHead(404).end('not found');
+    res.writeHead(200, { 'content-type': 'text/javascript' }).end(fs.readFileSync(file, 'utf8'));
+  });
+  await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
+  const agent = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}`;
+  const allowed = await makeTestApp({ world: refundWorld(), env: { CORS_ORIGINS: agent } });
+  const allowedBase = await allowed.app.listen({ port: 0, host: '127.0.0.1' });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${agent}/`);
+    type Outcome = { ok: boolean; status?: number; name?: string; httpStatus?: number; requestId?: string | null };
+    const run = (baseUrl: string, secret: string) =>
+      page.evaluate<Outcome>(`(async (a) => {
+        const sdk = await import('/__sdk/index.js');
+        const client = new sdk.PostbookClient({ baseUrl: a.baseUrl, clientId: a.clientId, clientSecret: a.secret, rateLimit: { retries: 0 } });
+        try {
+          const answer = await client.refunds.query({ airlinePNR: 'DEP001', carrier: 'XS' });
+          return { ok: true, status: answer.status };
+        } catch (e) {
+          return { ok: false, name: e.name, status: e.status, httpStatus: e.httpStatus, requestId: e.requestId };
+        }
+      })(${JSON.stringify({ clientId: TEST_CLIENTS.alpha.id, baseUrl, secret })})`);
+
+    assert.deepEqual(await run(allowedBase, TEST_CLIENTS.alpha.secret), { ok: true, status: 0 });
+    const refused = await run(allowedBase, 'not-the-secret');
+    assert.equal(refused.name, 'PostbookError', 'a 401 the page can read, not "Failed to fetch"');
+    assert.equal(refused.httpStatus, 401);
+    assert.match(String(refused.requestId), /^[0-9a-f-]{36}$/, 'the request id exposed');
+    // The service without CORS_ORIGINS: the browser blocks the answer
+    const blocked = await run(base, TEST_CLIENTS.alpha.secret);
+    assert.equal(blocked.ok, false);
+    assert.equal(blocked.name, 'TransportError');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await allowed.close();
+    await new Promise((resolve) => agentServer.close(resolve));
   }
 });
