@@ -18,7 +18,7 @@ import { refundHistory } from './refunds/history.js';
 import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
 import { keyringOf } from './webhooks/secret.js';
 import { webhookUrlProblem } from './webhooks/url.js';
-import { checkBookedOrders, seedBookedOrders, SeedConflict } from './orders/seed.js';
+import { seedBookedOrders, SeedConflict } from './orders/seed.js';
 import type { MoveClockRequest } from './sandbox-clock.js';
 import { ApiError } from './errors.js';
 import type { OperatorRole, WebhookEventState } from './store/schema.js';
@@ -350,12 +350,16 @@ function program(): Command {
         await withStore(c, async (s) => {
           const now = systemClock.now();
           const records = [...w.bookings.values()].map((b) => b.record);
-          // a booking that cannot become an order refuses the load before anything is written
-          await checkBookedOrders(s.db, records).catch((err: unknown) => {
-            throw err instanceof SeedConflict ? new CliError(`world ${file} not loaded, nothing changed: ${err.message}`, 1) : err;
-          });
-          await seedClients(s.db, w.clients.map((x) => ({ id: x.id, name: x.name, secret: x.secret, settings: x.settings ?? {} })), now);
-          await seedBookedOrders(s.db, records, now);
+          // one transaction: a booking that cannot become an order (or a crash) leaves nothing written
+          await s.db
+            .transaction()
+            .execute(async (trx) => {
+              await seedClients(trx, w.clients.map((x) => ({ id: x.id, name: x.name, secret: x.secret, settings: x.settings ?? {} })), now);
+              await seedBookedOrders(trx, records, now);
+            })
+            .catch((err: unknown) => {
+              throw err instanceof SeedConflict ? new CliError(`world ${file} not loaded, nothing changed: ${err.message}`, 1) : err;
+            });
         });
         out(`world ${w.name}: loaded ${w.clients.length} clients and ${w.bookings.size} booked orders (start the server with WORLD=${file} to serve its flights)`);
       }),

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import { loadWorldFile, WorldError, type World } from '../airline/sandbox/world.js';
 import { recordWorldReload } from '../airline/sandbox/world-share.js';
 import { seedClients } from '../clients/clients.js';
-import { checkBookedOrders, seedBookedOrders, SeedConflict } from '../orders/seed.js';
+import { seedBookedOrders, SeedConflict } from '../orders/seed.js';
 import type { Database } from '../store/schema.js';
 import { seedWebhooks, WebhookRegistrationError, type WebhookRegistry } from '../webhooks/register.js';
 import { webhookUrlProblem } from '../webhooks/url.js';
@@ -57,30 +57,32 @@ export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Pr
     const problem = webhookUrlProblem(c.webhook!.url, { sandbox: true });
     if (problem) throw new ActionRefused(409, `the world was not reloaded, nothing changed: world client ${c.id}: webhook: ${problem}`);
   }
-  // Before anything is written: a booking that cannot become an order refuses the reload whole.
+  const before = worldSummary(deps.world);
+  const after = worldSummary(fresh);
+  // One transaction: the clients, the booked orders, the webhooks, the world's new version and the audit row
+  // commit together or not at all (they were five, and a crash between them left the clients changed and the
+  // world not). A booking that cannot become an order (SeedConflict) refuses the reload whole.
+  let done: { reEnabled: string[]; ordersCreated: number; version: number };
   try {
-    await checkBookedOrders(deps.db, [...fresh.bookings.values()].map((b) => b.record));
+    done = await deps.db.transaction().execute(async (trx) => {
+      const { reEnabled } = await seedClients(trx, fresh.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), now);
+      const ordersCreated = await seedBookedOrders(trx, [...fresh.bookings.values()].map((b) => b.record), now);
+      if (deps.webhooks && withWebhook.length > 0) await seedWebhooks({ ...deps.webhooks, db: trx }, withWebhook);
+      // Every other process on the store follows (src/airline/sandbox/world-share.ts).
+      const version = await recordWorldReload(trx, fresh, now);
+      // World clients disabled in the console are enabled again by the file: named here (the clients' own audit
+      // rows say who disabled them).
+      await audit(trx, operator, 'sandbox.world', 'sandbox:world', before, { ...after, ordersCreated, version, ...(reEnabled.length > 0 ? { reEnabledClients: reEnabled } : {}) });
+      return { reEnabled, ordersCreated, version };
+    });
   } catch (err) {
     if (err instanceof SeedConflict) throw new ActionRefused(409, `the world was not reloaded, nothing changed: ${err.message}`);
+    if (err instanceof WebhookRegistrationError) throw new ActionRefused(409, `the world was not reloaded, nothing changed: ${err.message}`);
     throw err;
   }
-  const before = worldSummary(deps.world);
-  const { reEnabled } = await seedClients(deps.db, fresh.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), now);
-  // This process at once; the others within their credential cache's 30 s, as for any client change.
+  // After the commit: this process at once (its credentials within its cache's 30 s elsewhere, as for any client
+  // change), its world in place.
   for (const c of fresh.clients) deps.invalidateClient?.(c.id);
-  const ordersCreated = await seedBookedOrders(deps.db, [...fresh.bookings.values()].map((b) => b.record), now);
-  try {
-    if (deps.webhooks && withWebhook.length > 0) await seedWebhooks(deps.webhooks, withWebhook);
-  } catch (err) {
-    if (err instanceof WebhookRegistrationError) throw new ActionRefused(409, err.message);
-    throw err;
-  }
   Object.assign(deps.world, fresh);
-  // Every other process on the store follows (src/airline/sandbox/world-share.ts).
-  const version = await recordWorldReload(deps.db, fresh, now);
-  const after = worldSummary(deps.world);
-  // World clients disabled in the console are enabled again by the file: named here (the clients' own audit rows
-  // say who disabled them). Written after the change (its parts have their own transactions).
-  await audit(deps.db, operator, 'sandbox.world', 'sandbox:world', before, { ...after, ordersCreated, version, ...(reEnabled.length > 0 ? { reEnabledClients: reEnabled } : {}) });
-  return { ...after, ordersCreated, version };
+  return { ...after, ordersCreated: done.ordersCreated, version: done.version };
 }

@@ -8,7 +8,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import type { Store } from '../store/store.js';
 import { seedClients } from '../clients/clients.js';
-import { checkBookedOrders, seedBookedOrders, SeedConflict, ticketConflict } from './seed.js';
+import { seedBookedOrders, SeedConflict, ticketConflict } from './seed.js';
 
 const DAY = 24 * 3600 * 1000;
 const [lastA, firstA] = PLANTED.names;
@@ -58,7 +58,7 @@ describe(`seeded orders follow the world's calendar (${process.env.DATABASE_URL 
     }
   });
 
-  test("a booking whose tickets another order holds (its PNR changed in the file) is skipped and named at a start, refused whole by a check (found by a review: taken for another process's seed)", async () => {
+  test("a booking whose tickets another order holds (its PNR changed in the file) is skipped and named at a start, refused whole in a transaction (found by a review: taken for another process's seed)", async () => {
     const world = refundWorld();
     const at = new Date();
     const first = buildWorld(world, at);
@@ -67,7 +67,15 @@ describe(`seeded orders follow the world's calendar (${process.env.DATABASE_URL 
     const moved = structuredClone(world);
     moved.bookings.find((b) => b.pnr === 'DEP001')!.pnr = 'DEP00X';
     const records = [...buildWorld(moved, at).bookings.values()].map((b) => b.record);
-    await assert.rejects(checkBookedOrders(store.db, records), (err: unknown) => err instanceof SeedConflict && /booking XS DEP00X cannot become an order: its ticket \S+ belongs to the order of XS DEP001/.test(err.message));
+    // in a caller's transaction (a reload, `postbook world load`): thrown, and the caller's earlier writes undone with it
+    await assert.rejects(
+      store.db.transaction().execute(async (trx) => {
+        await trx.updateTable('clients').set({ name: 'changed in the refused load' }).where('client_id', '=', first.clients[0]!.id).execute();
+        await seedBookedOrders(trx, records, at);
+      }),
+      (err: unknown) => err instanceof SeedConflict && /booking XS DEP00X cannot become an order: its ticket \S+ belongs to the order of XS DEP001/.test(err.message),
+    );
+    assert.notEqual((await store.db.selectFrom('clients').select('name').where('client_id', '=', first.clients[0]!.id).executeTakeFirstOrThrow()).name, 'changed in the refused load');
     const skipped: string[] = [];
     assert.equal(await seedBookedOrders(store.db, records, at, (c) => skipped.push(c.message)), 0);
     assert.equal(skipped.length, 1);

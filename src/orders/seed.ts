@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AirlineRecord } from '../airline/connector.js';
 import type { Database } from '../store/schema.js';
 import { constraintOf, isUniqueViolation } from '../store/errors.js';
+import { inTransaction, undoableAlone } from '../store/transaction.js';
 import { findOrderByRecord, insertOrderFromRecord, newOrderNo } from './orders.js';
 
 /** A world booking that cannot become an order: a ticket number of it belongs to another order already. */
@@ -32,21 +33,8 @@ export async function ticketConflict(db: Kysely<Database>, record: AirlineRecord
 }
 
 /**
- * Throws SeedConflict when a booking that would become an order has a ticket number another order holds (a world
- * file whose booking changed its PNR and kept its tickets): said before anything is written. The unique index
- * refused it one order in, and the refusal was taken for another process's seed of the same order (a review:
- * the reload answered success with the booking never an order).
- */
-export async function checkBookedOrders(db: Kysely<Database>, records: AirlineRecord[]): Promise<void> {
-  for (const record of records) {
-    if (!record.bookedByClient || (await findOrderByRecord(db, record.carrier, record.pnr))) continue;
-    const conflict = await ticketConflict(db, record);
-    if (conflict) throw conflict;
-  }
-}
-
-/**
- * Creates the missing orders (source 'booking') and brings the times of existing ones in line with the world.
+ * Creates the missing orders (source 'booking') and brings the times of existing ones in line with the world;
+ * in `db`'s transaction when it is one (a world reload: all of it or nothing).
  * A world's relative times (`+3d 10:30`) are resolved at every start, so a booking's flights move with the
  * calendar ("the demo never goes stale", docs/world.md); its order, stored on an earlier day, must move with
  * them or every refund request naming today's flight dates would miss its segments. Only times are brought
@@ -72,9 +60,8 @@ export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRec
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        await db.transaction().execute((trx) =>
-          insertOrderFromRecord(trx, { orderNo: newOrderNo(), clientId: record.bookedByClient!, source: 'booking', record, now }),
-        );
+        // inside a caller's transaction (a world reload), a clash undoes this order alone: it is drawn again
+        await undoableAlone(db, (trx) => insertOrderFromRecord(trx, { orderNo: newOrderNo(), clientId: record.bookedByClient!, source: 'booking', record, now }));
         created++;
         break;
       } catch (err) {
@@ -104,7 +91,7 @@ async function alignOrderTimes(db: Kysely<Database>, orderNo: string, record: Ai
     return row && !sameInstant(row.issued_at, t.issuedAt);
   });
   if (stale.length === 0 && reissued.length === 0) return;
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     for (const s of stale) {
       await trx
         .updateTable('order_segments')

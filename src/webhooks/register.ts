@@ -2,6 +2,7 @@
 // world file's clients (docs/webhooks.md "Registering"). The signing secret is made with the first URL and
 // shown then only; a rotation makes a new one. Events are written only for status changes after the
 // registration: a client registering later does not receive the past.
+import { inTransaction } from '../store/transaction.js';
 import type { Kysely, Transaction } from 'kysely';
 import { ApiError } from '../errors.js';
 import type { Database } from '../store/schema.js';
@@ -56,7 +57,8 @@ export async function setWebhook(
     if (problem) throw new WebhookRegistrationError(problem);
   }
   const keyring = reg.keyring;
-  return reg.db.transaction().execute(async (trx) => {
+  // in the registry's transaction when it holds one (a world reload)
+  return inTransaction(reg.db, async (trx) => {
     const client = await trx.selectFrom('clients').select(['client_id', 'webhook_url', 'webhook_secret']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
     if (!client) return null;
     let secret: string | null = null;
