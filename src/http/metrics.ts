@@ -4,7 +4,7 @@
 // seat-map cache. Read from the store at each scrape: refunds by status and airline, the oldest refund
 // still waiting in each open status, job queue depth, undelivered webhook events (README "Operating it").
 // The process's own figures (memory, heap, CPU, event-loop delay), also read at each scrape.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Kysely } from 'kysely';
@@ -60,7 +60,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** The event loop's delay, sampled every 20 ms while the app runs (stopped by `close`). */
+  /** The event loop's delay, sampled every 20 ms by a timer of its own while the app runs (stopped by `close`). */
   private readonly loopDelay: LoopDelay;
 
   constructor(opts: { sources?: MetricSources; loopDelay?: { windowMs: number; tickMs: number } } = {}) {
@@ -129,16 +129,17 @@ export class Metrics {
         this.inc((user + system) / 1e6);
       },
     });
-    // The event loop's delay (decision 0047): the gauges show the last completed window (a minute), the
-    // same to every scraper and never started afresh by a scrape; the histogram counts each second by its
-    // longest delay, so no spike is lost whatever the scrape interval.
+    // The event loop's delay (decision 0047): the gauges show the last completed window (a minute; 0 until the
+    // first completes), the same to every scraper and never started afresh by a scrape; the histogram counts
+    // each second by its longest delay (a longer stall ends one second), so no stall is lost whatever the
+    // scrape interval.
     const loop = this.loopDelay;
     gauge('nodejs_eventloop_lag_p50_seconds', 'The 50th percentile of the event loop delay over the last completed minute', () => loop.lastWindow.p50);
     gauge('nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the event loop delay over the last completed minute', () => loop.lastWindow.p99);
     gauge('nodejs_eventloop_lag_max_seconds', 'The maximum event loop delay over the last completed minute', () => loop.lastWindow.max);
     const seconds = new Histogram({
       name: 'postbook_eventloop_delay_max_seconds',
-      help: "Seconds of this process by their longest event loop delay (rate of the count above 0.1 s: how often requests stalled)",
+      help: 'Seconds of this process by their longest event loop delay, a stall longer than a second counted once (rate of the count above 0.1 s: stalls per second)',
       buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
@@ -147,82 +148,91 @@ export class Metrics {
 
   private addStoreFigures(src: MetricSources): void {
     const registers = [this.registry];
+    const { maxAgeMs } = src.storeFigures;
     /**
-     * A gauge read from the store at a scrape: `read` gives its samples, which replace the previous ones.
-     * A read that fails keeps the last samples and counts in postbook_metrics_collect_errors_total{source}.
-     * Scrapes within `storeFigures.maxAgeMs` of a good read show its samples without reading again (several
-     * scrapers, or one scraping every second, cost the store one read each few seconds).
+     * A store read shared by every collection while it runs and for `maxAgeMs` after it (several scrapers, or
+     * one scraping every second, cost the store one read each few seconds; the two given-up gauges share one).
+     * A failed read is not kept: the next collection reads again.
      */
-    const fromStore = <L extends string>(
-      name: string,
-      help: string,
-      labelNames: readonly L[],
-      source: string,
-      read: () => Promise<Array<[Record<L, string>, number]>>,
-    ) => {
-      const errors = this.collectErrors;
-      const { maxAgeMs } = src.storeFigures;
-      let readAt = -Infinity;
+    const cached = <T>(read: () => Promise<T>): (() => Promise<T>) => {
+      let inFlight: Promise<T> | null = null;
+      let kept: { at: number; value: T } | null = null;
+      return () => {
+        if (kept && performance.now() - kept.at < maxAgeMs) return Promise.resolve(kept.value);
+        return (inFlight ??= read()
+          .then((value) => {
+            kept = { at: performance.now(), value };
+            return value;
+          })
+          .finally(() => {
+            inFlight = null;
+          }));
+      };
+    };
+    /**
+     * A gauge of store figures: `samples` gives them at a collection, replacing the previous ones. A read that fails
+     * keeps the last samples and counts in postbook_metrics_collect_errors_total{source}.
+     */
+    const errors = this.collectErrors;
+    const fromStore = <L extends string>(name: string, help: string, labelNames: readonly L[], source: string, samples: () => Promise<Array<[Record<L, string>, number]>>) => {
       new Gauge({
         name,
         help,
         labelNames,
         registers,
         async collect() {
-          if (Date.now() - readAt < maxAgeMs) return;
           try {
-            const samples = await read();
-            readAt = Date.now();
+            const got = await samples();
             this.reset();
-            for (const [labels, value] of samples) this.set(labels, value);
+            for (const [labels, value] of got) this.set(labels, value);
           } catch {
             errors.inc({ source });
           }
         },
       });
     };
+    const refunds = cached(() => refundsByStatus(src.db));
     fromStore('postbook_refunds', 'Refund orders by refundStatus (spec 3.1) and airline', ['status', 'carrier'], 'refunds', async () =>
-      (await refundsByStatus(src.db)).map((r) => [{ status: String(r.status), carrier: r.carrier }, r.count]),
+      (await refunds()).map((r) => [{ status: String(r.status), carrier: r.carrier }, r.count]),
     );
+    const oldest = cached(() => oldestOpenRefunds(src.db));
     fromStore(
       'postbook_refund_oldest_waiting_seconds',
       'Age of the oldest refund in each open status (0 with postbook, 1 and 3 with the airline); absent when none waits',
       ['status'],
       'refunds',
       async () => {
-        const rows = await oldestOpenRefunds(src.db);
+        // the ages at this collection, from the kept read's instants
+        const rows = await oldest();
         const now = src.clock.now().getTime();
         return rows.map((r) => [{ status: String(r.status) }, Math.max(0, (now - r.since.getTime()) / 1000)]);
       },
     );
-    // Both given-up gauges from one read: the collections of one scrape share it while it runs.
-    let givenUp: ReturnType<typeof refundCallsGivenUp> | null = null;
-    const readGivenUp = () =>
-      (givenUp ??= refundCallsGivenUp(src.db).finally(() => {
-        givenUp = null;
-      }));
+    const givenUp = cached(() => refundCallsGivenUp(src.db));
     fromStore(
       'postbook_refund_polls_given_up',
       'Refunds at 1 or 3 nobody looks at any more: their looks at the airline failed past the retries; retry them in the console',
       [],
       'refunds',
-      async () => [[{}, (await readGivenUp()).polls]],
+      async () => [[{}, (await givenUp()).polls]],
     );
     fromStore(
       'postbook_refund_submissions_given_up',
       'Refunds at 0 nobody submits any more: their submissions to the airline failed past the retries; retry them in the console',
       [],
       'refunds',
-      async () => [[{}, (await readGivenUp()).submissions]],
+      async () => [[{}, (await givenUp()).submissions]],
     );
+    const jobs = cached(() => src.jobQueue.stats());
     fromStore('postbook_jobs', 'Jobs of the job queue by queue and state (created = waiting)', ['queue', 'state'], 'jobs', async () => {
       // A queue that does not run (stopped at shutdown) shows no depth rather than its last one.
       if (!src.jobQueue.running) return [];
-      const stats = await src.jobQueue.stats();
+      const stats = await jobs();
       return Object.entries(stats.queues).flatMap(([queue, counts]) => Object.entries(counts).map(([state, n]): [Record<'queue' | 'state', string>, number] => [{ queue, state }, n]));
     });
+    const webhooks = cached(() => undeliveredEvents(src.db));
     fromStore('postbook_webhook_events_undelivered', 'Webhook events not delivered: pending (still retried) or failed (retries over)', ['type', 'state'], 'webhooks', async () =>
-      (await undeliveredEvents(src.db)).map((r) => [{ type: r.type, state: r.state }, r.count]),
+      (await webhooks()).map((r) => [{ type: r.type, state: r.state }, r.count]),
     );
   }
 
@@ -284,35 +294,51 @@ export class Metrics {
   }
 }
 
-/** The event loop's delay over fixed windows and over each tick, read by timers of its own (never by a scrape). */
+/** How often the event loop's delay is sampled (ms): a timer's lateness past this is the delay. */
+const LOOP_SAMPLE_MS = 20;
+
+/**
+ * The event loop's delay, sampled by one timer of its own (never by a scrape): each firing's lateness goes into
+ * the window's histogram and the tick's maximum before the tick or the window is closed, so a stall is counted in
+ * the tick it ends in, whenever it falls. (Node's monitorEventLoopDelay, reset at each tick, forgot when it last
+ * fired: a stall begun just after a reset was lost — about 2 % of them at a 1 s tick, a review found.)
+ */
 class LoopDelay {
   /** p50, p99 and max in seconds of the last completed window; zeros until one completes. */
   lastWindow = { p50: 0, p99: 0, max: 0 };
-  private readonly window: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
-  private readonly tick: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
-  private timers: NodeJS.Timeout[] = [];
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly every: { windowMs: number; tickMs: number }) {}
 
-  /** Starts both monitors; `onTick` gets each tick's longest delay in seconds (ticks without a sample give none). */
+  /** Starts sampling; `onTick` gets each tick's longest delay in seconds (a stall longer than a tick ends one tick). */
   start(onTick: (maxSeconds: number) => void): void {
-    this.window.enable();
-    this.tick.enable();
-    const windowTimer = setInterval(() => {
-      const h = this.window;
-      this.lastWindow = h.count > 0 ? { p50: h.percentile(50) / 1e9, p99: h.percentile(99) / 1e9, max: h.max / 1e9 } : { p50: 0, p99: 0, max: 0 };
-      h.reset();
-    }, this.every.windowMs);
-    const tickTimer = setInterval(() => {
-      if (this.tick.count > 0) onTick(this.tick.max / 1e9);
-      this.tick.reset();
-    }, this.every.tickMs);
-    this.timers = [windowTimer.unref(), tickTimer.unref()];
+    // microseconds (a recordable histogram takes integers ≥ 1)
+    const window: RecordableHistogram = createHistogram();
+    let prev = performance.now();
+    let tickStart = prev;
+    let windowStart = prev;
+    let tickMax = 0;
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      const delay = Math.max(0, now - prev - LOOP_SAMPLE_MS);
+      prev = now;
+      window.record(Math.max(1, Math.round(delay * 1000)));
+      if (delay > tickMax) tickMax = delay;
+      if (now - tickStart >= this.every.tickMs) {
+        onTick(tickMax / 1000);
+        tickMax = 0;
+        tickStart = now;
+      }
+      if (now - windowStart >= this.every.windowMs) {
+        this.lastWindow = { p50: window.percentile(50) / 1e6, p99: window.percentile(99) / 1e6, max: window.max / 1e6 };
+        window.reset();
+        windowStart = now;
+      }
+    }, LOOP_SAMPLE_MS).unref();
   }
 
   stop(): void {
-    for (const t of this.timers) clearInterval(t);
-    this.window.disable();
-    this.tick.disable();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
   }
 }
