@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { authHeaders, makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { loadConfig } from '../config.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { seatSegments, verifyFlights } from '../test-support/booking.js';
 
 const AGENT = 'https://agent.example.com';
 const preflight = (t: TestApp, url: string, origin = AGENT) =>
@@ -20,7 +22,7 @@ const query = (t: TestApp, origin: string, secret: string = TEST_CLIENTS.alpha.s
 describe('CORS_ORIGINS set', () => {
   let t: TestApp;
   before(async () => {
-    t = await makeTestApp({ env: { CORS_ORIGINS: `${AGENT}, http://localhost:5173` } });
+    t = await makeTestApp({ world: bookingWorld(), env: { CORS_ORIGINS: `${AGENT}, http://localhost:5173` } });
   });
   after(() => t.close());
 
@@ -48,11 +50,36 @@ describe('CORS_ORIGINS set', () => {
   test('an origin not listed, and the console, get no CORS header', async () => {
     assert.equal((await query(t, 'https://evil.example')).headers['access-control-allow-origin'], undefined);
     assert.equal((await preflight(t, '/queryRefundOrders.do', 'https://evil.example')).headers['access-control-allow-origin'], undefined);
-    for (const url of ['/console/api/login', '/console/api/session', '/console']) {
+    for (const url of ['/console/api/login', '/console/api/session', '/console', '/%63onsole/api/login', '/console%2Fapi/login']) {
       assert.equal((await preflight(t, url)).headers['access-control-allow-origin'], undefined, url);
     }
-    const login = await t.app.inject({ method: 'POST', url: '/console/api/login', headers: { origin: AGENT, 'content-type': 'application/json' }, payload: { login: 'nobody', password: 'nothing-at-all' } });
-    assert.equal(login.headers['access-control-allow-origin'], undefined);
+    for (const url of ['/console/api/login', '/%63onsole/api/login']) {
+      const login = await t.app.inject({ method: 'POST', url, headers: { origin: AGENT, 'content-type': 'application/json' }, payload: { login: 'nobody', password: 'nothing-at-all' } });
+      assert.equal(login.headers['access-control-allow-origin'], undefined, url);
+    }
+  });
+
+  test('an OPTIONS that is no preflight is answered as without CORS (the envelope), not with a plain-text 400', async () => {
+    const res = await t.app.inject({ method: 'OPTIONS', url: '/queryRefundOrders.do', headers: { origin: AGENT } });
+    assert.notEqual(res.statusCode, 204);
+    assert.match(String(res.headers['content-type']), /application\/json/);
+    assert.equal(typeof res.json().status, 'number');
+  });
+
+  test("answers that set their own Vary (seat maps, kept extract answers) keep Origin in it", async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    for (const gzip of [false, true]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/seatAvailability.do',
+        headers: { origin: AGENT, 'content-type': 'application/json', ...(gzip ? { 'accept-encoding': 'gzip' } : {}), ...authHeaders(TEST_CLIENTS.alpha) },
+        payload: { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) },
+      });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['access-control-allow-origin'], AGENT);
+      const vary = String(res.headers.vary).toLowerCase();
+      assert.ok(vary.includes('origin') && vary.includes('accept-encoding'), `gzip ${gzip}: ${vary}`);
+    }
   });
 });
 

@@ -19,5 +19,27 @@ export function corsDelegator(origins: readonly string[]): (req: FastifyRequest,
     credentials: false,
   };
   const none: FastifyCorsOptions = { origin: false };
-  return (req, cb) => cb(null, req.url === '/console' || req.url.startsWith('/console/') || req.url.startsWith('/console?') ? none : api);
+  return (req, cb) => {
+    // An OPTIONS that is no preflight (no Origin or no Access-Control-Request-Method) is answered as before
+    // (404/405 in the envelope), not with the plugin's plain-text 400.
+    const preflightLike = req.method !== 'OPTIONS' || (req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined);
+    cb(null, preflightLike && !forConsole(req) ? api : none);
+  };
+}
+
+/**
+ * Whether a request is for the console: by the route it matched, or (a preflight matches the catch-all OPTIONS
+ * route) by its path decoded as the router decodes it (a review: `/%63onsole/api/login` passed a plain prefix test).
+ */
+function forConsole(req: FastifyRequest): boolean {
+  const route = req.routeOptions.url;
+  if (route !== undefined && route !== '*' && route !== '/*') return route === '/console' || route.startsWith('/console/');
+  const raw = req.url.split('?')[0] ?? '';
+  let path = raw;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    // not decodable: the router will not find a console route either
+  }
+  return path === '/console' || path.startsWith('/console/');
 }

@@ -1,7 +1,7 @@
 // Content coding of answers that are kept as bytes (the seat maps, extractPnr.do's kept answers): these are
 // gzipped once and the bytes kept with them, instead of being compressed again for every caller by
 // @fastify/compress (a fresh deflate state per answer: 35–55 µs more for extractPnr.do's, decision 0040).
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Whether an Accept-Encoding header allows gzip (q > 0, by name or by `*`). */
 export function acceptsGzip(header: string | undefined): boolean {
@@ -58,3 +58,14 @@ export function wantsGzip(request: FastifyRequest): boolean {
 
 /** Answers shorter than this go out uncompressed (@fastify/compress's `threshold`, and the kept answers'). */
 export const COMPRESS_THRESHOLD_BYTES = 1024;
+
+/**
+ * Adds Accept-Encoding to the answer's Vary, keeping what is there (CORS_ORIGINS's `Origin`: a plain `header()`
+ * replaced it, a review found); without one, sets it alone as before.
+ */
+export function varyOnEncoding(reply: FastifyReply): FastifyReply {
+  const given = reply.getHeader('vary');
+  if (given === undefined) return reply.header('vary', 'accept-encoding');
+  const text = Array.isArray(given) ? given.join(', ') : String(given);
+  return /(^|,)\s*accept-encoding\s*(,|$)/i.test(text) ? reply : reply.header('vary', `${text}, accept-encoding`);
+}

@@ -7,7 +7,7 @@
 // (decision 0014): compressed per answer by @fastify/compress, they cost 35–55 µs more (decision 0040).
 import { constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { COMPRESS_THRESHOLD_BYTES, wantsGzip } from './encoding.js';
+import { COMPRESS_THRESHOLD_BYTES, varyOnEncoding, wantsGzip } from './encoding.js';
 
 interface Kept {
   /** The JSON text as UTF-8. */
@@ -46,7 +46,7 @@ export function sendKept<T extends { status: number }>(
       keptAnswerStats.gzipped++;
     }
     // Content-Encoding set: @fastify/compress leaves the bytes as they are.
-    return reply.header('vary', 'accept-encoding').header('content-encoding', 'gzip').send(entry.gzip);
+    return varyOnEncoding(reply).header('content-encoding', 'gzip').send(entry.gzip);
   }
   return reply.send(entry.body);
 }

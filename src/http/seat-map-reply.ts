@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SeatMapCache } from '../booking/seat-cache.js';
 import type { SeatAvailabilityAnswer } from '../booking/seat-availability.js';
-import { wantsGzip } from './encoding.js';
+import { varyOnEncoding, wantsGzip } from './encoding.js';
 
 /**
  * Sends a seat map answer. The bytes are made by this route's own serializer (reply.serialize, the response
@@ -14,7 +14,7 @@ export function sendSeatMap(seatMaps: SeatMapCache, request: FastifyRequest, rep
   const out = seatMaps.bytes(answer.parts, gzip, (body) => reply.serialize(body) as string);
   // a reused buffer goes back once written out (after 'finish' the socket holds no reference to it)
   if (out.release) reply.raw.once('finish', out.release);
-  reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+  varyOnEncoding(reply.type('application/json; charset=utf-8'));
   if (out.gzip) reply.header('content-encoding', 'gzip');
   reply.bodyStatus = 0; // only maps are answered as bytes
   return reply.send(out.bytes);
