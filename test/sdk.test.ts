@@ -191,6 +191,23 @@ describe('SDK types and methods', () => {
       const took = performance.now() - started;
       assert.ok(took >= 290 && took < 1_000, `${name}: ${took} ms`);
     }
+    // timeoutMs past a timer's range (Infinity, 30 days) is no deadline, not one at once (a review: `WaitTimeoutError … within 3 ms`)
+    for (const timeoutMs of [Number.POSITIVE_INFINITY, 30 * 86_400_000]) {
+      let calls = 0;
+      const finalSoon: FetchLike = async () => new Response(JSON.stringify({ status: 0, msg: 'success', refundOrders: [{ refundCode: 'R1', refundStatus: ++calls >= 3 ? 2 : 1 }] }), { status: 200 });
+      const done = await new PostbookClient({ ...base, fetch: finalSoon }).refunds.waitForFinal('R1', { timeoutMs, initialDelayMs: 5 });
+      assert.equal(done.refundStatus, 2, String(timeoutMs));
+    }
+    // 0: one look, answered whole (final: the order; not final: the time-out naming its status)
+    for (const [status, final] of [[2, true], [1, false]] as const) {
+      const once: FetchLike = async () => {
+        await new Promise((r) => setTimeout(r, 30));
+        return new Response(JSON.stringify({ status: 0, msg: 'success', refundOrders: [{ refundCode: 'R1', refundStatus: status }] }), { status: 200 });
+      };
+      const looked = new PostbookClient({ ...base, fetch: once }).refunds.waitForFinal('R1', { timeoutMs: 0 });
+      if (final) assert.equal((await looked).refundStatus, 2);
+      else await assert.rejects(looked, (e: unknown) => e instanceof WaitTimeoutError && e.lastStatus === 1);
+    }
     // the caller's own abort is still the caller's reason, not a time-out
     const controller = new AbortController();
     const pending = new PostbookClient({ ...base, fetch: hanging }).refunds.waitForFinal('R1', { timeoutMs: 10_000, signal: controller.signal });
@@ -240,6 +257,8 @@ describe('SDK types and methods', () => {
     for (const options of [{ idempotencyKey: 'ключ' }, { idempotencyKey: 'has space' }, { idempotencyKey: 'k'.repeat(256) }, { requestId: 'id with space' }, { requestId: 'é' }]) {
       await assert.rejects(client.refunds.submit({ refundOfferId: 'rfo_1' }, options), (e: unknown) => e instanceof PostbookClientError && !(e instanceof TransportError), JSON.stringify(options));
     }
+    // quoteAndSubmit refuses such a key before it quotes (no offer made for nothing)
+    await assert.rejects(client.refunds.quoteAndSubmit({ orderNo: '1', refundRequestList: [] }, { idempotencyKey: 'has space' }), (e: unknown) => e instanceof PostbookClientError);
     assert.equal(seen.length, 1, 'nothing sent for a refused key or id');
   });
 

@@ -4,7 +4,7 @@
 import type * as W from './generated/wire.js';
 import { ENDPOINTS } from './generated/wire.js';
 import { PostbookClientError, PostbookError, RateLimitedError, TransportError, WaitTimeoutError } from './errors.js';
-import { Transport, sleep, type CallOptions, type ClientOptions, type EndpointKey, type RequestOf, type ResponseOf, type SubmitOptions } from './transport.js';
+import { Transport, checkIdempotencyKey, sleep, type CallOptions, type ClientOptions, type EndpointKey, type RequestOf, type ResponseOf, type SubmitOptions } from './transport.js';
 
 /** Which endpoint each method calls: `client.refunds.submit` → `POST /refund.do`. */
 export const METHOD_ENDPOINTS = {
@@ -80,6 +80,8 @@ function transient(err: unknown): boolean {
 export const SUBMIT_RESENDS = 2;
 /** spec 7.1 814: a submission of this offer or key is in progress. */
 const SUBMISSION_IN_PROGRESS = 814;
+/** The longest delay a timer holds (browsers and Node fire a longer one at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The pause before a submission answered 814 is sent again (the service already waited for the first ~10 s). */
 const IN_PROGRESS_PAUSE_MS = 1_000;
 
@@ -134,6 +136,8 @@ export class PostbookClient {
      */
     quoteAndSubmit: async (body: W.RefundQuotationRequest, options: QuoteAndSubmitOptions = {}): Promise<{ quote: W.RefundQuotationResponse; refund: W.RefundResponse | null }> => {
       const { accept, displayCurrency, idempotencyKey, ...call } = options;
+      // A key the service would refuse is refused before the quote (else an offer was made for nothing: a review)
+      if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
       const quote = await this.refunds.quote(body, call);
       if (accept && !(await accept(quote))) return { quote, refund: null };
       const submission: W.RefundRequest = {
@@ -261,7 +265,9 @@ export class PostbookClient {
     options: WaitOptions,
     read: (signal: AbortSignal) => Promise<{ status: number; value: T } | null>,
   ): Promise<T> {
+    // Infinity: no deadline; past what a timer holds (2³¹−1 ms, ~24.8 days) a timer fires at once (a review)
     const timeoutMs = Math.max(0, options.timeoutMs ?? 120_000);
+    const armed = Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS;
     const maxDelay = options.maxDelayMs ?? 15_000;
     let delay = Math.max(1, options.initialDelayMs ?? 1_000);
     // The deadline aborts whatever runs when it passes — a query (its own time-out and 429 waits included) or a
@@ -270,7 +276,8 @@ export class PostbookClient {
     const started = performance.now();
     const deadline = new AbortController();
     const timeUp = new Error('wait time-out');
-    const timer = setTimeout(() => deadline.abort(timeUp), timeoutMs);
+    // 0: one look, however long it takes (no deadline cuts it off)
+    const timer = armed && timeoutMs > 0 ? setTimeout(() => deadline.abort(timeUp), timeoutMs) : null;
     const outer = options.signal;
     const onAbort = () => deadline.abort(outer!.reason);
     if (outer?.aborted) onAbort();
@@ -299,6 +306,7 @@ export class PostbookClient {
           await options.onStatus?.(seen.status);
           if (finals.includes(seen.status)) return seen.value;
         }
+        if (timeoutMs === 0) throw timeUp;
         // a pause that outlasts the wait (a long Retry-After): waited out by the deadline, no query sooner than it asked
         await sleep(pause, deadline.signal);
         delay = Math.min(maxDelay, delay * 2);
@@ -307,7 +315,7 @@ export class PostbookClient {
       if (err === timeUp) throw new WaitTimeoutError(what, code, last, waited(), failure);
       throw err;
     } finally {
-      clearTimeout(timer);
+      if (timer !== null) clearTimeout(timer);
       outer?.removeEventListener('abort', onAbort);
     }
   }

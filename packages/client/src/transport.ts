@@ -65,6 +65,12 @@ interface Answer {
   text: string;
 }
 
+/** The key when the service would accept it as an Idempotency-Key; a PostbookClientError otherwise. */
+export function checkIdempotencyKey(key: string): string {
+  if (!IDEMPOTENCY_KEY.test(key)) throw new PostbookClientError('idempotencyKey must be 1–255 visible ASCII characters (no spaces)');
+  return key;
+}
+
 /** Sleeps `ms`, or rejects with the signal's reason when it aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -141,10 +147,7 @@ export class Transport {
       if (!REQUEST_ID.test(options.requestId)) throw new PostbookClientError(`requestId must be 1–64 of A-Za-z0-9._:-, got ${JSON.stringify(options.requestId)}`);
       h['x-request-id'] = options.requestId;
     }
-    if (options.idempotencyKey !== undefined) {
-      if (!IDEMPOTENCY_KEY.test(options.idempotencyKey)) throw new PostbookClientError('idempotencyKey must be 1–255 visible ASCII characters (no spaces)');
-      h['idempotency-key'] = options.idempotencyKey;
-    }
+    if (options.idempotencyKey !== undefined) h['idempotency-key'] = checkIdempotencyKey(options.idempotencyKey);
     return h;
   }
 
