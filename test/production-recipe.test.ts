@@ -121,6 +121,7 @@ describe('the production recipe on PostgreSQL', { skip: DATABASE_URL ? false : '
     env.WORLD = './worlds/demo.yaml';
     env.DATABASE_URL = await freshDatabase();
     env.WEBHOOK_SECRET_KEY = randomBytes(36).toString('base64');
+    env.METRICS_TOKEN = randomBytes(16).toString('hex');
     if (await redisUp()) env.REDIS_URL = 'redis://127.0.0.1:6379';
     else delete env.REDIS_URL;
     env.PORT = '0'; // each API process on a port of its own (the units give each instance its port)
@@ -145,6 +146,11 @@ describe('the production recipe on PostgreSQL', { skip: DATABASE_URL ? false : '
       const body = await ready.text();
       assert.equal(ready.status, 200, `${url}/readyz: ${body}`);
       assert.deepEqual(JSON.parse(body), { status: 'ready', store: { ok: true }, migrations: { ok: true }, jobQueue: { ok: true } });
+      // the example's METRICS_TOKEN: a scrape without it is refused (decision 0047)
+      assert.equal((await fetch(`${url}/metrics`)).status, 401);
+      const scraped = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${env.METRICS_TOKEN}` } });
+      assert.equal(scraped.status, 200);
+      assert.match(await scraped.text(), /^# TYPE postbook_refunds gauge/m);
     }
     // Started together on a fresh database they create the job queues at once: a deadlock there is retried (src/jobs/queue.ts).
     const retried = [...webs, worker].flatMap((p) => p.lines().filter((l) => String(l.msg).startsWith('job queue: deadlock'))).length;
