@@ -91,20 +91,25 @@ const ORDER_REPLAY: IdempotentEndpoint = {
   isFinal: (a) => ![316, 324].includes((a.body as { status: number }).status),
 };
 
-/** refund.do: 814 means "try again shortly", never a final answer. */
+/**
+ * refund.do: 814 ("try again shortly"), 809 (not ticketed yet: wait for order_status=2) and 826 (the tax refund
+ * status cannot be confirmed yet) are no final answers: the key is free for the retry their msg asks for (a
+ * review: they were replayed for 24 h, the retry never reaching the order).
+ */
+const REFUND_NOT_FINAL: readonly number[] = [814, 809, 826];
 const REFUND_REPLAY: IdempotentEndpoint = {
   endpoint: 'refund.do',
   validationStatus: VALIDATION_STATUS.refund,
   busy: { httpStatus: 200, body: { status: 814, msg: 'refund submission already in progress; wait before retrying' } },
-  isFinal: (a) => (a.body as { status: number }).status !== 814,
+  isFinal: (a) => !REFUND_NOT_FINAL.includes((a.body as { status: number }).status),
 };
 
-/** void.do: as refund.do, 814 means "try again shortly", never a final answer. */
+/** void.do: as refund.do, 814 and 809 (not ticketed yet) are no final answers. */
 const VOID_REPLAY: IdempotentEndpoint = {
   endpoint: 'void.do',
   validationStatus: VALIDATION_STATUS.refund,
   busy: { httpStatus: 200, body: { status: 814, msg: 'void submission already in progress; wait before retrying' } },
-  isFinal: (a) => (a.body as { status: number }).status !== 814,
+  isFinal: (a) => ![814, 809].includes((a.body as { status: number }).status),
 };
 
 export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {

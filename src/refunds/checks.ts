@@ -196,8 +196,10 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   if (terms!.oneRefundPerBooking && ctx.liveRefunds.size > 0) {
     fail(S.ORDER_DUPLICATE, 'refund already submitted for this order (the airline takes one refund per booking); query status instead of resubmitting');
   }
-  if (tickets.some((t) => t.coupons.every((c) => c.status === 'REFUND'))) {
-    fail(S.ORDER_REFUNDED_AT_AIRLINE, 'the airline already shows this ticket refunded; query status instead of resubmitting');
+  // A coupon refunded is enough: only a whole ticket is refunded (spec 1, rule 2), so a ticket with one coupon
+  // refunded has nothing left to refund (a review: one refunded coupon of two was quoted and paid in full).
+  if (tickets.some((t) => t.coupons.some((c) => c.status === 'REFUND'))) {
+    fail(S.ORDER_REFUNDED_AT_AIRLINE, 'the airline already shows this ticket refunded (a coupon of it at least: only a whole ticket is refunded); query status instead of resubmitting');
   }
   if (reason === '4' && ctx.liveRefunds.size > 0) fail(S.ORDER_VOID_AFTER_REFUND, 'refund already submitted for this order; a void is no longer possible');
 

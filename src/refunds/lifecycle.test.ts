@@ -146,6 +146,11 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
     const b = await final(below);
     assert.equal(b.refundStatus, 4);
     assert.equal(b.cancelReason, 'actual refund amount below the service fee, so rejected');
+    // The airline refunded that ticket: it stays with this refund, never quoted again (a review: freed, it was
+    // quoted in full and submitted a second time).
+    const belowAgain = await call(t.app, '/refundQuotation.do', { orderNo: below.orderNo, refundRequestList: [{ lastName: 'BELOW', firstName: 'ANN', refundReason: '1', segments: [seg('out')] }] });
+    assert.equal(belowAgain.body.status, 803, String(belowAgain.body.msg));
+    assert.match(String(belowAgain.body.msg), new RegExp(b.refundCode));
     // A rejected or withdrawn refund frees the passenger for a new request.
     const again = await call(t.app, '/refundQuotation.do', { orderNo: rejected.orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '0', segments: [seg('out')] }] });
     assert.equal(again.body.status, 0, String(again.body.msg));

@@ -419,8 +419,8 @@ export class RefundLifecycle {
   }
 
   /** Moves a refund from `from` to `to` if it is still at `from` (./transition.ts); returns whether it moved. */
-  async transition(trx: Transaction<Database>, refundCode: string, from: number, to: number, cause: string, patch: TransitionPatch = {}): Promise<boolean> {
-    const move = await moveRefund(trx, this.deps.clock.now(), refundCode, from, to, cause, patch);
+  async transition(trx: Transaction<Database>, refundCode: string, from: number, to: number, cause: string, patch: TransitionPatch = {}, opts: { ticketsRefunded?: boolean } = {}): Promise<boolean> {
+    const move = await moveRefund(trx, this.deps.clock.now(), refundCode, from, to, cause, patch, opts);
     if (!move) return false;
     // Once the transaction commits (a rolled-back transition never happened): logged, and an order whose tickets
     // it freed has its kept contexts and offers dropped in this process, so that its next quote or submission
@@ -665,10 +665,17 @@ export class RefundLifecycle {
         if (!net.known) this.deps.log.warn({ refundCode, missingRate: net.missing }, 'refund net against the service fee not checked: no rate');
         await this.inTransaction(async (trx) => {
           if (net.known && net.minor < 0) {
-            await this.transition(trx, refundCode, r.status, RS.REJECTED, 'airline refund below the service fee', {
-              cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE,
-              actual_refund_minor: state.amountMinor,
-            });
+            // From 1 or 3 (DESIGN "Refund arithmetic" 9: at completion). The airline refunded the tickets: they stay
+            // with this refund (ticketsRefunded), never quoted or submitted again.
+            await this.transition(
+              trx,
+              refundCode,
+              r.status,
+              RS.REJECTED,
+              'airline refund below the service fee',
+              { cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE, actual_refund_minor: state.amountMinor },
+              { ticketsRefunded: true },
+            );
             return;
           }
           const patch = { actual_refund_minor: state.amountMinor, completed_on: today, details: JSON.stringify(details) };

@@ -250,6 +250,18 @@ describe('refund.do and queryRefundOrders.do', () => {
     assert.equal(both.body.status, 810);
   });
 
+  test('refund.do: 826 (tax status not confirmed yet) is not replayed under its Idempotency-Key: the retry its msg asks for reaches the order (found by a review)', async () => {
+    const orderNo = await orderNoOf(t, 'TAX002');
+    const body = { orderNo, refundRequestList: [item('TAXY', 'ANN', '1', ['out'])] };
+    const key = { 'idempotency-key': 'tax-refund-1' };
+    assert.equal((await call(t.app, '/refund.do', body, { headers: key })).body.status, 826);
+    // the airline confirms the tax status meanwhile
+    await t.store.db.updateTable('tickets').set({ tax_status_confirmed: true }).where('order_no', '=', orderNo).execute();
+    const retry = await call(t.app, '/refund.do', body, { headers: key });
+    assert.equal(retry.body.status, 0, String(retry.body.msg));
+    assert.equal((await call(t.app, '/refund.do', body, { headers: key })).raw, retry.raw, 'the success is replayed');
+  });
+
   test('825: a voluntary refund after departure goes to the operator console; the quote still answers', async () => {
     const orderNo = await orderNoOf(t, 'PAST01');
     const body = { orderNo, refundRequestList: [item('LATE', 'LOU', '1', ['past'])] };
@@ -361,6 +373,32 @@ describe('a departure in an autumn overlap hour (found by a review)', () => {
       const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DST001').executeTakeFirstOrThrow()).order_no;
       const req = { orderNo, refundRequestList: [{ lastName: 'OVERLAP', firstName: 'OLE', refundReason: '1', segments: [{ depDate: '20261025', flightNo: 'XS541', depAirport: 'CDG', arrAirport: 'JFK' }] }] };
       assert.equal((await call(t.app, '/refund.do', req)).body.status, 825); // spec 7.1: a voluntary refund after departure
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('817 for a ticket the airline shows partly refunded', () => {
+  // spec 1 rule 2: only a whole ticket is refunded, so one refunded coupon leaves nothing to refund (a review: a
+  // ticket with its outbound coupon refunded was quoted, and paid, in full)
+  test('one coupon of two at REFUND: 817 for the quote and the submission, voluntary or involuntary', async () => {
+    const world = refundWorld();
+    world.bookings.push({
+      ...BOOKED_BY_ALPHA,
+      pnr: 'HALF01',
+      passengers: [{ ref: 'a', type: 'ADT', lastName: 'HALFWAY', firstName: 'HAL' }],
+      segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
+      tickets: [{ ticketNo: '999-2000000991', passenger: 'a', currency: 'EUR', fare: 400, tax: 100, coupons: ['REFUND', 'OPEN_FOR_USE'] }],
+    });
+    const t = await makeTestApp({ world });
+    try {
+      const orderNo = await orderNoOf(t, 'HALF01');
+      for (const reason of ['1', '0']) {
+        const list = [{ lastName: 'HALFWAY', firstName: 'HAL', refundReason: reason, segments: ['out', 'ret'].map((f) => seg(t, f)) }];
+        assert.equal((await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: list })).body.status, 817, `quote, reason ${reason}`);
+        assert.equal((await call(t.app, '/refund.do', { orderNo, refundRequestList: list })).body.status, 817, `submit, reason ${reason}`);
+      }
     } finally {
       await t.close();
     }

@@ -1,7 +1,8 @@
 // One status change of a refund order (docs/architecture.md "Refund lifecycle"), wherever it is decided: by the
 // lifecycle's workers (./lifecycle.ts) or by an agent in the console (src/console/actions.ts). The refund moves
 // only from the status the caller read, its history row is written in the same transaction, and a refund that
-// ends rejected or withdrawn frees its tickets for a new request.
+// ends rejected or withdrawn frees its tickets for a new request — unless the airline refunded them (a refund
+// rejected because the airline's amount fell below the service fee: `ticketsRefunded`).
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { unindexed } from '../store/unindexed.js';
@@ -34,8 +35,11 @@ export async function moveRefund(
   to: number,
   cause: string,
   patch: TransitionPatch = {},
+  opts: { ticketsRefunded?: boolean } = {},
 ): Promise<RefundMove | null> {
-  const freesTickets = to === RS.REJECTED || to === RS.WITHDRAWN;
+  // The airline refunded the tickets (its amount below the fee): they stay with this refund, never refunded again
+  // (a review: freed, they were quoted and submitted a second time).
+  const freesTickets = (to === RS.REJECTED || to === RS.WITHDRAWN) && !opts.ticketsRefunded;
   // Freeing the tickets moves the order's context version, which holds the order's row. Held first, as the
   // submission statements hold it before their triggers hold the console's status counts (decision 0039): held
   // after this update's counts, it could wait in a circle with a submission of the same order.
