@@ -250,6 +250,16 @@ describe('refund.do and queryRefundOrders.do', () => {
     assert.equal(both.body.status, 810);
   });
 
+  test('spec 7.1 814: submissions of one offer while the first is being written answer 814; after it, 813 (found by a review: 813 at once)', async () => {
+    const orderNo = await orderNoOf(t, 'VCH001');
+    const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item('VOUCHERS', 'ANN', '1', ['xv'])] });
+    assert.equal(quote.body.status, 0, String(quote.body.msg));
+    const submit = () => call(t.app, '/refund.do', { orderNo, refundOfferId: quote.body.refundOfferId });
+    const answers = (await Promise.all([submit(), submit(), submit()])).map((r) => r.body.status).sort();
+    assert.deepEqual(answers, [0, 814, 814]);
+    assert.equal((await submit()).body.status, 813);
+  });
+
   test('refund.do: 826 (tax status not confirmed yet) is not replayed under its Idempotency-Key: the retry its msg asks for reaches the order (found by a review)', async () => {
     const orderNo = await orderNoOf(t, 'TAX002');
     const body = { orderNo, refundRequestList: [item('TAXY', 'ANN', '1', ['out'])] };

@@ -486,13 +486,26 @@ function throwUnusable(outcome: Pick<OfferOutcome, 'state' | 'expires_at'>, now:
  * `ctx_version` is still the one just read and no other submission of its batch came first for the order;
  * else read again (decision 0039).
  */
+/**
+ * Offers a submission of this process is writing now, by either path. A second submission of one answers 814,
+ * as DESIGN says of a concurrent submit of the same offer and as another process's held row answers (a review:
+ * in one process it waited for the first and answered 813, "already used"); once the first is over, 813.
+ */
+const submittingOffers = new Set<string>();
+
 async function submitOffer(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, offerId: string, displayCurrency: string | null) {
-  const fast = await submitKeptOffer(deps, caller, req, offerId, displayCurrency);
-  if (fast !== null) return fast;
-  const answer = await readUntilWritten(() => submitReadOffer(deps, caller, req, offerId, displayCurrency));
-  // Kept here still when this request named the order by PNR: used now, so the next submission of it is read (813).
-  keptOffersFor(deps.db).forget(offerId);
-  return answer;
+  if (submittingOffers.has(offerId)) throw inProgress();
+  submittingOffers.add(offerId);
+  try {
+    const fast = await submitKeptOffer(deps, caller, req, offerId, displayCurrency);
+    if (fast !== null) return fast;
+    const answer = await readUntilWritten(() => submitReadOffer(deps, caller, req, offerId, displayCurrency));
+    // Kept here still when this request named the order by PNR: used now, so the next submission of it is read (813).
+    keptOffersFor(deps.db).forget(offerId);
+    return answer;
+  } finally {
+    submittingOffers.delete(offerId);
+  }
 }
 
 /** One attempt of the reading path: the answer, or why it was not written (read again). */
