@@ -24,7 +24,7 @@ import type { Store } from './store/store.js';
 import type { AppDeps } from './deps.js';
 import type { RefundScheduler } from './refunds/deps.js';
 import type { VoidScheduler } from './voids/deps.js';
-import { ratesFrom } from './refunds/pricing.js';
+import { worldRates } from './refunds/pricing.js';
 import { createRatePools, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
@@ -150,7 +150,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
       db: store.db,
       airlines: opts.airlines,
       clock,
-      rates: ratesFrom(opts.world?.rates ?? {}),
+      rates: worldRates(opts.world),
       offerTtlMs: config.offerTtlMinutes * 60_000,
       scheduler: opts.refundScheduler,
     },

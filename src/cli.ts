@@ -139,8 +139,8 @@ async function runWorker(config: Config): Promise<number> {
     worldFollower = config.sandbox ? new WorldFollower(world, store.db, logger) : null;
     await worldFollower?.start();
     const airlines = createAirlines(world, store, clock);
-    const { ratesFrom } = await import('./refunds/pricing.js');
-    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours, webhookRetentionDays: config.webhookRetentionDays, rates: ratesFrom(world.rates ?? {}) });
+    const { worldRates } = await import('./refunds/pricing.js');
+    workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours, webhookRetentionDays: config.webhookRetentionDays, rates: worldRates(world) });
     await workers.start(true); // refunds, voids and the expiry of unpaid orders (src/workers.ts)
     deliverer?.start();
   } catch (err) {

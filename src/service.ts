@@ -25,7 +25,7 @@ import { createWebhooks } from './webhooks/wiring.js';
 import { seedWebhooks, WebhookRegistrationError } from './webhooks/register.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import { SharedSandboxClock } from './sandbox-clock.js';
-import { ratesFrom } from './refunds/pricing.js';
+import { worldRates } from './refunds/pricing.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -109,7 +109,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     limits: config.jobs,
     idempotencyTtlHours: config.idempotencyTtlHours,
     webhookRetentionDays: config.webhookRetentionDays,
-    rates: ratesFrom(world.rates ?? {}),
+    rates: worldRates(world),
     ...(parts.workers.schema ? { schema: parts.workers.schema } : {}),
   });
   await workers.start(parts.workers.run);

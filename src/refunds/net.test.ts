@@ -3,10 +3,10 @@
 // of several currencies were added as one number of minor units, and a fee in another currency was dropped).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ratesFrom } from './pricing.js';
+import { worldRates } from './pricing.js';
 import { refundNet } from './net.js';
 
-const rates = ratesFrom({ 'EUR/USD': '1.10', 'JPY/EUR': '0.00625' });
+const rates = worldRates({ rates: { 'EUR/USD': '1.10', 'JPY/EUR': '0.00625' } });
 
 test('same currency: refund + post-ticketing − fee', () => {
   assert.deepEqual(refundNet({ refund: { minor: 1_000, currency: 'EUR' }, post: [{ refundMinor: 500, currency: 'EUR' }], fee: { minor: 300, currency: 'EUR' }, rates }), { known: true, minor: 1_200 });

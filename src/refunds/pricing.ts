@@ -30,8 +30,13 @@ export interface PricedQuote {
   refundRules: RefundRuleWire[];
 }
 
-export function ratesFrom(table: Record<string, string>): Rates {
-  return (from: string, to: string) => table[`${from}/${to}`] ?? null;
+/**
+ * The rates of a world as it is at each look: a reload replaces the world's `rates` in place, and quotes, display
+ * amounts, ancillary prices and the workers' netting follow it (a review: a table taken at start kept the old
+ * rates until a restart). A submitted offer keeps the amounts it was quoted with.
+ */
+export function worldRates(world: { readonly rates?: Record<string, string> } | null | undefined): Rates {
+  return (from: string, to: string) => world?.rates?.[`${from}/${to}`] ?? null;
 }
 
 /**

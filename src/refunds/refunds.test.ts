@@ -414,3 +414,20 @@ describe('817 for a ticket the airline shows partly refunded', () => {
     }
   });
 });
+
+describe('rates after a world reload', () => {
+  test("a world reload with new rates reaches the next quote's display amounts (found by a review: the start's rates until a restart)", async () => {
+    const t = await makeTestApp({ world: refundWorld() });
+    try {
+      const orderNo = await orderNoOf(t, 'DEP001');
+      const list = [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => seg(t, f)) }];
+      // what a reload does to this process's world (src/console/world.ts): replaced in place (the world's was 1.08)
+      Object.assign(t.world, { rates: { ...t.world.rates, 'EUR/USD': '2.00' } });
+      const submitted = (await call(t.app, '/refund.do', { orderNo, displayCurrency: 'USD', refundRequestList: list })).body as { status: number; msg: string; refundFareAmount: { estimatedRefundAmount: number; displayEstimatedRefundAmount: number } };
+      assert.equal(submitted.status, 0, submitted.msg);
+      assert.equal(submitted.refundFareAmount.displayEstimatedRefundAmount, Math.round(submitted.refundFareAmount.estimatedRefundAmount * 2 * 100) / 100);
+    } finally {
+      await t.close();
+    }
+  });
+});
