@@ -9,6 +9,7 @@ import { openTestStore, testLogger } from '../test-support/app.js';
 import { waitFor } from '../test-support/wait.js';
 import { createJobQueue } from './queue.js';
 import { RetentionSweep } from './retention-sweep.js';
+import { RecurringJob, type RecurringQueue } from './recurring.js';
 import { systemClock } from '../clock.js';
 
 const JOB = 'test-retention-sweep';
@@ -77,4 +78,38 @@ test("the backstop does not take the waiting place of a run's own sooner success
   const state = await setup(t, { rows: 60, sweepSeconds: 3600, down: () => false, backstopMs: 20, batchMs: 5 });
   await waitFor('every row deleted', async () => state.left === 0, 30_000);
   assert.deepEqual(state.sweeps, [50, 10]);
+});
+
+test("the backstop sends only when this process's send failed or it has sent nothing for an interval (a CI run: its send took a live chain's waiting place)", async () => {
+  const sends: number[] = [];
+  let down = false;
+  let handler: ((data: unknown) => Promise<void>) | null = null;
+  const queue: RecurringQueue = {
+    send: async (_name, _data, opts) => {
+      if (down) throw new Error('the store does not answer');
+      sends.push(opts?.startAfterSeconds ?? 0);
+    },
+    work: async (_name, _opts, h) => {
+      handler = h;
+    },
+  };
+  const job = new RecurringJob({ queue, job: 'test-backstop', everySeconds: 3600, pollingIntervalSeconds: 1, backstopMs: 20, run: async () => 1 });
+  try {
+    await job.start();
+    assert.deepEqual(sends, [0]);
+    // a live chain: the run queues its sooner successor, and the backstop sends nothing beside it
+    await handler!({});
+    await new Promise((r) => setTimeout(r, 150));
+    assert.deepEqual(sends, [0, 1], 'no backstop send while the chain lives');
+    // a run whose successor could not be sent (the store down): the backstop sends once the store is back
+    down = true;
+    await assert.rejects(handler!({}));
+    down = false;
+    await waitFor('the backstop sent', async () => sends.length === 3, 5_000);
+    assert.equal(sends[2], 3600);
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(sends.length, 3, 'then nothing more');
+  } finally {
+    job.stop();
+  }
 });

@@ -3,8 +3,11 @@
 // singleton key, so one waits at a time however many processes send. The successor is queued whatever the run's
 // outcome, and a backstop re-sends it every minute: a review saw the chain end for good once every attempt of one
 // run failed (the store down for a few minutes), the rows it deletes then growing without bound until a restart.
-// Several processes on PostgreSQL each have a backstop: one may still take the waiting place a run elsewhere
-// wanted sooner (a catch-up then waits its interval); the chain itself holds.
+// The backstop sends only when this process's own sends failed, or it has sent nothing for longer than the
+// interval and a minute: a send of a live chain could take the one waiting place between the queue fetching a run
+// and its handler starting, before that run's sooner successor (a sweep's catch-up then waited its interval: a
+// CI run on PostgreSQL under load). Several processes on PostgreSQL each have a backstop: one whose process never
+// runs the job may still take such a place (a catch-up then waits its interval); the chain itself holds.
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 
@@ -23,6 +26,9 @@ export class RecurringJob {
   /** Runs of this job in this process: the backstop waits for their own send (a review saw its send, a whole
    * interval on, take the one waiting place before a run's sooner one, a sweep's catch-up then an hour late). */
   private running = 0;
+  /** When this process's last send succeeded (performance.now()), and whether its latest send failed. */
+  private sentAt = Number.NEGATIVE_INFINITY;
+  private sendFailed = false;
 
   /**
    * `run` answers the seconds until the next run when it wants it sooner than `everySeconds` (a sweep that stopped
@@ -57,9 +63,12 @@ export class RecurringJob {
       }
     });
     await this.schedule(0);
+    const backstopMs = this.opts.backstopMs ?? BACKSTOP_MS;
     this.backstop ??= setInterval(() => {
-      if (this.running === 0) void this.schedule(this.opts.everySeconds).catch(() => undefined);
-    }, this.opts.backstopMs ?? BACKSTOP_MS);
+      if (this.running > 0) return;
+      const quiet = performance.now() - this.sentAt > this.opts.everySeconds * 1000 + backstopMs;
+      if (this.sendFailed || quiet) void this.schedule(this.opts.everySeconds).catch(() => undefined);
+    }, backstopMs);
     this.backstop.unref();
   }
 
@@ -69,7 +78,14 @@ export class RecurringJob {
     this.backstop = undefined;
   }
 
-  private schedule(afterSeconds: number): Promise<unknown> {
-    return this.opts.queue.send(this.opts.job, {}, { singletonKey: SINGLETON_KEY, startAfterSeconds: afterSeconds });
+  private async schedule(afterSeconds: number): Promise<void> {
+    try {
+      await this.opts.queue.send(this.opts.job, {}, { singletonKey: SINGLETON_KEY, startAfterSeconds: afterSeconds });
+      this.sentAt = performance.now();
+      this.sendFailed = false;
+    } catch (err) {
+      this.sendFailed = true;
+      throw err;
+    }
   }
 }
