@@ -1309,10 +1309,14 @@ describe('console: withdraw a refund claim the airline holds (status 1 → 6, do
       connectors: (w, books) => {
         const sandbox = new SandboxConnector(w, books);
         const real = sandbox.withdrawRefund.bind(sandbox);
+        // `during` runs whatever the airline answered: a hook waiting for two withdrawals never waits for good on
+        // one the airline refused (a CI run on PostgreSQL hung here until killed)
         sandbox.withdrawRefund = async (carrier, refundCode, opts) => {
-          const answer = await real(carrier, refundCode, opts);
-          await during(refundCode);
-          return answer;
+          try {
+            return await real(carrier, refundCode, opts);
+          } finally {
+            await during(refundCode);
+          }
         };
         return [sandbox];
       },
@@ -1324,8 +1328,7 @@ describe('console: withdraw a refund claim the airline holds (status 1 → 6, do
   const withdrawOn = (app: TestApp, s: { cookie: string; csrf: string }, code: string) =>
     app.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/withdraw`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: {} });
 
-  test('two agents withdrawing at once: one withdraws, the other is told who did (found by a review: both succeeded, two audit rows)', async () => {
-    const code = await claimAtAirline('DEMO01', 'TRAVELLER', 'BEN', 'XS101-out', 'XS102-ret');
+  test('two agents withdrawing at once: one withdraws, the other is told who did (found by a review: both succeeded, two audit rows)', { timeout: 60_000 }, async () => {
     await createOperator(t.store.db, { login: 'ava.agent', password: PASSWORD, role: 'agent' }, new Date());
     // both past the airline's answer before either moves the refund
     let arrived = 0;
@@ -1333,10 +1336,14 @@ describe('console: withdraw a refund claim the airline holds (status 1 → 6, do
     const both = new Promise<void>((resolve) => (release = resolve));
     const other = await appWithWithdrawHook(async () => {
       if (++arrived === 2) release();
-      await both;
+      // at most 10 s: a second withdrawal that never reaches the airline fails the test instead of hanging it
+      await Promise.race([both, new Promise((r) => setTimeout(r, 10_000))]);
     });
     try {
       const [aga, ava] = [await sessionOn(other, 'aga.agent'), await sessionOn(other, 'ava.agent')];
+      // the refund made last, right before the withdrawals: the sandbox airline accepts a claim 20 s (real time)
+      // after its submission, and refuses to withdraw it then (a loaded CI machine took longer over the set-up)
+      const code = await claimAtAirline('DEMO01', 'TRAVELLER', 'BEN', 'XS101-out', 'XS102-ret');
       const answers = await Promise.all([withdrawOn(other, aga, code), withdrawOn(other, ava, code)]);
       assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 409]);
       const refused = answers.find((a) => a.statusCode === 409)!;
