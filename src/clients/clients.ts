@@ -2,6 +2,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ClientRow, ClientSettings, Database } from '../store/schema.js';
 import { hashSecret, newSecret, verifySecret } from './secrets.js';
+import { inTransaction } from '../store/transaction.js';
 
 export interface SeedClient {
   id: string;
@@ -73,23 +74,24 @@ export async function rotateSecret(db: Kysely<Database> | Transaction<Database>,
   // The client's row read and locked in the rotation's own transaction: two rotations at once (the CLI's and the
   // console's) read it one after the other, so neither writes a secret the other just retired as the previous one
   // (a review: a rotation with a grace overlapping one with none brought a leaked secret back for the grace).
-  if (!db.isTransaction) return db.transaction().execute((trx) => rotateSecret(trx, id, now, graceMs));
-  const existing = await db.selectFrom('clients').selectAll().where('client_id', '=', id).forUpdate().executeTakeFirst();
-  if (!existing) return null;
-  const running = existing.previous_secret_expires_at ? new Date(existing.previous_secret_expires_at) : null;
-  if (graceMs > 0 && running !== null && running.getTime() > now.getTime()) throw new RotationInGrace(running);
-  const secret = newSecret();
-  await db
-    .updateTable('clients')
-    .set({
-      secret_hash: await hashSecret(secret),
-      previous_secret_hash: existing.secret_hash,
-      previous_secret_expires_at: new Date(now.getTime() + graceMs),
-      updated_at: now,
-    })
-    .where('client_id', '=', id)
-    .execute();
-  return secret;
+  return inTransaction(db, async (trx) => {
+    const existing = await trx.selectFrom('clients').selectAll().where('client_id', '=', id).forUpdate().executeTakeFirst();
+    if (!existing) return null;
+    const running = existing.previous_secret_expires_at ? new Date(existing.previous_secret_expires_at) : null;
+    if (graceMs > 0 && running !== null && running.getTime() > now.getTime()) throw new RotationInGrace(running);
+    const secret = newSecret();
+    await trx
+      .updateTable('clients')
+      .set({
+        secret_hash: await hashSecret(secret),
+        previous_secret_hash: existing.secret_hash,
+        previous_secret_expires_at: new Date(now.getTime() + graceMs),
+        updated_at: now,
+      })
+      .where('client_id', '=', id)
+      .execute();
+    return secret;
+  });
 }
 
 export async function setClientStatus(db: Kysely<Database>, id: string, status: 'active' | 'disabled', now: Date): Promise<boolean> {

@@ -105,11 +105,12 @@ const REFUND_REPLAY: IdempotentEndpoint = {
 };
 
 /** void.do: as refund.do, 814 and 809 (not ticketed yet) are no final answers. */
+const VOID_NOT_FINAL: readonly number[] = [814, 809];
 const VOID_REPLAY: IdempotentEndpoint = {
   endpoint: 'void.do',
   validationStatus: VALIDATION_STATUS.refund,
   busy: { httpStatus: 200, body: { status: 814, msg: 'void submission already in progress; wait before retrying' } },
-  isFinal: (a) => ![814, 809].includes((a.body as { status: number }).status),
+  isFinal: (a) => !VOID_NOT_FINAL.includes((a.body as { status: number }).status),
 };
 
 export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {

@@ -112,6 +112,12 @@ export class Transport {
   private readonly prefix: string;
   private readonly retries: number;
   private readonly maxWaitMs: number;
+  /**
+   * The caller's headers by their lower-case names, made once: the SDK's own replace them whatever their
+   * capitalisation (a review: `X-Service-Client-Id` was sent beside the SDK's and fetch joined the two). Private to
+   * the runtime like the options: a header may carry a credential.
+   */
+  readonly #extraHeaders: Readonly<Record<string, string>>;
 
   constructor(opts: ClientOptions) {
     this.#opts = opts;
@@ -125,14 +131,11 @@ export class Transport {
     if (!/^[a-z0-9][a-z0-9-]{0,30}$/.test(this.prefix)) throw new PostbookClientError(`headerPrefix must be a word of letters, digits or dashes, got ${JSON.stringify(opts.headerPrefix)}`);
     this.retries = Math.max(0, Math.floor(opts.rateLimit?.retries ?? DEFAULT_RETRIES));
     this.maxWaitMs = Math.max(0, opts.rateLimit?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
+    this.#extraHeaders = Object.fromEntries(Object.entries(opts.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   }
 
   private headersFor(path: string, hasBody: boolean, options: SubmitOptions): Record<string, string> {
-    // The caller's headers by their lower-case names, so the SDK's own below replace them whatever their
-    // capitalisation (a review: `X-Service-Client-Id` was sent beside the SDK's and fetch joined the two).
-    const h: Record<string, string> = {};
-    for (const [name, value] of Object.entries(this.#opts.headers ?? {})) h[name.toLowerCase()] = value;
-    h.accept = 'application/json';
+    const h: Record<string, string> = { ...this.#extraHeaders, accept: 'application/json' };
     if (hasBody) h['content-type'] = 'application/json';
     if (path.startsWith('/sandbox/')) {
       if (!this.#opts.adminToken) throw new PostbookClientError(`${path} needs the admin token: pass options.adminToken`);
