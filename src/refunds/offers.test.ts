@@ -7,8 +7,8 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { sql } from 'kysely';
-import { offerStateSql, OfferRecorder, type NewOffer, type OfferState } from './offers.js';
+import { CompiledQuery, sql } from 'kysely';
+import { offerStateSql, OfferRecorder, RECORD_OFFERS_SQL, type NewOffer, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import type { PricedQuote } from './pricing.js';
 
@@ -121,6 +121,24 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
     assert.deepEqual(await Promise.all(batch.map((o) => recorder.record(o))), [true, false, true]);
     assert.deepEqual(await statusOf(batch.map((o) => o.offerId)), ['superseded', 'missing', 'active']);
     assert.equal(await recorder.record(offer(orderNo, [t1!], { ctxVersion: version + 1 })), false, 'alone as in a batch');
+  });
+
+  test("decision 0049: the offers' statement commits without waiting for the WAL's flush, its own transaction alone", async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const [t1] = await ticketsOf(orderNo);
+    const row = { n: 0, offer_id: newOfferId(), client_id: TEST_CLIENTS.alpha.id, order_no: orderNo, reason: '1', ticket_nos: [t1], request: [], quote: {}, expires_at: new Date().toISOString(), created_at: new Date().toISOString(), ctx_version: null };
+    const setting = sql<{ v: string }>`select current_setting('synchronous_commit') as v`;
+    // one connection throughout: the setting is a connection's
+    await t.store.db.connection().execute(async (conn) => {
+      assert.equal((await setting.execute(conn)).rows[0]!.v, 'on', 'the default before');
+      const inside = await conn.transaction().execute(async (trx) => {
+        await trx.executeQuery(CompiledQuery.raw(RECORD_OFFERS_SQL, [JSON.stringify([row])]));
+        return (await setting.execute(trx)).rows[0]!.v;
+      });
+      assert.equal(inside, 'off', 'off for the transaction that wrote the offers');
+      assert.equal((await setting.execute(conn)).rows[0]!.v, 'on', 'and for no later one on the connection');
+    });
+    assert.deepEqual(await statusOf([row.offer_id]), ['active']);
   });
 
   test('concurrent quotes of the same tickets: one offer stays usable, every other answers 813 (spec 7.1)', async () => {

@@ -51,12 +51,19 @@ export type OfferState = 'active' | 'used' | 'superseded';
  * the order they were quoted (`n`), inserted in that order so that their `seq` is that order. An offer priced
  * from a context version that is no longer the order's is left out (decision 0030); the statement answers
  * the ids it stored. The version is read on the orders primary key.
+ *
+ * The statement's own transaction commits without waiting for the WAL's flush (`synchronous_commit` off for it
+ * alone, decision 0049): an offer is a priced answer the caller can ask for again, not money. Only a crash of the
+ * database server itself within a fraction of a second of the commit can lose one (the caller's refund.do then
+ * answers 813 "unknown refundOfferId" and a new quote is priced); a refund made from an offer commits with the
+ * flush, which carries every offer written before it.
  */
 export const RECORD_OFFERS_SQL = `insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
    select b.offer_id, b.client_id, b.order_no, b.reason, b.ticket_nos, b.request, b.quote, 'active', b.expires_at, b.created_at
    from json_to_recordset($1::json) as b(n int, offer_id text, client_id text, order_no text, reason text, ticket_nos text[],
                                          request json, quote json, expires_at timestamptz, created_at timestamptz, ctx_version bigint)
-   where b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no)
+   where (select set_config('synchronous_commit', 'off', true)) = 'off'
+     and (b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no))
    order by b.n
    returning offer_id`;
 
