@@ -13,7 +13,8 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { corsDelegator } from './http/cors.js';
 import { ANSWER_CODINGS, COMPRESS_THRESHOLD_BYTES, explicitCodings } from './http/encoding.js';
-import { errorHandler, frameworkErrors, notFoundHandler } from './http/errors.js';
+import { errorHandler, frameworkErrors, notFoundHandler, sendError } from './http/errors.js';
+import { COMMON } from './errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerRoutes } from './http/routes.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
@@ -73,7 +74,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has its own body and no request id: ours answers it (shedWhileClosing)
+    return503OnClosing: false,
     frameworkErrors,
     // X-Forwarded-For/-Proto believed from these peers only (TRUST_PROXY): request.ip and request.protocol
     trustProxy: config.trustProxy,
@@ -94,12 +96,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('deps', deps);
   app.addHook('onClose', async () => deps.pools.close());
   app.addHook('onClose', async () => deps.metrics.close());
-  addResponseHooks(app, deps);
+  const lifecycle = { closing: false };
+  addResponseHooks(app, deps, lifecycle);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler(app));
 
   // Browser pages of CORS_ORIGINS (decision 0048): registered only when set, so no request pays for it otherwise.
   if (config.corsOrigins.length > 0) await app.register(cors, { hook: 'onRequest', delegator: corsDelegator(config.corsOrigins) });
+  // After CORS's hook, so that a browser page can read the 503 too.
+  shedWhileClosing(app, lifecycle);
   // Answers compressed one by one at zlib's fastest level (decision 0040); kept answers keep their own gzip.
   await app.register(compress, {
     global: true,
@@ -166,11 +171,10 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
 }
 
 /** The request id on every answer, metrics per route, and keep-alive closed while shutting down. */
-function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
+function addResponseHooks(app: FastifyInstance, deps: AppDeps, lifecycle: { closing: boolean }): void {
   // While shutting down, answers close their keep-alive connections so that draining can finish.
-  let closing = false;
   app.addHook('preClose', async () => {
-    closing = true;
+    lifecycle.closing = true;
   });
   // Callback-style hooks (no promise per request): these run on every answer of every route.
   app.addHook('onRequest', (request, reply, done) => {
@@ -184,7 +188,7 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+    if (lifecycle.closing) reply.header('connection', 'close');
     done(null, payload);
   });
   // The answer's body status, for the metrics: read from the object before it is serialized (answers sent
@@ -197,6 +201,23 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps): void {
   app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.bodyStatus, reply.elapsedTime / 1000);
     done();
+  });
+}
+
+/**
+ * A request that reaches the process once it is shutting down (its headers completed after the drain began, on a
+ * connection busy at that moment) is not served: 503 in the wire envelope with the request id, `Retry-After: 1`
+ * and `Connection: close`, before anything is read or written — another process answers the retry (decision 0003,
+ * amended 2026-12-02; Fastify's own answer had a body of its own and no request id).
+ */
+function shedWhileClosing(app: FastifyInstance, lifecycle: { closing: boolean }): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!lifecycle.closing) {
+      done();
+      return;
+    }
+    reply.header('connection', 'close').header('retry-after', '1');
+    void sendError(request, reply, COMMON.UNAVAILABLE, 'the service is shutting down and did nothing with this request; send it again', 503);
   });
 }
 

@@ -25,6 +25,8 @@ export const COMMON = {
   BODY_TOO_LARGE: 413,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  /** The process is shutting down and did nothing with the request: HTTP 503, Retry-After. */
+  UNAVAILABLE: 503,
   SYSTEM_ERROR: 9999,
 } as const;
 

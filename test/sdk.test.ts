@@ -140,6 +140,24 @@ describe('SDK types and methods', () => {
     await assert.rejects(proxy.sandbox.clock(), /adminToken/);
   });
 
+  test("the service's own 503 while a process shuts down is sent again after its Retry-After; a proxy's 503 is not", async () => {
+    const base = { baseUrl: 'http://postbook.invalid', ...alpha };
+    const calls: number[] = [];
+    const sequence = (answers: Array<() => Response>): FetchLike => async () => answers[Math.min(calls.push(1) - 1, answers.length - 1)]!();
+    const shedding = () => new Response(JSON.stringify({ status: 503, msg: 'the service is shutting down and did nothing with this request; send it again' }), { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' } });
+    const ok = () => new Response(JSON.stringify({ status: 0, msg: 'success', refundOrders: [] }), { status: 200, headers: { 'content-type': 'application/json' } });
+    const answered = await new PostbookClient({ ...base, fetch: sequence([shedding, shedding, ok]) }).refunds.query({});
+    assert.equal(answered.status, 0);
+    assert.equal(calls.length, 3, 'two 503s sent again, on the two retries');
+    calls.length = 0;
+    await assert.rejects(new PostbookClient({ ...base, fetch: sequence([shedding]) }).refunds.query({}), (e: unknown) => e instanceof PostbookError && e.httpStatus === 503 && e.status === 503);
+    assert.equal(calls.length, 3, 'past the retries: the 503 reaches the caller');
+    calls.length = 0;
+    const proxy = () => new Response('<html>no healthy upstream</html>', { status: 503, headers: { 'retry-after': '0' } });
+    await assert.rejects(new PostbookClient({ ...base, fetch: sequence([proxy, ok]) }).refunds.query({}), (e: unknown) => e instanceof PostbookError && e.httpStatus === 503 && e.status === null);
+    assert.equal(calls.length, 1, "a proxy's 503 may have reached the service: not sent again");
+  });
+
   test('waitForFinal waits through a query without an answer, a 5xx and a 429 past the retries; a refusal ends it at once; the timeout names the last failure (found by a review: one failed query ended the wait)', async () => {
     const base = { baseUrl: 'http://postbook.invalid', ...alpha, rateLimit: { retries: 0 } };
     const order = (refundStatus: number) => JSON.stringify({ status: 0, msg: 'success', refundOrders: [{ refundCode: 'R1', refundStatus }] });

@@ -1,6 +1,7 @@
 // One call to the service over fetch: the headers of spec 5 (with the deployment's header prefix), the
-// request id, Idempotency-Key when asked, HTTP 429 waited out and retried, and every failure turned into a
-// typed error. Only web-standard globals (fetch, AbortController, setTimeout): Node 20+ and browsers.
+// request id, Idempotency-Key when asked, HTTP 429 (and the service's own 503 while shutting down) waited out
+// and retried, and every failure turned into a typed error. Only web-standard globals (fetch, AbortController,
+// setTimeout): Node 20+ and browsers.
 import type { Endpoints } from './generated/wire.js';
 import { PostbookError, RateLimitedError, TransportError, PostbookClientError } from './errors.js';
 
@@ -20,7 +21,7 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /** Time-out of one HTTP attempt in ms (default 30 000; an extractPnr.do with a longer `timeout` gets that and 5 s more). */
   timeoutMs?: number;
-  /** HTTP 429: how many times to retry (default 2) and the longest wait the SDK accepts (default 60 000 ms). */
+  /** HTTP 429 (and the service's own 503 while a process shuts down): how many times to retry (default 2) and the longest wait the SDK accepts (default 60 000 ms). */
   rateLimit?: { retries?: number; maxWaitMs?: number };
   /** Sent with every call (e.g. a tracing header). The SDK's own headers (auth, accept, content-type, request id, key) cannot be replaced this way, in any capitalisation. */
   headers?: Record<string, string>;
@@ -187,6 +188,16 @@ export class Transport {
         }
         const limitType = typeof json?.limitType === 'string' ? json.limitType : null;
         throw new RateLimitedError({ ...failure, retryAfterMs: wait, attempts: attempt, limitType });
+      }
+      // The service's own 503 (`status` 503: it was shutting down and did nothing with the request) is sent again
+      // after its Retry-After, on the retries 429 uses: another process answers it. A 503 of anything else (a
+      // proxy's) may have reached the service, and is the caller's to judge.
+      if (res.status === 503 && status === 503 && attempt <= this.retries) {
+        const wait = Math.max(MIN_RETRY_WAIT_MS, retryAfterMs(res.headers.get('retry-after'), json) ?? 1000);
+        if (wait <= this.maxWaitMs) {
+          await sleep(wait, options.signal);
+          continue;
+        }
       }
       if (res.status < 200 || res.status > 299) throw new PostbookError(failure);
       if (!json) throw new PostbookError({ ...failure, msg: `the answer is not a JSON object: ${text.slice(0, 200)}` });

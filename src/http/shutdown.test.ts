@@ -1,0 +1,52 @@
+// A request that reaches a process once it is shutting down is answered 503 in the wire envelope (decision 0003,
+// amended 2026-12-02: Fastify's own 503 had a body of its own and no request id), and the drain still ends.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { makeTestApp } from '../test-support/app.js';
+
+/** Everything the server sends on the socket until it closes it. */
+function readAll(socket: net.Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+test('a request whose headers complete after the drain began: 503 with {status, msg}, the request id, Retry-After and Connection: close', async () => {
+  const t = await makeTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as net.AddressInfo;
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const answer = readAll(socket);
+  // A request begun before the shutdown (its connection is busy, so the drain waits for it) ...
+  socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: late-1\r\n');
+  await sleep(100);
+  const closed = t.close();
+  await sleep(100);
+  // ... whose headers complete after it began
+  socket.write('\r\n');
+  const raw = await answer;
+  await closed;
+
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const headers = new Map(
+    head
+      .split('\r\n')
+      .slice(1)
+      .map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+  assert.match(head, /^HTTP\/1\.1 503 /);
+  // spec "Wire conventions": transport problems still carry {status, msg}
+  const parsed = JSON.parse(body) as { status: number; msg: string };
+  assert.equal(parsed.status, 503);
+  assert.match(parsed.msg, /shutting down.*send it again/);
+  assert.equal(headers.get('x-request-id'), 'late-1');
+  assert.equal(headers.get('retry-after'), '1');
+  assert.equal(headers.get('connection'), 'close');
+});
