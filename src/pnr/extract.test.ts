@@ -6,6 +6,8 @@ import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/ap
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
+import type { AirlineTicket } from '../airline/connector.js';
+import { ticketStatusOf } from './extract.js';
 
 const [lastA, firstA, lastB, firstB, kidLast, kidFirst] = PLANTED.names;
 const [emailA, emailB] = PLANTED.emails;
@@ -283,5 +285,21 @@ describe('extractPnr.do: the answer kept per record version', () => {
       ['9991000000001', 'REFUND'],
       ['9991000000002', 'OPEN_FOR_USE'],
     ]);
+  });
+});
+
+describe('extractPnr.do: ticketStatus (decision 0005)', () => {
+  const ticket = (...statuses: string[]) => ({ coupons: statuses.map((status) => ({ status })) }) as unknown as AirlineTicket;
+
+  test("a passenger's ticketStatus comes from the coupons of all their tickets together (found by a review: any difference between tickets read as PARTIALLY_USED)", () => {
+    // two tickets, one a no-show and one open: nothing flown
+    assert.equal(ticketStatusOf([ticket('NOSHOW'), ticket('OPEN_FOR_USE')]), 'NOSHOW');
+    assert.equal(ticketStatusOf([ticket('NOSHOW', 'OPEN_FOR_USE')]), 'NOSHOW', 'as one ticket with the same coupons');
+    assert.equal(ticketStatusOf([ticket('REFUND'), ticket('OPEN_FOR_USE')]), 'UNKNOWN');
+    assert.equal(ticketStatusOf([ticket('USED'), ticket('OPEN_FOR_USE')]), 'PARTIALLY_USED');
+    assert.equal(ticketStatusOf([ticket('USED'), ticket('USED', 'USED')]), 'USED');
+    assert.equal(ticketStatusOf([ticket('REFUND'), ticket('REFUND')]), 'REFUND');
+    assert.equal(ticketStatusOf([ticket('OPEN_FOR_USE'), ticket('OPEN_FOR_USE', 'OPEN_FOR_USE')]), 'OPEN_FOR_USE');
+    assert.equal(ticketStatusOf([ticket()]), 'UNKNOWN');
   });
 });

@@ -41,8 +41,13 @@ function deepFreeze<T>(value: T): T {
   return Object.freeze(value);
 }
 
-export function ticketStatusOf(ticket: AirlineTicket): TicketStatus {
-  const statuses = ticket.coupons.map((c) => c.status);
+/**
+ * A passenger's `ticketStatus` from the coupons of all their tickets together (decision 0005): a passenger with two
+ * tickets, one a no-show and one open, is NOSHOW — not PARTIALLY_USED, which says a coupon was flown (found by a
+ * review: the tickets' statuses were compared, so any difference read as partly used).
+ */
+export function ticketStatusOf(tickets: readonly AirlineTicket[]): TicketStatus {
+  const statuses = tickets.length === 1 ? tickets[0]!.coupons.map((c) => c.status) : tickets.flatMap((t) => t.coupons.map((c) => c.status));
   if (statuses.length === 0) return 'UNKNOWN';
   if (statuses.every((s) => s === 'OPEN_FOR_USE')) return 'OPEN_FOR_USE';
   if (statuses.every((s) => s === 'REFUND')) return 'REFUND';
@@ -85,8 +90,7 @@ export function toWire(record: AirlineRecord): ExtractPnrResponse {
       contactEmails: [record.contact.email],
       contactPhones: record.contact.phone ? [record.contact.phone] : [],
     };
-    const first = tickets[0];
-    if (first) info.ticketStatus = tickets.length === 1 ? ticketStatusOf(first) : combined(tickets.map(ticketStatusOf));
+    if (tickets.length > 0) info.ticketStatus = ticketStatusOf(tickets);
     return info;
   });
   return {
@@ -124,11 +128,6 @@ function ancillaryOf(a: AirlineAncillary): PaxInfo['ancillaries'][number] {
   }
   if (a.seat) out.auxSeatElement = { row: a.seat.row, column: a.seat.column };
   return out;
-}
-
-function combined(statuses: TicketStatus[]): TicketStatus {
-  const first = statuses[0] ?? 'UNKNOWN';
-  return statuses.every((s) => s === first) ? first : 'PARTIALLY_USED';
 }
 
 /** Failure body: the required fields with the values of "no record" (spec 2.13). */
