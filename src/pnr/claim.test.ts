@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
-import { TEST_CLIENTS } from '../test-support/world.js';
+import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
 import { passengersProblem } from './claim.js';
 import type { ClaimRequest } from './wire.js';
 import type { AirlineRecord } from '../airline/connector.js';
@@ -147,7 +147,10 @@ describe('pnr/claim.do', () => {
       ['airline without claims', { mmb: { airlinePnr: 'NOCLM1', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: out('xn'), retSegments: null }, 99015, /does not allow/],
       ['booked through another client', { mmb: { airlinePnr: 'BETA01', email: emailB }, passengers: [{ name: `${lastB}/${firstB}` }], fromSegments: out('out'), retSegments: null }, 99014, /another client/],
       ['airline error', { mmb: { airlinePnr: 'FAIL01', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: out('out'), retSegments: null }, 99007, /unavailable/],
-      ['carrier not served', { fromSegments: [{ ...seg(t, 'out'), carrier: 'ZZ' }] }, 99008, /not connected/],
+      // a claimed segment's carrier is compared as named, whatever its flight number's prefix (found by a review)
+      ['a segment of another carrier', { retSegments: [{ ...seg(t, 'ret'), carrier: 'ZZ' }] }, 99011, /retSegments\[0\]/],
+      // no carrier of the claimed segments is connected
+      ['carrier not served', { fromSegments: [{ ...seg(t, 'out'), carrier: 'ZZ' }], retSegments: [{ ...seg(t, 'ret'), carrier: 'ZZ' }] }, 99008, /not connected/],
     ];
     for (const [name, over, status, msg] of cases) {
       const res = await call(t.app, '/pnr/claim.do', claimBody(t, over));
@@ -247,6 +250,52 @@ describe('pnr/claim.do', () => {
       assert.ok(results.every((r) => r.body.status === 0 || r.body.status === 99014));
       const orders = await w.store.db.selectFrom('orders').selectAll().where('airline_pnr', '=', 'TST001').execute();
       assert.equal(orders.length, 1);
+    } finally {
+      await w.close();
+    }
+  });
+
+  test("a booking whose first flight is another airline's is found under the booking carrier and claimed (found by a review: it was looked up under the first segment's carrier only)", async () => {
+    const world = testWorld();
+    world.bookings.push({
+      pnr: 'MIX001',
+      carrier: 'XS',
+      status: 'Ticketed',
+      contact: { email: emailA },
+      passengers: [{ ref: 'a', type: 'ADT', lastName: lastA, firstName: firstA }],
+      segments: [{ flight: 'xn' }, { flight: 'ret', direction: 'ret' }],
+      tickets: [{ ticketNo: '999-1000000091', passenger: 'a', currency: 'EUR', fare: 300, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] }],
+    });
+    const w = await makeTestApp({ world });
+    try {
+      const body = { mmb: { airlinePnr: 'MIX001', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: [seg(w, 'xn')], retSegments: [seg(w, 'ret')] };
+      const res = await call(w.app, '/pnr/claim.do', body);
+      assert.equal(res.body.status, 0, String(res.body.msg));
+      assert.equal(res.body.pnrCode, 'MIX001');
+      const order = await w.store.db.selectFrom('orders').select(['carrier', 'client_id']).where('order_no', '=', String(res.body.orderNo)).executeTakeFirstOrThrow();
+      assert.deepEqual(order, { carrier: 'XS', client_id: TEST_CLIENTS.alpha.id });
+      // a wrong e-mail is still 99005 after every carrier was asked
+      const wrong = await call(w.app, '/pnr/claim.do', { ...body, mmb: { airlinePnr: 'MIX001', email: 'stranger@example.com' } });
+      assert.equal(wrong.body.status, 99005);
+    } finally {
+      await w.close();
+    }
+  });
+
+  test('a record whose tickets another order holds (the airline moved them from another PNR) answers 99016, not HTTP 500 (found by a review)', async () => {
+    const w = await makeTestApp();
+    try {
+      const first = await call(w.app, '/pnr/claim.do', claimBody(w));
+      assert.equal(first.body.status, 0);
+      // the order keeps the PNR the tickets had before the airline moved them to TST001
+      await w.store.db.updateTable('orders').set({ airline_pnr: 'OLD001' }).where('order_no', '=', String(first.body.orderNo)).execute();
+      const res = await call(w.app, '/pnr/claim.do', claimBody(w));
+      assert.equal(res.http, 200);
+      assert.equal(res.body.status, 99016, String(res.body.msg));
+      assert.match(String(res.body.msg), /held by another order of the service/);
+      assert.doesNotMatch(String(res.body.msg), /OLD001|\d{16}/, 'nothing of the other order is told');
+      const orders = await w.store.db.selectFrom('orders').select('order_no').where('source', '=', 'claim').execute();
+      assert.equal(orders.length, 1, 'no order half-written');
     } finally {
       await w.close();
     }

@@ -6,7 +6,8 @@ import { normalizeFlightNumber } from '../airline/record.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { findOrderByRecord, insertOrderFromRecord, newOrderNo } from '../orders/orders.js';
-import { isUniqueViolation } from '../store/errors.js';
+import { constraintOf, isUniqueViolation } from '../store/errors.js';
+import { Deadline } from '../airline/deadline.js';
 import type { Database } from '../store/schema.js';
 import { DEFAULT_TIMEOUT_MS, NOT_FOUND_MSG, normalizeName, readAirlineRecord, sameEmail } from './records.js';
 import { PNR_STATUS } from './statuses.js';
@@ -24,6 +25,8 @@ const digits = (s: string) => s.replace(/\D/g, '');
 
 function segmentMatches(claimed: ClaimSegment, actual: AirlineSegment): boolean {
   return (
+    // the carrier as named, whatever the flight number's prefix says (found by a review: "ZZ" with XS102 passed)
+    claimed.carrier.toUpperCase() === actual.carrier &&
     normalizeFlightNumber(claimed.carrier, claimed.flightNumber) === normalizeFlightNumber(actual.carrier, actual.flightNumber) &&
     claimed.depAirport.toUpperCase() === actual.depAirport &&
     claimed.arrAirport.toUpperCase() === actual.arrAirport &&
@@ -66,12 +69,30 @@ function segmentsProblem(req: ClaimRequest, record: AirlineRecord): string | nul
   return null;
 }
 
-export async function claimPnr(deps: ClaimDeps, clientId: string, req: ClaimRequest): Promise<ClaimResponse> {
-  const carrier = req.fromSegments[0]!.carrier.toUpperCase();
+/**
+ * The record the claim names: the PNR with the claim's e-mail, looked up under each carrier of the claimed
+ * segments in turn (outbound first) within one airline time-out — the record is the booking carrier's, which need
+ * not fly the first segment (found by a review: a booking whose first flight was another airline's could never be
+ * claimed). null when none holds it. A carrier with no connection is passed over; none at all → 99008.
+ */
+async function findClaimedRecord(deps: ClaimDeps, req: ClaimRequest): Promise<AirlineRecord | null> {
   const pnr = req.mmb.airlinePnr.toUpperCase();
-  const record = await readAirlineRecord(deps.airlines, carrier, pnr, DEFAULT_TIMEOUT_MS);
+  const carriers = [...new Set([...req.fromSegments, ...(req.retSegments ?? [])].map((s) => s.carrier.toUpperCase()))];
+  const connected = carriers.filter((c) => deps.airlines.forCarrier(c));
+  if (connected.length === 0) throw new ApiError(PNR_STATUS.CARRIER_NOT_SERVED, `carrier ${carriers[0]} is not connected to this service`);
+  const deadline = new Deadline(DEFAULT_TIMEOUT_MS);
+  for (const carrier of connected) {
+    const record = await readAirlineRecord(deps.airlines, carrier, pnr, DEFAULT_TIMEOUT_MS, deadline);
+    if (record && sameEmail(record.contact.email, req.mmb.email)) return record;
+  }
+  return null;
+}
+
+export async function claimPnr(deps: ClaimDeps, clientId: string, req: ClaimRequest): Promise<ClaimResponse> {
+  const record = await findClaimedRecord(deps, req);
   // Without the right PNR and e-mail the caller learns nothing, exactly as extractPnr.do.
-  if (!record || !sameEmail(record.contact.email, req.mmb.email)) throw new ApiError(PNR_STATUS.NOT_FOUND, NOT_FOUND_MSG);
+  if (!record) throw new ApiError(PNR_STATUS.NOT_FOUND, NOT_FOUND_MSG);
+  const carrier = record.carrier;
   if (!deps.airlines.forCarrier(carrier)?.supports(carrier, 'claims')) throw new ApiError(PNR_STATUS.CLAIM_NOT_SUPPORTED, `airline ${carrier} does not allow claiming its bookings`);
   if (record.status === 'Cancelled') throw new ApiError(PNR_STATUS.RECORD_CANCELLED, 'the airline record is cancelled and cannot be claimed');
   if (record.status !== 'Ticketed') throw new ApiError(PNR_STATUS.NOT_TICKETED, 'the airline record is not ticketed yet; claim it once tickets are issued');
@@ -102,8 +123,15 @@ async function ensureOrder(deps: ClaimDeps, clientId: string, record: AirlineRec
       );
       return orderNo;
     } catch (err) {
-      // A concurrent claim of the same record (or, rarely, an order number collision): look again.
-      if (!isUniqueViolation(err)) throw err;
+      const constraint = isUniqueViolation(err) ? constraintOf(err) : undefined;
+      // A ticket number of the record is another order's (the airline moved it here from another PNR, a split or
+      // a renamed record): no retry makes it free (found by a review: three attempts, then HTTP 500). Nothing of
+      // the other order is told.
+      if (constraint === 'tickets_pkey') {
+        throw new ApiError(PNR_STATUS.TICKETS_ON_OTHER_ORDER, 'a ticket of this airline record is held by another order of the service (the airline moved it from another PNR); ask support to move that order');
+      }
+      // A concurrent claim of the same record, or an order number drawn twice: look again. Anything else is ours.
+      if (constraint !== 'orders_airline_record' && constraint !== 'orders_pkey') throw err;
     }
   }
   throw new Error('could not create the claim order after 3 attempts');

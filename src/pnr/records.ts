@@ -28,17 +28,22 @@ export function sameEmail(a: string, b: string): boolean {
 
 export const NOT_FOUND_MSG = 'no airline record matches this PNR, carrier, passengers and e-mail';
 
-/** The record from the carrier's airline, or null. Airline failures become the documented statuses. */
+/**
+ * The record from the carrier's airline, or null. Airline failures become the documented statuses. `deadline`
+ * (default: `timeoutMs` from now) is shared by the reads of one request.
+ */
 export async function readAirlineRecord(
   airlines: AirlineDirectory,
   carrier: string,
   pnr: string,
   timeoutMs: number,
+  deadline: Deadline = new Deadline(timeoutMs),
 ): Promise<AirlineRecord | null> {
   const connector = airlines.forCarrier(carrier);
   if (!connector) throw new ApiError(PNR_STATUS.CARRIER_NOT_SERVED, `carrier ${carrier} is not connected to this service`);
+  if (deadline.expired) throw new ApiError(PNR_STATUS.TIMEOUT, `the airline did not answer within ${timeoutMs} ms; try again`);
   try {
-    return await connector.readRecord(carrier, pnr, new Deadline(timeoutMs));
+    return await connector.readRecord(carrier, pnr, deadline);
   } catch (err) {
     if (err instanceof ConnectorError) {
       if (err.kind === 'timeout') throw new ApiError(PNR_STATUS.TIMEOUT, `the airline did not answer within ${timeoutMs} ms; try again`);

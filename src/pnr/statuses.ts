@@ -23,4 +23,6 @@ export const PNR_STATUS = {
   CLAIMED_BY_OTHER: 99014,
   /** claim: the airline does not allow claims */
   CLAIM_NOT_SUPPORTED: 99015,
+  /** claim: a ticket of the record is on another order of the service (the airline moved it to this PNR) */
+  TICKETS_ON_OTHER_ORDER: 99016,
 } as const;
