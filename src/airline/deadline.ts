@@ -37,3 +37,31 @@ export class Deadline implements CallOptions {
 export function callExpired(opts: CallOptions): boolean {
   return opts instanceof Deadline ? opts.expired : opts.signal.aborted;
 }
+
+/**
+ * `work`'s outcome, or `onExpiry()` thrown once the caller's budget runs out first: a wait on something that takes
+ * no signal (a store read behind a busy embedded store) still ends at the deadline. `work` goes on and its outcome is
+ * dropped. It makes the caller's signal (a Deadline's timer): use it where a wait happens, not on a path that
+ * answers from memory.
+ */
+export function withinDeadline<T>(work: Promise<T>, opts: CallOptions, onExpiry: () => Error): Promise<T> {
+  const signal = opts.signal;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(onExpiry());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const expire = () => reject(onExpiry());
+    signal.addEventListener('abort', expire, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', expire);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', expire);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}

@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync, inflateSync } from 'node:zlib';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { keptAnswerStats } from '../http/kept-answer.js';
 import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
@@ -159,6 +161,32 @@ describe('extractPnr.do', () => {
     // Airline-level latency (XT answers in 5 s) with a short budget
     const slow = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'SLOW01', carrier: 'XT', timeout: 200 }));
     assert.equal(slow.body.status, 99006);
+  });
+
+  test("the airline's own store reads end at the request's timeout too (found by a review: a 300 ms extract waited 2 s behind a busy store)", async () => {
+    // the caller's credentials verified and cached before the store is held (on the embedded store every read waits)
+    assert.equal((await call(t.app, '/extractPnr.do', extractBody())).body.status, 0);
+    // the sandbox airline's bookings held by a transaction for 3 s: an unknown PNR is looked up there
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = t.store.db.transaction().execute(async (trx) => {
+      await sql`lock table sandbox_bookings in access exclusive mode`.execute(trx);
+      locked();
+      await Promise.race([held, sleep(3000)]);
+    });
+    await isLocked;
+    try {
+      const started = Date.now();
+      const res = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'NOSUCH', timeout: 300 }));
+      const took = Date.now() - started;
+      assert.equal(res.body.status, 99006, `${String(res.body.msg)} after ${took} ms`);
+      assert.ok(took < 2000, `answered after ${took} ms`);
+    } finally {
+      release();
+      await holder;
+    }
   });
 
   test('declared status 99007: the airline system fails', async () => {

@@ -22,7 +22,7 @@ import {
   type CallOptions,
 } from '../connector.js';
 import { DateTime } from 'luxon';
-import { callExpired } from '../deadline.js';
+import { callExpired, withinDeadline } from '../deadline.js';
 import { deepFreeze, freezeRecord } from '../record.js';
 import { BoundedMap } from '../../bounded-map.js';
 import { systemClock, type Clock } from '../../clock.js';
@@ -81,11 +81,13 @@ export class SandboxConnector implements AirlineConnector {
   async readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null> {
     const airline = this.airline(carrier);
     // The hot path (a world booking, refunds cached, an airline that does not wait) awaits nothing.
-    const booking = this.world.bookings.get(`${carrier}/${pnr}`) ?? (await this.booking.findStored(carrier, pnr));
+    // The store's reads end at the caller's deadline too (found by a review: behind a busy embedded store a
+    // 300 ms extract answered after 2 s).
+    const booking = this.world.bookings.get(`${carrier}/${pnr}`) ?? (await withinDeadline(this.booking.findStored(carrier, pnr), opts, notInTime));
     // A missing PNR costs the same latency as an existing one: timing must not reveal which PNRs exist.
     const waiting = this.behaveWithin(behaviourOf(airline, booking), opts);
     if (waiting) await waiting;
-    const refunded = this.refundedFromCache(carrier, pnr) ?? (await this.refundedTickets(carrier, pnr));
+    const refunded = this.refundedFromCache(carrier, pnr) ?? (await withinDeadline(this.refundedTickets(carrier, pnr), opts, notInTime));
     if (!booking) return null;
     return this.shown(booking, refunded);
   }
@@ -453,6 +455,8 @@ export class SandboxConnector implements AirlineConnector {
 }
 
 const NO_TICKETS: ReadonlySet<string> = new Set();
+
+const notInTime = () => new ConnectorError('timeout', true, 'the airline did not answer in time');
 
 /** A submission past the airline's checks, with what its books need. */
 interface CheckedRefund {
