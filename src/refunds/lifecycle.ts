@@ -6,6 +6,7 @@
 // submission at 0, the looks while the airline holds it (1, 3) — are due times in the refund's own row, which
 // one recurring sweep job reads (decisions 0034, 0035).
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { storableText } from '../store/text.js';
 import { DateTime } from 'luxon';
 import {
   ConnectorError,
@@ -380,7 +381,7 @@ export class RefundLifecycle {
     const limits = step === 'look' ? this.deps.pollRetry : this.deps.submitRetry;
     const limit = limits.retryLimit;
     const res = await sql<{ next_poll_at: Date | null; poll_failures: number }>`
-      update refund_orders set poll_failures = poll_failures + 1, poll_error = ${message.slice(0, 1000)},
+      update refund_orders set poll_failures = poll_failures + 1, poll_error = ${storableText(message, 1000)},
         next_poll_at = case when poll_failures >= ${limit}::int then null
                             else ${this.deps.clock.now()}::timestamptz + ${retryWaitSql(limits, sql.ref('poll_failures'))} end
       where ${step === 'look' ? heldByAirline(refundCode) : awaitingSubmission(refundCode)}
@@ -519,7 +520,7 @@ export class RefundLifecycle {
             const answer = answers[i]!;
             if (!(answer instanceof Error)) {
               const cause = `submitted to the airline (${answer.airlineRefundId}${answer.duplicate ? ', resent' : ''})`;
-              accepted.push({ refundCode, airlineRefundId: answer.airlineRefundId, cause });
+              accepted.push({ refundCode, airlineRefundId: storableText(answer.airlineRefundId), cause: storableText(cause) });
             } else if (answer instanceof ConnectorError && !answer.retryable) {
               await this.refuse(refundCode, `airline refused the submission: ${answer.message}`, outcomes);
             } else {

@@ -76,6 +76,46 @@ test('a failed look moves nothing, whatever the error; a rejection answered at 3
   }
 });
 
+test("an airline's text holding a NUL is stored (as U+FFFD): a failed look counted, a rejection's reason recorded (found by a review of the voids: the write was refused and the look made again every second)", async () => {
+  let instead: ConnectorError | AirlineRefundState | null = null;
+  const t = await makeTestApp({
+    world: refundWorld(),
+    connectors: (w, books) => {
+      const sandbox = new SandboxConnector(w, books);
+      const look = sandbox.refundStatus.bind(sandbox);
+      sandbox.refundStatus = async (carrier, code, opts) => {
+        if (instead instanceof ConnectorError) throw instead;
+        return instead ?? look(carrier, code, opts);
+      };
+      return [sandbox];
+    },
+  });
+  try {
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    const res = await call(t.app, '/refund.do', {
+      orderNo,
+      refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }],
+    });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    const code = String(res.body.refundCode);
+    const row = () => t.store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'poll_error', 'cancel_reason']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+    await t.workers.lifecycle.sweep();
+    assert.equal((await row()).status, RS.AIRLINE_PROCESSING);
+    instead = new ConnectorError('unavailable', true, 'reset\u0000');
+    t.clock.advance(60_000);
+    await t.workers.lifecycle.sweep();
+    let r = await row();
+    assert.deepEqual([r.status, r.poll_failures, r.poll_error], [RS.AIRLINE_PROCESSING, 1, 'reset\uFFFD']);
+    instead = { state: 'rejected', cancelReason: '1\u0000' };
+    t.clock.advance(3_600_000);
+    await t.workers.lifecycle.sweep();
+    r = await row();
+    assert.deepEqual([r.status, r.cancel_reason], [RS.REJECTED, '1\uFFFD']);
+  } finally {
+    await t.close();
+  }
+});
+
 test("a sweep starts no batch once its budget is spent or its job's attempt aborted, however long it waited for a lane", async () => {
   // A store of ten refunds at 1, all due, read a page of one at a time; each look takes 300 ms.
   const due = Array.from({ length: 10 }, (_, i) => ({ refund_code: `R${i}`, due_at: '2020-01-01 00:00:00+00', status: RS.AIRLINE_PROCESSING }));

@@ -4,6 +4,7 @@
 // ends rejected or withdrawn frees its tickets for a new request — unless the airline refunded them (a refund
 // rejected because the airline's amount fell below the service fee: `ticketsRefunded`).
 import { sql, type Transaction } from 'kysely';
+import { storableFields, storableText } from '../store/text.js';
 import type { Database } from '../store/schema.js';
 import { unindexed } from '../store/unindexed.js';
 import { REFUND_ORDER_STATUS as RS } from './statuses.js';
@@ -48,12 +49,12 @@ export async function moveRefund(
     : undefined;
   const res = await trx
     .updateTable('refund_orders')
-    .set({ status: to, updated_at: now, ...patch })
+    .set({ status: to, updated_at: now, ...storableFields(patch) })
     .where('refund_code', '=', refundCode)
     .where(unindexed('status'), '=', from)
     .executeTakeFirst();
   if (res.numUpdatedRows === 0n) return null;
-  await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause }).execute();
+  await trx.insertInto('refund_status_history').values({ refund_code: refundCode, from_status: from, to_status: to, at: now, cause: storableText(cause) }).execute();
   if (freesTickets) await trx.updateTable('refund_tickets').set({ live: false }).where('refund_code', '=', refundCode).execute();
   return { freedOrderNo: held?.order_no ?? null };
 }

@@ -6,6 +6,7 @@
 // leaves the call due, and the next sweep makes it again.
 // deposit: 0 → 1 → 3 → 2; virtual card: 0 → 1 → 5; 0 or 1 → 4.
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
+import { storableFields, storableText } from '../store/text.js';
 import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
@@ -151,14 +152,14 @@ export class VoidLifecycle {
     const moved = await trx
       .updateTable('void_orders')
       // the next step: a look a poll interval on at 1 and 3, nothing once final; its failures forgotten
-      .set({ status: to, updated_at: now, next_step_at: FINAL.has(to) ? null : this.nextLook(), step_failures: 0, step_error: null, ...patch })
+      .set({ status: to, updated_at: now, next_step_at: FINAL.has(to) ? null : this.nextLook(), step_failures: 0, step_error: null, ...storableFields(patch) })
       .where('void_code', '=', voidCode)
       .where(unindexed('status'), '=', from)
       .returning('order_no')
       .executeTakeFirst();
     if (!moved) return null;
     // The history row's trigger writes the order.void webhook event in this same transaction (migration 0011).
-    await trx.insertInto('void_status_history').values({ void_code: voidCode, from_status: from, to_status: to, at: now, cause }).execute();
+    await trx.insertInto('void_status_history').values({ void_code: voidCode, from_status: from, to_status: to, at: now, cause: storableText(cause) }).execute();
     return moved.order_no;
   }
 
@@ -243,7 +244,7 @@ export class VoidLifecycle {
     let failures = 0;
     await this.moves(voidCode, async (move, trx) => {
       const { rows } = await sql<{ step_failures: number }>`
-        update void_orders set step_failures = step_failures + 1, step_error = ${message.slice(0, 1000)},
+        update void_orders set step_failures = step_failures + 1, step_error = ${storableText(message, 1000)},
           next_step_at = ${this.deps.clock.now()}::timestamptz + ${retryWaitSql(this.deps.submitRetry, sql.ref('step_failures'))}
         where void_code = ${voidCode} and ${unindexed('status')} = ${sql.lit(VS.PROCESSING)}
         returning step_failures`.execute(trx);
@@ -264,7 +265,7 @@ export class VoidLifecycle {
     this.deps.log.warn({ voidCode, err: message }, 'void status poll failed; will look again');
     await this.deps.db
       .updateTable('void_orders')
-      .set((eb) => ({ next_step_at: this.nextLook(), step_failures: eb('step_failures', '+', 1), step_error: message.slice(0, 1000) }))
+      .set((eb) => ({ next_step_at: this.nextLook(), step_failures: eb('step_failures', '+', 1), step_error: storableText(message, 1000) }))
       .where('void_code', '=', voidCode)
       .where(unindexed('status'), '=', status)
       .execute();

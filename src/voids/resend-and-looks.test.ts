@@ -98,3 +98,53 @@ test('two passengers of one name, both named, are the whole order (found by a re
     await t.close();
   }
 });
+
+test("an airline's error text holding a NUL is stored (as U+FFFD): a failed submission is counted, a failed look put off, a refusal recorded (found by a review: the write was refused, the void left at 0 for good)", async () => {
+  let failWith: Error | null = null;
+  const t = await makeTestApp({
+    world: voidWorld(),
+    connectors: (w, books) => {
+      const a = new SandboxConnector(w, books);
+      const submit = a.submitVoid.bind(a);
+      const read = a.voidStatus.bind(a);
+      a.submitVoid = async (c, s, o) => {
+        if (failWith) throw failWith;
+        return submit(c, s, o);
+      };
+      a.voidStatus = async (c, code, o) => {
+        if (failWith) throw failWith;
+        return read(c, code, o);
+      };
+      return [a];
+    },
+  });
+  try {
+    const voidOf = async (pnr: string) => {
+      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+      const q = await call(t.app, '/voidQuotation.do', { orderNo });
+      return String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
+    };
+    const row = async (code: string) => t.store.db.selectFrom('void_orders').select(['status', 'step_failures', 'step_error']).where('void_code', '=', code).executeTakeFirstOrThrow();
+    // a retryable failure of the submission: counted, its text kept
+    const first = await voidOf('VDEP01');
+    failWith = new ConnectorError('unavailable', true, 'gateway said \u0000');
+    await t.workers.voids.submitStep(first);
+    assert.deepEqual(await row(first), { status: VS.PROCESSING, step_failures: 1, step_error: 'gateway said \uFFFD' });
+    // a failed look: put off and counted
+    failWith = null;
+    await t.workers.voids.submitStep(first);
+    assert.equal((await row(first)).status, VS.AIRLINE_PROCESSING);
+    failWith = new Error('reset\u0000');
+    await t.workers.voids.pollStep(first);
+    assert.deepEqual(await row(first), { status: VS.AIRLINE_PROCESSING, step_failures: 1, step_error: 'reset\uFFFD' });
+    // a refusal: the void rejected, the airline's words in its history
+    const second = await voidOf('VDEP02');
+    failWith = new ConnectorError('rejected', false, 'no\u0000');
+    await t.workers.voids.submitStep(second);
+    assert.equal((await row(second)).status, VS.REJECTED);
+    const causes = await t.store.db.selectFrom('void_status_history').select('cause').where('void_code', '=', second).orderBy('id').execute();
+    assert.equal(causes.at(-1)!.cause, 'airline refused the void: no\uFFFD');
+  } finally {
+    await t.close();
+  }
+});

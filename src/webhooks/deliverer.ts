@@ -4,6 +4,7 @@
 // settles the event (delivered, retry later, or failed after 24 h), and claims again.
 // A crash between claim and settle leaves the event pending: it is sent again when its lease ends.
 import type { Kysely } from 'kysely';
+import { storableText } from '../store/text.js';
 import { fetch, type Agent, type Response } from 'undici';
 import { preparedQuery } from '../store/prepared.js';
 import type { Clock } from '../clock.js';
@@ -59,12 +60,8 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-/**
- * Text a receiver sent (its answer, a connection error's words) as the store can hold it: PostgreSQL's text takes
- * no NUL character, and a settle refused for one left the event pending, sent again every lease for good (found by
- * a review: an answer `OK\0` of a binary or UTF-16 receiver).
- */
-export const storable = (text: string | null): string | null => (text === null ? null : text.replaceAll('\u0000', '\uFFFD'));
+/** Text a receiver sent (its answer, a connection error's words) as the store can hold it (src/store/text.ts). */
+export const storable = (text: string | null): string | null => (text === null ? null : storableText(text));
 
 /** Reads at most `max` characters of an answer, then lets the rest go. */
 async function excerptOf(res: Response, max: number): Promise<string> {
@@ -270,15 +267,29 @@ export class WebhookDeliverer {
     }
     // the rules of registration again: a URL stored before one of them was made stricter is not sent to
     const problem = webhookUrlProblem(e.webhook_url, { sandbox: this.deps.sandbox });
+    // A body that cannot be built (an amount in a currency the money module does not know, from an airline's
+    // answer) never will be: the event is given up at its first attempt, recorded with why, and the events after
+    // it are sent (found by a review: it threw before its settle, was claimed again every lease for good, and held
+    // back every later event of its refund or void).
+    let body: string | null = null;
+    let unbuilt: string | null = null;
+    try {
+      body = eventBody(e);
+    } catch (err) {
+      unbuilt = err instanceof Error ? err.message : String(err);
+    }
     if (problem !== null) outcome = { ok: false, httpStatus: null, error: `webhook URL not allowed: ${problem}`, excerpt: null, durationMs: 0 };
     else if (secret === null) outcome = { ok: false, httpStatus: null, error: 'webhook secret cannot be read with the configured WEBHOOK_SECRET_KEY', excerpt: null, durationMs: 0 };
-    else outcome = await this.post(e, secret);
+    else if (body === null) {
+      this.deps.log.error({ eventId: e.event_id, err: unbuilt }, 'webhook event body could not be built; the event is given up');
+      await this.settle(e, startedAt, { ok: false, httpStatus: null, error: storable(`the event's body could not be built: ${unbuilt}`.slice(0, 200)), excerpt: null, durationMs: 0 }, e.webhook_url, true);
+      return;
+    } else outcome = await this.post(e, secret, body);
     await this.settle(e, startedAt, outcome, e.webhook_url, false);
   }
 
-  /** The signed POST; never throws. */
-  private async post(e: Claimed, secret: string): Promise<AttemptOutcome> {
-    const body = eventBody(e);
+  /** The signed POST of `body`; never throws. */
+  private async post(e: Claimed, secret: string, body: string): Promise<AttemptOutcome> {
     // Unix seconds of this attempt in real time: what a receiver compares with its own clock.
     const timestamp = String(Math.floor(Date.now() / 1000));
     const t0 = performance.now();

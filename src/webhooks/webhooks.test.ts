@@ -354,6 +354,43 @@ test('an answer holding a NUL character is recorded (as U+FFFD) and the event se
   }
 });
 
+test("an event whose body cannot be built is given up at its first attempt, recorded with why (found by a review: it threw before its settle and was claimed again every lease for good)", async () => {
+  const answers: string[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      answers.push(req.url ?? '');
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url })).body.status, 0);
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    assert.equal((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.status, 0);
+    // an amount in a currency the money module does not know (as a connector could answer it)
+    const [event] = await t.store.db.selectFrom('webhook_events').select(['id', 'data']).execute();
+    await t.store.db.updateTable('webhook_events').set({ data: JSON.stringify({ ...(event!.data as object), currency: 'eur' }) }).where('id', '=', event!.id).execute();
+    await t.webhooks!.deliverDue();
+    const settled = await t.store.db.selectFrom('webhook_events').select(['state', 'attempts']).where('id', '=', event!.id).executeTakeFirstOrThrow();
+    assert.equal(settled.state, 'failed');
+    const attempts = await t.store.db.selectFrom('webhook_attempts').select(['http_status', 'error']).where('event_id', '=', event!.id).execute();
+    assert.equal(attempts.length, 1);
+    assert.match(String(attempts[0]!.error), /body could not be built/);
+    t.clock.advance(3_600_000);
+    await t.webhooks!.deliverDue();
+    assert.equal(answers.length, 0, 'nothing sent, and not claimed again');
+    assert.equal((await t.store.db.selectFrom('webhook_attempts').select('id').where('event_id', '=', event!.id).execute()).length, 1);
+  } finally {
+    await t.close();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
+
 test("a receiver that does not answer holds at most its client's share of the deliverer, not the others' deliveries (found by a review: a round of 20 waited for its slowest POST)", async () => {
   const silent = new WebhookReceiver();
   const quick = new WebhookReceiver();

@@ -1,0 +1,19 @@
+// Text from outside postbook (an airline's words and ids, a webhook receiver's answer) as the store can hold it.
+
+/**
+ * `text` with NUL (U+0000, which PostgreSQL's text refuses) as U+FFFD, cut to `max` characters. A write refused for
+ * one rolled its transaction back and left what it recorded undone for good: a webhook event pending for ever (a
+ * receiver's `OK\0`), a void at 0 never given up and a status look made every second (an airline's error text;
+ * found by reviews).
+ */
+export function storableText(text: string, max = Infinity): string {
+  const cut = text.length > max ? text.slice(0, max) : text;
+  return cut.includes('\u0000') ? cut.replaceAll('\u0000', '\uFFFD') : cut;
+}
+
+/** `fields` with each string value as `storableText` makes it (an airline's reason, its ids); other values as they are. */
+export function storableFields<T extends object>(fields: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) out[k] = typeof v === 'string' ? storableText(v) : v;
+  return out as T;
+}
