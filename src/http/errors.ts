@@ -20,14 +20,43 @@ declare module 'fastify' {
   }
 }
 
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/** One accepted form of a field, as a refusal names it ("a string of at most 2 characters", "an integer"). */
+function formOf(issue: ValidationIssue): string {
+  const params = issue.params as { type?: string; limit?: number; allowedValues?: unknown[] } | undefined;
+  switch (issue.keyword) {
+    case 'type':
+      return params?.type === 'integer' ? 'an integer' : params?.type === 'null' ? 'null' : `a ${params?.type ?? 'value'}`;
+    case 'maxLength':
+      return `a string of at most ${params?.limit} characters`;
+    case 'minLength':
+      return `a string of at least ${params?.limit} characters`;
+    case 'enum':
+      return `one of ${(params?.allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `${JSON.stringify((issue.params as { allowedValue?: unknown } | undefined)?.allowedValue)}`;
+    default:
+      return `a value that ${issue.message ?? 'is valid'}`;
+  }
+}
+
 function describeValidation(err: FastifyError): string {
-  const first = err.validation?.[0];
+  const issues = err.validation ?? [];
+  const first = issues[0];
   if (!first) return 'invalid request';
   const params = first.params as { requiredProperties?: string[]; missingProperty?: string } | undefined;
   const base = first.instancePath.split('/').slice(1).join('.');
   const missing = params?.requiredProperties?.[0] ?? params?.missingProperty;
   if (first.keyword === 'required' && missing) {
     return `invalid request: ${base ? `${base}.` : ''}${missing} is required`;
+  }
+  // A field of several accepted forms (a string or an integer, say): every form named, not only the first one tried
+  // (found by a review: passengerType "must be string" though integers are accepted).
+  const alternatives = issues.findIndex((i) => i.keyword === 'anyOf' && i.instancePath === first.instancePath);
+  if (alternatives > 0) {
+    const forms = [...new Set(issues.slice(0, alternatives).filter((i) => i.instancePath === first.instancePath).map(formOf))];
+    if (forms.length > 1) return `invalid request: ${base || 'body'} must be ${forms.join(' or ')}`;
   }
   return `invalid request: ${base || 'body'} ${first.message ?? 'is invalid'}`;
 }

@@ -187,6 +187,8 @@ describe('pnr/claim.do', () => {
       [{ passengers: [{ name: 'A/B', birthday: '19901340' }] }, /passengers.0.birthday/],
       [{ fromSegments: [{ ...seg(t, 'out'), depTime: '202602301000' }] }, /fromSegments.0.depTime/],
       [{ fromSegments: [{ ...seg(t, 'out'), depTime: '202601012460' }] }, /fromSegments.0.depTime/],
+      // a field of several accepted forms names them all (found by a review: "must not have more than 2 characters")
+      [{ fromSegments: [{ ...seg(t, 'out'), cabinClass: 'economy' }] }, /^invalid request: fromSegments\.0\.cabinClass must be a string of at most 2 characters or an integer$/],
     ];
     for (const [over, msg] of cases) {
       const res = await call(t.app, '/pnr/claim.do', claimBody(t, over));
