@@ -37,10 +37,19 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
   if (carrier !== session.itinerary.carrier) {
     throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: carrier ${carrier} is not the itinerary's carrier ${session.itinerary.carrier}`);
   }
+  const seen = new Set<number>();
   const segments = requested.map((r, i) => {
     if (r.segmentIndex === undefined || r.segmentIndex === null) throw new ApiError(S.SEGMENT_INDEX_MISSING, `segment index missing (segment ${i + 1} of the request)`);
     const s = session.itinerary.segments.find((x) => x.index === r.segmentIndex);
     if (!s) throw new ApiError(S.SEGMENT_INDEX_MISSING, `segment index ${r.segmentIndex} is not in the session`);
+    // spec 2.12: one cabins entry per flight segment; outbound segments in outboundSegments, return ones in
+    // inboundSegments (found by a review: a segment sent twice got two entries, a return one passed as outbound)
+    if (seen.has(s.index)) throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${s.index} is asked for twice`);
+    seen.add(s.index);
+    const inbound = i >= req.outboundSegments.length;
+    if ((s.direction === 'ret') !== inbound) {
+      throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${s.index} is ${s.direction === 'ret' ? 'a return' : 'an outbound'} segment of the session: send it in ${s.direction === 'ret' ? 'inboundSegments' : 'outboundSegments'}`);
+    }
     if (s.flightNumber !== r.flightNumber.toUpperCase() || s.depAirport !== r.depAirport.toUpperCase() || s.arrAirport !== r.arrAirport.toUpperCase()) {
       throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${r.segmentIndex} is ${s.flightNumber} ${s.depAirport}-${s.arrAirport} in the session`);
     }
@@ -49,7 +58,11 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
     if (!departsAt(s, r.depTime)) {
       throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${r.segmentIndex} departs ${wireTime(s.depLocal)} (airport-local) in the session, not ${r.depTime}`);
     }
-    return { segment: s, cabinClass: r.cabinClass === undefined || r.cabinClass === null ? s.cabinClass : Number(r.cabinClass) };
+    // The cabin the segment was verified in: a seat of another cabin could not be ordered with this session
+    // (found by a review: business seats of an economy session came with productCodes order.do answered 320 to).
+    const asked = r.cabinClass === undefined || r.cabinClass === null || (typeof r.cabinClass === 'string' && r.cabinClass.trim() === '') ? s.cabinClass : Number(r.cabinClass);
+    if (asked !== s.cabinClass) throw new ApiError(S.SELECTION_FAILED, `seat selection failed: segment ${s.index} was verified in cabin class ${s.cabinClass}; seats of class ${asked} cannot be ordered with this session`);
+    return { segment: s, cabinClass: asked };
   });
   const connector = deps.airlines.forCarrier(carrier);
   if (!connector?.booking || !connector.supports(carrier, 'seatSelection')) {
@@ -93,10 +106,10 @@ function bindingOf(session: ChainSession, segmentIndex: number): string {
 async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest, requested: SeatSegment[]): Promise<ChainSession> {
   const now = deps.clock.now();
   // Either field takes either id (plan §8.5: the guides blur a verify sessionId and a getOffers.do offerID).
-  const id = req.sessionId || offerIdOf(req);
+  const id = req.sessionId?.trim() || offerIdOf(req);
   if (id) {
     const session = await deps.sessions.find(clientId, id, ['verify', 'offer'], now);
-    if (!session) throw new ApiError(S.SESSION_INVALID, `${req.sessionId ? 'sessionId' : 'offerId'} invalid or expired`);
+    if (!session) throw new ApiError(S.SESSION_INVALID, `${req.sessionId?.trim() ? 'sessionId' : 'offerId'} invalid or expired`);
     return session;
   }
   const match = await matchVerifySession(

@@ -9,17 +9,18 @@ const SeatSegment = Type.Object({
   arrAirport: Type.String({ pattern: '^[A-Za-z]{3}$' }),
   depTime: Type.String({ pattern: '^\\d{8}(\\d{4})?$', format: 'yyyyMMdd[HHmm]', description: 'yyyyMMddHHmm (yyyyMMdd accepted), airport-local' }),
   cabinClass: Nullable(
-    Type.Union([Type.Integer({ minimum: 1, maximum: 4 }), Type.String({ pattern: '^[1-4]$' })], {
-      description: '1 economy, 2 business, 3 first, 4 premium economy, as an integer or its string ("1"); default: as verified',
+    Type.Union([Type.Integer({ minimum: 1, maximum: 4 }), Type.String({ pattern: '^ *([1-4] *)?$' })], {
+      description: '1 economy, 2 business, 3 first, 4 premium economy, as an integer or its string ("1"); "" or absent: as verified. Only the class the segment was verified in: another answers 216',
     }),
   ),
 });
 export type SeatSegment = Static<typeof SeatSegment>;
 
 export const SeatAvailabilityRequest = Type.Object({
-  sessionId: Nullable(Type.String({ minLength: 1, maxLength: 80, description: 'from verify.do (send this or offerId; an offerID of getOffers.do is accepted here too)' })),
-  offerId: Nullable(Type.String({ minLength: 1, maxLength: 80, description: 'from getOffers.do (a verify.do sessionId is accepted here too)' })),
-  offerID: Nullable(Type.String({ minLength: 1, maxLength: 80, description: 'offerId as getOffers.do spells it' })),
+  // "" (or blanks) is absent, as for every optional string of the chain (decision 0021): the original's samples send "" for the id not used
+  sessionId: Nullable(Type.String({ maxLength: 80, description: 'from verify.do (send this or offerId; an offerID of getOffers.do is accepted here too)' })),
+  offerId: Nullable(Type.String({ maxLength: 80, description: 'from getOffers.do (a verify.do sessionId is accepted here too)' })),
+  offerID: Nullable(Type.String({ maxLength: 80, description: 'offerId as getOffers.do spells it' })),
   carrier: Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: "IATA code of the itinerary's most significant carrier" }),
   outboundSegments: Type.Array(SeatSegment, { minItems: 1, maxItems: 8 }),
   inboundSegments: Nullable(Type.Array(SeatSegment, { maxItems: 8 })),

@@ -42,9 +42,22 @@ describe('seatAvailability.do', () => {
     assert.equal(cabins.length, 2);
     assert.deepEqual(cabins[0]!.cabin.cabinLayout.exitRowPositions, [{ first: 20, last: 20 }, { first: 35, last: 35 }]);
     assert.deepEqual(new Set(cabins[0]!.cabin.cabinLayout.columns.map((c) => c.characteristics)), new Set(['A', 'M', 'W']));
-    const business = await seats({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']).map((x) => ({ ...x, cabinClass: 2 })) });
+    // another cabin than the one verified: its seats could not be ordered with this session (found by a review: order.do answered 320)
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']).map((x) => ({ ...x, cabinClass: 2 })) }, 216, 'business seats of an economy session');
+    // a business session's map: business on the upper deck
+    const f = t.world.flights.get('bk-wide')!;
+    const offers = await call(t.app, '/getOffers.do', { adults: 1, cabinClass: 2, outboundSegments: [{ carrier: 'XS', departureAirport: f.from, arrivalAirport: f.to, flightNumber: f.flightNumber.slice(2), departureDate: f.current.dep.toFormat('yyyyMMdd') }] });
+    assert.equal(offers.body.status, 0, String(offers.body.msg));
+    const offerId = (offers.body.data as Array<{ offer: { offerID: string } }>)[0]!.offer.offerID;
+    const business = await seats({ offerId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']).map((x) => ({ ...x, cabinClass: 2 })) });
+    assert.equal(business.body.status, 0, String(business.body.msg));
     const b = business.body.cabins as Array<{ cabin: { deck: string; cabinClass: number } }>;
     assert.deepEqual(b.map((c) => [c.cabin.deck, c.cabin.cabinClass]), [['Upper', 2]]);
+    // the same without cabinClass (as verified), and with "" (absent, decision 0021)
+    for (const cabinClass of [undefined, '']) {
+      const again = await seats({ offerId, sessionId: '', carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']).map((x) => ({ ...x, cabinClass })) });
+      assert.equal(again.raw, business.raw, `cabinClass ${JSON.stringify(cabinClass)}`);
+    }
   });
 
   test('214: unknown, expired and another client\'s session', async () => {
@@ -56,6 +69,17 @@ describe('seatAvailability.do', () => {
     assert.equal(other.body.status, 214, 'another client\'s session');
     t.clock.advance(2 * 3_600_000 + 1_000);
     await expectStatus(body, 214, 'expired after 2 h');
+  });
+
+  test('220: a segment asked for twice, or sent in the wrong direction (spec 2.12: one cabins entry per flight segment; found by a review)', async () => {
+    const s = await verifyFlights(t, ['bk-narrow'], ['bk-narrow-ret']);
+    const [out] = seatSegments(t, ['bk-narrow']);
+    const [ret] = seatSegments(t, ['bk-narrow-ret'], 2);
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [out, out], inboundSegments: [ret] }, 220, 'twice');
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [out, ret] }, 220, 'a return segment as outbound');
+    await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [ret], inboundSegments: [out] }, 220, 'swapped');
+    const ok = await seats({ sessionId: s.sessionId, offerId: '', carrier: 'XS', outboundSegments: [out], inboundSegments: [ret] });
+    assert.equal(ok.body.status, 0, String(ok.body.msg));
   });
 
   test('215: segment index missing or not in the session', async () => {
