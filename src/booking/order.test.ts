@@ -7,6 +7,8 @@ import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { ConnectorError } from '../airline/connector.js';
 import { contact, depDate, passenger, verifySeg, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
@@ -72,6 +74,33 @@ describe('booking chain statuses', () => {
     assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: code, segmentIndex: 2 }])] })).body.status, 309, 'segment not in the session');
     const missing = code.replace('SCI_SEAT_17A_', 'SCI_SEAT_30B_');
     assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: missing, segmentIndex: 1 }])] })).body.status, 320, 'a seat the aircraft does not have');
+  });
+
+  test("an airline that cannot give its seat map at order time: 324, not 320 'seat not found' (found by a review)", async () => {
+    let down = false;
+    const w = await makeTestApp({
+      world: bookingWorld(),
+      connectors: (world, books) => {
+        const airline = new SandboxConnector(world, books);
+        const booking = airline.booking;
+        const version = booking.seatMapVersion.bind(booking);
+        booking.seatMapVersion = (carrier, flight) => {
+          if (down) throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
+          return version(carrier, flight);
+        };
+        return [airline];
+      },
+    });
+    try {
+      const s = await verifyFlights(w, ['bk-narrow']);
+      const cabins = (await call(w.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(w, ['bk-narrow']) })).body.cabins as Cabin[];
+      down = true;
+      const res = await call(w.app, '/order.do', { contact, sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: seatOf(cabins, 1, '17A').productCode, segmentIndex: 1 }])] });
+      assert.equal(res.body.status, 324, String(res.body.msg));
+      assert.match(String(res.body.msg), /seat map of segment 1 could not be read/);
+    } finally {
+      await w.close();
+    }
   });
 
   test('ifSeatOccupied: SIMILAR_SEAT (default) gives a similar seat, STOP_SEAT drops it, STOP_TICKET refuses (328)', async () => {

@@ -400,6 +400,9 @@ async function ancillariesOf(deps: BookingDeps, session: ChainSession, req: Orde
       if (seatsTaken.has(key)) throw new ApiError(S.SEAT_NOT_FOUND, `seat ${code.seat} is asked for twice on segment ${segmentIndex}`);
       seatsTaken.add(key);
       const map = await seatMapOf(deps, seg, seg.cabinClass);
+      // The airline did not answer with its map: an airline failure, not a seat that does not exist (found by a
+      // review: it answered 320 where the same order without a seat answered 324).
+      if ('ok' in map && map.reason === 'unknown') throw new ApiError(S.ORDER_AIRLINE_SYSTEM, `the airline's seat map of segment ${segmentIndex} could not be read; try again`);
       const row = 'ok' in map ? undefined : map.cabins.flatMap((c) => c.seatRows).find((r) => `${r.number}` === code.seat.slice(0, -1));
       const seat = row?.seats.find((s) => s.column === code.seat.slice(-1));
       if (!seat) throw new ApiError(S.SEAT_NOT_FOUND, `seat ${code.seat} not found on segment ${segmentIndex}`);
