@@ -282,6 +282,18 @@ describe('pnr/claim.do', () => {
     } finally {
       await w.close();
     }
+    // the first flight's airline down: the booking carrier is still asked (found by a review of this fix); its
+    // failure answers only when no airline holds the record
+    const down = structuredClone(world);
+    down.airlines.find((a) => a.code === 'XN')!.behaviour = { failure: 'error' };
+    const d = await makeTestApp({ world: down });
+    try {
+      const body = { mmb: { airlinePnr: 'MIX001', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: [seg(d, 'xn')], retSegments: [seg(d, 'ret')] };
+      assert.equal((await call(d.app, '/pnr/claim.do', body)).body.status, 0);
+      assert.equal((await call(d.app, '/pnr/claim.do', { ...body, mmb: { airlinePnr: 'NOSUCH', email: emailA } })).body.status, 99007);
+    } finally {
+      await d.close();
+    }
   });
 
   test('a record whose tickets another order holds (the airline moved them from another PNR) answers 99016, not HTTP 500 (found by a review)', async () => {

@@ -81,10 +81,19 @@ async function findClaimedRecord(deps: ClaimDeps, req: ClaimRequest): Promise<Ai
   const connected = carriers.filter((c) => deps.airlines.forCarrier(c));
   if (connected.length === 0) throw new ApiError(PNR_STATUS.CARRIER_NOT_SERVED, `carrier ${carriers[0]} is not connected to this service`);
   const deadline = new Deadline(DEFAULT_TIMEOUT_MS);
+  // An airline that fails (99006, 99007) need not be the booking's: the next one is asked, and the first failure
+  // answers only when no airline held the record (found by a review: a slow first airline hid the booking carrier's).
+  let failure: ApiError | null = null;
   for (const carrier of connected) {
-    const record = await readAirlineRecord(deps.airlines, carrier, pnr, DEFAULT_TIMEOUT_MS, deadline);
-    if (record && sameEmail(record.contact.email, req.mmb.email)) return record;
+    try {
+      const record = await readAirlineRecord(deps.airlines, carrier, pnr, DEFAULT_TIMEOUT_MS, deadline);
+      if (record && sameEmail(record.contact.email, req.mmb.email)) return record;
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.status !== PNR_STATUS.TIMEOUT && err.status !== PNR_STATUS.AIRLINE_ERROR)) throw err;
+      failure ??= err;
+    }
   }
+  if (failure) throw failure;
   return null;
 }
 
