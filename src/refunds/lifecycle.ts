@@ -655,7 +655,9 @@ export class RefundLifecycle {
         return;
       case 'refunded': {
         const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
-        const details = Object.assign({}, r.details as object, { outcome: { voucherCode: state.voucherCode } });
+        // the airline's voucher code as jsonb holds it: JSON.stringify writes a NUL as \u0000, which jsonb refuses
+        // (found by a review: the refund stayed at 1, looked at again until given up, though the airline paid)
+        const details = Object.assign({}, r.details as object, { outcome: { voucherCode: state.voucherCode === null ? null : storableText(state.voucherCode) } });
         // docs/architecture.md "Refund arithmetic" step 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
         const net = refundNet({
           refund: { minor: state.amountMinor, currency: state.currency },

@@ -14,7 +14,7 @@ import { RefundLifecycle, type LifecycleDeps } from './lifecycle.js';
 import { REFUND_ORDER_STATUS as RS } from './statuses.js';
 import type { Database } from '../store/schema.js';
 
-const [lastA, firstA] = PLANTED.names;
+const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
 test('a failed look moves nothing, whatever the error; a rejection answered at 3 is left for an operator (spec: 0 or 1 → 4 only)', async () => {
   /** What the airline's status look does instead of answering: throw, or answer this state. */
@@ -111,6 +111,19 @@ test("an airline's text holding a NUL is stored (as U+FFFD): a failed look count
     await t.workers.lifecycle.sweep();
     r = await row();
     assert.deepEqual([r.status, r.cancel_reason], [RS.REJECTED, '1\uFFFD']);
+
+    // a voucher code with a NUL, written into the refund's jsonb details (found by a review of this fix)
+    instead = null;
+    const paid = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: lastB, firstName: firstB, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] });
+    assert.equal(paid.body.status, 0, String(paid.body.msg));
+    const paidCode = String(paid.body.refundCode);
+    await t.workers.lifecycle.sweep();
+    instead = { state: 'refunded', amountMinor: 10_000, currency: 'EUR', voucherCode: 'V\u0000' };
+    t.clock.advance(3_600_000);
+    await t.workers.lifecycle.sweep();
+    const done = await t.store.db.selectFrom('refund_orders').select(['status', 'details']).where('refund_code', '=', paidCode).executeTakeFirstOrThrow();
+    assert.equal(done.status, RS.REFUNDED);
+    assert.equal((done.details as { outcome?: { voucherCode?: string } }).outcome?.voucherCode, 'V\uFFFD');
   } finally {
     await t.close();
   }
