@@ -53,8 +53,8 @@ export type OfferState = 'active' | 'used' | 'superseded';
  * the ids it stored. The version is read on the orders primary key.
  *
  * The statement's own transaction commits without waiting for the WAL's flush (`synchronous_commit` off for it
- * alone, decision 0049): an offer is a priced answer the caller can ask for again, not money. Only a crash of the
- * database server itself within a fraction of a second of the commit can lose one (the caller's refund.do then
+ * alone, decision 0049): an offer is a priced answer the caller can ask for again, not money. Only PostgreSQL
+ * stopping abruptly (or a failover) within a fraction of a second of the commit can lose one (the caller's refund.do then
  * answers 813 "unknown refundOfferId" and a new quote is priced); a refund made from an offer commits with the
  * flush, which carries every offer written before it.
  */
