@@ -108,9 +108,9 @@ async function freshSubject(ctx: BenchContext, label: string) {
   return { sessions, bodies, subject: { label, url: `${ctx.baseUrl}/seatAvailability.do`, method: 'POST' as const, headers, body: bodies[0]! } };
 }
 
-/** Where the session binding of each productCode (`SCI_SEAT_12A_XS_CDG_JFK_<binding>`) sits in an answer. */
+/** Where the session binding of each productCode (`SCI_SEAT_12A_XS_CDG_JFK_P0_<binding>`) sits in an answer. */
 function bindingOffsets(answer: string): number[] {
-  return [...answer.matchAll(/"productCode":"SCI_SEAT_[0-9A-Z]+_[A-Z0-9]{2}_[A-Z]{3}_[A-Z]{3}_([A-Za-z0-9]{10})"/g)].map((m) => m.index + m[0].length - 11);
+  return [...answer.matchAll(/"productCode":"SCI_SEAT_[0-9A-Z]+_[A-Z0-9]{2}_[A-Z]{3}_[A-Z]{3}_P\d+_([A-Za-z0-9]{10})"/g)].map((m) => m.index + m[0].length - 11);
 }
 
 const MB = 1024 * 1024;

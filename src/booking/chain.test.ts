@@ -64,7 +64,7 @@ describe('booking chain end to end', () => {
     assert.equal(exit.seatStatus, 'F');
     assert.deepEqual(exit.seatCharacteristics, ['W', 'E', 'IE', 'L']);
     assert.equal(exit.price, 25);
-    assert.match(exit.productCode, /^SCI_SEAT_12A_XS_HND_SGN_[A-Za-z0-9]{10}$/);
+    assert.match(exit.productCode, /^SCI_SEAT_12A_XS_HND_SGN_P2500_[A-Za-z0-9]{10}$/);
     assert.equal(seatOf(cabins, 1, '10A').seatStatus, 'O');
 
     const order = await call(t.app, '/order.do', { sessionId, passengers: [passenger(lastA, firstA, [{ productCode: exit.productCode, segmentIndex: 1 }])], contact });

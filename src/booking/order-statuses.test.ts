@@ -195,6 +195,23 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     assert.equal(retry.body.totalPrice, 240 + 30);
   });
 
+  test("order.do 322: the airline is asked at the seat's price as the caller's map showed it (in its productCode), not at the map's price of the order's moment (found by a review: a price raised between the two was charged unseen)", async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const cabins = (await call(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) })).body.cabins as Cabin[];
+    const seat = seatOf(cabins, 1, '15A');
+    assert.equal(seat.price, 8);
+    assert.match(seat.productCode, /_P800_/, 'the price shown, in minor units');
+    // the map the caller saw said 5.00 (the airline's price rose to 8.00 since): its code asks 5.00 of the airline
+    const shown = seat.productCode.replace('_P800_', '_P500_');
+    const res = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: shown, segmentIndex: 1 }])] });
+    assert.equal(res.body.status, 322, String(res.body.msg));
+    assert.deepEqual(res.body.seatPrices, [{ passengerIndex: 1, segmentIndex: 1, seat: '15A', price: 8, currency: 'EUR' }]);
+    // a code of before the price was in it is asked at the map's price now, as before
+    const old = seat.productCode.replace('_P800_', '_');
+    const booked = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: old, segmentIndex: 1 }])] });
+    assert.equal(booked.body.status, 0, String(booked.body.msg));
+  });
+
   test('order.do airline-side: 315 no seats, 316 time-out, 317 refused, 324 system, 303 closed — nothing recorded', async () => {
     const s = await verifyFlights(t, ['bk-narrow']);
     const cases: Array<[typeof airlineMode, number]> = [

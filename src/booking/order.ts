@@ -406,8 +406,9 @@ async function ancillariesOf(deps: BookingDeps, session: ChainSession, req: Orde
       const row = 'ok' in map ? undefined : map.cabins.flatMap((c) => c.seatRows).find((r) => `${r.number}` === code.seat.slice(0, -1));
       const seat = row?.seats.find((s) => s.column === code.seat.slice(-1));
       if (!seat) throw new ApiError(S.SEAT_NOT_FOUND, `seat ${code.seat} not found on segment ${segmentIndex}`);
+      // The price the caller accepted on a 322, else the one its seat map showed (in the code), else the map's now
       const accepted = it.seatPrices?.[key];
-      out.push({ kind: 'seat', paxRef: pax.ref, segmentIndex, seat: code.seat, priceMinor: accepted?.priceMinor ?? seat.priceMinor, currency: accepted?.currency ?? seat.currency });
+      out.push({ kind: 'seat', paxRef: pax.ref, segmentIndex, seat: code.seat, priceMinor: accepted?.priceMinor ?? code.priceMinor ?? seat.priceMinor, currency: accepted?.currency ?? seat.currency });
     }
   }
   return out;

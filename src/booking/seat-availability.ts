@@ -160,7 +160,7 @@ function wireCabin(s: ChainSegment, c: SeatMapCabin, binding: string): SeatCabin
             currency: seat.currency,
             vendorPrice: price,
             vendorCurrency: seat.currency,
-            productCode: seatProductCode(`${r.number}${seat.column}`, s.carrier, s.depAirport, s.arrAirport, binding),
+            productCode: seatProductCode(`${r.number}${seat.column}`, s.carrier, s.depAirport, s.arrAirport, seat.priceMinor, binding),
           };
         }),
       })),

@@ -49,11 +49,11 @@ export const EXAMPLES: Examples = {
             "fromSegments": [
               {
                 "arrAirport": "SGN",
-                "arrTime": "2026-12-04 14:45",
+                "arrTime": "2026-12-05 14:45",
                 "carrier": "XS",
                 "codeShare": false,
                 "depAirport": "HND",
-                "depTime": "2026-12-04 10:30",
+                "depTime": "2026-12-05 10:30",
                 "duration": 375,
                 "flightNumber": "XS101",
                 "operatingCarrier": "XS",
@@ -66,11 +66,11 @@ export const EXAMPLES: Examples = {
             "retSegments": [
               {
                 "arrAirport": "HND",
-                "arrTime": "2026-12-12 07:40",
+                "arrTime": "2026-12-13 07:40",
                 "carrier": "XS",
                 "codeShare": false,
                 "depAirport": "SGN",
-                "depTime": "2026-12-11 23:55",
+                "depTime": "2026-12-12 23:55",
                 "duration": 345,
                 "flightNumber": "XS102",
                 "operatingCarrier": "XS",
@@ -265,7 +265,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS101",
               "depAirport": "HND",
               "arrAirport": "SGN",
-              "depTime": "202612041030"
+              "depTime": "202612051030"
             }
           ],
           "retSegments": [
@@ -274,7 +274,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS102",
               "depAirport": "SGN",
               "arrAirport": "HND",
-              "depTime": "202612112355"
+              "depTime": "202612122355"
             }
           ]
         },
@@ -282,7 +282,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "claimed",
-          "orderNo": "4421027129465408",
+          "orderNo": "2220518743414308",
           "pnrCode": "DEMO01"
         }
       },
@@ -305,7 +305,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS101",
               "depAirport": "HND",
               "arrAirport": "SGN",
-              "depTime": "202612041030"
+              "depTime": "202612051030"
             }
           ],
           "retSegments": [
@@ -314,7 +314,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS102",
               "depAirport": "SGN",
               "arrAirport": "HND",
-              "depTime": "202612112355"
+              "depTime": "202612122355"
             }
           ]
         },
@@ -380,7 +380,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "webhookSecret": "whsec_9FjuTaJkQ5oghNbvxOU3_lgc9dnN7DiNURVrn4WiqT4"
+          "webhookSecret": "whsec_yh2ZbUbCz2_GwftnpR0ddToGBFp3Aa1bHhKUy9jlAig"
         }
       },
       {
@@ -441,13 +441,13 @@ export const EXAMPLES: Examples = {
               "refundReason": "1",
               "segments": [
                 {
-                  "depDate": "20261204",
+                  "depDate": "20261205",
                   "flightNo": "XS101",
                   "depAirport": "HND",
                   "arrAirport": "SGN"
                 },
                 {
-                  "depDate": "20261211",
+                  "depDate": "20261212",
                   "flightNo": "XS102",
                   "depAirport": "SGN",
                   "arrAirport": "HND"
@@ -461,10 +461,10 @@ export const EXAMPLES: Examples = {
           "status": 0,
           "msg": "success",
           "fastConfirmation": 0,
-          "expectedConfirmationDate": "20261203",
-          "expectedRefundDate": "20261210",
+          "expectedConfirmationDate": "20261204",
+          "expectedRefundDate": "20261211",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_0AonmS12S0QIZZPTvrGAnxNM",
+          "refundOfferId": "rfo_nTXaaO301m7zGCGteXV8FnTu",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -516,7 +516,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "1738518839958940",
+          "orderNo": "9845650476049174",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -536,7 +536,7 @@ export const EXAMPLES: Examples = {
               "refundReason": "1",
               "segments": [
                 {
-                  "depDate": "20261204",
+                  "depDate": "20261205",
                   "flightNo": "XS101",
                   "depAirport": "HND",
                   "arrAirport": "SGN"
@@ -590,17 +590,17 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO20",
           "carrier": "XS",
-          "refundOfferId": "rfo_0AonmS12S0QIZZPTvrGAnxNM"
+          "refundOfferId": "rfo_nTXaaO301m7zGCGteXV8FnTu"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "refund submitted; follow it with queryRefundOrders.do and the refundCode",
           "fastConfirmation": 0,
-          "expectedConfirmationDate": "20261203",
-          "expectedRefundDate": "20261210",
+          "expectedConfirmationDate": "20261204",
+          "expectedRefundDate": "20261211",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_0AonmS12S0QIZZPTvrGAnxNM",
+          "refundOfferId": "rfo_nTXaaO301m7zGCGteXV8FnTu",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -652,7 +652,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "1738518839958940",
+          "orderNo": "9845650476049174",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -661,7 +661,7 @@ export const EXAMPLES: Examples = {
           },
           "displayCurrency": null,
           "refundStatus": 0,
-          "refundCode": "9411498747372666",
+          "refundCode": "8928144323100308",
           "cancelReason": null,
           "refundReason": "1"
         }
@@ -678,13 +678,13 @@ export const EXAMPLES: Examples = {
               "refundReason": "1",
               "segments": [
                 {
-                  "depDate": "20261204",
+                  "depDate": "20261205",
                   "flightNo": "XS101",
                   "depAirport": "HND",
                   "arrAirport": "SGN"
                 },
                 {
-                  "depDate": "20261211",
+                  "depDate": "20261212",
                   "flightNo": "XS102",
                   "depAirport": "SGN",
                   "arrAirport": "HND"
@@ -696,7 +696,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "refund already submitted for ticket 9992500000201 (refundCode 9411498747372666); query its status"
+          "msg": "refund already submitted for ticket 9992500000201 (refundCode 8928144323100308); query its status"
         }
       },
       {
@@ -744,9 +744,9 @@ export const EXAMPLES: Examples = {
           "status": 0,
           "msg": "success: the order can be voided; submit this voidOfferId with void.do before the deadline",
           "isVoidable": true,
-          "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV",
-          "voidOfferExpireTime": "2026-12-01T07:01:59.973Z",
-          "orderNo": "8295790261453572",
+          "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h",
+          "voidOfferExpireTime": "2026-12-02T01:34:18.020Z",
+          "orderNo": "3850082078349340",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -754,10 +754,10 @@ export const EXAMPLES: Examples = {
             "9992500000401",
             "9992500000402"
           ],
-          "expectedConfirmationDate": "20261201",
-          "expectedRefundDate": "20261208",
+          "expectedConfirmationDate": "20261202",
+          "expectedRefundDate": "20261209",
           "voidWindow": {
-            "sameDayDeadlineTime": "2026-12-01 23:59:59",
+            "sameDayDeadlineTime": "2026-12-02 23:59:59",
             "sameDayTimezone": "Asia/Tokyo"
           }
         }
@@ -771,7 +771,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "a void of this order was already submitted (voidCode 202612-4065382279); follow it with queryVoidOrders.do",
+          "msg": "a void of this order was already submitted (voidCode 202612-5532262725); follow it with queryVoidOrders.do",
           "isVoidable": false
         }
       },
@@ -814,16 +814,16 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV"
+          "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "void submitted; follow it with queryVoidOrders.do and the voidCode",
-          "voidCode": "202612-4065382279",
-          "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV",
+          "voidCode": "202612-5532262725",
+          "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h",
           "voidStatus": 0,
-          "orderNo": "8295790261453572",
+          "orderNo": "3850082078349340",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -831,10 +831,10 @@ export const EXAMPLES: Examples = {
             "9992500000401",
             "9992500000402"
           ],
-          "expectedConfirmationDate": "20261201",
-          "expectedRefundDate": "20261208",
+          "expectedConfirmationDate": "20261202",
+          "expectedRefundDate": "20261209",
           "voidWindow": {
-            "sameDayDeadlineTime": "2026-12-01 23:59:59",
+            "sameDayDeadlineTime": "2026-12-02 23:59:59",
             "sameDayTimezone": "Asia/Tokyo"
           }
         }
@@ -844,7 +844,7 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV"
+          "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h"
         },
         "status": 200,
         "response": {
@@ -889,17 +889,17 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a refund, newest first, with its amounts",
         "request": {
-          "refundCode": "9411498747372666"
+          "refundCode": "8928144323100308"
         },
         "status": 200,
         "response": {
           "refundOrders": [
             {
-              "orderNo": "1738518839958940",
-              "refundCode": "9411498747372666",
+              "orderNo": "9845650476049174",
+              "refundCode": "8928144323100308",
               "displayCurrency": null,
-              "expectedConfirmationDate": "20261203",
-              "expectedRefundDate": "20261210",
+              "expectedConfirmationDate": "20261204",
+              "expectedRefundDate": "20261211",
               "refundQuoteType": "AccurateQuote",
               "refundTickets": [
                 {
@@ -959,7 +959,7 @@ export const EXAMPLES: Examples = {
                 }
               ],
               "refundStatus": 2,
-              "refundOfferId": "rfo_0AonmS12S0QIZZPTvrGAnxNM",
+              "refundOfferId": "rfo_nTXaaO301m7zGCGteXV8FnTu",
               "refundMethod": "CashBackToOriginalPayment",
               "cancelReason": null
             }
@@ -1017,7 +1017,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a void by its voidCode",
         "request": {
-          "voidCode": "202612-4065382279"
+          "voidCode": "202612-5532262725"
         },
         "status": 200,
         "response": {
@@ -1025,15 +1025,15 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "voidOrders": [
             {
-              "voidCode": "202612-4065382279",
-              "voidOfferId": "vdo_TRaO6sJDUiKqwIufvYUNK-JV",
+              "voidCode": "202612-5532262725",
+              "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h",
               "voidStatus": 2,
               "cancelReason": null,
               "actualRefundAmount": 480,
-              "createdTime": "2026-12-01T06:31:59.978Z",
-              "updatedTime": "2026-12-01T06:34:03.673Z",
-              "completedDate": "20261201",
-              "orderNo": "8295790261453572",
+              "createdTime": "2026-12-02T01:04:18.034Z",
+              "updatedTime": "2026-12-02T01:06:22.144Z",
+              "completedDate": "20261202",
+              "orderNo": "3850082078349340",
               "voidMethod": "CashBackToOriginalPayment",
               "currency": "EUR",
               "voidAmount": 480,
@@ -1041,10 +1041,10 @@ export const EXAMPLES: Examples = {
                 "9992500000401",
                 "9992500000402"
               ],
-              "expectedConfirmationDate": "20261201",
-              "expectedRefundDate": "20261208",
+              "expectedConfirmationDate": "20261202",
+              "expectedRefundDate": "20261209",
               "voidWindow": {
-                "sameDayDeadlineTime": "2026-12-01 23:59:59",
+                "sameDayDeadlineTime": "2026-12-02 23:59:59",
                 "sameDayTimezone": "Asia/Tokyo"
               }
             }
@@ -1106,7 +1106,7 @@ export const EXAMPLES: Examples = {
           "infantNum": 0,
           "fromCity": "TYO",
           "toCity": "SGN",
-          "fromDate": "20261205",
+          "fromDate": "20261206",
           "currency": "EUR"
         },
         "status": 200,
@@ -1115,7 +1115,7 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "routings": [
             {
-              "routingIdentifier": "rt_m-VHZkcC-NlQDWGOi9UgCtAt",
+              "routingIdentifier": "rt_GtcHWa2Ng-Epa_jP2B5e9qE2",
               "supportCreditTransPayment": "1",
               "supportPaymentMethods": [
                 1
@@ -1163,8 +1163,8 @@ export const EXAMPLES: Examples = {
                   "flightNumber": "XS111",
                   "depAirport": "HND",
                   "arrAirport": "SGN",
-                  "depTime": "202612050915",
-                  "arrTime": "202612051330",
+                  "depTime": "202612060915",
+                  "arrTime": "202612061330",
                   "depTerminal": null,
                   "arrTerminal": null,
                   "duration": 375,
@@ -1206,8 +1206,8 @@ export const EXAMPLES: Examples = {
               "vendorFare": null,
               "links": [],
               "separateBookings": false,
-              "refreshTime": "2026-12-01T06:34:08Z",
-              "expireTime": "2026-12-01T12:34:08Z",
+              "refreshTime": "2026-12-02T01:06:26Z",
+              "expireTime": "2026-12-02T07:06:26Z",
               "ancillarySupported": [
                 "seat"
               ],
@@ -1284,16 +1284,16 @@ export const EXAMPLES: Examples = {
       {
         "summary": "price check of a searched routing; opens a session",
         "request": {
-          "routingIdentifier": "rt_9oC3pQlP4mymvxCQXUmY93Ud"
+          "routingIdentifier": "rt_7zmuQlNWKSNsd8cuRzGY4D6t"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
+          "sessionId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
           "maxSeats": 9,
           "routing": {
-            "routingIdentifier": "rt_4M2IBEJZPGQnB8M-dLhJ-Qoj",
+            "routingIdentifier": "rt_VXbmtwaeqlcNidCsrh3uAVQh",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -1360,8 +1360,8 @@ export const EXAMPLES: Examples = {
                 "flightNumber": "XS111",
                 "depAirport": "HND",
                 "arrAirport": "SGN",
-                "depTime": "202612050915",
-                "arrTime": "202612051330",
+                "depTime": "202612060915",
+                "arrTime": "202612061330",
                 "depTerminal": null,
                 "arrTerminal": null,
                 "duration": 375,
@@ -1579,7 +1579,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "111",
               "departureAirport": "HND",
               "arrivalAirport": "SGN",
-              "departureDate": "20261205"
+              "departureDate": "20261206"
             }
           ]
         },
@@ -1590,8 +1590,8 @@ export const EXAMPLES: Examples = {
           "data": [
             {
               "offer": {
-                "offerID": "ofr_30NhAfduDMQ2DHhF0JK14mn9",
-                "offerToken": "rt_4yXrsdo82OIW6qNTNk0T81f-",
+                "offerID": "ofr_wQ3xAsFq7_5UR3cM-pxybFVa",
+                "offerToken": "rt_34lPvYFjfyOQ7TZ9W1c6zHOM",
                 "paxFares": [
                   {
                     "paxType": "ADT",
@@ -1657,10 +1657,10 @@ export const EXAMPLES: Examples = {
                       "legs": [
                         {
                           "departureAirport": "HND",
-                          "departureTime": "202612050915",
+                          "departureTime": "202612060915",
                           "departureTerminal": null,
                           "arrivalAirport": "SGN",
-                          "arrivalTime": "202612051330",
+                          "arrivalTime": "202612061330",
                           "arrivalTerminal": null,
                           "aircraftType": "320"
                         }
@@ -1797,14 +1797,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "bags sold with the ticket",
         "request": {
-          "offerId": "ses_NADsIzcf9rBJwNZ3saS0UJJC"
+          "offerId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
           "data": {
-            "offerId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
+            "offerId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
             "outboundSegments": [
               {
                 "segmentIndex": 1,
@@ -1812,8 +1812,8 @@ export const EXAMPLES: Examples = {
                 "flightNumber": "XS111",
                 "depAirport": "HND",
                 "arrAirport": "SGN",
-                "depTime": "202612050915",
-                "arrTime": "202612051330",
+                "depTime": "202612060915",
+                "arrTime": "202612061330",
                 "depTerminal": null,
                 "arrTerminal": null,
                 "duration": 375,
@@ -1937,7 +1937,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "the seat map of the session's flight (rows cut to two)",
         "request": {
-          "sessionId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
+          "sessionId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
           "carrier": "XS",
           "outboundSegments": [
             {
@@ -1945,7 +1945,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS111",
               "depAirport": "HND",
               "arrAirport": "SGN",
-              "depTime": "20261205"
+              "depTime": "20261206"
             }
           ]
         },
@@ -1996,7 +1996,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_8BOiI76FdY"
+                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_uSzm1mugx8"
                       },
                       {
                         "column": "B",
@@ -2009,7 +2009,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_8BOiI76FdY"
+                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_P0_uSzm1mugx8"
                       }
                     ]
                   },
@@ -2026,7 +2026,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_8BOiI76FdY"
+                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_P0_uSzm1mugx8"
                       },
                       {
                         "column": "B",
@@ -2038,7 +2038,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_8BOiI76FdY"
+                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_P0_uSzm1mugx8"
                       }
                     ]
                   }
@@ -2059,7 +2059,7 @@ export const EXAMPLES: Examples = {
               "flightNumber": "XS111",
               "depAirport": "HND",
               "arrAirport": "SGN",
-              "depTime": "20261205"
+              "depTime": "20261206"
             }
           ]
         },
@@ -2120,14 +2120,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "book one adult with a paid seat",
         "request": {
-          "sessionId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
+          "sessionId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
           "passengers": [
             {
               "name": "TRAVELLER/ANA",
               "passengerType": 0,
               "ancillaries": [
                 {
-                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_8BOiI76FdY",
+                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_uSzm1mugx8",
                   "segmentIndex": 1
                 }
               ]
@@ -2142,16 +2142,16 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_NADsIzcf9rBJwNZ3saS0UJJC",
+          "sessionId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
           "offerId": null,
-          "orderNo": "8824248787021101",
-          "pnrCode": "NB74DR",
+          "orderNo": "6398779866160452",
+          "pnrCode": "G43P4M",
           "totalPrice": 372.5,
           "totalTransactionFee": 0,
           "currency": "EUR",
           "vendorTotalPrice": null,
           "vendorCurrency": null,
-          "tktLimitTime": "2026-12-01 15:04:08",
+          "tktLimitTime": "2026-12-02 09:36:27",
           "paxTicketInfos": [
             {
               "name": "TRAVELLER/ANA",
@@ -2189,7 +2189,7 @@ export const EXAMPLES: Examples = {
             }
           ],
           "routing": {
-            "routingIdentifier": "rt_qRfu7isORlUkIcKH6WdJTYGq",
+            "routingIdentifier": "rt_j90cWGcCByBzE3_BXCkn6IwB",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2256,8 +2256,8 @@ export const EXAMPLES: Examples = {
                 "flightNumber": "XS111",
                 "depAirport": "HND",
                 "arrAirport": "SGN",
-                "depTime": "202612050915",
-                "arrTime": "202612051330",
+                "depTime": "202612060915",
+                "arrTime": "202612061330",
                 "depTerminal": null,
                 "arrTerminal": null,
                 "duration": 375,
@@ -2385,15 +2385,15 @@ export const EXAMPLES: Examples = {
       {
         "summary": "pay by deposit; the airline issues the ticket",
         "request": {
-          "orderNo": "8824248787021101"
+          "orderNo": "6398779866160452"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "8824248787021101",
+          "orderNo": "6398779866160452",
           "paymentMethod": 1,
-          "pnrCode": "NB74DR",
+          "pnrCode": "G43P4M",
           "airlines": [
             "XS"
           ],
@@ -2411,10 +2411,10 @@ export const EXAMPLES: Examples = {
               "cardExpired": null,
               "nationality": null,
               "ticketNos": [
-                "9983298552417"
+                "9970000000001"
               ],
               "airlinePNRs": [
-                "UP3W85"
+                "9T9WK6"
               ],
               "ancillaries": [
                 {
@@ -2444,7 +2444,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "404: already paid",
         "request": {
-          "orderNo": "8824248787021101"
+          "orderNo": "6398779866160452"
         },
         "status": 200,
         "response": {
@@ -2489,14 +2489,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "an order by its orderNo",
         "request": {
-          "orderNo": "8824248787021101"
+          "orderNo": "6398779866160452"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "8824248787021101",
-          "pnrCode": "NB74DR",
+          "orderNo": "6398779866160452",
+          "pnrCode": "G43P4M",
           "orderStatus": 2,
           "ticketStatus": "1",
           "paxTicketInfos": [
@@ -2511,10 +2511,10 @@ export const EXAMPLES: Examples = {
               "cardExpired": null,
               "nationality": null,
               "ticketNos": [
-                "9983298552417"
+                "9970000000001"
               ],
               "airlinePNRs": [
-                "UP3W85"
+                "9T9WK6"
               ],
               "ancillaries": [
                 {
@@ -2541,7 +2541,7 @@ export const EXAMPLES: Examples = {
           ],
           "totalPrice": 372.5,
           "currency": "EUR",
-          "tktLimitTime": "2026-12-01 15:04:08",
+          "tktLimitTime": "2026-12-02 09:36:27",
           "vendorTotalPrice": null,
           "vendorCost": null,
           "vendorTotalAncillaryPrice": null,
@@ -2558,7 +2558,7 @@ export const EXAMPLES: Examples = {
           ],
           "paymentMethod": 1,
           "routing": {
-            "routingIdentifier": "rt_qRfu7isORlUkIcKH6WdJTYGq",
+            "routingIdentifier": "rt_j90cWGcCByBzE3_BXCkn6IwB",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2625,8 +2625,8 @@ export const EXAMPLES: Examples = {
                 "flightNumber": "XS111",
                 "depAirport": "HND",
                 "arrAirport": "SGN",
-                "depTime": "202612050915",
-                "arrTime": "202612051330",
+                "depTime": "202612060915",
+                "arrTime": "202612061330",
                 "depTerminal": null,
                 "arrTerminal": null,
                 "duration": 375,
@@ -2665,7 +2665,7 @@ export const EXAMPLES: Examples = {
             {
               "airlineCode": "XS",
               "airlineName": null,
-              "airlinePnr": "UP3W85",
+              "airlinePnr": "9T9WK6",
               "airlineWebSiteAddress": null,
               "mmbEmail": "ana.traveller@example.com",
               "tailDigitsOfPaymentCard": null
@@ -2753,7 +2753,7 @@ export const EXAMPLES: Examples = {
         "summary": "the sandbox time and its offset",
         "status": 200,
         "response": {
-          "now": "2026-12-01T06:34:09.026Z",
+          "now": "2026-12-02T01:06:28.355Z",
           "offsetMs": 120000
         }
       }
@@ -2766,7 +2766,7 @@ export const EXAMPLES: Examples = {
         },
         "status": 200,
         "response": {
-          "now": "2026-12-02T06:34:09.028Z",
+          "now": "2026-12-03T01:06:28.359Z",
           "offsetMs": 86520000
         }
       }
@@ -2775,14 +2775,14 @@ export const EXAMPLES: Examples = {
   "webhooks": {
     "order.refund": [
       {
-        "eventId": "2431f9f6-ed66-4d72-8bb2-3d4674112603",
+        "eventId": "68e12806-d9fe-4b5e-b736-03608dec3809",
         "type": "order.refund",
         "cid": "demo-agency",
-        "time": "2026-12-01T06:31:59.904Z",
+        "time": "2026-12-02T01:04:17.781Z",
         "sequence": 1,
         "data": {
-          "orderNo": "1738518839958940",
-          "refundCode": "9411498747372666",
+          "orderNo": "9845650476049174",
+          "refundCode": "8928144323100308",
           "previousRefundStatus": null,
           "refundStatus": 0,
           "cancelReason": null,
@@ -2804,14 +2804,14 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "c7761807-49a4-4ee5-a154-749d9e6542fc",
+        "eventId": "a92798d9-037d-462f-b13b-4f9b6cb70c01",
         "type": "order.refund",
         "cid": "demo-agency",
-        "time": "2026-12-01T06:34:03.668Z",
+        "time": "2026-12-02T01:06:22.113Z",
         "sequence": 6,
         "data": {
-          "orderNo": "1738518839958940",
-          "refundCode": "9411498747372666",
+          "orderNo": "9845650476049174",
+          "refundCode": "8928144323100308",
           "previousRefundStatus": 3,
           "refundStatus": 2,
           "cancelReason": null,
@@ -2828,21 +2828,21 @@ export const EXAMPLES: Examples = {
           "ticketNos": [
             "9992500000201"
           ],
-          "completedOn": "20261201",
+          "completedOn": "20261202",
           "message": "refunded by the airline; credited to the deposit"
         }
       }
     ],
     "order.void": [
       {
-        "eventId": "e045f329-69e1-4234-907a-5bc9616c6df6",
+        "eventId": "f54abd46-dea2-4a54-9eff-70cb8ea50b22",
         "type": "order.void",
         "cid": "demo-agency",
-        "time": "2026-12-01T06:31:59.978Z",
-        "sequence": 2,
+        "time": "2026-12-02T01:04:18.034Z",
+        "sequence": 3,
         "data": {
-          "orderNo": "8295790261453572",
-          "voidCode": "202612-4065382279",
+          "orderNo": "3850082078349340",
+          "voidCode": "202612-5532262725",
           "previousVoidStatus": null,
           "voidStatus": 0,
           "cancelReason": null,
@@ -2858,14 +2858,14 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "b6e0c193-dd76-48bf-b847-b556faef113c",
+        "eventId": "dff7aacd-f17f-4488-bac9-79b52b47c86f",
         "type": "order.void",
         "cid": "demo-agency",
-        "time": "2026-12-01T06:34:03.673Z",
+        "time": "2026-12-02T01:06:22.144Z",
         "sequence": 8,
         "data": {
-          "orderNo": "8295790261453572",
-          "voidCode": "202612-4065382279",
+          "orderNo": "3850082078349340",
+          "voidCode": "202612-5532262725",
           "previousVoidStatus": 3,
           "voidStatus": 2,
           "cancelReason": null,
@@ -2876,7 +2876,7 @@ export const EXAMPLES: Examples = {
             "9992500000401",
             "9992500000402"
           ],
-          "completedOn": "20261201",
+          "completedOn": "20261202",
           "message": "voided; refunded to the deposit"
         }
       }
