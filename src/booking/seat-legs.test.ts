@@ -6,7 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { bookingWorld } from '../test-support/booking-world.js';
-import { seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+import { contact, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+import { PLANTED } from '../test-support/planted.js';
+
+const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
 describe('seat maps of two legs under one flight number', () => {
   let t: TestApp;
@@ -43,5 +46,27 @@ describe('seat maps of two legs under one flight number', () => {
     assert.equal(seatOf(both, 1, '14C').seatStatus, 'F');
     assert.equal(seatOf(both, 2, '14C').seatStatus, 'O');
     assert.equal(seatOf(both, 2, '12A').seatStatus, 'F');
+  });
+
+  test("a seat sold on one leg stays free on the other, and one passenger may take the same seat on both (found by a review: the legs shared their sales)", async () => {
+    const s = await verifyFlights(t, ['bk-leg1', 'bk-leg2']);
+    const maps = async () => (await call(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-leg1', 'bk-leg2']) })).body.cabins as Cabin[];
+    const before = await maps();
+    // 20A on leg 1 only, STOP_TICKET: refused (328) if the airline thought it taken
+    const one = await call(t.app, '/order.do', { contact, sessionId: s.sessionId, ifSeatOccupied: 'STOP_TICKET', passengers: [passenger(lastA, firstA, [{ productCode: seatOf(before, 1, '20A').productCode, segmentIndex: 1 }])] });
+    assert.equal(one.body.status, 0, String(one.body.msg));
+    const after = await maps();
+    assert.equal(seatOf(after, 1, '20A').seatStatus, 'O', 'sold on leg 1');
+    assert.equal(seatOf(after, 2, '20A').seatStatus, 'F', 'still free on leg 2');
+    // the same seat on both legs for one passenger
+    const both = await call(t.app, '/order.do', {
+      contact,
+      sessionId: s.sessionId,
+      ifSeatOccupied: 'STOP_TICKET',
+      passengers: [passenger(lastB, firstB, [{ productCode: seatOf(after, 1, '21C').productCode, segmentIndex: 1 }, { productCode: seatOf(after, 2, '21C').productCode, segmentIndex: 2 }])],
+    });
+    assert.equal(both.body.status, 0, String(both.body.msg));
+    const last = await maps();
+    assert.deepEqual([seatOf(last, 1, '21C').seatStatus, seatOf(last, 2, '21C').seatStatus, seatOf(last, 2, '20A').seatStatus], ['O', 'O', 'F']);
   });
 });

@@ -86,10 +86,6 @@ const DEFAULT_SEATS_FOR_SALE = 9;
 export const DEFAULT_HOLD_MINUTES = 30;
 const SEAT = /^(\d+)([A-Z])$/;
 
-export function flightKeyOf(flightNumber: string, depDate: string): string {
-  return `${flightNumber}/${depDate}`;
-}
-
 export class SandboxBookingApi implements BookingConnector {
   constructor(
     private readonly world: World,
@@ -747,13 +743,9 @@ function worldGeneration(world: World): number {
   return g;
 }
 
-const flightKeys = new WeakMap<ResolvedFlight, string>();
-
-/** Seat sales are keyed by flight number and scheduled local departure date (formatted once per flight). */
+/** Seat sales are keyed by flight number and scheduled local departure date, a through flight's legs by their airports too (ResolvedFlight.saleKey). */
 export function flightKeyOfFlight(f: ResolvedFlight): string {
-  let key = flightKeys.get(f);
-  if (key === undefined) flightKeys.set(f, (key = flightKeyOf(f.flightNumber, f.scheduled.dep.toFormat('yyyyMMdd'))));
-  return key;
+  return f.saleKey;
 }
 
 type FoundSeat = { cabin: SeatMapCabin; row: number; seat: SeatMapCabin['seatRows'][number]['seats'][number] };

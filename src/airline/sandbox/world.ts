@@ -42,6 +42,12 @@ export interface ResolvedFlight {
   scheduled: { dep: DateTime; arr: DateTime };
   current: { dep: DateTime; arr: DateTime };
   status: ScheduleStatus;
+  /**
+   * Its seats' key in the sandbox airline's books: flight number and scheduled local departure date, and the
+   * airports when another flight of the world has the same two (the legs of a through flight: each has seats of its
+   * own — found by a review: a seat sold on one leg showed occupied on the other).
+   */
+  saleKey: string;
 }
 
 export interface SandboxBooking {
@@ -335,10 +341,19 @@ function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircra
         scheduled: { dep: plus(dep), arr: plus(arr) },
         current: { dep: plus(cdep), arr: plus(carr) },
         status,
+        saleKey: '',
       });
     }
   });
 
+  // A flight number and date one flight has keep their key as it always was (sales stored before stay theirs);
+  // the legs of a through flight add their airports.
+  const legs = new Map<string, number>();
+  for (const f of flights.values()) {
+    f.saleKey = `${f.flightNumber}/${f.scheduled.dep.toFormat('yyyyMMdd')}`;
+    legs.set(f.saleKey, (legs.get(f.saleKey) ?? 0) + 1);
+  }
+  for (const f of flights.values()) if ((legs.get(f.saleKey) ?? 0) > 1) f.saleKey = `${f.saleKey}/${f.from}-${f.to}`;
   return flights;
 }
 
