@@ -16,29 +16,38 @@ import type { Database } from '../store/schema.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
-test('a failed look moves nothing, whatever the error; a rejection answered at 3 is left for an operator (spec: 0 or 1 → 4 only)', async () => {
-  /** What the airline's status look does instead of answering: throw, or answer this state. */
-  let instead: ConnectorError | AirlineRefundState | null = null;
+/** What the airline's status look does instead of answering (throw, or answer this state); null: the sandbox's own answer. */
+type Instead = ConnectorError | AirlineRefundState | null;
+
+/** The refund world with an airline whose status look answers `airline.instead` when set. */
+async function appWithLook() {
+  const airline: { instead: Instead } = { instead: null };
   const t = await makeTestApp({
     world: refundWorld(),
     connectors: (w, books) => {
       const sandbox = new SandboxConnector(w, books);
       const look = sandbox.refundStatus.bind(sandbox);
       sandbox.refundStatus = async (carrier, code, opts) => {
-        if (instead instanceof ConnectorError) throw instead;
-        return instead ?? look(carrier, code, opts);
+        if (airline.instead instanceof ConnectorError) throw airline.instead;
+        return airline.instead ?? look(carrier, code, opts);
       };
       return [sandbox];
     },
   });
-  try {
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
-    const res = await call(t.app, '/refund.do', {
-      orderNo,
-      refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }],
-    });
+  const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+  /** A refund of one passenger of DEP001: its refundCode. */
+  const refund = async (last: string, first: string) => {
+    const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] });
     assert.equal(res.body.status, 0, String(res.body.msg));
-    const code = String(res.body.refundCode);
+    return String(res.body.refundCode);
+  };
+  return { t, airline, refund };
+}
+
+test('a failed look moves nothing, whatever the error; a rejection answered at 3 is left for an operator (spec: 0 or 1 → 4 only)', async () => {
+  const { t, airline, refund } = await appWithLook();
+  try {
+    const code = await refund(lastA, firstA);
     const lifecycle = t.workers.lifecycle;
     const row = () => t.store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'poll_error', 'next_poll_at']).where('refund_code', '=', code).executeTakeFirstOrThrow();
     const live = async () => (await t.store.db.selectFrom('refund_tickets').select('live').where('refund_code', '=', code).execute()).map((r) => r.live);
@@ -46,7 +55,7 @@ test('a failed look moves nothing, whatever the error; a rejection answered at 3
     await lifecycle.sweep();
     assert.equal((await row()).status, RS.AIRLINE_PROCESSING);
     // at 1: a connection error called final (a carrier a world reload dropped) is a failed look, not a rejection
-    instead = new ConnectorError('unavailable', false, 'airline XS does not exist');
+    airline.instead = new ConnectorError('unavailable', false, 'airline XS does not exist');
     t.clock.advance(60_000);
     await lifecycle.sweep();
     let r = await row();
@@ -54,13 +63,13 @@ test('a failed look moves nothing, whatever the error; a rejection answered at 3
     assert.ok(r.next_poll_at, 'looked at again');
 
     // the airline's answer moves it on to 3 (accepted, refund under way)
-    instead = { state: 'refunding', amountMinor: 10_000, currency: 'EUR' };
+    airline.instead = { state: 'refunding', amountMinor: 10_000, currency: 'EUR' };
     t.clock.advance(3_600_000);
     await lifecycle.sweep();
     assert.equal((await row()).status, RS.AIRLINE_REFUNDING);
 
     for (const answer of [new ConnectorError('rejected', false, 'has no refund'), { state: 'rejected', cancelReason: '1' } as AirlineRefundState, { state: 'withdrawn', cancelReason: '1' } as AirlineRefundState]) {
-      instead = answer;
+      airline.instead = answer;
       t.clock.advance(3_600_000);
       await lifecycle.sweep();
       r = await row();
@@ -77,48 +86,28 @@ test('a failed look moves nothing, whatever the error; a rejection answered at 3
 });
 
 test("an airline's text holding a NUL is stored (as U+FFFD): a failed look counted, a rejection's reason recorded (found by a review of the voids: the write was refused and the look made again every second)", async () => {
-  let instead: ConnectorError | AirlineRefundState | null = null;
-  const t = await makeTestApp({
-    world: refundWorld(),
-    connectors: (w, books) => {
-      const sandbox = new SandboxConnector(w, books);
-      const look = sandbox.refundStatus.bind(sandbox);
-      sandbox.refundStatus = async (carrier, code, opts) => {
-        if (instead instanceof ConnectorError) throw instead;
-        return instead ?? look(carrier, code, opts);
-      };
-      return [sandbox];
-    },
-  });
+  const { t, airline, refund } = await appWithLook();
   try {
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
-    const res = await call(t.app, '/refund.do', {
-      orderNo,
-      refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }],
-    });
-    assert.equal(res.body.status, 0, String(res.body.msg));
-    const code = String(res.body.refundCode);
+    const code = await refund(lastA, firstA);
     const row = () => t.store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'poll_error', 'cancel_reason']).where('refund_code', '=', code).executeTakeFirstOrThrow();
     await t.workers.lifecycle.sweep();
     assert.equal((await row()).status, RS.AIRLINE_PROCESSING);
-    instead = new ConnectorError('unavailable', true, 'reset\u0000');
+    airline.instead = new ConnectorError('unavailable', true, 'reset\u0000');
     t.clock.advance(60_000);
     await t.workers.lifecycle.sweep();
     let r = await row();
     assert.deepEqual([r.status, r.poll_failures, r.poll_error], [RS.AIRLINE_PROCESSING, 1, 'reset\uFFFD']);
-    instead = { state: 'rejected', cancelReason: '1\u0000' };
+    airline.instead = { state: 'rejected', cancelReason: '1\u0000' };
     t.clock.advance(3_600_000);
     await t.workers.lifecycle.sweep();
     r = await row();
     assert.deepEqual([r.status, r.cancel_reason], [RS.REJECTED, '1\uFFFD']);
 
     // a voucher code with a NUL, written into the refund's jsonb details (found by a review of this fix)
-    instead = null;
-    const paid = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: lastB, firstName: firstB, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] });
-    assert.equal(paid.body.status, 0, String(paid.body.msg));
-    const paidCode = String(paid.body.refundCode);
+    airline.instead = null;
+    const paidCode = await refund(lastB, firstB);
     await t.workers.lifecycle.sweep();
-    instead = { state: 'refunded', amountMinor: 10_000, currency: 'EUR', voucherCode: 'V\u0000' };
+    airline.instead = { state: 'refunded', amountMinor: 10_000, currency: 'EUR', voucherCode: 'V\u0000' };
     t.clock.advance(3_600_000);
     await t.workers.lifecycle.sweep();
     const done = await t.store.db.selectFrom('refund_orders').select(['status', 'details']).where('refund_code', '=', paidCode).executeTakeFirstOrThrow();
