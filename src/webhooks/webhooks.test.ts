@@ -321,24 +321,43 @@ test('a redelivery of an event being sent at this moment is refused: it is not c
   }
 });
 
-test('an answer holding a NUL character is recorded (as U+FFFD) and the event settled once (found by a review: the settle was refused, the event sent again every lease for good)', async () => {
+/**
+ * The void world with a receiver on loopback (answering as `answer` does, its bodies kept in `answers`) registered
+ * as alpha's webhook, and VHOOK1 submitted for a void: one order.void event waits. `close` ends both.
+ */
+async function voidWithReceiver(answer: (res: http.ServerResponse) => void) {
   const answers: string[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       answers.push(body);
-      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from('OK\u0000'));
+      answer(res);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  const close = async () => {
+    await t.close();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
     assert.equal((await call(t.app, '/updateWebhookURL.do', { url })).body.status, 0);
     const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
     const q = await call(t.app, '/voidQuotation.do', { orderNo });
     assert.equal((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.status, 0);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { t, answers, close };
+}
+
+test('an answer holding a NUL character is recorded (as U+FFFD) and the event settled once (found by a review: the settle was refused, the event sent again every lease for good)', async () => {
+  const { t, answers, close } = await voidWithReceiver((res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from('OK\u0000')));
+  try {
     await t.webhooks!.deliverDue();
     const events = await t.store.db.selectFrom('webhook_events').select(['id', 'state']).execute();
     assert.deepEqual(events.map((e) => e.state), ['delivered']);
@@ -348,29 +367,13 @@ test('an answer holding a NUL character is recorded (as U+FFFD) and the event se
     await t.webhooks!.deliverDue();
     assert.equal(answers.length, 1, 'sent once');
   } finally {
-    await t.close();
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await close();
   }
 });
 
 test("an event whose body cannot be built is given up at its first attempt, recorded with why (found by a review: it threw before its settle and was claimed again every lease for good)", async () => {
-  const answers: string[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      answers.push(req.url ?? '');
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  const { t, answers, close } = await voidWithReceiver((res) => res.writeHead(204).end());
   try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-    assert.equal((await call(t.app, '/updateWebhookURL.do', { url })).body.status, 0);
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
-    const q = await call(t.app, '/voidQuotation.do', { orderNo });
-    assert.equal((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.status, 0);
     // an amount in a currency the money module does not know (as a connector could answer it)
     const [event] = await t.store.db.selectFrom('webhook_events').select(['id', 'data']).execute();
     await t.store.db.updateTable('webhook_events').set({ data: JSON.stringify({ ...(event!.data as object), currency: 'eur' }) }).where('id', '=', event!.id).execute();
@@ -385,9 +388,7 @@ test("an event whose body cannot be built is given up at its first attempt, reco
     assert.equal(answers.length, 0, 'nothing sent, and not claimed again');
     assert.equal((await t.store.db.selectFrom('webhook_attempts').select('id').where('event_id', '=', event!.id).execute()).length, 1);
   } finally {
-    await t.close();
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await close();
   }
 });
 
