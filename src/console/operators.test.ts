@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { openTestStore } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import type { Store } from '../store/store.js';
-import { changeOperator, createOperator, NoLongerAdmin, NotYours, OperatorError, verifyLogin } from './operators.js';
-import { createSession, findSession } from './sessions.js';
+import { changeOperator, changeOwnPassword, createOperator, NoLongerAdmin, NotYours, OperatorError, verifyLogin, WrongPassword } from './operators.js';
+import { createSession, createSessionIfPasswordIs, findSession } from './sessions.js';
 
 const [first, second] = PLANTED.secrets;
 
@@ -42,6 +42,37 @@ describe('operator accounts from the command line', () => {
         ['cli', 'operator.enable', { role: 'agent', disabled: true }, { role: 'agent', disabled: false, sessionsEnded: 0 }],
       ],
     );
+  });
+
+  test("a login checked against the password before a reset opens no session after it; one's own change made against it is refused (found by a review: the reset left a session open, or was undone)", async () => {
+    const op = await createOperator(store.db, { login: 'lea.race', password: first, role: 'agent' }, now());
+    const checked = await verifyLogin(store.db, 'lea.race', first, now());
+    assert.ok(checked);
+    // the admin's reset lands between the password check and the session
+    await changeOperator(store.db, 'lea.race', { kind: 'password', password: second }, now());
+    assert.equal(await createSessionIfPasswordIs(store.db, op.operatorId, checked.passwordHash, 3_600_000), null, 'no session from the old password');
+    const now2 = await verifyLogin(store.db, 'lea.race', second, now());
+    const session = await createSessionIfPasswordIs(store.db, op.operatorId, now2!.passwordHash, 3_600_000);
+    assert.ok(session && (await findSession(store.db, session.token)), 'the new password opens one');
+    // one's own change checked against the old hash, the reset written meanwhile: refused, the reset stands
+    await assert.rejects(
+      changeOperator(store.db, 'lea.race', { kind: 'password', password: 'chosen-by-the-holder-1' }, now(), op, { expectPasswordHash: checked.passwordHash }),
+      WrongPassword,
+    );
+    assert.ok(await verifyLogin(store.db, 'lea.race', second, now()), "the admin's password still works");
+    // and as it runs without a race: the new hash opens the session that replaces the old ones
+    const changed = await changeOwnPassword(store.db, op, second, 'chosen-by-the-holder-2', now());
+    assert.equal(await findSession(store.db, session.token), null, 'its sessions ended');
+    assert.ok(await createSessionIfPasswordIs(store.db, op.operatorId, changed.passwordHash, 3_600_000));
+    // a disabled account opens none
+    await changeOperator(store.db, 'lea.race', { kind: 'disable' }, now());
+    assert.equal(await createSessionIfPasswordIs(store.db, op.operatorId, changed.passwordHash, 3_600_000), null);
+  });
+
+  test('the audit log\'s names for the command line and the sandbox are no operator logins (found by a review)', async () => {
+    for (const login of ['cli', 'Sandbox']) {
+      await assert.rejects(createOperator(store.db, { login, password: first, role: 'admin' }, now()), /reserved/);
+    }
   });
 
   test('role: the open session acts with the new role from its next request', async () => {

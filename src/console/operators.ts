@@ -50,6 +50,9 @@ export async function createOperator(
 ): Promise<Operator> {
   const login = input.login.trim().toLowerCase();
   if (!LOGIN_PATTERN.test(login)) throw new OperatorError('login: 3 to 64 lower-case letters, digits, dot, dash, underscore or @');
+  // the audit log's names for the command line and the sandbox's start (found by a review: an operator named `cli`
+  // showed as the command line there)
+  if (RESERVED_LOGINS.has(login)) throw new OperatorError(`login: ${login} is reserved (the audit log's name for ${login === CLI_ACTOR.login ? 'the command line' : "the sandbox's start"})`);
   if (!ROLES.includes(input.role)) throw new OperatorError(`role: one of ${ROLES.join(', ')}`);
   const problem = passwordProblem(input.password);
   if (problem) throw new OperatorError(problem);
@@ -91,7 +94,7 @@ export async function listOperators(db: Kysely<Database>): Promise<Array<Operato
  * account alike: the caller answers one generic message). An unknown login still costs one scrypt, so the
  * answer's timing does not tell which logins exist.
  */
-export async function verifyLogin(db: Kysely<Database>, login: string, password: string, now: Date): Promise<Operator | null> {
+export async function verifyLogin(db: Kysely<Database>, login: string, password: string, now: Date): Promise<(Operator & { passwordHash: string }) | null> {
   const row = await db
     .selectFrom('operators')
     .select(['operator_id', 'login', 'role', 'disabled', 'password_hash'])
@@ -100,13 +103,14 @@ export async function verifyLogin(db: Kysely<Database>, login: string, password:
   const ok = await verifySecret(password.slice(0, MAX_PASSWORD), row?.password_hash ?? DUMMY_HASH);
   if (!row || !ok || row.disabled) return null;
   await db.updateTable('operators').set({ last_login_at: now }).where('operator_id', '=', row.operator_id).execute();
-  return { operatorId: row.operator_id, login: row.login, role: row.role, disabled: row.disabled };
+  return { operatorId: row.operator_id, login: row.login, role: row.role, disabled: row.disabled, passwordHash: row.password_hash };
 }
 
 /** Who changes an operator account from the command line, in the audit log (the console's own actions name their operator). */
 export const CLI_ACTOR = { operatorId: 'cli', login: 'cli' } as const;
 /** Who creates the sandbox's demo operators at start, in the audit log. */
 const SANDBOX_ACTOR = { operatorId: 'sandbox', login: 'sandbox' } as const;
+const RESERVED_LOGINS: ReadonlySet<string> = new Set([CLI_ACTOR.login, SANDBOX_ACTOR.login]);
 
 export type OperatorChange = { kind: 'disable' } | { kind: 'enable' } | { kind: 'role'; role: OperatorRole } | { kind: 'password'; password: string };
 
@@ -129,8 +133,16 @@ export async function changeOperator(
    * own account, and no change leaves the console without an enabled admin (the command line may leave none, to
    * lock the console on purpose).
    */
-  opts: { asAdmin?: boolean } = {},
-): Promise<Operator> {
+  opts: {
+    asAdmin?: boolean;
+    /**
+     * One's own change: the password hash the current password was checked against; another by the time the row is
+     * locked (an admin's reset meanwhile) refuses the change as a wrong password (found by a review: the change
+     * undid the reset).
+     */
+    expectPasswordHash?: string;
+  } = {},
+): Promise<Operator & { passwordHash: string }> {
   const name = login.trim().toLowerCase();
   if (change.kind === 'role' && !ROLES.includes(change.role)) throw new OperatorError(`role: one of ${ROLES.join(', ')}`);
   if (change.kind === 'password') {
@@ -141,8 +153,9 @@ export async function changeOperator(
   const hash = change.kind === 'password' ? await hashSecret(change.password) : null;
   return db.transaction().execute(async (trx) => {
     const admins = opts.asAdmin ? await lockEnabledAdmins(trx, actor) : [];
-    const row = await trx.selectFrom('operators').select(['operator_id', 'login', 'role', 'disabled']).where('login', '=', name).forNoKeyUpdate().executeTakeFirst();
+    const row = await trx.selectFrom('operators').select(['operator_id', 'login', 'role', 'disabled', 'password_hash']).where('login', '=', name).forNoKeyUpdate().executeTakeFirst();
     if (!row) throw new OperatorError(`no operator ${name} (see: postbook operators list)`);
+    if (opts.expectPasswordHash !== undefined && row.password_hash !== opts.expectPasswordHash) throw new WrongPassword('the current password is wrong');
     if (opts.asAdmin && row.operator_id === actor.operatorId) throw new NotYours(change.kind);
     const before = { role: row.role, disabled: row.disabled };
     const after = { ...before };
@@ -167,7 +180,7 @@ export async function changeOperator(
       sessionsEnded = Number((await trx.deleteFrom('console_sessions').where('operator_id', '=', row.operator_id).executeTakeFirst()).numDeletedRows);
     }
     await audit(trx, actor, `operator.${change.kind}`, `operator:${name}`, before, change.kind === 'password' ? { ...after, passwordChanged: true, sessionsEnded } : { ...after, sessionsEnded });
-    return { operatorId: row.operator_id, login: row.login, role: after.role, disabled: after.disabled };
+    return { operatorId: row.operator_id, login: row.login, role: after.role, disabled: after.disabled, passwordHash: hash ?? row.password_hash };
   });
 }
 
@@ -179,11 +192,11 @@ export class WrongPassword extends OperatorError {}
  * new one good and different. As `changeOperator`'s password change: audited (by the operator), every console
  * session of the account ended — the caller opens a new one for the operator who asked.
  */
-export async function changeOwnPassword(db: Kysely<Database>, operator: Pick<Operator, 'operatorId' | 'login'>, current: string, next: string, now: Date): Promise<Operator> {
+export async function changeOwnPassword(db: Kysely<Database>, operator: Pick<Operator, 'operatorId' | 'login'>, current: string, next: string, now: Date): Promise<Operator & { passwordHash: string }> {
   const row = await db.selectFrom('operators').select(['password_hash', 'disabled']).where('operator_id', '=', operator.operatorId).executeTakeFirst();
   if (!row || row.disabled || !(await verifySecret(current.slice(0, MAX_PASSWORD), row.password_hash))) throw new WrongPassword('the current password is wrong');
   if (next === current) throw new OperatorError('the new password is the current one');
-  return changeOperator(db, operator.login, { kind: 'password', password: next }, now, operator);
+  return changeOperator(db, operator.login, { kind: 'password', password: next }, now, operator, { expectPasswordHash: row.password_hash });
 }
 
 /** The acting operator is not (any more) an enabled admin: the console answers 403. */

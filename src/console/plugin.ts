@@ -23,7 +23,7 @@ import { refundDetail, voidDetail, orderView } from './detail.js';
 import { changeOwnPassword, OperatorError, roleAllows, seedDemoOperators, verifyLogin, WrongPassword, type Operator } from './operators.js';
 import { addOperator, changeOperatorFromConsole, operatorsView, resetOperatorPassword } from './operator-admin.js';
 import { refundQueue, queueFacets, QueueWindowExceeded, type QueueFilter } from './queue.js';
-import { createSession, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
+import { createSessionIfPasswordIs, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
 import { FailedLogins } from './throttle.js';
 import { ApiError } from '../errors.js';
 import { clockState, type SharedSandboxClock } from '../sandbox-clock.js';
@@ -253,9 +253,19 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       request.log.warn('console login failed');
       return reply.code(401).send({ error: LOGIN_FAILED });
     }
+    // The session and its audit row in one transaction, only while the password is still the one just checked
+    const verified = operator;
+    const s = await db.transaction().execute(async (trx) => {
+      const made = await createSessionIfPasswordIs(trx, verified.operatorId, verified.passwordHash, sessionMs);
+      if (made) await audit(trx, verified, 'login', `operator:${verified.login}`, null, null);
+      return made;
+    });
+    if (!s) {
+      await throttle.failed(attempt);
+      request.log.warn('console login failed: the password changed meanwhile');
+      return reply.code(401).send({ error: LOGIN_FAILED });
+    }
     await throttle.succeeded(`login:${operator.login}`, attempt);
-    const s = await createSession(db, operator.operatorId, sessionMs);
-    await audit(db, operator, 'login', `operator:${operator.login}`, null, null);
     reply.setCookie(SESSION_COOKIE, s.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: s.expiresAt });
     return { operator: publicOperator(operator), csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString(), sandbox: deps.config.sandbox, now: deps.clock.now().toISOString() };
   });
@@ -283,8 +293,10 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
     });
     authed.post('/logout', { schema: hidden }, async (request, reply) => {
       const s = request.consoleSession!;
-      await endSession(db, s.tokenHash);
-      await audit(db, s.operator, 'logout', `operator:${s.operator.login}`, null, null);
+      await db.transaction().execute(async (trx) => {
+        await endSession(trx, s.tokenHash);
+        await audit(trx, s.operator, 'logout', `operator:${s.operator.login}`, null, null);
+      });
       reply.clearCookie(SESSION_COOKIE, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request) });
       return reply.code(204).send();
     });
@@ -295,8 +307,9 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       const { currentPassword, newPassword } = request.body as { currentPassword: string; newPassword: string };
       const { wait, attempt } = await throttle.reserve([`login:${s.operator.login}`, `ip:${request.ip}`]);
       if (!attempt) return reply.code(429).header('retry-after', String(Math.ceil(wait / 1000))).send({ error: `too many wrong passwords; try again in ${Math.ceil(wait / 60_000)} minute(s)` });
+      let changed: Awaited<ReturnType<typeof changeOwnPassword>>;
       try {
-        await changeOwnPassword(db, s.operator, currentPassword, newPassword, new Date());
+        changed = await changeOwnPassword(db, s.operator, currentPassword, newPassword, new Date());
       } catch (err) {
         if (err instanceof WrongPassword) {
           await throttle.failed(attempt);
@@ -307,7 +320,9 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         throw err;
       }
       await throttle.succeeded(`login:${s.operator.login}`, attempt);
-      const fresh = await createSession(db, s.operator.operatorId, sessionMs);
+      // none when an admin reset the password right after this change: the reset wins
+      const fresh = await createSessionIfPasswordIs(db, s.operator.operatorId, changed.passwordHash, sessionMs);
+      if (!fresh) return reply.code(401).send({ error: 'not logged in (or the session expired): log in again' });
       reply.setCookie(SESSION_COOKIE, fresh.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: fresh.expiresAt });
       return { operator: publicOperator(s.operator), csrfToken: fresh.csrfToken, expiresAt: fresh.expiresAt.toISOString(), sandbox: deps.config.sandbox, now: deps.clock.now().toISOString() };
     });
