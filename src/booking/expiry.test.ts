@@ -136,6 +136,41 @@ describe('order expiry', () => {
     }
   });
 
+  test("a card pay.do that outlives the sweep's limit: the sweep's card-less ask moves it back to unpaid, then the airline's issued answer is recorded — paid, not 406 and lapsed (found by a review)", async () => {
+    let interleave = false;
+    const t: TestApp = await makeTestApp({
+      world: bookingWorld(),
+      connectors: (w, books) => {
+        const airline = new SandboxConnector(w, books);
+        const issue = airline.booking.issueTickets.bind(airline.booking);
+        airline.booking.issueTickets = async (carrier, pnr, payment, opts) => {
+          if (interleave) {
+            // this call is slow: the sweep takes it for lost and asks again, without the card (never stored)
+            interleave = false;
+            t.clock.advance(2 * 60_000);
+            assert.deepEqual((await t.orderExpiry.settleStalePayments()).length, 1);
+          }
+          return issue(carrier, pnr, payment, opts);
+        };
+        return [airline];
+      },
+    });
+    try {
+      const orderNo = await orderSeat(t, '18A');
+      interleave = true;
+      const card = { cardNumber: '4111 1111 1111 1111', cardCVV: '123', cardExpireMonth: '12', cardExpireYear: '2031', cardHolderFirstName: firstA, cardHolderLastName: lastA };
+      const paid = await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: card });
+      assert.equal(paid.body.status, 0, String(paid.body.msg));
+      assert.equal(await orderStatus(t, orderNo), 2);
+      const row = await t.store.db.selectFrom('booking_orders').select(['pay_state', 'payment_method', 'card_last4']).where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { pay_state: 'paid', payment_method: 'virtualCard', card_last4: '1111' });
+      t.clock.advance(60 * 60_000);
+      assert.deepEqual(await t.orderExpiry.sweep(), [], 'a paid order never lapses');
+    } finally {
+      await t.close();
+    }
+  });
+
   test("an airline that does not answer holds up only its own stale payments: the sweep reads past a page of them to another airline's (found by a review: the 100 oldest were read, and only those)", async () => {
     let issueCalls = 0;
     // carrier QZ: bookable, but its ticketing never answers in time

@@ -104,14 +104,26 @@ function checkLimit(limit: number | null | undefined, order: { currency: string;
  * The tickets the airline issued for an order being paid, recorded with the order paid (2), in one transaction
  * and only while its payment is still 'paying': pay.do and the expiry sweep's recovery (src/booking/expiry.ts) may
  * both settle one, and the second finds it done. Answers whether this call recorded them.
+ *
+ * `issuedToThisCall` (pay.do holding the airline's answer that it issued): also when the sweep, taking the call for
+ * lost, moved the payment back to unpaid (or the order lapsed since) — the airline issued and charged, and its
+ * answer is the truth (found by a review: a card payment outliving the sweep's limit was issued and charged while
+ * the order read 0 and then -3). `last4` is then written again (the move back cleared it).
  */
-export async function recordIssued(db: Kysely<Database>, orderNo: string, record: AirlineRecord, method: PaymentMethod, at: Date): Promise<boolean> {
+export async function recordIssued(
+  db: Kysely<Database>,
+  orderNo: string,
+  record: AirlineRecord,
+  method: PaymentMethod,
+  at: Date,
+  issuedToThisCall?: { last4: string | null },
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const moved = await trx
       .updateTable('booking_orders')
-      .set({ pay_state: 'paid', paid_at: at, paying_since: null })
+      .set({ pay_state: 'paid', paid_at: at, paying_since: null, ...(issuedToThisCall ? { payment_method: method, card_last4: issuedToThisCall.last4 } : {}) })
       .where('order_no', '=', orderNo)
-      .where('pay_state', '=', 'paying')
+      .where('pay_state', 'in', issuedToThisCall ? ['paying', 'unpaid', 'expired'] : ['paying'])
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) === 0) return false;
     await insertTicketsFromRecord(trx, orderNo, record);
@@ -209,7 +221,7 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
     throw new ApiError(S.PAY_FAILED, `the airline could not issue the tickets (${err.kind}); nothing was charged and the order is still unpaid`);
   }
 
-  if (await recordIssued(deps.db, order.order_no, record, method, deps.clock.now())) await deps.lookToBook.recordPaidOrder(clientId);
+  if (await recordIssued(deps.db, order.order_no, record, method, deps.clock.now(), { last4 })) await deps.lookToBook.recordPaidOrder(clientId);
   else {
     // settled meanwhile by the expiry sweep's recovery (this call outlived its time): paid with the same tickets, or not
     const settled = await deps.db.selectFrom('booking_orders').select('pay_state').where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
