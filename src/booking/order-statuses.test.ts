@@ -212,6 +212,30 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     assert.equal(booked.body.status, 0, String(booked.body.msg));
   });
 
+  test('a 308 then a 322: the twice re-priced session books with the seat codes of the session it re-priced (found by a review: 309)', async () => {
+    const world = bookingWorld();
+    world.flights.push({ id: 'bk-both-up', carrier: 'XS', flightNumber: 'XS783', from: 'JFK', to: 'SGN', departure: '+5d 14:00', arrival: '+7d 00:00', aircraft: '321', seatPrices: [{ rows: { first: 12, last: 13 }, price: 25, currency: 'EUR' }], priceChangeAfterVerify: { fare: 20, seat: 5 } });
+    const w = await makeTestApp({ world });
+    try {
+      const codeOf = async (sessionId: string) => {
+        const cabins = (await call(w.app, '/seatAvailability.do', { sessionId, carrier: 'XS', outboundSegments: seatSegments(w, ['bk-both-up']) })).body.cabins as Cabin[];
+        return seatOf(cabins, 1, '12C').productCode;
+      };
+      const s = await verifyFlights(w, ['bk-both-up']);
+      const pax = (code: string) => [passenger(lastA, firstA, [{ productCode: code, segmentIndex: 1 }])];
+      const fare = await call(w.app, '/order.do', { contact, sessionId: s.sessionId, passengers: pax(await codeOf(s.sessionId)) });
+      assert.equal(fare.body.status, 308, String(fare.body.msg));
+      const r1 = String(fare.body.sessionId);
+      const r1Code = await codeOf(r1);
+      const seat = await call(w.app, '/order.do', { contact, sessionId: r1, passengers: pax(r1Code) });
+      assert.equal(seat.body.status, 322, String(seat.body.msg));
+      const booked = await call(w.app, '/order.do', { contact, sessionId: seat.body.sessionId, passengers: pax(r1Code) });
+      assert.equal(booked.body.status, 0, String(booked.body.msg));
+    } finally {
+      await w.close();
+    }
+  });
+
   test('order.do airline-side: 315 no seats, 316 time-out, 317 refused, 324 system, 303 closed — nothing recorded', async () => {
     const s = await verifyFlights(t, ['bk-narrow']);
     const cases: Array<[typeof airlineMode, number]> = [

@@ -17,7 +17,7 @@ import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { orderView, type BookingDetails, type SoldAncillary } from './order-view.js';
 import type { OrderRow } from '../store/schema.js';
 import { fullRoutingOf } from './routing.js';
-import { airlineSegmentsOf, feeMinorOf, flightRefOf, offerIdOf, type ChainItinerary, type ChainSession, type PaxCounts } from './sessions.js';
+import { airlineSegmentsOf, feeMinorOf, flightRefOf, offerIdOf, repricedSessions, type ChainItinerary, type ChainSession, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { OrderRequest } from './wire-order.js';
 
@@ -208,7 +208,7 @@ async function repriced(
   const it = session.itinerary;
   const seatPrices = { ...it.seatPrices };
   for (const s of answer.newSeatPrices ?? []) seatPrices[`${s.segmentIndex}/${s.seat}`] = { priceMinor: s.priceMinor, currency: s.currency };
-  const next: ChainItinerary = Object.assign({}, it, { price: answer.newPrice ?? it.price, repricedFrom: it.repricedFrom ?? session.id, seatPrices });
+  const next: ChainItinerary = Object.assign({}, it, { price: answer.newPrice ?? it.price, repricedFrom: [...repricedSessions(it), session.id], seatPrices });
   const fresh = await deps.sessions.create({ kind: session.kind, clientId, itinerary: next, pax: session.pax, now });
   const routing = await deps.sessions.create({ kind: 'search', clientId, itinerary: next, pax: session.pax, now });
   const fare = answer.reason === 'fareChanged';
@@ -368,7 +368,8 @@ async function ancillariesOf(deps: BookingDeps, session: ChainSession, req: Orde
   const it = session.itinerary;
   const out: RequestedAncillary[] = [];
   const seatsTaken = new Set<string>();
-  const bindings = [session.id, it.repricedFrom].filter((x): x is string => !!x);
+  // a code of this session, or of any it re-priced (a 308, then a 322 of the re-priced one: found by a review)
+  const bindings = [session.id, ...repricedSessions(it)];
   const bags = req.passengers.some((p) => p.ancillaries?.some((a) => a.productCode.startsWith('BAG_'))) ? baggageProducts(bookingOf(deps.airlines, it.carrier, S.ORDER_AIRLINE_CLOSED), it) : [];
   for (const [i, p] of req.passengers.entries()) {
     const pax = passengers[i]!;

@@ -52,11 +52,18 @@ export interface ChainItinerary {
   seatsLeft: number;
   ancillarySupported: boolean;
   /**
-   * A session order.do made on a 308/322 (docs/decisions/0023): the session it re-priced (seat productCodes
-   * bound to that one stay valid) and the seat prices the caller accepted, by "segmentIndex/seat".
+   * A session order.do made on a 308/322 (docs/decisions/0023): the sessions it re-priced, the first one first
+   * (seat productCodes bound to any of them stay valid; one id in sessions stored before 2026-12-02), and the seat
+   * prices the caller accepted, by "segmentIndex/seat".
    */
-  repricedFrom?: string;
+  repricedFrom?: string | string[];
   seatPrices?: Record<string, { priceMinor: number; currency: string }>;
+}
+
+/** The sessions a re-priced session's itinerary came from, the first one first (none for a verified one). */
+export function repricedSessions(it: Pick<ChainItinerary, 'repricedFrom'>): string[] {
+  const from = it.repricedFrom;
+  return from === undefined ? [] : typeof from === 'string' ? [from] : from;
 }
 
 export interface PaxCounts {
