@@ -171,6 +171,27 @@ describe('order expiry', () => {
     }
   });
 
+  test('an order made just before its flight leaves is payable until the departure, not after it (found by a review: pay.do ticketed a flight that had gone)', async () => {
+    let airline: SandboxConnector | null = null;
+    const t = await makeTestApp({ world: bookingWorld(), connectors: (w, books) => [(airline = new SandboxConnector(w, books))] });
+    try {
+      const departure = t.world.flights.get('bk-narrow')!.current.dep.toJSDate();
+      t.clock.set(new Date(departure.getTime() - 10 * 60_000));
+      const orderNo = await orderSeat(t, '19A');
+      const deadline = await t.store.db.selectFrom('booking_orders').select('payment_deadline').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+      assert.equal(new Date(deadline.payment_deadline).getTime(), departure.getTime(), 'held until the departure, not 30 minutes');
+      t.clock.advance(15 * 60_000);
+      const paid = await call(t.app, '/pay.do', { orderNo });
+      assert.equal(paid.body.status, 401, String(paid.body.msg));
+      assert.notEqual(await orderStatus(t, orderNo), 2);
+      // nor does the airline ticket it when asked after the departure (the sweep's second ask, say)
+      const pnr = (await t.store.db.selectFrom('orders').select('airline_pnr').where('order_no', '=', orderNo).executeTakeFirstOrThrow()).airline_pnr!;
+      await assert.rejects(airline!.booking.issueTickets('XS', pnr, { method: 'deposit', idempotencyKey: orderNo }, { signal: AbortSignal.timeout(5000) }), /has departed/);
+    } finally {
+      await t.close();
+    }
+  });
+
   test("an airline that does not answer holds up only its own stale payments: the sweep reads past a page of them to another airline's (found by a review: the 100 oldest were read, and only those)", async () => {
     let issueCalls = 0;
     // carrier QZ: bookable, but its ticketing never answers in time

@@ -380,7 +380,9 @@ export class SandboxBookingApi implements BookingConnector {
       issuedAt: null,
       paymentMethod: null,
       bookedBy: req.clientId,
-      holdUntil: new Date(now.getTime() + (airline.holdMinutes ?? DEFAULT_HOLD_MINUTES) * 60_000).toISOString(),
+      // held at most until the first flight leaves: a booking is not ticketed for a flight that has gone (found by a
+      // review: an order made ten minutes before departure was paid and ticketed after it)
+      holdUntil: new Date(Math.min(now.getTime() + (airline.holdMinutes ?? DEFAULT_HOLD_MINUTES) * 60_000, ...flights.map((f) => f.current.dep.toMillis()))).toISOString(),
     };
     for (const a of req.ancillaries) {
       if (a.kind !== 'baggage') continue;
@@ -546,6 +548,10 @@ export class SandboxBookingApi implements BookingConnector {
       if (DECLINED_CARDS.has(payment.card.number)) throw new ConnectorError('rejected', false, 'the card was declined');
     }
     const now = this.clock.now();
+    for (const s of stored.segments) {
+      const f = this.world.flights.get(s.flightId);
+      if (f && f.current.dep.toJSDate() <= now) throw new ConnectorError('rejected', false, `booking ${pnr}: flight ${f.flightNumber} has departed`);
+    }
     stored.status = 'Ticketed';
     stored.issuedAt = now.toISOString();
     stored.paymentMethod = payment.method;
