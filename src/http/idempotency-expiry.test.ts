@@ -106,6 +106,33 @@ describe('idempotency keys expire', () => {
     assert.deepEqual(answers[0], answers[1]);
   });
 
+  test("a request that noted its progress and then failed (HTTP 500) leaves its note for the retry of the same request, at once; one without a note frees the key (found by a review: order.do's retry booked a second order)", async () => {
+    const run = (key: string, body: object, work: Parameters<TestApp['app']['deps']['idempotency']['run']>[1]) =>
+      t.app.deps.idempotency.run({ clientId: client, endpoint: 'order.do', key, body, validationStatus: 307, busy: null }, work, () => true);
+    await assert.rejects(
+      run('noted-then-failed', { a: 1 }, async (progress) => {
+        await progress.note({ orderNo: 'O-1' });
+        throw new Error('the answer could not be read');
+      }),
+      /could not be read/,
+    );
+    let seen: unknown = 'none';
+    const again = await run('noted-then-failed', { a: 1 }, async (progress) => {
+      seen = progress.previous;
+      return { httpStatus: 200, body: { status: 0, msg: 'the recorded order' } };
+    });
+    assert.deepEqual(seen, { orderNo: 'O-1' }, 'the retry is handed the note');
+    assert.equal((again.body as { status: number }).status, 0);
+    // without a note: free again, nothing handed on
+    await assert.rejects(run('failed-early', { a: 1 }, async () => Promise.reject(new Error('early'))), /early/);
+    let early: unknown = 'none';
+    await run('failed-early', { a: 1 }, async (progress) => {
+      early = progress.previous;
+      return { httpStatus: 200, body: { status: 0, msg: 'ok' } };
+    });
+    assert.equal(early, null);
+  });
+
   test('the sweep deletes expired rows in batches and keeps fresh ones; it reads the sandbox clock', async () => {
     await sql`delete from idempotency_keys`.execute(t.store.db);
     const now = t.clock.now();

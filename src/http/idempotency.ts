@@ -98,15 +98,24 @@ export class Idempotency {
       await new Promise((r) => setTimeout(r, 50));
     }
     const claimed = taken.at;
+    let noted = false;
     const progress: KeyProgress = {
       previous: taken.previous,
-      note: (note) => this.writeOwn(where, claimed, { response: JSON.stringify(note) }),
+      note: async (note) => {
+        await this.writeOwn(where, claimed, { response: JSON.stringify(note) });
+        noted = true;
+      },
     };
     let answer: StoredAnswer;
     try {
       answer = await work(progress);
     } catch (err) {
-      await this.release(where, claimed);
+      // A request that noted its progress and then failed unexpectedly (HTTP 500) may have done its work (order.do:
+      // the order written, its answer's read failed): its row is left as an abandoned one, for a retry of the same
+      // request to take over at once with the note, as after a crash (found by a review: released, the note went
+      // with it and the retry booked a second order). Without a note the key is free again.
+      if (noted) await this.abandon(where, claimed);
+      else await this.release(where, claimed);
       throw err;
     }
     if (!isFinal(answer)) {
@@ -174,6 +183,19 @@ export class Idempotency {
     // an expired key is new again: nothing of its earlier life is handed on
     const abandoned = held.http_status === PENDING && held.created_at > this.expiredBefore(now);
     return { at: now, previous: abandoned ? held.response : null };
+  }
+
+  /** This request's own pending row, with its note, made one a retry of the same request takes over at once. */
+  private async abandon(w: Where, claimed: Date): Promise<void> {
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: new Date(claimed.getTime() - ABANDONED_MS - 1) } as never)
+      .where('client_id', '=', w.clientId)
+      .where('endpoint', '=', w.endpoint)
+      .where('idem_key', '=', w.key)
+      .where('http_status', '=', PENDING)
+      .where('created_at', '=', claimed)
+      .execute();
   }
 
   /** This request's own pending row goes (the key free for a real retry); one taken over by another stays. */
