@@ -71,6 +71,23 @@ test('a disabled client is refused; unknown ids and wrong secrets are refused al
   assert.equal((await findClient(store.db, 'seeded'))!.secret_hash, before);
 });
 
+test("a seed (a world reload) that changes a client's secret ends a rotation's grace period: the file's secret is the only one (found by a review)", async () => {
+  const clock = new TestClock();
+  await seedClients(store.db, [{ id: 'reseeded', name: 'Reseeded', secret: 'reseeded-secret-01' }], clock.now());
+  const fresh = (await rotateSecret(store.db, 'reseeded', clock.now(), 3600_000))!;
+  const auth = new ClientAuthenticator(store.db, clock);
+  assert.ok(await auth.authenticate('reseeded', 'reseeded-secret-01'), 'in grace after the rotation');
+  // the same secret again keeps the rotation as it is
+  await seedClients(store.db, [{ id: 'reseeded', name: 'Reseeded', secret: fresh }], clock.now());
+  auth.invalidate('reseeded');
+  assert.ok(await auth.authenticate('reseeded', 'reseeded-secret-01'), 'a seed with the current secret keeps the grace');
+  await seedClients(store.db, [{ id: 'reseeded', name: 'Reseeded', secret: 'reseeded-secret-02' }], clock.now());
+  auth.invalidate('reseeded');
+  assert.equal(await auth.authenticate('reseeded', 'reseeded-secret-01'), null, 'the secret in grace ends with the new file secret');
+  assert.equal(await auth.authenticate('reseeded', fresh), null);
+  assert.ok(await auth.authenticate('reseeded', 'reseeded-secret-02'));
+});
+
 test('concurrent requests of one client after its cache entry expired share one scrypt verification', async () => {
   const clock = new TestClock();
   await seedClients(store.db, [{ id: 'busy', name: 'Busy', secret: 'busy-secret-000001' }], clock.now());

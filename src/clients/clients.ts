@@ -32,11 +32,14 @@ export async function seedClients(db: Kysely<Database>, clients: SeedClient[], n
         .execute();
       continue;
     }
-    const secretHash = (await verifySecret(c.secret, existing.secret_hash)) ? existing.secret_hash : await hashSecret(c.secret);
+    const same = await verifySecret(c.secret, existing.secret_hash);
+    const secretHash = same ? existing.secret_hash : await hashSecret(c.secret);
     if (existing.status !== 'active') reEnabled.push(c.id);
     await db
       .updateTable('clients')
-      .set({ name: c.name, secret_hash: secretHash, settings, status: 'active', updated_at: now })
+      // A secret the file changes ends a rotation's grace period too: the file's secret is then the only one (found
+      // by a review: an earlier rotation's secret still in grace kept working after the reload that replaced it).
+      .set({ name: c.name, secret_hash: secretHash, settings, status: 'active', updated_at: now, ...(same ? {} : { previous_secret_hash: null, previous_secret_expires_at: null }) })
       .where('client_id', '=', c.id)
       .execute();
   }
