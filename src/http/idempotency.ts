@@ -7,7 +7,7 @@
 // deletes the row. Times are the service clock's, so moving the sandbox clock expires keys too.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { AuthenticatedClient } from '../clients/auth.js';
 import type { Database } from '../store/schema.js';
 import type { Clock } from '../clock.js';
@@ -50,6 +50,11 @@ function canonical(value: unknown): string {
 const PENDING = 0;
 /** A pending row older than this belongs to a request that died (crash): the next one takes over. */
 const ABANDONED_MS = 5 * 60_000;
+
+/** A request's own pending row of its key: the one with the `created_at` it claimed the key with (not one a retry took over). */
+function ownRow(eb: ExpressionBuilder<Database, 'idempotency_keys'>, w: { clientId: string; endpoint: string; key: string }, claimed: Date) {
+  return eb.and([eb('client_id', '=', w.clientId), eb('endpoint', '=', w.endpoint), eb('idem_key', '=', w.key), eb('http_status', '=', PENDING), eb('created_at', '=', claimed)]);
+}
 
 export class Idempotency {
   constructor(
@@ -129,15 +134,11 @@ export class Idempotency {
   }
 
   /** Writes into this request's own pending row only (the one with the `created_at` it claimed the key with). */
-  private async writeOwn(w: Where, claimed: Date, set: { http_status?: number; response: string }): Promise<void> {
+  private async writeOwn(w: Where, claimed: Date, set: { http_status?: number; response?: string; created_at?: Date }): Promise<void> {
     await this.db
       .updateTable('idempotency_keys')
-      .set(set)
-      .where('client_id', '=', w.clientId)
-      .where('endpoint', '=', w.endpoint)
-      .where('idem_key', '=', w.key)
-      .where('http_status', '=', PENDING)
-      .where('created_at', '=', claimed)
+      .set(set as never)
+      .where((eb) => ownRow(eb, w, claimed))
       .execute();
   }
 
@@ -187,26 +188,14 @@ export class Idempotency {
 
   /** This request's own pending row, with its note, made one a retry of the same request takes over at once. */
   private async abandon(w: Where, claimed: Date): Promise<void> {
-    await this.db
-      .updateTable('idempotency_keys')
-      .set({ created_at: new Date(claimed.getTime() - ABANDONED_MS - 1) } as never)
-      .where('client_id', '=', w.clientId)
-      .where('endpoint', '=', w.endpoint)
-      .where('idem_key', '=', w.key)
-      .where('http_status', '=', PENDING)
-      .where('created_at', '=', claimed)
-      .execute();
+    await this.writeOwn(w, claimed, { created_at: new Date(claimed.getTime() - ABANDONED_MS - 1) });
   }
 
   /** This request's own pending row goes (the key free for a real retry); one taken over by another stays. */
   private async release(w: Where, claimed: Date): Promise<void> {
     await this.db
       .deleteFrom('idempotency_keys')
-      .where('client_id', '=', w.clientId)
-      .where('endpoint', '=', w.endpoint)
-      .where('idem_key', '=', w.key)
-      .where('http_status', '=', PENDING)
-      .where('created_at', '=', claimed)
+      .where((eb) => ownRow(eb, w, claimed))
       .execute();
   }
 
