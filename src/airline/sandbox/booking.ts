@@ -272,7 +272,7 @@ export class SandboxBookingApi implements BookingConnector {
     const world = worldGeneration(this.world);
     // Without books the seats never change.
     if (!this.db) return `${world}:static`;
-    const seats = this.inventory.current(flightKeyOfFlight(f));
+    const seats = this.inventory.current(f.saleKey);
     return typeof seats === 'string' ? `${world}:${seats}` : seats.then((v) => `${world}:${v}`);
   }
 
@@ -280,7 +280,7 @@ export class SandboxBookingApi implements BookingConnector {
   private async cabinsOf(f: ResolvedFlight, cabinClass: number, db: Kysely<Database> | null = this.db): Promise<{ cabins: SeatMapCabin[]; version: string | null }> {
     const aircraft = this.world.raw.aircraft.find((a) => a.code === f.source.aircraft);
     if (!aircraft) return { cabins: [], version: null };
-    const { sold, version } = db ? await this.inventory.read(db, flightKeyOfFlight(f)) : { sold: [], version: 'static' };
+    const { sold, version } = db ? await this.inventory.read(db, f.saleKey) : { sold: [], version: 'static' };
     const taken = new Set([...(f.source.occupiedSeats ?? []), ...sold]);
     const currency = f.source.fares?.currency ?? DEFAULT_FARE.currency;
     const cabins = aircraft.cabins
@@ -412,7 +412,7 @@ export class SandboxBookingApi implements BookingConnector {
             const { cabins } = await this.cabinsOf(f, seg.cabinClass, trx);
             const wanted = findSeat(cabins, a.seat);
             if (!wanted) throw new Refused({ ok: false, reason: 'seatUnknown', message: `seat ${a.seat} does not exist on ${f.flightNumber}` });
-            const key = flightKeyOfFlight(f);
+            const key = f.saleKey;
             const sell = async (seat: string) => {
               if ((f.source.occupiedSeats ?? []).includes(seat)) return false;
               const row = await trx
@@ -747,11 +747,6 @@ function worldGeneration(world: World): number {
   let g = generations.get(world.flights);
   if (g === undefined) generations.set(world.flights, (g = ++lastGeneration));
   return g;
-}
-
-/** Seat sales are keyed by flight number and scheduled local departure date, a through flight's legs by their airports too (ResolvedFlight.saleKey). */
-export function flightKeyOfFlight(f: ResolvedFlight): string {
-  return f.saleKey;
 }
 
 type FoundSeat = { cabin: SeatMapCabin; row: number; seat: SeatMapCabin['seatRows'][number]['seats'][number] };
