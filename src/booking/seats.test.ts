@@ -8,7 +8,7 @@ import { assertAuthenticationRequired } from '../test-support/security.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { ApiError } from '../errors.js';
 import { bookingWorld } from '../test-support/booking-world.js';
-import { contact, passenger, seatOf, seatSegments, verifyFlights } from '../test-support/booking.js';
+import { contact, depDate, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 import { PLANTED } from '../test-support/planted.js';
 
 const [lastA, firstA] = PLANTED.names;
@@ -189,5 +189,33 @@ describe('seatAvailability.do', () => {
     } finally {
       ltb.check = original;
     }
+  });
+});
+
+describe('a chain session ends when its first flight leaves', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: bookingWorld() });
+  });
+  after(() => t.close());
+
+  test('search routing, verify session: usable until departure, then 214 at seatAvailability.do and 301 at order.do (a review: F seats were answered for a flight that had left)', async () => {
+    const dep = t.world.flights.get('bk-narrow')!.current.dep;
+    t.clock.advance(dep.toMillis() - t.clock.now().getTime() - 30 * 60_000);
+    const search = await call(t.app, '/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: 'HND', toCity: 'SGN', fromDate: depDate(t, 'bk-narrow'), airlines: ['XS'] });
+    assert.equal(search.body.status, 0, String(search.body.msg));
+    const routing = (search.body.routings as Array<{ expireTime: string; fromSegments: Array<{ flightNumber: string }> }>).find((r) => r.fromSegments[0]!.flightNumber === 'XS701')!;
+    // decision 0021: expireTime is the routingIdentifier's expiry, here the departure instead of 6 h on
+    assert.equal(routing.expireTime, dep.toUTC().toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'"));
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const body = { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) };
+    const live = await call(t.app, '/seatAvailability.do', body);
+    assert.equal(live.body.status, 0, String(live.body.msg));
+    const seat = seatOf(live.body.cabins as Cabin[], 1, '16D');
+    t.clock.advance(30 * 60_000);
+    const afterwards = await call(t.app, '/seatAvailability.do', body);
+    assert.equal(afterwards.body.status, 214, 'spec 7.2: 214 session expired');
+    const order = await call(t.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: seat.productCode, segmentIndex: 1 }])], contact });
+    assert.equal(order.body.status, 301, String(order.body.msg));
   });
 });

@@ -58,6 +58,11 @@ export interface ChainItinerary {
    */
   repricedFrom?: string | string[];
   seatPrices?: Record<string, { priceMinor: number; currency: string }>;
+  /**
+   * When its first flight leaves (ISO UTC): a session ends then at the latest, as a flight that has left is sold no
+   * more (absent in sessions stored before 2026-12-02, which keep their own expiry).
+   */
+  departsAt?: string;
 }
 
 /** The sessions a re-priced session's itinerary came from, the first one first (none for a verified one). */
@@ -105,7 +110,26 @@ export function chainSegmentOf(s: AirlineSegment): ChainSegment {
 }
 
 export function itineraryOf(p: PricedItinerary, cabinClass: number): ChainItinerary {
-  return { carrier: p.carrier, cabinClass, segments: p.segments.map(chainSegmentOf), price: p.price, seatsLeft: p.seatsLeft, ancillarySupported: p.ancillarySupported };
+  const firstDeparture = Math.min(...p.segments.map((s) => s.depAt.getTime()));
+  return {
+    carrier: p.carrier,
+    cabinClass,
+    segments: p.segments.map(chainSegmentOf),
+    price: p.price,
+    seatsLeft: p.seatsLeft,
+    ancillarySupported: p.ancillarySupported,
+    ...(Number.isFinite(firstDeparture) ? { departsAt: new Date(firstDeparture).toISOString() } : {}),
+  };
+}
+
+/**
+ * A new session's expiry: its kind's time to live, ended sooner by its first flight's departure (a review: a verify
+ * session answered seat maps and kept seats priced for a flight that had left).
+ */
+export function sessionExpiry(kind: SessionKind, it: Pick<ChainItinerary, 'departsAt'>, now: Date): Date {
+  const ttlEnd = now.getTime() + SESSION_TTL_MS[kind];
+  const departs = it.departsAt === undefined ? NaN : Date.parse(it.departsAt);
+  return new Date(Number.isFinite(departs) ? Math.min(ttlEnd, departs) : ttlEnd);
 }
 
 /**
@@ -231,7 +255,7 @@ export class ChainSessions {
 
   async create(args: { kind: SessionKind; clientId: string; itinerary: ChainItinerary; pax: PaxCounts; now: Date }): Promise<ChainSession> {
     const id = PREFIX[args.kind] + randomBytes(18).toString('base64url');
-    const expiresAt = new Date(args.now.getTime() + SESSION_TTL_MS[args.kind]);
+    const expiresAt = sessionExpiry(args.kind, args.itinerary, args.now);
     await this.db
       .insertInto('booking_sessions')
       .values({
