@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AirlineRecord } from '../airline/connector.js';
 import type { Database, OrderRow, OrderSource, OrderStatus } from '../store/schema.js';
 import { recordPrice } from '../airline/record.js';
+import { storableDeep } from '../store/text.js';
 
 /**
  * 16 random digits (first not 0): callers expect orderNo and refundCode as numeric strings. Opaque; the
@@ -31,7 +32,8 @@ export async function insertOrderFromRecord(
   trx: Transaction<Database>,
   args: { orderNo: string; clientId: string; source: OrderSource; record: AirlineRecord; now: Date },
 ): Promise<void> {
-  const { orderNo, clientId, source, record, now } = args;
+  const { orderNo, clientId, source, now } = args;
+  const record = storableDeep(args.record);
   const price = recordPrice(record);
   await trx
     .insertInto('orders')
@@ -98,7 +100,8 @@ export async function insertOrderFromRecord(
 }
 
 /** Tickets, coupons and in-flow ancillaries of the record (an order created before ticketing gets them at payment). */
-export async function insertTicketsFromRecord(trx: Transaction<Database>, orderNo: string, record: AirlineRecord): Promise<void> {
+export async function insertTicketsFromRecord(trx: Transaction<Database>, orderNo: string, airlineRecord: AirlineRecord): Promise<void> {
+  const record = storableDeep(airlineRecord);
   const paxIndex = new Map(record.passengers.map((p, i) => [p.ref, i + 1]));
   for (const t of record.tickets) {
     const pax = paxIndex.get(t.paxRef);

@@ -8,6 +8,7 @@ import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
 import { passengersProblem } from './claim.js';
 import type { ClaimRequest } from './wire.js';
 import type { AirlineRecord } from '../airline/connector.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
 
 const [lastA, firstA, lastB, firstB, kidLast, kidFirst] = PLANTED.names;
 const [emailA, emailB] = PLANTED.emails;
@@ -310,6 +311,37 @@ describe('pnr/claim.do', () => {
       assert.doesNotMatch(String(res.body.msg), /OLD001|\d{16}/, 'nothing of the other order is told');
       const orders = await w.store.db.selectFrom('orders').select('order_no').where('source', '=', 'claim').execute();
       assert.equal(orders.length, 1, 'no order half-written');
+    } finally {
+      await w.close();
+    }
+  });
+
+  test('an airline record with NUL in its text is claimed, the NUL kept as U+FFFD (a review: PostgreSQL refused the insert, HTTP 500)', async () => {
+    const withNul = (r: AirlineRecord): AirlineRecord => ({
+      ...r,
+      contact: { ...r.contact, companyName: 'ACME\u0000' },
+      passengers: r.passengers.map((p, i) => (i === 1 ? { ...p, firstName: `${p.firstName}\u0000` } : p)),
+      segments: r.segments.map((s) => ({ ...s, fareFamily: 'STD\u0000' })),
+    });
+    const w = await makeTestApp({
+      connectors: (world, books) => {
+        const airline = new SandboxConnector(world, books);
+        const read = airline.readRecord.bind(airline);
+        airline.readRecord = async (carrier, pnr, opts) => {
+          const r = await read(carrier, pnr, opts);
+          return r && withNul(r);
+        };
+        return [airline];
+      },
+    });
+    try {
+      const res = await call(w.app, '/pnr/claim.do', claimBody(w));
+      assert.equal(res.http, 200);
+      assert.equal(res.body.status, 0, String(res.body.msg));
+      const pax = await w.store.db.selectFrom('order_passengers').select('first_name').where('order_no', '=', String(res.body.orderNo)).orderBy('pax_index').execute();
+      assert.equal(pax[1]!.first_name, `${firstB}\uFFFD`);
+      const segs = await w.store.db.selectFrom('order_segments').select('fare_family').where('order_no', '=', String(res.body.orderNo)).execute();
+      assert.ok(segs.length > 0 && segs.every((s) => s.fare_family === 'STD\uFFFD'));
     } finally {
       await w.close();
     }

@@ -17,3 +17,35 @@ export function storableFields<T extends object>(fields: T): T {
   for (const [k, v] of Object.entries(fields)) out[k] = typeof v === 'string' ? storableText(v) : v;
   return out as T;
 }
+
+/**
+ * `value` with every string in it, however deep, as `storableText` makes it: the same object when none holds NUL
+ * (an airline record copied into an order; a review: a passenger name with NUL made a claim answer HTTP 500).
+ * Dates and other non-plain objects are kept as they are.
+ */
+export function storableDeep<T>(value: T): T {
+  return storableValue(value) as T;
+}
+
+function storableValue(value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) {
+    const items = value as unknown[];
+    let out: unknown[] | null = null;
+    items.forEach((v, i) => {
+      const s = storableValue(v);
+      if (s !== v) (out ??= [...items])[i] = s;
+    });
+    return out ?? value;
+  }
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const fields = value as Record<string, unknown>;
+    let out: Record<string, unknown> | null = null;
+    for (const [k, v] of Object.entries(fields)) {
+      const s = storableValue(v);
+      if (s !== v) (out ??= { ...fields })[k] = s;
+    }
+    return out ?? value;
+  }
+  return value;
+}
