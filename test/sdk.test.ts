@@ -197,6 +197,12 @@ describe('SDK types and methods', () => {
     const unknown = scripted([json(200, JSON.stringify({ status: 0, msg: 'success', refundOrders: [] }))]);
     await assert.rejects(new PostbookClient({ ...base, fetch: unknown }).refunds.waitForFinal('R1', { timeoutMs: 10_000 }), /answered no refund order/);
     assert.equal(unknown.calls, 1);
+    // NaN (an unset variable read as a number) is refused before any query (found by a review: 703 queries in 2 s, no deadline)
+    const none = scripted([]);
+    for (const bad of [{ timeoutMs: NaN }, { maxDelayMs: NaN }, { initialDelayMs: -1 }, { maxDelayMs: Infinity }, { timeoutMs: -5 }]) {
+      await assert.rejects(new PostbookClient({ ...base, fetch: none }).refunds.waitForFinal('R1', bad), (e: unknown) => e instanceof PostbookClientError && /must be a/.test(e.message), JSON.stringify(bad));
+    }
+    assert.equal(none.calls, 0);
   });
 
   test('waitForFinal ends at its timeoutMs, also while a query hangs or waits out 429s (found by a review: up to 30 s and 2 × 60 s late)', async () => {
@@ -231,6 +237,36 @@ describe('SDK types and methods', () => {
     const pending = new PostbookClient({ ...base, fetch: hanging }).refunds.waitForFinal('R1', { timeoutMs: 10_000, signal: controller.signal });
     controller.abort(new Error('caller gave up'));
     await assert.rejects(pending, (e: unknown) => !(e instanceof WaitTimeoutError) && /caller gave up/.test(String(e)));
+  });
+
+  test("quoteAndSubmit sends its submission again under the same key after an answer that is no verdict (a proxy's 504, a 500); still none, the error carries the key (found by a review: a 504 came out without it)", async () => {
+    const quote = { status: 0, msg: 'success', refundOfferId: 'rfo_1', refundTickets: [] };
+    const sent: string[] = [];
+    const fake = (answers: Array<() => Response>): FetchLike => async (url, init) => {
+      if (new URL(url).pathname !== '/refund.do') return new Response(JSON.stringify(quote), { status: 200 });
+      sent.push(String((init.headers as Record<string, string>)['idempotency-key']));
+      return answers.shift()!();
+    };
+    const gateway = () => new Response('<html>504 Gateway Time-out</html>', { status: 504, headers: { 'content-type': 'text/html' } });
+    const made = () => new Response(JSON.stringify({ status: 0, msg: 'success', refundCode: 'R1' }), { status: 200 });
+    const client = (answers: Array<() => Response>) => new PostbookClient({ baseUrl: 'http://postbook.invalid', ...alpha, fetch: fake(answers) });
+    const { refund } = await client([gateway, made]).refunds.quoteAndSubmit({ orderNo: '1', refundRequestList: [] });
+    assert.equal(refund?.refundCode, 'R1');
+    assert.equal(sent.length, 2);
+    assert.equal(sent[1], sent[0], 'the same key');
+    sent.length = 0;
+    const failed = () => new Response(JSON.stringify({ status: 9999, msg: 'system error' }), { status: 500 });
+    await assert.rejects(client([gateway, failed, gateway]).refunds.quoteAndSubmit({ orderNo: '1', refundRequestList: [] }, { idempotencyKey: 'k-504' }), (e: unknown) => {
+      assert.ok(e instanceof PostbookError && e.httpStatus === 504, String(e));
+      assert.equal(e.resubmit?.idempotencyKey, 'k-504');
+      return true;
+    });
+    assert.deepEqual(sent, ['k-504', 'k-504', 'k-504'], 'sent, then resent twice (SUBMIT_RESENDS)');
+    // a verdict of the service is not sent again
+    sent.length = 0;
+    const refused = () => new Response(JSON.stringify({ status: 803, msg: 'refund already submitted' }), { status: 200 });
+    await assert.rejects(client([refused]).refunds.quoteAndSubmit({ orderNo: '1', refundRequestList: [] }), (e: unknown) => e instanceof PostbookError && e.status === 803);
+    assert.equal(sent.length, 1);
   });
 
   test('quoteAndSubmit aborted by the caller while submitting: a TransportError carrying the key to send again (found by a review: the abort reason came out, the key lost)', async () => {

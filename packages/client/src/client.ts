@@ -43,9 +43,12 @@ export const FINAL_REFUND_STATUSES: readonly number[] = [2, 4, 5, 6];
 export const FINAL_VOID_STATUSES: readonly number[] = [2, 4, 5, 6];
 
 export interface WaitOptions {
-  /** Give up after this long (default 120 000 ms): WaitTimeoutError. */
+  /** Give up after this long (default 120 000 ms; Infinity: never): WaitTimeoutError. NaN or < 0 is refused. */
   timeoutMs?: number;
-  /** First pause between two queries (default 1 000 ms), doubled after each until `maxDelayMs` (default 15 000). */
+  /**
+   * First pause between two queries (default 1 000 ms), doubled after each until `maxDelayMs` (default 15 000);
+   * each a finite number ≥ 0.
+   */
   initialDelayMs?: number;
   maxDelayMs?: number;
   signal?: AbortSignal;
@@ -82,7 +85,7 @@ export const SUBMIT_RESENDS = 2;
 const SUBMISSION_IN_PROGRESS = 814;
 /** The longest delay a timer holds (browsers and Node fire a longer one at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** The pause before a submission answered 814 is sent again (the service already waited for the first ~10 s). */
+/** The pause before a submission answered 814 (the service already waited for the first ~10 s) or HTTP 5xx/408 is sent again. */
 const IN_PROGRESS_PAUSE_MS = 1_000;
 
 /** 128 random bits in hex: crypto.getRandomValues is there in Node and in every browser page, https or not. */
@@ -129,10 +132,11 @@ export class PostbookClient {
      * Quotes, lets `accept` decide, then submits the quoted offer for the same order. Resolves with the quote and
      * the submission (null when `accept` said no). A failure of either call is thrown as a PostbookError. The
      * submission always carries an Idempotency-Key (yours, or one made here) and is sent again with it, up to
-     * SUBMIT_RESENDS times, when it got no answer (a TransportError): the service answers the refund it made, or
-     * makes it. Found by a review: a caller who retried the whole call on a lost answer, as the errors table advised,
-     * quoted again and got 803 (refund already submitted). Still no answer: the TransportError's `resubmit` holds
-     * the request and the key to send again later with `refunds.submit`.
+     * SUBMIT_RESENDS times, when it got no answer (a TransportError), an answer that is no verdict of the service
+     * (HTTP 5xx or 408) or 814 (in progress): the service answers the refund it made, or makes it. Found by a review:
+     * a caller who retried the whole call on a lost answer, as the errors table advised, quoted again and got 803
+     * (refund already submitted). Still none: the error's `resubmit` holds the request and the key to send again
+     * later with `refunds.submit` (a RateLimitedError's too, not resent).
      */
     quoteAndSubmit: async (body: W.RefundQuotationRequest, options: QuoteAndSubmitOptions = {}): Promise<{ quote: W.RefundQuotationResponse; refund: W.RefundResponse | null }> => {
       const { accept, displayCurrency, idempotencyKey, ...call } = options;
@@ -162,14 +166,17 @@ export class PostbookClient {
           if (call.signal?.aborted) throw err instanceof PostbookError ? Object.assign(err, { resubmit }) : aborted(call.signal.reason);
           // 814: the first submission under this key is still in progress, or died in progress (its key is taken
           // over by a resend of the same body after a while): sent again too (a review: the key the SDK made was
-          // lost with the error).
+          // lost with the error). So is an answer that is no service's verdict — a 5xx or 408 (a proxy's 502/504,
+          // the service's 500): the refund may have been made, and only the same key can tell (a review: a 504
+          // came out without the key). A 429 past the transport's retries is not resent, but carries the key.
           const inProgress = err instanceof PostbookError && err.status === SUBMISSION_IN_PROGRESS;
-          if (!(err instanceof TransportError) && !inProgress) throw err;
+          if (err instanceof RateLimitedError) throw Object.assign(err, { resubmit });
+          if (!(err instanceof TransportError || err instanceof PostbookError) || (!transient(err) && !inProgress)) throw err;
           if (resent >= SUBMIT_RESENDS) {
             err.resubmit = resubmit;
             throw err;
           }
-          if (inProgress) {
+          if (err instanceof PostbookError) {
             try {
               await sleep(IN_PROGRESS_PAUSE_MS, call.signal);
             } catch (reason) {
@@ -265,6 +272,12 @@ export class PostbookClient {
     options: WaitOptions,
     read: (signal: AbortSignal) => Promise<{ status: number; value: T } | null>,
   ): Promise<T> {
+    // NaN (an unset variable read as a number) polled in a tight loop, or never timed out (a review): refused
+    for (const [name, value, infinite] of [['timeoutMs', options.timeoutMs, true], ['initialDelayMs', options.initialDelayMs, false], ['maxDelayMs', options.maxDelayMs, false]] as const) {
+      if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value) || value < 0 || (!infinite && !Number.isFinite(value)))) {
+        throw new PostbookClientError(`waitForFinal: ${name} must be a ${infinite ? '' : 'finite '}number ≥ 0, not ${String(value)}`);
+      }
+    }
     // Infinity: no deadline; past what a timer holds (2³¹−1 ms, ~24.8 days) a timer fires at once (a review)
     const timeoutMs = Math.max(0, options.timeoutMs ?? 120_000);
     const armed = Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS;

@@ -33,7 +33,10 @@ export class PostbookError extends PostbookClientError {
   readonly msg: string;
   readonly requestId: string | null;
   readonly body: unknown;
-  /** refunds.quoteAndSubmit only, when its submission stayed 814 (in progress) after its resends: as TransportError's. */
+  /**
+   * refunds.quoteAndSubmit only, when its submission stayed 814 (in progress) or HTTP 5xx/408 after its resends, or
+   * was rate-limited: as TransportError's.
+   */
   resubmit?: { body: unknown; idempotencyKey: string };
 
   constructor(init: PostbookErrorInit) {
