@@ -15,14 +15,15 @@ import { DataDirLockedError } from './store/lock.js';
 import { STOP_GRACE_MS } from './airline/deadline.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { refundHistory } from './refunds/history.js';
-import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
+import { seedWebhooks, setWebhook, WebhookRegistrationError } from './webhooks/register.js';
 import { keyringOf } from './webhooks/secret.js';
 import { webhookUrlProblem } from './webhooks/url.js';
 import { seedBookedOrders, SeedConflict } from './orders/seed.js';
 import type { MoveClockRequest } from './sandbox-clock.js';
 import { ApiError } from './errors.js';
+import { isUniqueViolation } from './store/errors.js';
 import type { OperatorRole, WebhookEventState } from './store/schema.js';
-import { changeOperator, createOperator, listOperators, OperatorError, ROLES, type OperatorChange } from './console/operators.js';
+import { changeOperator, createOperator, listOperators, OperatorError, ROLES, UnknownOperator, type OperatorChange } from './console/operators.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -256,7 +257,12 @@ function program(): Command {
     .action(
       run(async (id: string, name: string[]) => {
         if (!/^[A-Za-z0-9._-]{3,64}$/.test(id)) throw new CliError('client id: 3 to 64 letters, digits, dot, dash or underscore', 2);
-        const secret = await withStore(config(), (s) => createClient(s.db, id, name.join(' '), systemClock.now()));
+        const secret = await withStore(config(), (s) =>
+          createClient(s.db, id, name.join(' '), systemClock.now()).catch((err: unknown) => {
+            // a review: the database's own words came out ("duplicate key value violates unique constraint")
+            throw isUniqueViolation(err) ? new CliError(`client ${id} exists already (see: postbook clients rotate|disable|enable)`, 2) : err;
+          }),
+        );
         out(`client ${id} created. Secret (shown only now, store it safely):\n${secret}`);
       }),
     );
@@ -340,28 +346,36 @@ function program(): Command {
     );
   world
     .command('load')
-    .description("validate a world file and write its clients and booked orders into the store (what the server does at start), without starting it")
+    .description("validate a world file and write its clients, booked orders and clients' webhooks into the store (what the server does at start), without starting it")
     .argument('<file>')
     .action(
       run(async (file: string) => {
         const c = config();
         const { loadWorldFile } = await import('./airline/sandbox/world.js');
-        const w = loadWorldFile(file, systemClock.now());
+        // Checked before the store is opened: a file that does not load changes nothing.
+        let w = loadWorldFile(file, systemClock.now());
+        const withWebhook = w.clients.filter((x) => x.webhook);
+        const keyring = keyringOf(c);
+        if (withWebhook.length > 0 && !keyring) throw new CliError(`world ${file} not loaded, nothing changed: the world gives clients webhooks, but webhooks are off (WEBHOOK_SECRET_KEY)`, 2);
         await withStore(c, async (s) => {
-          const now = systemClock.now();
+          // The service's time, as the servers read the world at (a review: the system's, behind a moved sandbox
+          // clock, moved every booked order back by the clock's lead while the servers served the flights later).
+          const now = c.sandbox ? await (await import('./sandbox-clock.js')).storedSandboxNow(s.db) : systemClock.now();
+          w = loadWorldFile(file, now);
           const records = [...w.bookings.values()].map((b) => b.record);
-          // one transaction: a booking that cannot become an order (or a crash) leaves nothing written
+          // one transaction: a booking that cannot become an order, a webhook URL refused (or a crash) leaves nothing written
           await s.db
             .transaction()
             .execute(async (trx) => {
               await seedClients(trx, w.clients.map((x) => ({ id: x.id, name: x.name, secret: x.secret, settings: x.settings ?? {} })), now);
               await seedBookedOrders(trx, records, now);
+              if (keyring) await seedWebhooks({ db: trx, keyring, sandbox: c.sandbox, now: () => now }, withWebhook);
             })
             .catch((err: unknown) => {
-              throw err instanceof SeedConflict ? new CliError(`world ${file} not loaded, nothing changed: ${err.message}`, 1) : err;
+              throw err instanceof SeedConflict || err instanceof WebhookRegistrationError ? new CliError(`world ${file} not loaded, nothing changed: ${err.message}`, err instanceof SeedConflict ? 1 : 2) : err;
             });
         });
-        out(`world ${w.name}: loaded ${w.clients.length} clients and ${w.bookings.size} booked orders (start the server with WORLD=${file} to serve its flights)`);
+        out(`world ${w.name}: loaded ${w.clients.length} clients and ${w.bookings.size} booked orders, ${withWebhook.length} client webhook(s) (start the server with WORLD=${file} to serve its flights)`);
       }),
     );
 
@@ -504,6 +518,10 @@ main(process.argv.slice(2))
     if (err instanceof CliError) {
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(err.code);
+    }
+    if (err instanceof UnknownOperator) {
+      process.stderr.write(`postbook: ${err.message}\n`);
+      process.exit(1);
     }
     if (err instanceof WebhookRegistrationError || err instanceof ApiError || err instanceof OperatorError || err instanceof RotationInGrace) {
       process.stderr.write(`postbook: ${err.message}\n`);

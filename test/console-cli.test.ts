@@ -76,6 +76,6 @@ test('operators disable, enable, role and password change an account from the co
   assert.ok(!reset.out.includes(next) && !reset.err.includes(next), 'the password is never printed');
   assert.match((await cli(['operators', 'list'], '')).out, /^carl\.change {2}viewer {2}created/m);
   const unknown = await cli(['operators', 'disable', 'nobody.here'], '');
-  assert.notEqual(unknown.code, 0);
+  assert.equal(unknown.code, 1, 'README: "not found" exits 1 (found by a review: 2)');
   assert.match(unknown.err, /no operator nobody\.here/);
 });

@@ -76,4 +76,32 @@ test('refunds show, webhooks list and retry, world load', { timeout: 300_000 }, 
   assert.match(loaded.out, /loaded \d+ clients and \d+ booked orders/);
   const rotated = await cli(['clients', 'rotate', 'demo-agency'], fresh);
   assert.equal(rotated.code, 0, rotated.err);
+
+  // world load does what the server does at start (found by a review): at the stored sandbox time, and with the
+  // world's webhooks; a webhook URL refused leaves nothing written
+  const later = { DATA_DIR: path.join(dir, 'later') };
+  assert.equal((await cli(['sandbox', 'clock', 'advance', '10d'], later)).code, 0);
+  const demo = fs.readFileSync('worlds/demo.yaml', 'utf8');
+  const withHook = (url: string) => demo.replace('    secret: demo-agency-secret-2026\n', `    secret: demo-agency-secret-2026\n    webhook: { url: '${url}', secret: whsec_world_hook_secret_1234 }\n`);
+  const hooked = path.join(dir, 'hooked.yaml');
+  fs.writeFileSync(hooked, withHook('ftp://127.0.0.1/hooks'));
+  const refused = await cli(['world', 'load', hooked], later);
+  assert.equal(refused.code, 2, refused.err);
+  assert.match(refused.err, /not loaded, nothing changed: world client demo-agency: webhook/);
+  fs.writeFileSync(hooked, withHook('http://127.0.0.1:9/hooks'));
+  const hookedLoad = await cli(['world', 'load', hooked], later);
+  assert.equal(hookedLoad.code, 0, hookedLoad.err);
+  assert.match(hookedLoad.out, /booked orders, 1 client webhook\(s\)/);
+  const { openStore } = await import('../src/store/store.js');
+  const store = await openStore({ databaseUrl: null, dataDir: later.DATA_DIR });
+  try {
+    const clients = await store.db.selectFrom('clients').select(['client_id', 'webhook_url']).orderBy('client_id').execute();
+    assert.deepEqual(clients.map((x) => [x.client_id, x.webhook_url]), [['demo-agency', 'http://127.0.0.1:9/hooks'], ['other-agency', null]]);
+    // DEMO20's outbound flight is '+3d' in the world file: 3 days after the sandbox time, 13 after the system's
+    const dep = await store.db.selectFrom('order_segments').innerJoin('orders', 'orders.order_no', 'order_segments.order_no').select('order_segments.dep_at').where('orders.airline_pnr', '=', 'DEMO20').where('order_segments.segment_index', '=', 1).executeTakeFirstOrThrow();
+    const days = (new Date(dep.dep_at).getTime() - Date.now()) / 86_400_000;
+    assert.ok(days > 11 && days < 15, `departure ${days.toFixed(1)} days ahead`);
+  } finally {
+    await store.close();
+  }
 });

@@ -28,6 +28,11 @@ async function cli(args: string[], env: Record<string, string> = {}) {
 describe('postbook clients webhook', () => {
   test('set, secret once, rotate, remove; refusals', { timeout: 300_000 }, async () => {
     assert.equal((await cli(['clients', 'add', 'hook-agency', 'Hook', 'Agency'])).code, 0);
+    // an id taken: a plain refusal, not the database's words (found by a review)
+    const taken = await cli(['clients', 'add', 'hook-agency', 'Again']);
+    assert.equal(taken.code, 2);
+    assert.match(taken.err, /client hook-agency exists already/);
+    assert.doesNotMatch(taken.err, /duplicate key|constraint/);
     const help = await cli(['clients', 'webhook', '--help']);
     assert.match(help.out, /Usage: postbook clients webhook \[options\] <id> \[url\]/);
     assert.match(help.out, /--rotate-secret/);

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, OperatorRole } from '../store/schema.js';
 import { ActionRefused } from './actions.js';
-import { changeOperator, createOperator, listOperators, newOperatorPassword, NoLongerAdmin, NotYours, OperatorError, type Operator, type OperatorChange } from './operators.js';
+import { changeOperator, createOperator, listOperators, newOperatorPassword, NoLongerAdmin, NotYours, OperatorError, UnknownOperator, type Operator, type OperatorChange } from './operators.js';
 
 export interface OperatorAdminDeps {
   db: Kysely<Database>;
@@ -62,7 +62,7 @@ async function refusals<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (!(err instanceof OperatorError)) throw err;
     if (err instanceof NotYours) throw new ActionRefused(409, err.message);
-    const status = err instanceof NoLongerAdmin ? 403 : /^no operator /.test(err.message) ? 404 : /^(login|role): /.test(err.message) ? 400 : 409;
+    const status = err instanceof NoLongerAdmin ? 403 : err instanceof UnknownOperator ? 404 : /^(login|role): /.test(err.message) ? 400 : 409;
     throw new ActionRefused(status, err.message.replace(' (see: postbook operators list)', ''));
   }
 }

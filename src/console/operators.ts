@@ -154,7 +154,7 @@ export async function changeOperator(
   return db.transaction().execute(async (trx) => {
     const admins = opts.asAdmin ? await lockEnabledAdmins(trx, actor) : [];
     const row = await trx.selectFrom('operators').select(['operator_id', 'login', 'role', 'disabled', 'password_hash']).where('login', '=', name).forNoKeyUpdate().executeTakeFirst();
-    if (!row) throw new OperatorError(`no operator ${name} (see: postbook operators list)`);
+    if (!row) throw new UnknownOperator(name);
     if (opts.expectPasswordHash !== undefined && row.password_hash !== opts.expectPasswordHash) throw new WrongPassword('the current password is wrong');
     if (opts.asAdmin && row.operator_id === actor.operatorId) throw new NotYours(change.kind);
     const before = { role: row.role, disabled: row.disabled };
@@ -186,6 +186,13 @@ export async function changeOperator(
 
 /** The current password given for a change of one's own was wrong (the console counts it as a failed login). */
 export class WrongPassword extends OperatorError {}
+
+/** No operator of this login (the console answers 404, the command line exits 1). */
+export class UnknownOperator extends OperatorError {
+  constructor(login: string) {
+    super(`no operator ${login} (see: postbook operators list)`);
+  }
+}
 
 /**
  * An operator's own new password (the console's account page): the current one must be given and right, the
