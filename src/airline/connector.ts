@@ -133,7 +133,7 @@ export interface AirlineRefundTerms {
   /** sameDay: a void is possible until 23:59 of the ticket's issue day in `homeTimeZone`. */
   voidWindow: 'sameDay' | 'none';
   homeTimeZone: string;
-  /** Voluntary refunds are accepted until this many days after the first departure (null = no limit). */
+  /** Refunds, voluntary and involuntary (not voids), are accepted until this many days after the first departure (null = no limit; 821). */
   refundDeadlineDaysAfterDeparture: number | null;
   /** Routes (`DEP-ARR` airport pairs) the airline does not refund through this channel (843). */
   routesWithoutRefund: string[];

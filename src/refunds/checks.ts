@@ -37,7 +37,7 @@ const fail = (status: number, msg: string): never => {
   throw new ApiError(status, msg);
 };
 
-/** 810 checks that need no order: reasons, one reason per request, no passenger twice. */
+/** 810 checks that need no order: reasons, one reason per request (a passenger twice needs the order: checkRequest). */
 export function checkShape(items: RefundRequestItem[]): Reason {
   for (const [i, item] of items.entries()) {
     if (!['0', '1', '4'].includes(item.refundReason)) {
@@ -49,12 +49,6 @@ export function checkShape(items: RefundRequestItem[]): Reason {
   }
   const reasons = new Set(items.map((i) => i.refundReason));
   if (reasons.size > 1) fail(S.INVALID, 'invalid request: every passenger of one request needs the same refundReason; send separate requests');
-  const seen = new Set<string>();
-  for (const [i, item] of items.entries()) {
-    const key = `${normalizeName(item.lastName)}/${normalizeName(item.firstName)}`;
-    if (seen.has(key)) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed`);
-    seen.add(key);
-  }
   return items[0]!.refundReason as Reason;
 }
 
@@ -141,10 +135,20 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
     const firstName = normalizeName(item.firstName);
     const sameLast = ctx.passengers.filter((p) => normalizeName(p.lastName) === lastName);
     if (sameLast.length === 0) fail(S.PASSENGER_NOT_FOUND, `refundRequestList[${i}]: passenger not found in this order`);
-    const pax = sameLast.find((p) => normalizeName(p.firstName) === firstName && !used.has(p.paxIndex));
-    if (!pax) fail(S.PASSENGER_INCONSISTENT, `refundRequestList[${i}]: passenger details are inconsistent with the original booking`);
-    used.add(pax!.paxIndex);
-    const paxTickets = ctx.tickets.filter((t) => t.paxIndex === pax!.paxIndex);
+    const sameName = sameLast.filter((p) => normalizeName(p.firstName) === firstName);
+    if (sameName.length === 0) fail(S.PASSENGER_INCONSISTENT, `refundRequestList[${i}]: passenger details are inconsistent with the original booking`);
+    // Passengers of one name (a father and son): each entry names one not named yet, the first without a refund
+    // first — a request names a name as often as it wants that many of them refunded (a review: the second was
+    // refused 810 when both were listed, and 803 alone, as the first was picked again, so never refunded).
+    const unnamed = sameName.filter((p) => !used.has(p.paxIndex));
+    if (unnamed.length === 0) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed`);
+    const pax = unnamed.find((p) => !ctx.tickets.some((t) => t.paxIndex === p.paxIndex && ctx.liveRefunds.has(t.ticketNo))) ?? unnamed[0]!;
+    used.add(pax.paxIndex);
+    // 804 counts the tickets left to refund: one the airline shows refunded, or with a refund of its own, is no
+    // longer the passenger's to list (a review: an open return was refused 804 alone and 817 with the refunded
+    // outbound listed, so never refunded)
+    const paxTickets = ctx.tickets.filter((t) => t.paxIndex === pax.paxIndex);
+    const refundable = paxTickets.filter((t) => !t.coupons.some((c) => c.status === 'REFUND') && !ctx.liveRefunds.has(t.ticketNo));
     if (paxTickets.length === 0) fail(S.TICKET_NOT_FOUND, `refundRequestList[${i}]: no ticket found for this passenger`);
     const requested = new Set<number>();
     for (const [j, seg] of item.segments.entries()) {
@@ -160,10 +164,10 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
         fail(S.INCOMPLETE_ITINERARY, `refundRequestList[${i}]: incomplete itinerary; list every leg and segment of ticket ${t.ticketNo}`);
       }
     }
-    if (covered.length < paxTickets.length) {
-      fail(S.PNR_TOGETHER, `refundRequestList[${i}]: all segments of the same PNR must be submitted together (the passenger holds ${paxTickets.length} tickets)`);
+    if (refundable.some((t) => !covered.includes(t))) {
+      fail(S.PNR_TOGETHER, `refundRequestList[${i}]: all segments of the same PNR must be submitted together (the passenger holds ${refundable.length} tickets to refund)`);
     }
-    picks.push({ pax: pax!, tickets: covered });
+    picks.push({ pax, tickets: covered });
   }
   const tickets = picks.flatMap((p) => p.tickets);
 

@@ -29,6 +29,31 @@ function world(): WorldFile {
     ],
     postTicketingServices: [{ orderNo: 'PT-TWO9', passenger: 'a', category: 'StandardCheckInBaggage', segment: 2, price: 40, currency: 'EUR', baggage: { piece: 1, weight: 23 } }],
   });
+  // two passengers of one name (found by a review: the second could never be refunded)
+  w.bookings.push({
+    ...BOOKED_BY_ALPHA,
+    pnr: 'SAME01',
+    passengers: [
+      { ref: 'a', type: 'ADT', lastName: 'SMITH', firstName: 'JOHN' },
+      { ref: 'b', type: 'ADT', lastName: 'SMITH', firstName: 'JOHN' },
+    ],
+    segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
+    tickets: [
+      { ticketNo: '999-2000000901', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] },
+      { ticketNo: '999-2000000902', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] },
+    ],
+  });
+  // an outbound ticket the airline refunded already, the return still open (found by a review: 804 alone, 817 with both)
+  w.bookings.push({
+    ...BOOKED_BY_ALPHA,
+    pnr: 'HALF01',
+    passengers: [{ ref: 'a', type: 'ADT', lastName: 'HALF', firstName: 'HANNA' }],
+    segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
+    tickets: [
+      { ticketNo: '999-2000000931', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, segments: [1], coupons: ['REFUND'] },
+      { ticketNo: '999-2000000932', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, segments: [2], coupons: ['OPEN_FOR_USE'] },
+    ],
+  });
   return w;
 }
 
@@ -66,5 +91,39 @@ describe('refunds of a passenger with two tickets and extras', () => {
         ['9992000000922', 24_000],
       ],
     );
+  });
+
+  const orderOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const person = (lastName: string, firstName: string, segments: string[], refundReason = '1') => ({ lastName, firstName, refundReason, segments: segments.map((s) => refundSegment(t.world, s)) });
+  const ticketsOf = (body: Record<string, unknown>) => (body.refundTickets as Array<{ ticketNo: string }>).map((x) => x.ticketNo);
+
+  test('spec 7.1: two passengers of one name are each refunded — named twice in one request, or one request each; a third time 803', async () => {
+    const same = await orderOf('SAME01');
+    const smith = () => person('SMITH', 'JOHN', ['out', 'ret']);
+    const both = await call(t.app, '/refundQuotation.do', { orderNo: same, refundRequestList: [smith(), smith()] });
+    assert.equal(both.body.status, 0, String(both.body.msg));
+    assert.deepEqual(ticketsOf(both.body).sort(), ['9992000000901', '9992000000902']);
+    const first = await call(t.app, '/refund.do', { orderNo: same, refundRequestList: [smith()] });
+    assert.equal(first.body.status, 0, String(first.body.msg));
+    const second = await call(t.app, '/refund.do', { orderNo: same, refundRequestList: [smith()] });
+    assert.equal(second.body.status, 0, `the other SMITH/JOHN: ${String(second.body.msg)}`);
+    assert.deepEqual([...ticketsOf(first.body), ...ticketsOf(second.body)].sort(), ['9992000000901', '9992000000902']);
+    const third = await call(t.app, '/refundQuotation.do', { orderNo: same, refundRequestList: [smith()] });
+    assert.equal(third.body.status, 803, String(third.body.msg));
+    // a name listed more often than the booking holds it: 810
+    const twice = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [person('DOUBLE', 'DORA', ['out', 'ret']), person('DOUBLE', 'DORA', ['out', 'ret'])] });
+    assert.equal(twice.body.status, 810, String(twice.body.msg));
+    assert.match(String(twice.body.msg), /refundRequestList\[1\] names a passenger already listed/);
+  });
+
+  test('spec 7.1 804: a ticket the airline shows refunded is not counted; the open one is refunded alone (817 with both)', async () => {
+    const half = await orderOf('HALF01');
+    for (const reason of ['0', '1']) {
+      const alone = await call(t.app, '/refundQuotation.do', { orderNo: half, refundRequestList: [person('HALF', 'HANNA', ['ret'], reason)] });
+      assert.equal(alone.body.status, 0, `reason ${reason}: ${String(alone.body.msg)}`);
+      assert.deepEqual(ticketsOf(alone.body), ['9992000000932']);
+      const withRefunded = await call(t.app, '/refundQuotation.do', { orderNo: half, refundRequestList: [person('HALF', 'HANNA', ['out', 'ret'], reason)] });
+      assert.equal(withRefunded.body.status, 817, String(withRefunded.body.msg));
+    }
   });
 });

@@ -155,7 +155,7 @@ const Airline = Type.Object(
     ),
     refundRules: Type.Array(RefundRule, { description: 'refund rules, spec 2.8; list order breaks ties' }),
     refundDeadlineDaysAfterDeparture: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 3650, description: 'voluntary refunds are accepted until this many days after the first departure; absent = no limit' }),
+      Type.Integer({ minimum: 0, maximum: 3650, description: 'refunds, voluntary and involuntary (not voids), are accepted until this many days after the first departure (past it 821); absent = no limit' }),
     ),
     routesWithoutRefund: Type.Optional(
       Type.Array(Type.String({ pattern: '^[A-Z]{3}-[A-Z]{3}$', description: 'a route as "DEP-ARR" airport codes, e.g. "CDG-LHR"' }), {
