@@ -45,6 +45,20 @@ function offersWorld(): WorldFile {
     },
     { code: 'XW', name: 'Slow Air', confirmationDays: 2, refundDays: 7, fastConfirmation: false, behaviour: { latencyMs: 400 }, refundRules: [] },
     { code: 'XE', name: 'Error Air', confirmationDays: 2, refundDays: 7, fastConfirmation: false, behaviour: { failure: 'error' }, refundRules: [] },
+    // a wide rule and a narrower one inside it (a review: the wide one was left out); slow, three fare families
+    {
+      code: 'XP',
+      name: 'Penalty Air',
+      confirmationDays: 2,
+      refundDays: 7,
+      fastConfirmation: false,
+      behaviour: { latencyMs: 300 },
+      refundRules: [
+        { ruleType: '1', endMinute: 0, penaltyAmount: 'EUR 30.00', fareRefundable: true, taxRefundable: true },
+        { ruleType: '1', startMinute: 1440, endMinute: 0, penaltyAmount: 'EUR 80.00', fareRefundable: true, taxRefundable: true },
+      ],
+      fareFamilyTerms: [{ name: 'BASIC' }, { name: 'PLUS', fareFactor: 1.2 }, { name: 'TOP', fareFactor: 1.5 }],
+    },
   );
   const eur = { currency: 'EUR', adult: { fare: 200, tax: 40 }, infant: { fare: 20, tax: 5 } };
   w.flights.push(
@@ -53,6 +67,7 @@ function offersWorld(): WorldFile {
     { id: 'xf-none', carrier: 'XF', flightNumber: 'XF9', from: 'CDG', to: 'JFK', departure: '+6d 09:00', arrival: '+6d 11:00', aircraft: '320', fareFamilies: [], fares: eur },
     { id: 'xw', carrier: 'XW', flightNumber: 'XW1', from: 'CDG', to: 'JFK', departure: '+6d 09:00', arrival: '+6d 11:00', aircraft: '320' },
     { id: 'xe', carrier: 'XE', flightNumber: 'XE1', from: 'CDG', to: 'JFK', departure: '+6d 09:00', arrival: '+6d 11:00', aircraft: '320' },
+    { id: 'xp', carrier: 'XP', flightNumber: 'XP1', from: 'SGN', to: 'CDG', departure: '+6d 09:00', arrival: '+6d 18:00', aircraft: '320', fareFamilies: ['BASIC', 'PLUS', 'TOP'], fares: eur },
   );
   return w;
 }
@@ -208,6 +223,24 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
     assert.equal(flex.paxFares[0]!.price.baseAmount, 600);
     assert.ok(flex.penalties.every((p) => p.journeyRefIDs.join() === 'oj,ij'));
     assert.deepEqual(flex.services.find((s) => s.type === 'Seat')!.segmentRefIDs, ['os-1', 'is-2']);
+  });
+
+  test('plan §3.3: a wide rule is listed beside a narrower one inside its window (found by a review: it was left out)', async () => {
+    const [basic] = await offers({ adults: 1, outboundSegments: [seg('xp')] });
+    const windows = basic!.offer.penalties.filter((p) => p.rule.paxTypes.includes('ADT')).map((p) => [p.rule.effectiveMinutes, p.rule.expirationMinutes, p.rule.fixedAmount, p.amount]);
+    assert.deepEqual(windows, [
+      [525600, 0, 30, 30],
+      [1440, 0, 80, 80],
+    ]);
+  });
+
+  test('maxResponseTime is the whole request\'s budget, not each airline call\'s: the families it leaves no time for are not offered (found by a review)', async () => {
+    // 300 ms an airline call: the lowest, then a family at 600 ms; the third would end at 900 ms, past the 800 ms budget
+    const res = await call(t.app, '/getOffers.do', { adults: 1, maxResponseTime: 800, outboundSegments: [seg('xp')] });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    const n = (res.body.data as unknown[]).length;
+    assert.ok(n >= 1 && n < 3, `${n} offers`);
+    assert.equal((await offers({ adults: 1, outboundSegments: [seg('xp')] })).length, 3, 'all three within the default budget');
   });
 
   test('plan §3.3: statuses 100, 101, 102, 112, 116 (C29: 116 is "airline error" here)', async () => {

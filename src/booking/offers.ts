@@ -73,6 +73,24 @@ function moneyOf(text: string | null | undefined): Money | null {
 }
 
 /**
+ * Moments (minutes before departure) inside a rule's window (endMinute, startMinute] at which the engine may pick
+ * it: its bounds (an open one a year away) and every other rule's bound inside it — a wide rule that a narrower one
+ * wins at one moment is still the rule elsewhere in its window (a review: "any time before departure" tested only a
+ * minute before, where "the last day" won, was left out).
+ */
+function windowMoments(rule: RefundRule, rules: readonly RefundRule[]): number[] {
+  const start = rule.startMinute ?? null;
+  const end = rule.endMinute ?? null;
+  const inside = (m: number) => (start === null || m <= start) && (end === null || m > end);
+  const bounds = [start ?? (end ?? 0) + OPEN_MINUTES, end !== null ? end + 1 : (start ?? 0) - OPEN_MINUTES, 0];
+  for (const r of rules) {
+    if (r.startMinute != null) bounds.push(r.startMinute, r.startMinute + 1);
+    if (r.endMinute != null) bounds.push(r.endMinute, r.endMinute + 1);
+  }
+  return [...new Set(bounds.filter(inside))];
+}
+
+/**
  * The airline's voluntary refund rules as penalties: per rule, the passenger types it is the rule for (the one
  * the refund engine picks at a moment inside its window, as refundQuotation.do would), grouped by what a refund
  * under it keeps back from one ticket (fare + tax - the refund). Rules apply to the whole ticket: every journey.
@@ -88,11 +106,10 @@ function penaltiesOf(it: ChainItinerary, rules: readonly RefundRule[], rates: No
     const start = rule.startMinute ?? null;
     const end = rule.endMinute ?? null;
     if (start !== null && end !== null && end >= start) continue;
-    // A moment inside the window (endMinute, startMinute]: its start, else just after its end, else departure.
-    const m = start ?? (end !== null ? end + 1 : 0);
     const kept = new Map<number, PassengerType[]>();
     for (const paxType of PAX_TYPES) {
-      const q = quoteTicket({
+      const q = windowMoments(rule, rules)
+        .map((m) => quoteTicket({
         ticket: {
           ticketNo: 'offer',
           carrier: it.carrier,
@@ -108,8 +125,9 @@ function penaltiesOf(it: ChainItinerary, rules: readonly RefundRule[], rates: No
         reason: '1',
         now: new Date(departure - m * 60_000),
         rates,
-      });
-      if (q.quoteType !== 'AccurateQuote' || q.appliedRule?.rule !== rule) continue;
+      }))
+        .find((x) => x.quoteType === 'AccurateQuote' && x.appliedRule?.rule === rule);
+      if (!q) continue;
       const keptMinor = fare[paxType].fareMinor + fare[paxType].taxMinor - q.ticketRefundMinor;
       kept.set(keptMinor, [...(kept.get(keptMinor) ?? []), paxType]);
     }
@@ -204,7 +222,10 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
   const { pax, flights, carrier, cabinClass, currency, budget } = readRequest(req);
   const b = bookingOf(deps.airlines, carrier, S.OFFERS_AIRLINE);
   const statuses = { timeout: S.OFFERS_TIMEOUT, other: S.OFFERS_AIRLINE };
-  const lowest = await airline(() => b.price(carrier, flights, cabinClass, callOpts(budget)), statuses);
+  // One budget for the request's airline calls, not one each (a review: three fare families at 1 s each answered
+  // after 3 s of a 1.5 s maxResponseTime, and a slow airline could take the families' count times 15 s)
+  const opts = callOpts(budget);
+  const lowest = await airline(() => b.price(carrier, flights, cabinClass, opts), statuses);
   if (!lowest) throw new ApiError(S.OFFERS_AIRLINE, 'the airline sells no such flight (carrier, flight number, airports and departure date)');
   if (currency !== null && lowest.price.currency !== currency) {
     throw new ApiError(S.OFFERS_ILLEGAL, `currency ${currency} is not supported for these flights (the airline sells in ${lowest.price.currency})`);
@@ -214,7 +235,15 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
   const lowestIn = (family: string) => lowest.segments.every((s) => s.fareFamily === family);
   const priced: PricedItinerary[] = [lowest];
   for (const family of (lowest.fareFamilies ?? []).filter((f) => !lowestIn(f))) {
-    const p = await airline(() => b.price(carrier, flights.map((f) => Object.assign({}, f, { fareFamily: family })), cabinClass, callOpts(budget)), statuses);
+    // The families the budget left no time for are not offered: the lowest and those priced are answered.
+    if (opts.signal.aborted) break;
+    let p: PricedItinerary | null;
+    try {
+      p = await airline(() => b.price(carrier, flights.map((f) => Object.assign({}, f, { fareFamily: family })), cabinClass, opts), statuses);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === S.OFFERS_TIMEOUT) break;
+      throw err;
+    }
     if (p && p.segments.every((s) => s.fareFamily === family)) priced.push(p);
   }
 

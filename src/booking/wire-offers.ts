@@ -149,7 +149,7 @@ export const GetOffersResponse = Type.Object({
 
 export const GetLuggageRequest = Type.Object({
   ...OfferIdSpellings,
-  maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms (default 5000)' })),
+  maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms of the airline call (default and longest 15000)' })),
 });
 export type GetLuggageRequest = Static<typeof GetLuggageRequest>;
 

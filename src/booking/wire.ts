@@ -162,7 +162,7 @@ export const VerifyRequest = Type.Object({
   routingIdentifier: OptStr({ maxLength: 120, description: 'from search.do (or a routing of an earlier verify.do)' }),
   outboundSegments: Nullable(Type.Array(VerifySegment, { maxItems: 8, description: 'verify by flights instead of a routingIdentifier' })),
   inboundSegments: Nullable(Type.Array(VerifySegment, { maxItems: 8 })),
-  maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms (default 5000)' })),
+  maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms of the airline call (default and longest 15000)' })),
   requestSource: OptStr(),
   adultNum: Nullable(IntOrText('segment path only (postbook extension): adults, default 1')),
   childNum: Nullable(IntOrText('segment path only: children, default 0')),
