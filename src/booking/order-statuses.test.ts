@@ -337,7 +337,7 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
   });
 });
 
-test('a flight that has departed is not sold: verify.do 207, order.do of a session verified before it left 302 (found by a review: both answered 0 and pay.do ticketed it)', async () => {
+test('a flight that has departed is not sold: verify.do 207, order.do of a session verified before it left 301 (found by a review: both answered 0 and pay.do ticketed it)', async () => {
   const w = bookingWorld();
   w.flights.push(
     { id: 'bk-soon', carrier: 'XS', flightNumber: 'XS791', from: 'HND', to: 'SGN', departure: '+90m', arrival: '+6h', aircraft: '321' },
@@ -348,9 +348,9 @@ test('a flight that has departed is not sold: verify.do 207, order.do of a sessi
     const gone = await call(t.app, '/verify.do', { adultNum: 1, outboundSegments: [verifySeg(t, 'bk-gone')] });
     assert.equal(gone.body.status, 207, String(gone.body.msg));
     const s = await verifyFlights(t, ['bk-soon']);
-    t.clock.advance(100 * 60_000); // the flight leaves; the session (2 h) lives on
+    t.clock.advance(100 * 60_000); // the flight leaves, and the session with it (decision 0021: 302 before sessions ended at departure)
     const o = await call(t.app, '/order.do', { sessionId: s.sessionId, contact, passengers: [passenger(lastA, firstA)] });
-    assert.equal(o.body.status, 302, String(o.body.msg));
+    assert.equal(o.body.status, 301, String(o.body.msg));
     assert.equal((await call(t.app, '/verify.do', { adultNum: 1, outboundSegments: [verifySeg(t, 'bk-soon')] })).body.status, 207);
   } finally {
     await t.close();
