@@ -310,6 +310,8 @@ export interface PricedItinerary {
   ancillarySupported: boolean;
   /** Fare families sold on every flight of the itinerary, lowest price first (absent: only the one priced). */
   fareFamilies?: string[];
+  /** False: the airline carries no infants (its infant price means nothing; a booking with one is refused). Absent: true. */
+  infantsAllowed?: boolean;
 }
 
 /** What one fare family of an airline includes, as the airline publishes it. */
@@ -332,7 +334,18 @@ export interface SearchQuery {
   cabinClass: number;
   /** One itinerary per fare family sold on all its flights, instead of the lowest only. */
   allFareFamilies?: boolean;
+  /** Only these carriers (absent or empty: any): the airline is asked what the caller asks (search.do `airlines`). */
+  carriers?: string[];
+  /**
+   * Only journeys of exactly these flights, per direction (search.do `fromFlightNumbers`/`retFlightNumbers`): each
+   * a list of full flight numbers in flying order, upper case. Absent: any.
+   */
+  outFlights?: string[][];
+  retFlights?: string[][];
 }
+
+/** A journey's flight numbers as SearchQuery's outFlights/retFlights name them ("XS101,XS205"). */
+export const journeyKey = (flightNumbers: readonly string[]) => flightNumbers.map((n) => n.trim().toUpperCase()).join(',');
 
 /** Shortest and longest change of flights in a one-stop connection (docs/decisions/0021). */
 export const CONNECTION_MINUTES = { min: 60, max: 720 } as const;
@@ -414,7 +427,10 @@ export type BookingAnswer =
 
 /** The airline's side of the booking chain. Optional: a connector without it serves post-booking only. */
 export interface BookingConnector {
-  /** Itineraries (non-stop and one-stop connections of one carrier), each priced in the airline's currency. */
+  /**
+   * Itineraries (non-stop and one-stop connections of one carrier), each priced in the airline's currency, of the
+   * query's carriers and flights only (a connector may answer at most so many: it cuts after filtering).
+   */
   search(carrier: string | null, q: SearchQuery, opts: CallOptions): Promise<PricedItinerary[]>;
   /** The airports a city or airport code stands for in this airline's view, or null when it does not know the code. */
   airportsOf(code: string): string[] | null;

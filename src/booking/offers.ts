@@ -56,10 +56,13 @@ function journeyOf(it: ChainItinerary, direction: 'out' | 'ret') {
   };
 }
 
+/** The passenger types the airline sells the itinerary to: no INF when it carries no infants ("a missing type = not sold"). */
+const paxTypesOf = (it: ChainItinerary): PassengerType[] => (it.infantsAllowed === false ? PAX_TYPES.filter((t) => t !== 'INF') : PAX_TYPES);
+
 function paxFaresOf(it: ChainItinerary) {
   const c = it.price.currency;
   const fare = { ADT: it.price.adult, CHD: it.price.child, INF: it.price.infant };
-  return PAX_TYPES.map((paxType) => ({ paxType, price: { baseAmount: toAmount(fare[paxType].fareMinor, c), taxes: toAmount(fare[paxType].taxMinor, c), currency: c } }));
+  return paxTypesOf(it).map((paxType) => ({ paxType, price: { baseAmount: toAmount(fare[paxType].fareMinor, c), taxes: toAmount(fare[paxType].taxMinor, c), currency: c } }));
 }
 
 /** A rule's "EUR 50.00"; null when absent or not money text (the engine's own reading then decides the amounts). */
@@ -107,7 +110,7 @@ function penaltiesOf(it: ChainItinerary, rules: readonly RefundRule[], rates: No
     const end = rule.endMinute ?? null;
     if (start !== null && end !== null && end >= start) continue;
     const kept = new Map<number, PassengerType[]>();
-    for (const paxType of PAX_TYPES) {
+    for (const paxType of paxTypesOf(it)) {
       const q = windowMoments(rule, rules)
         .map((m) => quoteTicket({
         ticket: {
@@ -230,6 +233,7 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
   if (currency !== null && lowest.price.currency !== currency) {
     throw new ApiError(S.OFFERS_ILLEGAL, `currency ${currency} is not supported for these flights (the airline sells in ${lowest.price.currency})`);
   }
+  if (pax.infants > 0 && lowest.infantsAllowed === false) throw new ApiError(S.OFFERS_ILLEGAL, `airline ${carrier} carries no infants`);
   if (lowest.seatsLeft < pax.adults + pax.children) throw new ApiError(S.OFFERS_AIRLINE, `the airline has ${lowest.seatsLeft} seat(s) left for ${pax.adults + pax.children} passenger(s)`);
   // One offer per fare family the flights sell (the lowest first), as search.do includeMultipleFareFamily.
   const lowestIn = (family: string) => lowest.segments.every((s) => s.fareFamily === family);

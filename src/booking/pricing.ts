@@ -1,7 +1,7 @@
 // search.do and verify.do: the airline prices an itinerary; postbook keeps it as a routingIdentifier or a
 // sessionId for the later steps (getOffers.do, the third pricing call, is offers.ts).
 import { DateTime } from 'luxon';
-import type { BookingConnector, FlightRef, PricedItinerary } from '../airline/connector.js';
+import { journeyKey, type BookingConnector, type FlightRef, type PricedItinerary, type SearchQuery } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
@@ -72,7 +72,6 @@ function placeOf(connectors: BookingConnector[], side: 'from' | 'to', cityField:
   return airports;
 }
 
-const flightKey = (numbers: string[]) => numbers.map((n) => n.trim().toUpperCase()).join(',');
 
 export async function search(deps: BookingDeps, clientId: string, req: SearchRequest) {
   const tripType = String(req.tripType).trim();
@@ -99,19 +98,37 @@ export async function search(deps: BookingDeps, clientId: string, req: SearchReq
   const depAirports = placeOf(connectors, 'from', given(req.fromCity), given(req.fromAirport));
   const arrAirports = placeOf(connectors, 'to', given(req.toCity), given(req.toAirport));
 
-  const q = { depAirports, arrAirports, depDate, retDate, cabinClass, allFareFamilies: req.includeMultipleFareFamily === true };
+  const flightsOf = (list: string[] | null | undefined) => (list?.length ? list.map((n) => n.split(',').map((x) => x.trim().toUpperCase())) : undefined);
+  const [outFlights, retFlights] = [flightsOf(req.fromFlightNumbers), flightsOf(req.retFlightNumbers)];
+  // The airline is asked for the caller's carriers and flights, not for everything (a review: its cut to its first
+  // answers came before our filters, and a failing carrier the caller did not ask for failed the search)
+  const q: SearchQuery = {
+    depAirports,
+    arrAirports,
+    depDate,
+    retDate,
+    cabinClass,
+    allFareFamilies: req.includeMultipleFareFamily === true,
+    ...(carriers.length > 0 ? { carriers } : {}),
+    ...(outFlights ? { outFlights } : {}),
+    ...(retFlights ? { retFlights } : {}),
+  };
   const found: PricedItinerary[] = [];
-  for (const b of connectors) found.push(...(await airline(() => b.search(null, q, callOpts()), { timeout: S.SEARCH_TIMEOUT, other: S.SEARCH_AIRLINE_INACTIVE })));
+  // Only the airlines of the caller's carriers are asked (one connector may serve several)
+  const asked = carriers.length > 0 ? connectors.filter((b) => carriers.some((c) => deps.airlines.forCarrier(c)?.booking === b)) : connectors;
+  for (const b of asked) found.push(...(await airline(() => b.search(null, q, callOpts()), { timeout: S.SEARCH_TIMEOUT, other: S.SEARCH_AIRLINE_INACTIVE })));
 
-  const outWanted = req.fromFlightNumbers?.length ? new Set(req.fromFlightNumbers.map((n) => flightKey(n.split(',')))) : null;
-  const retWanted = req.retFlightNumbers?.length ? new Set(req.retFlightNumbers.map((n) => flightKey(n.split(',')))) : null;
-  const numbersOf = (p: PricedItinerary, d: 'out' | 'ret') => flightKey(p.segments.filter((s) => s.direction === d).map((s) => s.flightNumber));
+  // Checked again here: a connector need not filter (the interface asks it to)
+  const outWanted = outFlights ? new Set(outFlights.map(journeyKey)) : null;
+  const retWanted = retFlights ? new Set(retFlights.map(journeyKey)) : null;
+  const numbersOf = (p: PricedItinerary, d: 'out' | 'ret') => journeyKey(p.segments.filter((s) => s.direction === d).map((s) => s.flightNumber));
   const flying = found.filter(
     (p) =>
       (carriers.length === 0 || carriers.includes(p.carrier)) &&
       (!outWanted || outWanted.has(numbersOf(p, 'out'))) &&
       (!retWanted || retWanted.has(numbersOf(p, 'ret'))) &&
-      p.seatsLeft >= pax.adults + pax.children,
+      p.seatsLeft >= pax.adults + pax.children &&
+      (pax.infants === 0 || p.infantsAllowed !== false),
   );
   if (flying.length === 0) throw new ApiError(S.SEARCH_NO_FLIGHTS, 'no flights for this search');
   // The settlement currency is the airline's sale currency (decision 0021): a routing in another one is not offered.
@@ -238,6 +255,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
   } else {
     throw new ApiError(S.VERIFY_ILLEGAL, 'send routingIdentifier, or outboundSegments');
   }
+  if (pax.infants > 0 && it.infantsAllowed === false) throw new ApiError(S.VERIFY_FLIGHT_UNAVAILABLE, `airline ${it.carrier} carries no infants`);
   if (it.seatsLeft < pax.adults + pax.children) throw new ApiError(S.VERIFY_FLIGHT_UNAVAILABLE, `the flight is sold out for ${pax.adults + pax.children} passenger(s): ${it.seatsLeft} seat(s) left`);
   const session = await deps.sessions.create({ kind: 'verify', clientId, itinerary: it, pax, now });
   // A fresh routingIdentifier for the re-priced routing (verify.do may be called with it again).

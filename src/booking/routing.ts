@@ -62,7 +62,9 @@ export function fullRoutingOf(
   const amount = (minor: number) => toAmount(minor, c);
   const [adultPrice, adultTax] = [amount(it.price.adult.fareMinor), amount(it.price.adult.taxMinor)];
   const [childPrice, childTax] = [amount(it.price.child.fareMinor), amount(it.price.child.taxMinor)];
-  const [infantPrice, infantTax] = [amount(it.price.infant.fareMinor), amount(it.price.infant.taxMinor)];
+  // An airline that carries no infants: infantAllowed false and no infant price (the original's meaning of false)
+  const infants = it.infantsAllowed !== false;
+  const [infantPrice, infantTax] = infants ? [amount(it.price.infant.fareMinor), amount(it.price.infant.taxMinor)] : [0, 0];
   const fee = amount(it.price.feeMinor);
   const segments = (direction: 'out' | 'ret') => it.segments.filter((s) => s.direction === direction).map((s) => routingSegmentOf(s, it.seatsLeft));
   return {
@@ -79,7 +81,7 @@ export function fullRoutingOf(
     infantPrice,
     infantTax,
     infantDetails: details(infantPrice, infantTax),
-    infantAllowed: true,
+    infantAllowed: infants,
     childMandatorySeatingFee: null,
     transactionFeePerPax: it.price.feeMode === 'PER_PAX' ? fee : 0,
     transactionFee: fee,

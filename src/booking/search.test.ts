@@ -13,6 +13,7 @@ function citiesWorld(): WorldFile {
   const w = testWorld();
   w.airlines.push(
     { code: 'XE', name: 'Error Air', confirmationDays: 2, refundDays: 7, fastConfirmation: false, behaviour: { failure: 'error' }, refundRules: [] },
+    { code: 'XI', name: 'No Infants Air', confirmationDays: 2, refundDays: 7, fastConfirmation: false, infantsAllowed: false, refundRules: [] },
   );
   w.airports.push(
     { code: 'CGK', name: 'Soekarno-Hatta', timeZone: 'Asia/Jakarta' },
@@ -35,7 +36,11 @@ function citiesWorld(): WorldFile {
     { id: 'few-seats', carrier: 'XS', flightNumber: 'XS791', from: 'CGK', to: 'DPS', departure: '+6d 07:00', arrival: '+6d 10:00', aircraft: '320', seatsForSale: 2, fares: usd(150) },
     { id: 'families', carrier: 'XS', flightNumber: 'XS795', from: 'HLP', to: 'DPS', departure: '+6d 08:00', arrival: '+6d 11:00', aircraft: '320', fareFamilies: ['LIGHT', 'FLEX'], fares: usd(120) },
     { id: 'error-air', carrier: 'XE', flightNumber: 'XE1', from: 'SUB', to: 'HLP', departure: '+6d 08:00', arrival: '+6d 09:30', aircraft: '320' },
+    { id: 'no-infants', carrier: 'XI', flightNumber: 'XI5', from: 'DPS', to: 'CGK', departure: '+5d 09:00', arrival: '+5d 11:00', aircraft: '320', fares: usd(70) },
   );
+  // 8 × 7 return combinations SUB–HLP, more than the sandbox answers (50), beside the failing XE1
+  for (let i = 0; i < 8; i++) w.flights.push({ id: `sub-hlp-${i}`, carrier: 'XS', flightNumber: `XS80${i}`, from: 'SUB', to: 'HLP', departure: `+6d ${String(10 + i).padStart(2, '0')}:00`, arrival: `+6d ${String(11 + i).padStart(2, '0')}:30`, aircraft: '320', fares: usd(50) });
+  for (let i = 0; i < 7; i++) w.flights.push({ id: `hlp-sub-${i}`, carrier: 'XS', flightNumber: `XS90${i}`, from: 'HLP', to: 'SUB', departure: `+9d ${String(10 + i).padStart(2, '0')}:00`, arrival: `+9d ${String(11 + i).padStart(2, '0')}:30`, aircraft: '320', fares: usd(50) });
   return w;
 }
 
@@ -143,6 +148,34 @@ describe('search.do and verify.do (original shapes)', () => {
     assert.equal(eur.body.status, 124);
     assert.equal((await search({ fromCity: 'CGK', toCity: 'SUB', currency: 'usd' })).body.status, 0);
     assert.equal((await search({ fromCity: 'CGK', toCity: 'SUB', airlines: ['XT'] })).body.status, 114);
+  });
+
+  test('plan §3.1: the airline is asked for the caller\'s carriers and flights (found by a review: its first 50 answers were filtered, and a carrier not asked for failed the search)', async () => {
+    const trip = { tripType: '2', fromCity: 'SUB', toCity: 'HLP', fromDate: date('sub-hlp-0'), retDate: date('hlp-sub-0') };
+    const named = await search({ ...trip, airlines: ['XS'], fromFlightNumbers: ['XS807'], retFlightNumbers: ['xs906'] });
+    assert.equal(named.body.status, 0, String(named.body.msg));
+    assert.deepEqual(routingsOf(named).map((r) => [r.fromSegments[0]!.flightNumber, r.retSegments[0]!.flightNumber]), [['XS807', 'XS906']]);
+    const oneWay = await search({ fromCity: 'SUB', toCity: 'HLP', fromDate: date('sub-hlp-0'), airlines: ['XS'] });
+    assert.equal(oneWay.body.status, 0, `XE's failure is not XS's: ${String(oneWay.body.msg)}`);
+    assert.equal(routingsOf(oneWay).length, 8);
+    assert.equal((await search({ fromCity: 'SUB', toCity: 'HLP', fromDate: date('sub-hlp-0') })).body.status, 113, 'asked for every carrier, XE fails the search');
+  });
+
+  test('plan §2.1: an airline that carries no infants: infantAllowed false with no infant price, and not offered to a search with infants', async () => {
+    const res = await search({ fromCity: 'DPS', toCity: 'CGK', fromDate: date('no-infants') });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    const r = (res.body.routings as Array<Record<string, unknown>>)[0]!;
+    assert.deepEqual([r.infantAllowed, r.infantPrice, r.infantTax], [false, 0, 0]);
+    assert.equal((await search({ fromCity: 'DPS', toCity: 'CGK', fromDate: date('no-infants'), infantNum: 1 })).body.status, 114);
+    const seg = { carrier: 'XI', flightNumber: '5', departureAirport: 'DPS', arrivalAirport: 'CGK', departureDate: date('no-infants') };
+    const verify = await call(t.app, '/verify.do', { adultNum: 1, infantNum: 1, outboundSegments: [seg] });
+    assert.equal(verify.body.status, 207, String(verify.body.msg));
+    assert.match(String(verify.body.msg), /carries no infants/);
+    const offers = await call(t.app, '/getOffers.do', { adults: 1, outboundSegments: [seg] });
+    assert.equal(offers.body.status, 0, String(offers.body.msg));
+    const fares = (offers.body.data as Array<{ offer: { paxFares: Array<{ paxType: string }> } }>)[0]!.offer.paxFares.map((f) => f.paxType);
+    assert.deepEqual(fares, ['ADT', 'CHD'], 'a missing type is not sold');
+    assert.equal((await call(t.app, '/getOffers.do', { adults: 1, infants: 1, outboundSegments: [seg] })).body.status, 102);
   });
 
   test('plan §3.1: repeatDays flights are found on each day', async () => {

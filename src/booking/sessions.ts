@@ -63,6 +63,8 @@ export interface ChainItinerary {
    * more (absent in sessions stored before 2026-12-02, which keep their own expiry).
    */
   departsAt?: string;
+  /** False: the airline carries no infants (PricedItinerary.infantsAllowed); absent: it does. */
+  infantsAllowed?: false;
 }
 
 /** The sessions a re-priced session's itinerary came from, the first one first (none for a verified one). */
@@ -119,6 +121,7 @@ export function itineraryOf(p: PricedItinerary, cabinClass: number): ChainItiner
     seatsLeft: p.seatsLeft,
     ancillarySupported: p.ancillarySupported,
     ...(Number.isFinite(firstDeparture) ? { departsAt: new Date(firstDeparture).toISOString() } : {}),
+    ...(p.infantsAllowed === false ? { infantsAllowed: false as const } : {}),
   };
 }
 

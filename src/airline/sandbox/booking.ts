@@ -22,6 +22,7 @@ import {
   type PricedItinerary,
   type RepricedSeat,
   type SearchQuery,
+  journeyKey,
   type SeatMapAnswer,
   type SeatMapCabin,
   type SeatOutcome,
@@ -99,11 +100,17 @@ export class SandboxBookingApi implements BookingConnector {
 
   async search(carrier: string | null, q: SearchQuery, opts: CallOptions): Promise<PricedItinerary[]> {
     const now = this.clock.now();
+    const carriers = q.carriers?.length ? new Set(q.carriers) : null;
     const bookable = [...this.world.flights.values()].filter(
-      (f) => (carrier === null || f.carrier === carrier) && f.status !== 'cancelled' && f.current.dep.toJSDate() > now,
+      (f) => (carrier === null || f.carrier === carrier) && (carriers === null || carriers.has(f.carrier)) && f.status !== 'cancelled' && f.current.dep.toJSDate() > now,
     );
-    const outs = this.journeys(bookable, new Set(q.depAirports), new Set(q.arrAirports), q.depDate);
-    const rets = q.retDate ? this.journeys(bookable, new Set(q.arrAirports), new Set(q.depAirports), q.retDate) : [];
+    // The caller's flights before the cut to 50 combinations below (a review: a search naming two flights of 56
+    // combinations found none)
+    const wanted = (list: string[][] | undefined) => (list?.length ? new Set(list.map(journeyKey)) : null);
+    const [outWanted, retWanted] = [wanted(q.outFlights), wanted(q.retFlights)];
+    const only = (js: ResolvedFlight[][], keys: Set<string> | null) => (keys === null ? js : js.filter((j) => keys.has(journeyKey(j.map((f) => f.flightNumber)))));
+    const outs = only(this.journeys(bookable, new Set(q.depAirports), new Set(q.arrAirports), q.depDate), outWanted);
+    const rets = q.retDate ? only(this.journeys(bookable, new Set(q.arrAirports), new Set(q.depAirports), q.retDate), retWanted) : [];
     const combos: Array<{ flights: ResolvedFlight[]; directions: Array<'out' | 'ret'> }> = q.retDate
       ? outs.flatMap((o) =>
           rets
@@ -221,6 +228,7 @@ export class SandboxBookingApi implements BookingConnector {
       seatsLeft: Math.min(...flights.map((f) => f.source.seatsForSale ?? DEFAULT_SEATS_FOR_SALE)),
       ancillarySupported: airline.supports?.seatSelection !== false,
       fareFamilies: common,
+      ...(airline.infantsAllowed === false ? { infantsAllowed: false } : {}),
     };
   }
 
