@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js';
 import { parseMoney, toAmount, type Money } from '../money/money.js';
 import { quoteTicket, type PassengerType, type RefundRule } from '../refunds/engine/index.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
-import { bookingRequirementOf, CODE, countOf, given, paxCountsOf, segmentRefsOf, termsOf } from './pricing.js';
+import { bookingRequirementOf, CODE, countOf, given, journeyProblem, paxCountsOf, segmentRefsOf, termsOf } from './pricing.js';
 import { PAYMENT_METHODS, type TermsOf } from './routing.js';
 import { airlineSegmentsOf, itineraryOf, wireTime, type ChainItinerary, type ChainSegment, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
@@ -230,6 +230,8 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
   const opts = callOpts(budget);
   const lowest = await airline(() => b.price(carrier, flights, cabinClass, opts), statuses);
   if (!lowest) throw new ApiError(S.OFFERS_AIRLINE, 'the airline sells no such flight (carrier, flight number, airports and departure date)');
+  const problem = journeyProblem(lowest.segments);
+  if (problem) throw new ApiError(S.OFFERS_ILLEGAL, `these flights make no itinerary: ${problem}`);
   if (currency !== null && lowest.price.currency !== currency) {
     throw new ApiError(S.OFFERS_ILLEGAL, `currency ${currency} is not supported for these flights (the airline sells in ${lowest.price.currency})`);
   }

@@ -1,14 +1,14 @@
 // search.do and verify.do: the airline prices an itinerary; postbook keeps it as a routingIdentifier or a
 // sessionId for the later steps (getOffers.do, the third pricing call, is offers.ts).
 import { DateTime } from 'luxon';
-import { journeyKey, type BookingConnector, type FlightRef, type PricedItinerary, type SearchQuery } from '../airline/connector.js';
+import { CONNECTION_MINUTES, journeyKey, type AirlineSegment, type BookingConnector, type FlightRef, type PricedItinerary, type SearchQuery } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { baggageProducts } from './order.js';
 import { ancillaryProductOf } from './luggage.js';
 import { fullRoutingOf, type TermsOf } from './routing.js';
-import { flightRefOf, itineraryOf, type ChainItinerary, type PaxCounts } from './sessions.js';
+import { itineraryOf, type ChainItinerary, type ChainSegment, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { SearchRequest, VerifyRequest } from './wire.js';
 
@@ -179,13 +179,50 @@ export function segmentRefsOf(segs: NonNullable<VerifyRequest['outboundSegments'
 }
 
 /** verify.do's re-pricing: its own statuses for a closed airline (203), a time-out (205), a flight gone (207). */
-async function reprice(deps: BookingDeps, flights: Array<{ flight: FlightRef; direction: 'out' | 'ret'; fareFamily?: string | null }>, cabinClass: number, budgetMs: number | null) {
+async function reprice(
+  deps: BookingDeps,
+  flights: Array<{ flight: FlightRef; direction: 'out' | 'ret'; fareFamily?: string | null }>,
+  cabinClass: number,
+  budgetMs: number | null,
+  namedByCaller = false,
+) {
   const carrier = flights[0]!.flight.carrier;
   if (flights.some((f) => f.flight.carrier !== carrier)) throw new ApiError(S.VERIFY_ILLEGAL, 'every segment must be of one carrier');
   const b = bookingOf(deps.airlines, carrier, S.VERIFY_AIRLINE_CLOSED);
   const priced = await airline(() => b.price(carrier, flights, cabinClass, callOpts(budgetMs)), { timeout: S.VERIFY_TIMEOUT });
   if (!priced) throw new ApiError(S.VERIFY_FLIGHT_UNAVAILABLE, 'the flight is no longer available');
+  const problem = namedByCaller ? journeyProblem(priced.segments) : null;
+  if (problem) throw new ApiError(S.VERIFY_ILLEGAL, `these flights make no itinerary search.do offers: ${problem}`);
   return itineraryOf(priced, cabinClass);
+}
+
+/**
+ * Why flights named one by one (verify.do's and getOffers.do's segments) make no itinerary search.do could have
+ * offered, or null: a flight named twice, a connection that does not leave from where the flight before lands or
+ * changes in less than 60 or more than 720 minutes, a return leaving before the outbound lands (a review: the same
+ * flight twice was verified at twice the fare, and a return six days before the outbound).
+ */
+export function journeyProblem(segments: readonly AirlineSegment[]): string | null {
+  const seen = new Set<string>();
+  for (const s of segments) {
+    const key = `${s.flightNumber}|${s.depAt.getTime()}`;
+    if (seen.has(key)) return `flight ${s.flightNumber} is named twice`;
+    seen.add(key);
+  }
+  const legs = (d: 'out' | 'ret') => segments.filter((s) => s.direction === d);
+  for (const list of [legs('out'), legs('ret')]) {
+    for (let i = 1; i < list.length; i++) {
+      const [a, b] = [list[i - 1]!, list[i]!];
+      if (b.depAirport !== a.arrAirport) return `${b.flightNumber} does not leave from ${a.arrAirport}, where ${a.flightNumber} lands`;
+      const change = (b.depAt.getTime() - a.arrAt.getTime()) / 60_000;
+      if (change < CONNECTION_MINUTES.min || change > CONNECTION_MINUTES.max) {
+        return `${b.flightNumber} leaves ${Math.round(change)} minutes after ${a.flightNumber} lands (a connection takes ${CONNECTION_MINUTES.min} to ${CONNECTION_MINUTES.max})`;
+      }
+    }
+  }
+  const [lastOut, firstRet] = [legs('out').at(-1), legs('ret')[0]];
+  if (lastOut && firstRet && firstRet.depAt.getTime() <= lastOut.arrAt.getTime()) return `the return ${firstRet.flightNumber} leaves before ${lastOut.flightNumber} lands`;
+  return null;
 }
 
 const priceFields = (it: ChainItinerary) => {
@@ -240,7 +277,10 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     if (found.state !== 'live') throw new ApiError(S.VERIFY_ROUTING_ILLEGAL, 'routingIdentifier is not one of your search results (unknown or altered)');
     before = found.session.itinerary;
     pax = found.session.pax;
-    it = await reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: flightRefOf(s), fareFamily: s.fareFamily })), before.cabinClass, budget);
+    // Asked by flight number and date, not airports: a flight whose airport changed is then told by 213 below, not
+    // taken for a flight gone (207; a review)
+    const byFlight = (s: ChainSegment): FlightRef => ({ carrier: s.carrier, flightNumber: s.flightNumber, depDate: s.depDate });
+    it = await reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: byFlight(s), fareFamily: s.fareFamily })), before.cabinClass, budget);
     // The airline changed the flight (times or route) since the search: 213; its fare family no longer sold: 210.
     const changed = it.segments.some((s, i) => {
       const b = before.segments[i]!;
@@ -250,7 +290,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     if (it.segments.some((s, i) => s.fareFamily !== before.segments[i]!.fareFamily)) throw new ApiError(S.VERIFY_FARE_FAMILY_SOLD_OUT, 'the fare family of this routing is sold out');
   } else if (req.outboundSegments?.length) {
     pax = paxCountsOf(req, S.VERIFY_ILLEGAL, 1);
-    it = await reprice(deps, [...segmentRefsOf(req.outboundSegments, 'out', S.VERIFY_ILLEGAL), ...segmentRefsOf(req.inboundSegments ?? [], 'ret', S.VERIFY_ILLEGAL)], 1, budget);
+    it = await reprice(deps, [...segmentRefsOf(req.outboundSegments, 'out', S.VERIFY_ILLEGAL), ...segmentRefsOf(req.inboundSegments ?? [], 'ret', S.VERIFY_ILLEGAL)], 1, budget, true);
     before = it;
   } else {
     throw new ApiError(S.VERIFY_ILLEGAL, 'send routingIdentifier, or outboundSegments');

@@ -36,6 +36,7 @@ function citiesWorld(): WorldFile {
     { id: 'few-seats', carrier: 'XS', flightNumber: 'XS791', from: 'CGK', to: 'DPS', departure: '+6d 07:00', arrival: '+6d 10:00', aircraft: '320', seatsForSale: 2, fares: usd(150) },
     { id: 'families', carrier: 'XS', flightNumber: 'XS795', from: 'HLP', to: 'DPS', departure: '+6d 08:00', arrival: '+6d 11:00', aircraft: '320', fareFamilies: ['LIGHT', 'FLEX'], fares: usd(120) },
     { id: 'error-air', carrier: 'XE', flightNumber: 'XE1', from: 'SUB', to: 'HLP', departure: '+6d 08:00', arrival: '+6d 09:30', aircraft: '320' },
+    { id: 'padded', carrier: 'XS', flightNumber: 'XS0061', from: 'DPS', to: 'HLP', departure: '+5d 09:00', arrival: '+5d 11:00', aircraft: '320', fares: usd(70) },
     { id: 'no-infants', carrier: 'XI', flightNumber: 'XI5', from: 'DPS', to: 'CGK', departure: '+5d 09:00', arrival: '+5d 11:00', aircraft: '320', fares: usd(70) },
   );
   // 8 × 7 return combinations SUB–HLP, more than the sandbox answers (50), beside the failing XE1
@@ -178,6 +179,16 @@ describe('search.do and verify.do (original shapes)', () => {
     assert.equal((await call(t.app, '/getOffers.do', { adults: 1, infants: 1, outboundSegments: [seg] })).body.status, 102);
   });
 
+  test('a world flight number written zero-padded (XS0061) is found by search.do, verify.do and getOffers.do under any spelling (found by a review: 207 and 116)', async () => {
+    const found = await search({ fromCity: 'DPS', toCity: 'HLP', fromDate: date('padded') });
+    assert.equal(found.body.status, 0, String(found.body.msg));
+    for (const flightNumber of ['61', '0061', 'XS0061', 'XS61']) {
+      const seg = { carrier: 'XS', flightNumber, departureAirport: 'DPS', arrivalAirport: 'HLP', departureDate: date('padded') };
+      assert.equal((await call(t.app, '/verify.do', { outboundSegments: [seg] })).body.status, 0, `verify.do ${flightNumber}`);
+      assert.equal((await call(t.app, '/getOffers.do', { adults: 1, outboundSegments: [seg] })).body.status, 0, `getOffers.do ${flightNumber}`);
+    }
+  });
+
   test('plan §3.1: repeatDays flights are found on each day', async () => {
     const later = t.world.flights.get('cgk-sub+3d')!;
     const res = await search({ fromCity: 'CGK', toCity: 'SUB', fromDate: later.current.dep.toFormat('yyyyMMdd') });
@@ -260,6 +271,38 @@ describe('search.do and verify.do (original shapes)', () => {
     const f = t.world.flights.get('hlp-sub')!;
     f.current = { dep: f.current.dep.plus({ hours: 2 }), arr: f.current.arr.plus({ hours: 2 }) };
     assert.equal((await call(t.app, '/verify.do', { routingIdentifier: moved.routingIdentifier })).body.status, 213);
+
+    // an airport changed (decision 0021: 213; found by a review: the flight was looked for at its old airports, 207)
+    const rerouted = await find('XS783', 'SUB', 'DPS', 'sub-dps-late');
+    const late = t.world.flights.get('sub-dps-late')! as { from: string };
+    late.from = 'CGK';
+    try {
+      const res = await call(t.app, '/verify.do', { routingIdentifier: rerouted.routingIdentifier });
+      assert.equal(res.body.status, 213, String(res.body.msg));
+    } finally {
+      late.from = 'SUB';
+    }
+  });
+
+  test('plan §8.2: 212 for flights named one by one that make no itinerary search.do offers (found by a review: the same flight twice was verified at twice the fare)', async () => {
+    const seg = (carrier: string, flightNumber: string, from: string, to: string, id: string) => ({ carrier, flightNumber, departureAirport: from, arrivalAirport: to, departureDate: date(id) });
+    const verify = (outboundSegments: unknown[], inboundSegments: unknown[] = []) => call(t.app, '/verify.do', { outboundSegments, inboundSegments });
+    const twice = await verify([seg('XS', '771', 'CGK', 'SUB', 'cgk-sub'), seg('XS', '771', 'CGK', 'SUB', 'cgk-sub')]);
+    assert.equal(twice.body.status, 212, String(twice.body.msg));
+    assert.match(String(twice.body.msg), /named twice/);
+    const tooShort = await verify([seg('XS', '775', 'QPG', 'SUB', 'qpg-sub'), seg('XS', '781', 'SUB', 'DPS', 'sub-dps')]);
+    assert.equal(tooShort.body.status, 212, 'XS781 leaves before XS775 lands');
+    const elsewhere = await verify([seg('XS', '771', 'CGK', 'SUB', 'cgk-sub'), seg('XS', '795', 'HLP', 'DPS', 'families')]);
+    assert.equal(elsewhere.body.status, 212);
+    assert.match(String(elsewhere.body.msg), /does not leave from SUB/);
+    const backFirst = await verify([seg('XS', '774', 'SUB', 'CGK', 'sub-cgk-2')], [seg('XS', '771', 'CGK', 'SUB', 'cgk-sub')]);
+    assert.equal(backFirst.body.status, 212);
+    assert.match(String(backFirst.body.msg), /leaves before/);
+    // what search.do offers is verified: a connection of 90 minutes, a return after the outbound
+    assert.equal((await verify([seg('XS', '771', 'CGK', 'SUB', 'cgk-sub'), seg('XS', '781', 'SUB', 'DPS', 'sub-dps')])).body.status, 0);
+    assert.equal((await verify([seg('XS', '771', 'CGK', 'SUB', 'cgk-sub')], [seg('XS', '774', 'SUB', 'CGK', 'sub-cgk-2')])).body.status, 0);
+    const offers = await call(t.app, '/getOffers.do', { adults: 1, outboundSegments: [seg('XS', '771', 'CGK', 'SUB', 'cgk-sub'), seg('XS', '771', 'CGK', 'SUB', 'cgk-sub')] });
+    assert.equal(offers.body.status, 102, String(offers.body.msg));
   });
 
   test('plan §7: 202 once the routingIdentifier expired (6 h): the id stays recognisable', async () => {

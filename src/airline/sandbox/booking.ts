@@ -29,7 +29,7 @@ import {
   CONNECTION_MINUTES,
 } from '../connector.js';
 import { airportsForCode } from './cities.js';
-import { recordPrice } from '../record.js';
+import { normalizeFlightNumber, recordPrice } from '../record.js';
 import { BoundedMap } from '../../bounded-map.js';
 import type { Clock } from '../../clock.js';
 import { toMinor } from '../../money/money.js';
@@ -706,13 +706,15 @@ export class SandboxBookingApi implements BookingConnector {
       this.flightIndexOf = this.world.flights;
       this.flightIndex = new Map();
       for (const f of this.world.flights.values()) {
-        const k = `${f.carrier}|${f.flightNumber}`;
+        // by the number as callers normalize it: a world's "XS0071" is found as "XS71" (a review: search.do found it,
+        // verify.do and getOffers.do did not)
+        const k = `${f.carrier}|${normalizeFlightNumber(f.carrier, f.flightNumber)}`;
         const list = this.flightIndex.get(k) ?? [];
         list.push({ f, dates: [f.current.dep.toFormat('yyyyMMdd'), f.scheduled.dep.toFormat('yyyyMMdd')] });
         this.flightIndex.set(k, list);
       }
     }
-    for (const { f, dates } of this.flightIndex.get(`${ref.carrier}|${ref.flightNumber}`) ?? []) {
+    for (const { f, dates } of this.flightIndex.get(`${ref.carrier}|${normalizeFlightNumber(ref.carrier, ref.flightNumber)}`) ?? []) {
       if (dates[0] !== ref.depDate && dates[1] !== ref.depDate) continue;
       if (ref.depAirport && ref.depAirport !== f.from) continue;
       if (ref.arrAirport && ref.arrAirport !== f.to) continue;
