@@ -246,6 +246,9 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
   test('plan §3.3: statuses 100, 101, 102, 112, 116 (C29: 116 is "airline error" here)', async () => {
     const status = async (body: Record<string, unknown>) => (await call(t.app, '/getOffers.do', body)).body.status;
     assert.equal(await status({ outboundSegments: [seg('xf-out')] }), 100, 'adults missing');
+    const blank = await call(t.app, '/getOffers.do', { adults: '', outboundSegments: [seg('xf-out')] });
+    assert.equal(blank.body.status, 100);
+    assert.equal(blank.body.msg, 'invalid request: adults is required', 'the field as getOffers.do names it (found by a review: adultNum)');
     assert.equal(await status({ adults: 1, outboundSegments: [] }), 100, 'no flight');
     assert.equal(await status({ adults: 1, outboundSegments: [seg('xf-out', 'X7')] }), 101, 'not a flight number');
     assert.equal(await status({ adults: 1, outboundSegments: [seg('xf-out', undefined, { departureDate: '2026-13-45' })] }), 101);

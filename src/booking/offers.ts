@@ -207,7 +207,7 @@ function richRequirementOf(pax: PaxCounts) {
 
 /** The request's passenger counts, flights and cabin, checked: 100 missing, 101 malformed, 102 illegal values. */
 function readRequest(req: GetOffersRequest) {
-  const pax = paxCountsOf({ adultNum: req.adults, childNum: req.children, infantNum: req.infants }, S.OFFERS_ILLEGAL, null);
+  const pax = paxCountsOf({ adultNum: req.adults, childNum: req.children, infantNum: req.infants }, S.OFFERS_ILLEGAL, null, 'adults');
   if (req.outboundSegments.length === 0) throw new ApiError(S.INVALID, 'invalid request: outboundSegments must name at least one flight');
   const flights = [...segmentRefsOf(req.outboundSegments, 'out', S.OFFERS_FORMAT), ...segmentRefsOf(req.inboundSegments ?? [], 'ret', S.OFFERS_FORMAT)];
   const carrier = flights[0]!.flight.carrier;

@@ -39,11 +39,17 @@ export function dateOf(v: string): string | null {
 }
 
 /** The passenger mix of a search (or of verify.do's segment path): 102 / 212 with the original's msg variants. */
-export function paxCountsOf(req: { adultNum?: number | string | null; childNum?: number | string | null; infantNum?: number | string | null }, status: number, defaultAdults: number | null): PaxCounts {
+export function paxCountsOf(
+  req: { adultNum?: number | string | null; childNum?: number | string | null; infantNum?: number | string | null },
+  status: number,
+  defaultAdults: number | null,
+  /** The adults' field as the caller's endpoint names it (getOffers.do: `adults`; a review: its msg said adultNum). */
+  adultsField = 'adultNum',
+): PaxCounts {
   const adults = countOf(req.adultNum) ?? defaultAdults;
   const children = countOf(req.childNum) ?? 0;
   const infants = countOf(req.infantNum) ?? 0;
-  if (adults === null) throw new ApiError(S.INVALID, 'invalid request: adultNum is required');
+  if (adults === null) throw new ApiError(S.INVALID, `invalid request: ${adultsField} is required`);
   if ([adults, children, infants].some((n) => !Number.isInteger(n) || n < 0)) throw new ApiError(status, 'passenger numbers must be whole numbers of 0 or more');
   if (adults < 1) throw new ApiError(status, 'at least 1 adult is required');
   if (adults + children > 9) throw new ApiError(status, 'more than 9 passengers');

@@ -189,6 +189,13 @@ describe('search.do and verify.do (original shapes)', () => {
     }
   });
 
+  test('a cabin class the aircraft does not have is not sold (found by a review: business at three times the fare on an economy-only A320)', async () => {
+    assert.equal((await search({ fromCity: 'CGK', toCity: 'SUB', cabinClass: 2 })).body.status, 114);
+    const seg = { carrier: 'XS', flightNumber: '771', departureAirport: 'CGK', arrivalAirport: 'SUB', departureDate: date('cgk-sub') };
+    assert.equal((await call(t.app, '/getOffers.do', { adults: 1, cabinClass: 2, outboundSegments: [seg] })).body.status, 116);
+    assert.equal((await call(t.app, '/getOffers.do', { adults: 1, cabinClass: 1, outboundSegments: [seg] })).body.status, 0);
+  });
+
   test('plan §3.1: repeatDays flights are found on each day', async () => {
     const later = t.world.flights.get('cgk-sub+3d')!;
     const res = await search({ fromCity: 'CGK', toCity: 'SUB', fromDate: later.current.dep.toFormat('yyyyMMdd') });

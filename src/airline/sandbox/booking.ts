@@ -102,7 +102,12 @@ export class SandboxBookingApi implements BookingConnector {
     const now = this.clock.now();
     const carriers = q.carriers?.length ? new Set(q.carriers) : null;
     const bookable = [...this.world.flights.values()].filter(
-      (f) => (carrier === null || f.carrier === carrier) && (carriers === null || carriers.has(f.carrier)) && f.status !== 'cancelled' && f.current.dep.toJSDate() > now,
+      (f) =>
+        (carrier === null || f.carrier === carrier) &&
+        (carriers === null || carriers.has(f.carrier)) &&
+        f.status !== 'cancelled' &&
+        f.current.dep.toJSDate() > now &&
+        this.sellsCabin(f, q.cabinClass),
     );
     // The caller's flights before the cut to 50 combinations below (a review: a search naming two flights of 56
     // combinations found none)
@@ -169,7 +174,7 @@ export class SandboxBookingApi implements BookingConnector {
       const f = this.findFlight(flight);
       // a flight that has left is no longer sold, as search.do does not offer it (a routing or session outlives
       // departures: found by a review, verify.do then priced a flight two days gone)
-      if (!f || f.status === 'cancelled' || f.current.dep.toJSDate() <= now) return null;
+      if (!f || f.status === 'cancelled' || f.current.dep.toJSDate() <= now || !this.sellsCabin(f, cabinClass)) return null;
       resolved.push(f);
     }
     // one currency per itinerary: its price is the sum of its flights' fares (search.do never combines others)
@@ -177,6 +182,15 @@ export class SandboxBookingApi implements BookingConnector {
     // One family for the whole itinerary: the one asked for on the first flight (verify.do and order.do of a
     // routing priced in it); a family its flights do not all sell prices the lowest.
     return this.priced(resolved, cabinClass, flights.map((f) => f.direction), flights[0]?.fareFamily ?? null);
+  }
+
+  /**
+   * Whether the flight's aircraft has a cabin of the class (a review: business was sold at three times the fare on an
+   * aircraft with economy only, and its seat map then failed). An aircraft the world does not describe sells any.
+   */
+  private sellsCabin(f: ResolvedFlight, cabinClass: number): boolean {
+    const aircraft = this.world.raw.aircraft.find((a) => a.code === f.source.aircraft);
+    return !aircraft || aircraft.cabins.some((c) => c.cabinClass === cabinClass);
   }
 
   fareFamilyTerms(carrier: string, fareFamily: string): FareFamilyTerms | null {

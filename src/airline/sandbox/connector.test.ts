@@ -46,6 +46,9 @@ describe('SandboxConnector', () => {
   test('fares of a three-decimal currency are priced exactly, rounded once (KWD 10.125 was 10.130; found by a review)', async () => {
     const w = structuredClone(testWorld());
     w.flights[0]!.fares = { currency: 'KWD', adult: { fare: 10.125, tax: 1.5 }, child: { fare: 7.595, tax: 1 } };
+    // a business cabin too (a class the aircraft lacks is not sold)
+    const a320 = w.aircraft.find((a) => a.code === w.flights[0]!.aircraft)!;
+    a320.cabins.push({ ...structuredClone(a320.cabins[0]!), cabinClass: 2 });
     // built now: a flight that has left is not priced, and the connector's clock is the system's
     const world = buildWorld(w, new Date(), 'test');
     const sandbox = new SandboxConnector(world);
