@@ -2,6 +2,8 @@
 // workers, rate pools, the app) that both the server (`createService`, from configuration) and the test
 // harness (src/test-support/app.ts, with a test world and store) call, so the tests run the production wiring.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from './store/schema.js';
 import { AirlineDirectory, type AirlineConnector } from './airline/connector.js';
 import { SandboxConnector, type SandboxBooks } from './airline/sandbox/connector.js';
 import { loadWorldFile, type World } from './airline/sandbox/world.js';
@@ -99,6 +101,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   const withWebhook = world.clients.filter((c) => c.webhook);
   if (withWebhook.length > 0 && !webhooks.registry.keyring) throw new WebhookRegistrationError('the world gives clients webhooks, but webhooks are off: set WEBHOOK_SECRET_KEY');
   await seedWebhooks(webhooks.registry, withWebhook);
+  if (!webhooks.registry.keyring) await warnOfUnsentWebhooks(store.db, log);
   const airlines = createAirlines(world, store, clock, parts.connectors);
   const workers = createWorkers({
     store,
@@ -176,6 +179,25 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
     await store.close();
     throw err;
   }
+}
+
+/**
+ * Webhooks off (no WEBHOOK_SECRET_KEY) while clients keep the URLs they registered with a key: their refunds' and
+ * voids' events still go into the outbox, where nothing sends them, and pile up. Said at start, so an operator who
+ * took the key away by mistake sees it (a review: nothing told).
+ */
+async function warnOfUnsentWebhooks(db: Kysely<Database>, log: FastifyBaseLogger): Promise<void> {
+  const row = await db
+    .selectFrom('clients')
+    .select((eb) => [eb.fn.countAll<string>().as('clients'), eb.selectFrom('webhook_events').select((e) => e.fn.countAll<string>().as('n')).where('state', '=', 'pending').as('pending')])
+    .where('webhook_url', 'is not', null)
+    .executeTakeFirst();
+  const clients = Number(row?.clients ?? 0);
+  if (clients === 0) return;
+  log.warn(
+    { clients, pendingEvents: Number(row?.pending ?? 0) },
+    'webhooks are off (no WEBHOOK_SECRET_KEY), but clients have webhook URLs: their events wait in the outbox unsent; set the key, or remove the URLs (postbook clients webhook <id> --remove)',
+  );
 }
 
 /**

@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import pino from 'pino';
+import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { verifyWebhook, WebhookReceiver, type DeliveredEvent } from '../test-support/webhook-receiver.js';
@@ -586,5 +587,28 @@ test('an idle poll that comes due while every slot is busy does not stop the loo
     await t.close();
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
+  }
+});
+
+test('webhooks off while clients keep webhook URLs: the start says so, with the unsent events (found by a review: they piled up unseen)', async () => {
+  const store = await openTestStore();
+  try {
+    const first = await makeTestApp({ store });
+    await store.db.updateTable('clients').set({ webhook_url: 'https://hooks.example.com/postbook' }).where('client_id', '=', TEST_CLIENTS.alpha.id).execute();
+    await first.close();
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const off = await makeTestApp({ store, env: { SANDBOX: 'false' }, logger });
+    await off.close();
+    const warned = lines.map((l) => JSON.parse(l) as { msg: string; clients: number; pendingEvents: number }).find((l) => /webhooks are off/.test(l.msg));
+    assert.ok(warned, lines.join('\n'));
+    assert.deepEqual([warned.clients, warned.pendingEvents], [1, 0]);
+    // with the key: not said
+    lines.length = 0;
+    const on = await makeTestApp({ store, env: { SANDBOX: 'false', WEBHOOK_SECRET_KEY: 'k'.repeat(32) }, logger });
+    await on.close();
+    assert.ok(!lines.some((l) => /webhooks are off/.test(l)));
+  } finally {
+    await store.close();
   }
 });
