@@ -121,7 +121,10 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 export function notFoundHandler(app: Pick<FastifyInstance, 'hasRoute'>) {
   return (request: FastifyRequest, reply: FastifyReply) => {
     const url = request.url.split('?')[0] ?? '/';
-    const allowed = METHODS.filter((method) => method !== request.method && app.hasRoute({ method, url }));
+    // hasRoute reads its url as a route pattern: a path with `:`, `*` or `(` is no path of ours, and as a pattern it
+    // threw (`/:x(`: HTTP 500 with the path in an error log line) or named a route (`/console/*`: 405; a review)
+    const literal = !/[:*()]/.test(url);
+    const allowed = literal ? METHODS.filter((method) => method !== request.method && app.hasRoute({ method, url })) : [];
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendError(request, reply, COMMON.METHOD_NOT_ALLOWED, `method ${request.method} is not allowed on ${url}; use ${allowed.join(' or ')}`, 405);

@@ -167,6 +167,14 @@ describe('wire conventions', () => {
     assert.equal(doc.statusCode, 200);
   });
 
+  test('a path written as a route pattern (/:x(, /console/*) is an unknown path: 404, not HTTP 500 or 405 (found by a review)', async () => {
+    for (const [method, url] of [['POST', '/:x('], ['GET', '/:a(a)b:c('], ['POST', '/console/*'], ['GET', '/refund.do/:id']] as const) {
+      const res = await t.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : '{}' });
+      assert.equal(res.statusCode, 404, `${method} ${url}: ${res.body}`);
+      assert.equal(res.json().status, 404);
+    }
+  });
+
   test('a wrong method on an endpoint: HTTP 405, an Allow header and a status body', async () => {
     for (const url of ['/refund.do', '/seatAvailability.do', '/pnr/claim.do', '/order.do']) {
       // no credentials needed to learn the method
