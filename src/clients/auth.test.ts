@@ -156,3 +156,23 @@ test('a rotation with a grace and one without, at once (the CLI and the console)
   const auth = new ClientAuthenticator(store.db, clock);
   assert.equal(await auth.authenticate('racing', leaked), null, 'the leaked secret ended by the rotation without a grace');
 });
+
+test('a wrong secret costs two scrypt runs whatever the id — unknown, known, or in a rotation grace (found by a review: an id in grace took twice as long to refuse; decision 0006)', async () => {
+  const clock = new TestClock();
+  let runs = 0;
+  const counted: typeof verifySecret = (secret, hash) => {
+    runs++;
+    return verifySecret(secret, hash);
+  };
+  await createClient(store.db, 'timing-plain', 'Plain', clock.now());
+  await createClient(store.db, 'timing-grace', 'Grace', clock.now());
+  await rotateSecret(store.db, 'timing-grace', clock.now(), 3600_000);
+  const auth = new ClientAuthenticator(store.db, clock, 30_000, counted);
+  const costs: Record<string, number> = {};
+  for (const id of ['timing-unknown', 'timing-plain', 'timing-grace']) {
+    runs = 0;
+    assert.equal(await auth.authenticate(id, `wrong-secret-of-${id}`), null);
+    costs[id] = runs;
+  }
+  assert.deepEqual(costs, { 'timing-unknown': 2, 'timing-plain': 2, 'timing-grace': 2 });
+});
