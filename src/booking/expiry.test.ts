@@ -317,4 +317,47 @@ describe('order expiry', () => {
       await store.close();
     }
   });
+
+  test('an airline that does not release an expired order\'s hold is asked again by the sweep, backing off, until it answers (found by a review: five job retries in minutes, then the seats were held for good)', async () => {
+    let down = false;
+    let calls = 0;
+    const t: TestApp = await makeTestApp({
+      world: bookingWorld(),
+      connectors: (w, books) => {
+        const airline = new SandboxConnector(w, books);
+        const release = airline.booking.release.bind(airline.booking);
+        airline.booking.release = async (carrier, pnr, opts) => {
+          calls++;
+          if (down) throw new ConnectorError('unavailable', true, 'the airline is down');
+          return release(carrier, pnr, opts);
+        };
+        return [airline];
+      },
+    });
+    try {
+      const orderNo = await orderSeat(t, '19A');
+      down = true;
+      t.clock.advance(31 * 60_000);
+      assert.deepEqual(await t.orderExpiry.sweep(), [orderNo]);
+      assert.equal(await t.orderExpiry.release(orderNo), false, 'the job: no answer, backed off');
+      assert.deepEqual(await t.orderExpiry.retryReleases(), [], 'not due yet (1 minute)');
+      t.clock.advance(61_000);
+      assert.deepEqual(await t.orderExpiry.retryReleases(), [], 'due, still down: 2 minutes now');
+      const row = await t.store.db.selectFrom('booking_orders').select(['release_tries', 'release_next_try_at']).where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+      assert.equal(row.release_tries, 2);
+      const wait = new Date(row.release_next_try_at!).getTime() - t.clock.now().getTime();
+      assert.ok(wait > 118_000 && wait <= 120_000, `the next look in ${wait} ms`);
+      assert.equal(await seatStatus(t, '19A'), 'O', 'still held');
+      down = false;
+      t.clock.advance(121_000);
+      assert.deepEqual(await t.orderExpiry.retryReleases(), [orderNo], 'the airline answers: released');
+      assert.equal(await seatStatus(t, '19A'), 'F');
+      assert.equal(calls, 3);
+      t.clock.advance(3_600_000);
+      assert.deepEqual(await t.orderExpiry.retryReleases(), [], 'settled: not asked again');
+      assert.equal(calls, 3);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import type { Database, PaymentMethod } from '../store/schema.js';
 import { callOpts, STALE_CALL_MS } from './airline-calls.js';
 import { backToUnpaid, recordIssued } from './pay.js';
-import { settleStaleAttempts } from './attempts.js';
+import { attemptBackoffMs, settleStaleAttempts } from './attempts.js';
 import { RecurringJob, type RecurringQueue } from '../jobs/recurring.js';
 
 /** Runs each step after the one before has ended, whatever its outcome; answers every outcome. */
@@ -72,7 +72,7 @@ export class OrderExpiry {
       everySeconds: deps.sweepSeconds,
       pollingIntervalSeconds: 1,
       run: async () => {
-        const outcomes = await allInTurn([() => this.sweep(), () => this.settleStalePayments(), () => this.settleStaleAttempts()]);
+        const outcomes = await allInTurn([() => this.sweep(), () => this.settleStalePayments(), () => this.settleStaleAttempts(), () => this.retryReleases()]);
         const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
         if (failed) throw failed.reason;
       },
@@ -81,7 +81,7 @@ export class OrderExpiry {
 
   /** Registers both workers and queues the first sweep (dropped when one already waits, e.g. after a restart). */
   async startWorkers(): Promise<void> {
-    await this.deps.queue.work(JOB_RELEASE_HOLD, { batchSize: 4, pollingIntervalSeconds: 1 }, (data) => this.release(orderNoOf(data)));
+    await this.deps.queue.work(JOB_RELEASE_HOLD, { batchSize: 4, pollingIntervalSeconds: 1 }, async (data) => void (await this.release(orderNoOf(data))));
     await this.recurring.start();
   }
 
@@ -111,9 +111,11 @@ export class OrderExpiry {
   /** One order: unpaid → expired (-3) and its release job, in one transaction; false when a payment took it first. */
   private async expire(orderNo: string, now: Date): Promise<boolean> {
     const done = await this.deps.db.transaction().execute(async (trx) => {
+      // The release job asks the airline at once; the sweep asks again from an airline call's time on, until the
+      // airline answers (retryReleases), should the job not settle it
       const moved = await trx
         .updateTable('booking_orders')
-        .set({ pay_state: 'expired' })
+        .set({ pay_state: 'expired', release_next_try_at: new Date(now.getTime() + STALE_CALL_MS), release_tries: 0 })
         .where('order_no', '=', orderNo)
         .where('pay_state', '=', 'unpaid')
         .where('payment_deadline', '<=', now)
@@ -219,26 +221,65 @@ export class OrderExpiry {
     return settleStaleAttempts(this.deps, AIRLINE_PART_BUDGET_MS, BATCH);
   }
 
-  /** Releases the airline's hold of an expired order (idempotent: the airline answers 'released' again). */
-  async release(orderNo: string): Promise<void> {
+  /**
+   * Releases the airline's hold of an expired order (idempotent: the airline answers 'released' again) and answers
+   * whether it is settled: released, refused for good, or nothing to release. An airline that does not answer backs
+   * the order off (attemptBackoffMs: 1, 2, 4 … minutes, at most an hour) for the sweep to ask again.
+   */
+  async release(orderNo: string): Promise<boolean> {
     const order = await this.deps.db
       .selectFrom('orders')
       .innerJoin('booking_orders', 'booking_orders.order_no', 'orders.order_no')
-      .select(['orders.carrier', 'orders.airline_pnr', 'booking_orders.pay_state'])
+      .select(['orders.carrier', 'orders.airline_pnr', 'booking_orders.pay_state', 'booking_orders.release_tries'])
       .where('orders.order_no', '=', orderNo)
       .executeTakeFirst();
-    if (!order || order.pay_state !== 'expired' || !order.airline_pnr) return;
+    if (!order) return true;
+    const settled = async () => {
+      await this.deps.db.updateTable('booking_orders').set({ release_next_try_at: null }).where('order_no', '=', orderNo).where('pay_state', '=', 'expired').execute();
+      return true;
+    };
     const booking = this.deps.airlines.forCarrier(order.carrier)?.booking;
-    if (!booking) return;
+    if (order.pay_state !== 'expired' || !order.airline_pnr || !booking) return settled();
     try {
       const outcome = await booking.release(order.carrier, order.airline_pnr, callOpts());
       if (outcome === 'ticketed') this.deps.log.warn({ orderNo }, 'expired order is ticketed at the airline; hold not released');
     } catch (err) {
       if (err instanceof ConnectorError && !err.retryable && err.kind === 'rejected') {
         this.deps.log.warn({ orderNo, reason: err.kind }, 'airline refused to release the hold of an expired order');
-        return;
+        return settled();
       }
-      throw err;
+      const tries = order.release_tries + 1;
+      const next = new Date(this.deps.clock.now().getTime() + attemptBackoffMs(tries));
+      await this.deps.db.updateTable('booking_orders').set({ release_tries: tries, release_next_try_at: next }).where('order_no', '=', orderNo).where('pay_state', '=', 'expired').execute();
+      this.deps.log.warn({ orderNo, tries, reason: err instanceof ConnectorError ? err.kind : 'error', nextTryAt: next.toISOString() }, 'airline did not release the hold of an expired order; asked again later');
+      return false;
     }
+    return settled();
+  }
+
+  /**
+   * Expired orders whose hold is not released yet and due (the job did not settle it: the airline did not answer,
+   * or the job never ran), oldest due first, within an airline part's budget; a carrier that does not answer is not
+   * asked again in this sweep. Answers the order numbers settled.
+   */
+  async retryReleases(): Promise<string[]> {
+    const started = Date.now();
+    const due = await this.deps.db
+      .selectFrom('booking_orders')
+      .innerJoin('orders', 'orders.order_no', 'booking_orders.order_no')
+      .select(['booking_orders.order_no', 'orders.carrier'])
+      .where('booking_orders.release_next_try_at', '<=', this.deps.clock.now())
+      .orderBy('booking_orders.release_next_try_at')
+      .limit(BATCH)
+      .execute();
+    const settled: string[] = [];
+    const silent = new Set<string>();
+    for (const { order_no, carrier } of due) {
+      if (Date.now() - started > AIRLINE_PART_BUDGET_MS) break;
+      if (silent.has(carrier)) continue;
+      if (await this.release(order_no)) settled.push(order_no);
+      else silent.add(carrier);
+    }
+    return settled;
   }
 }

@@ -406,6 +406,10 @@ export interface BookingOrdersTable {
   details: Json<unknown>;
   created_at: Timestamp;
   paid_at: Timestamp | null;
+  /** When the expiry sweep asks the airline to release an expired order's hold next; null: released, or nothing to release (migration 0036). */
+  release_next_try_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The releases the airline did not answer (migration 0036). */
+  release_tries: ColumnType<number, number | undefined, number>;
 }
 
 /**
