@@ -72,6 +72,13 @@ describe('booking chain statuses', () => {
       assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: bad, segmentIndex: 1 }])] })).body.status, 309, bad);
     }
     assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: code, segmentIndex: 2 }])] })).body.status, 309, 'segment not in the session');
+    // decision 0024 maxQty 1: one bag of a product per passenger and segment (found by a review: three were charged)
+    const bag = { productCode: 'BAG_StandardCheckInBaggage_1_XS_HND_SGN', segmentIndex: 1 };
+    const threeBags = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [bag, bag, bag])] });
+    assert.equal(threeBags.body.status, 309, String(threeBags.body.msg));
+    assert.match(String(threeBags.body.msg), /twice on segment 1/);
+    const bagEach = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [bag]), passenger(lastB, firstB, [bag])] });
+    assert.equal(bagEach.body.status, 0, `one each: ${String(bagEach.body.msg)}`);
     const missing = code.replace('SCI_SEAT_17A_', 'SCI_SEAT_30B_');
     assert.equal((await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: missing, segmentIndex: 1 }])] })).body.status, 320, 'a seat the aircraft does not have');
   });

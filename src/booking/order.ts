@@ -380,6 +380,10 @@ async function ancillariesOf(deps: BookingDeps, session: ChainSession, req: Orde
       if (a.productCode.startsWith('BAG_')) {
         const bag = bags.find((x) => x.code === a.productCode && x.segmentIndex === segmentIndex);
         if (!bag) throw new ApiError(S.ANCILLARY_INVALID, `ancillary productCode ${a.productCode} is invalid for segment ${segmentIndex}`);
+        // maxQty 1 (decision 0024): one bag of a product per passenger and segment (a review: three were charged)
+        if (out.some((x) => x.kind === 'baggage' && x.paxRef === pax.ref && x.segmentIndex === segmentIndex && x.code === bag.code)) {
+          throw new ApiError(S.ANCILLARY_INVALID, `passenger ${i + 1} asks for ${bag.code} twice on segment ${segmentIndex} (one of a product per passenger and segment)`);
+        }
         out.push({ kind: 'baggage', paxRef: pax.ref, segmentIndex, code: bag.code });
         continue;
       }
