@@ -12,6 +12,7 @@ import type { AuthenticatedClient } from '../clients/auth.js';
 import type { Database } from '../store/schema.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
+import { canonicalJson } from '../canonical-json.js';
 import { callerOf } from './auth.js';
 import { sendError } from './errors.js';
 
@@ -30,21 +31,17 @@ export interface KeyProgress {
   previous: unknown;
   /** Keeps `note` on the key while this request runs (no key: nothing is kept). */
   note(note: unknown): Promise<void>;
+  /**
+   * When this request took the key over from an identical one that died or failed without answering: no later than
+   * that one took it (its work, done or not, is from then on). Null for a first request.
+   */
+  resumedFrom: Date | null;
 }
 
-const NO_KEY: KeyProgress = { previous: null, note: async () => undefined };
+const NO_KEY: KeyProgress = { previous: null, note: async () => undefined, resumedFrom: null };
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** Canonical JSON (sorted keys) so field order does not change the hash. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** http_status of a row whose first request is still running. */
 const PENDING = 0;
@@ -79,19 +76,19 @@ export class Idempotency {
    * running after the wait (or null: run it anyway — for endpoints idempotent by themselves).
    */
   async run(
-    args: { clientId: string; endpoint: string; key: string | undefined; body: unknown; validationStatus: number; busy: StoredAnswer | null },
+    args: { clientId: string; endpoint: string; key: string | undefined; body: unknown; validationStatus: number; busy: StoredAnswer | null; mayHaveActed?: boolean },
     work: (progress: KeyProgress) => Promise<StoredAnswer>,
     isFinal: (answer: StoredAnswer) => boolean,
   ): Promise<StoredAnswer> {
     const { clientId, endpoint, key } = args;
     if (key === undefined) return work(NO_KEY);
     if (!KEY_PATTERN.test(key)) throw new ApiError(args.validationStatus, 'invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters');
-    const requestHash = createHash('sha256').update(canonical(args.body)).digest('hex');
+    const requestHash = createHash('sha256').update(canonicalJson(args.body)).digest('hex');
     const where = { clientId, endpoint, key, requestHash, validationStatus: args.validationStatus };
 
     const deadline = Date.now() + this.waitMs;
     /** When this request took the key: its pending row is the one with this created_at (another may take over an abandoned one). */
-    let taken: { at: Date; previous: unknown } | null;
+    let taken: { at: Date; previous: unknown; resumedFrom: Date | null } | null;
     for (;;) {
       if ((taken = await this.claim(where))) break;
       const row = await this.find(where);
@@ -106,6 +103,7 @@ export class Idempotency {
     let noted = false;
     const progress: KeyProgress = {
       previous: taken.previous,
+      resumedFrom: taken.resumedFrom,
       note: async (note) => {
         await this.writeOwn(where, claimed, { response: JSON.stringify(note) });
         noted = true;
@@ -118,8 +116,10 @@ export class Idempotency {
       // A request that noted its progress and then failed unexpectedly (HTTP 500) may have done its work (order.do:
       // the order written, its answer's read failed): its row is left as an abandoned one, for a retry of the same
       // request to take over at once with the note, as after a crash (found by a review: released, the note went
-      // with it and the retry booked a second order). Without a note the key is free again.
-      if (noted) await this.abandon(where, claimed);
+      // with it and the retry booked a second order). Without a note the key is free again — but for an endpoint
+      // whose work may have been done before the failure (refund.do, void.do: `mayHaveActed`), whose retry then
+      // looks for what it made (`resumedFrom`; a review: its retry was refused 813 and that was replayed for good).
+      if (noted || args.mayHaveActed) await this.abandon(where, claimed);
       else await this.release(where, claimed);
       throw err;
     }
@@ -147,14 +147,14 @@ export class Idempotency {
    * not the cleanup job has deleted it yet); false when another request holds it. The take-over is one
    * conditional UPDATE, so of two requests racing for an expired key only one wins.
    */
-  private async claim(w: Where): Promise<{ at: Date; previous: unknown } | null> {
+  private async claim(w: Where): Promise<{ at: Date; previous: unknown; resumedFrom: Date | null } | null> {
     const now = this.clock.now();
     const inserted = await this.db
       .insertInto('idempotency_keys')
       .values({ client_id: w.clientId, endpoint: w.endpoint, idem_key: w.key, request_hash: w.requestHash, http_status: PENDING, response: 'null', created_at: now })
       .onConflict((oc) => oc.columns(['client_id', 'endpoint', 'idem_key']).doNothing())
       .executeTakeFirst();
-    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { at: now, previous: null };
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { at: now, previous: null, resumedFrom: null };
     // The row as it is, then taken over only if it is still that row (its created_at): what an abandoned request
     // noted on it is handed to the one taking it over.
     const held = await this.db
@@ -183,7 +183,7 @@ export class Idempotency {
     if (takenOver.numUpdatedRows === 0n) return null;
     // an expired key is new again: nothing of its earlier life is handed on
     const abandoned = held.http_status === PENDING && held.created_at > this.expiredBefore(now);
-    return { at: now, previous: abandoned ? held.response : null };
+    return { at: now, previous: abandoned ? held.response : null, resumedFrom: abandoned ? held.created_at : null };
   }
 
   /** This request's own pending row, with its note, made one a retry of the same request takes over at once. */
@@ -232,6 +232,8 @@ export interface IdempotentEndpoint {
   busy: StoredAnswer | null;
   /** Whether an answer may be replayed (otherwise the key is released for a real retry). */
   isFinal(answer: StoredAnswer): boolean;
+  /** A request that failed (HTTP 500) may have done its work: its key is left for the retry to resume (KeyProgress.resumedFrom). */
+  mayHaveActed?: boolean;
 }
 
 /** Business failures become stored answers so Idempotency-Key can replay them. */
@@ -273,6 +275,7 @@ export function idempotent<Body>(keys: Idempotency, endpoint: IdempotentEndpoint
         body,
         validationStatus: endpoint.validationStatus,
         busy: endpoint.busy,
+        mayHaveActed: endpoint.mayHaveActed === true,
       },
       (progress) => answerOf(() => command(client, body, progress)),
       (a) => endpoint.isFinal(a),

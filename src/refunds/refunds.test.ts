@@ -431,3 +431,43 @@ describe('rates after a world reload', () => {
     }
   });
 });
+
+test("refund.do whose request failed after its refund was made: the retry under its Idempotency-Key answers that refund, not 813/803 (found by a review: the refusal was replayed for good; decision 0008)", async () => {
+  const t = await makeTestApp({ world: refundWorld() });
+  try {
+    const scheduler = t.workers.lifecycle.scheduler;
+    const submitted = scheduler.submitted.bind(scheduler);
+    // the refund commits, then the request fails before it answers (as a crash between the two would)
+    const failOnce = () => {
+      scheduler.submitted = () => {
+        scheduler.submitted = submitted;
+        throw new Error('the process failed after the commit');
+      };
+    };
+    const item = (last: string, first: string, flights: string[]) => ({ lastName: last, firstName: first, refundReason: '1', segments: flights.map((f) => seg(t, f)) });
+    const dep001 = await orderNoOf(t, 'DEP001');
+    const quote = await call(t.app, '/refundQuotation.do', { orderNo: dep001, refundRequestList: [item(lastA, firstA, ['out', 'ret'])] });
+    assert.equal(quote.body.status, 0, String(quote.body.msg));
+    const byOffer = { orderNo: dep001, refundOfferId: quote.body.refundOfferId };
+    const byList = { orderNo: dep001, refundRequestList: [item(lastB, firstB, ['out', 'ret'])] };
+    for (const [label, body] of [['by offer', byOffer], ['by list', byList]] as const) {
+      const key = { 'idempotency-key': `resumed-${label.replace(' ', '-')}` };
+      failOnce();
+      const failed = await call(t.app, '/refund.do', body, { headers: key });
+      assert.equal(failed.http, 500, label);
+      const made = await t.store.db.selectFrom('refund_orders').select('refund_code').where('order_no', '=', dep001).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      const retry = await call(t.app, '/refund.do', body, { headers: key });
+      assert.equal(retry.body.status, 0, `${label}: ${String(retry.body.msg)}`);
+      assert.equal(retry.body.refundCode, made.refund_code, `${label}: the refund the failed request made`);
+      const replay = await call(t.app, '/refund.do', body, { headers: key });
+      assert.equal(replay.body.refundCode, made.refund_code, `${label}: replayed`);
+      // without the key the same body is refused as before: nothing of another request is answered
+      const other = await call(t.app, '/refund.do', body);
+      assert.ok([813, 803].includes(Number(other.body.status)), `${label}: ${String(other.body.status)}`);
+    }
+    const rows = await t.store.db.selectFrom('refund_orders').select('refund_code').where('order_no', '=', dep001).execute();
+    assert.equal(rows.length, 2, 'one refund each, none twice');
+  } finally {
+    await t.close();
+  }
+});

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { newNumericId } from '../orders/orders.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { ApiError } from '../errors.js';
+import { canonicalJson } from '../canonical-json.js';
 import { toAmount } from '../money/money.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import { constraintOf, isSerializationFailure, isUniqueViolation, sqlState } from '../store/errors.js';
@@ -74,6 +75,30 @@ export async function submitRefund(deps: RefundDeps, caller: RefundCaller, req: 
   if (hasOffer === hasList) throw new ApiError(S.INVALID, 'invalid request: send refundOfferId or refundRequestList, not both and not neither');
   const displayCurrency = req.displayCurrency ? req.displayCurrency.toUpperCase() : null;
   return hasOffer ? submitOffer(deps, caller, req, req.refundOfferId!, displayCurrency) : submitList(deps, caller, req, req.refundRequestList!, displayCurrency);
+}
+
+/**
+ * The answer of the refund an identical request made since `since` and could not answer (it died, or failed after
+ * its commit: the Idempotency-Key's `resumedFrom`), or null when it made none: the refund of this refundOfferId, or
+ * of exactly this refundRequestList, by this client. Its retry is then answered as the first request would have
+ * been, not 813/803 (a review: that refusal was replayed under the key for good).
+ */
+export async function refundMadeSince(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>, req: RefundSubmitRequest, since: Date): Promise<RefundSubmitResponse | null> {
+  const made = await deps.db
+    .selectFrom('refund_orders as r')
+    .innerJoin('refund_offers as o', 'o.offer_id', 'r.offer_id')
+    .select(['r.refund_code', 'r.offer_id', 'r.order_no', 'o.quote', 'o.request'])
+    .where('r.client_id', '=', caller.clientId)
+    .where('r.created_at', '>=', since)
+    .$if(typeof req.refundOfferId === 'string' && req.refundOfferId !== '', (q) => q.where('r.offer_id', '=', req.refundOfferId!))
+    .orderBy('r.created_at')
+    .limit(100)
+    .execute();
+  const wanted = req.refundOfferId ? null : canonicalJson(req.refundRequestList ?? []);
+  const row = made.find((r) => (wanted === null || canonicalJson(r.request) === wanted) && (!req.orderNo || r.order_no === req.orderNo));
+  if (!row) return null;
+  const displayCurrency = req.displayCurrency ? req.displayCurrency.toUpperCase() : null;
+  return submitAnswer(deps, row.quote as PricedQuote, row.offer_id, row.refund_code, displayCurrency);
 }
 
 /** A refund by refundRequestList, priced and checked, ready to be written with its (used) offer. */

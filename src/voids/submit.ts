@@ -138,6 +138,10 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
   // its refund offers and contexts kept in this process are stale now (voided, nothing is refundable)
   forgetKeptOrder(deps.db, offer.order_no);
   deps.scheduler.submitted();
+  return voidAnswer(quote, offerId, voidCode);
+}
+
+function voidAnswer(quote: VoidQuote, offerId: string, voidCode: string): VoidSubmitResponse {
   return {
     status: S.OK,
     msg: 'void submitted; follow it with queryVoidOrders.do and the voidCode',
@@ -146,4 +150,22 @@ export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSu
     voidStatus: VS.PROCESSING,
     ...quoteWire(quote),
   };
+}
+
+/**
+ * The answer of the void an identical request made from this voidOfferId since `since` and could not answer (it
+ * died, or failed after its commit: the Idempotency-Key's `resumedFrom`), or null: its retry is answered as the
+ * first request would have been, not 813 (as refund.do's, refundMadeSince).
+ */
+export async function voidMadeSince(deps: VoidDeps, caller: VoidCaller, req: VoidSubmitRequest, since: Date): Promise<VoidSubmitResponse | null> {
+  if (!req.voidOfferId) return null;
+  const made = await deps.db
+    .selectFrom('void_orders as v')
+    .innerJoin('void_offers as o', 'o.offer_id', 'v.offer_id')
+    .select(['v.void_code', 'o.quote'])
+    .where('v.offer_id', '=', req.voidOfferId)
+    .where('v.client_id', '=', caller.clientId)
+    .where('v.created_at', '>=', since)
+    .executeTakeFirst();
+  return made ? voidAnswer(made.quote as VoidQuote, req.voidOfferId, made.void_code) : null;
 }

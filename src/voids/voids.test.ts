@@ -439,3 +439,28 @@ test('the sweep carries voids from their rows (decision 0045): a void whose last
     await t.close();
   }
 });
+
+test("void.do whose request failed after its void was made: the retry under its Idempotency-Key answers that void, not 813 (found by a review; decision 0008)", async () => {
+  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  try {
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP01').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    const scheduler = t.workers.voids.scheduler;
+    const submitted = scheduler.submitted.bind(scheduler);
+    scheduler.submitted = () => {
+      scheduler.submitted = submitted;
+      throw new Error('the process failed after the commit');
+    };
+    const body = { orderNo, voidOfferId: q.body.voidOfferId };
+    const key = { 'idempotency-key': 'void-resumed-1' };
+    assert.equal((await call(t.app, '/void.do', body, { headers: key })).http, 500);
+    const made = await t.store.db.selectFrom('void_orders').select('void_code').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+    const retry = await call(t.app, '/void.do', body, { headers: key });
+    assert.equal(retry.body.status, 0, String(retry.body.msg));
+    assert.equal(retry.body.voidCode, made.void_code);
+    assert.equal((await call(t.app, '/void.do', body)).body.status, 813, 'without the key: refused as before');
+  } finally {
+    await t.close();
+  }
+});
