@@ -174,6 +174,11 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     const after = await t.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(after.n), Number(before.n), 'no order created');
     assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] }), 308, 'the old session stays at the old price');
+    // decision 0008: under a key, its replay is the first answer byte for byte (found by a review: jsonb reordered it)
+    const keyed = () => call(t.app, '/order.do', { contact, sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] }, { headers: { 'idempotency-key': 'fare-up-308' } });
+    const first = await keyed();
+    assert.equal(first.body.status, 308);
+    assert.equal((await keyed()).raw, first.raw);
     const retry = await order({ sessionId: res.body.sessionId, passengers: [passenger(lastA, firstA)] });
     assert.equal(retry.body.status, 0, retry.body.msg ?? '');
     assert.equal(retry.body.totalPrice, 370);
