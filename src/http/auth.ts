@@ -1,6 +1,6 @@
 // Client authentication for spec endpoints, admin-token authentication for sandbox admin endpoints.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AuthBusy, type AuthenticatedClient, type ClientAuthenticator } from '../clients/auth.js';
+import { AuthBusy, WAITING_VERIFICATIONS, type AuthenticatedClient, type ClientAuthenticator } from '../clients/auth.js';
 import { digest, sameDigest } from '../clients/secrets.js';
 import { ApiError, COMMON } from '../errors.js';
 
@@ -25,8 +25,15 @@ export function clientAuthHook(authenticator: ClientAuthenticator, headerPrefix:
       client = await authenticator.authenticate(id, secret);
     } catch (err) {
       if (!(err instanceof AuthBusy)) throw err;
-      reply.header('retry-after', String(err.retryAfterSeconds));
-      throw new ApiError(COMMON.AUTH_BUSY, err.message, 429);
+      // The rate pools' 429 body, both spellings (DESIGN "Wire conventions"; a review: only status and msg), the
+      // pool named "auth": the original's clients read code/message/retryAfter
+      const retryAfter = err.retryAfterSeconds;
+      return reply
+        .code(429)
+        .header('retry-after', String(retryAfter))
+        .type('application/json; charset=utf-8')
+        .serializer(JSON.stringify)
+        .send({ status: COMMON.AUTH_BUSY, msg: err.message, code: COMMON.AUTH_BUSY, message: err.message, limitType: 'auth', limit: WAITING_VERIFICATIONS, retryAfter });
     }
     if (!client) throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
     request.client = client;
