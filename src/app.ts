@@ -13,7 +13,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { corsDelegator } from './http/cors.js';
 import { ANSWER_CODINGS, COMPRESS_THRESHOLD_BYTES, explicitCodings } from './http/encoding.js';
-import { errorHandler, frameworkErrors, notFoundHandler, sendError } from './http/errors.js';
+import { clientErrors, errorHandler, frameworkErrors, notFoundHandler, sendError } from './http/errors.js';
 import { COMMON } from './errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerRoutes } from './http/routes.js';
@@ -77,6 +77,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Fastify's own 503 while closing has its own body and no request id: ours answers it (shedWhileClosing)
     return503OnClosing: false,
     frameworkErrors,
+    clientErrorHandler: clientErrors,
     // X-Forwarded-For/-Proto believed from these peers only (TRUST_PROXY): request.ip and request.protocol
     trustProxy: config.trustProxy,
     logController: new AccessLog(logger),

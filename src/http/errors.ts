@@ -1,5 +1,8 @@
 // The error handler (ApiError, validation and transport failures → the failure body) and the 404/405
 // handler. The error type and the status families are src/errors.ts.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, COMMON, VALIDATION_STATUS, type ErrorBody, type Family } from '../errors.js';
 
@@ -67,6 +70,32 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, status: 
   const body = shape ? shape(base, request) : base;
   // Failure bodies bypass the route's success serializer: they have their own shape.
   return reply.code(httpStatus).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+}
+
+/**
+ * A request Node's HTTP parser refused before Fastify saw it (headers over 16 KB, a malformed request line or
+ * framing, headers too slow to arrive): answered in the wire envelope with a request id, then the connection closed
+ * (a review: Fastify's own `{error, message, statusCode}` body, no request id). 431/413 headers too large, 408/901
+ * too slow, 400/901 not HTTP/1.1. Logged at debug: mostly a proxy's or a scanner's doing, and its bytes are not ours
+ * to log.
+ */
+export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [httpStatus, status, msg] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, COMMON.BODY_TOO_LARGE, 'request headers too large (16 KB at most)']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, COMMON.NOT_JSON, 'the request did not arrive in time']
+        : [400, COMMON.NOT_JSON, 'the request is not valid HTTP/1.1'];
+  this.log.debug({ code: err.code }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ status, msg });
+    socket.write(
+      `HTTP/1.1 ${httpStatus} ${STATUS_CODES[httpStatus]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 /** The request body codings @fastify/compress reads (its default). */

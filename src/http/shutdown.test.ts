@@ -50,3 +50,27 @@ test('a request whose headers complete after the drain began: 503 with {status, 
   assert.equal(headers.get('retry-after'), '1');
   assert.equal(headers.get('connection'), 'close');
 });
+
+test("a request Node's HTTP parser refuses (headers over 16 KB, Transfer-Encoding with Content-Length) is answered in the wire envelope with a request id (found by a review: Fastify's own body, no request id)", async () => {
+  const t = await makeTestApp();
+  try {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    const raw = async (request: string) => {
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const answer = readAll(socket);
+      socket.write(request);
+      return answer;
+    };
+    const big = await raw(`POST /refund.do HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(big, /^HTTP\/1\.1 431 /);
+    assert.match(big, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    assert.match(big, /\r\n\r\n\{"status":413,"msg":"request headers too large \(16 KB at most\)"\}$/);
+    const framing = await raw('POST /refund.do HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n');
+    assert.match(framing, /^HTTP\/1\.1 400 /);
+    assert.match(framing, /\r\n\r\n\{"status":901,"msg":"the request is not valid HTTP\/1\.1"\}$/);
+  } finally {
+    await t.close();
+  }
+});
