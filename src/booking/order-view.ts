@@ -82,7 +82,11 @@ export async function orderView(db: Kysely<Database>, order: OrderRow): Promise<
     db.selectFrom('order_ancillaries').selectAll().where('order_no', '=', order.order_no).orderBy('id').execute(),
     db.selectFrom('booking_orders').selectAll().where('order_no', '=', order.order_no).executeTakeFirst(),
   ]);
-  const details = booking ? (booking.details as BookingDetails) : null;
+  // The details order.do writes since migration 0010 (its itinerary); an order booked before keeps `{seats,
+  // ancillaries}` and is read as a claimed one is, from its tickets (a review: queryOrderDetails.do and pay.do
+  // answered HTTP 500 for it)
+  const stored = booking?.details as Partial<BookingDetails> | null | undefined;
+  const details = stored?.itinerary && Array.isArray(stored.cardTypes) ? (stored as BookingDetails) : null;
   const currency = order.currency;
   const ticketed = tickets.length > 0;
 

@@ -154,6 +154,24 @@ describe('booking chain statuses', () => {
   });
 });
 
+test('an order booked before migration 0010 (details {seats, ancillaries}) is answered from its tickets, not HTTP 500 (found by a review)', async () => {
+  const t = await makeTestApp({ world: bookingWorld() });
+  try {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const o = await call(t.app, '/order.do', { contact, sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
+    assert.equal(o.body.status, 0, String(o.body.msg));
+    const orderNo = String(o.body.orderNo);
+    assert.equal((await call(t.app, '/pay.do', { orderNo })).body.status, 0);
+    await t.store.db.updateTable('booking_orders').set({ details: JSON.stringify({ seats: [], ancillaries: [] }) }).where('order_no', '=', orderNo).execute();
+    const q = await call(t.app, '/queryOrderDetails.do', { orderNo });
+    assert.equal(q.http, 200);
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    assert.equal(q.body.totalPrice, o.body.totalPrice, 'the fare from its tickets');
+  } finally {
+    await t.close();
+  }
+});
+
 describe('sandbox bookings survive a restart', () => {
   test('a ticketed booking made through the chain is extracted by a new app on the same database', async () => {
     const store = await openTestStore();
