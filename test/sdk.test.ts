@@ -133,6 +133,9 @@ describe('SDK types and methods', () => {
     const later = new Date(Date.now() + 120_000).toUTCString();
     const limited = new PostbookClient({ ...base, fetch: answer(429, JSON.stringify({ status: 429, msg: 'slow down' }), { 'retry-after': later }) });
     await assert.rejects(limited.seats.availability({ carrier: 'XS', outboundSegments: [] }), (e: unknown) => e instanceof RateLimitedError && e.attempts === 1 && e.retryAfterMs > 60_000);
+    // a proxy's decimal seconds are seconds, not a date in 2001 (found by a review: read as 0 ms)
+    const decimal = new PostbookClient({ ...base, rateLimit: { retries: 0, maxWaitMs: 60_000 }, fetch: answer(429, JSON.stringify({ status: 429, msg: 'slow down' }), { 'retry-after': '1.5' }) });
+    await assert.rejects(decimal.seats.availability({ carrier: 'XS', outboundSegments: [] }), (e: unknown) => e instanceof RateLimitedError && e.retryAfterMs === 1500);
     assert.throws(() => new PostbookClient({ ...base, headerPrefix: 'bad prefix' }), /headerPrefix/);
     // every failure a rejected promise, none thrown at the call site (a review: `.catch()` missed them)
     await assert.rejects(proxy.call('POST /refundQuotation.do', { refundRequestList: [] }, { idempotencyKey: 'k' }), /takes no Idempotency-Key/);

@@ -92,8 +92,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export function retryAfterMs(header: string | null, body: unknown, now = Date.now()): number | null {
   if (header !== null && header.trim() !== '') {
     const h = header.trim();
-    if (/^\d+$/.test(h)) return Number(h) * 1000;
-    const at = Date.parse(h);
+    // Seconds (RFC 9110: whole ones; a proxy's "1.5" is read as such, not as a date in 2001: a review), or an HTTP-date
+    if (/^\d+(\.\d+)?$/.test(h)) return Math.ceil(Number(h) * 1000);
+    const at = /[a-z]/i.test(h) ? Date.parse(h) : NaN;
     if (!Number.isNaN(at)) return Math.max(0, at - now);
   }
   const field = (body as Json | null)?.retryAfter;
