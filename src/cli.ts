@@ -486,6 +486,9 @@ function program(): Command {
     .argument('<login>')
     .action(
       run(async (login: string) => {
+        // an unknown login is said before a password is asked for (a review: asked first, then refused)
+        const known = await withStore(config(), (s) => s.db.selectFrom('operators').select('login').where('login', '=', login).executeTakeFirst());
+        if (!known) throw new UnknownOperator(login);
         const password = await readPassword();
         await change(login, { kind: 'password', password }, (op) => `operator ${op.login}: new password set; its console sessions ended`);
       }),

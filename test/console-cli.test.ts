@@ -77,5 +77,9 @@ test('operators disable, enable, role and password change an account from the co
   assert.match((await cli(['operators', 'list'], '')).out, /^carl\.change {2}viewer {2}created/m);
   const unknown = await cli(['operators', 'disable', 'nobody.here'], '');
   assert.equal(unknown.code, 1, 'README: "not found" exits 1 (found by a review: 2)');
+  // an unknown login is said before any password is read (found by a review: asked first); nothing on stdin here
+  const noPassword = await cli(['operators', 'password', 'nobody.here'], '');
+  assert.equal(noPassword.code, 1, noPassword.err);
+  assert.match(noPassword.err, /no operator nobody\.here/);
   assert.match(unknown.err, /no operator nobody\.here/);
 });
