@@ -8,7 +8,7 @@ import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.
 import { baggageProducts } from './order.js';
 import { ancillaryProductOf } from './luggage.js';
 import { fullRoutingOf, type TermsOf } from './routing.js';
-import { itineraryOf, type ChainItinerary, type ChainSegment, type PaxCounts } from './sessions.js';
+import { flightRefOf, itineraryOf, type ChainItinerary, type ChainSegment, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { SearchRequest, VerifyRequest } from './wire.js';
 
@@ -283,10 +283,16 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     if (found.state !== 'live') throw new ApiError(S.VERIFY_ROUTING_ILLEGAL, 'routingIdentifier is not one of your search results (unknown or altered)');
     before = found.session.itinerary;
     pax = found.session.pax;
-    // Asked by flight number and date, not airports: a flight whose airport changed is then told by 213 below, not
-    // taken for a flight gone (207; a review)
-    const byFlight = (s: ChainSegment): FlightRef => ({ carrier: s.carrier, flightNumber: s.flightNumber, depDate: s.depDate });
-    it = await reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: byFlight(s), fareFamily: s.fareFamily })), before.cabinClass, budget);
+    // Asked with the routing's airports (the legs of a through flight share its number and date), then, when that
+    // finds nothing, by number and date alone: a flight whose airport changed is then told by 213 below, not taken
+    // for a flight gone (207; reviews)
+    const ask = (ref: (s: ChainSegment) => FlightRef) => reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: ref(s), fareFamily: s.fareFamily })), before.cabinClass, budget);
+    try {
+      it = await ask(flightRefOf);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== S.VERIFY_FLIGHT_UNAVAILABLE) throw err;
+      it = await ask((s) => ({ carrier: s.carrier, flightNumber: s.flightNumber, depDate: s.depDate }));
+    }
     // The airline changed the flight (times or route) since the search: 213; its fare family no longer sold: 210.
     const changed = it.segments.some((s, i) => {
       const b = before.segments[i]!;

@@ -40,6 +40,17 @@ describe('seat maps of two legs under one flight number', () => {
     assert.match(seatOf(second, 1, '14C').productCode, /^SCI_SEAT_14C_XS_SGN_CDG_/);
   });
 
+  test('a routing of the second leg, or of both, verifies by its routingIdentifier (found by a review: 213, its leg looked up without airports found the first)', async () => {
+    const depDate = t.world.flights.get('bk-leg1')!.current.dep.toFormat('yyyyMMdd');
+    for (const [fromCity, toCity, legs] of [['SGN', 'CDG', 1], ['HND', 'CDG', 2]] as const) {
+      const found = await call(t.app, '/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity, toCity, fromDate: depDate, airlines: ['XS'], fromFlightNumbers: [Array(legs).fill('XS751').join(',')] });
+      assert.equal(found.body.status, 0, `${fromCity}-${toCity}: ${String(found.body.msg)}`);
+      const routing = (found.body.routings as Array<{ routingIdentifier: string }>)[0]!;
+      const verified = await call(t.app, '/verify.do', { routingIdentifier: routing.routingIdentifier });
+      assert.equal(verified.body.status, 0, `${fromCity}-${toCity}: ${String(verified.body.msg)}`);
+    }
+  });
+
   test('both legs in one session: each segment of the answer is its own leg\'s map', async () => {
     const both = await seatMap(['bk-leg1', 'bk-leg2']);
     assert.equal(seatOf(both, 1, '12A').seatStatus, 'O');
