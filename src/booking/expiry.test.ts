@@ -360,4 +360,47 @@ describe('order expiry', () => {
       await t.close();
     }
   });
+
+  test('an airline that does not answer holds up only its own releases: the sweep reads past a page of them to another airline\'s; an order paid after it expired is not due (found by a review of this change)', async () => {
+    let xiDown = false;
+    const t: TestApp = await makeTestApp({
+      world: bookingWorld(),
+      connectors: (w, books) => {
+        const airline = new SandboxConnector(w, books);
+        const release = airline.booking.release.bind(airline.booking);
+        airline.booking.release = async (carrier, pnr, opts) => {
+          if (xiDown && carrier === 'XI') throw new ConnectorError('unavailable', true, 'XI is down');
+          return release(carrier, pnr, opts);
+        };
+        return [airline];
+      },
+    });
+    try {
+      // a page and one of XI's orders, expired first (XI holds 45 minutes)
+      const xi = await verifyFlights(t, ['bk-noinfant']);
+      for (let i = 0; i < 101; i++) {
+        const res = await call(t.app, '/order.do', { sessionId: xi.sessionId, passengers: [passenger(lastA, firstA)], contact });
+        assert.equal(res.body.status, 0, String(res.body.msg));
+      }
+      t.clock.advance(46 * 60_000);
+      assert.equal((await t.orderExpiry.sweep()).length, 101);
+      const xs = await orderSeat(t, '21A');
+      t.clock.advance(31 * 60_000);
+      assert.deepEqual(await t.orderExpiry.sweep(), [xs]);
+      xiDown = true;
+      t.clock.advance(2 * 60_000); // every release due (the jobs do not run here)
+      assert.deepEqual(await t.orderExpiry.retryReleases(), [xs], 'XS released past a page of silent XI');
+      const backedOff = await t.store.db.selectFrom('booking_orders').select((eb) => eb.fn.countAll<string>().as('n')).where('release_tries', '=', 1).executeTakeFirstOrThrow();
+      assert.equal(Number(backedOff.n), 1, 'XI asked once in the sweep');
+      // an order paid after it expired (a slow card payment's tickets recorded) has nothing to release: settled, not due
+      const paid = await t.store.db.selectFrom('booking_orders').select('order_no').where('release_tries', '=', 0).where('pay_state', '=', 'expired').executeTakeFirstOrThrow();
+      await t.store.db.updateTable('booking_orders').set({ pay_state: 'paid', release_next_try_at: new Date(t.clock.now().getTime() - 3_600_000) }).where('order_no', '=', paid.order_no).execute();
+      const settledNow = await t.orderExpiry.retryReleases();
+      assert.ok(settledNow.includes(paid.order_no));
+      const row = await t.store.db.selectFrom('booking_orders').select('release_next_try_at').where('order_no', '=', paid.order_no).executeTakeFirstOrThrow();
+      assert.equal(row.release_next_try_at, null);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -121,7 +121,7 @@ export async function recordIssued(
   return db.transaction().execute(async (trx) => {
     const moved = await trx
       .updateTable('booking_orders')
-      .set({ pay_state: 'paid', paid_at: at, paying_since: null, ...(issuedToThisCall ? { payment_method: method, card_last4: issuedToThisCall.last4 } : {}) })
+      .set({ pay_state: 'paid', paid_at: at, paying_since: null, release_next_try_at: null, ...(issuedToThisCall ? { payment_method: method, card_last4: issuedToThisCall.last4 } : {}) })
       .where('order_no', '=', orderNo)
       .where('pay_state', 'in', issuedToThisCall ? ['paying', 'unpaid', 'expired'] : ['paying'])
       .executeTakeFirst();
