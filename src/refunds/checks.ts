@@ -137,18 +137,19 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
     if (sameLast.length === 0) fail(S.PASSENGER_NOT_FOUND, `refundRequestList[${i}]: passenger not found in this order`);
     const sameName = sameLast.filter((p) => normalizeName(p.firstName) === firstName);
     if (sameName.length === 0) fail(S.PASSENGER_INCONSISTENT, `refundRequestList[${i}]: passenger details are inconsistent with the original booking`);
-    // Passengers of one name (a father and son): each entry names one not named yet, the first without a refund
-    // first — a request names a name as often as it wants that many of them refunded (a review: the second was
-    // refused 810 when both were listed, and 803 alone, as the first was picked again, so never refunded).
+    // Passengers of one name (a father and son): each entry names one not named yet, the first with a ticket left
+    // to refund first — a request names a name as often as it wants that many of them refunded (reviews: the second
+    // was refused 810 when both were listed, and 803 or 817 alone, as the first was picked again, so never refunded).
     const unnamed = sameName.filter((p) => !used.has(p.paxIndex));
     if (unnamed.length === 0) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed`);
-    const pax = unnamed.find((p) => !ctx.tickets.some((t) => t.paxIndex === p.paxIndex && ctx.liveRefunds.has(t.ticketNo))) ?? unnamed[0]!;
-    used.add(pax.paxIndex);
     // 804 counts the tickets left to refund: one the airline shows refunded, or with a refund of its own, is no
     // longer the passenger's to list (a review: an open return was refused 804 alone and 817 with the refunded
     // outbound listed, so never refunded)
+    const leftToRefund = (t: TicketRow) => !t.coupons.some((c) => c.status === 'REFUND') && !ctx.liveRefunds.has(t.ticketNo);
+    const pax = unnamed.find((p) => ctx.tickets.some((t) => t.paxIndex === p.paxIndex && leftToRefund(t))) ?? unnamed[0]!;
+    used.add(pax.paxIndex);
     const paxTickets = ctx.tickets.filter((t) => t.paxIndex === pax.paxIndex);
-    const refundable = paxTickets.filter((t) => !t.coupons.some((c) => c.status === 'REFUND') && !ctx.liveRefunds.has(t.ticketNo));
+    const refundable = paxTickets.filter(leftToRefund);
     if (paxTickets.length === 0) fail(S.TICKET_NOT_FOUND, `refundRequestList[${i}]: no ticket found for this passenger`);
     const requested = new Set<number>();
     for (const [j, seg] of item.segments.entries()) {

@@ -43,6 +43,20 @@ function world(): WorldFile {
       { ticketNo: '999-2000000902', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] },
     ],
   });
+  // two of one name, the first's ticket refunded at the airline (found by a review of the fix: 817 for the second)
+  w.bookings.push({
+    ...BOOKED_BY_ALPHA,
+    pnr: 'SAME02',
+    passengers: [
+      { ref: 'a', type: 'ADT', lastName: 'SMITH', firstName: 'JANE' },
+      { ref: 'b', type: 'ADT', lastName: 'SMITH', firstName: 'JANE' },
+    ],
+    segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
+    tickets: [
+      { ticketNo: '999-2000000911', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['REFUND', 'REFUND'] },
+      { ticketNo: '999-2000000912', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] },
+    ],
+  });
   // an outbound ticket the airline refunded already, the return still open (found by a review: 804 alone, 817 with both)
   w.bookings.push({
     ...BOOKED_BY_ALPHA,
@@ -114,6 +128,13 @@ describe('refunds of a passenger with two tickets and extras', () => {
     const twice = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [person('DOUBLE', 'DORA', ['out', 'ret']), person('DOUBLE', 'DORA', ['out', 'ret'])] });
     assert.equal(twice.body.status, 810, String(twice.body.msg));
     assert.match(String(twice.body.msg), /refundRequestList\[1\] names a passenger already listed/);
+  });
+
+  test('two of one name, the first refunded at the airline: the second is quoted (found by a review of the fix: 817)', async () => {
+    const same = await orderOf('SAME02');
+    const res = await call(t.app, '/refundQuotation.do', { orderNo: same, refundRequestList: [person('SMITH', 'JANE', ['out', 'ret'])] });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    assert.deepEqual(ticketsOf(res.body), ['9992000000912']);
   });
 
   test('spec 7.1 804: a ticket the airline shows refunded is not counted; the open one is refunded alone (817 with both)', async () => {
