@@ -82,4 +82,20 @@ describe('Idempotency-Key: a request whose key was taken over', () => {
     first.go();
     await running;
   });
+
+  test('a request that may have acted and failed leaves its key to the retry, which learns when it was claimed (found by a review: five minutes too early, a refund of another request answered)', async () => {
+    const claimedAt = clock.now();
+    await assert.rejects(idem.run({ ...args('k-acted'), mayHaveActed: true }, async () => assert.fail('failed after acting'), final));
+    clock.advance(60_000);
+    let resumedFrom: Date | null = null;
+    const retry = await idem.run({ ...args('k-acted'), mayHaveActed: true }, async (progress) => {
+      resumedFrom = progress.resumedFrom;
+      return { httpStatus: 200, body: { status: 0 } };
+    }, final);
+    assert.deepEqual(retry.body, { status: 0 });
+    assert.equal(resumedFrom!.getTime(), claimedAt.getTime(), 'the failed request\'s own claim, at once (not 5 minutes later, nor earlier)');
+    // another body under the key while it waits abandoned: refused, not taken over
+    await assert.rejects(idem.run({ ...args('k-acted2'), mayHaveActed: true }, async () => assert.fail('failed'), final));
+    await assert.rejects(idem.run({ ...args('k-acted2'), body: { n: 2 } }, async () => assert.fail('not run'), final), /different request body/);
+  });
 });

@@ -45,6 +45,13 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** http_status of a row whose first request is still running. */
 const PENDING = 0;
+/**
+ * http_status of a row whose request failed without answering (HTTP 500) after it noted its progress or may have
+ * acted (`mayHaveActed`): a retry of the same request takes it over at once, with its note and its claim time. It
+ * kept its created_at (it was backdated past ABANDONED_MS before, and a retry then looked for the refund the failed
+ * request made from five minutes before it began: it could answer another request's; a review).
+ */
+const ABANDONED = -1;
 /** A pending row older than this belongs to a request that died (crash): the next one takes over. */
 const ABANDONED_MS = 5 * 60_000;
 
@@ -92,7 +99,7 @@ export class Idempotency {
     for (;;) {
       if ((taken = await this.claim(where))) break;
       const row = await this.find(where);
-      if (row && row.httpStatus !== PENDING) return row;
+      if (row && row.httpStatus > 0) return row;
       if (Date.now() > deadline) {
         if (args.busy) return args.busy;
         return work(NO_KEY);
@@ -134,7 +141,7 @@ export class Idempotency {
   }
 
   /** Writes into this request's own pending row only (the one with the `created_at` it claimed the key with). */
-  private async writeOwn(w: Where, claimed: Date, set: { http_status?: number; response?: string; created_at?: Date }): Promise<void> {
+  private async writeOwn(w: Where, claimed: Date, set: { http_status?: number; response?: string }): Promise<void> {
     await this.db
       .updateTable('idempotency_keys')
       .set(set as never)
@@ -175,6 +182,7 @@ export class Idempotency {
         eb.or([
           // an abandoned request's key, by the same request only (another body under it is refused, as while it runs)
           eb.and([eb('http_status', '=', PENDING), eb('created_at', '<', new Date(now.getTime() - ABANDONED_MS)), eb('request_hash', '=', w.requestHash)]),
+          eb.and([eb('http_status', '=', ABANDONED), eb('request_hash', '=', w.requestHash)]),
           eb('created_at', '<=', this.expiredBefore(now)),
         ]),
       )
@@ -182,13 +190,13 @@ export class Idempotency {
       .executeTakeFirst();
     if (takenOver.numUpdatedRows === 0n) return null;
     // an expired key is new again: nothing of its earlier life is handed on
-    const abandoned = held.http_status === PENDING && held.created_at > this.expiredBefore(now);
+    const abandoned = (held.http_status === PENDING || held.http_status === ABANDONED) && held.created_at > this.expiredBefore(now);
     return { at: now, previous: abandoned ? held.response : null, resumedFrom: abandoned ? held.created_at : null };
   }
 
   /** This request's own pending row, with its note, made one a retry of the same request takes over at once. */
   private async abandon(w: Where, claimed: Date): Promise<void> {
-    await this.writeOwn(w, claimed, { created_at: new Date(claimed.getTime() - ABANDONED_MS - 1) });
+    await this.writeOwn(w, claimed, { http_status: ABANDONED });
   }
 
   /** This request's own pending row goes (the key free for a real retry); one taken over by another stays. */
