@@ -36,6 +36,25 @@ async function orderSeat(t: TestApp, seat: string): Promise<string> {
   return res.body.orderNo as string;
 }
 
+/** An app of the booking world whose airline does not answer releases while `down(carrier)`; `released` lists every ask. */
+async function appWhoseReleases(down: (carrier: string) => boolean): Promise<{ t: TestApp; released: string[] }> {
+  const released: string[] = [];
+  const t = await makeTestApp({
+    world: bookingWorld(),
+    connectors: (w, books) => {
+      const airline = new SandboxConnector(w, books);
+      const release = airline.booking.release.bind(airline.booking);
+      airline.booking.release = async (carrier, pnr, opts) => {
+        released.push(carrier);
+        if (down(carrier)) throw new ConnectorError('unavailable', true, `${carrier} is down`);
+        return release(carrier, pnr, opts);
+      };
+      return [airline];
+    },
+  });
+  return { t, released };
+}
+
 async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
@@ -320,20 +339,8 @@ describe('order expiry', () => {
 
   test('an airline that does not release an expired order\'s hold is asked again by the sweep, backing off, until it answers (found by a review: five job retries in minutes, then the seats were held for good)', async () => {
     let down = false;
-    let calls = 0;
-    const t: TestApp = await makeTestApp({
-      world: bookingWorld(),
-      connectors: (w, books) => {
-        const airline = new SandboxConnector(w, books);
-        const release = airline.booking.release.bind(airline.booking);
-        airline.booking.release = async (carrier, pnr, opts) => {
-          calls++;
-          if (down) throw new ConnectorError('unavailable', true, 'the airline is down');
-          return release(carrier, pnr, opts);
-        };
-        return [airline];
-      },
-    });
+    const { t, released } = await appWhoseReleases(() => down);
+    const calls = () => released.length;
     try {
       const orderNo = await orderSeat(t, '19A');
       down = true;
@@ -352,10 +359,10 @@ describe('order expiry', () => {
       t.clock.advance(121_000);
       assert.deepEqual(await t.orderExpiry.retryReleases(), [orderNo], 'the airline answers: released');
       assert.equal(await seatStatus(t, '19A'), 'F');
-      assert.equal(calls, 3);
+      assert.equal(calls(), 3);
       t.clock.advance(3_600_000);
       assert.deepEqual(await t.orderExpiry.retryReleases(), [], 'settled: not asked again');
-      assert.equal(calls, 3);
+      assert.equal(calls(), 3);
     } finally {
       await t.close();
     }
@@ -363,18 +370,7 @@ describe('order expiry', () => {
 
   test('an airline that does not answer holds up only its own releases: the sweep reads past a page of them to another airline\'s; an order paid after it expired is not due (found by a review of this change)', async () => {
     let xiDown = false;
-    const t: TestApp = await makeTestApp({
-      world: bookingWorld(),
-      connectors: (w, books) => {
-        const airline = new SandboxConnector(w, books);
-        const release = airline.booking.release.bind(airline.booking);
-        airline.booking.release = async (carrier, pnr, opts) => {
-          if (xiDown && carrier === 'XI') throw new ConnectorError('unavailable', true, 'XI is down');
-          return release(carrier, pnr, opts);
-        };
-        return [airline];
-      },
-    });
+    const { t } = await appWhoseReleases((carrier) => xiDown && carrier === 'XI');
     try {
       // a page and one of XI's orders, expired first (XI holds 45 minutes)
       const xi = await verifyFlights(t, ['bk-noinfant']);

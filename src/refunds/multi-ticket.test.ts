@@ -7,6 +7,8 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { BOOKED_BY_ALPHA, refundSegment, refundWorld } from '../test-support/refund-world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 
+type Coupons = NonNullable<WorldFile['bookings'][number]['tickets']>[number]['coupons'];
+
 function world(): WorldFile {
   const w = refundWorld();
   w.bookings.push({
@@ -29,34 +31,24 @@ function world(): WorldFile {
     ],
     postTicketingServices: [{ orderNo: 'PT-TWO9', passenger: 'a', category: 'StandardCheckInBaggage', segment: 2, price: 40, currency: 'EUR', baggage: { piece: 1, weight: 23 } }],
   });
-  // two passengers of one name (found by a review: the second could never be refunded)
-  w.bookings.push({
-    ...BOOKED_BY_ALPHA,
-    pnr: 'SAME01',
-    passengers: [
-      { ref: 'a', type: 'ADT', lastName: 'SMITH', firstName: 'JOHN' },
-      { ref: 'b', type: 'ADT', lastName: 'SMITH', firstName: 'JOHN' },
-    ],
-    segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
-    tickets: [
-      { ticketNo: '999-2000000901', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] },
-      { ticketNo: '999-2000000902', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] },
-    ],
-  });
-  // two of one name, the first's ticket refunded at the airline (found by a review of the fix: 817 for the second)
-  w.bookings.push({
-    ...BOOKED_BY_ALPHA,
-    pnr: 'SAME02',
-    passengers: [
-      { ref: 'a', type: 'ADT', lastName: 'SMITH', firstName: 'JANE' },
-      { ref: 'b', type: 'ADT', lastName: 'SMITH', firstName: 'JANE' },
-    ],
-    segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
-    tickets: [
-      { ticketNo: '999-2000000911', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['REFUND', 'REFUND'] },
-      { ticketNo: '999-2000000912', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] },
-    ],
-  });
+  // two passengers of one name (found by a review: the second could never be refunded), and two whose first's ticket
+  // the airline refunded (found by a review of the fix: 817 for the second)
+  const twoOfOneName = (pnr: string, firstName: string, tickets: [string, string], firstCoupons: Coupons) =>
+    w.bookings.push({
+      ...BOOKED_BY_ALPHA,
+      pnr,
+      passengers: [
+        { ref: 'a', type: 'ADT', lastName: 'SMITH', firstName },
+        { ref: 'b', type: 'ADT', lastName: 'SMITH', firstName },
+      ],
+      segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
+      tickets: [
+        { ticketNo: tickets[0], passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: firstCoupons },
+        { ticketNo: tickets[1], passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] },
+      ],
+    });
+  twoOfOneName('SAME01', 'JOHN', ['999-2000000901', '999-2000000902'], ['OPEN_FOR_USE', 'OPEN_FOR_USE']);
+  twoOfOneName('SAME02', 'JANE', ['999-2000000911', '999-2000000912'], ['REFUND', 'REFUND']);
   // an outbound ticket the airline refunded already, the return still open (found by a review: 804 alone, 817 with both)
   w.bookings.push({
     ...BOOKED_BY_ALPHA,
