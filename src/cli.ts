@@ -10,15 +10,15 @@ import './v8-flags.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Store } from './store/store.js';
-import { createClient, RotationInGrace, rotateSecret, seedClients, setClientStatus } from './clients/clients.js';
+import { createClient, RotationInGrace, rotateSecret, setClientStatus } from './clients/clients.js';
 import { DataDirLockedError } from './store/lock.js';
 import { STOP_GRACE_MS } from './airline/deadline.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { refundHistory } from './refunds/history.js';
-import { seedWebhooks, setWebhook, WebhookRegistrationError } from './webhooks/register.js';
+import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
 import { keyringOf } from './webhooks/secret.js';
 import { webhookUrlProblem } from './webhooks/url.js';
-import { seedBookedOrders, SeedConflict } from './orders/seed.js';
+import { SeedConflict } from './orders/seed.js';
 import type { MoveClockRequest } from './sandbox-clock.js';
 import { ApiError } from './errors.js';
 import { isUniqueViolation } from './store/errors.js';
@@ -362,15 +362,12 @@ function program(): Command {
           // clock, moved every booked order back by the clock's lead while the servers served the flights later).
           const now = c.sandbox ? await (await import('./sandbox-clock.js')).storedSandboxNow(s.db) : systemClock.now();
           w = loadWorldFile(file, now);
-          const records = [...w.bookings.values()].map((b) => b.record);
+          const world = w;
+          const { seedWorld } = await import('./airline/sandbox/world-seed.js');
           // one transaction: a booking that cannot become an order, a webhook URL refused (or a crash) leaves nothing written
           await s.db
             .transaction()
-            .execute(async (trx) => {
-              await seedClients(trx, w.clients.map((x) => ({ id: x.id, name: x.name, secret: x.secret, settings: x.settings ?? {} })), now);
-              await seedBookedOrders(trx, records, now);
-              if (keyring) await seedWebhooks({ db: trx, keyring, sandbox: c.sandbox, now: () => now }, withWebhook);
-            })
+            .execute((trx) => seedWorld(trx, world, now, keyring ? { keyring, sandbox: c.sandbox, now: () => now } : null))
             .catch((err: unknown) => {
               throw err instanceof SeedConflict || err instanceof WebhookRegistrationError ? new CliError(`world ${file} not loaded, nothing changed: ${err.message}`, err instanceof SeedConflict ? 1 : 2) : err;
             });

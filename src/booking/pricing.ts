@@ -78,7 +78,6 @@ function placeOf(connectors: BookingConnector[], side: 'from' | 'to', cityField:
   return airports;
 }
 
-
 export async function search(deps: BookingDeps, clientId: string, req: SearchRequest) {
   const tripType = String(req.tripType).trim();
   if (tripType !== '1' && tripType !== '2') throw new ApiError(S.SEARCH_FORMAT, 'tripType must be "1" (one-way) or "2" (return)');

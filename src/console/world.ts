@@ -8,10 +8,10 @@
 import type { Kysely } from 'kysely';
 import { loadWorldFile, WorldError, type World } from '../airline/sandbox/world.js';
 import { recordWorldReload } from '../airline/sandbox/world-share.js';
-import { seedClients } from '../clients/clients.js';
-import { seedBookedOrders, SeedConflict } from '../orders/seed.js';
+import { SeedConflict } from '../orders/seed.js';
+import { seedWorld } from '../airline/sandbox/world-seed.js';
 import type { Database } from '../store/schema.js';
-import { seedWebhooks, WebhookRegistrationError, type WebhookRegistry } from '../webhooks/register.js';
+import { WebhookRegistrationError, type WebhookRegistry } from '../webhooks/register.js';
 import { webhookUrlProblem } from '../webhooks/url.js';
 import { ActionRefused } from './actions.js';
 import { audit } from './audit.js';
@@ -65,9 +65,7 @@ export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Pr
   let done: { reEnabled: string[]; ordersCreated: number; version: number };
   try {
     done = await deps.db.transaction().execute(async (trx) => {
-      const { reEnabled } = await seedClients(trx, fresh.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), now);
-      const ordersCreated = await seedBookedOrders(trx, [...fresh.bookings.values()].map((b) => b.record), now);
-      if (deps.webhooks && withWebhook.length > 0) await seedWebhooks({ ...deps.webhooks, db: trx }, withWebhook);
+      const { reEnabled, ordersCreated } = await seedWorld(trx, fresh, now, deps.webhooks);
       // Every other process on the store follows (src/airline/sandbox/world-share.ts).
       const version = await recordWorldReload(trx, fresh, now);
       // World clients disabled in the console are enabled again by the file: named here (the clients' own audit

@@ -42,7 +42,6 @@ const NO_KEY: KeyProgress = { previous: null, note: async () => undefined, resum
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-
 /** http_status of a row whose first request is still running. */
 const PENDING = 0;
 /**
@@ -144,7 +143,7 @@ export class Idempotency {
   private async writeOwn(w: Where, claimed: Date, set: { http_status?: number; response?: string }): Promise<void> {
     await this.db
       .updateTable('idempotency_keys')
-      .set(set as never)
+      .set(set)
       .where((eb) => ownRow(eb, w, claimed))
       .execute();
   }

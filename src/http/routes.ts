@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { READINESS_LOG_MS, readiness } from './health.js';
-import { ApiError, VALIDATION_STATUS } from '../errors.js';
+import { VALIDATION_STATUS } from '../errors.js';
 import { bearerAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
 import { sendSeatMap } from './seat-map-reply.js';
@@ -22,8 +22,7 @@ import { BOOKING_STATUS as S } from '../booking/statuses.js';
 import { SEAT_STATUS } from '../booking/seat-statuses.js';
 import { ClaimRequest, ClaimResponse, ExtractPnrRequest, ExtractPnrResponse } from '../pnr/wire.js';
 import { quoteRefund } from '../refunds/quote.js';
-import { refundMadeSince, submitRefund } from '../refunds/submit.js';
-import { REFUND_STATUS } from '../refunds/statuses.js';
+import { submitRefund } from '../refunds/submit.js';
 import { queryRefunds } from '../refunds/query.js';
 import type { RefundCaller } from '../refunds/deps.js';
 import {
@@ -35,7 +34,7 @@ import {
   RefundSubmitResponse,
 } from '../refunds/wire.js';
 import { quoteVoid } from '../voids/quote.js';
-import { submitVoid, voidMadeSince } from '../voids/submit.js';
+import { submitVoid } from '../voids/submit.js';
 import { queryVoids } from '../voids/query.js';
 import { QueryVoidOrdersRequest, QueryVoidOrdersResponse, VoidQuotationRequest, VoidQuotationResponse, VoidSubmitRequest, VoidSubmitResponse } from '../voids/wire.js';
 import { updateWebhookUrl } from '../webhooks/register.js';
@@ -207,18 +206,9 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
           response: { 200: RefundSubmitResponse, ...errors },
         },
       },
-      idempotent(deps.idempotency, REFUND_REPLAY, async (client, body: RefundSubmitRequest, progress) => {
-        const caller = { clientId: client.clientId, settings: client.settings };
-        try {
-          return await submitRefund(deps.refunds, caller, body);
-        } catch (err) {
-          // The retry of a request that died or failed under this key: its refund, if it made one (decision 0008)
-          const madeAlready = err instanceof ApiError && (err.status === REFUND_STATUS.OFFER_ILLEGAL_STATE || err.status === REFUND_STATUS.ALREADY_SUBMITTED);
-          const made = madeAlready && progress.resumedFrom ? await refundMadeSince(deps.refunds, caller, body, progress.resumedFrom) : null;
-          if (made) return made;
-          throw err;
-        }
-      }),
+      idempotent(deps.idempotency, REFUND_REPLAY, (client, body: RefundSubmitRequest, progress) =>
+        submitRefund(deps.refunds, { clientId: client.clientId, settings: client.settings }, body, progress.resumedFrom),
+      ),
     );
     api.post(
       '/queryRefundOrders.do',
@@ -248,16 +238,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         config: { family: 'refund' },
         schema: { summary: 'Void a whole order with its latest voidOfferId', tags: ['voids'], headers: IdempotencyKey, body: VoidSubmitRequest, response: { 200: VoidSubmitResponse, ...errors } },
       },
-      idempotent(deps.idempotency, VOID_REPLAY, async (client, body: VoidSubmitRequest, progress) => {
-        try {
-          return await submitVoid(deps.voids, { clientId: client.clientId }, body);
-        } catch (err) {
-          // The retry of a request that died or failed under this key: its void, if it made one (decision 0008)
-          const made = err instanceof ApiError && err.status === REFUND_STATUS.OFFER_ILLEGAL_STATE && progress.resumedFrom ? await voidMadeSince(deps.voids, { clientId: client.clientId }, body, progress.resumedFrom) : null;
-          if (made) return made;
-          throw err;
-        }
-      }),
+      idempotent(deps.idempotency, VOID_REPLAY, (client, body: VoidSubmitRequest, progress) => submitVoid(deps.voids, { clientId: client.clientId }, body, progress.resumedFrom)),
     );
     api.post(
       '/queryVoidOrders.do',

@@ -96,12 +96,16 @@ export async function insertOrderFromRecord(
       })),
     )
     .execute();
-  await insertTicketsFromRecord(trx, orderNo, record);
+  await insertTickets(trx, orderNo, record);
 }
 
 /** Tickets, coupons and in-flow ancillaries of the record (an order created before ticketing gets them at payment). */
-export async function insertTicketsFromRecord(trx: Transaction<Database>, orderNo: string, airlineRecord: AirlineRecord): Promise<void> {
-  const record = storableDeep(airlineRecord);
+export async function insertTicketsFromRecord(trx: Transaction<Database>, orderNo: string, record: AirlineRecord): Promise<void> {
+  await insertTickets(trx, orderNo, storableDeep(record));
+}
+
+/** insertTicketsFromRecord of a record already storable. */
+async function insertTickets(trx: Transaction<Database>, orderNo: string, record: AirlineRecord): Promise<void> {
   const paxIndex = new Map(record.passengers.map((p, i) => [p.ref, i + 1]));
   for (const t of record.tickets) {
     const pax = paxIndex.get(t.paxRef);

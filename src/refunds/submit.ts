@@ -69,36 +69,47 @@ function mapConflict(err: unknown): never {
   throw err;
 }
 
-export async function submitRefund(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest): Promise<RefundSubmitResponse> {
+/**
+ * refund.do. `resumedFrom`: this is the retry of an identical request under an Idempotency-Key that died or failed
+ * without answering, which claimed the key then (decision 0008); refused "offer already used" (813) or "already
+ * submitted" (803), it answers the refund that request made, if it made one.
+ */
+export async function submitRefund(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitRequest, resumedFrom: Date | null = null): Promise<RefundSubmitResponse> {
   const hasOffer = typeof req.refundOfferId === 'string' && req.refundOfferId !== '';
   const hasList = Array.isArray(req.refundRequestList) && req.refundRequestList.length > 0;
   if (hasOffer === hasList) throw new ApiError(S.INVALID, 'invalid request: send refundOfferId or refundRequestList, not both and not neither');
   const displayCurrency = req.displayCurrency ? req.displayCurrency.toUpperCase() : null;
-  return hasOffer ? submitOffer(deps, caller, req, req.refundOfferId!, displayCurrency) : submitList(deps, caller, req, req.refundRequestList!, displayCurrency);
+  const submitting = hasOffer ? submitOffer(deps, caller, req, req.refundOfferId!, displayCurrency) : submitList(deps, caller, req, req.refundRequestList!, displayCurrency);
+  if (resumedFrom === null) return submitting;
+  try {
+    return await submitting;
+  } catch (err) {
+    if (!(err instanceof ApiError) || (err.status !== S.OFFER_ILLEGAL_STATE && err.status !== S.ALREADY_SUBMITTED)) throw err;
+    const made = await refundMadeSince(deps, caller, req, hasOffer, resumedFrom);
+    if (!made) throw err;
+    return submitAnswer(deps, made.quote as PricedQuote, made.offer_id, made.refund_code, displayCurrency);
+  }
 }
 
 /**
- * The answer of the refund an identical request made since `since` and could not answer (it died, or failed after
- * its commit: the Idempotency-Key's `resumedFrom`), or null when it made none: the refund of this refundOfferId, or
- * of exactly this refundRequestList, by this client. Its retry is then answered as the first request would have
- * been, not 813/803 (a review: that refusal was replayed under the key for good).
+ * The refund an identical request made since `since` and could not answer (it died, or failed after its commit), or
+ * undefined when it made none: the refund of this refundOfferId, or of exactly this refundRequestList, by this
+ * client. Its retry is then answered as the first request would have been, not 813/803 (a review: that refusal was
+ * replayed under the key for good).
  */
-export async function refundMadeSince(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>, req: RefundSubmitRequest, since: Date): Promise<RefundSubmitResponse | null> {
+async function refundMadeSince(deps: RefundDeps, caller: Pick<RefundCaller, 'clientId'>, req: RefundSubmitRequest, byOffer: boolean, since: Date) {
   const made = await deps.db
     .selectFrom('refund_orders as r')
     .innerJoin('refund_offers as o', 'o.offer_id', 'r.offer_id')
     .select(['r.refund_code', 'r.offer_id', 'r.order_no', 'o.quote', 'o.request'])
     .where('r.client_id', '=', caller.clientId)
     .where('r.created_at', '>=', since)
-    .$if(typeof req.refundOfferId === 'string' && req.refundOfferId !== '', (q) => q.where('r.offer_id', '=', req.refundOfferId!))
+    .$if(byOffer, (q) => q.where('r.offer_id', '=', req.refundOfferId!))
     .orderBy('r.created_at')
     .limit(100)
     .execute();
-  const wanted = req.refundOfferId ? null : canonicalJson(req.refundRequestList ?? []);
-  const row = made.find((r) => (wanted === null || canonicalJson(r.request) === wanted) && (!req.orderNo || r.order_no === req.orderNo));
-  if (!row) return null;
-  const displayCurrency = req.displayCurrency ? req.displayCurrency.toUpperCase() : null;
-  return submitAnswer(deps, row.quote as PricedQuote, row.offer_id, row.refund_code, displayCurrency);
+  const wanted = byOffer ? null : canonicalJson(req.refundRequestList);
+  return made.find((r) => (wanted === null || canonicalJson(r.request) === wanted) && (!req.orderNo || r.order_no === req.orderNo));
 }
 
 /** A refund by refundRequestList, priced and checked, ready to be written with its (used) offer. */

@@ -4,7 +4,7 @@
 // ends rejected or withdrawn frees its tickets for a new request — unless the airline refunded them (a refund
 // rejected because the airline's amount fell below the service fee: `ticketsRefunded`).
 import { sql, type Transaction } from 'kysely';
-import { storableFields, storableText } from '../store/text.js';
+import { storableDeep, storableText } from '../store/text.js';
 import type { Database } from '../store/schema.js';
 import { unindexed } from '../store/unindexed.js';
 import { REFUND_ORDER_STATUS as RS } from './statuses.js';
@@ -49,7 +49,7 @@ export async function moveRefund(
     : undefined;
   const res = await trx
     .updateTable('refund_orders')
-    .set({ status: to, updated_at: now, ...storableFields(patch) })
+    .set({ status: to, updated_at: now, ...storableDeep(patch) })
     .where('refund_code', '=', refundCode)
     .where(unindexed('status'), '=', from)
     .executeTakeFirst();

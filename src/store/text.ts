@@ -11,17 +11,10 @@ export function storableText(text: string, max = Infinity): string {
   return cut.includes('\u0000') ? cut.replaceAll('\u0000', '\uFFFD') : cut;
 }
 
-/** `fields` with each string value as `storableText` makes it (an airline's reason, its ids); other values as they are. */
-export function storableFields<T extends object>(fields: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = typeof v === 'string' ? storableText(v) : v;
-  return out as T;
-}
-
 /**
  * `value` with every string in it, however deep, as `storableText` makes it: the same object when none holds NUL
- * (an airline record copied into an order; a review: a passenger name with NUL made a claim answer HTTP 500).
- * Dates and other non-plain objects are kept as they are.
+ * (an airline's reason and ids in a lifecycle's patch; an airline record copied into an order, a review: a passenger
+ * name with NUL made a claim answer HTTP 500). Dates and other non-plain objects are kept as they are.
  */
 export function storableDeep<T>(value: T): T {
   return storableValue(value) as T;

@@ -6,7 +6,7 @@
 // leaves the call due, and the next sweep makes it again.
 // deposit: 0 → 1 → 3 → 2; virtual card: 0 → 1 → 5; 0 or 1 → 4.
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
-import { storableFields, storableText } from '../store/text.js';
+import { storableDeep, storableText } from '../store/text.js';
 import { DateTime } from 'luxon';
 import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
@@ -152,7 +152,7 @@ export class VoidLifecycle {
     const moved = await trx
       .updateTable('void_orders')
       // the next step: a look a poll interval on at 1 and 3, nothing once final; its failures forgotten
-      .set({ status: to, updated_at: now, next_step_at: FINAL.has(to) ? null : this.nextLook(), step_failures: 0, step_error: null, ...storableFields(patch) })
+      .set({ status: to, updated_at: now, next_step_at: FINAL.has(to) ? null : this.nextLook(), step_failures: 0, step_error: null, ...storableDeep(patch) })
       .where('void_code', '=', voidCode)
       .where(unindexed('status'), '=', from)
       .returning('order_no')

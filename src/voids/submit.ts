@@ -88,7 +88,31 @@ function voidSql(caller: VoidCaller, v: { offerId: string; quote: VoidQuote; voi
         coalesce((select h.ctx_version from held h) = ${v.ctxVersion}::bigint, false) as current, (select count(*) from v)::int as created`;
 }
 
-export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSubmitRequest): Promise<VoidSubmitResponse> {
+/**
+ * void.do. `resumedFrom`: the retry of an identical request under an Idempotency-Key that died or failed without
+ * answering, which claimed the key then (decision 0008); refused "offer already used" (813), it answers the void that
+ * request made from this voidOfferId, if it made one (as refund.do's).
+ */
+export async function submitVoid(deps: VoidDeps, caller: VoidCaller, req: VoidSubmitRequest, resumedFrom: Date | null = null): Promise<VoidSubmitResponse> {
+  if (resumedFrom === null) return submitVoidOnce(deps, caller, req);
+  try {
+    return await submitVoidOnce(deps, caller, req);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== S.OFFER_ILLEGAL_STATE || !req.voidOfferId) throw err;
+    const made = await deps.db
+      .selectFrom('void_orders as v')
+      .innerJoin('void_offers as o', 'o.offer_id', 'v.offer_id')
+      .select(['v.void_code', 'o.quote'])
+      .where('v.offer_id', '=', req.voidOfferId)
+      .where('v.client_id', '=', caller.clientId)
+      .where('v.created_at', '>=', resumedFrom)
+      .executeTakeFirst();
+    if (!made) throw err;
+    return voidAnswer(made.quote as VoidQuote, req.voidOfferId, made.void_code);
+  }
+}
+
+async function submitVoidOnce(deps: VoidDeps, caller: VoidCaller, req: VoidSubmitRequest): Promise<VoidSubmitResponse> {
   const offerId = req.voidOfferId;
   if (!offerId) throw new ApiError(S.INVALID, 'invalid request: voidOfferId is required; get one from voidQuotation.do first');
   const readOffer = () =>
@@ -152,20 +176,3 @@ function voidAnswer(quote: VoidQuote, offerId: string, voidCode: string): VoidSu
   };
 }
 
-/**
- * The answer of the void an identical request made from this voidOfferId since `since` and could not answer (it
- * died, or failed after its commit: the Idempotency-Key's `resumedFrom`), or null: its retry is answered as the
- * first request would have been, not 813 (as refund.do's, refundMadeSince).
- */
-export async function voidMadeSince(deps: VoidDeps, caller: VoidCaller, req: VoidSubmitRequest, since: Date): Promise<VoidSubmitResponse | null> {
-  if (!req.voidOfferId) return null;
-  const made = await deps.db
-    .selectFrom('void_orders as v')
-    .innerJoin('void_offers as o', 'o.offer_id', 'v.offer_id')
-    .select(['v.void_code', 'o.quote'])
-    .where('v.offer_id', '=', req.voidOfferId)
-    .where('v.client_id', '=', caller.clientId)
-    .where('v.created_at', '>=', since)
-    .executeTakeFirst();
-  return made ? voidAnswer(made.quote as VoidQuote, req.voidOfferId, made.void_code) : null;
-}

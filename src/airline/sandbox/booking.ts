@@ -189,8 +189,13 @@ export class SandboxBookingApi implements BookingConnector {
    * aircraft with economy only, and its seat map then failed). An aircraft the world does not describe sells any.
    */
   private sellsCabin(f: ResolvedFlight, cabinClass: number): boolean {
-    const aircraft = this.world.raw.aircraft.find((a) => a.code === f.source.aircraft);
+    const aircraft = this.aircraftOf(f);
     return !aircraft || aircraft.cabins.some((c) => c.cabinClass === cabinClass);
+  }
+
+  /** The world's aircraft of the flight's type, or undefined. */
+  private aircraftOf(f: ResolvedFlight) {
+    return this.world.raw.aircraft.find((a) => a.code === f.source.aircraft);
   }
 
   fareFamilyTerms(carrier: string, fareFamily: string): FareFamilyTerms | null {
@@ -300,7 +305,7 @@ export class SandboxBookingApi implements BookingConnector {
 
   /** The cabins of a class with the seats sold so far, and the inventory version they were read at. */
   private async cabinsOf(f: ResolvedFlight, cabinClass: number, db: Kysely<Database> | null = this.db): Promise<{ cabins: SeatMapCabin[]; version: string | null }> {
-    const aircraft = this.world.raw.aircraft.find((a) => a.code === f.source.aircraft);
+    const aircraft = this.aircraftOf(f);
     if (!aircraft) return { cabins: [], version: null };
     const { sold, version } = db ? await this.inventory.read(db, f.saleKey) : { sold: [], version: 'static' };
     const taken = new Set([...(f.source.occupiedSeats ?? []), ...sold]);
