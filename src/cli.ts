@@ -363,7 +363,7 @@ function program(): Command {
           const now = c.sandbox ? await (await import('./sandbox-clock.js')).storedSandboxNow(s.db) : systemClock.now();
           w = loadWorldFile(file, now);
           const world = w;
-          const { seedWorld } = await import('./airline/sandbox/world-seed.js');
+          const { seedWorld } = await import('./console/world.js');
           // one transaction: a booking that cannot become an order, a webhook URL refused (or a crash) leaves nothing written
           await s.db
             .transaction()

@@ -5,13 +5,13 @@
 // so the connector and the seat map viewer see it), and so do the other processes on the store within a second
 // (the world is recorded with a new version: src/airline/sandbox/world-share.ts). A file that does not load changes nothing: it is read and
 // checked whole (schema, references, webhook URLs) before anything is written, and the answer says why.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { loadWorldFile, WorldError, type World } from '../airline/sandbox/world.js';
 import { recordWorldReload } from '../airline/sandbox/world-share.js';
-import { SeedConflict } from '../orders/seed.js';
-import { seedWorld } from '../airline/sandbox/world-seed.js';
+import { seedBookedOrders, SeedConflict } from '../orders/seed.js';
+import { seedClients } from '../clients/clients.js';
 import type { Database } from '../store/schema.js';
-import { WebhookRegistrationError, type WebhookRegistry } from '../webhooks/register.js';
+import { seedWebhooks, WebhookRegistrationError, type WebhookRegistry } from '../webhooks/register.js';
 import { webhookUrlProblem } from '../webhooks/url.js';
 import { ActionRefused } from './actions.js';
 import { audit } from './audit.js';
@@ -83,4 +83,18 @@ export async function reloadWorld(deps: WorldReloadDeps, operator: Operator): Pr
   for (const c of fresh.clients) deps.invalidateClient?.(c.id);
   Object.assign(deps.world, fresh);
   return { ...after, ordersCreated: done.ordersCreated, version: done.version };
+}
+
+/**
+ * A world's store side in one transaction, for this reload and `postbook world load` (the server at start writes it
+ * piece by piece instead, skipping a booking the store cannot take: src/service.ts): `world`'s clients, its booked
+ * orders (SeedConflict for one the store cannot take) and, with `webhooks`, its clients' webhooks
+ * (WebhookRegistrationError for a URL refused), inside `trx`. Answers the clients enabled again and the orders made.
+ */
+export async function seedWorld(trx: Transaction<Database>, world: World, now: Date, webhooks: Omit<WebhookRegistry, 'db'> | null): Promise<{ reEnabled: string[]; ordersCreated: number }> {
+  const { reEnabled } = await seedClients(trx, world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), now);
+  const ordersCreated = await seedBookedOrders(trx, [...world.bookings.values()].map((b) => b.record), now);
+  const withWebhook = world.clients.filter((c) => c.webhook);
+  if (webhooks && withWebhook.length > 0) await seedWebhooks(Object.assign({}, webhooks, { db: trx }), withWebhook);
+  return { reEnabled, ordersCreated };
 }
