@@ -105,13 +105,29 @@ export function parseMoney(text: string): Money {
 }
 
 function readMoney(text: string): Money {
+  const { currency, amount } = splitMoneyText(text);
+  return { currency, minor: toMinor(amount, currency) };
+}
+
+/** "EUR 12.34" or "12.34 EUR" → its currency and its amount as written. */
+function splitMoneyText(text: string): { currency: string; amount: string } {
   const t = text.trim();
   const lead = /^([A-Z]{3})\s*([+-]?[\d.]+)$/.exec(t);
   const trail = lead ? null : /^([+-]?[\d.]+)\s*([A-Z]{3})$/.exec(t);
   const currency = lead?.[1] ?? trail?.[2];
   const amount = lead?.[2] ?? trail?.[1];
   if (!currency || !amount) throw new MoneyError(`amount ${JSON.stringify(text)} is not shaped like "EUR 12.34"`);
-  return { currency, minor: toMinor(amount, currency) };
+  return { currency, amount };
+}
+
+/**
+ * Whether a money text ("EUR 12.34") has no more decimals than its currency allows (parseMoney rounds the rest
+ * half-up). Throws MoneyError for a text that is not money at all, as parseMoney does.
+ */
+export function isExactMoneyText(text: string): boolean {
+  const { currency, amount } = splitMoneyText(text);
+  toMinor(amount, currency); // an unknown currency or a malformed number refuses as parseMoney would
+  return isExact(amount, currency);
 }
 
 export function formatMoney(money: Money): string {

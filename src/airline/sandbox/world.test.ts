@@ -396,6 +396,27 @@ describe('a malformed world is refused with the path of the bad field', () => {
     );
   });
 
+  test('a time zone Luxon reads but the refund engine does not (an offset, the host\'s own): refused at load, not HTTP 500 at quote time', () => {
+    for (const zone of ['UTC+9', 'UTC+09:00', 'local', 'system']) {
+      assertRefused(
+        variant((w) => {
+          w.airports[1]!.timeZone = zone;
+        }),
+        'airports[1].timeZone',
+        /IANA/,
+      );
+      assertRefused(
+        variant((w) => {
+          w.airlines[0]!.homeTimeZone = zone;
+        }),
+        'airlines[0].homeTimeZone',
+        /IANA/,
+      );
+    }
+    // the same offset as an IANA name loads (SGN is UTC+7 all year)
+    assert.doesNotThrow(() => buildWorld(variant((w) => { w.airports[1]!.timeZone = 'Etc/GMT-7'; }), NOW, 'variant-world.yaml'));
+  });
+
   test('flight names an unknown airport', () => {
     assertRefused(
       variant((w) => {
@@ -508,6 +529,62 @@ describe('a malformed world is refused with the path of the bad field', () => {
         w.flights[0]!.seatPrices = [{ rows: { first: 10, last: 12 }, price: 100.5, currency: 'JPY' }];
       }),
       'flights[0].seatPrices[0].price',
+    );
+  });
+
+  test('money texts, booking fees and price changes with more decimals than their currency allows (they were rounded silently)', () => {
+    const rule = (amounts: { penaltyAmount?: string; airlineFee?: string }) => (w: WorldFile) => {
+      w.airlines[0]!.refundRules.push({ ruleType: '1', startMinute: 525600, endMinute: 0, fareRefundable: true, taxRefundable: true, refundMethod: 'CashBackToOriginalPayment', ...amounts });
+    };
+    assertRefused(
+      variant(rule({ penaltyAmount: 'JPY 50.55' })),
+      'airlines[0].refundRules[0].penaltyAmount',
+      /decimals/,
+    );
+    assertRefused(
+      variant(rule({ airlineFee: 'EUR 1.234' })),
+      'airlines[0].refundRules[0].airlineFee',
+      /decimals/,
+    );
+    assertRefused(
+      variant((w) => {
+        w.clients[0]!.settings = { ...w.clients[0]!.settings, refundServiceFee: 'EUR 2.005' };
+      }),
+      'clients[0].settings.refundServiceFee',
+      /decimals/,
+    );
+    assertRefused(
+      variant((w) => {
+        w.airlines[0]!.bookingFee = { amount: 1.234, currency: 'EUR', mode: 'PER_PAX' };
+      }),
+      'airlines[0].bookingFee.amount',
+      /decimals than EUR/,
+    );
+    assertRefused(
+      variant((w) => {
+        w.flights[0]!.priceChangeAfterVerify = { fare: 10.005 };
+      }),
+      'flights[0].priceChangeAfterVerify.fare',
+      /decimals/,
+    );
+    assertRefused(
+      variant((w) => {
+        w.flights[0]!.priceChangeAfterVerify = { seat: -2.501 };
+      }),
+      'flights[0].priceChangeAfterVerify.seat',
+      /decimals/,
+    );
+    // what the currency allows still loads
+    assert.doesNotThrow(() =>
+      buildWorld(
+        variant((w) => {
+          rule({ penaltyAmount: 'EUR 50.50', airlineFee: 'JPY 500' })(w);
+          w.airlines[0]!.bookingFee = { amount: 1.5, currency: 'EUR', mode: 'PER_PAX' };
+          w.flights[0]!.priceChangeAfterVerify = { fare: -10.25, seat: 2.5 };
+        }),
+        NOW,
+        'variant-world.yaml',
+      ),
     );
   });
 

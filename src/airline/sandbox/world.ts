@@ -2,7 +2,7 @@
 // resolves relative times against the service clock, so the bundled demo world never goes stale.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DateTime } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import YAML from 'yaml';
 import { Compile } from 'typebox/compile';
 import {
@@ -15,7 +15,7 @@ import {
   type WorldFlight,
   type WorldRefundBehaviour,
 } from './world-schema.js';
-import { isExact, MoneyError, parseMoney, toMinor } from '../../money/money.js';
+import { isExact, isExactMoneyText, MoneyError, toMinor } from '../../money/money.js';
 import { cityTable, type CityTable } from './cities.js';
 import type { AirlineAncillary, AirlinePassenger, AirlineRecord, AirlineSegment, AirlineTicket, ScheduleStatus } from '../connector.js';
 
@@ -202,11 +202,14 @@ function builder(file: string, now: Date): Build {
   };
   const moneyText = (text: string | undefined, at: string) => {
     if (text === undefined) return;
+    let exact: boolean;
     try {
-      parseMoney(text);
+      exact = isExactMoneyText(text);
     } catch (err) {
-      fail(at, (err as Error).message);
+      return fail(at, (err as Error).message);
     }
+    // parseMoney would round the rest half-up: the world would charge another amount than it says
+    if (!exact) fail(at, `has more decimals than its currency allows: ${text}`);
   };
 
   const cancelReasons: ReadonlySet<string> = new Set(SPEC_CANCEL_REASONS);
@@ -237,7 +240,7 @@ type ReferenceData = Pick<World, 'airlines' | 'airports'> & { aircraft: Map<stri
 
 /** Clients, airports, airlines and aircraft: unique, and their own fields consistent. */
 function referenceData(w: WorldFile, build: Build): ReferenceData {
-  const { now, fail, unique, moneyText, cancelReason } = build;
+  const { fail, unique, money, moneyText, cancelReason } = build;
   unique(w.clients, (c) => c.id, 'clients', 'client id');
   unique(w.airlines, (a) => a.code, 'airlines', 'airline');
   unique(w.airports, (a) => a.code, 'airports', 'airport');
@@ -250,16 +253,17 @@ function referenceData(w: WorldFile, build: Build): ReferenceData {
 
   const airports = new Map(w.airports.map((a) => [a.code, a]));
   w.airports.forEach((a, i) => {
-    if (!DateTime.fromJSDate(now, { zone: a.timeZone }).isValid) fail(`airports[${i}].timeZone`, `is not an IANA time zone: ${a.timeZone}`);
+    if (!IANAZone.isValidZone(a.timeZone)) fail(`airports[${i}].timeZone`, `is not an IANA time zone: ${a.timeZone}`);
   });
 
   const airlines = new Map(w.airlines.map((a) => [a.code, a]));
   w.airlines.forEach((a, i) => {
-    if (a.homeTimeZone && !DateTime.fromJSDate(now, { zone: a.homeTimeZone }).isValid) fail(`airlines[${i}].homeTimeZone`, 'is not an IANA time zone');
+    if (a.homeTimeZone && !IANAZone.isValidZone(a.homeTimeZone)) fail(`airlines[${i}].homeTimeZone`, `is not an IANA time zone: ${a.homeTimeZone}`);
     a.refundRules.forEach((r, j) => {
       moneyText(r.penaltyAmount, `airlines[${i}].refundRules[${j}].penaltyAmount`);
       moneyText(r.airlineFee, `airlines[${i}].refundRules[${j}].airlineFee`);
     });
+    if (a.bookingFee) money(a.bookingFee.amount, a.bookingFee.currency, `airlines[${i}].bookingFee.amount`);
     cancelReason(a.refundBehaviour, `airlines[${i}]`);
     a.routesWithoutRefund?.forEach((route, j) => {
       for (const code of route.split('-')) {
@@ -310,6 +314,9 @@ function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircra
     const carr = f.changedArrival ? time(f.changedArrival, to.timeZone, 'changedArrival') : arr;
     if (carr <= cdep) fail(`${at}.changedArrival`, 'is not after the changed departure');
     f.seatPrices?.forEach((p, j) => money(p.price, p.currency, `${at}.seatPrices[${j}].price`));
+    // the changes are in the fares' currency, as the seats are (read with the same rounding as every amount)
+    if (f.priceChangeAfterVerify?.fare !== undefined) money(f.priceChangeAfterVerify.fare, currency, `${at}.priceChangeAfterVerify.fare`);
+    if (f.priceChangeAfterVerify?.seat !== undefined) money(f.priceChangeAfterVerify.seat, currency, `${at}.priceChangeAfterVerify.seat`);
     if (f.fares) {
       for (const t of ['adult', 'child', 'infant'] as const) {
         const pf = f.fares[t];
