@@ -11,6 +11,9 @@ import { SandboxConnector, type SandboxBooks } from '../airline/sandbox/connecto
 import type { World } from '../airline/sandbox/world.js';
 import { waitFor } from '../test-support/wait.js';
 import { voucherEndDate } from './query.js';
+import { buildWorld } from '../airline/sandbox/world.js';
+import type { WorldFile } from '../airline/sandbox/world-schema.js';
+import { TestClock } from '../clock.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -254,4 +257,120 @@ describe('refund lifecycle: one batch of submissions, mixed outcomes', () => {
       assert.deepEqual((await causes(refused)).map(([from, to]) => [from, to]), [[null, 0], [0, 4]], 'refused once, for good');
     });
   }
+});
+
+// docs/refunds.md "How the airline paid": the airline applies its own rule when the refund reaches it; a window
+// boundary crossed between the quote and the submission changes cash back into a voucher or back (a review: the query
+// answered the quote's method and never showed the voucher the airline issued).
+describe('the airline pays by its rule at submission, and the query says how it paid', () => {
+  type Rules = WorldFile['airlines'][number]['refundRules'];
+  /** Window Air's booking WIN001 (one passenger, deposit), its outbound flight 4 days out (or `outbound`) and its return 20. */
+  async function windowAir(rules: (minutesToOutbound: number) => Rules, tickets: WorldFile['bookings'][number]['tickets'], outbound = { departure: '+4d 10:00', arrival: '+4d 14:00' }) {
+    const clock = new TestClock();
+    const file = refundWorld();
+    file.airlines.push({ code: 'XW', name: 'Window Air', confirmationDays: 1, refundDays: 3, fastConfirmation: false, refundRules: [], refundBehaviour: { processingSeconds: 30 } });
+    file.flights.push(
+      { id: 'xw-out', carrier: 'XW', flightNumber: 'XW77', from: 'HND', to: 'SGN', ...outbound, aircraft: '320' },
+      { id: 'xw-ret', carrier: 'XW', flightNumber: 'XW78', from: 'SGN', to: 'HND', departure: '+20d 10:00', arrival: '+20d 17:00', aircraft: '320' },
+    );
+    file.bookings.push({
+      carrier: 'XW', status: 'Ticketed', contact: { email: 'window.air@example.test' }, bookedBy: 'client-alpha', paymentMethod: 'deposit', issuedAt: '-5d 10:00', pnr: 'WIN001',
+      passengers: [{ ref: 'a', type: 'ADT', lastName: lastA, firstName: firstA }],
+      segments: [{ flight: 'xw-out' }, { flight: 'xw-ret', direction: 'ret' }],
+      tickets,
+    });
+    const dep = buildWorld(file, clock.now()).flights.get('xw-out')!.current.dep.toJSDate();
+    file.airlines.at(-1)!.refundRules = rules(Math.floor((dep.getTime() - clock.now().getTime()) / 60_000));
+    const app = await makeTestApp({ world: file, clock, workers: true });
+    const orderNo = (await app.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'WIN001').executeTakeFirstOrThrow()).order_no;
+    const segment = (id: string) => {
+      const f = app.world.flights.get(id)!;
+      return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+    };
+    const query = async (refundCode: string) =>
+      ((await call(app.app, '/queryRefundOrders.do', { orderNo, refundCode })).body as unknown as { refundOrders: Array<Record<string, any>> }).refundOrders[0]!;
+    /** Submits the quote `minutesLater` and waits until the airline has paid: the final query answer and the airline's row. */
+    const refundPaid = async (quote: Record<string, unknown>, minutesLater: number, quoted: string) => {
+      clock.advance(minutesLater * 60_000);
+      const s = await call(app.app, '/refund.do', { orderNo, refundOfferId: quote.refundOfferId });
+      assert.equal(s.body.status, 0, String(s.body.msg));
+      const refundCode = String(s.body.refundCode);
+      await waitFor('submitted to the airline', async () => (await query(refundCode)).refundStatus === 1);
+      assert.equal((await query(refundCode)).refundMethod, quoted, 'as quoted while the airline has not paid');
+      clock.advance(70_000);
+      const done = await waitFor('refunded', async () => {
+        const r = await query(refundCode);
+        return r.refundStatus === 2 ? r : null;
+      });
+      const airline = await app.store.db.selectFrom('sandbox_refunds').select(['voucher', 'airline_refund_id']).where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+      const row = await app.store.db.selectFrom('refund_orders').select('refund_method').where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+      assert.equal(row.refund_method, done.refundMethod, 'the console and the webhooks read the same');
+      return { done, airline };
+    };
+    return { app, orderNo, segment, refundPaid };
+  }
+  const oneTicket = [{ ticketNo: '111-2000000999', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE' as const, 'OPEN_FOR_USE' as const] }];
+
+  for (const [quoted, paid] of [
+    ['CashBackToOriginalPayment', 'Voucher'],
+    ['Voucher', 'CashBackToOriginalPayment'],
+  ] as const) {
+    test(`quoted ${quoted}, paid ${paid}`, async () => {
+      // the boundary 10 minutes from now: the quote falls in the first window, the submission 20 minutes later in the second
+      const w = await windowAir(
+        (m) => [
+          { ruleType: '1', startMinute: 525600, endMinute: m - 10, fareRefundable: true, taxRefundable: true, refundMethod: quoted },
+          { ruleType: '1', startMinute: m - 10, endMinute: -525600, fareRefundable: true, taxRefundable: true, refundMethod: paid },
+        ],
+        oneTicket,
+      );
+      try {
+        const q = await call(w.app.app, '/refundQuotation.do', { orderNo: w.orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: [w.segment('xw-out'), w.segment('xw-ret')] }] });
+        assert.equal(q.body.status, 0, String(q.body.msg));
+        assert.equal(q.body.refundMethod, quoted);
+        const { done, airline } = await w.refundPaid(q.body, 20, quoted);
+        assert.equal(airline.voucher, paid === 'Voucher', 'the airline applied its rule at submission');
+        assert.equal(done.refundMethod, paid);
+        if (paid === 'Voucher') {
+          assert.equal(done.refundFareAmount, null);
+          assert.equal(done.refundVouchers.length, 1);
+          assert.equal(done.refundVouchers[0].voucherCode, `V-${airline.airline_refund_id}`);
+          assert.equal(done.refundVouchers[0].airline, 'XW');
+          assert.equal(done.refundVouchers[0].estimatedRefundAmount, 240);
+          assert.deepEqual(done.refundVouchers[0].eligiblePassengers, [{ name: `${lastA}/${firstA}` }]);
+        } else {
+          assert.equal(done.refundVouchers, null);
+          assert.equal(done.refundFareAmount.estimatedRefundAmount, 240);
+        }
+      } finally {
+        await w.app.close();
+      }
+    });
+  }
+
+  test("a return ticket of a booking split per direction is timed from its own first flight, as the quote's", async () => {
+    // vouchers within 7 days of departure (and after it), cash back beyond: the outbound flew 2 days ago, the return
+    // leaves in 20 days, and only the return ticket is left to refund (the outbound one was refunded at the airline)
+    const w = await windowAir(
+      () => [
+        { ruleType: '1', startMinute: 525600, endMinute: 7 * 1440, fareRefundable: true, taxRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
+        { ruleType: '1', startMinute: 7 * 1440, endMinute: -525600, fareRefundable: true, taxRefundable: true, refundMethod: 'Voucher' },
+      ],
+      [
+        { ticketNo: '111-2000000998', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, segments: [1], coupons: ['REFUND'] },
+        { ticketNo: '111-2000000999', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, segments: [2], coupons: ['OPEN_FOR_USE'] },
+      ],
+      { departure: '-2d 10:00', arrival: '-2d 14:00' },
+    );
+    try {
+      const q = await call(w.app.app, '/refundQuotation.do', { orderNo: w.orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: [w.segment('xw-ret')] }] });
+      assert.equal(q.body.status, 0, String(q.body.msg));
+      assert.equal(q.body.refundMethod, 'CashBackToOriginalPayment');
+      const { done, airline } = await w.refundPaid(q.body, 1, 'CashBackToOriginalPayment');
+      assert.equal(airline.voucher, false, 'the airline reads the return ticket by its return flight (20 days out), not the booking\'s outbound');
+      assert.equal(done.refundMethod, 'CashBackToOriginalPayment');
+    } finally {
+      await w.app.close();
+    }
+  });
 });

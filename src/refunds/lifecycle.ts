@@ -681,7 +681,11 @@ export class RefundLifecycle {
             );
             return;
           }
-          const patch = { actual_refund_minor: state.amountMinor, completed_on: today, details: JSON.stringify(details) };
+          // How the airline paid (AirlineRefundState: a voucher code, a voucher): its own rule at submission may differ
+          // from the quote's — a window boundary crossed in between, a submission retried for hours (a review: the
+          // query answered cash back for a voucher the airline issued, its code never shown).
+          const paidIn = state.voucherCode === null ? 'CashBackToOriginalPayment' : 'Voucher';
+          const patch = { actual_refund_minor: state.amountMinor, completed_on: today, details: JSON.stringify(details), refund_method: paidIn };
           if (r.path === 'deposit') {
             if (r.status === RS.AIRLINE_PROCESSING) await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline', { actual_refund_minor: state.amountMinor });
             await this.transition(trx, refundCode, RS.AIRLINE_REFUNDING, RS.REFUNDED, 'refunded by the airline; credited to the deposit', patch);

@@ -216,19 +216,27 @@ export interface WireQuoteParts {
 /** The wire fields shared by the quote, submit and query answers. */
 export function wireParts(
   p: PricedQuote,
-  opts: { displayCurrency: string | null; rates: Rates; actualRefundMinor?: number | null; voucherState?: { id: string | null; code: string | null; startDate: string | null; endDate: string | null } },
+  opts: {
+    displayCurrency: string | null;
+    rates: Rates;
+    actualRefundMinor?: number | null;
+    voucherState?: { id: string | null; code: string | null; startDate: string | null; endDate: string | null };
+    /** How the airline paid, once it has (a refund order's outcome): it may differ from the quote's method. */
+    paid?: { method: RefundMethod; airline: string };
+  },
 ): WireQuoteParts {
   const refundMinor = opts.actualRefundMinor ?? p.fare.refundMinor;
+  const method = opts.paid?.method ?? p.refundMethod;
   return {
     fastConfirmation: p.fastConfirmation,
     expectedConfirmationDate: p.expectedConfirmationDate,
     expectedRefundDate: p.expectedRefundDate,
     refundQuoteType: p.quoteType,
-    refundMethod: p.refundMethod,
+    refundMethod: method,
     refundTickets: p.tickets.map((t) => ({ lastName: t.lastName, firstName: t.firstName, ticketNo: t.ticketNo })),
     // spec 2.4: non-null for cash back; docs/architecture.md "Refund arithmetic" step 8: null for vouchers
     refundFareAmount:
-      p.refundMethod === 'Voucher'
+      method === 'Voucher'
         ? null
         : {
             currency: p.currency,
@@ -238,7 +246,9 @@ export function wireParts(
             displayEstimatedRefundAmount: display(refundMinor, p.currency, opts.displayCurrency, opts.rates),
           },
     refundVouchers:
-      p.vouchers?.map((v, i) => ({
+      method !== 'Voucher'
+        ? null
+        : (p.vouchers ?? paidVoucher(p, opts.paid?.airline ?? '', refundMinor)).map((v, i) => ({
         voucherId: opts.voucherState?.id ? `${opts.voucherState.id}-${i + 1}` : null,
         voucherCode: opts.voucherState?.code ?? null,
         eligiblePassengers: v.eligible.map((n) => ({ name: n })),
@@ -250,11 +260,19 @@ export function wireParts(
         travelStartDate: v.travelStart || null,
         travelEndDate: v.travelEnd || null,
         note: `Usable for new ${v.airline} flights of the eligible passengers; valid 12 months from its start date.`,
-      })) ?? null,
+      })),
     refundRules: p.refundRules,
     orderNo: p.orderNo,
     isRefundable: p.isRefundable,
   };
+}
+
+/**
+ * The voucher of a refund quoted as cash back that the airline paid in a voucher (its own rule at submission
+ * differed from the quote's): the refund's amount for its passengers; the travel window is the airline's, unknown here.
+ */
+function paidVoucher(p: PricedQuote, airline: string, valueMinor: number): NonNullable<PricedQuote['vouchers']> {
+  return [{ airline, currency: p.currency, valueMinor, eligible: p.tickets.map((t) => `${t.lastName}/${t.firstName}`), travelStart: '', travelEnd: '' }];
 }
 
 /** Quote/submit answer: the post-ticketing services as one object (spec 2.5), summed when several. */

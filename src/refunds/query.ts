@@ -31,6 +31,8 @@ export function refundOrderToWire(deps: RefundDeps, row: Selectable<RefundOrders
     rates: deps.rates,
     actualRefundMinor: row.actual_refund_minor,
     voucherState: { id: `vch_${row.refund_code}`, code: details.outcome?.voucherCode ?? null, startDate, endDate },
+    // refund_method is how the airline paid once it has (lifecycle.ts), which may differ from the quote's
+    paid: row.refund_method !== details.refundMethod ? { method: row.refund_method, airline: row.carrier } : undefined,
   });
   return {
     orderNo: row.order_no,

@@ -418,9 +418,12 @@ export class SandboxConnector implements AirlineConnector {
 
   /** Whether the airline's rule that applies to these tickets now refunds in vouchers (its own reading: refund-rules.ts). */
   private refundsInVoucher(airline: WorldAirline, booking: SandboxBooking, tickets: AirlineRecord['tickets'], reason: AirlineRefundSubmission['reason'], now: Date): boolean {
-    const first = booking.record.segments[0];
-    if (!first) return false;
     return tickets.some((t) => {
+      // the ticket's own first flight (the published step 1): a return ticket of a booking split per direction is
+      // timed from its return flight, not the booking's outbound one (a review)
+      const firstIndex = Math.min(...t.coupons.map((c) => c.segmentIndex));
+      const first = booking.record.segments.find((s) => s.index === firstIndex) ?? booking.record.segments[0];
+      if (!first) return false;
       const pax = booking.record.passengers.find((p) => p.ref === t.paxRef);
       const rule = ruleTheAirlineApplies(airline.refundRules, { passengerType: pax?.type ?? 'ADT', depLocal: first.depLocal, depTimeZone: first.depTimeZone, reason, now });
       return rule?.refundMethod === 'Voucher';
