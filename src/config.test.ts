@@ -75,10 +75,10 @@ test('IDEMPOTENCY_TTL_HOURS: 24 h by default, a whole number of hours from 1 to 
 });
 
 test('JOB_*: the job queue limits, with documented defaults (5 retries, 5 s, backoff, 60 s per attempt)', () => {
-  assert.deepEqual(loadConfig({}).jobs, { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 });
+  assert.deepEqual(loadConfig({}).jobs, { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60, refundRetryLimit: 24 });
   assert.deepEqual(
-    loadConfig({ JOB_RETRY_LIMIT: '0', JOB_RETRY_DELAY_SECONDS: '30', JOB_RETRY_BACKOFF: 'false', JOB_EXPIRE_SECONDS: '300' }).jobs,
-    { retryLimit: 0, retryDelaySeconds: 30, retryBackoff: false, expireInSeconds: 300 },
+    loadConfig({ JOB_RETRY_LIMIT: '0', JOB_RETRY_DELAY_SECONDS: '30', JOB_RETRY_BACKOFF: 'false', JOB_EXPIRE_SECONDS: '300', REFUND_RETRY_LIMIT: '3' }).jobs,
+    { retryLimit: 0, retryDelaySeconds: 30, retryBackoff: false, expireInSeconds: 300, refundRetryLimit: 3 },
   );
 });
 
@@ -86,6 +86,8 @@ test('JOB_*: a bad value stops the start with a message naming the variable', ()
   const cases: Array<[string, string]> = [
     ['JOB_RETRY_LIMIT', '-1'],
     ['JOB_RETRY_LIMIT', '101'],
+    ['REFUND_RETRY_LIMIT', '-1'],
+    ['REFUND_RETRY_LIMIT', '101'],
     ['JOB_RETRY_DELAY_SECONDS', '3601'],
     ['JOB_RETRY_DELAY_SECONDS', 'soon'],
     ['JOB_RETRY_BACKOFF', 'sometimes'],

@@ -68,6 +68,11 @@ export interface JobLimits {
   retryBackoff: boolean;
   /** How long one attempt may run before it counts as failed (and, on PostgreSQL, another worker retries it). */
   expireInSeconds: number;
+  /**
+   * Retries of a refund's airline call (its submission, a status look) after a failure, the waits doubling from
+   * retryDelaySeconds (with retryBackoff) up to REFUND_RETRY_MAX_DELAY_SECONDS: the default rides out ~4.4 hours of airline trouble.
+   */
+  refundRetryLimit: number;
 }
 
 /** The smallest JOB_EXPIRE_SECONDS: one attempt holds an airline call of up to 15 s (src/airline/deadline.ts) with room to spare. */
@@ -112,7 +117,8 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'REFUND_POLL_SECONDS', default: '2 (sandbox) / 300', meaning: 'seconds between two looks at a refund the airline is processing' },
   { name: 'IDEMPOTENCY_TTL_HOURS', default: '24', meaning: 'hours (1 to 720) an Idempotency-Key replays its first answer; after that the key is new again and a cleanup job deletes it' },
   { name: 'WEBHOOK_RETENTION_DAYS', default: '30', meaning: 'days (2 to 3650) a delivered or failed webhook event and its attempts are kept after the status change it tells of; a cleanup job deletes them after that' },
-  { name: 'JOB_RETRY_LIMIT', default: '5', meaning: 'retries (0 to 100) of a failed job after its first attempt, and of a refund\'s submission or status look (a void submission keeps its own 10, docs/voids.md)' },
+  { name: 'JOB_RETRY_LIMIT', default: '5', meaning: 'retries (0 to 100) of a failed job after its first attempt (a refund\'s airline calls: REFUND_RETRY_LIMIT; a void submission keeps its own 10, docs/voids.md)' },
+  { name: 'REFUND_RETRY_LIMIT', default: '24', meaning: 'retries (0 to 100) of a refund\'s failed submission or status look, waits doubling from JOB_RETRY_DELAY_SECONDS up to 15 minutes: 24 rides out ~4.4 h of airline trouble' },
   { name: 'JOB_RETRY_DELAY_SECONDS', default: '5', meaning: 'seconds (0 to 3600) before the first retry of a failed job' },
   { name: 'JOB_RETRY_BACKOFF', default: 'true', meaning: 'double the retry delay at each retry (a job\'s retries with jitter; a refund\'s submission and status look exactly)' },
   { name: 'JOB_EXPIRE_SECONDS', default: '60', meaning: `seconds (${MIN_JOB_EXPIRE_SECONDS} to 86399) one job attempt may run before it fails into a retry; also how soon a job of a killed worker is retried on PostgreSQL` },
@@ -262,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       retryBackoff: boolVar(env, 'JOB_RETRY_BACKOFF', true, problems),
       // pg-boss refuses 24 h or more
       expireInSeconds: intVar(env, 'JOB_EXPIRE_SECONDS', 60, MIN_JOB_EXPIRE_SECONDS, 86_399, problems),
+      refundRetryLimit: intVar(env, 'REFUND_RETRY_LIMIT', 24, 0, 100, problems),
     },
   };
   config.refundPollSeconds = intVar(env, 'REFUND_POLL_SECONDS', config.sandbox ? 2 : 300, 1, 86_400, problems);

@@ -196,16 +196,18 @@ export interface RetryLimits {
   retryLimit: number;
   retryDelaySeconds: number;
   retryBackoff: boolean;
+  /** The longest wait between two attempts of a step retried in its own row (retryWaitSql); default a day. */
+  retryMaxDelaySeconds?: number;
 }
 
 /**
  * The wait before the next attempt of a step retried in its own row (the lifecycles' sweeps, decisions 0035, 0045),
  * as an interval: the retry delay, doubled for each of `failures` (the failures before this one, an SQL expression)
- * with back-off; at least 1 s, at most a day.
+ * with back-off; at least 1 s, at most retryMaxDelaySeconds (a day unless given).
  */
-export function retryWaitSql(limits: Pick<RetryLimits, 'retryDelaySeconds' | 'retryBackoff'>, failures: RawBuilder<unknown>): RawBuilder<unknown> {
+export function retryWaitSql(limits: Pick<RetryLimits, 'retryDelaySeconds' | 'retryBackoff' | 'retryMaxDelaySeconds'>, failures: RawBuilder<unknown>): RawBuilder<unknown> {
   const delay = limits.retryBackoff ? sql`${limits.retryDelaySeconds}::float8 * power(2, least(${failures}, 16))` : sql`${limits.retryDelaySeconds}::float8`;
-  return sql`greatest(1, least(${delay}, 86400)) * interval '1 second'`;
+  return sql`greatest(1, least(${delay}, ${limits.retryMaxDelaySeconds ?? 86_400}::float8)) * interval '1 second'`;
 }
 
 export interface InsertSqlOptions {

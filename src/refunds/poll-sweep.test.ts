@@ -31,7 +31,7 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     t = await makeTestApp({
       world: refundWorld(),
       // Two retries after a failed look, 10 s and then 20 s later (back-off).
-      env: { REFUND_POLL_SECONDS: '1', JOB_RETRY_LIMIT: '2', JOB_RETRY_DELAY_SECONDS: '10', JOB_RETRY_BACKOFF: 'true' },
+      env: { REFUND_POLL_SECONDS: '1', REFUND_RETRY_LIMIT: '2', JOB_RETRY_DELAY_SECONDS: '10', JOB_RETRY_BACKOFF: 'true' },
       connectors: (w, books) => {
         const sandbox = new SandboxConnector(w, books);
         const refundStatus = sandbox.refundStatus.bind(sandbox);
@@ -382,6 +382,43 @@ test('decision 0035: a worker without the carrier\'s airline connection counts a
     clock.advance(60_000);
     await api.workers.lifecycle.sweep();
     assert.equal((await store.db.selectFrom('refund_orders').select('status').where('refund_code', '=', code).executeTakeFirstOrThrow()).status, 1);
+  } finally {
+    for (const a of apps.reverse()) await a.close();
+    await store.close();
+  }
+});
+
+test('decision 0035 (amendment): with the default REFUND_RETRY_LIMIT a refund\'s failing airline call is tried for hours, at most 15 minutes apart, then given up', async () => {
+  const store = await openTestStore();
+  const clock = new TestClock();
+  const apps: TestApp[] = [];
+  try {
+    const api = await makeTestApp({ store, world: refundWorld(), clock });
+    apps.push(api);
+    const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    const res = await call(api.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(api.world, f)) }] });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    const code = String(res.body.refundCode);
+    // a worker whose airline is unreachable: every submission fails
+    const worker = await makeTestApp({ store, world: refundWorld(), clock, connectors: () => [] });
+    apps.push(worker);
+    const row = () => store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'next_poll_at']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+    /** One failed submission after `before` earlier ones: the wait it leaves before the next try, in seconds (null: given up). */
+    const failAfter = async (before: number) => {
+      await store.db.updateTable('refund_orders').set({ poll_failures: before, next_poll_at: clock.now() }).where('refund_code', '=', code).execute();
+      const from = clock.now().getTime();
+      await worker.workers.lifecycle.sweep();
+      const r = await row();
+      assert.deepEqual([r.status, r.poll_failures], [0, before + 1]);
+      return r.next_poll_at === null ? null : Math.round((new Date(r.next_poll_at).getTime() - from) / 1000);
+    };
+    assert.equal(await failAfter(0), 5, 'JOB_RETRY_DELAY_SECONDS first');
+    assert.equal(await failAfter(3), 40, 'doubling (JOB_RETRY_BACKOFF)');
+    // past JOB_RETRY_LIMIT (5), which gave up here before: ~2.5 minutes into an outage
+    assert.equal(await failAfter(7), 640);
+    assert.equal(await failAfter(8), 900, 'at most 15 minutes apart');
+    assert.equal(await failAfter(23), 900);
+    assert.equal(await failAfter(24), null, 'past REFUND_RETRY_LIMIT (24): given up, left for an operator');
   } finally {
     for (const a of apps.reverse()) await a.close();
     await store.close();

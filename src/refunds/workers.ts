@@ -19,6 +19,10 @@ export const REFUND_QUEUES = { [JOB_SUBMIT]: { policy: 'short' }, [JOB_POLL]: { 
 /** Airline calls time out after 15 s, well inside one attempt. */
 export const REFUND_JOB_EXPIRE_SECONDS = 60;
 
+/** REFUND_RETRY_LIMIT's default, and the longest wait between two tries of a refund's airline call. */
+export const DEFAULT_REFUND_RETRY_LIMIT = 24;
+export const REFUND_RETRY_MAX_DELAY_SECONDS = 900;
+
 export interface RefundWorkers {
   queue: JobQueue;
   lifecycle: RefundLifecycle;
@@ -37,27 +41,35 @@ export function createRefundWorkers(args: {
   schema?: string;
   /** Further queues on the same job queue (the void path's, src/workers.ts). */
   queues?: Record<string, QueueDeclaration>;
-  /** The queue-wide attempt limits and time limit (JOB_* configuration); expireInSeconds defaults to REFUND_JOB_EXPIRE_SECONDS. */
-  limits?: Pick<JobQueueOptions, 'retryLimit' | 'retryDelaySeconds' | 'retryBackoff' | 'expireInSeconds'>;
+  /**
+   * The queue-wide attempt limits and time limit (JOB_* configuration); expireInSeconds defaults to
+   * REFUND_JOB_EXPIRE_SECONDS. refundRetryLimit (REFUND_RETRY_LIMIT): the retries of a refund's airline calls.
+   */
+  limits?: Pick<JobQueueOptions, 'retryLimit' | 'retryDelaySeconds' | 'retryBackoff' | 'expireInSeconds'> & { refundRetryLimit?: number };
   /** The world's conversion rates (the net against the service fee at the airline's answer). */
   rates?: Rates;
 }): RefundWorkers {
+  const { refundRetryLimit = DEFAULT_REFUND_RETRY_LIMIT, ...queueLimits } = args.limits ?? {};
   const queue = createJobQueue({
     store: args.store,
     logger: args.logger,
     ...(args.schema ? { schema: args.schema } : {}),
     queues: { ...REFUND_QUEUES, ...args.queues },
     expireInSeconds: REFUND_JOB_EXPIRE_SECONDS,
-    ...args.limits,
+    ...queueLimits,
   });
+  // A refund's airline calls ride out hours of airline trouble, not the queue's minutes: the waits (the queue's delay
+  // and back-off) capped at 15 minutes, REFUND_RETRY_LIMIT of them (a review: five retries gave up ~2.5 minutes into an
+  // outage, leaving the refunds for an operator one by one)
+  const callRetry = (queueName: string) => Object.assign(queue.limitsOf(queueName), { retryLimit: refundRetryLimit, retryMaxDelaySeconds: REFUND_RETRY_MAX_DELAY_SECONDS });
   const lifecycle = new RefundLifecycle({
     db: args.store.db,
     airlines: args.airlines,
     clock: args.clock,
     queue,
     pollSeconds: args.pollSeconds,
-    pollRetry: queue.limitsOf(JOB_POLL),
-    submitRetry: queue.limitsOf(JOB_SUBMIT),
+    pollRetry: callRetry(JOB_POLL),
+    submitRetry: callRetry(JOB_SUBMIT),
     airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
     ...(args.rates ? { rates: args.rates } : {}),
