@@ -9,6 +9,7 @@ import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import type { Store } from '../store/store.js';
 import { seedClients } from '../clients/clients.js';
 import { seedBookedOrders, SeedConflict, ticketConflict } from './seed.js';
+import { insertOrderFromRecord, newOrderNo } from './orders.js';
 
 const DAY = 24 * 3600 * 1000;
 const [lastA, firstA] = PLANTED.names;
@@ -55,6 +56,34 @@ describe(`seeded orders follow the world's calendar (${process.env.DATABASE_URL 
       assert.equal(refunds.length, 1);
     } finally {
       await t2.close();
+    }
+  });
+
+  test('a world booking claimed two days ago (pnr/claim.do, no bookedBy) moves with the world too (a review: its order kept the old day and refunds answered 8041)', async () => {
+    // CLM001 paid by a virtual card (claims of bookings without a payment method answer 819 before any segment)
+    const world = () => {
+      const w = refundWorld();
+      w.bookings.find((b) => b.pnr === 'CLM001')!.paymentMethod = 'virtualCard';
+      return w;
+    };
+    const earlier = new Date(Date.now() - 2 * DAY);
+    const old = buildWorld(world(), earlier);
+    await seedClients(store.db, old.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), earlier);
+    const record = old.bookings.get('XS/CLM001')!.record;
+    assert.equal(record.bookedByClient, null, 'a booking only a claim makes an order of');
+    const orderNo = newOrderNo();
+    await store.db.transaction().execute((trx) => insertOrderFromRecord(trx, { orderNo, clientId: 'client-alpha', source: 'claim', record, now: earlier }));
+    const before = await store.db.selectFrom('order_segments').select('dep_at').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+
+    const t = await makeTestApp({ world: world(), store });
+    try {
+      const after = await store.db.selectFrom('order_segments').select('dep_at').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+      assert.equal(Math.round((after.dep_at.getTime() - before.dep_at.getTime()) / DAY), 2, 'the departure moved by the two days');
+      // spec 4.1: today's flight dates find the claimed order's segment
+      const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [{ lastName: 'CLAIMED', firstName: 'ANN', refundReason: '1', segments: [refundSegment(t.world, 'out')] }] });
+      assert.equal(quote.body.status, 0, String(quote.body.msg));
+    } finally {
+      await t.close();
     }
   });
 

@@ -33,7 +33,8 @@ export async function ticketConflict(db: Kysely<Database>, record: AirlineRecord
 }
 
 /**
- * Creates the missing orders (source 'booking') and brings the times of existing ones in line with the world;
+ * Creates the missing orders (source 'booking') and brings the times of existing ones — seeded or claimed — in line
+ * with the world;
  * in `db`'s transaction when it is one (a world reload: all of it or nothing).
  * A world's relative times (`+3d 10:30`) are resolved at every start, so a booking's flights move with the
  * calendar ("the demo never goes stale", docs/world.md); its order, stored on an earlier day, must move with
@@ -46,12 +47,14 @@ export async function ticketConflict(db: Kysely<Database>, record: AirlineRecord
 export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRecord[], now: Date, onConflict?: (conflict: SeedConflict) => void): Promise<number> {
   let created = 0;
   for (const record of records) {
-    if (!record.bookedByClient) continue;
     const existing = await findOrderByRecord(db, record.carrier, record.pnr);
     if (existing) {
-      if (existing.source === 'booking') await alignOrderTimes(db, existing.order_no, record);
+      // a world booking's order, seeded or claimed (pnr/claim.do): it moves with the world's calendar either way (a
+      // review: a claimed one kept the day of its claim, and refunds naming today's flights answered 8041)
+      await alignOrderTimes(db, existing.order_no, record);
       continue;
     }
+    if (!record.bookedByClient) continue;
     const conflict = await ticketConflict(db, record);
     if (conflict) {
       if (!onConflict) throw conflict;
