@@ -209,6 +209,12 @@ export interface AirlineConnector {
   readonly booking?: BookingConnector;
   /** Carriers this connector answers for. */
   carriers(): string[];
+  /**
+   * Optional: a value that changes whenever carriers() would answer otherwise (the sandbox: its world's airline
+   * table, which a world reload replaces); the directory then reads carriers() again. Without it the carriers are
+   * read once.
+   */
+  carriersVersion?(): unknown;
   /** Whether the airline offers a post-booking feature (a real connector reads it from its contract). */
   supports(carrier: string, feature: AirlineFeature): boolean;
   /** The record, or null when the airline has no such PNR. Throws ConnectorError. */
@@ -249,24 +255,51 @@ export interface AirlineConnector {
   voidStatus?(carrier: string, voidCode: string, opts: CallOptions): Promise<AirlineVoidState>;
 }
 
-/** Routes each carrier to its connector. */
+/**
+ * Routes each carrier to its connector. A connector whose carriers change (carriersVersion: the sandbox's world
+ * reload) is read again at the next lookup (a review: an airline a console reload added answered 99008 "not
+ * connected" until a restart, and a removed one stayed connected).
+ */
 export class AirlineDirectory {
-  private readonly byCarrier = new Map<string, AirlineConnector>();
+  private byCarrier = new Map<string, AirlineConnector>();
+  private versions: unknown[] = [];
 
-  constructor(connectors: AirlineConnector[]) {
-    for (const c of connectors) for (const carrier of c.carriers()) {
-      if (this.byCarrier.has(carrier)) throw new Error(`carrier ${carrier} is served by two connectors`);
-      this.byCarrier.set(carrier, c);
+  constructor(private readonly connectors: AirlineConnector[]) {
+    this.read(true);
+  }
+
+  /** Reads every connector's carriers; two connectors for one carrier refuse the start (strict), else the first keeps it. */
+  private read(strict: boolean): void {
+    const byCarrier = new Map<string, AirlineConnector>();
+    for (const c of this.connectors) for (const carrier of c.carriers()) {
+      if (byCarrier.has(carrier)) {
+        if (strict) throw new Error(`carrier ${carrier} is served by two connectors`);
+        continue;
+      }
+      byCarrier.set(carrier, c);
     }
+    this.byCarrier = byCarrier;
+    this.versions = this.connectors.map((c) => c.carriersVersion?.());
+  }
+
+  private current(): Map<string, AirlineConnector> {
+    for (let i = 0; i < this.connectors.length; i++) {
+      const c = this.connectors[i]!;
+      if (c.carriersVersion && c.carriersVersion() !== this.versions[i]) {
+        this.read(false);
+        break;
+      }
+    }
+    return this.byCarrier;
   }
 
   forCarrier(carrier: string): AirlineConnector | null {
-    return this.byCarrier.get(carrier) ?? null;
+    return this.current().get(carrier) ?? null;
   }
 
   /** Every carrier some connector serves. */
   carriers(): string[] {
-    return [...this.byCarrier.keys()];
+    return [...this.current().keys()];
   }
 }
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { makeTestApp } from '../test-support/app.js';
+import { call, makeTestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import { reloadWorld } from './world.js';
@@ -52,6 +52,43 @@ test('a reload whose last write fails changes nothing; the same reload then comm
     assert.equal(await ordersOf(), 1);
     assert.equal(await audits(), 1);
     assert.ok([...t.world.bookings.values()].some((b) => b.record.pnr === 'RLD001'), 'this process serves the new world');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await t.close();
+  }
+});
+
+test('an airline a reload adds is served at once, and one it removes is no longer (a review: 99008 "not connected" until a restart)', async () => {
+  const t = await makeTestApp({ world: refundWorld() });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-reload-'));
+  try {
+    const raw = structuredClone<WorldFile>(t.world.raw);
+    // XQ leaves with its flight and booking; XY comes with the same booking under its code
+    const xq = raw.airlines.find((a) => a.code === 'XQ')!;
+    const flight = raw.flights.find((f) => f.carrier === 'XQ')!;
+    const booking = raw.bookings.find((b) => b.pnr === 'NSV001')!;
+    raw.airlines = raw.airlines.filter((a) => a !== xq).concat({ ...structuredClone(xq), code: 'XY', name: 'Added Air', supports: {} });
+    raw.flights = raw.flights.filter((f) => f !== flight).concat({ ...structuredClone(flight), id: 'xy', carrier: 'XY', flightNumber: 'XY1' });
+    raw.bookings = raw.bookings.filter((b) => b !== booking).concat({ ...structuredClone(booking), carrier: 'XY', pnr: 'ADD001', segments: [{ flight: 'xy' }], tickets: booking.tickets!.map((x) => ({ ...x, ticketNo: '111-2999999901' })) });
+    const file = path.join(dir, 'world.json');
+    fs.writeFileSync(file, JSON.stringify(raw));
+    const passenger = booking.passengers[0]!;
+    const extract = (carrier: string, airlinePnr: string) =>
+      call(t.app, '/extractPnr.do', {
+        airlinePnr,
+        carrier,
+        passengers: [{ firstName: passenger.firstName, lastName: passenger.lastName, passengerType: null }],
+        contact: { email: booking.contact.email },
+        routing: { fromSegments: [], retSegments: null },
+        requestId: 'r-1',
+      });
+    assert.equal((await extract('XQ', 'NSV001')).body.status, 0, 'XQ served before the reload');
+    assert.equal((await extract('XY', 'ADD001')).body.status, 99008, 'XY not connected before it');
+
+    await reloadWorld({ db: t.store.db, worldPath: file, now: () => t.clock.now(), world: t.world, webhooks: null }, admin);
+    const added = await extract('XY', 'ADD001');
+    assert.equal(added.body.status, 0, String(added.body.msg));
+    assert.equal((await extract('XQ', 'NSV001')).body.status, 99008, 'the removed airline is no longer connected');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await t.close();

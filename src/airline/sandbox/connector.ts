@@ -73,6 +73,11 @@ export class SandboxConnector implements AirlineConnector {
     return [...this.world.airlines.keys()];
   }
 
+  /** A world reload replaces the airline table (Object.assign of the fresh world): the directory reads carriers() again. */
+  carriersVersion(): unknown {
+    return this.world.airlines;
+  }
+
   supports(carrier: string, feature: AirlineFeature): boolean {
     const airline = this.world.airlines.get(carrier);
     return airline !== undefined && airline.supports?.[feature] !== false;
