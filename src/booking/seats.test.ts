@@ -219,3 +219,36 @@ describe('a chain session ends when its first flight leaves', () => {
     assert.equal(order.body.status, 301, String(order.body.msg));
   });
 });
+
+describe('a seat a world booking holds', () => {
+  let t: TestApp;
+  before(async () => {
+    const world = bookingWorld();
+    // a ticketed world booking on bk-narrow with seat 16E (a review: it showed F and order.do sold it again)
+    world.bookings.push({
+      pnr: 'HLD001',
+      carrier: 'XS',
+      status: 'Ticketed',
+      contact: { email: 'holder@example.test' },
+      passengers: [{ ref: 'a', type: 'ADT', lastName: 'HOLDER', firstName: 'HAL' }],
+      segments: [{ flight: 'bk-narrow' }],
+      issuedAt: '-1d 09:00',
+      tickets: [{ ticketNo: '999-1000009901', passenger: 'a', currency: 'EUR', fare: 100, tax: 10, coupons: ['OPEN_FOR_USE'], ancillaries: [{ category: 'Seat', segment: 1, price: 25, seat: '16E' }] }],
+    });
+    t = await makeTestApp({ world });
+  });
+  after(() => t.close());
+
+  test('is occupied on the map and order.do does not sell it', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const map = await call(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
+    assert.equal(map.body.status, 0, String(map.body.msg));
+    const held = seatOf(map.body.cabins as never, 1, '16E');
+    assert.equal(held.seatStatus, 'O');
+    assert.equal(seatOf(map.body.cabins as never, 1, '16D').seatStatus, 'F', 'its neighbour free');
+    const order = await call(t.app, '/order.do', { sessionId: s.sessionId, ifSeatOccupied: 'STOP_TICKET', passengers: [passenger(lastA, firstA, [{ productCode: held.productCode, segmentIndex: 1 }])], contact });
+    assert.notEqual(order.body.status, 0, 'the held seat is not sold');
+    const sold = await t.store.db.selectFrom('sandbox_seat_sales').select('seat').where('seat', '=', '16E').execute();
+    assert.deepEqual(sold, []);
+  });
+});

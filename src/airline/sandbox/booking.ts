@@ -308,7 +308,7 @@ export class SandboxBookingApi implements BookingConnector {
     const aircraft = this.aircraftOf(f);
     if (!aircraft) return { cabins: [], version: null };
     const { sold, version } = db ? await this.inventory.read(db, f.saleKey) : { sold: [], version: 'static' };
-    const taken = new Set([...(f.source.occupiedSeats ?? []), ...sold]);
+    const taken = new Set([...(f.source.occupiedSeats ?? []), ...f.heldSeats, ...sold]);
     const currency = f.source.fares?.currency ?? DEFAULT_FARE.currency;
     const cabins = aircraft.cabins
       .filter((c) => c.cabinClass === cabinClass)
@@ -441,7 +441,7 @@ export class SandboxBookingApi implements BookingConnector {
             if (!wanted) throw new Refused({ ok: false, reason: 'seatUnknown', message: `seat ${a.seat} does not exist on ${f.flightNumber}` });
             const key = f.saleKey;
             const sell = async (seat: string) => {
-              if ((f.source.occupiedSeats ?? []).includes(seat)) return false;
+              if ((f.source.occupiedSeats ?? []).includes(seat) || f.heldSeats.has(seat)) return false;
               const row = await trx
                 .insertInto('sandbox_seat_sales')
                 .values({ flight_key: key, seat, carrier: req.carrier, pnr, sold_at: now })

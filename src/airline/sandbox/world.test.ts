@@ -532,6 +532,27 @@ describe('a malformed world is refused with the path of the bad field', () => {
     );
   });
 
+  test("a booking's seat its aircraft does not have, or another booking holds too, is refused; a held seat is the flight's", () => {
+    const withSeat = (seat: string) => (w: WorldFile) => {
+      w.bookings[0]!.tickets![0]!.ancillaries = [{ category: 'Seat', segment: 1, price: 25, seat }];
+    };
+    assertRefused(variant(withSeat('99Z')), 'bookings[0]', /holds seat 99Z on flight \S+ \(ticket \S+\), which its aircraft \S+ does not have/);
+    assertRefused(
+      variant((w) => {
+        withSeat('12A')(w);
+        const other = structuredClone(w.bookings[0]!);
+        other.pnr = 'SEAT02';
+        other.tickets = other.tickets!.map((t, i) => ({ ...t, ticketNo: `999-19999999${i}0` }));
+        w.bookings.push(other);
+      }),
+      `bookings[${testWorld().bookings.length}]`,
+      /holds seat 12A .*which another booking holds/,
+    );
+    const world = buildWorld(variant(withSeat('12A')), NOW, 'variant-world.yaml');
+    const flightId = testWorld().bookings[0]!.segments[0]!.flight;
+    assert.ok(world.flights.get(flightId)!.heldSeats.has('12A'));
+  });
+
   test('money texts, booking fees and price changes with more decimals than their currency allows (they were rounded silently)', () => {
     const rule = (amounts: { penaltyAmount?: string; airlineFee?: string }) => (w: WorldFile) => {
       w.airlines[0]!.refundRules.push({ ruleType: '1', startMinute: 525600, endMinute: 0, fareRefundable: true, taxRefundable: true, refundMethod: 'CashBackToOriginalPayment', ...amounts });

@@ -48,6 +48,8 @@ export interface ResolvedFlight {
    * own — found by a review: a seat sold on one leg showed occupied on the other).
    */
   saleKey: string;
+  /** Seats the world's bookings hold (their seat ancillaries): occupied on the map and never sold again. */
+  heldSeats: Set<string>;
 }
 
 export interface SandboxBooking {
@@ -349,6 +351,7 @@ function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircra
         current: { dep: plus(cdep), arr: plus(carr) },
         status,
         saleKey: '',
+        heldSeats: new Set(),
       });
     }
   });
@@ -433,10 +436,10 @@ function resolveBooking(
   b: WorldFile['bookings'][number],
   i: number,
   build: Build,
-  refs: { airlines: World['airlines']; flights: Map<string, ResolvedFlight>; clientIds: ReadonlySet<string>; ticketNos: Set<string> },
+  refs: { airlines: World['airlines']; flights: Map<string, ResolvedFlight>; aircraft: ReferenceData['aircraft']; clientIds: ReadonlySet<string>; ticketNos: Set<string> },
 ): SandboxBooking {
   const { now, fail, unique, cancelReason } = build;
-  const { airlines, flights, clientIds, ticketNos } = refs;
+  const { airlines, flights, aircraft, clientIds, ticketNos } = refs;
   const at = `bookings[${i}]`;
   if (!airlines.has(b.carrier)) fail(`${at}.carrier`, `names airline ${b.carrier}, which airlines[] does not list`);
   if (b.bookedBy && !clientIds.has(b.bookedBy)) fail(`${at}.bookedBy`, `names client ${b.bookedBy}, which clients[] does not list`);
@@ -469,6 +472,22 @@ function resolveBooking(
     const ticket = tickets.find((t) => t.paxRef === s.passenger) ?? fail(`${sat}.passenger`, `names passenger ${s.passenger}, who has no ticket`);
     ticket.ancillaries.push(ancillaryOf(build, segments, s, s.currency, sat, 'post', s.orderNo));
   });
+
+  // The seats the booking holds are taken on its flights' maps (a review: DEMO01's 12A showed free and order.do
+  // sold it again); a seat its aircraft does not have, or another booking holds, is a mistake of the file.
+  if (b.status !== 'Cancelled') {
+    for (const t of tickets) {
+      for (const a of t.ancillaries) {
+        if (!a.seat || a.segmentIndex === null || t.coupons.some((c) => c.segmentIndex === a.segmentIndex && c.status === 'REFUND')) continue;
+        const f = flights.get(b.segments[a.segmentIndex - 1]!.flight)!;
+        const seat = `${a.seat.row}${a.seat.column}`;
+        const plane = aircraft.get(f.source.aircraft);
+        if (plane && !hasSeat(plane, seat)) fail(at, `holds seat ${seat} on flight ${f.id} (ticket ${t.ticketNo}), which its aircraft ${plane.code} does not have`);
+        if (f.heldSeats.has(seat)) fail(at, `holds seat ${seat} on flight ${f.id} (ticket ${t.ticketNo}), which another booking holds`);
+        f.heldSeats.add(seat);
+      }
+    }
+  }
 
   const issuedAt = b.issuedAt ? (resolveWorldTime(b.issuedAt, 'UTC', now) ?? fail(`${at}.issuedAt`, 'is not a valid time')).toJSDate() : null;
   for (const t of tickets) t.issuedAt = issuedAt;
@@ -510,6 +529,14 @@ function resolveBooking(
   };
 }
 
+/** Whether an aircraft has the seat ("12A"): a row of a cabin with the column, not a missing seat. */
+function hasSeat(plane: WorldFile['aircraft'][number], seat: string): boolean {
+  const m = /^(\d+)([A-Z])$/.exec(seat);
+  if (!m) return false;
+  const row = Number(m[1]);
+  return plane.cabins.some((c) => row >= c.rows.first && row <= c.rows.last && c.columns.some((col) => col.designator === m[2]) && !(c.missingSeats ?? []).includes(seat));
+}
+
 /** Rates name ISO 4217 currencies and are positive. */
 function checkRates(w: WorldFile, { fail }: Build): void {
   for (const [pair, rate] of Object.entries(w.rates ?? {})) {
@@ -533,7 +560,7 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
   const clientIds = new Set(w.clients.map((c) => c.id));
   const ticketNos = new Set<string>();
   const bookings = new Map<string, SandboxBooking>();
-  w.bookings.forEach((b, i) => bookings.set(keyOf(b.carrier, b.pnr), resolveBooking(b, i, build, { airlines, flights, clientIds, ticketNos })));
+  w.bookings.forEach((b, i) => bookings.set(keyOf(b.carrier, b.pnr), resolveBooking(b, i, build, { airlines, flights, aircraft, clientIds, ticketNos })));
   checkRates(w, build);
 
   return {
