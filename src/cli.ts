@@ -15,7 +15,7 @@ import { DataDirLockedError } from './store/lock.js';
 import { STOP_GRACE_MS } from './airline/deadline.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
 import { refundHistory } from './refunds/history.js';
-import { setWebhook, WebhookRegistrationError } from './webhooks/register.js';
+import { setWebhook, WebhookRegistrationError, worldWebhooksProblem } from './webhooks/register.js';
 import { keyringOf } from './webhooks/secret.js';
 import { webhookUrlProblem } from './webhooks/url.js';
 import { SeedConflict } from './orders/seed.js';
@@ -341,6 +341,9 @@ function program(): Command {
         const c = config();
         const { loadWorldFile } = await import('./airline/sandbox/world.js');
         const w = loadWorldFile(file ?? c.worldPath, systemClock.now());
+        // what the server's start refuses under this configuration besides the file's own mistakes
+        const problem = worldWebhooksProblem(w.clients, { enabled: keyringOf(c) !== null, sandbox: c.sandbox });
+        if (problem) throw new CliError(`world ${file ?? c.worldPath}: the server would not start with it: ${problem}`, 2);
         out(`world ${w.name}: ok (${w.airlines.size} airlines, ${w.flights.size} flights, ${w.bookings.size} bookings, ${w.clients.length} clients)`);
       }),
     );
@@ -354,9 +357,9 @@ function program(): Command {
         const { loadWorldFile } = await import('./airline/sandbox/world.js');
         // Checked before the store is opened: a file that does not load changes nothing.
         let w = loadWorldFile(file, systemClock.now());
-        const withWebhook = w.clients.filter((x) => x.webhook);
         const keyring = keyringOf(c);
-        if (withWebhook.length > 0 && !keyring) throw new CliError(`world ${file} not loaded, nothing changed: the world gives clients webhooks, but webhooks are off (WEBHOOK_SECRET_KEY)`, 2);
+        const problem = worldWebhooksProblem(w.clients, { enabled: keyring !== null, sandbox: c.sandbox });
+        if (problem) throw new CliError(`world ${file} not loaded, nothing changed: ${problem}`, 2);
         await withStore(c, async (s) => {
           // The service's time, as the servers read the world at (a review: the system's, behind a moved sandbox
           // clock, moved every booked order back by the clock's lead while the servers served the flights later).
@@ -372,7 +375,7 @@ function program(): Command {
               throw err instanceof SeedConflict || err instanceof WebhookRegistrationError ? new CliError(`world ${file} not loaded, nothing changed: ${err.message}`, err instanceof SeedConflict ? 1 : 2) : err;
             });
         });
-        out(`world ${w.name}: loaded ${w.clients.length} clients and ${w.bookings.size} booked orders, ${withWebhook.length} client webhook(s) (start the server with WORLD=${file} to serve its flights)`);
+        out(`world ${w.name}: loaded ${w.clients.length} clients and ${w.bookings.size} booked orders, ${w.clients.filter((x) => x.webhook).length} client webhook(s) (start the server with WORLD=${file} to serve its flights)`);
       }),
     );
 

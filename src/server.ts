@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createService } from './service.js';
 import { createLogger } from './log.js';
 import { WorldError } from './airline/sandbox/world.js';
+import { WebhookRegistrationError } from './webhooks/register.js';
 import { DataDirLockedError } from './store/lock.js';
 import { STOP_GRACE_MS } from './airline/deadline.js';
 
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
       process.exit(70);
     });
   } catch (err) {
-    if (err instanceof WorldError || err instanceof DataDirLockedError) {
+    if (err instanceof WorldError || err instanceof DataDirLockedError || err instanceof WebhookRegistrationError) {
       logger.fatal(err.message);
       process.stderr.write(`postbook: ${err.message}\n`);
       process.exit(78);

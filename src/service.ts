@@ -24,7 +24,8 @@ import { createRatePools, DEFAULT_POOL_LIMITS, type RatePools } from './ratelimi
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
 import { createWebhooks } from './webhooks/wiring.js';
-import { seedWebhooks, WebhookRegistrationError } from './webhooks/register.js';
+import { seedWebhooks, WebhookRegistrationError, worldWebhooksProblem } from './webhooks/register.js';
+import { keyringOf } from './webhooks/secret.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import { SharedSandboxClock } from './sandbox-clock.js';
 import { worldRates } from './refunds/pricing.js';
@@ -85,6 +86,10 @@ export interface ServiceParts {
 /** The assembled service; its `close` stops the app and the workers (the store and Redis are the caller's). */
 export async function assembleService(parts: ServiceParts): Promise<Service> {
   const { config, clock, world, store, logger: log } = parts;
+  // Webhooks this configuration cannot write stop the start before anything is written (a review: the clients and
+  // orders were seeded, then the start failed with a stack trace)
+  const webhookProblem = worldWebhooksProblem(world.clients, { enabled: keyringOf(config) !== null, sandbox: config.sandbox });
+  if (webhookProblem) throw new WebhookRegistrationError(webhookProblem);
   const sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
   // Another process's reload of the sandbox world is followed here (PostgreSQL: several processes on one store).
   const worldFollower = config.sandbox && store.kind === 'postgres' ? new WorldFollower(world, store.db, log) : null;
@@ -98,9 +103,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   // world file and the store disagree, and the service still starts (a reload refuses such a file whole).
   await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now(), (conflict) => log.warn({ reason: conflict.message }, 'world booking not made an order'));
   const webhooks = createWebhooks({ config, db: store.db, clock, log, ...(parts.webhooks?.pollMs !== undefined ? { pollMs: parts.webhooks.pollMs } : {}) });
-  const withWebhook = world.clients.filter((c) => c.webhook);
-  if (withWebhook.length > 0 && !webhooks.registry.keyring) throw new WebhookRegistrationError('the world gives clients webhooks, but webhooks are off: set WEBHOOK_SECRET_KEY');
-  await seedWebhooks(webhooks.registry, withWebhook);
+  await seedWebhooks(webhooks.registry, world.clients.filter((c) => c.webhook));
   if (!webhooks.registry.keyring) await warnOfUnsentWebhooks(store.db, log);
   const airlines = createAirlines(world, store, clock, parts.connectors);
   const workers = createWorkers({
@@ -159,7 +162,8 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
     dataDir: config.databaseUrl ? null : config.dataDir,
     sharedBuffersMb: config.pgliteSharedBuffersMb,
     autovacuum: { intervalSeconds: config.pgliteAutovacuumSeconds, log },
-    onLockCompromised: (err) => onFatal?.(err),
+    // without onFatal the store's own default: a lost lock throws (it was swallowed here: a review)
+    ...(onFatal ? { onLockCompromised: onFatal } : {}),
   });
   let redis: Redis | null = null;
   try {

@@ -88,6 +88,10 @@ test('refunds show, webhooks list and retry, world load', { timeout: 300_000 }, 
   const refused = await cli(['world', 'load', hooked], later);
   assert.equal(refused.code, 2, refused.err);
   assert.match(refused.err, /not loaded, nothing changed: world client demo-agency: webhook/);
+  // world check says what the server's start would refuse (a review: "ok", then the start failed with a stack trace)
+  const checked = await cli(['world', 'check', hooked], later);
+  assert.equal(checked.code, 2, checked.out);
+  assert.match(checked.err, /the server would not start with it: world client demo-agency: webhook/);
   fs.writeFileSync(hooked, withHook('http://127.0.0.1:9/hooks'));
   const hookedLoad = await cli(['world', 'load', hooked], later);
   assert.equal(hookedLoad.code, 0, hookedLoad.err);

@@ -75,6 +75,22 @@ export async function setWebhook(
   });
 }
 
+/**
+ * Why a world's webhooks cannot be written under this configuration — webhooks off, a URL refused — or null: the
+ * server's start, `postbook world check` and `world load` ask before they write anything (a review: the server
+ * seeded the clients and orders and then stopped with a stack trace).
+ */
+export function worldWebhooksProblem(clients: ReadonlyArray<{ id: string; webhook?: { url: string } | undefined }>, opts: { enabled: boolean; sandbox: boolean }): string | null {
+  const withWebhook = clients.filter((c) => c.webhook);
+  if (withWebhook.length === 0) return null;
+  if (!opts.enabled) return 'the world gives clients webhooks, but webhooks are off: set WEBHOOK_SECRET_KEY (32 characters or more)';
+  for (const c of withWebhook) {
+    const problem = webhookUrlProblem(c.webhook!.url, { sandbox: opts.sandbox });
+    if (problem) return `world client ${c.id}: webhook: ${problem}`;
+  }
+  return null;
+}
+
 /** The world's webhook settings: each listed client's URL and secret (sandbox only: written in the world file). */
 export async function seedWebhooks(reg: WebhookRegistry, clients: Array<{ id: string; webhook?: { url: string; secret: string } | undefined }>): Promise<void> {
   for (const c of clients) {

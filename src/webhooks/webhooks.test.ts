@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
-import { TEST_CLIENTS } from '../test-support/world.js';
+import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
 import { verifyWebhook, WebhookReceiver, type DeliveredEvent } from '../test-support/webhook-receiver.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import { nextAttemptAt, GIVE_UP_AFTER_MS, MAX_RETRY_MS } from './schedule.js';
 import { webhookUrlProblem } from './url.js';
 import { keyringOf, webhookKeyring } from './secret.js';
-import { updateWebhookUrl } from './register.js';
+import { updateWebhookUrl, WebhookRegistrationError } from './register.js';
 import { ApiError } from '../errors.js';
 import { waitFor as waitUntil } from '../test-support/wait.js';
 import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
@@ -608,6 +608,21 @@ test('webhooks off while clients keep webhook URLs: the start says so, with the 
     const on = await makeTestApp({ store, env: { SANDBOX: 'false', WEBHOOK_SECRET_KEY: 'k'.repeat(32) }, logger });
     await on.close();
     assert.ok(!lines.some((l) => /webhooks are off/.test(l)));
+  } finally {
+    await store.close();
+  }
+});
+
+test('a world whose webhooks this configuration cannot write stops the start before anything is written (a review: clients and orders seeded, then a stack trace)', async () => {
+  const store = await openTestStore();
+  try {
+    const world = testWorld();
+    world.clients[0]!.webhook = { url: 'https://hooks.example.com/postbook', secret: 'whsec_world_hook_secret_1234' };
+    await assert.rejects(makeTestApp({ store, world, env: { SANDBOX: 'false' } }), (err: unknown) => err instanceof WebhookRegistrationError && /webhooks are off/.test(err.message));
+    world.clients[0]!.webhook = { url: 'ftp://hooks.example.com/postbook', secret: 'whsec_world_hook_secret_1234' };
+    await assert.rejects(makeTestApp({ store, world, env: { SANDBOX: 'false', WEBHOOK_SECRET_KEY: 'k'.repeat(32) } }), (err: unknown) => err instanceof WebhookRegistrationError && /world client \S+: webhook/.test(err.message));
+    assert.deepEqual(await store.db.selectFrom('clients').select('client_id').execute(), [], 'no client written');
+    assert.deepEqual(await store.db.selectFrom('orders').select('order_no').execute(), [], 'no order written');
   } finally {
     await store.close();
   }
