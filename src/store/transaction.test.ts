@@ -26,6 +26,19 @@ test("undoableAlone inside a transaction: its failure undoes its own write, the 
     });
     const { rows } = await sql<{ id: number }>`select id from ${table} order by id`.execute(store.db);
     assert.deepEqual(rows.map((r) => r.id), [1, 3, 4]);
+    // nested: an inner failure caught inside an outer undoableAlone that then fails undoes all of the outer's writes
+    await store.db.transaction().execute(async (trx) => {
+      await assert.rejects(undoableAlone(trx, async (outer) => {
+        await sql`insert into ${table} values (10)`.execute(outer);
+        await assert.rejects(undoableAlone(outer, async (inner) => {
+          await sql`insert into ${table} values (11)`.execute(inner);
+          throw new Error('inner fails');
+        }));
+        await sql`insert into ${table} values (12)`.execute(outer);
+        throw new Error('outer fails');
+      }));
+    });
+    assert.equal((await sql<{ n: number }>`select count(*)::int as n from ${table} where id >= 10`.execute(store.db)).rows[0]!.n, 0, 'the outer undone whole');
     // without a caller's transaction: one of its own, undone whole on failure
     await assert.rejects(inTransaction(store.db, async (trx) => {
       await sql`insert into ${table} values (5)`.execute(trx);

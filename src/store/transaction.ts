@@ -22,7 +22,10 @@ export async function undoableAlone<T>(db: Kysely<Database>, fn: (trx: Transacti
     await sql`release savepoint undoable_alone`.execute(db);
     return out;
   } catch (err) {
+    // rolled back and then released: a savepoint left behind would be the one an enclosing undoableAlone's rollback
+    // went back to, keeping that one's own earlier writes (a review)
     await sql`rollback to savepoint undoable_alone`.execute(db);
+    await sql`release savepoint undoable_alone`.execute(db);
     throw err;
   }
 }
