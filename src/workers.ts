@@ -10,6 +10,7 @@ import { IDEMPOTENCY_EXPIRY_QUEUES, IdempotencyExpiry } from './jobs/idempotency
 import type { JobLimits } from './config.js';
 import type { RetentionSweep } from './jobs/retention-sweep.js';
 import { WEBHOOK_RETENTION_QUEUES, webhookRetention } from './webhooks/retention.js';
+import { SESSION_RETENTION_QUEUES, sessionRetention } from './booking/session-retention.js';
 
 export interface Workers extends RefundWorkers {
   voids: VoidLifecycle;
@@ -19,6 +20,8 @@ export interface Workers extends RefundWorkers {
   idempotencyExpiry: IdempotencyExpiry;
   /** Deletes settled webhook events past WEBHOOK_RETENTION_DAYS (decision 0022). */
   webhookRetention: RetentionSweep;
+  /** Deletes chain sessions a day past their expiry (src/booking/session-retention.ts). */
+  sessionRetention: RetentionSweep;
 }
 
 export type WorkersArgs = Omit<Parameters<typeof createRefundWorkers>[0], 'limits'> & {
@@ -36,7 +39,7 @@ const IDEMPOTENCY_SWEEP_SECONDS = 300;
 const WEBHOOK_RETENTION_SWEEP_SECONDS = 3600;
 
 export function createWorkers(args: WorkersArgs): Workers {
-  const refunds = createRefundWorkers({ ...args, limits: args.limits, queues: { ...args.queues, ...VOID_QUEUES, ...ORDER_EXPIRY_QUEUES, ...IDEMPOTENCY_EXPIRY_QUEUES, ...WEBHOOK_RETENTION_QUEUES } });
+  const refunds = createRefundWorkers({ ...args, limits: args.limits, queues: { ...args.queues, ...VOID_QUEUES, ...ORDER_EXPIRY_QUEUES, ...IDEMPOTENCY_EXPIRY_QUEUES, ...WEBHOOK_RETENTION_QUEUES, ...SESSION_RETENTION_QUEUES } });
   const voids = new VoidLifecycle({
     db: args.store.db,
     airlines: args.airlines,
@@ -77,17 +80,27 @@ export function createWorkers(args: WorkersArgs): Workers {
     sweepSeconds: Math.min(args.pollSeconds * 60, WEBHOOK_RETENTION_SWEEP_SECONDS),
     log: args.logger,
   });
+  // Hourly as the webhook events' (the sandbox: every 2 min): a session is kept a day past its expiry.
+  const sessions = sessionRetention({
+    db: args.store.db,
+    clock: args.clock,
+    queue: refunds.queue,
+    sweepSeconds: Math.min(args.pollSeconds * 60, WEBHOOK_RETENTION_SWEEP_SECONDS),
+    log: args.logger,
+  });
   return {
     ...refunds,
     voids,
     orderExpiry,
     idempotencyExpiry,
     webhookRetention: retention,
+    sessionRetention: sessions,
     stop() {
       // the recurring jobs' backstops first: nothing sent to a queue that is stopping
       orderExpiry.stopWorkers();
       idempotencyExpiry.stopWorkers();
       retention.stopWorkers();
+      sessions.stopWorkers();
       return refunds.stop();
     },
     async start(work) {
@@ -98,6 +111,7 @@ export function createWorkers(args: WorkersArgs): Workers {
       if (work) await orderExpiry.startWorkers();
       if (work) await idempotencyExpiry.startWorkers();
       if (work) await retention.startWorkers();
+      if (work) await sessions.startWorkers();
     },
   };
 }

@@ -17,15 +17,19 @@ export interface SeatSources {
   flights: Array<{ id: string; label: string }>;
 }
 
-export async function seatSources(db: Kysely<Database>, world: World | null, now: Date): Promise<SeatSources> {
-  const rows = await db
+/** The 50 newest live verify sessions and offers: newest first through their partial index (migration 0037). */
+export function liveSeatSessions(db: Kysely<Database>, now: Date) {
+  return db
     .selectFrom('booking_sessions')
     .select(['id', 'kind', 'client_id', 'itinerary', 'expires_at'])
     .where('kind', 'in', ['verify', 'offer'])
     .where('expires_at', '>', now)
     .orderBy('created_at', 'desc')
-    .limit(50)
-    .execute();
+    .limit(50);
+}
+
+export async function seatSources(db: Kysely<Database>, world: World | null, now: Date): Promise<SeatSources> {
+  const rows = await liveSeatSessions(db, now).execute();
   return {
     sessions: rows.map((r) => ({
       id: r.id,

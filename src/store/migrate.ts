@@ -35,6 +35,7 @@ import * as m0033 from './migrations/0033_webhook_events_undelivered.js';
 import * as m0034 from './migrations/0034_webhook_events_settled.js';
 import * as m0035 from './migrations/0035_sandbox_ticket_numbers.js';
 import * as m0036 from './migrations/0036_hold_release_retries.js';
+import * as m0037 from './migrations/0037_booking_session_retention.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034_webhook_events_settled': m0034,
   '0035_sandbox_ticket_numbers': m0035,
   '0036_hold_release_retries': m0036,
+  '0037_booking_session_retention': m0037,
 };
 
 class StaticProvider implements MigrationProvider {
