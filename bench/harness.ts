@@ -47,6 +47,12 @@ export interface LoadRequest {
    * `answers[n]`; without, every answer must be `answers[0]`; compared as gzipOptions says.
    */
   gzip?: { bodies?: string[]; answers: Buffer[] };
+  /**
+   * Answers that differ from `reference` (checked once to carry status 0) only where `mask` (a regular expression's
+   * source) matches: every answer with its matches taken out must equal the reference with its own taken out — a
+   * quote's new refundOfferId each time. An answer without a match (a failure) cannot equal it.
+   */
+  masked?: { reference: string; mask: string };
   /** The server under test runs in a process of its own (this pid): its CPU is not "other processes". */
   serverPid?: number;
 }
@@ -97,7 +103,7 @@ function problemsOf(r: Result): string[] {
  * autocannon worker thread so the load generator does not share the event loop of the server under test.
  */
 export async function load(settings: LoadSettings, req: LoadRequest, part = ''): Promise<LoadResult> {
-  const cycle = req.cycle ? cycleOptions(req, req.cycle) : req.gzip ? gzipOptions(req, req.gzip) : null;
+  const cycle = req.cycle ? cycleOptions(req, req.cycle) : req.gzip ? gzipOptions(req, req.gzip) : req.masked ? maskedOptions(req.masked) : null;
   try {
     return await loadWith(settings, req, cycle?.options ?? {}, part);
   } finally {
@@ -190,6 +196,25 @@ async function loadWith(settings: LoadSettings, req: LoadRequest, extra: object,
     othersCpu: othersCpuSince(before, req.serverPid),
     ...cpuPerRequestSince(before, r['2xx'], req.serverPid),
   };
+}
+
+/** The answer check of LoadRequest.masked, as a module autocannon's worker requires (see cycleOptions). */
+export function maskedOptions(masked: NonNullable<LoadRequest['masked']>) {
+  const re = new RegExp(masked.mask, 'g');
+  const expected = masked.reference.replace(re, '');
+  if (expected === masked.reference) throw new Error('masked: the mask matches nothing in the reference answer');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-masked-'));
+  const data = path.join(dir, 'masked.json');
+  fs.writeFileSync(data, JSON.stringify({ expected, mask: masked.mask }));
+  const verify = path.join(dir, 'verify-body.cjs');
+  fs.writeFileSync(
+    verify,
+    `const { expected, mask } = require(${JSON.stringify(data)});
+const re = new RegExp(mask, 'g');
+module.exports = (body) => body.replace(re, '') === expected;
+`,
+  );
+  return { options: { verifyBody: verify }, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**

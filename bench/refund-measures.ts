@@ -1,7 +1,7 @@
 // Refund measures of `npm run bench` (docs/architecture.md "Performance targets"):
 // - refundQuotation.do rps ÷ a route doing one primary-key SELECT on the same database
 //   (refund.do submissions and the backlog: submit-measures.ts).
-import { loadAbba, LoadFailure, startPkSelectRoute, type LoadRequest } from './harness.js';
+import { fetchOnce, loadAbba, LoadFailure, startPkSelectRoute, type LoadRequest } from './harness.js';
 import { formatRps, type BenchContext, type Measure } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
@@ -40,7 +40,13 @@ export const refundQuotation: Measure = {
       Number((await ctx.service.store.db.selectFrom('refund_offers').select((eb) => eb.fn.countAll().as('n')).where('order_no', '=', order.order_no).executeTakeFirstOrThrow()).n);
     try {
       const yardstick: LoadRequest = { label: 'primary-key SELECT route', url: yard.url, method: 'POST', headers, body: '{}', expectBody: pkAnswer };
-      const subject: LoadRequest = { label: 'refundQuotation.do', url: `${ctx.baseUrl}/refundQuotation.do`, method: 'POST', headers, body };
+      const request = { url: `${ctx.baseUrl}/refundQuotation.do`, method: 'POST' as const, headers, body };
+      // Every answer checked: the reference quote but for its new refundOfferId (a review: the answers were counted
+      // unread, an error answer with HTTP 200 among them)
+      const reference = await fetchOnce(request);
+      const status = (JSON.parse(reference.text) as { status?: unknown }).status;
+      if (reference.http !== 200 || status !== 0) throw new LoadFailure(`refundQuotation.do: the reference quote answered HTTP ${reference.http}, status ${String(status)}`);
+      const subject: LoadRequest = { label: 'refundQuotation.do', ...request, masked: { reference: reference.text, mask: '"refundOfferId":"rfo_[A-Za-z0-9_-]+"' } };
       let before = 0;
       let offers = 0;
       const [base, measured] = await loadAbba(ctx.settings, yardstick, subject, {

@@ -39,7 +39,8 @@ The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`w
 LOG_LEVEL=info as deployed, one access line per answer into a file of its data folder (since 2026-11-27:
 rows before were measured at silent; decision 0033), and loads each target in turn with autocannon (10
 connections, fired from a worker thread) using the real request and the demo agency's credentials. Every answer must be 2xx and identical
-to a reference answer checked once to carry status 0; otherwise the measure fails, the command exits
+to a reference answer checked once to carry status 0 (a quote: but for its new refundOfferId, since 2026-12-02 —
+before, the quotes were counted unread); otherwise the measure fails, the command exits
 non-zero and its row is left unchanged. A measure that fills the store analyzes it before it counts (what a
 deployment's autovacuum does; this machine's PostgreSQL runs without one), and one that leaves bulk writes
 behind vacuums, checkpoints and syncs them before the next measure starts; none of that is timed.
