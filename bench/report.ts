@@ -33,7 +33,8 @@ beside it (\`.heapprofile\`, the garbage included); \`npm run bench:profile -- <
 either (self time, or bytes, by package and by function). \`BENCH_RECORD=0\` runs without touching this file;
 \`BENCH_LOG_LEVEL=silent\` runs without the service's log; \`BENCH_REFUND_FLOW=offer\` has refund.do's callers
 quote and then submit by the quote's refundOfferId, \`offer-pnr\` naming the order by PNR (the reading path):
-diagnostics of those paths, this file unchanged.
+diagnostics of those paths, this file unchanged — as it is under any setting other than the deployed ones
+(\`BENCH_LOG_LEVEL\`, \`PGLITE_SHARED_BUFFERS_MB\`, \`PGLITE_AUTOVACUUM_SECONDS\`; since 2026-12-02).
 
 The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`worlds/demo.yaml\` and
 LOG_LEVEL=info as deployed, one access line per answer into a file of its data folder (since 2026-11-27:
@@ -61,7 +62,7 @@ load and again once the load is taken away, the two pooled (A B A), every quote 
 primary-key SELECT route and each figure's median divided by that route's, and both figures quote 10³ distinct
 orders (the orders of the 10⁶ store drawn at random once), the number of refund contexts the process keeps.
 The req/s in the value column are context, not results, and so is the code revision
-measured (commit, and whether \`src/\` had uncommitted changes). Targets are those of docs/architecture.md
+measured (commit, and whether the tree had uncommitted changes: \`src/\` only before 2026-12-02). Targets are those of docs/architecture.md
 "Performance targets". A ratio that misses its target is marked **below target** — a benchmark is not a
 test and never fails on it. A value noted *noisy* had other processes (say, a colleague's test suite)
 using more than 10% of the machine's CPU during one of its counted runs: run it again on a quiet machine.

@@ -54,6 +54,10 @@ export async function startServerProcess(opts: { root: string; worldFile: string
     // As deployed: info, one access line per answer, to a file (as a log collector's pipe would take it).
     LOG_LEVEL: 'info',
     WORLD: opts.worldFile,
+    // As deployed (docs/production.md) and as the in-process measures run: on PostgreSQL the API process answers
+    // HTTP and the refund workers run elsewhere; the embedded store's one process carries them (a review: the API
+    // process measured here carried the workers on PostgreSQL too)
+    WORKERS: opts.databaseUrl ? 'false' : 'true',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : { DATA_DIR: dataDir! }),
   };
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-bench-log-'));
