@@ -8,6 +8,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { TestClock } from '../clock.js';
 import { ConnectorError } from '../airline/connector.js';
 import { contact, depDate, passenger, verifySeg, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 
@@ -173,6 +174,41 @@ test('an order booked before migration 0010 (details {seats, ancillaries}) is an
 });
 
 describe('sandbox bookings survive a restart', () => {
+  test('a booking made through the chain keeps its flight\'s day when the next start resolves the world a day later (a review: the record moved a day, the order did not)', async () => {
+    const store = await openTestStore();
+    let pnr: string;
+    let orderNo: string;
+    const DAY = 86_400_000;
+    const t1 = await makeTestApp({ world: bookingWorld(), store, clock: new TestClock(() => Date.now() - DAY) });
+    try {
+      const s = await verifyFlights(t1, ['bk-narrow']);
+      const o = await call(t1.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact });
+      assert.equal(o.body.status, 0, o.body.msg ?? '');
+      orderNo = String(o.body.orderNo);
+      pnr = ((await call(t1.app, '/queryOrderDetails.do', { orderNo })).body.airlineBookings as Array<{ airlinePnr: string }>)[0]!.airlinePnr;
+      assert.equal((await call(t1.app, '/pay.do', { orderNo, paymentMethod: 1 })).body.status, 0);
+    } finally {
+      await t1.close();
+    }
+    const booked = await store.db.selectFrom('order_segments').select('dep_local').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+    const t2 = await makeTestApp({ world: bookingWorld(), store });
+    try {
+      assert.notEqual(t2.world.flights.get('bk-narrow')!.current.dep.toFormat('yyyy-MM-dd HH:mm'), booked.dep_local, 'the world\'s bk-narrow is a day later now');
+      const extract = await call(t2.app, '/extractPnr.do', { airlinePnr: pnr, carrier: 'XS', passengers: [{ firstName: firstA, lastName: lastA }], contact: { email: emailA }, routing: { fromSegments: [] } });
+      assert.equal(extract.body.status, 0, extract.body.msg ?? '');
+      const routing = extract.body.routing as { fromSegments: Array<{ depTime: string }> };
+      assert.equal(routing.fromSegments[0]?.depTime, booked.dep_local, 'the airline\'s record keeps the booked day');
+      // spec 4.1: the booked day's flight finds the order's segment
+      const f = t2.world.flights.get('bk-narrow')!;
+      const segment = { depDate: booked.dep_local.slice(0, 10).replaceAll('-', ''), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+      const quote = await call(t2.app, '/refundQuotation.do', { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: [segment] }] });
+      assert.equal(quote.body.status, 0, String(quote.body.msg));
+    } finally {
+      await t2.close();
+      await store.close();
+    }
+  });
+
   test('a ticketed booking made through the chain is extracted by a new app on the same database', async () => {
     const store = await openTestStore();
     let pnr: string;

@@ -34,7 +34,8 @@ import { BoundedMap } from '../../bounded-map.js';
 import type { Clock } from '../../clock.js';
 import { toMinor } from '../../money/money.js';
 import type { Database, PaymentMethod } from '../../store/schema.js';
-import { DEFAULT_FARE_CURRENCY, segmentOfFlight, type ResolvedFlight, type SandboxBooking, type World } from './world.js';
+import { DEFAULT_FARE_CURRENCY, LOCAL_FORMAT, segmentOfFlight, type ResolvedFlight, type SandboxBooking, type World } from './world.js';
+import { DateTime } from 'luxon';
 import type { WorldAirline, WorldBehaviour, WorldFlight } from './world-schema.js';
 import { SeatInventory } from './seat-inventory.js';
 import { percentOfMinor } from './refunds.js';
@@ -45,6 +46,16 @@ type Behave = (b: WorldBehaviour, signal: AbortSignal) => Promise<void>;
 /** Card numbers the sandbox airline declines (docs/world.md): a caller's test of pay.do's 411 with a card. */
 export const DECLINED_CARDS: ReadonlySet<string> = new Set(['4000000000000002']);
 
+/** A segment of a booking made through the chain: its flight's id and the local day it was booked for (since 2026-12-02). */
+interface StoredSegment {
+  flightId: string;
+  /** The flight's scheduled local departure day when booked, yyyy-MM-dd (absent in bookings stored before). */
+  bookedDate?: string;
+  direction: 'out' | 'ret';
+  cabinClass: number;
+  fareFamily: string | null;
+}
+
 /** What sandbox_bookings.booking holds: enough to rebuild the record against the current world schedule. */
 interface StoredBooking {
   carrier: string;
@@ -52,7 +63,7 @@ interface StoredBooking {
   status: 'OnHold' | 'Ticketed' | 'Cancelled';
   contact: { email: string; phone: string | null };
   passengers: AirlinePassenger[];
-  segments: Array<{ flightId: string; direction: 'out' | 'ret'; cabinClass: number; fareFamily: string | null }>;
+  segments: StoredSegment[];
   fares: Array<{ paxRef: string; currency: string; fareMinor: number; taxMinor: number }>;
   ancillaries: Array<{
     paxRef: string;
@@ -396,7 +407,13 @@ export class SandboxBookingApi implements BookingConnector {
       status: 'OnHold',
       contact: req.contact,
       passengers: req.passengers,
-      segments: req.segments.map((s, i) => ({ flightId: flights[i]!.id, direction: s.direction, cabinClass: s.cabinClass, fareFamily: s.fareFamily })),
+      segments: req.segments.map((s, i) => ({
+        flightId: flights[i]!.id,
+        bookedDate: flights[i]!.scheduled.dep.toFormat('yyyy-MM-dd'),
+        direction: s.direction,
+        cabinClass: s.cabinClass,
+        fareFamily: s.fareFamily,
+      })),
       fares: req.passengers.map((p) => {
         const f = p.type === 'ADT' ? req.price.adult : p.type === 'CHD' ? req.price.child : req.price.infant;
         return { paxRef: p.ref, currency: req.price.currency, fareMinor: f.fareMinor, taxMinor: f.taxMinor };
@@ -575,9 +592,9 @@ export class SandboxBookingApi implements BookingConnector {
       if (DECLINED_CARDS.has(payment.card.number)) throw new ConnectorError('rejected', false, 'the card was declined');
     }
     const now = this.clock.now();
-    for (const s of stored.segments) {
-      const f = this.world.flights.get(s.flightId);
-      if (f && f.current.dep.toJSDate() <= now) throw new ConnectorError('rejected', false, `booking ${pnr}: flight ${f.flightNumber} has departed`);
+    for (const [i, s] of stored.segments.entries()) {
+      const seg = this.bookedSegment(s, i + 1);
+      if (seg && seg.depAt <= now) throw new ConnectorError('rejected', false, `booking ${pnr}: flight ${seg.flightNumber} has departed`);
     }
     stored.status = 'Ticketed';
     stored.issuedAt = now.toISOString();
@@ -667,11 +684,32 @@ export class SandboxBookingApi implements BookingConnector {
     return booking;
   }
 
+  /**
+   * A stored booking's segment on the day it was booked. The world's relative times are resolved again at every start
+   * and reload, so the flight id it was booked on may name another day since (a review: after a restart the next day
+   * the airline's record moved a day while the order kept its own, and refunds answered 8041): the same flight of its
+   * booked day when the world has one (a daily flight's repeat), else its flight moved back to that day, local times
+   * kept. null when the world no longer has the flight.
+   */
+  private bookedSegment(s: StoredSegment, index: number): AirlineSegment | null {
+    const f = this.world.flights.get(s.flightId);
+    if (!f) return null;
+    const day = f.scheduled.dep.toFormat('yyyy-MM-dd');
+    if (!s.bookedDate || day === s.bookedDate) return segmentOfFlight(f, index, s.direction, s.cabinClass, s.fareFamily);
+    for (const other of this.world.flights.values()) {
+      if (other.flightNumber === f.flightNumber && other.from === f.from && other.to === f.to && other.scheduled.dep.toFormat('yyyy-MM-dd') === s.bookedDate) {
+        return segmentOfFlight(other, index, s.direction, s.cabinClass, s.fareFamily);
+      }
+    }
+    const days = Math.round(DateTime.fromISO(s.bookedDate, { zone: 'UTC' }).diff(DateTime.fromISO(day, { zone: 'UTC' }), 'days').days);
+    return shiftedSegment(segmentOfFlight(f, index, s.direction, s.cabinClass, s.fareFamily), days);
+  }
+
   private async recordOf(stored: StoredBooking): Promise<AirlineRecord> {
     const segments = stored.segments.map((s, i) => {
-      const f = this.world.flights.get(s.flightId);
-      if (!f) throw new ConnectorError('unavailable', false, `booking ${stored.pnr} names flight ${s.flightId}, which the world no longer has`);
-      return segmentOfFlight(f, i + 1, s.direction, s.cabinClass, s.fareFamily);
+      const seg = this.bookedSegment(s, i + 1);
+      if (!seg) throw new ConnectorError('unavailable', false, `booking ${stored.pnr} names flight ${s.flightId}, which the world no longer has`);
+      return seg;
     });
     const issuedAt = stored.issuedAt ? new Date(stored.issuedAt) : null;
     const tickets: AirlineTicket[] = stored.tickets.map((t) => {
@@ -809,4 +847,20 @@ function newPnr(): string {
   let s = '';
   for (let i = 0; i < 6; i++) s += PNR_ALPHABET[randomInt(0, PNR_ALPHABET.length)];
   return s;
+}
+
+/** A segment `days` calendar days later (earlier when negative), its local times kept in each airport's zone. */
+function shiftedSegment(seg: AirlineSegment, days: number): AirlineSegment {
+  const move = (local: string, zone: string) => DateTime.fromFormat(local, LOCAL_FORMAT, { zone }).plus({ days });
+  const dep = move(seg.depLocal, seg.depTimeZone);
+  const arr = move(seg.arrLocal, seg.arrTimeZone);
+  return Object.assign({}, seg, {
+    depLocal: dep.toFormat(LOCAL_FORMAT),
+    arrLocal: arr.toFormat(LOCAL_FORMAT),
+    depAt: dep.toJSDate(),
+    arrAt: arr.toJSDate(),
+    bookedDepLocal: move(seg.bookedDepLocal, seg.depTimeZone).toFormat(LOCAL_FORMAT),
+    bookedArrLocal: move(seg.bookedArrLocal, seg.arrTimeZone).toFormat(LOCAL_FORMAT),
+    durationMinutes: Math.round(arr.diff(dep, 'minutes').minutes),
+  });
 }
