@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
+import type { Store } from '../store/store.js';
 import { TestClock } from '../clock.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
@@ -359,7 +360,11 @@ test('a sweep starts batches only while its job can still end inside its time li
   assert.equal(sweepBudgetMs(10, 15_000), 1_000, 'at least a second');
 });
 
-test('decision 0035: a worker without the carrier\'s airline connection counts a failed submission and tries again; it does not reject the refund', async () => {
+/**
+ * DEP001's refund made by an API process, and a worker process on the same store whose connectors serve no carrier
+ * (its submissions fail: no airline connection); `fn` gets them, all closed after it.
+ */
+async function withUnconnectedWorker(fn: (h: { store: Store; clock: TestClock; api: TestApp; worker: TestApp; orderNo: string; code: string }) => Promise<void>): Promise<void> {
   const store = await openTestStore();
   const clock = new TestClock();
   const apps: TestApp[] = [];
@@ -369,10 +374,18 @@ test('decision 0035: a worker without the carrier\'s airline connection counts a
     const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
     const res = await call(api.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(api.world, f)) }] });
     assert.equal(res.body.status, 0, String(res.body.msg));
-    const code = String(res.body.refundCode);
-    // a worker process whose connectors do not (yet) serve this carrier (a rollout adding it)
     const worker = await makeTestApp({ store, world: refundWorld(), clock, connectors: () => [] });
     apps.push(worker);
+    await fn({ store, clock, api, worker, orderNo, code: String(res.body.refundCode) });
+  } finally {
+    for (const a of apps.reverse()) await a.close();
+    await store.close();
+  }
+}
+
+test('decision 0035: a worker without the carrier\'s airline connection counts a failed submission and tries again; it does not reject the refund', () =>
+  // a worker process whose connectors do not (yet) serve this carrier (a rollout adding it)
+  withUnconnectedWorker(async ({ store, clock, api, worker, code }) => {
     await worker.workers.lifecycle.sweep();
     const r = await store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'poll_error', 'next_poll_at']).where('refund_code', '=', code).executeTakeFirstOrThrow();
     assert.deepEqual([r.status, r.poll_failures], [0, 1], 'at 0, one failed submission counted');
@@ -382,26 +395,11 @@ test('decision 0035: a worker without the carrier\'s airline connection counts a
     clock.advance(60_000);
     await api.workers.lifecycle.sweep();
     assert.equal((await store.db.selectFrom('refund_orders').select('status').where('refund_code', '=', code).executeTakeFirstOrThrow()).status, 1);
-  } finally {
-    for (const a of apps.reverse()) await a.close();
-    await store.close();
-  }
-});
+  }));
 
-test('decision 0035 (amendment): with the default REFUND_RETRY_LIMIT a refund\'s failing airline call is tried for hours, at most 15 minutes apart, then given up', async () => {
-  const store = await openTestStore();
-  const clock = new TestClock();
-  const apps: TestApp[] = [];
-  try {
-    const api = await makeTestApp({ store, world: refundWorld(), clock });
-    apps.push(api);
-    const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
-    const res = await call(api.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(api.world, f)) }] });
-    assert.equal(res.body.status, 0, String(res.body.msg));
-    const code = String(res.body.refundCode);
-    // a worker whose airline is unreachable: every submission fails
-    const worker = await makeTestApp({ store, world: refundWorld(), clock, connectors: () => [] });
-    apps.push(worker);
+test('decision 0035 (amendment): with the default REFUND_RETRY_LIMIT a refund\'s failing airline call is tried for hours, at most 15 minutes apart, then given up', () =>
+  // a worker whose airline is unreachable: every submission fails
+  withUnconnectedWorker(async ({ store, clock, worker, code }) => {
     const row = () => store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'next_poll_at']).where('refund_code', '=', code).executeTakeFirstOrThrow();
     /** One failed submission after `before` earlier ones: the wait it leaves before the next try, in seconds (null: given up). */
     const failAfter = async (before: number) => {
@@ -419,8 +417,4 @@ test('decision 0035 (amendment): with the default REFUND_RETRY_LIMIT a refund\'s
     assert.equal(await failAfter(8), 900, 'at most 15 minutes apart');
     assert.equal(await failAfter(23), 900);
     assert.equal(await failAfter(24), null, 'past REFUND_RETRY_LIMIT (24): given up, left for an operator');
-  } finally {
-    for (const a of apps.reverse()) await a.close();
-    await store.close();
-  }
-});
+  }));
