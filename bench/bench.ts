@@ -16,7 +16,7 @@ import { createService } from '../src/service.js';
 import { formatRps, formatTarget, formatValue, meetsTarget, MEASURES, round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 import { updateBenchmarksFile, type Row } from './report.js';
 import { refundFlow } from './submit-measures.js';
-import type { LoadSettings } from './harness.js';
+import { postgresServes, type LoadSettings } from './harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BENCHMARKS_FILE = path.join(ROOT, 'BENCHMARKS.md');
@@ -154,6 +154,7 @@ async function main(): Promise<number> {
       await service.app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = service.app.server.address() as AddressInfo;
       storeKind = service.store.kind;
+      postgresServes(storeKind === 'postgres');
       const ctx: BenchContext = {
         settings,
         service,
