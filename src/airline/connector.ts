@@ -176,7 +176,11 @@ export type AirlineRefundState =
   | { state: 'withdrawn'; cancelReason: string }
   /** accepted, money on its way (deposit-paid bookings show "Airline refunding") */
   | { state: 'refunding'; amountMinor: number; currency: string }
-  | { state: 'refunded'; amountMinor: number; currency: string; voucherCode: string | null };
+  /**
+   * paid; `method` how (the airline's own rule when the refund reached it, which may differ from the quote's);
+   * without it a voucherCode means a voucher, none cash back to the original payment
+   */
+  | { state: 'refunded'; amountMinor: number; currency: string; voucherCode: string | null; method?: 'CashBackToOriginalPayment' | 'Voucher' };
 
 /** A void postbook sends to the airline: the whole booking, every ticket. `voidCode` is the idempotency key. */
 export interface AirlineVoidSubmission {

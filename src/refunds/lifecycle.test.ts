@@ -265,10 +265,16 @@ describe('refund lifecycle: one batch of submissions, mixed outcomes', () => {
 describe('the airline pays by its rule at submission, and the query says how it paid', () => {
   type Rules = WorldFile['airlines'][number]['refundRules'];
   /** Window Air's booking WIN001 (one passenger, deposit), its outbound flight 4 days out (or `outbound`) and its return 20. */
-  async function windowAir(rules: (minutesToOutbound: number) => Rules, tickets: WorldFile['bookings'][number]['tickets'], outbound = { departure: '+4d 10:00', arrival: '+4d 14:00' }) {
+  async function windowAir(
+    rules: (minutesToOutbound: number) => Rules,
+    tickets: WorldFile['bookings'][number]['tickets'],
+    outbound = { departure: '+4d 10:00', arrival: '+4d 14:00' },
+    tweak: (w: WorldFile) => void = () => undefined,
+  ) {
     const clock = new TestClock();
     const file = refundWorld();
     file.airlines.push({ code: 'XW', name: 'Window Air', confirmationDays: 1, refundDays: 3, fastConfirmation: false, refundRules: [], refundBehaviour: { processingSeconds: 30 } });
+    tweak(file);
     file.flights.push(
       { id: 'xw-out', carrier: 'XW', flightNumber: 'XW77', from: 'HND', to: 'SGN', ...outbound, aircraft: '320' },
       { id: 'xw-ret', carrier: 'XW', flightNumber: 'XW78', from: 'SGN', to: 'HND', departure: '+20d 10:00', arrival: '+20d 17:00', aircraft: '320' },
@@ -290,7 +296,7 @@ describe('the airline pays by its rule at submission, and the query says how it 
     const query = async (refundCode: string) =>
       ((await call(app.app, '/queryRefundOrders.do', { orderNo, refundCode })).body as unknown as { refundOrders: Array<Record<string, any>> }).refundOrders[0]!;
     /** Submits the quote `minutesLater` and waits until the airline has paid: the final query answer and the airline's row. */
-    const refundPaid = async (quote: Record<string, unknown>, minutesLater: number, quoted: string) => {
+    const refundPaid = async (quote: Record<string, unknown>, minutesLater: number, quoted: string, finalStatus = 2) => {
       clock.advance(minutesLater * 60_000);
       const s = await call(app.app, '/refund.do', { orderNo, refundOfferId: quote.refundOfferId });
       assert.equal(s.body.status, 0, String(s.body.msg));
@@ -300,7 +306,7 @@ describe('the airline pays by its rule at submission, and the query says how it 
       clock.advance(70_000);
       const done = await waitFor('refunded', async () => {
         const r = await query(refundCode);
-        return r.refundStatus === 2 ? r : null;
+        return r.refundStatus === finalStatus ? r : null;
       });
       const airline = await app.store.db.selectFrom('sandbox_refunds').select(['voucher', 'airline_refund_id']).where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
       const row = await app.store.db.selectFrom('refund_orders').select('refund_method').where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
@@ -347,6 +353,33 @@ describe('the airline pays by its rule at submission, and the query says how it 
       }
     });
   }
+
+  test('paid in a voucher below the service fee (→ 4): the query still says how the airline paid, with its voucher code (a review)', async () => {
+    const w = await windowAir(
+      (m) => [
+        { ruleType: '1', startMinute: 525600, endMinute: m - 10, fareRefundable: true, taxRefundable: true, refundMethod: 'CashBackToOriginalPayment' },
+        { ruleType: '1', startMinute: m - 10, endMinute: -525600, fareRefundable: true, taxRefundable: true, refundMethod: 'Voucher' },
+      ],
+      oneTicket,
+      undefined,
+      (file) => {
+        const alpha = file.clients.find((c) => c.id === 'client-alpha')!;
+        alpha.settings = { ...alpha.settings, refundServiceFee: 'EUR 100.00' };
+        file.airlines.at(-1)!.refundBehaviour = { processingSeconds: 30, payPercentOfQuote: 10 };
+      },
+    );
+    try {
+      const q = await call(w.app.app, '/refundQuotation.do', { orderNo: w.orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: [w.segment('xw-out'), w.segment('xw-ret')] }] });
+      assert.equal(q.body.status, 0, String(q.body.msg));
+      const { done, airline } = await w.refundPaid(q.body, 20, 'CashBackToOriginalPayment', 4);
+      assert.equal(airline.voucher, true);
+      assert.equal(done.refundMethod, 'Voucher');
+      assert.equal(done.refundVouchers[0].voucherCode, `V-${airline.airline_refund_id}`);
+      assert.equal(done.refundFareAmount, null);
+    } finally {
+      await w.app.close();
+    }
+  });
 
   test("a return ticket of a booking split per direction is timed from its own first flight, as the quote's", async () => {
     // vouchers within 7 days of departure (and after it), cash back beyond: the outbound flew 2 days ago, the return

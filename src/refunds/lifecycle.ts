@@ -666,6 +666,10 @@ export class RefundLifecycle {
           rates: this.deps.rates ?? {},
         });
         if (!net.known) this.deps.log.warn({ refundCode, missingRate: net.missing }, 'refund net against the service fee not checked: no rate');
+        // How the airline paid: its own rule at submission may differ from the quote's — a window boundary crossed in
+        // between, a submission retried for hours (a review: the query answered cash back for a voucher the airline
+        // issued, its code never shown). Kept whatever comes next, the refund below the fee included.
+        const paid = { details: JSON.stringify(details), refund_method: paidMethod(state) };
         await this.inTransaction(async (trx) => {
           if (net.known && net.minor < 0) {
             // From 1 or 3 (DESIGN "Refund arithmetic" 9: at completion). The airline refunded the tickets: they stay
@@ -676,16 +680,12 @@ export class RefundLifecycle {
               r.status,
               RS.REJECTED,
               'airline refund below the service fee',
-              { cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE, actual_refund_minor: state.amountMinor },
+              Object.assign({ cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE, actual_refund_minor: state.amountMinor }, paid),
               { ticketsRefunded: true },
             );
             return;
           }
-          // How the airline paid (AirlineRefundState: a voucher code, a voucher): its own rule at submission may differ
-          // from the quote's — a window boundary crossed in between, a submission retried for hours (a review: the
-          // query answered cash back for a voucher the airline issued, its code never shown).
-          const paidIn = state.voucherCode === null ? 'CashBackToOriginalPayment' : 'Voucher';
-          const patch = { actual_refund_minor: state.amountMinor, completed_on: today, details: JSON.stringify(details), refund_method: paidIn };
+          const patch = Object.assign({ actual_refund_minor: state.amountMinor, completed_on: today }, paid);
           if (r.path === 'deposit') {
             if (r.status === RS.AIRLINE_PROCESSING) await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline', { actual_refund_minor: state.amountMinor });
             await this.transition(trx, refundCode, RS.AIRLINE_REFUNDING, RS.REFUNDED, 'refunded by the airline; credited to the deposit', patch);
@@ -697,4 +697,9 @@ export class RefundLifecycle {
       }
     }
   }
+}
+
+/** How the airline paid a refund: as it says, else a voucher code means a voucher (AirlineRefundState). */
+function paidMethod(state: { method?: 'CashBackToOriginalPayment' | 'Voucher'; voucherCode: string | null }): 'CashBackToOriginalPayment' | 'Voucher' {
+  return state.method ?? (state.voucherCode === null ? 'CashBackToOriginalPayment' : 'Voucher');
 }

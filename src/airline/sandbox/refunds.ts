@@ -90,7 +90,13 @@ export function refundStateAt(row: SandboxRefundRow, now: Date): AirlineRefundSt
   if (row.decision === 'withdraw') return { state: 'withdrawn', cancelReason: row.cancel_reason ?? DEFAULT_WITHDRAW_REASON };
   const amountMinor = row.refund_minor ?? 0;
   if (t < start + 2 * step) return { state: 'refunding', amountMinor, currency: row.currency };
-  return { state: 'refunded', amountMinor, currency: row.currency, voucherCode: row.voucher ? `V-${row.airline_refund_id}` : null };
+  return {
+    state: 'refunded',
+    amountMinor,
+    currency: row.currency,
+    voucherCode: row.voucher ? `V-${row.airline_refund_id}` : null,
+    method: row.voucher ? 'Voucher' : 'CashBackToOriginalPayment',
+  };
 }
 
 /** `count` new references of `carrier`'s refunds (`XS-RF-` and 10 hex digits), from one draw of random bytes. */
