@@ -61,7 +61,11 @@ export function createRefundWorkers(args: {
   // A refund's airline calls ride out hours of airline trouble, not the queue's minutes: the waits (the queue's delay
   // and back-off) capped at 15 minutes, REFUND_RETRY_LIMIT of them (a review: five retries gave up ~2.5 minutes into an
   // outage, leaving the refunds for an operator one by one)
-  const callRetry = (queueName: string) => Object.assign(queue.limitsOf(queueName), { retryLimit: refundRetryLimit, retryMaxDelaySeconds: REFUND_RETRY_MAX_DELAY_SECONDS });
+  const callRetry = (queueName: string) => {
+    const limits = queue.limitsOf(queueName);
+    // a JOB_RETRY_DELAY_SECONDS above the cap is the wait itself (it was cut to 15 minutes silently: a review)
+    return Object.assign(limits, { retryLimit: refundRetryLimit, retryMaxDelaySeconds: Math.max(REFUND_RETRY_MAX_DELAY_SECONDS, limits.retryDelaySeconds) });
+  };
   const lifecycle = new RefundLifecycle({
     db: args.store.db,
     airlines: args.airlines,
