@@ -285,8 +285,9 @@ export class ChainSessions {
   }
 
   /**
-   * The client's session of one of `kinds`, telling an expired one (its row stays: ids stay recognisable after
-   * expiry, verify.do 202) from an unknown, altered or another client's one.
+   * The client's session of one of `kinds`, telling an expired one (its row stays a day past its expiry, then the
+   * retention sweep deletes it: verify.do 202 until then, 200 unknown after) from an unknown, altered or another
+   * client's one.
    */
   async lookup(clientId: string, id: string, kinds: SessionKind[], now: Date): Promise<{ state: 'live'; session: ChainSession } | { state: 'expired' | 'unknown' }> {
     let session: ChainSession | null | undefined = this.cache.get(id);
