@@ -174,14 +174,21 @@ test('an order booked before migration 0010 (details {seats, ancillaries}) is an
 });
 
 describe('sandbox bookings survive a restart', () => {
-  test('a booking made through the chain keeps its flight\'s day when the next start resolves the world a day later (a review: the record moved a day, the order did not)', async () => {
+  /** bookingWorld with a daily flight: the same local times on each of the next 5 days (ids bk-daily+Nd). */
+  const withDaily = () => {
+    const w = bookingWorld();
+    const narrow = w.flights.find((f) => f.id === 'bk-narrow')!;
+    w.flights.push({ ...structuredClone(narrow), id: 'bk-daily', flightNumber: 'XS705', departure: '+2d 09:00', arrival: '+2d 13:00', occupiedSeats: [], repeatDays: 5 });
+    return w;
+  };
+  for (const flightId of ['bk-narrow', 'bk-daily+2d']) test(`a booking made through the chain keeps its flight's day when the next start resolves the world a day later: ${flightId} (a review: the record moved a day, the order did not)`, async () => {
     const store = await openTestStore();
     let pnr: string;
     let orderNo: string;
     const DAY = 86_400_000;
-    const t1 = await makeTestApp({ world: bookingWorld(), store, clock: new TestClock(() => Date.now() - DAY) });
+    const t1 = await makeTestApp({ world: withDaily(), store, clock: new TestClock(() => Date.now() - DAY) });
     try {
-      const s = await verifyFlights(t1, ['bk-narrow']);
+      const s = await verifyFlights(t1, [flightId]);
       const o = await call(t1.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact });
       assert.equal(o.body.status, 0, o.body.msg ?? '');
       orderNo = String(o.body.orderNo);
@@ -191,15 +198,15 @@ describe('sandbox bookings survive a restart', () => {
       await t1.close();
     }
     const booked = await store.db.selectFrom('order_segments').select('dep_local').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
-    const t2 = await makeTestApp({ world: bookingWorld(), store });
+    const t2 = await makeTestApp({ world: withDaily(), store });
     try {
-      assert.notEqual(t2.world.flights.get('bk-narrow')!.current.dep.toFormat('yyyy-MM-dd HH:mm'), booked.dep_local, 'the world\'s bk-narrow is a day later now');
+      assert.notEqual(t2.world.flights.get(flightId)!.current.dep.toFormat('yyyy-MM-dd HH:mm'), booked.dep_local, `the world's ${flightId} is a day later now`);
       const extract = await call(t2.app, '/extractPnr.do', { airlinePnr: pnr, carrier: 'XS', passengers: [{ firstName: firstA, lastName: lastA }], contact: { email: emailA }, routing: { fromSegments: [] } });
       assert.equal(extract.body.status, 0, extract.body.msg ?? '');
       const routing = extract.body.routing as { fromSegments: Array<{ depTime: string }> };
       assert.equal(routing.fromSegments[0]?.depTime, booked.dep_local, 'the airline\'s record keeps the booked day');
       // spec 4.1: the booked day's flight finds the order's segment
-      const f = t2.world.flights.get('bk-narrow')!;
+      const f = t2.world.flights.get(flightId)!;
       const segment = { depDate: booked.dep_local.slice(0, 10).replaceAll('-', ''), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
       const quote = await call(t2.app, '/refundQuotation.do', { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: [segment] }] });
       assert.equal(quote.body.status, 0, String(quote.body.msg));

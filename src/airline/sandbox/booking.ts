@@ -49,8 +49,9 @@ export const DECLINED_CARDS: ReadonlySet<string> = new Set(['4000000000000002'])
 /** A segment of a booking made through the chain: its flight's id and the local day it was booked for (since 2026-12-02). */
 interface StoredSegment {
   flightId: string;
-  /** The flight's scheduled local departure day when booked, yyyy-MM-dd (absent in bookings stored before). */
+  /** The flight's scheduled local departure day when booked, yyyy-MM-dd, and its number and airports (absent in bookings stored before). */
   bookedDate?: string;
+  flight?: { number: string; from: string; to: string };
   direction: 'out' | 'ret';
   cabinClass: number;
   fareFamily: string | null;
@@ -410,6 +411,7 @@ export class SandboxBookingApi implements BookingConnector {
       segments: req.segments.map((s, i) => ({
         flightId: flights[i]!.id,
         bookedDate: flights[i]!.scheduled.dep.toFormat('yyyy-MM-dd'),
+        flight: { number: flights[i]!.flightNumber, from: flights[i]!.from, to: flights[i]!.to },
         direction: s.direction,
         cabinClass: s.cabinClass,
         fareFamily: s.fareFamily,
@@ -693,16 +695,22 @@ export class SandboxBookingApi implements BookingConnector {
    */
   private bookedSegment(s: StoredSegment, index: number): AirlineSegment | null {
     const f = this.world.flights.get(s.flightId);
-    if (!f) return null;
-    const day = f.scheduled.dep.toFormat('yyyy-MM-dd');
-    if (!s.bookedDate || day === s.bookedDate) return segmentOfFlight(f, index, s.direction, s.cabinClass, s.fareFamily);
+    const segment = (flight: ResolvedFlight) => segmentOfFlight(flight, index, s.direction, s.cabinClass, s.fareFamily);
+    if (f && (!s.bookedDate || f.scheduled.dep.toFormat('yyyy-MM-dd') === s.bookedDate)) return segment(f);
+    if (!s.bookedDate) return null;
+    const named = s.flight ?? (f ? { number: f.flightNumber, from: f.from, to: f.to } : null);
+    if (!named) return null;
+    // the same flight on the booked day: a repeat of the booked flight's own entry first, then any of its number
+    let sameNumber: ResolvedFlight | null = null;
     for (const other of this.world.flights.values()) {
-      if (other.flightNumber === f.flightNumber && other.from === f.from && other.to === f.to && other.scheduled.dep.toFormat('yyyy-MM-dd') === s.bookedDate) {
-        return segmentOfFlight(other, index, s.direction, s.cabinClass, s.fareFamily);
-      }
+      if (other.flightNumber !== named.number || other.from !== named.from || other.to !== named.to || other.scheduled.dep.toFormat('yyyy-MM-dd') !== s.bookedDate) continue;
+      if (f && other.source === f.source) return segment(other);
+      sameNumber ??= other;
     }
-    const days = Math.round(DateTime.fromISO(s.bookedDate, { zone: 'UTC' }).diff(DateTime.fromISO(day, { zone: 'UTC' }), 'days').days);
-    return shiftedSegment(segmentOfFlight(f, index, s.direction, s.cabinClass, s.fareFamily), days);
+    if (sameNumber) return segment(sameNumber);
+    if (!f) return null;
+    const days = Math.round(DateTime.fromISO(s.bookedDate, { zone: 'UTC' }).diff(DateTime.fromISO(f.scheduled.dep.toFormat('yyyy-MM-dd'), { zone: 'UTC' }), 'days').days);
+    return shiftedSegment(segment(f), days);
   }
 
   private async recordOf(stored: StoredBooking): Promise<AirlineRecord> {
