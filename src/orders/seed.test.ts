@@ -87,6 +87,29 @@ describe(`seeded orders follow the world's calendar (${process.env.DATABASE_URL 
     }
   });
 
+  test('an order booked through the chain under a PNR a later world file reuses keeps its own times (a review)', async () => {
+    const store = await openTestStore(); // its own: CLM001 has no order in it
+    try {
+      const earlier = new Date(Date.now() - 2 * DAY);
+      const old = buildWorld(refundWorld(), earlier);
+      await seedClients(store.db, old.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })), earlier);
+      // the chain's booking, under the PNR the world file's CLM001 has
+      const record = old.bookings.get('XS/CLM001')!.record;
+      const orderNo = newOrderNo();
+      await store.db.transaction().execute(async (trx) => {
+        await insertOrderFromRecord(trx, { orderNo, clientId: 'client-alpha', source: 'booking', record, now: earlier });
+        // what order.do writes beside a chain booking's order
+        await trx.insertInto('booking_orders').values({ order_no: orderNo, client_id: 'client-alpha', session_id: 'ses_x', booking_ref: 'BREF01', payment_deadline: earlier, pay_state: 'paid', paying_since: null, payment_method: 'deposit', card_last4: null, fee_minor: 0, details: '{}', created_at: earlier, paid_at: earlier }).execute();
+      });
+      const before = await store.db.selectFrom('order_segments').select('dep_at').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+      await seedBookedOrders(store.db, [...buildWorld(refundWorld(), new Date()).bookings.values()].map((b) => b.record), new Date());
+      const after = await store.db.selectFrom('order_segments').select('dep_at').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+      assert.equal(after.dep_at.getTime(), before.dep_at.getTime(), 'not re-timed as the world booking of that PNR');
+    } finally {
+      await store.close();
+    }
+  });
+
   test("a booking whose tickets another order holds (its PNR changed in the file) is skipped and named at a start, refused whole in a transaction (found by a review: taken for another process's seed)", async () => {
     const world = refundWorld();
     const at = new Date();

@@ -50,8 +50,11 @@ export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRec
     const existing = await findOrderByRecord(db, record.carrier, record.pnr);
     if (existing) {
       // a world booking's order, seeded or claimed (pnr/claim.do): it moves with the world's calendar either way (a
-      // review: a claimed one kept the day of its claim, and refunds naming today's flights answered 8041)
-      await alignOrderTimes(db, existing.order_no, record);
+      // review: a claimed one kept the day of its claim, and refunds naming today's flights answered 8041). An order
+      // booked through the chain (its booking_orders row) under a PNR a later world file reuses is not the world's:
+      // left as it is.
+      const chain = await db.selectFrom('booking_orders').select('order_no').where('order_no', '=', existing.order_no).executeTakeFirst();
+      if (!chain) await alignOrderTimes(db, existing.order_no, record);
       continue;
     }
     if (!record.bookedByClient) continue;
