@@ -83,13 +83,20 @@ export interface ServiceParts {
   webhooks?: { run?: boolean; pollMs?: number };
 }
 
+/**
+ * Webhooks of the world this configuration cannot write (webhooks off, a URL refused): a WebhookRegistrationError,
+ * before the store is opened or anything written (a review: the clients and orders were seeded, then the start
+ * failed with a stack trace).
+ */
+function checkWorldWebhooks(config: Config, world: World): void {
+  const problem = worldWebhooksProblem(world.clients, { enabled: keyringOf(config) !== null, sandbox: config.sandbox });
+  if (problem) throw new WebhookRegistrationError(problem);
+}
+
 /** The assembled service; its `close` stops the app and the workers (the store and Redis are the caller's). */
 export async function assembleService(parts: ServiceParts): Promise<Service> {
   const { config, clock, world, store, logger: log } = parts;
-  // Webhooks this configuration cannot write stop the start before anything is written (a review: the clients and
-  // orders were seeded, then the start failed with a stack trace)
-  const webhookProblem = worldWebhooksProblem(world.clients, { enabled: keyringOf(config) !== null, sandbox: config.sandbox });
-  if (webhookProblem) throw new WebhookRegistrationError(webhookProblem);
+  checkWorldWebhooks(config, world);
   const sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
   // Another process's reload of the sandbox world is followed here (PostgreSQL: several processes on one store).
   const worldFollower = config.sandbox && store.kind === 'postgres' ? new WorldFollower(world, store.db, log) : null;
@@ -154,8 +161,10 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
 
 export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {
   const clock: Clock = config.sandbox ? new TestClock() : systemClock;
-  // The world is read first: a malformed file stops the start before anything is opened.
+  // The world is read first: a malformed file, or webhooks this configuration cannot write, stop the start before
+  // anything is opened.
   let world = loadWorldFile(config.worldPath, clock.now());
+  checkWorldWebhooks(config, world);
   const log = logger ?? pino(loggerOptions(config.logLevel));
   const store = await openStore({
     databaseUrl: config.databaseUrl,
