@@ -60,7 +60,14 @@ function notAsDeployed(): string[] {
     const v = process.env[name]?.trim();
     return v !== undefined && v !== '' && v !== deployed ? [`${name}=${v}`] : [];
   };
-  return [...set('BENCH_LOG_LEVEL', 'info'), ...set('PGLITE_SHARED_BUFFERS_MB', '16'), ...set('PGLITE_AUTOVACUUM_SECONDS', '10')];
+  return [
+    ...set('BENCH_LOG_LEVEL', 'info'),
+    ...set('PGLITE_SHARED_BUFFERS_MB', '16'),
+    ...set('PGLITE_AUTOVACUUM_SECONDS', '10'),
+    // the targets' sizes: 10⁶ orders, 10⁵ refunds
+    ...set('BENCH_SCALE_ORDERS', '1000000'),
+    ...set('BENCH_BACKLOG', '100000'),
+  ];
 }
 
 /**

@@ -34,7 +34,8 @@ either (self time, or bytes, by package and by function). \`BENCH_RECORD=0\` run
 \`BENCH_LOG_LEVEL=silent\` runs without the service's log; \`BENCH_REFUND_FLOW=offer\` has refund.do's callers
 quote and then submit by the quote's refundOfferId, \`offer-pnr\` naming the order by PNR (the reading path):
 diagnostics of those paths, this file unchanged — as it is under any setting other than the deployed ones
-(\`BENCH_LOG_LEVEL\`, \`PGLITE_SHARED_BUFFERS_MB\`, \`PGLITE_AUTOVACUUM_SECONDS\`; since 2026-12-02).
+(\`BENCH_LOG_LEVEL\`, \`PGLITE_SHARED_BUFFERS_MB\`, \`PGLITE_AUTOVACUUM_SECONDS\`, \`BENCH_SCALE_ORDERS\`,
+\`BENCH_BACKLOG\`; since 2026-12-02).
 
 The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`worlds/demo.yaml\` and
 LOG_LEVEL=info as deployed, one access line per answer into a file of its data folder (since 2026-11-27:

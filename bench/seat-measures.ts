@@ -150,7 +150,7 @@ export const seatMemory: Measure = {
       return {
         value: peak / MB,
         detail:
-          `peak RSS ${(peak / MB).toFixed(0)} MB of \`node dist/server.js\` (a process of its own) during ${ctx.settings.warmupSeconds} + ${ctx.settings.seconds} s of ` +
+          `peak RSS ${(peak / MB).toFixed(0)} MB of \`node dist/server.js\` (a process of its own${ctx.storeKind === 'postgres' ? ', WORKERS=false as deployed' : ', the workers in it'}) during ${ctx.settings.warmupSeconds} + ${ctx.settings.seconds} s of ` +
           `seatAvailability.do at ${formatRps(loaded.rps)} req/s; ${(idle / MB).toFixed(0)} MB after start-up and one seat map, before the load; ` +
           `V8's old space ${(oldSpace / MB).toFixed(0)} MB in use at the end of the load (garbage included)`,
         loads: [loaded],
