@@ -245,10 +245,11 @@ export function wireParts(
             displayOriginalFareAmount: display(p.fare.originalMinor, p.currency, opts.displayCurrency, opts.rates),
             displayEstimatedRefundAmount: display(refundMinor, p.currency, opts.displayCurrency, opts.rates),
           },
+    // a voucher the airline paid for a refund quoted as cash back has no quoted voucher: made from the refund (paidVoucher)
     refundVouchers:
       method !== 'Voucher'
         ? null
-        : (p.vouchers ?? paidVoucher(p, opts.paid?.airline ?? '', refundMinor)).map((v, i) => ({
+        : (p.vouchers ?? (opts.paid ? paidVoucher(p, opts.paid.airline, refundMinor) : null))?.map((v, i) => ({
         voucherId: opts.voucherState?.id ? `${opts.voucherState.id}-${i + 1}` : null,
         voucherCode: opts.voucherState?.code ?? null,
         eligiblePassengers: v.eligible.map((n) => ({ name: n })),
@@ -260,7 +261,7 @@ export function wireParts(
         travelStartDate: v.travelStart || null,
         travelEndDate: v.travelEnd || null,
         note: `Usable for new ${v.airline} flights of the eligible passengers; valid 12 months from its start date.`,
-      })),
+      })) ?? null,
     refundRules: p.refundRules,
     orderNo: p.orderNo,
     isRefundable: p.isRefundable,
