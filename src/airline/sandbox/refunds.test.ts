@@ -300,7 +300,7 @@ describe('sandbox airline: decision and timeline on the service clock', () => {
     clock.advance(20 * SECOND - 1);
     assert.equal((await status()).state, 'refunding');
     clock.advance(1);
-    assert.deepEqual(await status(), { state: 'refunded', amountMinor: 100000, currency: 'EUR', voucherCode: null });
+    assert.deepEqual(await status(), { state: 'refunded', amountMinor: 100000, currency: 'EUR', voucherCode: null, method: 'CashBackToOriginalPayment' });
     clock.advance(30 * 24 * 3600 * SECOND);
     assert.equal((await status()).state, 'refunded');
   });
@@ -439,9 +439,9 @@ describe('sandbox airline: amounts', () => {
     await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0002', pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: null }), { signal: signal() });
     clock.advance(40 * SECOND);
     // 141035 × 0.8 = 112828
-    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() }), { state: 'refunded', amountMinor: 112828, currency: 'EUR', voucherCode: null });
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() }), { state: 'refunded', amountMinor: 112828, currency: 'EUR', voucherCode: null, method: 'CashBackToOriginalPayment' });
     // 56540 × 0.333 = 18827.82 → 18828
-    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0002', { signal: signal() }), { state: 'refunded', amountMinor: 18828, currency: 'EUR', voucherCode: null });
+    assert.deepEqual(await sandbox.refundStatus('XS', 'RF-0002', { signal: signal() }), { state: 'refunded', amountMinor: 18828, currency: 'EUR', voucherCode: null, method: 'CashBackToOriginalPayment' });
   });
 
   test('JPY (exponent 0): whole yen, half-up', async (t) => {
@@ -492,6 +492,7 @@ describe('sandbox airline: vouchers and the record', () => {
       amountMinor: 10160,
       currency: 'EUR',
       voucherCode: `V-${receipt.airlineRefundId}`,
+      method: 'Voucher',
     });
   });
 
