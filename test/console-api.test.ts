@@ -1115,8 +1115,8 @@ describe('console: retry a refund whose status poll gave up on airline errors', 
     t = await makeTestApp({
       world,
       workers: true,
-      // One retry, one second apart: the poll job gives up within seconds.
-      env: { REFUND_POLL_SECONDS: '1', JOB_RETRY_LIMIT: '1', JOB_RETRY_DELAY_SECONDS: '1', JOB_RETRY_BACKOFF: 'false' },
+      // One retry, one second apart: the poll gives up within seconds.
+      env: { REFUND_POLL_SECONDS: '1', REFUND_RETRY_LIMIT: '1', JOB_RETRY_DELAY_SECONDS: '1', JOB_RETRY_BACKOFF: 'false' },
       connectors: (w, books) => {
         const sandbox = new SandboxConnector(w, books);
         const refundStatus = sandbox.refundStatus.bind(sandbox);
