@@ -46,15 +46,15 @@ export async function ticketConflict(db: Kysely<Database>, record: AirlineRecord
  */
 export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRecord[], now: Date, onConflict?: (conflict: SeedConflict) => void): Promise<number> {
   let created = 0;
+  const existingOrders = await ordersOfRecords(db, records);
   for (const record of records) {
-    const existing = await findOrderByRecord(db, record.carrier, record.pnr);
+    const existing = existingOrders.get(`${record.carrier}/${record.pnr}`);
     if (existing) {
       // a world booking's order, seeded or claimed (pnr/claim.do): it moves with the world's calendar either way (a
       // review: a claimed one kept the day of its claim, and refunds naming today's flights answered 8041). An order
       // booked through the chain (its booking_orders row) under a PNR a later world file reuses is not the world's:
       // left as it is.
-      const chain = await db.selectFrom('booking_orders').select('order_no').where('order_no', '=', existing.order_no).executeTakeFirst();
-      if (!chain) await alignOrderTimes(db, existing.order_no, record);
+      if (!existing.chain) await alignOrderTimes(db, existing.orderNo, record);
       continue;
     }
     if (!record.bookedByClient) continue;
@@ -80,6 +80,21 @@ export async function seedBookedOrders(db: Kysely<Database>, records: AirlineRec
     }
   }
   return created;
+}
+
+/** The orders the records' carrier and PNR name already, by `carrier/pnr`, and whether each was booked through the chain: one read. */
+async function ordersOfRecords(db: Kysely<Database>, records: readonly AirlineRecord[]): Promise<Map<string, { orderNo: string; chain: boolean }>> {
+  const found = new Map<string, { orderNo: string; chain: boolean }>();
+  if (records.length === 0) return found;
+  const rows = await db
+    .selectFrom('orders as o')
+    .leftJoin('booking_orders as b', 'b.order_no', 'o.order_no')
+    .select(['o.order_no', 'o.carrier', 'o.airline_pnr', 'b.order_no as chain_order'])
+    .where('o.carrier', 'in', [...new Set(records.map((r) => r.carrier))])
+    .where('o.airline_pnr', 'in', [...new Set(records.map((r) => r.pnr))])
+    .execute();
+  for (const r of rows) found.set(`${r.carrier}/${r.airline_pnr}`, { orderNo: r.order_no, chain: r.chain_order !== null });
+  return found;
 }
 
 const sameInstant = (a: Date | null, b: Date | null | undefined) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
