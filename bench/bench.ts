@@ -54,20 +54,20 @@ function machine(): string {
   return `${model}, ${cpus.length} cores, ${memGiB} GiB, Node ${process.version}`;
 }
 
+/**
+ * The settings the rows are measured at: the service's as deployed (docs/production.md) and the targets' sizes (10⁶
+ * orders, 10⁵ refunds). The service is started with the first three unless the environment says otherwise.
+ */
+const AS_DEPLOYED = { BENCH_LOG_LEVEL: 'info', PGLITE_SHARED_BUFFERS_MB: '16', PGLITE_AUTOVACUUM_SECONDS: '10', BENCH_SCALE_ORDERS: '1000000', BENCH_BACKLOG: '100000' } as const;
+
+/** This run's setting of `name`, or the deployed one. */
+function setting(name: keyof typeof AS_DEPLOYED): string {
+  return process.env[name]?.trim() || AS_DEPLOYED[name];
+}
+
 /** Settings of this run that are not the deployed ones the rows are measured at (each one names itself). */
 function notAsDeployed(): string[] {
-  const set = (name: string, deployed: string) => {
-    const v = process.env[name]?.trim();
-    return v !== undefined && v !== '' && v !== deployed ? [`${name}=${v}`] : [];
-  };
-  return [
-    ...set('BENCH_LOG_LEVEL', 'info'),
-    ...set('PGLITE_SHARED_BUFFERS_MB', '16'),
-    ...set('PGLITE_AUTOVACUUM_SECONDS', '10'),
-    // the targets' sizes: 10⁶ orders, 10⁵ refunds
-    ...set('BENCH_SCALE_ORDERS', '1000000'),
-    ...set('BENCH_BACKLOG', '100000'),
-  ];
+  return (Object.keys(AS_DEPLOYED) as Array<keyof typeof AS_DEPLOYED>).filter((name) => setting(name) !== AS_DEPLOYED[name]).map((name) => `${name}=${setting(name)}`);
 }
 
 /**
@@ -138,15 +138,15 @@ async function main(): Promise<number> {
         HOST: '127.0.0.1',
         // As deployed (docs/production.md): info, one access line per answer (decision 0033), written to a
         // file of the data folder instead of the bench's output. BENCH_LOG_LEVEL=silent measures without it.
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL?.trim() || 'info',
+        LOG_LEVEL: setting('BENCH_LOG_LEVEL'),
         DATA_DIR: dataDir,
         WORLD: worldFile,
         // The production interval (the sandbox's 2 s makes demo refunds move visibly; under refund.do's load it
         // would have the workers look at every refund in flight twice a second).
         REFUND_POLL_SECONDS: '300',
-        PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB ?? '16',
+        PGLITE_SHARED_BUFFERS_MB: setting('PGLITE_SHARED_BUFFERS_MB'),
         // The embedded store's autovacuum as deployed (decision 0032); 0 to compare without it.
-        PGLITE_AUTOVACUUM_SECONDS: process.env.PGLITE_AUTOVACUUM_SECONDS ?? '10',
+        PGLITE_AUTOVACUUM_SECONDS: setting('PGLITE_AUTOVACUUM_SECONDS'),
         // As deployed (docs/production.md): on PostgreSQL the API process answers HTTP and writes jobs, and the
         // refund workers run in processes of their own (the backlog measure runs them); the embedded store has
         // one process, which carries them.
