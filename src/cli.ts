@@ -136,9 +136,9 @@ async function runWorker(config: Config): Promise<number> {
   try {
     world = await worldAtStoredTime(config, clock, store, world);
     sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
-    // The console's reload of the sandbox world (on an API process) is followed here too.
+    // The world the API processes serve (recorded at their start, or by the console's reload), and its reloads.
     worldFollower = config.sandbox ? new WorldFollower(world, store.db, logger) : null;
-    await worldFollower?.start();
+    await worldFollower?.start(undefined, { adopt: true });
     const airlines = createAirlines(world, store, clock);
     const { worldRates } = await import('./refunds/pricing.js');
     workers = createWorkers({ store, airlines, clock, logger, pollSeconds: config.refundPollSeconds, limits: config.jobs, idempotencyTtlHours: config.idempotencyTtlHours, webhookRetentionDays: config.webhookRetentionDays, rates: worldRates(world) });
@@ -149,7 +149,7 @@ async function runWorker(config: Config): Promise<number> {
     await store.close();
     throw err;
   }
-  logger.info({ store: store.kind, world: world.name, sandbox: config.sandbox, pollSeconds: config.refundPollSeconds }, 'postbook worker is ready');
+  logger.info({ store: store.kind, world: world.name, ...(config.sandbox ? { worldTimesAt: world.resolvedAt.toISOString() } : {}), sandbox: config.sandbox, pollSeconds: config.refundPollSeconds }, 'postbook worker is ready');
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -7,7 +7,7 @@ import type { Database } from './store/schema.js';
 import { AirlineDirectory, type AirlineConnector } from './airline/connector.js';
 import { SandboxConnector, type SandboxBooks } from './airline/sandbox/connector.js';
 import { loadWorldFile, type World } from './airline/sandbox/world.js';
-import { WorldFollower } from './airline/sandbox/world-share.js';
+import { recordWorldStart, WorldFollower } from './airline/sandbox/world-share.js';
 import { buildApp } from './app.js';
 import { seedClients } from './clients/clients.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
@@ -109,6 +109,8 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   // A booking the store cannot take as an order (its tickets another order's) is skipped and named in the log: the
   // world file and the store disagree, and the service still starts (a reload refuses such a file whole).
   await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now(), (conflict) => log.warn({ reason: conflict.message }, 'world booking not made an order'));
+  // Every process on the store serves this world, at the time its relative times were resolved (world-share.ts).
+  if (worldFollower) await recordWorldStart(store.db, world);
   const webhooks = createWebhooks({ config, db: store.db, clock, log, ...(parts.webhooks?.pollMs !== undefined ? { pollMs: parts.webhooks.pollMs } : {}) });
   await seedWebhooks(webhooks.registry, world.clients.filter((c) => c.webhook));
   if (!webhooks.registry.keyring) await warnOfUnsentWebhooks(store.db, log);

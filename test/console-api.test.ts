@@ -20,7 +20,7 @@ import { contextCacheFor } from '../src/refunds/context-cache.js';
 import { ConnectorError } from '../src/airline/connector.js';
 import { SandboxConnector } from '../src/airline/sandbox/connector.js';
 import { buildWorld } from '../src/airline/sandbox/world.js';
-import { WorldFollower } from '../src/airline/sandbox/world-share.js';
+import { recordWorldStart, WorldFollower } from '../src/airline/sandbox/world-share.js';
 import { sql } from 'kysely';
 import { waitFor as waitUntil } from '../src/test-support/wait.js';
 import { holdOrder } from '../src/test-support/order-hold.js';
@@ -1103,6 +1103,36 @@ describe('console sandbox panel: reload the world', () => {
     } finally {
       other.stop();
       self.stop();
+    }
+  });
+
+  test('a worker started later serves the stored world at the time it was resolved; an API process keeps its own and records it', async () => {
+    const log = { info: () => undefined, error: (o: object) => assert.fail(`follower error: ${JSON.stringify(o)}`) };
+    // An API process's start (src/service.ts): its world, resolved at its start, recorded for every process.
+    const apiWorld = buildWorld(world, t.clock.now());
+    const version = await recordWorldStart(t.store.db, apiWorld);
+    // Two days later a worker starts: it reads the file at its own time, then serves the stored world.
+    const later = new Date(t.clock.now().getTime() + 2 * 86_400_000);
+    const workerWorld = buildWorld(world, later);
+    const worker = new WorldFollower(workerWorld, t.store.db, log, 'a-worker');
+    // An API process started as late keeps its own (it records it), as the follower of a process that is not `adopt`.
+    const apiLater = buildWorld(world, later);
+    const api = new WorldFollower(apiLater, t.store.db, log, 'an-api-process');
+    await worker.start(3_600_000, { adopt: true });
+    await api.start(3_600_000);
+    try {
+      const f = 'XS101-out';
+      assert.equal(workerWorld.resolvedAt.toISOString(), apiWorld.resolvedAt.toISOString());
+      assert.equal(workerWorld.flights.get(f)!.current.dep.toISO(), apiWorld.flights.get(f)!.current.dep.toISO());
+      assert.equal(apiLater.resolvedAt.getTime(), later.getTime());
+      assert.equal(await worker.check(), false, `version ${version} seen: not applied twice`);
+      // The later API process records its world: the worker follows it.
+      await recordWorldStart(t.store.db, apiLater);
+      assert.equal(await worker.check(), true);
+      assert.equal(workerWorld.flights.get(f)!.current.dep.toISO(), apiLater.flights.get(f)!.current.dep.toISO());
+    } finally {
+      worker.stop();
+      api.stop();
     }
   });
 });

@@ -3,8 +3,9 @@
 // data, the service-clock time its relative times were resolved at, and a new version. Every other process on
 // that store (API processes, `postbook worker`) looks at the version every second and, when it moved, builds
 // the same world from the same data at the same time and replaces its own world object in place, so its
-// sandbox airline and seat map viewer serve it. Only PostgreSQL has other processes; with the embedded store
-// the process that reloads is the only one.
+// sandbox airline and seat map viewer serve it. An API process's start records its world the same way, and a
+// worker starts with the stored one: every process serves the same days. Only PostgreSQL has other processes;
+// with the embedded store the process that reloads is the only one.
 //
 // Secrets stay out of the store's copy: the clients' and webhooks' plain secrets and the sandbox admin token are
 // replaced (a follower never writes clients or webhooks: the reloading process did, and the admin token is
@@ -48,6 +49,16 @@ interface Log {
   error(obj: object, msg: string): void;
 }
 
+/**
+ * An API process's start, in sandbox mode on PostgreSQL: the world it read from its file, at the time it resolved
+ * its relative times, becomes every process's world, as a reload does (a review: each process resolved them at its
+ * own start, so an API process and a worker started on different days served flights a day apart). It has just
+ * written the world's booked orders at that time; the processes already running follow within a second.
+ */
+export function recordWorldStart(db: Kysely<Database>, world: World): Promise<number> {
+  return recordWorldReload(db, world, world.resolvedAt);
+}
+
 /** Keeps this process's world the one last reloaded by any process on the store. */
 export class WorldFollower {
   private seen = 0;
@@ -66,9 +77,14 @@ export class WorldFollower {
     return rows[0] ? { version: Number(rows[0].version), origin: rows[0].origin } : null;
   }
 
-  /** From now on: what this process started with counts as seen (it read its own file at start). */
-  async start(pollMs = WORLD_POLL_MS): Promise<void> {
-    this.seen = (await this.version())?.version ?? 0;
+  /**
+   * From now on. An API process's own world counts as seen (it read its file and records it: recordWorldStart);
+   * with `adopt` (`postbook worker`, which writes no orders) the stored world, when there is one, is built here now,
+   * so the worker serves the days the API processes serve however many days later it starts.
+   */
+  async start(pollMs = WORLD_POLL_MS, { adopt = false }: { adopt?: boolean } = {}): Promise<void> {
+    if (adopt) await this.check('sandbox world: serving the world another process recorded');
+    else this.seen = (await this.version())?.version ?? 0;
     if (this.timer) return;
     let busy = false;
     this.timer = setInterval(() => {
@@ -81,8 +97,8 @@ export class WorldFollower {
     this.timer.unref();
   }
 
-  /** One look: applies a newer world reloaded by another process. Answers whether the world changed. */
-  async check(): Promise<boolean> {
+  /** One look: applies a newer world recorded by another process. Answers whether the world changed. */
+  async check(said = 'sandbox world reloaded by another process'): Promise<boolean> {
     const v = await this.version();
     if (!v || v.version <= this.seen) return false;
     if (v.origin === this.origin) {
@@ -96,7 +112,7 @@ export class WorldFollower {
     try {
       const fresh = buildWorld(typeof row.data === 'string' ? JSON.parse(row.data) : row.data, new Date(row.loaded_at), row.file);
       Object.assign(this.world, fresh);
-      this.log.info({ version, world: fresh.name, flights: fresh.flights.size, bookings: fresh.bookings.size }, 'sandbox world reloaded by another process');
+      this.log.info({ version, world: fresh.name, flights: fresh.flights.size, bookings: fresh.bookings.size }, said);
     } catch (err) {
       // Checked whole by the process that reloaded it; should it not build here, this process keeps its world.
       this.log.error({ err, version }, 'sandbox world: the stored world does not build; this process keeps its own');

@@ -75,6 +75,8 @@ export interface World {
   bookings: Map<string, SandboxBooking>;
   rates: Record<string, string>;
   raw: WorldFile;
+  /** The service-clock time its relative times (`+3d 10:30`) were resolved at. */
+  resolvedAt: Date;
 }
 
 const check = Compile(WorldSchema);
@@ -575,5 +577,6 @@ export function buildWorld(data: unknown, now: Date, file = '(world)'): World {
     bookings,
     rates: w.rates ?? {},
     raw: w,
+    resolvedAt: now,
   };
 }
