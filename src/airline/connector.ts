@@ -112,6 +112,11 @@ export class ConnectorError extends Error {
     readonly kind: ConnectorErrorKind,
     readonly retryable: boolean,
     message: string,
+    /**
+     * Optional, for a refusal: why, in words fit for the caller (no system text, no address, no reference of the
+     * airline's): a void refused with one ends with it as its cancelReason. The message is for the log.
+     */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'ConnectorError';

@@ -8,11 +8,10 @@
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import { storableDeep, storableText } from '../store/text.js';
 import { DateTime } from 'luxon';
-import { ConnectorError, type AirlineDirectory } from '../airline/connector.js';
+import { ConnectorError, type AirlineDirectory, type AirlineVoidState } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
 import { retryWaitSql, type JobQueue, type RetryLimits } from '../jobs/queue.js';
 import { forgetKeptOrder } from '../refunds/kept-offers.js';
-import { CANCEL_REASON } from '../refunds/statuses.js';
 import type { Database } from '../store/schema.js';
 import { unindexed } from '../store/unindexed.js';
 import type { VoidScheduler } from './deps.js';
@@ -63,7 +62,7 @@ export interface VoidLifecycleDeps {
   submitRetry: RetryLimits;
   /** Budget of one airline call. */
   airlineTimeoutMs: number;
-  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 type Patch = Partial<{ cancel_reason: string; airline_void_id: string; actual_refund_minor: number; completed_on: string }>;
@@ -227,9 +226,15 @@ export class VoidLifecycle {
       );
     } catch (err) {
       if (err instanceof ConnectorError && !err.retryable) {
-        return this.moves(voidCode, (move) => move(VS.PROCESSING, VS.REJECTED, `airline refused the void: ${err.message}`, { cancel_reason: CANCEL_REASON.POLICY }).then(() => undefined));
+        // A refusal for good (submitVoid is idempotent on the voidCode: a void the airline holds answers its receipt,
+        // never a refusal). The airline's own text goes to the log; the client reads the reason it gave for callers,
+        // else a fixed one (a review: the connector's text reached webhook data.message, and a deadline refusal
+        // said "does not match airline policy").
+        this.deps.log.warn({ voidCode, err: err.message }, 'the airline refused the void');
+        const reason = err.reason ?? VOID_CANCEL_REASON.REFUSED;
+        return this.moves(voidCode, (move) => move(VS.PROCESSING, VS.REJECTED, 'refused by the airline', { cancel_reason: reason }).then(() => undefined));
       }
-      return this.submissionFailed(voidCode, err instanceof Error ? err.message : String(err));
+      return this.submissionFailed(voidCode, v.carrier, err instanceof Error ? err.message : String(err));
     }
     const cause = `submitted to the airline (${receipt.airlineVoidId}${receipt.duplicate ? ', resent' : ''})`;
     await this.moves(voidCode, (move) => move(VS.PROCESSING, VS.AIRLINE_PROCESSING, cause, { airline_void_id: receipt.airlineVoidId }).then(() => undefined));
@@ -237,24 +242,53 @@ export class VoidLifecycle {
 
   /**
    * A failed submission: counted in the void's row and tried again after the retry delay (doubled each time with
-   * back-off); the one past the retry limit ends the void rejected rather than waiting past its deadline.
+   * back-off). Past the retry limit the airline is asked whether it holds the void — an attempt that timed out may
+   * have reached it, its answer lost (a review: such a void was rejected as "not voided" while the airline had
+   * voided and paid, and the order then refunded too). Holding it: the void goes on to 1 and is looked at. Not
+   * knowing it: the void ends rejected rather than waiting past its deadline. No answer to that either: the void
+   * stays at 0 and is tried again, the waits capped (docs/voids.md).
    */
-  private async submissionFailed(voidCode: string, message: string): Promise<void> {
+  private async submissionFailed(voidCode: string, carrier: string, message: string): Promise<void> {
     const { retryLimit } = this.deps.submitRetry;
-    let failures = 0;
-    await this.moves(voidCode, async (move, trx) => {
-      const { rows } = await sql<{ step_failures: number }>`
-        update void_orders set step_failures = step_failures + 1, step_error = ${storableText(message, 1000)},
-          next_step_at = ${this.deps.clock.now()}::timestamptz + ${retryWaitSql(this.deps.submitRetry, sql.ref('step_failures'))}
-        where void_code = ${voidCode} and ${unindexed('status')} = ${sql.lit(VS.PROCESSING)}
-        returning step_failures`.execute(trx);
-      failures = rows[0]?.step_failures ?? 0;
-      // The cause reaches the client (webhook data.message): the attempts' own error text (a network address, a
-      // store's words) goes to the log line below instead — found by a review.
-      if (failures > retryLimit) await move(VS.PROCESSING, VS.REJECTED, `airline unreachable after ${failures} attempts`, { cancel_reason: VOID_CANCEL_REASON.UNREACHABLE });
+    const { rows } = await sql<{ step_failures: number }>`
+      update void_orders set step_failures = step_failures + 1, step_error = ${storableText(message, 1000)},
+        next_step_at = ${this.deps.clock.now()}::timestamptz + ${retryWaitSql(this.deps.submitRetry, sql.ref('step_failures'))}
+      where void_code = ${voidCode} and ${unindexed('status')} = ${sql.lit(VS.PROCESSING)}
+      returning step_failures`.execute(this.deps.db);
+    const failures = rows[0]?.step_failures ?? 0;
+    if (failures === 0) return;
+    if (failures <= retryLimit) {
+      this.deps.log.warn({ voidCode, err: message, attempt: failures }, 'void submission failed; will retry');
+      return;
+    }
+    const held = await this.airlineView(carrier, voidCode);
+    if (held === 'unanswered') {
+      this.deps.log.error({ voidCode, err: message, attempt: failures }, 'void submission failed again, and the airline does not say whether it holds the void: left at 0, tried again');
+      return;
+    }
+    // The cause reaches the client (webhook data.message): the attempts' own error text (a network address, a
+    // store's words) goes to the log lines instead — found by a review.
+    await this.moves(voidCode, async (move) => {
+      if (held === 'unknown') await move(VS.PROCESSING, VS.REJECTED, `airline unreachable after ${failures} attempts`, { cancel_reason: VOID_CANCEL_REASON.UNREACHABLE });
+      else if (held.state === 'rejected') await move(VS.PROCESSING, VS.REJECTED, 'rejected by the airline', { cancel_reason: held.cancelReason });
+      else await move(VS.PROCESSING, VS.AIRLINE_PROCESSING, `the airline holds the void (an attempt's answer was lost; ${failures} attempts)`);
     });
-    if (failures > 0 && failures <= retryLimit) this.deps.log.warn({ voidCode, err: message, attempt: failures }, 'void submission failed; will retry');
-    else if (failures > retryLimit) this.deps.log.warn({ voidCode, err: message, attempt: failures }, 'void submission failed for the last time; the void is rejected');
+    this.deps.log.warn({ voidCode, err: message, attempt: failures, airline: held === 'unknown' ? 'unknown void' : held.state }, 'void submission failed for the last time; the airline asked');
+  }
+
+  /**
+   * What the airline says of a void: its state; 'unknown' when it does not know the voidCode (a refusal for good of
+   * voidStatus) or the carrier has no connection that reads voids (never asked: it cannot hold it through this
+   * process's rollout's connections either); 'unanswered' when it could not say.
+   */
+  private async airlineView(carrier: string, voidCode: string): Promise<AirlineVoidState | 'unknown' | 'unanswered'> {
+    const connector = this.deps.airlines.forCarrier(carrier);
+    if (!connector?.voidStatus) return 'unknown';
+    try {
+      return await connector.voidStatus(carrier, voidCode, { signal: AbortSignal.timeout(this.deps.airlineTimeoutMs) });
+    } catch (err) {
+      return err instanceof ConnectorError && !err.retryable ? 'unknown' : 'unanswered';
+    }
   }
 
   /**

@@ -21,4 +21,6 @@ export const VOID_ORDER_STATUS = {
 /** Why a void ended rejected when the airline gave no reason of its own. */
 export const VOID_CANCEL_REASON = {
   UNREACHABLE: 'the airline could not be reached in time; the order was not voided, request a refund instead',
+  /** The airline refused the void and said no more (a ConnectorError without a reason of its own). */
+  REFUSED: 'the airline refused the void; the order was not voided, request a refund instead',
 } as const;

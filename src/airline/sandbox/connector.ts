@@ -328,10 +328,12 @@ export class SandboxConnector implements AirlineConnector {
    */
   async submitVoid(carrier: string, v: AirlineVoidSubmission, opts: CallOptions): Promise<AirlineVoidReceipt> {
     const airline = this.airline(carrier);
-    const refuse = (why: string): never => {
-      throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses void ${v.voidCode}: ${why}`);
+    const refuse = (why: string, reason: string): never => {
+      throw new ConnectorError('rejected', false, `sandbox airline ${carrier} refuses void ${v.voidCode}: ${why}`, reason);
     };
-    if (airline.supports?.voids === false || (airline.voidWindow ?? 'none') === 'none') refuse('the airline does not void through this channel');
+    if (airline.supports?.voids === false || (airline.voidWindow ?? 'none') === 'none') {
+      refuse('the airline does not void through this channel', 'the airline does not void this booking; the order was not voided, request a refund instead');
+    }
     // A void the airline already holds (a resend after a crash or a lost answer) answers its receipt whatever the
     // day: the deadline is for new voids (a review saw a resend after midnight refused, the void then rejected
     // here although the airline had voided and paid).
@@ -342,7 +344,7 @@ export class SandboxConnector implements AirlineConnector {
       const zone = airline.homeTimeZone ?? 'UTC';
       const issued = booking.issuedAt ?? booking.record.tickets[0]?.issuedAt ?? null;
       const today = DateTime.fromJSDate(this.clock.now(), { zone }).toISODate();
-      if (!issued || DateTime.fromJSDate(issued, { zone }).toISODate() !== today) refuse(`the void deadline passed (end of the issue day, ${zone})`);
+      if (!issued || DateTime.fromJSDate(issued, { zone }).toISODate() !== today) refuse(`the void deadline passed (end of the issue day, ${zone})`, 'the void deadline (the end of the issue day) passed; the order was not voided, request a refund instead');
     }
     const receipt = await this.submitRefund(
       carrier,
