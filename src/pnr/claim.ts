@@ -50,7 +50,8 @@ export function passengersProblem(req: ClaimRequest, record: AirlineRecord): str
   for (const p of req.passengers) {
     const [last = '', first = ''] = p.name.split('/');
     const k = key(last, first);
-    const n = left.get(k) ?? 0;
+    // a name without letters is no passenger's (normalizeName)
+    const n = normalizeName(last) === '' ? 0 : (left.get(k) ?? 0);
     if (n > 0) left.set(k, n - 1);
     else mismatch = true;
   }

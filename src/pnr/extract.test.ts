@@ -7,7 +7,7 @@ import { keptAnswerStats } from '../http/kept-answer.js';
 import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
-import { TEST_CLIENTS } from '../test-support/world.js';
+import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
 import type { AirlineTicket } from '../airline/connector.js';
 import { ticketStatusOf } from './extract.js';
 
@@ -143,6 +143,25 @@ describe('extractPnr.do', () => {
       const normalized = r.raw.replace(/NOPE99|TST001/, 'PNR');
       assert.equal(normalized, wrongName.raw.replace(/NOPE99|TST001/, 'PNR'));
       assert.equal(r.http, wrongName.http);
+    }
+  });
+
+  test('names in another script are compared by their letters; one of punctuation alone or another name answers 99005 (a review: all were "" and matched)', async () => {
+    const world = testWorld();
+    const booking = world.bookings.find((b) => b.pnr === 'TST001')!;
+    booking.passengers[0]!.lastName = 'Иванов';
+    const w = await makeTestApp({ world });
+    try {
+      for (const lastName of ['---', 'Петров', '.', '王']) {
+        const res = await call(w.app, '/extractPnr.do', extractBody({ passengers: [{ firstName: firstA, lastName }] }));
+        assert.equal(res.body.status, 99005, lastName);
+      }
+      for (const lastName of ['Иванов', 'иванов', 'И В А Н О В']) {
+        const res = await call(w.app, '/extractPnr.do', extractBody({ passengers: [{ firstName: firstA, lastName }] }));
+        assert.equal(res.body.status, 0, lastName);
+      }
+    } finally {
+      await w.close();
     }
   });
 

@@ -11,16 +11,23 @@ export const DEFAULT_TIMEOUT_MS = AIRLINE_TIMEOUT_MS;
 /** ASCII letters only: NFKD and the removals leave them as they are, so only the case is left to change. */
 const ASCII_LETTERS = /^[A-Za-z]*$/;
 
-/** Names compare without case, accents, spaces or punctuation ("de la Cruz" = "DELACRUZ"). */
+/**
+ * Names compare without case, accents, spaces or punctuation ("de la Cruz" = "DELACRUZ"), in every script: the
+ * letters of Cyrillic, Greek, Chinese … names are kept (a review: only A–Z were, so "Иванов" and "---" were both ''
+ * and matched each other — a record with such names was shown to anyone with its PNR and e-mail, and a refund
+ * could pick another passenger of the order). A name with no letter at all is '': the record's readers and the claim
+ * match it to nothing.
+ */
 export function normalizeName(name: string): string {
   // Most names on the wire are already ASCII letters (airline records are upper case): 0.03 against 0.36 µs.
   if (ASCII_LETTERS.test(name)) return name.toUpperCase();
   return name
     .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/\p{M}/gu, '')
     .toUpperCase()
-    .replace(/[^A-Z]/g, '');
+    .replace(/[^\p{L}]/gu, '');
 }
+
 
 export function sameEmail(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -58,7 +65,10 @@ export async function readAirlineRecord(
 export function callerKnowsRecord(record: AirlineRecord, lastNames: string[], email: string): boolean {
   if (!sameEmail(record.contact.email, email)) return false;
   const onRecord = namesOnRecord(record);
-  return lastNames.length > 0 && lastNames.every((n) => onRecord.has(normalizeName(n)));
+  return lastNames.length > 0 && lastNames.every((n) => {
+    const name = normalizeName(n);
+    return name !== '' && onRecord.has(name);
+  });
 }
 
 /** Normalized last names per record object: connectors hand out one immutable object per record version. */
