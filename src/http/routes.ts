@@ -71,7 +71,16 @@ const IdempotencyKey = Type.Object({ 'idempotency-key': Type.Optional(Type.Strin
  * "claim it once tickets are issued" (decision 0004), which a replay would have answered for 24 h after the
  * tickets were (found by a review).
  */
-const CLAIM_NOT_FINAL: readonly number[] = [PNR_STATUS.TIMEOUT, PNR_STATUS.AIRLINE_ERROR, PNR_STATUS.NOT_TICKETED];
+const CLAIM_NOT_FINAL: readonly number[] = [
+  PNR_STATUS.TIMEOUT,
+  PNR_STATUS.AIRLINE_ERROR,
+  PNR_STATUS.NOT_TICKETED,
+  // fixed by an operator, not by the caller (a review: a retry under its key was answered 99016 for 24 h after
+  // support had moved the order its message asks to move): a carrier connected, claims allowed, an order moved
+  PNR_STATUS.CARRIER_NOT_SERVED,
+  PNR_STATUS.CLAIM_NOT_SUPPORTED,
+  PNR_STATUS.TICKETS_ON_OTHER_ORDER,
+];
 const CLAIM_REPLAY: IdempotentEndpoint = {
   endpoint: 'pnr/claim.do',
   validationStatus: VALIDATION_STATUS.pnr,
