@@ -6,7 +6,7 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
-import { contact, depDate, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+import { contact, depDate, passenger, seatOf, seatSegments, verifyFlights, birthdayAged, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const [emailA] = PLANTED.emails;
@@ -171,7 +171,7 @@ describe('booking chain end to end', () => {
     assert.equal(luggage.body.status, 0);
     const bag = (luggage.body.data as { ancillaryProductElements: Array<{ productCode: string; categoryCode: string }> }).ancillaryProductElements.find((p) => p.categoryCode === 'StandardCheckInBaggage')!;
 
-    const kid = { ...passenger(lastB, firstB), passengerType: 1, birthday: '20180101' };
+    const kid = { ...passenger(lastB, firstB), passengerType: 1, birthday: birthdayAged(8) };
     const order = await call(t.app, '/order.do', {
       offerId,
       passengers: [passenger(lastA, firstA, [{ productCode: bag.productCode, segmentIndex: 1 }, { productCode: seatOf(cabins, 1, '21A').productCode, segmentIndex: 1 }]), passenger(lastB, firstB), kid],

@@ -10,7 +10,7 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
-import { contact, passenger, seatOf, seatSegments, verifyFlights, verifySeg, type Cabin } from '../test-support/booking.js';
+import { contact, passenger, seatOf, seatSegments, verifyFlights, verifySeg, birthdayAged, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 const CARD_NUMBER = '4111111111111111';
@@ -23,8 +23,8 @@ const card = (extra: Record<string, unknown> = {}) => ({
   cardHolderLastName: lastA,
   ...extra,
 });
-const child = () => ({ ...passenger(lastB, firstB), passengerType: 1, birthday: '20180101' });
-const infant = () => ({ ...passenger(lastB, firstB), passengerType: 2, birthday: '20250101' });
+const child = () => ({ ...passenger(lastB, firstB), passengerType: 1, birthday: birthdayAged(8) });
+const infant = () => ({ ...passenger(lastB, firstB), passengerType: 2, birthday: birthdayAged(1) });
 
 /** What the airline does at the next booking: as the world says, or a refusal / failure a test asks for. */
 let airlineMode: 'world' | 'soldOut' | 'closed' | ConnectorError['kind'] = 'world';
@@ -92,7 +92,7 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
         infos.map((p) => [p.passengerType, p.gender, p.birthday, p.cardType, p.cardIssuePlace, p.nationality, p.ticketNos, p.airlinePNRs, p.contactEmails, p.contactPhones]),
         [
           [0, 'F', '19900101', 'PP', 'JP', 'JP', [], [], null, ['0081-312345678']],
-          [1, 'F', '20180101', 'PP', null, 'JP', [], [], null, ['0081-312345678']],
+          [1, 'F', child().birthday, 'PP', null, 'JP', [], [], null, ['0081-312345678']],
         ],
       );
       const routing = b.routing as { routingIdentifier: string; fromSegments: Array<{ flightNumber: string }> };
@@ -123,7 +123,7 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     }
   });
 
-  test('order.do 307 (names the field), 323 e-mail, 410 phone, 407 birthday, 408 child alone, 312 beyond 9', async () => {
+  test('order.do 307 (names the field), 327 age against the type, 323 e-mail, 410 phone, 407 birthday, 408 child alone, 312 beyond 9', async () => {
     const s = await verifyFlights(t, ['bk-narrow']);
     const one = (p: Record<string, unknown>, extra: Record<string, unknown> = {}) => status({ sessionId: s.sessionId, passengers: [{ ...passenger(lastA, firstA), ...p }], ...extra });
     for (const [p, field] of [
@@ -132,7 +132,10 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
       [{ passengerType: 'x' }, 'passengerType'],
       [{ gender: 'X' }, 'gender'],
       [{ birthday: '1990-01-01' }, 'birthday'],
+      [{ birthday: '19901399' }, 'birthday'],
+      [{ birthday: '19900230' }, 'birthday'],
       [{ cardExpired: '2030' }, 'cardExpired'],
+      [{ cardExpired: '20301301' }, 'cardExpired'],
     ] as const) {
       const res = await order({ sessionId: s.sessionId, passengers: [{ ...passenger(lastA, firstA), ...p }] });
       assert.equal(res.body.status, 307, field);
@@ -144,6 +147,28 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), infant(), infant()] }), 307, 'two infants on one adult');
     assert.equal(await status({ sessionId: s.sessionId, passengers: [child()] }), 408);
     assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), { ...child(), birthday: '' }] }), 407);
+    // 327: the age against the type, as the fares are priced (a review: an adult at the infant fare paid 10 % of it)
+    const flown = t.world.flights.get('bk-narrow')!.current.dep;
+    const aged = (years: number, days = 0) => flown.minus({ years }).plus({ days }).toFormat('yyyyMMdd');
+    for (const [pax, why] of [
+      [{ ...infant(), birthday: '19700101' }, /an infant \(passengerType 2\) is under 2/],
+      [{ ...infant(), birthday: aged(2) }, /an infant/],
+      [{ ...child(), birthday: aged(12) }, /a child \(passengerType 1\) is under 12/],
+      [{ ...passenger(lastB, firstB), birthday: aged(12, 1) }, /an adult \(passengerType 0\) is 12 or older/],
+      [{ ...child(), birthday: aged(0, 1) }, /the birthday is after the first flight/],
+      [{ ...passenger(lastB, firstB), birthday: '18800101' }, /not a living passenger/],
+      [{ ...passenger(lastB, firstB), cardExpired: aged(0, -1) }, /cardExpired: the document expires before the last flight/],
+    ] as const) {
+      const res = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), pax] });
+      assert.equal(res.body.status, 327, `${JSON.stringify(pax)}: ${String(res.body.msg)}`);
+      assert.match(String(res.body.msg), why);
+      assert.match(String(res.body.msg), /^passengers\[1\]/);
+    }
+    // the day of the 12th birthday is an adult's, the day before the 2nd an infant's; under 2 a child may take a seat
+    for (const pax of [{ ...passenger(lastB, firstB), birthday: aged(12) }, { ...infant(), birthday: aged(2, 1) }, { ...child(), birthday: aged(1) }, { ...passenger(lastB, firstB), cardExpired: aged(0) }]) {
+      const res = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA), pax] });
+      assert.equal(res.body.status, 0, `${JSON.stringify(pax)}: ${String(res.body.msg)}`);
+    }
     assert.equal(await one({}, { contact: { ...contact, email: 'not-an-address' } }), 323);
     assert.equal(await one({}, { contact: { ...contact, mobile: '+81 3 1234' } }), 410);
     assert.equal(await one({ passengerType: '0', gender: 'm' }), 0, 'passengerType as a string, gender in lower case');

@@ -5,6 +5,7 @@
 // re-priced session that books at it; nothing is booked then. From before the airline call until the order's
 // row is written the booking is named by an attempt (./attempts.ts, decision 0046), so no hold is ever left that
 // nothing releases.
+import { DateTime } from 'luxon';
 import { ConnectorError, type AirlinePassenger, type AirlineRecord, type BookingAnswer, type BookingRequest, type RequestedAncillary } from '../airline/connector.js';
 import { attemptBecomesOrder, dropAttempt, releaseAttempt, startAttempt, takeAttempt } from './attempts.js';
 import { ApiError } from '../errors.js';
@@ -253,15 +254,18 @@ function passengersOf(req: OrderRequest, it: ChainItinerary): { passengers: Airl
   const seated = counts.adults + counts.children;
   if (seated > 9) throw new ApiError(S.ORDER_TOO_MANY_PASSENGERS, 'more passengers than seats allowed (9 seated at most)');
   if (seated > it.seatsLeft) throw new ApiError(S.ORDER_FLIGHT_UNAVAILABLE, `the flight cannot take ${seated} passengers: ${it.seatsLeft} seat(s) for sale (verify.do maxSeats)`);
+  const travel = travelDates(it);
   const passengers = req.passengers.map((p, i): AirlinePassenger => {
     const name = p.name.trim();
     if (!NAME.test(name)) throw new ApiError(S.ORDER_ILLEGAL, `passengers[${i}].name must be LAST/FIRST in Latin letters`);
     const [last, first] = name.toUpperCase().split('/') as [string, string];
     const birthday = given(p.birthday);
-    if (birthday !== null && !DATE8.test(birthday)) throw new ApiError(S.ORDER_ILLEGAL, `passengers[${i}].birthday must be yyyyMMdd`);
+    if (birthday !== null && !isDate8(birthday)) throw new ApiError(S.ORDER_ILLEGAL, `passengers[${i}].birthday must be a date, yyyyMMdd`);
     if (types[i] !== 0 && !birthday) throw new ApiError(S.ORDER_PASSENGER_ELEMENT_MISSING, `passengers[${i}].birthday is required for a child or infant`);
+    if (birthday !== null) checkAge(birthday, types[i]!, travel, i);
     const expiry = given(p.cardExpired);
-    if (expiry !== null && !DATE8.test(expiry)) throw new ApiError(S.ORDER_ILLEGAL, `passengers[${i}].cardExpired must be yyyyMMdd`);
+    if (expiry !== null && !isDate8(expiry)) throw new ApiError(S.ORDER_ILLEGAL, `passengers[${i}].cardExpired must be a date, yyyyMMdd`);
+    if (expiry !== null && expiry < travel.last) throw new ApiError(S.ORDER_PASSENGER_INFO, `passengers[${i}].cardExpired: the document expires before the last flight`);
     const gender = genderOf(given(p.gender), i);
     const cardNum = given(p.cardNum);
     return {
@@ -277,6 +281,37 @@ function passengersOf(req: OrderRequest, it: ChainItinerary): { passengers: Airl
     };
   });
   return { passengers, counts, cardTypes: req.passengers.map((p) => given(p.cardType)) };
+}
+
+/** A real calendar date as yyyyMMdd (a review: "20261399" passed the pattern). */
+function isDate8(text: string): boolean {
+  return DATE8.test(text) && DateTime.fromFormat(text, 'yyyyMMdd', { zone: 'UTC' }).isValid;
+}
+
+/** The local dates (yyyyMMdd) of the itinerary's first and last departures. */
+function travelDates(it: ChainItinerary): { first: string; last: string } {
+  const dates = it.segments.map((s) => s.depDate).sort();
+  return { first: dates[0]!, last: dates.at(-1)! };
+}
+
+/** Full years from `birthday` to `day`, both yyyyMMdd. */
+const ageOn = (birthday: string, day: string) => Math.floor((Number(day) - Number(birthday)) / 10_000);
+
+/**
+ * The passenger's age against its type, as fares are priced (a review: an adult booked as an infant paid 10 % of the
+ * fare): an adult is 12 or older at the first departure, a child under 12 then (under 2 it takes a seat at the
+ * child fare), an infant under 2 on every flight; no one is born after the first flight or 130 years before. 327.
+ */
+function checkAge(birthday: string, type: number, travel: { first: string; last: string }, i: number): void {
+  const age = ageOn(birthday, travel.first);
+  const refuse = (why: string): never => {
+    throw new ApiError(S.ORDER_PASSENGER_INFO, `passengers[${i}]: ${why}`);
+  };
+  if (birthday > travel.first) refuse('the birthday is after the first flight');
+  if (age >= 130) refuse('the birthday is not a living passenger\'s');
+  if (type === 0 && age < 12) refuse('an adult (passengerType 0) is 12 or older at the first flight; book a child (1) or an infant (2)');
+  if (type === 1 && age >= 12) refuse('a child (passengerType 1) is under 12 at the first flight; book an adult (0)');
+  if (type === 2 && ageOn(birthday, travel.last) >= 2) refuse('an infant (passengerType 2) is under 2 on every flight; book a child (1) with a seat');
 }
 
 /** M or F; MALE / FEMALE in any case are read as such (lenient, decision 0023); absent stays absent. */

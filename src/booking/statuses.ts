@@ -52,6 +52,8 @@ export const BOOKING_STATUS = {
   ORDER_SEAT_PRICE_CHANGED: 322,
   ORDER_EMAIL_FORMAT: 323,
   ORDER_AIRLINE_SYSTEM: 324,
+  /** A passenger's details do not fit the booking: age against passengerType, a document expired before the flights. */
+  ORDER_PASSENGER_INFO: 327,
   SEAT_UNAVAILABLE: 328,
   ORDER_PASSENGER_ELEMENT_MISSING: 407,
   ORDER_CHILD_ALONE: 408,

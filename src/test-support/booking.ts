@@ -1,6 +1,7 @@
 // Helpers of the booking and seat tests: flights of the test world as request segments, a verify session,
 // seats out of a map, a passenger and a contact.
 import assert from 'node:assert/strict';
+import { DateTime } from 'luxon';
 import { call, type TestApp } from './app.js';
 import { PLANTED } from './planted.js';
 import { TEST_CLIENTS } from './world.js';
@@ -46,6 +47,9 @@ export function seatOf(cabins: Cabin[], segmentIndex: number, name: string): Sea
   }
   throw new Error(`seat ${name} not in the map`);
 }
+
+/** A birthday (yyyyMMdd) of someone `years` and a half old today: a child's or an infant's stays one for months. */
+export const birthdayAged = (years: number) => DateTime.utc().minus({ years, months: 6 }).toFormat('yyyyMMdd');
 
 export const passenger = (last: string, first: string, ancillaries: Array<{ productCode: string; segmentIndex: number }> = []) => ({
   name: `${last}/${first}`,
