@@ -268,6 +268,8 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
 
   test('order.do airline-side: 315 no seats, 316 time-out, 317 refused, 324 system, 303 closed — nothing recorded', async () => {
     const s = await verifyFlights(t, ['bk-narrow']);
+    const cabins = (await call(t.app, '/seatAvailability.do', { sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) })).body.cabins as Cabin[];
+    const seat = { productCode: seatOf(cabins, 1, '17A').productCode, segmentIndex: 1 };
     const cases: Array<[typeof airlineMode, number]> = [
       ['soldOut', 315],
       ['timeout', 316],
@@ -280,6 +282,9 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
         airlineMode = mode;
         assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] }), expected, mode);
       }
+      // with a seat too (a review: the seat's map was asked for first, and a closed airline answered verify.do's 205)
+      airlineMode = 'closed';
+      assert.equal(await status({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [seat])] }), 303, 'closed, a seat asked for');
     } finally {
       airlineMode = 'world';
     }

@@ -67,11 +67,12 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
   const { passengers, counts, cardTypes } = passengersOf(req, it);
   const contact = contactOf(req);
   const ifSeatOccupied = seatChoiceOf(req.ifSeatOccupied);
+  // 303 before the ancillaries: a seat's map asked for first answered a closed airline with verify.do's 205 (a review)
+  const b = bookingOf(deps.airlines, it.carrier, S.ORDER_AIRLINE_CLOSED);
   const ancillaries = await ancillariesOf(deps, session, req, passengers);
 
   const orderNo = newOrderNo();
   await progress?.note({ orderNo });
-  const b = bookingOf(deps.airlines, it.carrier, S.ORDER_AIRLINE_CLOSED);
   const request: BookingRequest = {
     idempotencyKey: orderNo,
     clientId,

@@ -14,9 +14,13 @@ export function seatProductCode(seat: string, carrier: string, dep: string, arr:
   return `SCI_SEAT_${seat}_${carrier}_${dep}_${arr}_P${priceMinor}_${binding}`;
 }
 
-const CODE = /^SCI_SEAT_(\d{1,3}[A-Z])_([A-Z0-9]{2})_([A-Z]{3})_([A-Z]{3})(?:_P(0|[1-9]\d{0,8}))?_([A-Za-z0-9]{10})$/;
+const CODE = /^SCI_SEAT_(\d{1,3}[A-Z])_([A-Z0-9]{2})_([A-Z]{3})_([A-Z]{3})(?:_P(0|[1-9]\d{0,15}))?_([A-Za-z0-9]{10})$/;
 
 export function parseSeatProductCode(code: string): { seat: string; carrier: string; dep: string; arr: string; priceMinor: number | null; binding: string } | null {
   const m = CODE.exec(code);
-  return m ? { seat: m[1]!, carrier: m[2]!, dep: m[3]!, arr: m[4]!, priceMinor: m[5] === undefined ? null : Number(m[5]), binding: m[6]! } : null;
+  if (!m) return null;
+  // any price a seat map can carry (a review: 10 digits, IDR 10,000,000.00, was refused 309), within a safe integer
+  const priceMinor = m[5] === undefined ? null : Number(m[5]);
+  if (priceMinor !== null && !Number.isSafeInteger(priceMinor)) return null;
+  return { seat: m[1]!, carrier: m[2]!, dep: m[3]!, arr: m[4]!, priceMinor, binding: m[6]! };
 }
