@@ -295,6 +295,18 @@ describe('pnr/claim.do', () => {
     } finally {
       await d.close();
     }
+    // the first flight's airline hangs: the booking carrier, asked beside it, answers at once (a review: asked one
+    // after the other, the hang used the whole 15 s time-out and the claim answered 99006 every time)
+    const hung = structuredClone(world);
+    hung.airlines.find((a) => a.code === 'XN')!.behaviour = { failure: 'timeout' };
+    const h = await makeTestApp({ world: hung });
+    try {
+      const body = { mmb: { airlinePnr: 'MIX001', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: [seg(h, 'xn')], retSegments: [seg(h, 'ret')] };
+      const res = await call(h.app, '/pnr/claim.do', body);
+      assert.equal(res.body.status, 0, String(res.body.msg));
+    } finally {
+      await h.close();
+    }
   });
 
   test('a record whose tickets another order holds (the airline moved them from another PNR) answers 99016, not HTTP 500 (found by a review)', async () => {

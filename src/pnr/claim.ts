@@ -72,9 +72,11 @@ function segmentsProblem(req: ClaimRequest, record: AirlineRecord): string | nul
 
 /**
  * The record the claim names: the PNR with the claim's e-mail, looked up under each carrier of the claimed
- * segments in turn (outbound first) within one airline time-out — the record is the booking carrier's, which need
- * not fly the first segment (found by a review: a booking whose first flight was another airline's could never be
- * claimed). null when none holds it. A carrier with no connection is passed over; none at all → 99008.
+ * segments within one airline time-out — the record is the booking carrier's, which need not fly the first segment
+ * (found by a review: a booking whose first flight was another airline's could never be claimed). The carriers are
+ * asked side by side and the first record with the e-mail answers (a review: asked one after another, an airline
+ * that hung on the first segment used the whole time-out, the booking carrier never asked, 99006 every time). null
+ * when none holds it. A carrier with no connection is passed over; none at all → 99008.
  */
 async function findClaimedRecord(deps: ClaimDeps, req: ClaimRequest): Promise<AirlineRecord | null> {
   const pnr = req.mmb.airlinePnr.toUpperCase();
@@ -82,21 +84,26 @@ async function findClaimedRecord(deps: ClaimDeps, req: ClaimRequest): Promise<Ai
   const connected = carriers.filter((c) => deps.airlines.forCarrier(c));
   if (connected.length === 0) throw new ApiError(PNR_STATUS.CARRIER_NOT_SERVED, `carrier ${carriers[0]} is not connected to this service`);
   const deadline = new Deadline(DEFAULT_TIMEOUT_MS);
-  // An airline that fails (99006, 99007) need not be the booking's: the next one is asked, and the first failure
+  // An airline that fails (99006, 99007) need not be the booking's: the first failure, in the segments' order,
   // answers only when no airline held the record (found by a review: a slow first airline hid the booking carrier's).
-  let failure: ApiError | null = null;
-  for (const carrier of connected) {
-    try {
-      const record = await readAirlineRecord(deps.airlines, carrier, pnr, DEFAULT_TIMEOUT_MS, deadline);
-      if (record && sameEmail(record.contact.email, req.mmb.email)) return record;
-    } catch (err) {
-      if (!(err instanceof ApiError) || (err.status !== PNR_STATUS.TIMEOUT && err.status !== PNR_STATUS.AIRLINE_ERROR)) throw err;
-      failure ??= err;
-    }
+  const asked = connected.map(async (carrier) => {
+    const record = await readAirlineRecord(deps.airlines, carrier, pnr, DEFAULT_TIMEOUT_MS, deadline);
+    if (record && sameEmail(record.contact.email, req.mmb.email)) return record;
+    throw new NotHeld();
+  });
+  try {
+    return await Promise.any(asked);
+  } catch {
+    const failures = (await Promise.allSettled(asked)).flatMap((o) => (o.status === 'rejected' && !(o.reason instanceof NotHeld) ? [o.reason as unknown] : []));
+    const other = failures.find((err) => !(err instanceof ApiError) || (err.status !== PNR_STATUS.TIMEOUT && err.status !== PNR_STATUS.AIRLINE_ERROR));
+    if (other !== undefined) throw other instanceof Error ? other : new Error("airline record lookup failed");
+    if (failures[0]) throw failures[0] as ApiError;
+    return null;
   }
-  if (failure) throw failure;
-  return null;
 }
+
+/** An airline without the claimed PNR and e-mail. */
+class NotHeld extends Error {}
 
 export async function claimPnr(deps: ClaimDeps, clientId: string, req: ClaimRequest): Promise<ClaimResponse> {
   const record = await findClaimedRecord(deps, req);
