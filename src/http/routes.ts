@@ -268,7 +268,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         // eslint-disable-next-line no-restricted-syntax -- error answers only, off the hot path
         config: { family: 'webhook', errorShape: (base) => ({ ...base, webhookSecret: null }) },
         schema: {
-          summary: 'Register the URL receiving refund status webhooks; the first registration answers the signing secret, once',
+          summary: 'Register the URL receiving refund status webhooks; the first registration answers the signing secret, once (rotateSecret: a new one)',
           tags: ['webhooks'],
           body: UpdateWebhookUrlRequest,
           response: { 200: UpdateWebhookUrlResponse, ...errors },

@@ -104,12 +104,15 @@ export async function seedWebhooks(reg: WebhookRegistry, clients: Array<{ id: st
   }
 }
 
-/** POST /updateWebhookURL.do: `{url}` → `{status, msg, webhookSecret}` (the secret only when made now). */
-export async function updateWebhookUrl(reg: WebhookRegistry, clientId: string, body: { url: string }) {
+/**
+ * POST /updateWebhookURL.do: `{url, rotateSecret?}` → `{status, msg, webhookSecret}` (the secret only when made now:
+ * the first URL, or `rotateSecret` — a review: a client whose first answer was lost could never learn its secret).
+ */
+export async function updateWebhookUrl(reg: WebhookRegistry, clientId: string, body: { url: string; rotateSecret?: boolean | null | undefined }) {
   if (!reg.keyring) throw new ApiError(WEBHOOK_STATUS.NOT_ENABLED, 'webhooks are not enabled on this service');
   let done: Registered | null;
   try {
-    done = await setWebhook(reg, clientId, body.url.trim());
+    done = await setWebhook(reg, clientId, body.url.trim(), { rotate: body.rotateSecret === true });
   } catch (err) {
     if (err instanceof WebhookRegistrationError) throw new ApiError(WEBHOOK_STATUS.INVALID, `invalid request: ${err.message}`);
     throw err;

@@ -187,6 +187,14 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
     const again = await call(t.app, '/updateWebhookURL.do', { url: receiver.url });
     assert.equal(again.body.status, 0);
     assert.equal(again.body.webhookSecret, null, 'the secret is shown once');
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: receiver.url, rotateSecret: false })).body.webhookSecret, null);
+    // a client that lost the first answer asks for a new secret (a review: it could never learn the one made first);
+    // the deliveries below are signed with it
+    const rotated = await call(t.app, '/updateWebhookURL.do', { url: receiver.url, rotateSecret: true });
+    assert.equal(rotated.body.status, 0);
+    assert.match(String(rotated.body.webhookSecret), /^whsec_[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(rotated.body.webhookSecret, secret);
+    secret = String(rotated.body.webhookSecret);
     const row = await t.store.db.selectFrom('clients').select(['webhook_url', 'webhook_secret']).where('client_id', '=', TEST_CLIENTS.alpha.id).executeTakeFirstOrThrow();
     assert.equal(row.webhook_url, receiver.url);
     assert.ok(row.webhook_secret && !row.webhook_secret.includes(secret.slice(6)), 'stored sealed, not as is');

@@ -254,7 +254,7 @@ export class PostbookClient {
 
   /** Webhook registration; verify deliveries with `verifyWebhook` (exported beside this class). */
   readonly webhooks = {
-    /** updateWebhookURL.do: the first registration answers the signing secret, once. */
+    /** updateWebhookURL.do: the first registration answers the signing secret, once; `rotateSecret: true` answers a new one. */
     updateUrl: (body: W.UpdateWebhookURLRequest, options?: CallOptions) => this.call('POST /updateWebhookURL.do', body, options),
   };
 

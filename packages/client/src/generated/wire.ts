@@ -713,6 +713,7 @@ export interface UpdateWebhookURLRequest {
    * http(s) URL receiving the webhook POSTs (https only outside sandbox mode)
    */
   url: string;
+  rotateSecret?: boolean | null;
 }
 
 export interface UpdateWebhookURLResponse {
@@ -2708,7 +2709,7 @@ export interface Endpoints {
   'POST /void.do': { request: VoidRequest; response: VoidResponse; idempotent: true };
   /** Void orders of an order (by voidCode or orderNo), newest first */
   'POST /queryVoidOrders.do': { request: QueryVoidOrdersRequest; response: QueryVoidOrdersResponse; idempotent: false };
-  /** Register the URL receiving refund status webhooks; the first registration answers the signing secret, once */
+  /** Register the URL receiving refund status webhooks; the first registration answers the signing secret, once (rotateSecret: a new one) */
   'POST /updateWebhookURL.do': { request: UpdateWebhookURLRequest; response: UpdateWebhookURLResponse; idempotent: false };
   /** Seat map and seat prices of a booking chain (sessionId or offerId) */
   'POST /seatAvailability.do': { request: SeatAvailabilityRequest; response: SeatAvailabilityResponse; idempotent: false };
