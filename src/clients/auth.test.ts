@@ -134,6 +134,44 @@ test('a burst of new credentials (random secrets, unknown ids) waits for two ver
   assert.ok(waited < 2_000, `the known client waited ${Math.round(waited)} ms (the burst's verifications take ~${WAITING_VERIFICATIONS / 2} scrypt runs)`);
 });
 
+test('a known client whose cache entry expired is accepted on its row alone while the row keeps the hash it matched; a rotation, a disable or a grace ending is seen at once (a review: every re-check ran scrypt one at a time)', async () => {
+  const clock = new TestClock();
+  let runs = 0;
+  const counting: typeof verifySecret = async (secret, hash) => {
+    runs++;
+    return verifySecret(secret, hash);
+  };
+  const old = await createClient(store.db, 'rechecked', 'Rechecked', clock.now());
+  const auth = new ClientAuthenticator(store.db, clock, 1, counting);
+  const expire = () => new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(await auth.authenticate('rechecked', old));
+  assert.equal(runs, 1);
+  for (let i = 0; i < 5; i++) {
+    await expire();
+    assert.ok(await auth.authenticate('rechecked', old));
+  }
+  assert.equal(runs, 1, 'five re-checks after expiry, no scrypt run');
+  // a rotation with a grace: the old secret matched the hash now previous, still in grace — accepted, no run
+  const fresh = (await rotateSecret(store.db, 'rechecked', clock.now(), 3600_000))!;
+  await expire();
+  assert.ok(await auth.authenticate('rechecked', old));
+  assert.equal(runs, 1);
+  clock.advance(3601_000);
+  await expire();
+  assert.equal(await auth.authenticate('rechecked', old), null, 'the grace ended');
+  assert.ok(await auth.authenticate('rechecked', fresh));
+  const afterFresh = runs;
+  await expire();
+  assert.ok(await auth.authenticate('rechecked', fresh));
+  assert.equal(runs, afterFresh, 'the new secret known too');
+  // a wrong secret with a known id still costs its two runs; a disable is seen on the next re-check
+  assert.equal(await auth.authenticate('rechecked', 'not-the-secret-0001'), null);
+  assert.equal(runs, afterFresh + 2);
+  await store.db.updateTable('clients').set({ status: 'disabled' }).where('client_id', '=', 'rechecked').execute();
+  await expire();
+  assert.equal(await auth.authenticate('rechecked', fresh), null, 'disabled');
+});
+
 test('a secret in its grace period is cached as the current one, and still ends with its grace (service clock)', async () => {
   const clock = new TestClock();
   const old = await createClient(store.db, 'graceful', 'Graceful', clock.now());

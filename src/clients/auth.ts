@@ -6,8 +6,8 @@
 // (random secrets, unknown ids) held every thread, and a review saw a real client wait 32 s to log in and a gzip
 // answer 10 s (decision 0006, amended). So new pairs are verified at most CONCURRENT_VERIFICATIONS at a time and at
 // most WAITING_VERIFICATIONS wait (beyond: AuthBusy, answered 429 at once); a pair this process has verified as
-// right before (a real client whose entry expired) is verified in a lane of its own, never queued behind new
-// pairs. Nothing is counted by address: behind a NAT or a load balancer (TRUST_PROXY off) every client shares one,
+// right before (a real client whose entry expired) is accepted on its row's read while the row keeps the hash it
+// matched, and verified in a lane of its own when that changed, never queued behind new pairs. Nothing is counted by address: behind a NAT or a load balancer (TRUST_PROXY off) every client shares one,
 // and with TRUST_PROXY on the caller writes it (a review saw an address limit lock every client out).
 import type { Kysely } from 'kysely';
 import pLimit from 'p-limit';
@@ -57,8 +57,12 @@ export class ClientAuthenticator {
   /** Secrets verified in their grace period after a rotation, kept no longer than the grace (nor the TTL). */
   private readonly verifiedPrevious = new BoundedMap<string, GraceEntry>(10_000);
   private readonly refused = new BoundedMap<string, number>(10_000);
-  /** Digests of pairs verified as right, by client id, until when (KNOWN_GOOD_MS): they take the known lane. */
-  private readonly knownGood = new BoundedMap<string, { secretDigest: Buffer; until: number }>(10_000);
+  /**
+   * Digests of pairs verified as right, by client id, until when (KNOWN_GOOD_MS), with the stored hash they matched:
+   * while the client's row still holds that hash, the pair is accepted on the row's read alone (the same secret
+   * against the same salted hash verifies the same); otherwise it is verified in the known lane.
+   */
+  private readonly knownGood = new BoundedMap<string, { secretDigest: Buffer; until: number; hash: string }>(10_000);
   private readonly verifying = pLimit(CONCURRENT_VERIFICATIONS);
   /** The known lane: one thread, no cap (its pairs are real clients', and one verification per pair at a time). */
   private readonly verifyingKnown = pLimit(1);
@@ -93,9 +97,11 @@ export class ClientAuthenticator {
     const joined = this.inFlight.get(refusalKey);
     if (joined) return joined;
     const known = this.knownGood.get(clientId);
-    const lane = known && known.until > now && sameDigest(known.secretDigest, secretDigest) ? this.verifyingKnown : this.verifying;
-    if (lane === this.verifying && lane.pendingCount >= WAITING_VERIFICATIONS) throw new AuthBusy('authentication is busy: too many new credentials at once; retry in 1 s', 1);
-    const pending = lane(() => this.verify(clientId, secret, secretDigest, refusalKey));
+    const knownHash = known && known.until > now && sameDigest(known.secretDigest, secretDigest) ? known.hash : null;
+    if (knownHash === null && this.verifying.pendingCount >= WAITING_VERIFICATIONS) throw new AuthBusy('authentication is busy: too many new credentials at once; retry in 1 s', 1);
+    // A known pair reads its row at once (no lane: real clients' pairs only) and queues for scrypt only when its hash
+    // changed; a new pair waits for its turn before it reads anything.
+    const pending = knownHash !== null ? this.verify(clientId, secret, secretDigest, refusalKey, knownHash) : this.verifying(() => this.verify(clientId, secret, secretDigest, refusalKey, null));
     this.inFlight.set(refusalKey, pending);
     const forget = () => {
       if (this.inFlight.get(refusalKey) === pending) this.inFlight.delete(refusalKey);
@@ -104,16 +110,33 @@ export class ClientAuthenticator {
     return pending;
   }
 
-  private async verify(clientId: string, secret: string, secretDigest: Buffer, refusalKey: string): Promise<AuthenticatedClient | null> {
+  /**
+   * `knownHash`: the stored hash this pair matched before (a known pair), or null. While the row holds it still, the
+   * pair is right without scrypt (a review: every active client's re-check every TTL queued in the one-thread known
+   * lane, ~35 ms each — past ~850 active clients a process's queue grew without bound, and a burst of expiries after
+   * a restart stalled the last clients for seconds every 30 s).
+   */
+  private async verify(clientId: string, secret: string, secretDigest: Buffer, refusalKey: string, knownHash: string | null): Promise<AuthenticatedClient | null> {
     const generation = this.generation;
     this.verificationsStarted++;
     const now = Date.now();
     const row = await findClient(this.db, clientId);
-    const current = await this.verifySecret(secret, row?.secret_hash ?? DUMMY_HASH);
     const inGrace = row?.previous_secret_hash != null && row.previous_secret_expires_at != null && row.previous_secret_expires_at.getTime() > this.clock.now().getTime();
-    // A wrong secret costs two runs whatever the id: the one in grace, or the dummy (a review: an id in a rotation's
-    // grace took twice an unknown id's time to refuse, and told itself apart; decision 0006)
-    const previousValid = !current && (await this.verifySecret(secret, inGrace ? row.previous_secret_hash! : DUMMY_HASH)) && inGrace;
+    let current: boolean;
+    let previousValid: boolean;
+    if (knownHash !== null && row && (row.secret_hash === knownHash || (inGrace && row.previous_secret_hash === knownHash))) {
+      current = row.secret_hash === knownHash;
+      previousValid = !current;
+    } else {
+      const check = async () => {
+        const matchesCurrent = await this.verifySecret(secret, row?.secret_hash ?? DUMMY_HASH);
+        // A wrong secret costs two runs whatever the id: the one in grace, or the dummy (a review: an id in a
+        // rotation's grace took twice an unknown id's time to refuse, and told itself apart; decision 0006)
+        const matchesPrevious = !matchesCurrent && (await this.verifySecret(secret, inGrace ? row.previous_secret_hash! : DUMMY_HASH)) && inGrace;
+        return [matchesCurrent, matchesPrevious] as const;
+      };
+      [current, previousValid] = knownHash !== null ? await this.verifyingKnown(check) : await check();
+    }
     const stillValid = generation === this.generation;
     if (!row || row.status !== 'active' || !(current || previousValid)) {
       if (stillValid) this.refused.set(refusalKey, now + this.ttlMs);
@@ -121,7 +144,7 @@ export class ClientAuthenticator {
     }
     const client: AuthenticatedClient = { clientId: row.client_id, name: row.name, settings: row.settings };
     if (current && stillValid) this.verified.set(clientId, { secretDigest, client, expiresAt: now + this.ttlMs });
-    if (stillValid) this.knownGood.set(clientId, { secretDigest, until: now + KNOWN_GOOD_MS });
+    if (stillValid) this.knownGood.set(clientId, { secretDigest, until: now + KNOWN_GOOD_MS, hash: current ? row.secret_hash : row.previous_secret_hash! });
     // A secret in its grace period is kept no longer than its grace (by the service clock), so the grace ends on
     // time; it was re-checked at every request, two scrypt runs each (a review: a client still on its old secret
     // held the thread pool as a burst of wrong secrets does).
