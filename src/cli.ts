@@ -10,7 +10,7 @@ import './v8-flags.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Store } from './store/store.js';
-import { createClient, RotationInGrace, rotateSecret, setClientStatus } from './clients/clients.js';
+import { createClient, MAX_GRACE_HOURS, RotationInGrace, rotateSecret, setClientStatus } from './clients/clients.js';
 import { DataDirLockedError } from './store/lock.js';
 import { STOP_GRACE_MS } from './airline/deadline.js';
 import { systemClock, TestClock, type Clock } from './clock.js';
@@ -270,9 +270,10 @@ function program(): Command {
     .command('rotate')
     .description('issue a new secret; the old one keeps working for the grace period')
     .argument('<id>')
-    .addOption(new Option('--grace-hours <hours>', 'hours the old secret keeps working').default(24).argParser((v) => {
+    .addOption(new Option('--grace-hours <hours>', `hours the old secret keeps working (0 to ${MAX_GRACE_HOURS})`).default(24).argParser((v) => {
       const n = Number(v);
-      if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('a number of hours');
+      // the console's bound too (a review: 100000 kept the old secret for 11 years; more wrote an invalid date)
+      if (!Number.isFinite(n) || n < 0 || n > MAX_GRACE_HOURS) throw new InvalidArgumentError(`a number of hours, 0 to ${MAX_GRACE_HOURS}`);
       return n;
     }))
     .action(

@@ -74,7 +74,11 @@ test('refunds show, webhooks list and retry, world load', { timeout: 300_000 }, 
   const loaded = await cli(['world', 'load', 'worlds/demo.yaml'], fresh);
   assert.equal(loaded.code, 0, loaded.err);
   assert.match(loaded.out, /loaded \d+ clients and \d+ booked orders/);
-  const rotated = await cli(['clients', 'rotate', 'demo-agency'], fresh);
+  // the console's bound on the grace (a review: 100000 hours kept the old secret for 11 years)
+  const tooLong = await cli(['clients', 'rotate', 'demo-agency', '--grace-hours', '100000'], fresh);
+  assert.notEqual(tooLong.code, 0);
+  assert.match(tooLong.err, /0 to 720/);
+  const rotated = await cli(['clients', 'rotate', 'demo-agency', '--grace-hours', '720'], fresh);
   assert.equal(rotated.code, 0, rotated.err);
 
   // world load does what the server does at start (found by a review): at the stored sandbox time, and with the

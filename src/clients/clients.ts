@@ -46,6 +46,9 @@ export async function seedClients(db: Kysely<Database>, clients: SeedClient[], n
   return { reEnabled };
 }
 
+/** The longest grace period a rotation gives the old secret: 30 days (the console and the CLI refuse more). */
+export const MAX_GRACE_HOURS = 24 * 30;
+
 /** Creates a client and returns its secret: the only time the secret is ever shown. */
 export async function createClient(db: Kysely<Database>, id: string, name: string, now: Date): Promise<string> {
   const secret = newSecret();

@@ -3,7 +3,7 @@
 // disable and enable. Each change is audited in its transaction; this process's authenticator forgets the
 // client at once (other processes within its 30 s cache).
 import type { Kysely } from 'kysely';
-import { createClient, RotationInGrace, rotateSecret, setClientStatus } from '../clients/clients.js';
+import { createClient, MAX_GRACE_HOURS, RotationInGrace, rotateSecret, setClientStatus } from '../clients/clients.js';
 import { isUniqueViolation } from '../store/errors.js';
 import { MoneyError, parseMoney } from '../money/money.js';
 import type { Database } from '../store/schema.js';
@@ -24,7 +24,6 @@ export interface ClientView {
 }
 
 export const CLIENT_ID = /^[A-Za-z0-9._-]{3,64}$/;
-export const MAX_GRACE_HOURS = 24 * 30;
 
 export async function listClients(db: Kysely<Database>, now: Date): Promise<ClientView[]> {
   const rows = await db

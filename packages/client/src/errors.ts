@@ -57,7 +57,7 @@ export class RateLimitedError extends PostbookError {
   readonly retryAfterMs: number;
   /** Calls made, the first one included. */
   readonly attempts: number;
-  /** The rate pool that refused (`ancillary`, `verify`, `pnr`), when the body names it. */
+  /** The rate pool that refused (`ancillary`, `verify`, `pnr`, `search`; `auth` when new credentials queue), when the body names it. */
   readonly limitType: string | null;
 
   constructor(init: PostbookErrorInit & { retryAfterMs: number; attempts: number; limitType: string | null }) {
