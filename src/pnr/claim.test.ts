@@ -335,6 +335,21 @@ describe('pnr/claim.do', () => {
     }
   });
 
+  test('a ticketed record whose every coupon is refunded (or voided) answers 99012 like a cancelled one (a review: an order of dead tickets was made)', async () => {
+    const world = testWorld();
+    const booking = world.bookings.find((b) => b.pnr === 'TST001')!;
+    for (const t of booking.tickets ?? []) t.coupons = t.coupons.map(() => 'REFUND');
+    const w = await makeTestApp({ world });
+    try {
+      const res = await call(w.app, '/pnr/claim.do', claimBody(w));
+      assert.equal(res.body.status, 99012, String(res.body.msg));
+      assert.match(String(res.body.msg), /refunded or voided/);
+      assert.equal((await w.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'TST001').execute()).length, 0);
+    } finally {
+      await w.close();
+    }
+  });
+
   test('names in another script are compared by their letters: the right ones claim, another name or one of punctuation alone does not (a review: all were "" and matched)', async () => {
     const world = testWorld();
     const booking = world.bookings.find((b) => b.pnr === 'TST001')!;

@@ -112,6 +112,12 @@ export async function claimPnr(deps: ClaimDeps, clientId: string, req: ClaimRequ
   const carrier = record.carrier;
   if (!deps.airlines.forCarrier(carrier)?.supports(carrier, 'claims')) throw new ApiError(PNR_STATUS.CLAIM_NOT_SUPPORTED, `airline ${carrier} does not allow claiming its bookings`);
   if (record.status === 'Cancelled') throw new ApiError(PNR_STATUS.RECORD_CANCELLED, 'the airline record is cancelled and cannot be claimed');
+  // A booking whose every coupon the airline refunded or voided is as dead as a cancelled one, whatever its status
+  // says (a review: it was claimed, an order of dead tickets made)
+  const coupons = record.tickets.flatMap((t) => t.coupons);
+  if (coupons.length > 0 && coupons.every((c) => c.status === 'REFUND')) {
+    throw new ApiError(PNR_STATUS.RECORD_CANCELLED, 'every ticket of the airline record is refunded or voided; it cannot be claimed');
+  }
   if (record.status !== 'Ticketed') throw new ApiError(PNR_STATUS.NOT_TICKETED, 'the airline record is not ticketed yet; claim it once tickets are issued');
   const paxProblem = passengersProblem(req, record);
   if (paxProblem) throw new ApiError(PNR_STATUS.PASSENGERS_MISMATCH, `passengers do not match the airline record: ${paxProblem}`);
