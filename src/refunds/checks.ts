@@ -2,7 +2,7 @@
 // Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
 import { DateTime } from 'luxon';
 import type { AirlineRefundTerms } from '../airline/connector.js';
-import { departureInstant, type RefundReason } from './engine/index.js';
+import { departureInstant, minutesBetween, type RefundReason } from './engine/index.js';
 import { ApiError } from '../errors.js';
 import { normalizeName } from '../pnr/records.js';
 import { normalizeFlightNumber } from '../airline/record.js';
@@ -213,8 +213,10 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   // autumn overlap hour), not the stored instant, which a world may have read the other way (found by a review:
   // priced after departure while 825 thought it before).
   const firstDep = Math.min(...tickets.map((t) => departureOf(firstDeparture(ctx, t))));
-  // 825: refund.do only; the quote still answers (docs/architecture.md "Refund checks and their codes")
-  if (env.forSubmit && reason === '1' && now >= firstDep) {
+  // 825: refund.do only; the quote still answers (docs/architecture.md "Refund checks and their codes"). After
+  // departure as the engine prices it: the minute floored, so the last minute before it (m = 0) is already the
+  // after-departure window's (a review: 30 s before departure, priced by that rule, was submitted without 825).
+  if (env.forSubmit && reason === '1' && minutesBetween(now, firstDep) <= 0) {
     fail(S.OPERATOR_CONSOLE, 'a voluntary refund after departure must be submitted through the operator console');
   }
   // 822: void until the end of the issue day in the airline's zone

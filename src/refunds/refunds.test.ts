@@ -389,6 +389,42 @@ describe('a departure in an autumn overlap hour (found by a review)', () => {
   });
 });
 
+describe('the last minute before departure (found by a review)', () => {
+  test('30 s before departure is priced by the after-departure rule (the minute floored, DESIGN) and refund.do answers 825, as after it; 61 s before is not', async () => {
+    const w = refundWorld();
+    w.flights.push({ id: 'soon', carrier: 'XS', flightNumber: 'XS543', from: 'CDG', to: 'JFK', departure: '2026-06-10 12:00', arrival: '2026-06-10 15:00', aircraft: '320', fares: { currency: 'EUR', adult: { fare: 200, tax: 40 } } });
+    w.bookings.push({
+      ...BOOKED_BY_ALPHA,
+      issuedAt: '-1d 08:00',
+      pnr: 'SOON01',
+      passengers: [{ ref: 'a', type: 'ADT', lastName: 'SOON', firstName: 'SAM' }],
+      segments: [{ flight: 'soon' }],
+      tickets: [{ ticketNo: '999-2000000951', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] }],
+    });
+    // 12:00 in Paris (summer time) is 10:00Z
+    const departs = Date.UTC(2026, 5, 10, 10, 0);
+    let at = departs - 61_000;
+    const t = await makeTestApp({ world: w, clock: new TestClock(() => at) });
+    try {
+      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'SOON01').executeTakeFirstOrThrow()).order_no;
+      const req = { orderNo, refundRequestList: [{ lastName: 'SOON', firstName: 'SAM', refundReason: '1', segments: [{ depDate: '20260610', flightNo: 'XS543', depAirport: 'CDG', arrAirport: 'JFK' }] }] };
+      const before = await call(t.app, '/refundQuotation.do', req);
+      at = departs - 30_000;
+      const last = await call(t.app, '/refundQuotation.do', req);
+      assert.equal(before.body.status, 0, String(before.body.msg));
+      assert.equal(last.body.status, 0, String(last.body.msg));
+      const amount = (q: typeof before) => (q.body as { refundFareAmount: { estimatedRefundAmount: number } }).refundFareAmount.estimatedRefundAmount;
+      assert.notEqual(amount(last), amount(before), 'another rule: the after-departure one');
+      // spec 7.1: 825, a voluntary refund after departure — as the quote priced it
+      assert.equal((await call(t.app, '/refund.do', req)).body.status, 825);
+      at = departs - 61_000;
+      assert.equal((await call(t.app, '/refund.do', req)).body.status, 0, 'a minute and more before: submitted');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('817 for a ticket the airline shows partly refunded', () => {
   // spec 1 rule 2: only a whole ticket is refunded, so one refunded coupon leaves nothing to refund (a review: a
   // ticket with its outbound coupon refunded was quoted, and paid, in full)
