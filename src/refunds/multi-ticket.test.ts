@@ -49,6 +49,19 @@ function world(): WorldFile {
     });
   twoOfOneName('SAME01', 'JOHN', ['999-2000000901', '999-2000000902'], ['OPEN_FOR_USE', 'OPEN_FOR_USE']);
   twoOfOneName('SAME02', 'JANE', ['999-2000000911', '999-2000000912'], ['REFUND', 'REFUND']);
+  // one passenger's two tickets refunded by voucher (Voucher Air): the voucher names the passenger once
+  w.flights.push({ id: 'xv-ret', carrier: 'XV', flightNumber: 'XV78', from: 'SGN', to: 'HND', departure: '+6d 10:00', arrival: '+6d 16:00', aircraft: '320' });
+  w.bookings.push({
+    ...BOOKED_BY_ALPHA,
+    pnr: 'TWOV01',
+    carrier: 'XV',
+    passengers: [{ ref: 'a', type: 'ADT', lastName: 'DOUBLE', firstName: 'VERA' }],
+    segments: [{ flight: 'xv' }, { flight: 'xv-ret', direction: 'ret' }],
+    tickets: [
+      { ticketNo: '111-2000000971', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, segments: [1], coupons: ['OPEN_FOR_USE'] },
+      { ticketNo: '111-2000000972', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, segments: [2], coupons: ['OPEN_FOR_USE'] },
+    ],
+  });
   // an outbound ticket the airline refunded already, the return still open (found by a review: 804 alone, 817 with both)
   w.bookings.push({
     ...BOOKED_BY_ALPHA,
@@ -83,6 +96,16 @@ describe('refunds of a passenger with two tickets and extras', () => {
     assert.equal(b.refundFareAmount.estimatedRefundAmount, 2 * (240 - 50) + 35);
     assert.equal(b.refundPostTicketingServiceAmounts.originalPostTicketingServiceAmount, 40, 'the post-ticketing bag once');
     assert.equal(b.serviceFee.transactionFee, 5, 'the client fee (EUR 5.00) once for the one passenger');
+  });
+
+  test('a voucher names the passenger once, not once per ticket (found by a review)', async () => {
+    const twov = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'TWOV01').executeTakeFirstOrThrow()).order_no;
+    const req = { orderNo: twov, refundRequestList: [{ lastName: 'DOUBLE', firstName: 'VERA', refundReason: '1', segments: ['xv', 'xv-ret'].map((s) => refundSegment(t.world, s)) }] };
+    const res = await call(t.app, '/refundQuotation.do', req);
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    const vouchers = (res.body as { refundVouchers: Array<{ eligiblePassengers: unknown }> | null }).refundVouchers;
+    assert.ok(vouchers && vouchers.length === 1, JSON.stringify(res.body));
+    assert.deepEqual(vouchers[0]!.eligiblePassengers, [{ name: 'DOUBLE/VERA' }]);
   });
 
   test('the stored offer gives each ticket its own extras: the airline is asked for what each ticket paid', async () => {

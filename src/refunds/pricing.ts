@@ -158,7 +158,8 @@ export function priceSelection(args: {
     })),
   );
   const segDates = ctx.segments.map((s) => s.depLocal.slice(0, 10).replace(/-/g, '')).sort();
-  const names = items.map((i) => `${i.pax.lastName}/${i.pax.firstName}`);
+  // each passenger once, however many of their tickets are refunded (a review: one per ticket)
+  const names = [...new Map(items.map((i) => [i.pax.paxIndex, `${i.pax.lastName}/${i.pax.firstName}`])).values()];
   return {
     orderNo: ctx.order.order_no,
     reason: selection.reason,
