@@ -103,7 +103,7 @@ describe('refunds of a passenger with two tickets and extras', () => {
     const req = { orderNo: twov, refundRequestList: [{ lastName: 'DOUBLE', firstName: 'VERA', refundReason: '1', segments: ['xv', 'xv-ret'].map((s) => refundSegment(t.world, s)) }] };
     const res = await call(t.app, '/refundQuotation.do', req);
     assert.equal(res.body.status, 0, String(res.body.msg));
-    const vouchers = (res.body as { refundVouchers: Array<{ eligiblePassengers: unknown }> | null }).refundVouchers;
+    const vouchers = (res.body as Record<string, any>).refundVouchers as Array<{ eligiblePassengers: unknown }> | null;
     assert.ok(vouchers && vouchers.length === 1, JSON.stringify(res.body));
     assert.deepEqual(vouchers[0]!.eligiblePassengers, [{ name: 'DOUBLE/VERA' }]);
   });

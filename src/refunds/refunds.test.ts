@@ -413,7 +413,7 @@ describe('the last minute before departure (found by a review)', () => {
       const last = await call(t.app, '/refundQuotation.do', req);
       assert.equal(before.body.status, 0, String(before.body.msg));
       assert.equal(last.body.status, 0, String(last.body.msg));
-      const amount = (q: typeof before) => (q.body as { refundFareAmount: { estimatedRefundAmount: number } }).refundFareAmount.estimatedRefundAmount;
+      const amount = (q: typeof before) => (q.body as Record<string, any>).refundFareAmount.estimatedRefundAmount as number;
       assert.notEqual(amount(last), amount(before), 'another rule: the after-departure one');
       // spec 7.1: 825, a voluntary refund after departure — as the quote priced it
       assert.equal((await call(t.app, '/refund.do', req)).body.status, 825);

@@ -29,3 +29,16 @@ for (const c of cases) {
     assert.equal(chosen === null ? null : c.rules.indexOf(chosen), c.expect);
   });
 }
+
+// DESIGN "Edge cases": a local time that occurs twice is the earlier instant (a review: luxon's later reading made the
+// airline pay cash back where the quote said voucher). 2024-10-27 02:30 in Berlin is 00:30Z (summer) or 01:30Z.
+void test('sandbox airline rule: a departure in the hour the clocks go back is read at its earlier instant', () => {
+  const rules = [r({ startMinute: 1440, endMinute: 0, refundMethod: 'Voucher' }), r({ endMinute: 1440 })];
+  const at = (now: string) => ruleTheAirlineApplies(rules, q({ depLocal: '2024-10-27 02:30', depTimeZone: 'Europe/Berlin', now: new Date(now) }));
+  // 00:45Z the day before: 1,425 minutes before 00:30Z (the later reading would be 1,485)
+  assert.equal(at('2024-10-26T00:45:00Z'), rules[0]);
+  assert.equal(at('2024-10-26T00:29:00Z'), rules[1], '1,441 minutes before the earlier reading');
+  // spring gap: 2024-03-31 02:30 does not exist in Berlin; read with the offset before (+01:00) = 01:30Z
+  const gap = ruleTheAirlineApplies(rules, q({ depLocal: '2024-03-31 02:30', depTimeZone: 'Europe/Berlin', now: new Date('2024-03-30T01:30:00Z') }));
+  assert.equal(gap, rules[0], 'exactly 1,440 minutes before 01:30Z');
+});

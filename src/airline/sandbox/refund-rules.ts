@@ -35,10 +35,27 @@ function departureMillis(depLocal: string, zone: string): number {
   let ms = departures.get(key);
   if (ms === undefined) {
     const dep = DateTime.fromFormat(depLocal, 'yyyy-MM-dd HH:mm', { zone });
-    ms = dep.isValid ? dep.toMillis() : NaN;
+    ms = dep.isValid ? earliestReading(dep, depLocal) : NaN;
     departures.set(key, ms);
   }
   return ms;
+}
+
+/**
+ * A wall time that occurs twice (the clocks going back) is its earlier instant, as the published arithmetic settles
+ * it; luxon reads the later one (a review: the airline priced an hour later than the quote, and paid cash back where
+ * the quote said voucher). Of the zone's offsets a day either side, each that holds at the instant it gives is a
+ * reading. A time in the spring gap luxon already reads with the offset before the change.
+ */
+function earliestReading(dep: DateTime, depLocal: string): number {
+  const zone = dep.zone;
+  const wall = DateTime.fromFormat(depLocal, 'yyyy-MM-dd HH:mm', { zone: 'UTC' }).toMillis();
+  const DAY = 86_400_000;
+  const readings = [zone.offset(wall - DAY), zone.offset(wall + DAY)]
+    .map((offset) => ({ offset, at: wall - offset * 60_000 }))
+    .filter((r) => zone.offset(r.at) === r.offset)
+    .map((r) => r.at);
+  return Math.min(dep.toMillis(), ...readings);
 }
 
 /** The rule the airline applies, or null when none does. */
