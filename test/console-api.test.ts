@@ -534,6 +534,15 @@ describe('console API', () => {
     const lateVoids = (await get(viewer, '/queue?late=1&kind=void&status=0')).json().items as Array<{ sla: string[]; expectedConfirmationDate: string | null }>;
     assert.ok(lateVoids.length >= 1 && lateVoids.every((i) => i.sla.includes('confirmation-late') && i.sla.includes('refund-late') && /^\d{8}$/.test(String(i.expectedConfirmationDate))), JSON.stringify(lateVoids));
     assert.ok((await get(viewer, '/queue?minAgeHours=24')).json().items.length >= 1);
+
+    // The filter menus: the airlines and clients with refunds or voids (read from the kept counts and the clients,
+    // not a scan of every order: a review), every payment method
+    const facets = (await get(viewer, '/meta')).json().facets as { airlines: string[]; clients: string[]; payments: string[] };
+    const items = (await get(viewer, '/queue?limit=200')).json().items as Array<{ carrier: string; clientId: string }>;
+    assert.deepEqual(facets.airlines, [...new Set(items.map((i) => i.carrier))].sort());
+    assert.deepEqual(facets.clients, [...new Set(items.map((i) => i.clientId))].sort());
+    assert.ok(!facets.clients.includes('other-agency'), 'a client without refunds or voids is not offered');
+    assert.deepEqual(facets.payments, ['deposit', 'merchant', 'ownAccount', 'virtualCard']);
   });
 
   test('clients (admin): create shows the secret once and it works; rotate keeps the old one for the grace period; disable refuses calls; all audited without secrets', async () => {

@@ -13,7 +13,7 @@ import Type from 'typebox';
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Database, OperatorRole } from '../store/schema.js';
+import { PAYMENT_METHOD_NAMES, type Database, type OperatorRole } from '../store/schema.js';
 import type { RefundDeps } from '../refunds/deps.js';
 import { REFUND_ORDER_STATUS } from '../refunds/statuses.js';
 import { loadContextForCaller } from '../refunds/context.js';
@@ -94,7 +94,7 @@ const QueueQuery = Type.Object(
     status: Type.Optional(Type.String({ pattern: '^[0-6]$' })),
     airline: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{2,3}$' })),
     client: Type.Optional(Type.String({ maxLength: 64 })),
-    payment: Type.Optional(Type.Union(['deposit', 'virtualCard', 'ownAccount', 'merchant'].map((m) => Type.Literal(m)))),
+    payment: Type.Optional(Type.Union(PAYMENT_METHOD_NAMES.map((m) => Type.Literal(m)))),
     reason: Type.Optional(Type.Union(['0', '1', '4'].map((m) => Type.Literal(m)))),
     minAgeHours: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
     late: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0')])),

@@ -31,7 +31,8 @@ export interface ClientsTable {
 
 export type OrderStatus = '0' | '1' | '2' | '-3';
 export type OrderSource = 'claim' | 'booking';
-export type PaymentMethod = 'deposit' | 'virtualCard' | 'ownAccount' | 'merchant';
+export const PAYMENT_METHOD_NAMES = ['deposit', 'virtualCard', 'ownAccount', 'merchant'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHOD_NAMES)[number];
 
 export interface OrdersTable {
   order_no: string;
