@@ -1146,6 +1146,78 @@ describe('console sandbox panel: reload the world', () => {
   });
 });
 
+// A review: a submission that timed out may have reached the airline, its answer lost; a withdraw at 0 then ended the
+// refund here (its tickets freed) while the airline went on to pay it. The airline is asked first.
+describe('console: withdraw at 0 after a failed submission asks the airline', () => {
+  // The airline takes the submissions, their answers lost on the way back while `lose` is set.
+  let lose = false;
+  let t: TestApp;
+  before(async () => {
+    const w = structuredClone(world) as any;
+    for (const pnr of ['DEMO11', 'DEMO22']) {
+      const b = w.bookings.find((x: { pnr: string }) => x.pnr === pnr);
+      b.paymentMethod = 'virtualCard';
+      b.refundBehaviour = { decision: 'accept', processingSeconds: 600 };
+    }
+    t = await makeTestApp({
+      world: w,
+      connectors: (wd, books) => {
+        const sandbox = new SandboxConnector(wd, books);
+        const submitRefunds = sandbox.submitRefunds.bind(sandbox);
+        sandbox.submitRefunds = async (carrier, subs, opts) => {
+          const outcomes = await submitRefunds(carrier, subs, opts);
+          return lose ? outcomes.map(() => new ConnectorError('timeout', true, 'the airline did not answer in time')) : outcomes;
+        };
+        return [sandbox];
+      },
+    });
+    await createOperator(t.store.db, { login: 'aga.agent', password: PASSWORD, role: 'agent' }, new Date());
+  });
+  after(() => t.close());
+
+  test('held by the airline and still processing: withdrawn there, then 6 here; decided already: refused, nothing changed; unknown to it: withdrawn here', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
+    const agent = { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
+    const withdraw = (code: string) => t.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/withdraw`, headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: {} });
+    const f = t.world.flights.get('XS101-out')!;
+    const seg = { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+    const refund = async (pnr: string, last: string, first: string) => {
+      await claimWorldBooking(t, pnr, DEMO);
+      const r = await call(t.app, '/refund.do', { airlinePNR: pnr, carrier: 'XS', refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: [seg] }] }, { client: DEMO });
+      assert.equal(r.body.status, 0, String(r.body.msg));
+      return String(r.body.refundCode);
+    };
+    const row = (code: string) => t.store.db.selectFrom('refund_orders').select(['status', 'poll_failures', 'cancel_reason']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+    const airlineRow = (code: string) => t.store.db.selectFrom('sandbox_refunds').select(['withdrawn_at']).where('refund_code', '=', code).executeTakeFirst();
+    /** The submission reaches the airline (or not), its answer lost: counted as failed, the next attempt a while off. */
+    const failedAttempt = async (code: string) => {
+      await t.workers.lifecycle.sweep();
+      assert.deepEqual([(await row(code)).status, (await row(code)).poll_failures], [0, 1]);
+      // the next attempt a minute off (as after a few failures): nothing on its way, a withdraw allowed
+      await t.store.db.updateTable('refund_orders').set({ next_poll_at: new Date(t.clock.now().getTime() + 60_000) }).where('refund_code', '=', code).execute();
+    };
+
+    lose = true;
+    const held = await refund('DEMO11', 'WITHDRAW', 'WALT');
+    await failedAttempt(held);
+    assert.ok(await airlineRow(held), 'the airline holds it');
+    const ok = await withdraw(held);
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal((await row(held)).status, 6);
+    assert.notEqual((await airlineRow(held))!.withdrawn_at, null, 'withdrawn at the airline too: it will not pay it');
+
+    const decided = await refund('DEMO22', 'MERCHANT', 'MAX');
+    await failedAttempt(decided);
+    t.clock.advance(601_000); // the airline accepted it meanwhile
+    await t.store.db.updateTable('refund_orders').set({ next_poll_at: new Date(t.clock.now().getTime() + 60_000) }).where('refund_code', '=', decided).execute();
+    const refused = await withdraw(decided);
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.match(refused.json().error, /the airline holds this refund already \(refunding/);
+    assert.equal((await row(decided)).status, 0, 'nothing changed');
+    lose = false;
+  });
+});
+
 describe('console: retry a refund whose status poll gave up on airline errors', () => {
   // Polls fail while `pollsFail` is set: the airline answers refundStatus with a retryable system error.
   let pollsFail = false;

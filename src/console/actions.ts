@@ -100,7 +100,7 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
   const found = await deps.db
     .selectFrom('refund_orders')
     .innerJoin('orders', 'orders.order_no', 'refund_orders.order_no')
-    .select(['refund_orders.status', 'refund_orders.path', 'refund_orders.next_poll_at', 'orders.carrier'])
+    .select(['refund_orders.status', 'refund_orders.path', 'refund_orders.next_poll_at', 'refund_orders.poll_failures', 'orders.carrier'])
     .where('refund_orders.refund_code', '=', refundCode)
     .executeTakeFirst();
   if (!found) throw new ActionRefused(404, `no refund ${refundCode}`);
@@ -108,7 +108,9 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
   const first = allowedRefundActions({ ...found, airlineCanWithdraw: canWithdraw, submissionDue: submissionDue(found.next_poll_at, deps.refunds.clock.now()) }).withdraw;
   if (!first.allowed) throw new ActionRefused(409, `cannot withdraw: ${first.why}`);
   let cancelReason: string = CANCEL_REASON.USER_CANCELLED;
-  const atAirline = found.status === RS.AIRLINE_PROCESSING;
+  // At 0 after a failed submission the airline may hold it all the same (an attempt that timed out reached it, its
+  // answer lost; a review: withdrawn here, its tickets freed, while the airline paid its copy): asked first.
+  const atAirline = found.status === RS.AIRLINE_PROCESSING || (found.status === RS.PROCESSING && found.poll_failures > 0 && (await airlineHolds(deps, found.carrier, refundCode)));
   if (atAirline) {
     const connector = deps.refunds.airlines.forCarrier(found.carrier)!;
     try {
@@ -154,6 +156,27 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
   // Its tickets freed: the order's kept contexts and offers in this process are stale (src/refunds/kept-offers.ts).
   if (move?.freedOrderNo) forgetKeptOrder(deps.db, move.freedOrderNo);
   return { atAirline };
+}
+
+/**
+ * Whether the airline holds a refund still at 0 (an earlier submission reached it): false when it does not know the
+ * refundCode; refused (nothing changed) when it holds it decided already, or cannot say.
+ */
+async function airlineHolds(deps: ActionDeps, carrier: string, refundCode: string): Promise<boolean> {
+  const connector = deps.refunds.airlines.forCarrier(carrier);
+  if (!connector) throw new ActionRefused(502, `no airline connection for ${carrier} to ask whether it holds the refund (an earlier submission failed); nothing changed, try again`);
+  let state;
+  try {
+    state = await connector.refundStatus(carrier, refundCode, { signal: AbortSignal.timeout(AIRLINE_TIMEOUT_MS) });
+  } catch (err) {
+    // an unknown refundCode is the connection's refusal for good (AirlineConnector.refundStatus)
+    if (err instanceof ConnectorError && !err.retryable) return false;
+    if (err instanceof ConnectorError) throw new ActionRefused(502, `the airline could not say whether it holds the refund (an earlier submission failed: it may have reached it); nothing changed, try again`);
+    throw err;
+  }
+  if (state.state !== 'processing') throw new ActionRefused(409, `cannot withdraw: the airline holds this refund already (${state.state}; an earlier submission reached it): it moves on with its next submission`);
+  if (!airlineCanWithdraw(deps.refunds, carrier)) throw new ActionRefused(409, 'cannot withdraw: the airline holds this refund (an earlier submission reached it) and its connection offers no withdrawal');
+  return true;
 }
 
 /** The refund's status poll, told as a job (its due time and failures: src/refunds/lifecycle.ts, decision 0034), read on `db` (a transaction or not). */
