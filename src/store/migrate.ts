@@ -36,6 +36,7 @@ import * as m0034 from './migrations/0034_webhook_events_settled.js';
 import * as m0035 from './migrations/0035_sandbox_ticket_numbers.js';
 import * as m0036 from './migrations/0036_hold_release_retries.js';
 import * as m0037 from './migrations/0037_booking_session_retention.js';
+import * as m0038 from './migrations/0038_console_case_by_refund.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0035_sandbox_ticket_numbers': m0035,
   '0036_hold_release_retries': m0036,
   '0037_booking_session_retention': m0037,
+  '0038_console_case_by_refund': m0038,
 };
 
 class StaticProvider implements MigrationProvider {
