@@ -34,6 +34,17 @@ export function Queue() {
     next.delete('offset');
     navigate(`/?${next.toString()}`, { replace: true });
   };
+  /** A status of one kind: both filters at once (a review: a void's count set the status alone and listed refunds too); again, both off. */
+  const setKindStatus = (kind: 'refund' | 'void', status: string) => {
+    const next = new URLSearchParams(params);
+    const on = next.get('status') === status && next.get('kind') === kind;
+    for (const [field, value] of [['status', status], ['kind', kind]] as const) {
+      if (on) next.delete(field);
+      else next.set(field, value);
+    }
+    next.delete('offset');
+    navigate(`/?${next.toString()}`, { replace: true });
+  };
   const v = (f: Field) => params.get(f) ?? '';
   const offset = Number(params.get('offset') ?? 0);
   const page = (delta: number) => {
@@ -131,7 +142,7 @@ export function Queue() {
               {Object.keys(data.counts[kind]).length === 0
                 ? 'none'
                 : Object.entries(data.counts[kind]).map(([st, n]) => (
-                    <button type="button" key={st} className="count" aria-pressed={v('status') === st} onClick={() => set('status', v('status') === st ? '' : st)} data-testid={`count-${kind}-${st}`}>
+                    <button type="button" key={st} className="count" aria-pressed={v('status') === st && v('kind') === kind} onClick={() => setKindStatus(kind, st)} data-testid={`count-${kind}-${st}`}>
                       {(kind === 'refund' ? REFUND_STATUS : VOID_STATUS)[Number(st)]}: {n}
                     </button>
                   ))}
