@@ -189,8 +189,10 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     // A void's count lists voids only (a review: it set the status alone, and refunds at that status came too); again, all
     const voidCount = page.locator('[data-testid^="count-void-"]').first();
     await voidCount.click();
-    await page.waitForFunction(() => new URL(location.href).searchParams.get('kind') === 'void');
-    await page.waitForFunction(() => document.querySelectorAll('tr[data-code]').length > 0 && document.querySelectorAll('tr[data-code]').length === document.querySelectorAll('tr[data-code]:has(.badge.void)').length);
+    await page.waitForURL(/[?&]kind=void(&|$)/);
+    await page.waitForSelector(`tr[data-code="${refundCode}"]`, { state: 'detached' });
+    const listed = await page.locator('tr[data-code]').count();
+    assert.ok(listed > 0 && listed === (await page.locator('tr[data-code]:has(.badge.void)').count()), `voids only: ${listed} rows`);
     await voidCount.click();
     await page.waitForSelector(`tr[data-code="${refundCode}"]`);
     await page.getByLabel('Reason').selectOption('1');
