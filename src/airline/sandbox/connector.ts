@@ -45,6 +45,13 @@ export interface SandboxBooks {
   reader?: HotReader;
 }
 
+/** A resend of a refund the airline holds whose booking is gone: answered with its receipt (checkSubmission). */
+class HeldResend extends Error {
+  constructor(readonly receipt: AirlineRefundReceipt) {
+    super('a resend of a refund the airline holds');
+  }
+}
+
 export class SandboxConnector implements AirlineConnector {
   readonly name = 'sandbox';
   private readonly clock: Clock;
@@ -162,7 +169,7 @@ export class SandboxConnector implements AirlineConnector {
     // Per submission: its error, or its refundCode and which of the batch's calls of that refundCode it is.
     const outcomes: Array<Error | { refundCode: string; nth: number }> = checked.map((c) => (c instanceof Error ? c : { refundCode: c.s.refundCode, nth: 1 }));
     const valid = checked.filter((c): c is CheckedRefund => !(c instanceof Error));
-    if (valid.length === 0) return checked as Error[];
+    if (valid.length === 0) return checked.map((c) => (c instanceof HeldResend ? c.receipt : (c as Error)));
 
     const now = this.clock.now();
     let books: SandboxBookEntry[];
@@ -235,6 +242,7 @@ export class SandboxConnector implements AirlineConnector {
       for (const pnr of pnrs) this.acceptedCache.delete(`${carrier}/${pnr}`);
     }
     return outcomes.map((o, i) => {
+      if (o instanceof HeldResend) return o.receipt;
       if (o instanceof Error) return o;
       const row = recorded.get(o.refundCode);
       if (!row) return anotherBooking(submissions[i]!);
@@ -253,7 +261,14 @@ export class SandboxConnector implements AirlineConnector {
       throw refusal(carrier, s, why);
     };
     if (airline.supports?.refunds === false) refuse('the airline does not take refunds through this channel');
-    if (!booking) return refuse(`it has no booking ${s.pnr}`);
+    if (!booking) {
+      // A refund it holds answers its receipt though the booking is gone (a world reload dropped it): idempotent on
+      // the refundCode, as for any resend (a review: the resend was refused for good, and postbook rejected a refund
+      // the airline held)
+      const held = await this.db().selectFrom('sandbox_refunds').select(['pnr', 'airline_refund_id']).where('refund_code', '=', s.refundCode).where('carrier', '=', carrier).executeTakeFirst();
+      if (held?.pnr === s.pnr) throw new HeldResend({ airlineRefundId: held.airline_refund_id, duplicate: true });
+      return refuse(`it has no booking ${s.pnr}`);
+    }
     if (!/^\S{1,64}$/.test(s.refundCode)) refuse('the refundCode is empty, too long or holds spaces');
     if (!['0', '1', '4'].includes(s.reason)) refuse(`unknown refund reason ${s.reason}`);
     const ticketNos = [...new Set(s.ticketNos.map((t) => t.replace('-', '')))];

@@ -823,3 +823,20 @@ describe('sandbox airline: withdrawing a refund (withdrawRefund)', () => {
     assert.equal((await rows())[0]!.withdrawn_at, null);
   });
 });
+
+// A review: a resend whose booking a world reload dropped was refused for good ("it has no booking"), and postbook
+// then rejected a refund the airline held. Idempotent on the refundCode: its receipt, as for any resend.
+test('a resend of a refund the airline holds answers its receipt after its booking left the world; a new one is refused', async (t) => {
+  const { world, store, sandbox } = await setup(t);
+  const first = await sandbox.submitRefund('XS', submission(), { signal: signal() });
+  world.bookings.delete('XS/TST002');
+  const again = await sandbox.submitRefund('XS', submission(), { signal: signal() });
+  assert.deepEqual(again, { airlineRefundId: first.airlineRefundId, duplicate: true });
+  const [batched] = await sandbox.submitRefunds('XS', [submission()], { signal: signal() });
+  assert.deepEqual(batched, { airlineRefundId: first.airlineRefundId, duplicate: true });
+  const other = await rejection(sandbox.submitRefund('XS', submission({ refundCode: 'RF-0002' }), { signal: signal() }));
+  assert.match(other.message, /has no booking TST002/);
+  const elsewhere = await rejection(sandbox.submitRefund('XS', submission({ pnr: 'TST009' }), { signal: signal() }));
+  assert.match(elsewhere.message, /has no booking TST009/, 'the held refund is of another booking: no receipt');
+  assert.equal((await store.db.selectFrom('sandbox_refunds').select('refund_code').execute()).length, 1);
+});
