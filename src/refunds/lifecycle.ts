@@ -23,7 +23,7 @@ import { unindexed } from '../store/unindexed.js';
 import type { RefundPollState, RefundScheduler } from './deps.js';
 import { executePrepared } from './statements.js';
 import { forgetKeptOrder } from './kept-offers.js';
-import type { Rates } from './engine/index.js';
+import { convertMinor, type Rates } from './engine/index.js';
 import { refundNet } from './net.js';
 import { moveRefund, type TransitionPatch } from './transition.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
@@ -613,6 +613,13 @@ export class RefundLifecycle {
     return Promise.all(submissions.map((s) => connector.submitRefund(carrier, s, { signal }).catch(asError)));
   }
 
+  /** `minor` of `currency` in the refund's currency (the configured rates, rounded once); throws without a rate. */
+  private inRefundCurrency(minor: number, currency: string, refundCurrency: string): number {
+    const c = convertMinor(minor, currency, refundCurrency, this.deps.rates ?? {});
+    if (!c.ok) throw new Error(`the airline paid in ${currency}, the refund is in ${refundCurrency}, and no rate ${currency}->${refundCurrency} is configured`);
+    return c.minor;
+  }
+
   /**
    * 1 → 3 → 2, 1 → 5, 1 → 4, 1 → 6: follow the airline's decision; a refund still under way gets its next look.
    * Throws when the airline could not be asked (the sweep counts the failure: pollFailed).
@@ -632,6 +639,9 @@ export class RefundLifecycle {
     if ((state.state === 'rejected' || state.state === 'withdrawn') && r.status === RS.AIRLINE_REFUNDING) {
       throw new Error(`the airline answers ${state.state} for a refund it accepted and is refunding: left at 3 for an operator`);
     }
+    // The airline's amount in the refund's currency (a review: an amount in another currency was stored as if in
+    // the refund's). No rate: the look fails, counted, until one is configured (the operator sees why in the console).
+    const paidMinor = state.state === 'refunding' || state.state === 'refunded' ? this.inRefundCurrency(state.amountMinor, state.currency, r.currency) : 0;
     switch (state.state) {
       case 'processing':
         await this.scheduleLook(this.deps.db, refundCode, r.status);
@@ -649,7 +659,7 @@ export class RefundLifecycle {
           // Deposit refunds show "Airline refunding"; card refunds go straight to fulfilment when paid.
           const moved =
             r.path === 'deposit' && r.status === RS.AIRLINE_PROCESSING &&
-            (await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline; refund under way', { actual_refund_minor: state.amountMinor }));
+            (await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline; refund under way', { actual_refund_minor: paidMinor }));
           await this.scheduleLook(trx, refundCode, moved ? RS.AIRLINE_REFUNDING : r.status);
         });
         return;
@@ -660,7 +670,7 @@ export class RefundLifecycle {
         const details = Object.assign({}, r.details as object, { outcome: { voucherCode: state.voucherCode === null ? null : storableText(state.voucherCode) } });
         // docs/architecture.md "Refund arithmetic" step 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
         const net = refundNet({
-          refund: { minor: state.amountMinor, currency: state.currency },
+          refund: { minor: paidMinor, currency: r.currency },
           post: (r.details as { post?: Array<{ refundMinor: number; currency: string }> } | null)?.post ?? [],
           fee: { minor: Number(r.service_fee_minor), currency: r.service_fee_currency },
           rates: this.deps.rates ?? {},
@@ -680,14 +690,14 @@ export class RefundLifecycle {
               r.status,
               RS.REJECTED,
               'airline refund below the service fee',
-              Object.assign({ cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE, actual_refund_minor: state.amountMinor }, paid),
+              Object.assign({ cancel_reason: CANCEL_REASON.BELOW_SERVICE_FEE, actual_refund_minor: paidMinor }, paid),
               { ticketsRefunded: true },
             );
             return;
           }
-          const patch = Object.assign({ actual_refund_minor: state.amountMinor, completed_on: today }, paid);
+          const patch = Object.assign({ actual_refund_minor: paidMinor, completed_on: today }, paid);
           if (r.path === 'deposit') {
-            if (r.status === RS.AIRLINE_PROCESSING) await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline', { actual_refund_minor: state.amountMinor });
+            if (r.status === RS.AIRLINE_PROCESSING) await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.AIRLINE_REFUNDING, 'accepted by the airline', { actual_refund_minor: paidMinor });
             await this.transition(trx, refundCode, RS.AIRLINE_REFUNDING, RS.REFUNDED, 'refunded by the airline; credited to the deposit', patch);
           } else {
             await this.transition(trx, refundCode, RS.AIRLINE_PROCESSING, RS.FULFILLED, 'refunded by the airline to the original payment', patch);

@@ -20,10 +20,10 @@ const [lastA, firstA, lastB, firstB] = PLANTED.names;
 type Instead = ConnectorError | AirlineRefundState | null;
 
 /** The refund world with an airline whose status look answers `airline.instead` when set. */
-async function appWithLook() {
+async function appWithLook(rates?: Record<string, string>) {
   const airline: { instead: Instead } = { instead: null };
   const t = await makeTestApp({
-    world: refundWorld(),
+    world: Object.assign(refundWorld(), rates ? { rates } : {}),
     connectors: (w, books) => {
       const sandbox = new SandboxConnector(w, books);
       const look = sandbox.refundStatus.bind(sandbox);
@@ -158,4 +158,34 @@ test("a sweep starts no batch once its budget is spent or its job's attempt abor
   // aborted at 50 ms with budget left: the same
   sweep = await run(10_000, 50);
   assert.equal(sweep.called, 3, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
+});
+
+// A review: an airline amount in another currency than the refund's was stored as if in the refund's.
+test("the airline's amount in another currency is converted to the refund's at the configured rate; without a rate the look fails, nothing stored", async () => {
+  const { t, airline, refund } = await appWithLook({ 'USD/EUR': '0.9' });
+  try {
+    const converted = await refund(lastA, firstA);
+    const unconverted = await refund(lastB, firstB);
+    const lifecycle = t.workers.lifecycle;
+    const row = (code: string) => t.store.db.selectFrom('refund_orders').select(['status', 'currency', 'actual_refund_minor', 'poll_failures', 'poll_error']).where('refund_code', '=', code).executeTakeFirstOrThrow();
+    await lifecycle.sweep();
+    assert.equal((await row(converted)).status, RS.AIRLINE_PROCESSING);
+    assert.equal((await row(converted)).currency, 'EUR');
+
+    airline.instead = { state: 'refunded', amountMinor: 20_000, currency: 'USD', voucherCode: null };
+    await lifecycle.pollStep(converted);
+    const done = await row(converted);
+    assert.deepEqual([done.status, Number(done.actual_refund_minor)], [RS.REFUNDED, 18_000], 'USD 200.00 at 0.9: EUR 180.00');
+
+    airline.instead = { state: 'refunded', amountMinor: 20_000, currency: 'JPY', voucherCode: null };
+    t.clock.advance(3_600_000);
+    await lifecycle.sweep();
+    const stuck = await row(unconverted);
+    assert.equal(stuck.status, RS.AIRLINE_PROCESSING, 'not completed with an amount in the wrong currency');
+    assert.equal(stuck.actual_refund_minor, null);
+    assert.ok(stuck.poll_failures > 0);
+    assert.match(String(stuck.poll_error), /the airline paid in JPY, the refund is in EUR, and no rate JPY->EUR is configured/);
+  } finally {
+    await t.close();
+  }
 });
