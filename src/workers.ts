@@ -50,6 +50,7 @@ export function createWorkers(args: WorkersArgs): Workers {
     submitRetry: refunds.queue.limitsOf(JOB_VOID_SUBMIT),
     airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
+    ...(args.rates ? { rates: args.rates } : {}),
   });
   // The voids' due airline calls ride on the refunds' sweep job (decision 0045).
   refunds.lifecycle.addDueSweep((budgetMs, goOn) => voids.sweep(budgetMs, goOn));

@@ -23,8 +23,8 @@ import { unindexed } from '../store/unindexed.js';
 import type { RefundPollState, RefundScheduler } from './deps.js';
 import { executePrepared } from './statements.js';
 import { forgetKeptOrder } from './kept-offers.js';
-import { convertMinor, type Rates } from './engine/index.js';
-import { refundNet } from './net.js';
+import type { Rates } from './engine/index.js';
+import { airlineAmountIn, refundNet } from './net.js';
 import { moveRefund, type TransitionPatch } from './transition.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 
@@ -613,13 +613,6 @@ export class RefundLifecycle {
     return Promise.all(submissions.map((s) => connector.submitRefund(carrier, s, { signal }).catch(asError)));
   }
 
-  /** `minor` of `currency` in the refund's currency (the configured rates, rounded once); throws without a rate. */
-  private inRefundCurrency(minor: number, currency: string, refundCurrency: string): number {
-    const c = convertMinor(minor, currency, refundCurrency, this.deps.rates ?? {});
-    if (!c.ok) throw new Error(`the airline paid in ${currency}, the refund is in ${refundCurrency}, and no rate ${currency}->${refundCurrency} is configured`);
-    return c.minor;
-  }
-
   /**
    * 1 → 3 → 2, 1 → 5, 1 → 4, 1 → 6: follow the airline's decision; a refund still under way gets its next look.
    * Throws when the airline could not be asked (the sweep counts the failure: pollFailed).
@@ -641,7 +634,7 @@ export class RefundLifecycle {
     }
     // The airline's amount in the refund's currency (a review: an amount in another currency was stored as if in
     // the refund's). No rate: the look fails, counted, until one is configured (the operator sees why in the console).
-    const paidMinor = state.state === 'refunding' || state.state === 'refunded' ? this.inRefundCurrency(state.amountMinor, state.currency, r.currency) : 0;
+    const paidMinor = state.state === 'refunding' || state.state === 'refunded' ? airlineAmountIn(state.amountMinor, state.currency, r.currency, this.deps.rates ?? {}) : 0;
     switch (state.state) {
       case 'processing':
         await this.scheduleLook(this.deps.db, refundCode, r.status);

@@ -184,7 +184,7 @@ test("the airline's amount in another currency is converted to the refund's at t
     assert.equal(stuck.status, RS.AIRLINE_PROCESSING, 'not completed with an amount in the wrong currency');
     assert.equal(stuck.actual_refund_minor, null);
     assert.ok(stuck.poll_failures > 0);
-    assert.match(String(stuck.poll_error), /the airline paid in JPY, the refund is in EUR, and no rate JPY->EUR is configured/);
+    assert.match(String(stuck.poll_error), /the airline paid in JPY, the order's refund is in EUR, and no rate JPY->EUR is configured/);
   } finally {
     await t.close();
   }

@@ -27,3 +27,13 @@ export function refundNet(args: {
   }
   return { known: true, minor };
 }
+
+/**
+ * An amount the airline answered (`minor` of `currency`) in the refund's or void's own currency, at the configured
+ * rates, rounded once; throws without a rate (the look then fails, counted, until one is configured).
+ */
+export function airlineAmountIn(minor: number, currency: string, ownCurrency: string, rates: Rates): number {
+  const c = convertMinor(minor, currency, ownCurrency, rates);
+  if (!c.ok) throw new Error(`the airline paid in ${currency}, the order's refund is in ${ownCurrency}, and no rate ${currency}->${ownCurrency} is configured`);
+  return c.minor;
+}

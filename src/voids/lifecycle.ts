@@ -12,6 +12,8 @@ import { ConnectorError, type AirlineDirectory, type AirlineVoidState } from '..
 import type { Clock } from '../clock.js';
 import { retryWaitSql, type JobQueue, type RetryLimits } from '../jobs/queue.js';
 import { forgetKeptOrder } from '../refunds/kept-offers.js';
+import { airlineAmountIn } from '../refunds/net.js';
+import type { Rates } from '../refunds/engine/index.js';
 import type { Database } from '../store/schema.js';
 import { unindexed } from '../store/unindexed.js';
 import type { VoidScheduler } from './deps.js';
@@ -63,6 +65,8 @@ export interface VoidLifecycleDeps {
   /** Budget of one airline call. */
   airlineTimeoutMs: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** The world's conversion rates: an airline's amount in another currency than the void's is converted. */
+  rates?: Rates;
 }
 
 type Patch = Partial<{ cancel_reason: string; airline_void_id: string; actual_refund_minor: number; completed_on: string }>;
@@ -321,6 +325,15 @@ export class VoidLifecycle {
     // docs/voids.md: only a void not yet voiding (0, 1) can be rejected; one at 3 waits for an operator
     if (state.state === 'rejected' && v.status === VS.AIRLINE_VOIDING) return this.lookFailed(voidCode, v.status, 'the airline answers rejected for a void it was voiding: left at 3 for an operator');
     if (state.state === 'processing') return this.scheduleLook(this.deps.db, voidCode, v.status);
+    // In the void's currency (a review, of refunds: stored as if in it); without a rate a failed look, counted.
+    let paidMinor = 0;
+    if (state.state === 'voiding' || state.state === 'voided') {
+      try {
+        paidMinor = airlineAmountIn(state.amountMinor, state.currency, v.currency, this.deps.rates ?? {});
+      } catch (err) {
+        return this.lookFailed(voidCode, v.status, (err as Error).message);
+      }
+    }
     const today = DateTime.fromJSDate(this.deps.clock.now(), { zone: 'UTC' }).toFormat('yyyyMMdd');
     await this.moves(voidCode, async (move, trx) => {
       switch (state.state) {
@@ -329,15 +342,15 @@ export class VoidLifecycle {
           return;
         case 'voiding': {
           // Deposit voids show "Airline voiding" while the money comes; card voids complete when it is paid.
-          const moved = v.path === 'deposit' && v.status === VS.AIRLINE_PROCESSING && (await move(VS.AIRLINE_PROCESSING, VS.AIRLINE_VOIDING, 'voided by the airline; refund under way', { actual_refund_minor: state.amountMinor }));
+          const moved = v.path === 'deposit' && v.status === VS.AIRLINE_PROCESSING && (await move(VS.AIRLINE_PROCESSING, VS.AIRLINE_VOIDING, 'voided by the airline; refund under way', { actual_refund_minor: paidMinor }));
           // a move schedules the next look itself
           if (!moved) await this.scheduleLook(trx, voidCode, v.status);
           return;
         }
         case 'voided': {
-          const patch = { actual_refund_minor: state.amountMinor, completed_on: today };
+          const patch = { actual_refund_minor: paidMinor, completed_on: today };
           if (v.path === 'deposit') {
-            if (v.status === VS.AIRLINE_PROCESSING) await move(VS.AIRLINE_PROCESSING, VS.AIRLINE_VOIDING, 'voided by the airline', { actual_refund_minor: state.amountMinor });
+            if (v.status === VS.AIRLINE_PROCESSING) await move(VS.AIRLINE_PROCESSING, VS.AIRLINE_VOIDING, 'voided by the airline', { actual_refund_minor: paidMinor });
             await move(VS.AIRLINE_VOIDING, VS.VOIDED, 'voided; refunded to the deposit', patch);
           } else {
             await move(VS.AIRLINE_PROCESSING, VS.COMPLETED, 'voided; refunded to the original payment', patch);

@@ -241,3 +241,40 @@ test('past the retry limit the airline is asked: a void it holds goes on to 1 (t
     await t.close();
   }
 });
+
+// A review (of refunds; voids had the same): an airline amount in another currency was stored as if in the void's.
+test("the airline's amount in another currency is converted to the void's at the configured rate; without a rate the look fails, nothing stored", async () => {
+  let answer: { state: 'voided'; amountMinor: number; currency: string } | null = null;
+  const t = await makeTestApp({
+    world: Object.assign(voidWorld(), { rates: { 'USD/EUR': '0.9' } }),
+    connectors: (w, books) => {
+      const a = new SandboxConnector(w, books);
+      const read = a.voidStatus.bind(a);
+      a.voidStatus = async (c, code, o) => answer ?? read(c, code, o);
+      return [a];
+    },
+  });
+  try {
+    const voidOf = async (pnr: string) => {
+      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+      const q = await call(t.app, '/voidQuotation.do', { orderNo });
+      assert.equal(q.body.status, 0, String(q.body.msg));
+      return String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
+    };
+    const row = (code: string) => t.store.db.selectFrom('void_orders').select(['status', 'currency', 'actual_refund_minor', 'step_failures', 'step_error']).where('void_code', '=', code).executeTakeFirstOrThrow();
+    const code = await voidOf('VCARD1');
+    await t.workers.voids.submitStep(code);
+    assert.deepEqual([(await row(code)).status, (await row(code)).currency], [VS.AIRLINE_PROCESSING, 'EUR']);
+    answer = { state: 'voided', amountMinor: 20_000, currency: 'JPY' };
+    await t.workers.voids.pollStep(code);
+    const stuck = await row(code);
+    assert.deepEqual([stuck.status, stuck.actual_refund_minor, stuck.step_failures], [VS.AIRLINE_PROCESSING, null, 1]);
+    assert.match(String(stuck.step_error), /no rate JPY->EUR is configured/);
+    answer = { state: 'voided', amountMinor: 20_000, currency: 'USD' };
+    await t.workers.voids.pollStep(code);
+    const done = await row(code);
+    assert.deepEqual([done.status, Number(done.actual_refund_minor)], [VS.COMPLETED, 18_000], 'USD 200.00 at 0.9: EUR 180.00');
+  } finally {
+    await t.close();
+  }
+});
