@@ -98,9 +98,9 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   const { config, clock, world, store, logger: log } = parts;
   checkWorldWebhooks(config, world);
   const sandboxClock = config.sandbox ? await shareSandboxClock(clock, store) : null;
-  // Another process's reload of the sandbox world is followed here (PostgreSQL: several processes on one store).
+  // Another process's record of the sandbox world (its start, a reload) is followed once this one has written and
+  // recorded its own (PostgreSQL: several processes on one store).
   const worldFollower = config.sandbox && store.kind === 'postgres' ? new WorldFollower(world, store.db, log) : null;
-  await worldFollower?.start();
   await seedClients(
     store.db,
     world.clients.map((c) => ({ id: c.id, name: c.name, secret: c.secret, settings: c.settings ?? {} })),
@@ -109,10 +109,10 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
   // A booking the store cannot take as an order (its tickets another order's) is skipped and named in the log: the
   // world file and the store disagree, and the service still starts (a reload refuses such a file whole).
   await seedBookedOrders(store.db, [...world.bookings.values()].map((b) => b.record), clock.now(), (conflict) => log.warn({ reason: conflict.message }, 'world booking not made an order'));
-  // Every process on the store serves this world, at the time its relative times were resolved (world-share.ts).
-  if (worldFollower) await recordWorldStart(store.db, world);
   const webhooks = createWebhooks({ config, db: store.db, clock, log, ...(parts.webhooks?.pollMs !== undefined ? { pollMs: parts.webhooks.pollMs } : {}) });
   await seedWebhooks(webhooks.registry, world.clients.filter((c) => c.webhook));
+  // Every process on the store serves this world, at the time its relative times were resolved (world-share.ts).
+  if (worldFollower) await worldFollower.start(undefined, { seen: await recordWorldStart(store.db, world) });
   if (!webhooks.registry.keyring) await warnOfUnsentWebhooks(store.db, log);
   const airlines = createAirlines(world, store, clock, parts.connectors);
   const workers = createWorkers({

@@ -78,12 +78,16 @@ export class WorldFollower {
   }
 
   /**
-   * From now on. An API process's own world counts as seen (it read its file and records it: recordWorldStart);
-   * with `adopt` (`postbook worker`, which writes no orders) the stored world, when there is one, is built here now,
-   * so the worker serves the days the API processes serve however many days later it starts.
+   * From now on. An API process starts following once it has written its world's store side and recorded it
+   * (`seen`: the version it recorded, recordWorldStart), so a world another process records later is followed and
+   * nothing replaces its world while it seeds (a review: a second API process's record, followed mid-start, sealed
+   * the stored copy's placeholder as the webhooks' signing secrets). With `adopt` (`postbook worker`, which writes no
+   * orders) the stored world, when there is one, is built here now, so the worker serves the days the API processes
+   * serve however many days later it starts. Neither: what is stored counts as seen.
    */
-  async start(pollMs = WORLD_POLL_MS, { adopt = false }: { adopt?: boolean } = {}): Promise<void> {
-    if (adopt) await this.check('sandbox world: serving the world another process recorded');
+  async start(pollMs = WORLD_POLL_MS, { adopt = false, seen }: { adopt?: boolean; seen?: number } = {}): Promise<void> {
+    if (seen !== undefined) this.seen = seen;
+    else if (adopt) await this.check('sandbox world: serving the world another process recorded');
     else this.seen = (await this.version())?.version ?? 0;
     if (this.timer) return;
     let busy = false;
@@ -111,7 +115,8 @@ export class WorldFollower {
     const version = Number(row.version);
     try {
       const fresh = buildWorld(typeof row.data === 'string' ? JSON.parse(row.data) : row.data, new Date(row.loaded_at), row.file);
-      Object.assign(this.world, fresh);
+      // The stored copy has no secrets: this process keeps its admin token (read at start only, as its routes do)
+      Object.assign(this.world, fresh, { adminToken: this.world.adminToken });
       this.log.info({ version, world: fresh.name, flights: fresh.flights.size, bookings: fresh.bookings.size }, said);
     } catch (err) {
       // Checked whole by the process that reloaded it; should it not build here, this process keeps its world.
