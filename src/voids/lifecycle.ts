@@ -282,12 +282,12 @@ export class VoidLifecycle {
 
   /**
    * What the airline says of a void: its state; 'unknown' when it does not know the voidCode (a refusal for good of
-   * voidStatus) or the carrier has no connection that reads voids (never asked: it cannot hold it through this
-   * process's rollout's connections either); 'unanswered' when it could not say.
+   * voidStatus); 'unanswered' when it could not say — or this process has no connection that reads the carrier's
+   * voids (an earlier attempt, by a process that had one, may have reached the airline: as a look, decided by none).
    */
   private async airlineView(carrier: string, voidCode: string): Promise<AirlineVoidState | 'unknown' | 'unanswered'> {
     const connector = this.deps.airlines.forCarrier(carrier);
-    if (!connector?.voidStatus) return 'unknown';
+    if (!connector?.voidStatus) return 'unanswered';
     try {
       return await connector.voidStatus(carrier, voidCode, { signal: AbortSignal.timeout(this.deps.airlineTimeoutMs) });
     } catch (err) {

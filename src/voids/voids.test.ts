@@ -338,6 +338,11 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
     assert.equal(failed.status, VS.PROCESSING, 'still at 0: the airline was never asked (was 0 → 4, "does not match airline policy")');
     assert.equal(failed.step_failures, 1, 'a failed attempt');
     assert.match(String(failed.step_error), /no airline connection/);
+    // its last attempt too: the worker cannot ask the airline whether an earlier attempt reached it — left at 0, not 4
+    await store.db.updateTable('void_orders').set({ step_failures: 10 }).where('void_code', '=', code).execute();
+    await worker.workers.voids.submitStep(code);
+    assert.deepEqual([(await row()).status, (await row()).step_failures], [VS.PROCESSING, 11], 'past the limit, not rejected');
+    await store.db.updateTable('void_orders').set({ step_failures: 1, next_step_at: clock.now() }).where('void_code', '=', code).execute();
     // the process with the connection sends it (test apps look at a void every second)
     /** Runs `step`; answers the interval of the clock's readings it made. */
     const timed = async (step: () => Promise<void>) => {
