@@ -76,7 +76,7 @@ describe('seat maps across two API processes (PostgreSQL)', { skip: DATABASE_URL
       const code = seat(await mapOf(seller), name).productCode;
       const order = await post(seller, '/order.do', {
         sessionId,
-        passengers: [{ name: 'SEATTEST/ONE', passengerType: 0, gender: 'F', birthday: '19900101', cardType: 'PP', cardNum: 'X1234567', cardExpired: '20320101', nationality: 'JP', ancillaries: [{ productCode: code, segmentIndex: 1 }] }],
+        passengers: [{ name: 'SEATTEST/ONE', passengerType: 0, gender: 'F', birthday: '19900101', cardType: 'PP', cardNum: 'X1234567', cardExpired: '20991231', nationality: 'JP', ancillaries: [{ productCode: code, segmentIndex: 1 }] }],
         contact: { name: 'SEATTEST ONE', email: 'seat.test@example.com', mobile: null },
       });
       assert.equal(order.body.status, 0, order.body.msg);

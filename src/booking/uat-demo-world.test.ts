@@ -54,7 +54,7 @@ for (const weeks of [2, 3, 4]) {
     const order = await uat('/order.do', {
       cid,
       sessionId: verify.sessionId,
-      passengers: [{ name: 'TEST/ONE', passengerType: 0, birthday: '19900101', gender: 'M', cardNum: 'A12345678', cardType: 'PP', cardExpired: '20301231', nationality: 'ID' }],
+      passengers: [{ name: 'TEST/ONE', passengerType: 0, birthday: '19900101', gender: 'M', cardNum: 'A12345678', cardType: 'PP', cardExpired: '20991231', nationality: 'ID' }],
       contact: { name: 'TEST/ONE', email: 'test@example.com', mobile: '0062-8123456789' },
       requestSource: 'uat-happypath',
     });

@@ -58,7 +58,7 @@ export const passenger = (last: string, first: string, ancillaries: Array<{ prod
   birthday: '19900101',
   cardType: 'PP',
   cardNum: docA,
-  cardExpired: '20320101',
+  cardExpired: '20991231',
   nationality: 'JP',
   ancillaries,
 });
