@@ -1149,12 +1149,14 @@ describe('console sandbox panel: reload the world', () => {
 // A review: a submission that timed out may have reached the airline, its answer lost; a withdraw at 0 then ended the
 // refund here (its tickets freed) while the airline went on to pay it. The airline is asked first.
 describe('console: withdraw at 0 after a failed submission asks the airline', () => {
-  // The airline takes the submissions, their answers lost on the way back while `lose` is set.
+  // The airline takes the submissions, their answers lost on the way back while `lose` is set; its status looks fail
+  // while `lookDown` is.
   let lose = false;
+  let lookDown = false;
   let t: TestApp;
   before(async () => {
     const w = structuredClone(world) as any;
-    for (const pnr of ['DEMO11', 'DEMO22']) {
+    for (const pnr of ['DEMO11', 'DEMO22', 'DEMO23']) {
       const b = w.bookings.find((x: { pnr: string }) => x.pnr === pnr);
       b.paymentMethod = 'virtualCard';
       b.refundBehaviour = { decision: 'accept', processingSeconds: 600 };
@@ -1167,6 +1169,11 @@ describe('console: withdraw at 0 after a failed submission asks the airline', ()
         sandbox.submitRefunds = async (carrier, subs, opts) => {
           const outcomes = await submitRefunds(carrier, subs, opts);
           return lose ? outcomes.map(() => new ConnectorError('timeout', true, 'the airline did not answer in time')) : outcomes;
+        };
+        const refundStatus = sandbox.refundStatus.bind(sandbox);
+        sandbox.refundStatus = async (carrier, code, opts) => {
+          if (lookDown) throw new ConnectorError('unavailable', true, 'the airline system answered with an error');
+          return refundStatus(carrier, code, opts);
         };
         return [sandbox];
       },
@@ -1215,6 +1222,21 @@ describe('console: withdraw at 0 after a failed submission asks the airline', ()
     assert.match(refused.json().error, /the airline holds this refund already \(refunding/);
     assert.equal((await row(decided)).status, 0, 'nothing changed');
     lose = false;
+
+    // never reached the airline (a failed attempt counted by hand, nothing sent): the airline cannot say — 502,
+    // nothing changed; it answers it does not know the refund — withdrawn here
+    const unknown = await refund('DEMO23', 'OWNACCOUNT', 'ODA');
+    await t.store.db.updateTable('refund_orders').set({ poll_failures: 1, next_poll_at: new Date(t.clock.now().getTime() + 60_000) }).where('refund_code', '=', unknown).execute();
+    lookDown = true;
+    const down = await withdraw(unknown);
+    lookDown = false;
+    assert.equal(down.statusCode, 502, down.body);
+    assert.match(down.json().error, /could not say whether it holds the refund/);
+    assert.equal((await row(unknown)).status, 0);
+    const gone = await withdraw(unknown);
+    assert.equal(gone.statusCode, 200, gone.body);
+    assert.equal((await row(unknown)).status, 6);
+    assert.equal(await airlineRow(unknown), undefined, 'the airline never had it');
   });
 });
 

@@ -160,11 +160,13 @@ export async function withdrawRefund(deps: ActionDeps, operator: Operator, refun
 
 /**
  * Whether the airline holds a refund still at 0 (an earlier submission reached it): false when it does not know the
- * refundCode; refused (nothing changed) when it holds it decided already, or cannot say.
+ * refundCode, or when this process has no connection to the carrier at all (a carrier a world reload dropped: there is
+ * no one to ask, and the refund could never move on — withdrawn here, as before); refused (nothing changed) when it
+ * holds it decided already, or cannot say.
  */
 async function airlineHolds(deps: ActionDeps, carrier: string, refundCode: string): Promise<boolean> {
   const connector = deps.refunds.airlines.forCarrier(carrier);
-  if (!connector) throw new ActionRefused(502, `no airline connection for ${carrier} to ask whether it holds the refund (an earlier submission failed); nothing changed, try again`);
+  if (!connector) return false;
   let state;
   try {
     state = await connector.refundStatus(carrier, refundCode, { signal: AbortSignal.timeout(AIRLINE_TIMEOUT_MS) });
