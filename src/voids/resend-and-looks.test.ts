@@ -4,7 +4,7 @@
 // name are named one each.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp } from '../test-support/app.js';
+import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { voidWorld } from '../test-support/void-world.js';
 import { refundSegment } from '../test-support/refund-world.js';
 import { TestClock } from '../clock.js';
@@ -13,6 +13,14 @@ import { ConnectorError } from '../airline/connector.js';
 import { VOID_ORDER_STATUS as VS } from './statuses.js';
 
 const DAY = 86_400_000;
+
+/** A void of the booking `pnr` through the API (quoted, then submitted): its order and voidCode. */
+async function voidOf(t: TestApp, pnr: string): Promise<{ orderNo: string; code: string }> {
+  const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const q = await call(t.app, '/voidQuotation.do', { orderNo });
+  assert.equal(q.body.status, 0, String(q.body.msg));
+  return { orderNo, code: String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode) };
+}
 
 test('a void resent after midnight (the airline said yes at 23:58, the process died before 0 → 1) finds its receipt: 1, not rejected; the tickets are not refundable again', async () => {
   const clock = new TestClock();
@@ -138,14 +146,9 @@ test("an airline's error text holding a NUL is stored (as U+FFFD): a failed subm
     },
   });
   try {
-    const voidOf = async (pnr: string) => {
-      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
-      const q = await call(t.app, '/voidQuotation.do', { orderNo });
-      return String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
-    };
     const row = async (code: string) => t.store.db.selectFrom('void_orders').select(['status', 'step_failures', 'step_error']).where('void_code', '=', code).executeTakeFirstOrThrow();
     // a retryable failure of the submission: counted, its text kept
-    const first = await voidOf('VDEP01');
+    const first = (await voidOf(t, 'VDEP01')).code;
     failWith = new ConnectorError('unavailable', true, 'gateway said \u0000');
     await t.workers.voids.submitStep(first);
     assert.deepEqual(await row(first), { status: VS.PROCESSING, step_failures: 1, step_error: 'gateway said \uFFFD' });
@@ -158,7 +161,7 @@ test("an airline's error text holding a NUL is stored (as U+FFFD): a failed subm
     assert.deepEqual(await row(first), { status: VS.AIRLINE_PROCESSING, step_failures: 1, step_error: 'reset\uFFFD' });
     // a refusal: the void rejected with the reason the airline gave for callers; its own words go to the log only
     // (a review: they reached the history, whose cause a webhook repeats)
-    const second = await voidOf('VDEP02');
+    const second = (await voidOf(t, 'VDEP02')).code;
     failWith = new ConnectorError('rejected', false, 'gateway 10.0.0.7: no\u0000', 'not voidable\u0000');
     await t.workers.voids.submitStep(second);
     assert.equal((await row(second)).status, VS.REJECTED);
@@ -199,19 +202,13 @@ test('past the retry limit the airline is asked: a void it holds goes on to 1 (t
     },
   });
   try {
-    const voidOf = async (pnr: string) => {
-      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
-      const q = await call(t.app, '/voidQuotation.do', { orderNo });
-      assert.equal(q.body.status, 0, String(q.body.msg));
-      return { orderNo, code: String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode) };
-    };
     const row = (code: string) => t.store.db.selectFrom('void_orders').select(['status', 'step_failures', 'cancel_reason']).where('void_code', '=', code).executeTakeFirstOrThrow();
     const lastTry = async (code: string) => {
       await t.store.db.updateTable('void_orders').set({ step_failures: 10 }).where('void_code', '=', code).execute();
       await t.workers.voids.submitStep(code);
     };
     lose = true;
-    const held = await voidOf('VDEP01');
+    const held = await voidOf(t, 'VDEP01');
     await lastTry(held.code);
     assert.deepEqual(await row(held.code), { status: VS.AIRLINE_PROCESSING, step_failures: 0, cancel_reason: null }, 'the airline holds it: 0 → 1, not rejected');
     const [moved] = await t.store.db.selectFrom('void_status_history').select('cause').where('void_code', '=', held.code).orderBy('id', 'desc').limit(1).execute();
@@ -222,7 +219,7 @@ test('past the retry limit the airline is asked: a void it holds goes on to 1 (t
 
     // the airline cannot say either: left at 0, tried again (counted), not rejected
     statusDown = true;
-    const unsure = await voidOf('VDEP02');
+    const unsure = await voidOf(t, 'VDEP02');
     await lastTry(unsure.code);
     assert.deepEqual(await row(unsure.code), { status: VS.PROCESSING, step_failures: 11, cancel_reason: null });
     // it answers again: it holds the void
@@ -232,7 +229,7 @@ test('past the retry limit the airline is asked: a void it holds goes on to 1 (t
 
     // an airline that never took it (every attempt failed before it): 0 → 4, as before
     lose = false;
-    const never = await voidOf('VCARD1');
+    const never = await voidOf(t, 'VCARD1');
     unreachable = true;
     await lastTry(never.code);
     const ended = await row(never.code);
@@ -255,14 +252,8 @@ test("the airline's amount in another currency is converted to the void's at the
     },
   });
   try {
-    const voidOf = async (pnr: string) => {
-      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
-      const q = await call(t.app, '/voidQuotation.do', { orderNo });
-      assert.equal(q.body.status, 0, String(q.body.msg));
-      return String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
-    };
     const row = (code: string) => t.store.db.selectFrom('void_orders').select(['status', 'currency', 'actual_refund_minor', 'step_failures', 'step_error']).where('void_code', '=', code).executeTakeFirstOrThrow();
-    const code = await voidOf('VCARD1');
+    const { code } = await voidOf(t, 'VCARD1');
     await t.workers.voids.submitStep(code);
     assert.deepEqual([(await row(code)).status, (await row(code)).currency], [VS.AIRLINE_PROCESSING, 'EUR']);
     answer = { state: 'voided', amountMinor: 20_000, currency: 'JPY' };
