@@ -7,8 +7,9 @@
 // answer 10 s (decision 0006, amended). So new pairs are verified at most CONCURRENT_VERIFICATIONS at a time and at
 // most WAITING_VERIFICATIONS wait (beyond: AuthBusy, answered 429 at once); a pair this process has verified as
 // right before (a real client whose entry expired) is accepted on its row's read while the row keeps the hash it
-// matched, and verified in a lane of its own when that changed, never queued behind new pairs. Nothing is counted by address: behind a NAT or a load balancer (TRUST_PROXY off) every client shares one,
-// and with TRUST_PROXY on the caller writes it (a review saw an address limit lock every client out).
+// matched, and verified in a lane of its own when that changed, never queued behind new pairs. Nothing is counted
+// by address: behind a NAT or a load balancer (TRUST_PROXY off) every client shares one, and with TRUST_PROXY on the
+// caller writes it (a review saw an address limit lock every client out).
 import type { Kysely } from 'kysely';
 import pLimit from 'p-limit';
 import { BoundedMap } from '../bounded-map.js';

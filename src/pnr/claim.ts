@@ -96,7 +96,7 @@ async function findClaimedRecord(deps: ClaimDeps, req: ClaimRequest): Promise<Ai
   } catch {
     const failures = (await Promise.allSettled(asked)).flatMap((o) => (o.status === 'rejected' && !(o.reason instanceof NotHeld) ? [o.reason as unknown] : []));
     const other = failures.find((err) => !(err instanceof ApiError) || (err.status !== PNR_STATUS.TIMEOUT && err.status !== PNR_STATUS.AIRLINE_ERROR));
-    if (other !== undefined) throw other instanceof Error ? other : new Error("airline record lookup failed");
+    if (other !== undefined) throw other instanceof Error ? other : new Error('airline record lookup failed');
     if (failures[0]) throw failures[0] as ApiError;
     return null;
   }
