@@ -67,6 +67,9 @@ function offersWorld(): WorldFile {
     { id: 'xf-none', carrier: 'XF', flightNumber: 'XF9', from: 'CDG', to: 'JFK', departure: '+6d 09:00', arrival: '+6d 11:00', aircraft: '320', fareFamilies: [], fares: eur },
     { id: 'xw', carrier: 'XW', flightNumber: 'XW1', from: 'CDG', to: 'JFK', departure: '+6d 09:00', arrival: '+6d 11:00', aircraft: '320' },
     { id: 'xe', carrier: 'XE', flightNumber: 'XE1', from: 'CDG', to: 'JFK', departure: '+6d 09:00', arrival: '+6d 11:00', aircraft: '320' },
+    // a return whose flights' lowest families differ: STANDARD (its only one) out, LIGHT back
+    { id: 'xf-mix-out', carrier: 'XF', flightNumber: 'XF21', from: 'JFK', to: 'HND', departure: '+7d 10:00', arrival: '+8d 14:00', aircraft: '320', fareFamilies: ['STANDARD'], fares: eur },
+    { id: 'xf-mix-ret', carrier: 'XF', flightNumber: 'XF22', from: 'HND', to: 'JFK', departure: '+12d 10:00', arrival: '+12d 09:00', aircraft: '320', fareFamilies: ['LIGHT', 'STANDARD'], fares: eur },
     { id: 'xp', carrier: 'XP', flightNumber: 'XP1', from: 'SGN', to: 'CDG', departure: '+6d 09:00', arrival: '+6d 18:00', aircraft: '320', fareFamilies: ['BASIC', 'PLUS', 'TOP'], fares: eur },
   );
   return w;
@@ -325,6 +328,30 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
     const ret = (await call(t.app, '/search.do', { ...body, tripType: '2', retDate: depDate(t, 'xf-ret'), includeMultipleFareFamily: true })).body.routings as R[];
     assert.deepEqual(ret.map((r) => [r.fromSegments[0]!.fareFamily, r.adultPrice]), [['LIGHT', 400], ['FLEX', 600]], 'a return: the families both flights sell');
     assert.deepEqual(ret.map((r) => r.rule.serviceElements), [[{ hasFreeSeat: 0, hasFreeMeal: 0 }, { hasFreeSeat: 0, hasFreeMeal: 0 }], [{ hasFreeSeat: 1, hasFreeMeal: 1 }, { hasFreeSeat: 1, hasFreeMeal: 1 }]], 'one per direction');
+  });
+
+  test('decision 0024: a routing mixing its flights\' lowest families is verified, offered and booked at the price search.do showed', async () => {
+    // a review: verify.do re-priced every flight in the first one's family (210, never verifiable) and order.do of
+    // getOffers.do's lowest offer answered 308, then booked the LIGHT return at the STANDARD fare
+    type R = { routingIdentifier: string; adultPrice: number; fromSegments: Array<{ fareFamily: string }>; retSegments: Array<{ fareFamily: string }> };
+    const families = (r: R) => [...r.fromSegments, ...r.retSegments].map((x) => x.fareFamily);
+    const search = await call(t.app, '/search.do', { tripType: '2', adultNum: 1, fromCity: 'JFK', toCity: 'HND', fromDate: depDate(t, 'xf-mix-out'), retDate: depDate(t, 'xf-mix-ret'), airlines: ['XF'] });
+    const [lowest] = search.body.routings as R[];
+    assert.deepEqual([families(lowest!), lowest!.adultPrice], [['STANDARD', 'LIGHT'], 400], 'each flight in its lowest family, each at factor 1');
+    const v = await call(t.app, '/verify.do', { routingIdentifier: lowest!.routingIdentifier });
+    assert.equal(v.body.status, 0, v.body.msg ?? '');
+    assert.deepEqual([families(v.body.routing as R), (v.body.routing as R).adultPrice, (v.body.priceChange as { isPriceChange: boolean }).isPriceChange], [['STANDARD', 'LIGHT'], 400, false]);
+    const booked = async (body: Record<string, unknown>) => {
+      const order = await call(t.app, '/order.do', { ...body, passengers: [passenger(lastA, firstA)], contact });
+      assert.equal(order.body.status, 0, order.body.msg ?? '');
+      const rows = await t.store.db.selectFrom('sandbox_bookings').select('booking').where('booking_key', '=', String(order.body.orderNo)).execute();
+      const b = rows[0]!.booking as { segments: Array<{ fareFamily: string }>; fares: Array<{ fareMinor: number }> };
+      return [b.segments.map((x) => x.fareFamily), b.fares[0]!.fareMinor];
+    };
+    assert.deepEqual(await booked({ sessionId: v.body.sessionId }), [['STANDARD', 'LIGHT'], 40000]);
+    const [first] = await offers({ adults: 1, outboundSegments: [seg('xf-mix-out')], inboundSegments: [seg('xf-mix-ret')] });
+    assert.equal(first!.offer.paxFares[0]!.price.baseAmount, 400);
+    assert.deepEqual(await booked({ offerId: first!.offer.offerID }), [['STANDARD', 'LIGHT'], 40000], 'the lowest offer books at its price (308 before)');
   });
 
   test('plan §3.4: getLuggage.do by an offerID (any spelling) or a verify sessionId: RoutingSegments and AncillaryProducts', async () => {

@@ -142,7 +142,7 @@ export class SandboxBookingApi implements BookingConnector {
       // Every family all its flights sell, besides the lowest (which may mix families when they sell none in common).
       const lowestIn = (family: string) => lowest.segments.every((s) => s.fareFamily === family);
       const others = (lowest.fareFamilies ?? []).filter((family) => !lowestIn(family));
-      return [lowest, ...others.map((family) => this.priced(c.flights, q.cabinClass, c.directions, family))];
+      return [lowest, ...others.map((family) => this.priced(c.flights, q.cabinClass, c.directions, c.flights.map(() => family)))];
     });
   }
 
@@ -191,9 +191,9 @@ export class SandboxBookingApi implements BookingConnector {
     }
     // one currency per itinerary: its price is the sum of its flights' fares (search.do never combines others)
     if (!oneCurrency(resolved)) return null;
-    // One family for the whole itinerary: the one asked for on the first flight (verify.do and order.do of a
-    // routing priced in it); a family its flights do not all sell prices the lowest.
-    return this.priced(resolved, cabinClass, flights.map((f) => f.direction), flights[0]?.fareFamily ?? null);
+    // Each flight in the family asked for it (verify.do and order.do of a routing priced in it): the lowest
+    // itinerary may mix families when its flights share none, as search.do priced it.
+    return this.priced(resolved, cabinClass, flights.map((f) => f.direction), flights.map((f) => f.fareFamily ?? null));
   }
 
   /**
@@ -222,26 +222,35 @@ export class SandboxBookingApi implements BookingConnector {
     return (first ?? []).filter((name) => rest.every((list) => list.includes(name)));
   }
 
-  /** `family`: price every flight in this fare family when all sell it; else each flight in its lowest. */
-  private priced(flights: ResolvedFlight[], cabinClass: number, directions?: Array<'out' | 'ret'>, family: string | null = null): PricedItinerary {
+  /**
+   * `families[i]`: the fare family flight i is priced in when it sells it; else (or absent) its lowest. Per flight,
+   * not one for the itinerary (a review: a routing mixing its flights' lowest families was re-priced in the first
+   * flight's family at verify.do and order.do — never verifiable, and booked at that family's fare).
+   */
+  private priced(flights: ResolvedFlight[], cabinClass: number, directions?: Array<'out' | 'ret'>, families: ReadonlyArray<string | null> = []): PricedItinerary {
     const first = flights[0]!;
     const airline = this.airline(first.carrier);
     const common = this.commonFamilies(flights);
-    const chosen = family !== null && common.includes(family) ? family : null;
+    const chosen = flights.map((f, i) => {
+      const sold = f.source.fareFamilies ?? ['STANDARD'];
+      const wanted = families[i] ?? null;
+      return wanted !== null && sold.includes(wanted) ? wanted : (sold[0] ?? null);
+    });
     // A flight's fares are what its lowest fare family costs; another family costs its fareFactor times that.
-    const factorOf = (f: ResolvedFlight) =>
-      chosen === null || (f.source.fareFamilies ?? ['STANDARD'])[0] === chosen ? 1 : (airline.fareFamilyTerms?.find((t) => t.name === chosen)?.fareFactor ?? 1);
+    const factors = flights.map((f, i) =>
+      chosen[i] === null || (f.source.fareFamilies ?? ['STANDARD'])[0] === chosen[i] ? 1 : (airline.fareFamilyTerms?.find((t) => t.name === chosen[i])?.fareFactor ?? 1),
+    );
     const currency = first.source.fares?.currency ?? DEFAULT_FARE.currency;
-    const sum = (pick: (f: ResolvedFlight) => PaxFare): PaxFare =>
-      flights.reduce((acc, f) => {
-        const p = pick(f);
+    const sum = (pick: (f: ResolvedFlight, i: number) => PaxFare): PaxFare =>
+      flights.reduce((acc, f, i) => {
+        const p = pick(f, i);
         return { fareMinor: acc.fareMinor + p.fareMinor, taxMinor: acc.taxMinor + p.taxMinor };
       }, { fareMinor: 0, taxMinor: 0 });
     const price: ItineraryPrice = {
       currency,
-      adult: sum((f) => this.paxFare(f, 'adult', cabinClass, factorOf(f))),
-      child: sum((f) => this.paxFare(f, 'child', cabinClass, factorOf(f))),
-      infant: sum((f) => this.paxFare(f, 'infant', cabinClass, factorOf(f))),
+      adult: sum((f, i) => this.paxFare(f, 'adult', cabinClass, factors[i])),
+      child: sum((f, i) => this.paxFare(f, 'child', cabinClass, factors[i])),
+      infant: sum((f, i) => this.paxFare(f, 'infant', cabinClass, factors[i])),
       feeMinor: airline.bookingFee && airline.bookingFee.currency === currency ? toMinor(airline.bookingFee.amount, currency) : 0,
       feeMode: airline.bookingFee?.mode ?? 'PER_PAX',
     };
@@ -249,8 +258,7 @@ export class SandboxBookingApi implements BookingConnector {
     const segments = flights.map((f, i) => {
       const direction = directions?.[i] ?? (i > 0 && f.from === first.to ? 'ret' : sawRet ? 'ret' : 'out');
       sawRet ||= direction === 'ret';
-      const families = f.source.fareFamilies ?? ['STANDARD'];
-      return segmentOfFlight(f, i + 1, direction, cabinClass, chosen ?? families[0] ?? null);
+      return segmentOfFlight(f, i + 1, direction, cabinClass, chosen[i]!);
     });
     return {
       carrier: first.carrier,
@@ -535,7 +543,7 @@ export class SandboxBookingApi implements BookingConnector {
   private async repricing(req: BookingRequest, flights: ResolvedFlight[]): Promise<BookingAnswer | null> {
     const cabinClass = req.segments[0]?.cabinClass ?? 1;
     // In the fare family booked (price() answered that family's fares at verify).
-    const now = this.priced(flights, cabinClass, req.segments.map((s) => s.direction), req.segments[0]?.fareFamily ?? null).price;
+    const now = this.priced(flights, cabinClass, req.segments.map((s) => s.direction), req.segments.map((s) => s.fareFamily)).price;
     const fareDelta = flights.reduce((sum, f) => sum + toMinor(f.source.priceChangeAfterVerify?.fare ?? 0, now.currency), 0);
     const add = (p: PaxFare): PaxFare => ({ fareMinor: Math.max(0, p.fareMinor + fareDelta), taxMinor: p.taxMinor });
     const booked: ItineraryPrice = Object.assign({}, now, { adult: add(now.adult), child: add(now.child), infant: add(now.infant) });
