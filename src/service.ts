@@ -19,7 +19,7 @@ import type { OrderExpiry } from './booking/expiry.js';
 import pino from 'pino';
 import { loggerOptions } from './log.js';
 import type { Redis } from 'ioredis';
-import { connectRedis } from './ratelimit/redis.js';
+import { closeRedis, connectRedis } from './ratelimit/redis.js';
 import { createRatePools, DEFAULT_POOL_LIMITS, type RatePools } from './ratelimit/pools.js';
 import { createLookToBook } from './ratelimit/look-to-book.js';
 import type { LookToBook } from './booking/look-to-book.js';
@@ -145,7 +145,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       orderExpiry,
       webhooks: deliverer,
       async close() {
-        await app.close();
+        await drainRequests(app, config.shutdownGraceMs, log);
         sandboxClock?.stop();
         worldFollower?.stop();
         // side by side: a delivery's time-out and the workers' STOP_GRACE_MS, not one after the other
@@ -159,6 +159,27 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     await workers.stop();
     throw err;
   }
+}
+
+/**
+ * Stops taking requests and waits for those in flight, for up to `graceMs`; then closes the connections still
+ * open and goes on. Fastify's close waits for every connection it does not count as idle, and one that has sent
+ * nothing or half its headers never ends (a review: such a connection held the shutdown until the force timer,
+ * whose exit skipped the workers' stop and the store's close).
+ */
+async function drainRequests(app: FastifyInstance, graceMs: number, log: FastifyBaseLogger): Promise<void> {
+  const closed = app.close();
+  let timer: NodeJS.Timeout | undefined;
+  const over = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), graceMs);
+  });
+  const timedOut = await Promise.race([closed.then(() => false), over]);
+  clearTimeout(timer);
+  if (timedOut) {
+    log.warn({ graceMs }, 'requests still open after SHUTDOWN_GRACE_MS: closing their connections');
+    app.server.closeAllConnections();
+  }
+  await closed;
 }
 
 export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {
@@ -184,9 +205,13 @@ export async function createService(config: Config, logger?: FastifyBaseLogger, 
     return {
       ...service,
       async close() {
-        await service.close();
-        await redis?.quit();
-        await store.close();
+        try {
+          await service.close();
+        } finally {
+          // the store is closed whatever went wrong before (a review: a failed Redis QUIT left its lock and pool open)
+          if (redis) await closeRedis(redis);
+          await store.close();
+        }
       },
     };
   } catch (err) {

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import { makeTestApp } from '../test-support/app.js';
 
 /** Everything the server sends on the socket until it closes it. */
@@ -73,4 +74,22 @@ test("a request Node's HTTP parser refuses (headers over 16 KB, Transfer-Encodin
   } finally {
     await t.close();
   }
+});
+
+test('a connection that never completes its request holds the drain for SHUTDOWN_GRACE_MS only: then it is closed and the shutdown goes on', async () => {
+  // a review: Fastify's close waited for it for good, until the force timer's exit skipped the workers and the store
+  const t = await makeTestApp({ env: { SHUTDOWN_GRACE_MS: '300' } });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as net.AddressInfo;
+  const silent = net.connect(port, '127.0.0.1');
+  const half = net.connect(port, '127.0.0.1');
+  await Promise.all([silent, half].map((s) => new Promise((resolve) => s.once('connect', resolve))));
+  const ended = Promise.all([silent, half].map((s) => readAll(s).catch(() => '')));
+  half.write('POST /refund.do HTTP/1.1\r\nHost: localhost\r\n');
+  await sleep(50);
+  const started = performance.now();
+  const outcome = await Promise.race([t.close().then(() => 'closed'), sleep(5_000).then(() => 'still waiting')]);
+  assert.equal(outcome, 'closed');
+  assert.ok(performance.now() - started >= 250, 'the grace was given');
+  await ended;
 });

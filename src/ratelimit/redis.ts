@@ -77,3 +77,11 @@ export async function connectRedis(url: string, log?: Pick<FastifyBaseLogger, 'w
   }
   return redis;
 }
+
+/**
+ * Ends the connection: QUIT when Redis answers, else at once. quit() refuses straight away while Redis is
+ * unreachable (no offline queue), which failed the shutdown before the store was closed (a review).
+ */
+export async function closeRedis(redis: Redis): Promise<void> {
+  await redis.quit().catch(() => redis.disconnect());
+}
