@@ -26,7 +26,8 @@ export const STORE_PROBE_TIMEOUT_MS = 2_000;
 /** A probe that timed out says so; any other failure is named by its code only, its text to the log. */
 class ProbeTimeout extends Error {}
 
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+/** `work`, or a rejection once `ms` have passed (the work itself goes on: a driver's query cannot be taken back). */
+export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ProbeTimeout(`${what} did not answer within ${ms} ms`)), ms);

@@ -3,7 +3,9 @@
 // rate-pool refusals; the seat-map cache's hits and misses and its gzip answers.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
+import { performance } from 'node:perf_hooks';
+import type { Database } from '../store/schema.js';
 import { gunzipSync } from 'node:zlib';
 import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
@@ -275,6 +277,55 @@ describe('/metrics: METRICS_TOKEN, METRICS_STORE_FIGURES and METRICS_STORE_SECON
       assert.equal(sample(await metrics.render(), 'postbook_jobs', { queue: 'refund-sweep', state: 'created' }), 3);
       running.value = false;
       assert.equal(sample(await metrics.render(), 'postbook_jobs', { queue: 'refund-sweep', state: 'created' }), undefined);
+    } finally {
+      metrics.close();
+      await t.close();
+    }
+  });
+
+  test('a store that stops answering costs a scrape its wait at most: the process figures are shown, the store figures kept, the failure counted', async () => {
+    // a review: the scrape waited for the stalled store, and the target read as down through a database incident
+    const t = await makeTestApp();
+    const stalled = { value: false };
+    const db = new Kysely<Database>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createIntrospector: (k) => new PostgresIntrospector(k),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+        createDriver: () => {
+          const driver = new DummyDriver();
+          const connection: DatabaseConnection = {
+            executeQuery: <R>(q: CompiledQuery) => (stalled.value ? new Promise<never>(() => {}) : (t.store.db.executeQuery(q) as Promise<QueryResult<R>>)),
+            streamQuery: () => {
+              throw new Error('not used');
+            },
+          };
+          driver.acquireConnection = async () => connection;
+          return driver;
+        },
+      },
+    });
+    const metrics = new Metrics({
+      sources: {
+        db,
+        clock: systemClock,
+        jobQueue: { running: true, stats: async () => ({ queues: {} }) as never },
+        seatMaps: { stats: { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0, gzipSpliced: 0, gzipTemplatesMade: 0, gzipCompressed: 0 } },
+        storeFigures: { enabled: true, maxAgeMs: 0, timeoutMs: 200 },
+      },
+    });
+    try {
+      const before = await metrics.render();
+      assert.equal(sample(before, 'postbook_metrics_collect_errors_total', { source: 'refunds' }), undefined);
+      const refundsBefore = before.split('\n').filter((l) => l.startsWith('postbook_refunds{'));
+      stalled.value = true;
+      const started = performance.now();
+      const during = await metrics.render();
+      assert.ok(performance.now() - started < 3_000, `answered in ${Math.round(performance.now() - started)} ms`);
+      // counted as it happens, shown by the next scrape (the counter is read before the gauges' collections end)
+      assert.ok(sample(await metrics.render(), 'postbook_metrics_collect_errors_total', { source: 'refunds' })! >= 1, 'the failure counted');
+      assert.deepEqual(during.split('\n').filter((l) => l.startsWith('postbook_refunds{')), refundsBefore, 'the last store figures kept');
+      assert.match(during, /^process_resident_memory_bytes /m, 'the process figures shown');
     } finally {
       metrics.close();
       await t.close();

@@ -16,6 +16,7 @@ import { oldestOpenRefunds, refundCallsGivenUp, refundsByStatus } from '../refun
 import { undeliveredEvents } from '../webhooks/metrics.js';
 import type { Database } from '../store/schema.js';
 import type { AutovacuumStats } from '../store/pglite-autovacuum.js';
+import { STORE_PROBE_TIMEOUT_MS, withTimeout } from './health.js';
 
 /** Where the scrape-time figures come from; without it /metrics has only the request figures. */
 export interface MetricSources {
@@ -29,7 +30,7 @@ export interface MetricSources {
    * The store-wide figures (refunds, jobs, webhooks; the same from every process): shown or not, and how long
    * (ms) one read of them is shown before a scrape reads again.
    */
-  storeFigures: { enabled: boolean; maxAgeMs: number };
+  storeFigures: { enabled: boolean; maxAgeMs: number; /** a read's longest wait (default STORE_PROBE_TIMEOUT_MS) */ timeoutMs?: number };
 }
 
 export class Metrics {
@@ -149,7 +150,7 @@ export class Metrics {
 
   private addStoreFigures(src: MetricSources): void {
     const registers = [this.registry];
-    const { maxAgeMs } = src.storeFigures;
+    const { maxAgeMs, timeoutMs = STORE_PROBE_TIMEOUT_MS } = src.storeFigures;
     /**
      * A store read shared by every collection while it runs and for `maxAgeMs` after it (several scrapers, or
      * one scraping every second, cost the store one read each few seconds; the two given-up gauges share one).
@@ -183,7 +184,10 @@ export class Metrics {
         registers,
         async collect() {
           try {
-            const got = await samples();
+            // A stalled store costs a scrape at most the readiness probe's wait, the last samples shown and the
+            // failure counted (a review: the scrape waited with the store, the process figures with it, so the
+            // target read as down through a database incident). The read goes on, shared by the next scrapes.
+            const got = await withTimeout(samples(), timeoutMs, 'the store');
             this.reset();
             for (const [labels, value] of got) this.set(labels, value);
           } catch {
