@@ -183,3 +183,12 @@ setTimeout(() => { logger.info('last words'); process.exit(0); }, 100);
     assert.deepEqual(linesIn(file).map((l) => (JSON.parse(l) as { msg: string }).msg), ['last words']);
   });
 });
+
+test("an error given as { message } is logged with its message (a review: '[object Object]')", () => {
+  const out: string[] = [];
+  const logger = pino(loggerOptions('info'), { write: (line: string) => void out.push(line) });
+  logger.warn({ err: { message: 'connect ECONNREFUSED 127.0.0.1:6379' } }, 'redis connection error');
+  logger.warn({ err: 'plain text' }, 'a string');
+  logger.warn({ err: new Error('an error') }, 'an Error');
+  assert.deepEqual(out.map((l) => (JSON.parse(l) as { err: { message: string } }).err.message), ['connect ECONNREFUSED 127.0.0.1:6379', 'plain text', 'an error']);
+});

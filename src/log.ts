@@ -4,7 +4,11 @@ import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyR
 
 /** Error serializer: type, message, code and stack only. Driver details (row values) stay out. */
 function errSerializer(err: unknown) {
-  if (!(err instanceof Error)) return { message: String(err) };
+  if (!(err instanceof Error)) {
+    // `{ err: { message } }` (the Redis and console warnings' shape) logged "[object Object]": a review
+    const message = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
+    return { message: typeof message === 'string' ? message : String(err) };
+  }
   const e = err as Error & { code?: unknown; constraint?: unknown };
   return { type: e.name, message: e.message, code: e.code, constraint: e.constraint, stack: e.stack };
 }
