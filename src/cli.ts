@@ -151,9 +151,11 @@ async function runWorker(config: Config): Promise<number> {
   }
   logger.info({ store: store.kind, world: world.name, ...(config.sandbox ? { worldTimesAt: world.resolvedAt.toISOString() } : {}), sandbox: config.sandbox, pollSeconds: config.refundPollSeconds }, 'postbook worker is ready');
 
+  // process.on, not once: a second signal during the stop is ignored as the API server does (with once, Node's
+  // default action killed the worker in the middle of its steps: a review)
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
+    process.on('SIGTERM', () => resolve('SIGTERM'));
+    process.on('SIGINT', () => resolve('SIGINT'));
   });
   logger.info({ signal }, 'worker shutting down: finishing the refund steps under way');
   const force = setTimeout(() => {
