@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // Operator command line (`postbook <command>`, from a checkout `npm run cli -- <command>`): the server, the
 // workers, migrations, client credentials, worlds, the sandbox clock, refunds and webhook events. Built on
 // commander: `--help` on every command; a usage error exits 2, a bad configuration or world 78, "not found"

@@ -65,6 +65,9 @@ describe('deploy/: the files of the recipe agree', () => {
     assert.equal(env.SANDBOX, 'false');
     assert.equal(env.WORKERS, 'false');
     assert.match(env.DATABASE_URL!, /^postgres:\/\//);
+    // the units give each API process its PORT, and systemd lets an EnvironmentFile= override Environment= (a review:
+    // every postbook-api@<port> listened on the file's 8080)
+    assert.equal(env.PORT, undefined);
   });
 });
 
@@ -126,6 +129,15 @@ describe('the production recipe on PostgreSQL', { skip: DATABASE_URL ? false : '
     else delete env.REDIS_URL;
     env.PORT = '0'; // each API process on a port of its own (the units give each instance its port)
     for (const [k, v] of Object.entries(env)) assert.doesNotMatch(v, /CHANGE-ME/, `${k} still has its placeholder`);
+  });
+
+  test('the installed `postbook` command (package.json bin) runs as an executable', () => {
+    // a review: dist/cli.js had no #! line, so the shell ran it as a script of its own ("syntax error near '('")
+    const bin = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.postbook!;
+    const file = path.join(install, bin);
+    fs.chmodSync(file, 0o755); // what npm does to a bin at install
+    const help = execFileSync(file, ['--help'], { cwd: install, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    assert.match(help, /worker/);
   });
 
   test('release once, then two web and one worker: both ready, a refund through one API reaches status 1 by the worker', { timeout: 600_000 }, async (ctx) => {
