@@ -47,4 +47,6 @@ export const TRANSPORT_ERRORS = {
   413: ErrorBody,
   415: ErrorBody,
   500: ErrorBody,
+  // a process shutting down that did nothing with the request: send it again (decision 0003)
+  503: ErrorBody,
 } as const;

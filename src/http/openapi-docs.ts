@@ -29,7 +29,7 @@ export const BUSINESS_FAILURE = {
 
 /** The 429 answer of a rate pool (src/ratelimit/pools.ts; README "Status codes", spec 8). */
 const rateRefusal = (summary: string) => ({
-  description: `${summary.replace(/^429: /, '')}. The pools: verify (verify.do, getOffers.do), ancillary (seatAvailability.do, getLuggage.do), pnr (extractPnr.do, pnr/claim.do), search (search.do, per second).`,
+  description: `${summary.replace(/^429: /, '')}. The pools: verify (verify.do, getOffers.do), ancillary (seatAvailability.do, getLuggage.do), pnr (extractPnr.do, pnr/claim.do), search (search.do, per second); auth (any endpoint: too many new credential checks waiting at once).`,
   headers: { 'retry-after': { description: 'seconds until the pool takes this client again', schema: { type: 'integer' } } },
   content: {
     'application/json': {
@@ -41,7 +41,7 @@ const rateRefusal = (summary: string) => ({
           msg: { type: 'string' },
           code: { const: 429 },
           message: { type: 'string' },
-          limitType: { enum: ['verify', 'ancillary', 'pnr', 'search'] },
+          limitType: { enum: ['verify', 'ancillary', 'pnr', 'search', 'auth'] },
           limit: { type: 'integer' },
           retryAfter: { type: 'integer', description: 'seconds' },
         },
@@ -76,9 +76,14 @@ export function addExamples<D extends object>(doc: D): D {
         const requests = examples.filter((e) => e.request !== undefined && e.status === 200);
         if (requests.length > 0) requestMedia.examples = Object.fromEntries(requests.map((e) => [keyOf(e.summary, taken), { summary: e.summary, value: e.request }]));
       }
-      // A refusal of a rate pool (spec 8) comes from the pool in front of the route, not from its schema.
+      // A refusal of a rate pool (spec 8) comes from the pool in front of the route, not from its schema; every
+      // route with client credentials (a 401, not the admin token's /sandbox) may also answer the credential
+      // check's 429 (limitType auth).
       const refusals = examples.filter((e) => e.status === 429);
-      if (refusals.length > 0 && op.responses && !op.responses['429']) op.responses['429'] = rateRefusal(refusals[0]!.summary);
+      const clientCredentials = op.responses?.['401'] !== undefined && !path.startsWith('/sandbox/');
+      if (op.responses && !op.responses['429'] && (refusals.length > 0 || clientCredentials)) {
+        op.responses['429'] = rateRefusal(refusals[0]?.summary ?? '429: too many new credential checks at once');
+      }
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         const media = jsonContent(response);
         if (!media) continue;

@@ -195,11 +195,18 @@ describe('operations endpoints', () => {
     }
   });
 
-  test('the endpoints behind a rate pool (spec 8) show their 429 with its Retry-After, others do not', async () => {
+  test('the endpoints behind a rate pool (spec 8) show their 429 with its Retry-After and examples; every endpoint with client credentials its 429 auth; /sandbox none', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const pooled = ['POST /extractPnr.do', 'POST /pnr/claim.do', 'POST /search.do', 'POST /verify.do', 'POST /getOffers.do', 'POST /seatAvailability.do', 'POST /getLuggage.do'];
     const with429 = operationsOf(doc).filter(([, op]) => op.responses['429']).map(([name]) => name);
-    assert.deepEqual(with429.sort(), [...pooled].sort());
+    const withCredentials = operationsOf(doc).filter(([name, op]) => op.responses['401'] && !name.includes(' /sandbox/')).map(([name]) => name);
+    assert.ok(withCredentials.includes('POST /refund.do') && withCredentials.includes('POST /order.do'), withCredentials.join(' '));
+    assert.deepEqual(with429.sort(), withCredentials.sort(), 'a review: the credential check\'s 429 (limitType auth) was shown for the pooled endpoints only');
+    const refusal = operationsOf(doc).find(([name]) => name === 'POST /refund.do')![1].responses['429']!.content!['application/json']!;
+    assert.ok(JSON.stringify(refusal.schema).includes('"auth"'), 'limitType auth');
+    for (const [name, op] of operationsOf(doc).filter(([k]) => withCredentials.includes(k))) {
+      assert.ok(op.responses['503'], `${name}: the shutdown's 503`);
+    }
     for (const [name, op] of operationsOf(doc).filter(([k]) => pooled.includes(k))) {
       const media = op.responses['429']!.content!['application/json']!;
       assert.deepEqual(invalidExamples(`${name} 429`, media), []);
