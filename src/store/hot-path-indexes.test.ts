@@ -16,6 +16,7 @@ import { STEP_DUE_SQL } from '../refunds/lifecycle.js';
 import { VOID_STEP_DUE_SQL } from '../voids/lifecycle.js';
 import { offerSubmissionsSql, submissionsSql, type NewSubmission, type OfferSubmission } from '../refunds/submit.js';
 import type { PricedQuote } from '../refunds/pricing.js';
+import { paidOrdersQuery } from '../ratelimit/look-to-book.js';
 import type { Database, OrderRow } from './schema.js';
 
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds', 'webhook_events', 'void_orders'];
@@ -68,6 +69,11 @@ function listSubmissions(client: string) {
     expiresAt: new Date(),
   }));
   return submissionsSql(batch).compile(compiler);
+}
+
+/** look-to-book's count of a client's paid orders, as src/ratelimit/look-to-book.ts sends it. */
+function paidOrders(client: string) {
+  return paidOrdersQuery(compiler, client, Date.now()).compile();
 }
 
 describe('hot-path indexes', () => {
@@ -125,6 +131,8 @@ describe('hot-path indexes', () => {
     // the refunds' sweep, every second of every process with workers, and again after each batch (decisions 0034, 0035)
     ['refund sweep: the first batch of due submissions and looks', STEP_DUE_SQL, () => [new Date(), '-infinity', '', 25]],
     ['refund sweep: the batch after another', STEP_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HR1500', 25]],
+    // look-to-book's paid orders of a client, every 30 s per client over its threshold (migration 0039)
+    ['look-to-book: a client\'s orders paid in the last day', paidOrders(client).sql, () => [...paidOrders(client).parameters]],
     // the voids' sweep, beside the refunds' (decision 0045)
     ['void sweep: the first page of due submissions and looks', VOID_STEP_DUE_SQL, () => [new Date(), '-infinity', '', 25]],
     ['void sweep: the page after another', VOID_STEP_DUE_SQL, () => [new Date(), new Date(Date.now() - 60_000), 'HV1500', 25]],

@@ -37,6 +37,7 @@ import * as m0035 from './migrations/0035_sandbox_ticket_numbers.js';
 import * as m0036 from './migrations/0036_hold_release_retries.js';
 import * as m0037 from './migrations/0037_booking_session_retention.js';
 import * as m0038 from './migrations/0038_console_case_by_refund.js';
+import * as m0039 from './migrations/0039_orders_paid_by_client.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0036_hold_release_retries': m0036,
   '0037_booking_session_retention': m0037,
   '0038_console_case_by_refund': m0038,
+  '0039_orders_paid_by_client': m0039,
 };
 
 class StaticProvider implements MigrationProvider {
