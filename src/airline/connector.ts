@@ -386,8 +386,19 @@ export interface SearchQuery {
   retFlights?: string[][];
 }
 
-/** A journey's flight numbers as SearchQuery's outFlights/retFlights name them ("XS101,XS205"). */
-export const journeyKey = (flightNumbers: readonly string[]) => flightNumbers.map((n) => n.trim().toUpperCase()).join(',');
+/**
+ * A journey's flight numbers as SearchQuery's outFlights/retFlights name them ("XS101,XS205"): upper case, the
+ * number without leading zeros ("XS0061" and "XS61" are one flight, as verify.do and getOffers.do read them; a
+ * review found search.do's filters comparing them as text).
+ */
+export const journeyKey = (flightNumbers: readonly string[]) =>
+  flightNumbers
+    .map((n) => {
+      const fn = n.trim().toUpperCase();
+      const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
+      return m ? `${m[1]}${Number(m[2])}` : fn;
+    })
+    .join(',');
 
 /** Shortest and longest change of flights in a one-stop connection (docs/decisions/0021). */
 export const CONNECTION_MINUTES = { min: 60, max: 720 } as const;

@@ -1,7 +1,7 @@
 // search.do and verify.do: the airline prices an itinerary; postbook keeps it as a routingIdentifier or a
 // sessionId for the later steps (getOffers.do, the third pricing call, is offers.ts).
 import { DateTime } from 'luxon';
-import { CONNECTION_MINUTES, journeyKey, type AirlineSegment, type BookingConnector, type FlightRef, type PricedItinerary, type SearchQuery } from '../airline/connector.js';
+import { CONNECTION_MINUTES, journeyKey, type AirlineSegment, type BookingConnector, type CallOptions, type FlightRef, type PricedItinerary, type SearchQuery } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
@@ -104,7 +104,8 @@ export async function search(deps: BookingDeps, clientId: string, req: SearchReq
   const arrAirports = placeOf(connectors, 'to', given(req.toCity), given(req.toAirport));
 
   const flightsOf = (list: string[] | null | undefined) => (list?.length ? list.map((n) => n.split(',').map((x) => x.trim().toUpperCase())) : undefined);
-  const [outFlights, retFlights] = [flightsOf(req.fromFlightNumbers), flightsOf(req.retFlightNumbers)];
+  // a one-way search has no return to filter: its retFlightNumbers are ignored (they made every routing 114: a review)
+  const [outFlights, retFlights] = [flightsOf(req.fromFlightNumbers), retDate ? flightsOf(req.retFlightNumbers) : undefined];
   // The airline is asked for the caller's carriers and flights, not for everything (a review: its cut to its first
   // answers came before our filters, and a failing carrier the caller did not ask for failed the search)
   const q: SearchQuery = {
@@ -188,13 +189,13 @@ async function reprice(
   deps: BookingDeps,
   flights: Array<{ flight: FlightRef; direction: 'out' | 'ret'; fareFamily?: string | null }>,
   cabinClass: number,
-  budgetMs: number | null,
+  opts: CallOptions,
   namedByCaller = false,
 ) {
   const carrier = flights[0]!.flight.carrier;
   if (flights.some((f) => f.flight.carrier !== carrier)) throw new ApiError(S.VERIFY_ILLEGAL, 'every segment must be of one carrier');
   const b = bookingOf(deps.airlines, carrier, S.VERIFY_AIRLINE_CLOSED);
-  const priced = await airline(() => b.price(carrier, flights, cabinClass, callOpts(budgetMs)), { timeout: S.VERIFY_TIMEOUT });
+  const priced = await airline(() => b.price(carrier, flights, cabinClass, opts), { timeout: S.VERIFY_TIMEOUT });
   if (!priced) throw new ApiError(S.VERIFY_FLIGHT_UNAVAILABLE, 'the flight is no longer available');
   const problem = namedByCaller ? journeyProblem(priced.segments) : null;
   if (problem) throw new ApiError(S.VERIFY_ILLEGAL, `these flights make no itinerary search.do offers: ${problem}`);
@@ -272,6 +273,8 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
   const now = deps.clock.now();
   const budget = req.maxResponseTime ?? null;
   if (budget !== null && budget <= 0) throw new ApiError(S.VERIFY_ILLEGAL, 'maxResponseTime must be a positive number of milliseconds');
+  // One budget for the request's airline calls (a review: the second call, by number and date alone, had its own)
+  const opts = callOpts(budget);
   const routingIdentifier = given(req.routingIdentifier);
   let it: ChainItinerary;
   let before: ChainItinerary;
@@ -285,7 +288,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     // Asked with the routing's airports (the legs of a through flight share its number and date), then, when that
     // finds nothing, by number and date alone: a flight whose airport changed is then told by 213 below, not taken
     // for a flight gone (207; reviews)
-    const ask = (ref: (s: ChainSegment) => FlightRef) => reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: ref(s), fareFamily: s.fareFamily })), before.cabinClass, budget);
+    const ask = (ref: (s: ChainSegment) => FlightRef) => reprice(deps, before.segments.map((s) => ({ direction: s.direction, flight: ref(s), fareFamily: s.fareFamily })), before.cabinClass, opts);
     try {
       it = await ask(flightRefOf);
     } catch (err) {
@@ -301,7 +304,7 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
     if (it.segments.some((s, i) => s.fareFamily !== before.segments[i]!.fareFamily)) throw new ApiError(S.VERIFY_FARE_FAMILY_SOLD_OUT, 'the fare family of this routing is sold out');
   } else if (req.outboundSegments?.length) {
     pax = paxCountsOf(req, S.VERIFY_ILLEGAL, 1);
-    it = await reprice(deps, [...segmentRefsOf(req.outboundSegments, 'out', S.VERIFY_ILLEGAL), ...segmentRefsOf(req.inboundSegments ?? [], 'ret', S.VERIFY_ILLEGAL)], 1, budget, true);
+    it = await reprice(deps, [...segmentRefsOf(req.outboundSegments, 'out', S.VERIFY_ILLEGAL), ...segmentRefsOf(req.inboundSegments ?? [], 'ret', S.VERIFY_ILLEGAL)], 1, opts, true);
     before = it;
   } else {
     throw new ApiError(S.VERIFY_ILLEGAL, 'send routingIdentifier, or outboundSegments');

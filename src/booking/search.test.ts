@@ -111,6 +111,10 @@ describe('search.do and verify.do (original shapes)', () => {
     // fromFlightNumbers names a connection by its flight numbers joined with a comma
     const only = await search({ fromCity: 'JKT', toCity: 'DPS', fromDate: date('sub-dps'), fromFlightNumbers: ['XS771,XS781'] });
     assert.deepEqual(routingsOf(only).map((r) => r.fromSegments.length), [2]);
+    // zero-padded as verify.do and getOffers.do read them; a one-way search's retFlightNumbers ignored (a review: 114 each)
+    const padded = await search({ fromCity: 'JKT', toCity: 'DPS', fromDate: date('sub-dps'), fromFlightNumbers: ['xs0771, XS00781'], retFlightNumbers: ['XS999'] });
+    assert.equal(padded.body.status, 0, String(padded.body.msg));
+    assert.deepEqual(routingsOf(padded).map((r) => r.fromSegments.map((x) => x.flightNumber)), [['XS771', 'XS781']]);
   });
 
   test('plan §8.0: "" is absent; tripType and counts as integers or strings', async () => {
@@ -286,6 +290,16 @@ describe('search.do and verify.do (original shapes)', () => {
     try {
       const res = await call(t.app, '/verify.do', { routingIdentifier: rerouted.routingIdentifier });
       assert.equal(res.body.status, 213, String(res.body.msg));
+      // the two airline calls share one maxResponseTime (a review: the second had a budget of its own, 2× the wait)
+      const xs = t.world.airlines.get('XS')!;
+      const behaviour = xs.behaviour;
+      xs.behaviour = { latencyMs: 300 };
+      try {
+        const slow = await call(t.app, '/verify.do', { routingIdentifier: rerouted.routingIdentifier, maxResponseTime: 450 });
+        assert.equal(slow.body.status, 205, String(slow.body.msg));
+      } finally {
+        xs.behaviour = behaviour;
+      }
     } finally {
       late.from = 'SUB';
     }
