@@ -327,6 +327,8 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
 
     const ret = (await call(t.app, '/search.do', { ...body, tripType: '2', retDate: depDate(t, 'xf-ret'), includeMultipleFareFamily: true })).body.routings as R[];
     assert.deepEqual(ret.map((r) => [r.fromSegments[0]!.fareFamily, r.adultPrice]), [['LIGHT', 400], ['FLEX', 600]], 'a return: the families both flights sell');
+    // decision 0021 (amended): what one passenger pays of XF's fee per ticket (0 before: only PER_PAX was shown)
+    assert.deepEqual(ret.map((r) => (r as unknown as { transactionFeePerPax: number }).transactionFeePerPax), [2, 2]);
     assert.deepEqual(ret.map((r) => r.rule.serviceElements), [[{ hasFreeSeat: 0, hasFreeMeal: 0 }, { hasFreeSeat: 0, hasFreeMeal: 0 }], [{ hasFreeSeat: 1, hasFreeMeal: 1 }, { hasFreeSeat: 1, hasFreeMeal: 1 }]], 'one per direction');
   });
 

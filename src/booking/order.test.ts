@@ -50,7 +50,8 @@ describe('booking chain statuses', () => {
     assert.equal((await call(t.app, '/verify.do', { adultNum: 1, infantNum: 2, outboundSegments: [verifySeg(t, 'bk-narrow')] })).body.status, 212);
     assert.equal((await call(t.app, '/verify.do', { adultNum: 0, outboundSegments: [verifySeg(t, 'bk-narrow')] })).body.status, 212);
     const fee = await call(t.app, '/verify.do', { outboundSegments: [verifySeg(t, 'bk-route-ok')] });
-    assert.deepEqual([(fee.body.routing as { transactionFee: number }).transactionFee, (fee.body.routing as { transactionFeeMode: string }).transactionFeeMode], [5, 'PER_BOOKING']);
+    const routing = fee.body.routing as { transactionFee: number; transactionFeeMode: string; transactionFeePerPax: number };
+    assert.deepEqual([routing.transactionFee, routing.transactionFeeMode, routing.transactionFeePerPax], [5, 'PER_BOOKING', 0], 'a fee per booking: no passenger pays it alone');
   });
 
   test('order.do: 301 session, 302/312 passenger counts, 309 codes, 320 missing seat, infants get no seat', async () => {

@@ -53,6 +53,23 @@ function details(fare: number, tax: number) {
   ];
 }
 
+/**
+ * The deprecated `transactionFeePerPax`: what one passenger pays of the fee (order.do charges feeMinorOf) — the fee
+ * per passenger or per ticket (one ticket a passenger), times the segments per segment; 0 for a fee per booking,
+ * which no passenger pays alone (amended 2026-12-02, a review: 0 for every mode but PER_PAX under-quoted callers
+ * that add it to adultPrice + adultTax, as the original's notes do).
+ */
+function feePerPax(it: ChainItinerary, fee: number): number {
+  switch (it.price.feeMode) {
+    case 'PER_BOOKING':
+      return 0;
+    case 'PER_SEGMENT':
+      return toAmount(it.price.feeMinor * it.segments.length, it.price.currency);
+    default:
+      return fee;
+  }
+}
+
 export function fullRoutingOf(
   it: ChainItinerary,
   routingIdentifier: string,
@@ -83,7 +100,7 @@ export function fullRoutingOf(
     infantDetails: details(infantPrice, infantTax),
     infantAllowed: infants,
     childMandatorySeatingFee: null,
-    transactionFeePerPax: it.price.feeMode === 'PER_PAX' ? fee : 0,
+    transactionFeePerPax: feePerPax(it, fee),
     transactionFee: fee,
     transactionFeeMode: it.price.feeMode,
     fromSegments: segments('out'),
