@@ -39,7 +39,8 @@ import * as m0037 from './migrations/0037_booking_session_retention.js';
 import * as m0038 from './migrations/0038_console_case_by_refund.js';
 import * as m0039 from './migrations/0039_orders_paid_by_client.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+/** Every migration by name, in order (exported for the tests of an upgrade from an older schema). */
+export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_refunds': m0002,
   '0003_sandbox_airline': m0003,
