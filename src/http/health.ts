@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { AppDeps } from '../deps.js';
 import { migrationState } from '../store/migrate.js';
+import { ProbeTimeout, STORE_PROBE_TIMEOUT_MS, withTimeout } from './probe-timeout.js';
 
 export interface ReadinessCheck {
   ok: boolean;
@@ -19,21 +20,6 @@ export interface Readiness {
 
 /** The least time between two log lines of a failing readiness probe (load balancers poll every few seconds). */
 export const READINESS_LOG_MS = 60_000;
-
-/** How long the store may take to answer `select 1` before the process counts as not ready. */
-export const STORE_PROBE_TIMEOUT_MS = 2_000;
-
-/** A probe that timed out says so; any other failure is named by its code only, its text to the log. */
-class ProbeTimeout extends Error {}
-
-/** `work`, or a rejection once `ms` have passed (the work itself goes on: a driver's query cannot be taken back). */
-export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProbeTimeout(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 export async function readiness(deps: Pick<AppDeps, 'db' | 'jobQueue'>, log?: (err: unknown) => void): Promise<Readiness> {
   // /readyz needs no credentials: a driver's own text (a host name, an address, a database role) stays in the log

@@ -16,7 +16,7 @@ import { oldestOpenRefunds, refundCallsGivenUp, refundsByStatus } from '../refun
 import { undeliveredEvents } from '../webhooks/metrics.js';
 import type { Database } from '../store/schema.js';
 import type { AutovacuumStats } from '../store/pglite-autovacuum.js';
-import { STORE_PROBE_TIMEOUT_MS, withTimeout } from './health.js';
+import { STORE_PROBE_TIMEOUT_MS, withTimeout } from './probe-timeout.js';
 
 /** Where the scrape-time figures come from; without it /metrics has only the request figures. */
 export interface MetricSources {
