@@ -100,4 +100,43 @@ describe('Idempotency-Key: a request whose key was taken over', () => {
     await assert.rejects(idem.run({ ...args('k-acted2'), mayHaveActed: true }, async () => assert.fail('failed'), final));
     await assert.rejects(idem.run({ ...args('k-acted2'), body: { n: 2 } }, async () => assert.fail('not run'), final), /different request body/);
   });
+
+  test('a take-over that fails in turn hands the note and the first claim time on to the next retry (found by a review: wiped at the take-over, the next order.do booked a second order, and refund.do kept 813 for its refund)', async () => {
+    const firstClaim = clock.now();
+    // the first request notes what it made (order.do: its order number), then fails
+    await assert.rejects(
+      idem.run(args('k-twice'), async (progress) => {
+        await progress.note({ orderNo: 'O-1' });
+        throw new Error('the answer could not be read');
+      }, final),
+    );
+    clock.advance(1_000);
+    const seen: Array<{ previous: unknown; resumedFrom: Date | null }> = [];
+    // its first retry takes the key over, sees the note, and fails before writing anything
+    await assert.rejects(
+      idem.run(args('k-twice'), async (progress) => {
+        seen.push({ previous: progress.previous, resumedFrom: progress.resumedFrom });
+        throw new Error('the store still failing');
+      }, final),
+    );
+    clock.advance(1_000);
+    const retry = await idem.run(args('k-twice'), async (progress) => {
+      seen.push({ previous: progress.previous, resumedFrom: progress.resumedFrom });
+      return { httpStatus: 200, body: { status: 0, orderNo: 'O-1' } };
+    }, final);
+    assert.deepEqual(retry.body, { status: 0, orderNo: 'O-1' });
+    assert.deepEqual(seen.map((x) => x.previous), [{ orderNo: 'O-1' }, { orderNo: 'O-1' }]);
+    for (const x of seen) {
+      const after = x.resumedFrom!.getTime() - firstClaim.getTime();
+      assert.ok(after >= 0 && after < 1_000, `the first request's claim, not a retry's: ${after} ms after it`);
+    }
+    assert.deepEqual(await stored('k-twice'), { http_status: 200, response: { status: 0, orderNo: 'O-1' } });
+    // an expired key is new again: nothing of its earlier life
+    await assert.rejects(idem.run({ ...args('k-old'), mayHaveActed: true }, async () => assert.fail('failed after acting'), final));
+    clock.advance(25 * 3_600_000);
+    await idem.run(args('k-old'), async (progress) => {
+      assert.deepEqual([progress.previous, progress.resumedFrom], [null, null]);
+      return { httpStatus: 200, body: { status: 0 } };
+    }, final);
+  });
 });

@@ -7,7 +7,7 @@
 // deletes the row. Times are the service clock's, so moving the sandbox clock expires keys too.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { AuthenticatedClient } from '../clients/auth.js';
 import type { Database } from '../store/schema.js';
 import type { Clock } from '../clock.js';
@@ -106,7 +106,9 @@ export class Idempotency {
       await new Promise((r) => setTimeout(r, 50));
     }
     const claimed = taken.at;
-    let noted = false;
+    // A note taken over from an abandoned request counts as this request's own: should it fail too, the row is
+    // abandoned again with the note, not released (a review: released, the next retry booked a second order).
+    let noted = taken.previous !== null && taken.previous !== undefined;
     const progress: KeyProgress = {
       previous: taken.previous,
       resumedFrom: taken.resumedFrom,
@@ -165,15 +167,26 @@ export class Idempotency {
     // noted on it is handed to the one taking it over.
     const held = await this.db
       .selectFrom('idempotency_keys')
-      .select(['http_status', 'response', 'created_at'])
+      .select(['http_status', 'created_at'])
       .where('client_id', '=', w.clientId)
       .where('endpoint', '=', w.endpoint)
       .where('idem_key', '=', w.key)
       .executeTakeFirst();
     if (!held) return null;
+    // An abandoned request's row (pending or abandoned, not expired) keeps its note and its first claim time through
+    // the take-over, in the statement itself; an expired key is new again: nothing of its earlier life is handed on
+    // (a review: the take-over wiped both, so a retry that failed in turn left the next one nothing — a second order,
+    // or refund.do's 813 kept for 24 h where it had made the refund).
+    const earlierLife = sql<boolean>`http_status in (${sql.lit(PENDING)}, ${sql.lit(ABANDONED)}) and created_at > ${this.expiredBefore(now)}`;
     const takenOver = await this.db
       .updateTable('idempotency_keys')
-      .set({ request_hash: w.requestHash, http_status: PENDING, response: 'null', created_at: now } as never)
+      .set({
+        request_hash: w.requestHash,
+        http_status: PENDING,
+        response: sql`case when ${earlierLife} then response else 'null'::jsonb end`,
+        resumed_from: sql`case when ${earlierLife} then coalesce(resumed_from, created_at) end`,
+        created_at: now,
+      } as never)
       .where('client_id', '=', w.clientId)
       .where('endpoint', '=', w.endpoint)
       .where('idem_key', '=', w.key)
@@ -186,11 +199,10 @@ export class Idempotency {
         ]),
       )
       .where('created_at', '=', held.created_at)
+      .returning(['response', 'resumed_from'])
       .executeTakeFirst();
-    if (takenOver.numUpdatedRows === 0n) return null;
-    // an expired key is new again: nothing of its earlier life is handed on
-    const abandoned = (held.http_status === PENDING || held.http_status === ABANDONED) && held.created_at > this.expiredBefore(now);
-    return { at: now, previous: abandoned ? held.response : null, resumedFrom: abandoned ? held.created_at : null };
+    if (!takenOver) return null;
+    return { at: now, previous: takenOver.resumed_from === null ? null : takenOver.response, resumedFrom: takenOver.resumed_from };
   }
 
   /** This request's own pending row, with its note, made one a retry of the same request takes over at once. */

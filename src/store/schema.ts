@@ -138,6 +138,8 @@ export interface IdempotencyKeysTable {
   http_status: number;
   response: Json<unknown>;
   created_at: CreatedAt;
+  /** The key's first claim, kept through take-overs of an abandoned request (migration 0040); null before one. */
+  resumed_from: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export type RefundReasonCode = '0' | '1' | '4';
