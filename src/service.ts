@@ -1,6 +1,7 @@
 // Assembles a running service: `assembleService` is the one wiring (seeding, airline connectors, refund
 // workers, rate pools, the app) that both the server (`createService`, from configuration) and the test
 // harness (src/test-support/app.ts, with a test world and store) call, so the tests run the production wiring.
+import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from './store/schema.js';
@@ -136,6 +137,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
     const pools = parts.pools ?? createRatePools({ redis, log, defaults: { ...DEFAULT_POOL_LIMITS, pnrPerMinute: config.pnrPerMinute } });
     const lookToBook = parts.lookToBook ?? createLookToBook({ db: store.db, clock, redis, log });
     const app = await buildApp({ config, store, airlines, clock, world, logger: log, refundScheduler: workers.lifecycle.scheduler, voidScheduler: workers.voids.scheduler, webhooks: webhooks.registry, jobQueue: workers.queue, sandboxClock, pools, lookToBook });
+    const connections = trackConnections(app);
     return {
       app,
       store,
@@ -145,7 +147,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
       orderExpiry,
       webhooks: deliverer,
       async close() {
-        await drainRequests(app, config.shutdownGraceMs, log);
+        await drainRequests(app, config.shutdownGraceMs, log, connections);
         sandboxClock?.stop();
         worldFollower?.stop();
         // side by side: a delivery's time-out and the workers' STOP_GRACE_MS, not one after the other
@@ -162,12 +164,13 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
 }
 
 /**
- * Stops taking requests and waits for those in flight, for up to `graceMs`; then closes the connections still
- * open and goes on. Fastify's close waits for every connection it does not count as idle, and one that has sent
- * nothing or half its headers never ends (a review: such a connection held the shutdown until the force timer,
- * whose exit skipped the workers' stop and the store's close).
+ * Stops taking requests and waits for those in flight. Fastify's close waits for every connection it does not count
+ * as idle, and one that has sent nothing or half its headers never ends (a review: such a connection held the
+ * shutdown until the force timer, whose exit skipped the workers' stop and the store's close). At `graceMs` the
+ * connections without a request in a handler are closed; those with one are waited for (a diff review: closing them
+ * too cut off an order.do waiting for its airline, whose handler then met a closed store), bounded by the force timer.
  */
-async function drainRequests(app: FastifyInstance, graceMs: number, log: FastifyBaseLogger): Promise<void> {
+async function drainRequests(app: FastifyInstance, graceMs: number, log: FastifyBaseLogger, connections: ReadonlySet<Socket>): Promise<void> {
   const closed = app.close();
   let timer: NodeJS.Timeout | undefined;
   const over = new Promise<boolean>((resolve) => {
@@ -176,10 +179,31 @@ async function drainRequests(app: FastifyInstance, graceMs: number, log: Fastify
   const timedOut = await Promise.race([closed.then(() => false), over]);
   clearTimeout(timer);
   if (timedOut) {
-    log.warn({ graceMs }, 'requests still open after SHUTDOWN_GRACE_MS: closing their connections');
-    app.server.closeAllConnections();
+    let cut = 0;
+    let waited = 0;
+    for (const socket of connections) {
+      // a socket's response object is assigned once its request's headers are read (Node's http server): none, and
+      // the request never reached a handler
+      if ((socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+        waited++;
+      } else {
+        socket.destroy();
+        cut++;
+      }
+    }
+    log.warn({ graceMs, cut, waited }, 'connections still open after SHUTDOWN_GRACE_MS: those without a request in a handler closed');
   }
   await closed;
+}
+
+/** The server's open connections, from its 'connection' event (one listener per connection, not per request). */
+function trackConnections(app: FastifyInstance): Set<Socket> {
+  const open = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  return open;
 }
 
 export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {

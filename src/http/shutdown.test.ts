@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import { makeTestApp } from '../test-support/app.js';
+import { authHeaders, makeTestApp } from '../test-support/app.js';
+import { verifySeg } from '../test-support/booking.js';
 
 /** Everything the server sends on the socket until it closes it. */
 function readAll(socket: net.Socket): Promise<string> {
@@ -92,4 +93,22 @@ test('a connection that never completes its request holds the drain for SHUTDOWN
   assert.equal(outcome, 'closed');
   assert.ok(performance.now() - started >= 250, 'the grace was given');
   await ended;
+});
+
+test('a request in its handler when SHUTDOWN_GRACE_MS ends is answered, and the shutdown then goes on (a diff review: its connection was cut and its handler met a closed store)', async () => {
+  const t = await makeTestApp({ env: { SHUTDOWN_GRACE_MS: '200' } });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as net.AddressInfo;
+  t.world.airlines.get('XS')!.behaviour = { latencyMs: 800 }; // the airline answers after the grace
+  const answer = fetch(`http://127.0.0.1:${port}/verify.do`, {
+    method: 'POST',
+    headers: { ...authHeaders(), 'content-type': 'application/json' },
+    body: JSON.stringify({ outboundSegments: [verifySeg(t, 'out')] }),
+  });
+  await sleep(150);
+  const closed = t.close();
+  const res = await answer;
+  assert.equal(res.status, 200);
+  assert.equal(((await res.json()) as { status: number }).status, 0);
+  await closed;
 });
