@@ -283,9 +283,9 @@ export function paidOrdersQuery(db: Kysely<Database>, clientId: string, now: num
     .selectFrom('orders')
     .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
     .where('client_id', '=', clientId)
-    // literals, not parameters: the partial index's predicate must match a generic plan too
+    // a literal, not a parameter: the partial index's predicate must match a generic plan too
     .where('source', '=', sql.lit('booking'))
-    .where('status', '=', sql.lit('2'))
+    .where('status', '=', '2')
     .where('ticketed_at', '>', new Date(now - DAY_MS))
     .where('ticketed_at', '<=', new Date(now));
 }
