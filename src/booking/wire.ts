@@ -94,7 +94,7 @@ export const FullRouting = Type.Object({
   infantDetails: OrNull(Type.Array(PriceItem)),
   infantAllowed: OrNull(Type.Boolean()),
   childMandatorySeatingFee: OrNull(Type.Number()),
-  transactionFeePerPax: Type.Number({ description: 'deprecated: the fee per passenger when the mode is PER_PAX, else 0' }),
+  transactionFeePerPax: Type.Number({ description: 'deprecated: what one passenger pays of the fee — the fee for PER_PAX and PER_TICKET, the fee × segments for PER_SEGMENT, 0 for PER_BOOKING' }),
   transactionFee: Type.Number(),
   transactionFeeMode: Type.Union([Type.Literal('PER_SEGMENT'), Type.Literal('PER_TICKET'), Type.Literal('PER_PAX'), Type.Literal('PER_BOOKING')]),
   fromSegments: Type.Array(RoutingSegment),

@@ -283,7 +283,7 @@ describe('/metrics: METRICS_TOKEN, METRICS_STORE_FIGURES and METRICS_STORE_SECON
     }
   });
 
-  test('a store that stops answering costs a scrape its wait at most: the process figures are shown, the store figures kept, the failure counted', async () => {
+  test('a store that stops answering costs a scrape its wait at most: the process figures are shown, the store figures kept, the failure counted', { timeout: 20_000 }, async () => {
     // a review: the scrape waited for the stalled store, and the target read as down through a database incident
     const t = await makeTestApp();
     const stalled = { value: false };

@@ -1087,7 +1087,7 @@ export interface VerifyResponse {
     infantAllowed: boolean | null;
     childMandatorySeatingFee: number | null;
     /**
-     * deprecated: the fee per passenger when the mode is PER_PAX, else 0
+     * deprecated: what one passenger pays of the fee — the fee for PER_PAX and PER_TICKET, the fee × segments for PER_SEGMENT, 0 for PER_BOOKING
      */
     transactionFeePerPax: number;
     transactionFee: number;
@@ -1694,7 +1694,7 @@ export interface SearchResponse {
         infantAllowed: boolean | null;
         childMandatorySeatingFee: number | null;
         /**
-         * deprecated: the fee per passenger when the mode is PER_PAX, else 0
+         * deprecated: what one passenger pays of the fee — the fee for PER_PAX and PER_TICKET, the fee × segments for PER_SEGMENT, 0 for PER_BOOKING
          */
         transactionFeePerPax: number;
         transactionFee: number;
@@ -2028,7 +2028,7 @@ export interface OrderResponse {
     infantAllowed: boolean | null;
     childMandatorySeatingFee: number | null;
     /**
-     * deprecated: the fee per passenger when the mode is PER_PAX, else 0
+     * deprecated: what one passenger pays of the fee — the fee for PER_PAX and PER_TICKET, the fee × segments for PER_SEGMENT, 0 for PER_BOOKING
      */
     transactionFeePerPax: number;
     transactionFee: number;
@@ -2437,7 +2437,7 @@ export interface QueryOrderDetailsResponse {
     infantAllowed: boolean | null;
     childMandatorySeatingFee: number | null;
     /**
-     * deprecated: the fee per passenger when the mode is PER_PAX, else 0
+     * deprecated: what one passenger pays of the fee — the fee for PER_PAX and PER_TICKET, the fee × segments for PER_SEGMENT, 0 for PER_BOOKING
      */
     transactionFeePerPax: number;
     transactionFee: number;
