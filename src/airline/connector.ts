@@ -387,18 +387,22 @@ export interface SearchQuery {
 }
 
 /**
+ * A flight number in one comparable form: carrier prefix added when missing, leading zeros dropped
+ * ("0201" with XS → XS201, "XS0201" → XS201). Callers send either form.
+ */
+export function normalizeFlightNumber(carrier: string, flightNumber: string): string {
+  const fn = flightNumber.toUpperCase();
+  if (/^\d+$/.test(fn)) return `${carrier.toUpperCase()}${Number(fn)}`;
+  const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
+  return m ? `${m[1]}${Number(m[2])}` : fn;
+}
+
+/**
  * A journey's flight numbers as SearchQuery's outFlights/retFlights name them ("XS101,XS205"): upper case, the
  * number without leading zeros ("XS0061" and "XS61" are one flight, as verify.do and getOffers.do read them; a
  * review found search.do's filters comparing them as text).
  */
-export const journeyKey = (flightNumbers: readonly string[]) =>
-  flightNumbers
-    .map((n) => {
-      const fn = n.trim().toUpperCase();
-      const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
-      return m ? `${m[1]}${Number(m[2])}` : fn;
-    })
-    .join(',');
+export const journeyKey = (flightNumbers: readonly string[]) => flightNumbers.map((n) => normalizeFlightNumber('', n.trim())).join(',');
 
 /** Shortest and longest change of flights in a one-stop connection (docs/decisions/0021). */
 export const CONNECTION_MINUTES = { min: 60, max: 720 } as const;

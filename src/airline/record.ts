@@ -14,18 +14,6 @@ export function recordPrice(record: AirlineRecord): { currency: string; minor: n
   return { currency, minor };
 }
 
-
-/**
- * A flight number in one comparable form: carrier prefix added when missing, leading zeros dropped
- * ("0201" with XS → XS201, "XS0201" → XS201). Callers send either form.
- */
-export function normalizeFlightNumber(carrier: string, flightNumber: string): string {
-  const fn = flightNumber.toUpperCase();
-  if (/^\d+$/.test(fn)) return `${carrier.toUpperCase()}${Number(fn)}`;
-  const m = /^([A-Z0-9]{2})(\d+)$/.exec(fn);
-  return m ? `${m[1]}${Number(m[2])}` : fn;
-}
-
 const DATE_SETTERS = Object.getOwnPropertyNames(Date.prototype).filter((k) => k.startsWith('set')) as Array<keyof Date>;
 function refuseChange(): never {
   throw new TypeError('an airline record is immutable: copy it (structuredClone) to change it');

@@ -1,8 +1,7 @@
 // pnr/claim.do: verify a booking made elsewhere against the airline record and create an order for the
 // calling client (spec 2.14, 4.6; docs/architecture.md "Airline records").
 import type { Kysely } from 'kysely';
-import type { AirlineDirectory, AirlineRecord, AirlineSegment } from '../airline/connector.js';
-import { normalizeFlightNumber } from '../airline/record.js';
+import { normalizeFlightNumber, type AirlineDirectory, type AirlineRecord, type AirlineSegment } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { findOrderByRecord, insertOrderFromRecord, newOrderNo } from '../orders/orders.js';

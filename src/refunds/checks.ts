@@ -1,11 +1,10 @@
 // The refund checks, in the order of docs/architecture.md "Refund checks and their codes", after shape (810), order (801/824).
 // Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
 import { DateTime } from 'luxon';
-import type { AirlineRefundTerms } from '../airline/connector.js';
+import { normalizeFlightNumber, type AirlineRefundTerms } from '../airline/connector.js';
 import { departureInstant, minutesBetween, type RefundReason } from './engine/index.js';
 import { ApiError } from '../errors.js';
 import { normalizeName } from '../pnr/records.js';
-import { normalizeFlightNumber } from '../airline/record.js';
 import type { OrderContext, PaxRow, SegmentRow, TicketRow } from './context.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem } from './wire.js';

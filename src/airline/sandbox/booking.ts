@@ -23,13 +23,14 @@ import {
   type RepricedSeat,
   type SearchQuery,
   journeyKey,
+  normalizeFlightNumber,
   type SeatMapAnswer,
   type SeatMapCabin,
   type SeatOutcome,
   CONNECTION_MINUTES,
 } from '../connector.js';
 import { airportsForCode } from './cities.js';
-import { normalizeFlightNumber, recordPrice } from '../record.js';
+import { recordPrice } from '../record.js';
 import { BoundedMap } from '../../bounded-map.js';
 import type { Clock } from '../../clock.js';
 import { toMinor } from '../../money/money.js';
