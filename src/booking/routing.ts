@@ -4,7 +4,7 @@
 import { DateTime } from 'luxon';
 import type { FareFamilyTerms } from '../airline/connector.js';
 import { toAmount } from '../money/money.js';
-import { routingSegmentOf, type ChainItinerary } from './sessions.js';
+import { feeMinorOf, routingSegmentOf, type ChainItinerary } from './sessions.js';
 import type { FullRouting } from './wire.js';
 
 /** The one segment mapper lives in sessions.ts (below this module); re-exported for the routing's readers. */
@@ -59,15 +59,8 @@ function details(fare: number, tax: number) {
  * which no passenger pays alone (amended 2026-12-02, a review: 0 for every mode but PER_PAX under-quoted callers
  * that add it to adultPrice + adultTax, as the original's notes do).
  */
-function feePerPax(it: ChainItinerary, fee: number): number {
-  switch (it.price.feeMode) {
-    case 'PER_BOOKING':
-      return 0;
-    case 'PER_SEGMENT':
-      return toAmount(it.price.feeMinor * it.segments.length, it.price.currency);
-    default:
-      return fee;
-  }
+function feePerPax(it: ChainItinerary): number {
+  return it.price.feeMode === 'PER_BOOKING' ? 0 : toAmount(feeMinorOf(it, { adults: 1, children: 0, infants: 0 }), it.price.currency);
 }
 
 export function fullRoutingOf(
@@ -100,7 +93,7 @@ export function fullRoutingOf(
     infantDetails: details(infantPrice, infantTax),
     infantAllowed: infants,
     childMandatorySeatingFee: null,
-    transactionFeePerPax: feePerPax(it, fee),
+    transactionFeePerPax: feePerPax(it),
     transactionFee: fee,
     transactionFeeMode: it.price.feeMode,
     fromSegments: segments('out'),
