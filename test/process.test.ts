@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { killChildren, migratedDataDir, ROOT, spawnNode, startServer } from './support/processes.js';
+import { killChildren, migratedDataDir, ROOT, spawnNode, startServer, waitForLog } from './support/processes.js';
 
 const tmpDirs: string[] = [];
 
@@ -92,6 +92,25 @@ describe('server process', { concurrency: true }, () => {
     assert.equal(exit.code, 0, first.stdout());
     assert.match(first.stdout(), /draining in-flight requests/);
     assert.match(first.stdout(), /"msg":"stopped"/);
+  });
+
+  test('a SIGTERM during the start stops the service once started, before it listens; its store opens again', async () => {
+    // An empty folder: the embedded store's first start creates its cluster (seconds), the signal arrives meanwhile.
+    const dataDir = tmpDir();
+    const server = spawnServer({ DATA_DIR: dataDir });
+    await waitForLog(server, 'starting');
+    server.child.kill('SIGTERM');
+    const exit = await server.exit;
+    assert.deepEqual(exit, { code: 0, signal: null }, server.stdout() + server.stderr());
+    const said = server.lines().map((l) => l.msg);
+    assert.ok(said.includes('shutting down before listening'), said.join(' | '));
+    assert.ok(said.includes('stopped'), said.join(' | '));
+    assert.ok(!said.includes('postbook is ready'), said.join(' | '));
+    // Nothing was left half-made: the next start opens the same folder and serves.
+    const again = await startServer({ DATA_DIR: dataDir });
+    assert.deepEqual(await (await fetch(again.url + '/health')).json(), { status: 'ok', store: 'pglite' });
+    again.child.kill('SIGTERM');
+    assert.equal((await again.exit).code, 0);
   });
 
   test('a claimed order survives a restart and a kill -9', async () => {
