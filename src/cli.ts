@@ -126,6 +126,26 @@ async function runWorker(config: Config): Promise<number> {
       import('./webhooks/wiring.js'),
     ]);
   const logger = createLogger(config.logLevel);
+  // Taken from the first step (a signal during the start stops the worker once started, instead of killing it
+  // mid-start); process.on, not once: a second signal during the stop is ignored as the API server does (with
+  // once, Node's default action killed the worker in the middle of its steps: a review). The force bounds the
+  // stop, and a start that does not complete.
+  const stopAsked = new Promise<NodeJS.Signals>((resolve) => {
+    let asked = false;
+    const ask = (signal: NodeJS.Signals) => {
+      if (asked) return;
+      asked = true;
+      resolve(signal);
+      const force = setTimeout(() => {
+        logger.error('shutdown grace period over: exiting');
+        process.exit(1);
+      }, config.shutdownGraceMs + STOP_GRACE_MS + 5_000);
+      force.unref();
+    };
+    process.on('SIGTERM', () => ask('SIGTERM'));
+    process.on('SIGINT', () => ask('SIGINT'));
+  });
+  logger.info({ store: 'postgres', world: config.worldPath }, 'worker starting');
   // The sandbox clock is the one stored in the database: POST /sandbox/clock on an API process moves it here too.
   const clock: Clock = config.sandbox ? new TestClock() : systemClock;
   let world = loadWorldFile(config.worldPath, clock.now());
@@ -152,18 +172,8 @@ async function runWorker(config: Config): Promise<number> {
   }
   logger.info({ store: store.kind, world: world.name, ...(config.sandbox ? { worldTimesAt: world.resolvedAt.toISOString() } : {}), sandbox: config.sandbox, pollSeconds: config.refundPollSeconds }, 'postbook worker is ready');
 
-  // process.on, not once: a second signal during the stop is ignored as the API server does (with once, Node's
-  // default action killed the worker in the middle of its steps: a review)
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.on('SIGTERM', () => resolve('SIGTERM'));
-    process.on('SIGINT', () => resolve('SIGINT'));
-  });
+  const signal = await stopAsked;
   logger.info({ signal }, 'worker shutting down: finishing the refund steps under way');
-  const force = setTimeout(() => {
-    logger.error('shutdown grace period over: exiting');
-    process.exit(1);
-  }, config.shutdownGraceMs + STOP_GRACE_MS + 5_000);
-  force.unref();
   sandboxClock?.stop();
   worldFollower?.stop();
   // graceful, side by side: running steps finish (up to STOP_GRACE_MS), the rest are handed back for a retry

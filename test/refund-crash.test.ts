@@ -209,6 +209,22 @@ describe('postbook worker', () => {
   });
 
   test(
+    'PostgreSQL: a SIGTERM during the worker\'s start stops it once started (exit 0), nothing killed mid-start',
+    { skip: DATABASE_URL ? false : 'needs DATABASE_URL: the worker runs only on a PostgreSQL server', timeout: 120_000 },
+    async () => {
+      // A new database: the start runs every migration and the queue's schema (seconds), the signal arrives meanwhile.
+      const p = spawnNode(['src/cli.ts', 'worker'], { DATABASE_URL: await freshDatabase(), WORKERS: 'false' });
+      await waitForLog(p, 'worker starting');
+      p.child.kill('SIGTERM');
+      const exit = await p.exit;
+      assert.deepEqual(exit, { code: 0, signal: null }, p.stdout() + p.stderr());
+      const said = p.lines().map((l) => String(l.msg));
+      assert.ok(said.includes('worker shutting down: finishing the refund steps under way'), said.join(' | '));
+      assert.ok(said.includes('worker stopped'), said.join(' | '));
+    },
+  );
+
+  test(
     'PostgreSQL: an API process with WORKERS=false and two worker processes carry refunds to their final status, each step once',
     { skip: DATABASE_URL ? false : 'needs DATABASE_URL: workers in their own process share the job tables of a PostgreSQL server', timeout: 120_000 },
     async (ctx: TestContext) => {
