@@ -129,6 +129,10 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   // 807 / 812 / 815 / 8041 / 811 / 804, per passenger
   const picks: Pick[] = [];
   const used = new Set<number>();
+  // 804 counts the tickets left to refund: one the airline shows refunded, or with a refund of its own, is no
+  // longer the passenger's to list (a review: an open return was refused 804 alone and 817 with the refunded
+  // outbound listed, so never refunded)
+  const leftToRefund = (t: TicketRow) => !t.coupons.some((c) => c.status === 'REFUND') && !ctx.liveRefunds.has(t.ticketNo);
   for (const [i, item] of items.entries()) {
     const lastName = normalizeName(item.lastName);
     const firstName = normalizeName(item.firstName);
@@ -141,10 +145,6 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
     // was refused 810 when both were listed, and 803 or 817 alone, as the first was picked again, so never refunded).
     const unnamed = sameName.filter((p) => !used.has(p.paxIndex));
     if (unnamed.length === 0) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed`);
-    // 804 counts the tickets left to refund: one the airline shows refunded, or with a refund of its own, is no
-    // longer the passenger's to list (a review: an open return was refused 804 alone and 817 with the refunded
-    // outbound listed, so never refunded)
-    const leftToRefund = (t: TicketRow) => !t.coupons.some((c) => c.status === 'REFUND') && !ctx.liveRefunds.has(t.ticketNo);
     const pax = unnamed.find((p) => ctx.tickets.some((t) => t.paxIndex === p.paxIndex && leftToRefund(t))) ?? unnamed[0]!;
     used.add(pax.paxIndex);
     const paxTickets = ctx.tickets.filter((t) => t.paxIndex === pax.paxIndex);
@@ -174,10 +174,16 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   // 820: spec 1 rule 3
   if (tickets.some((t) => t.coupons.some((c) => c.status === 'USED'))) fail(S.TICKET_USED, 'ticket already used; a flown segment cannot be refunded');
 
-  // 802: who stays on the booking after this request (passengers without a live refund). An infant without a ticket
-  // of its own travels on an adult's and leaves with it: not counted (found by a review: an adult with a lap infant
-  // was refused 802 alone and 815 with the infant named, so she could never be refunded or voided).
+  // 802: who stays on the booking after this request (passengers without a live refund, and not those whose every
+  // ticket the airline shows refunded: a review saw a child left with such an adult quoted 0, and a void of the
+  // passengers left answered 823 for one who had gone). An infant without a ticket of its own travels on an adult's
+  // and leaves with it: not counted (found by a review: an adult with a lap infant was refused 802 alone and 815
+  // with the infant named, so she could never be refunded or voided).
   const refundedPax = new Set(ctx.tickets.filter((t) => ctx.liveRefunds.has(t.ticketNo)).map((t) => t.paxIndex));
+  for (const p of ctx.passengers) {
+    const own = ctx.tickets.filter((t) => t.paxIndex === p.paxIndex);
+    if (own.length > 0 && !own.some(leftToRefund)) refundedPax.add(p.paxIndex);
+  }
   const requestedPax = new Set(picks.map((p) => p.pax.paxIndex));
   const ticketed = new Set(ctx.tickets.map((t) => t.paxIndex));
   const remaining = ctx.passengers.filter((p) => !requestedPax.has(p.paxIndex) && !refundedPax.has(p.paxIndex) && (p.type !== 'INF' || ticketed.has(p.paxIndex)));
@@ -206,6 +212,10 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
     fail(S.ORDER_REFUNDED_AT_AIRLINE, 'the airline already shows this ticket refunded (a coupon of it at least: only a whole ticket is refunded); query status instead of resubmitting');
   }
   if (reason === '4' && ctx.liveRefunds.size > 0) fail(S.ORDER_VOID_AFTER_REFUND, 'refund already submitted for this order; a void is no longer possible');
+  // …and so after a refund the airline shows (of a ticket of this order not in the request)
+  if (reason === '4' && ctx.tickets.some((t) => t.coupons.some((c) => c.status === 'REFUND'))) {
+    fail(S.ORDER_VOID_AFTER_REFUND, 'the airline already shows a ticket of this order refunded; a void is no longer possible');
+  }
 
   const now = env.now.getTime();
   // The departure as the engine prices it (the airport's local time read in its zone: the earlier instant in an

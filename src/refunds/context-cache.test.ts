@@ -52,7 +52,7 @@ describe(`kept refund contexts (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGl
     assert.equal(again.status, 0, again.msg);
   });
 
-  test('spec 7.1 813/816: a refund submitted after a quote makes the next quote refuse, not answer from the kept context', async () => {
+  test('spec 7.1 803: a refund submitted after a quote makes the next quote refuse, not answer from the kept context', async () => {
     const offer = await quote();
     assert.equal(offer.status, 0, offer.msg);
     const submitted = (await call(t.app, '/refund.do', { orderNo, refundOfferId: offer.refundOfferId })).body as { status: number; msg: string };

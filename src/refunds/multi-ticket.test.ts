@@ -87,7 +87,7 @@ describe('refunds of a passenger with two tickets and extras', () => {
 
   const request = (segments: string[]) => ({ orderNo, refundRequestList: [{ lastName: 'DOUBLE', firstName: 'DORA', refundReason: '1', segments: segments.map((s) => refundSegment(t.world, s)) }] });
 
-  test('both tickets: the bag and the post-ticketing bag once each, the fee once (spec 2.3 amounts)', async () => {
+  test('both tickets: the bag and the post-ticketing bag once each, the fee once (spec 2.4, 2.5 and 2.7 amounts)', async () => {
     const res = await call(t.app, '/refundQuotation.do', request(['out', 'ret']));
     assert.equal(res.body.status, 0, String(res.body.msg));
     const b = res.body as Record<string, any>;

@@ -277,11 +277,32 @@ function paidVoucher(p: PricedQuote, airline: string, valueMinor: number): NonNu
   return [{ airline, currency: p.currency, valueMinor, eligible: p.tickets.map((t) => `${t.lastName}/${t.firstName}`), travelStart: '', travelEnd: '' }];
 }
 
+/**
+ * The priced services per post-ticketing order and currency, summed: "one object stands for each post-ticketing
+ * order" (spec 2.5), whereas an order may hold several services (a bag on each leg: a review saw it listed once
+ * per service).
+ */
+function postOrders(post: PricedQuote['post']): PricedQuote['post'] {
+  const orders = new Map<string, PricedQuote['post'][number]>();
+  for (const x of post) {
+    const key = `${x.postTicketingOrderNo}\u0000${x.currency}`;
+    const seen = orders.get(key);
+    if (seen) {
+      orders.set(key, { postTicketingOrderNo: seen.postTicketingOrderNo, currency: seen.currency, originalMinor: seen.originalMinor + x.originalMinor, refundMinor: seen.refundMinor + x.refundMinor });
+    }
+    else orders.set(key, x);
+  }
+  return [...orders.values()];
+}
+
+/** The service-side id of a refund's vouchers (spec 2.6 voucherId; each voucher's is this and its ordinal). */
+export const voucherIdOf = (refundCode: string) => `vch_${refundCode}`;
+
 /** Quote/submit answer: the post-ticketing services as one object (spec 2.5), summed when several. */
 export function postAsObject(p: PricedQuote, displayCurrency: string | null, rates: Rates) {
   if (p.post.length === 0) return null;
   const currency = p.post[0]!.currency;
-  const same = p.post.filter((x) => x.currency === currency);
+  const same = postOrders(p.post).filter((x) => x.currency === currency);
   const original = same.reduce((a, x) => a + x.originalMinor, 0);
   const refund = same.reduce((a, x) => a + x.refundMinor, 0);
   return {
@@ -297,7 +318,7 @@ export function postAsObject(p: PricedQuote, displayCurrency: string | null, rat
 /** Query answer: one object per post-ticketing order (spec 2.5). */
 export function postAsArray(p: PricedQuote, displayCurrency: string | null, rates: Rates) {
   if (p.post.length === 0) return null;
-  return p.post.map((x) => ({
+  return postOrders(p.post).map((x) => ({
     postTicketingOrderNo: x.postTicketingOrderNo,
     currency: x.currency,
     originalPostTicketingServiceAmount: toAmount(x.originalMinor, x.currency),

@@ -6,7 +6,7 @@ import type { RefundOrdersTable } from '../store/schema.js';
 import type { Selectable } from 'kysely';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { findCallerOrder } from './prepare.js';
-import { display, postAsArray, wireParts, type PricedQuote } from './pricing.js';
+import { display, postAsArray, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
 import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
 import type { QueryRefundOrdersRequest, QueryRefundOrdersResponse, RefundOrderWire } from './wire.js';
 
@@ -30,7 +30,7 @@ export function refundOrderToWire(deps: RefundDeps, row: Selectable<RefundOrders
     displayCurrency,
     rates: deps.rates,
     actualRefundMinor: row.actual_refund_minor,
-    voucherState: { id: `vch_${row.refund_code}`, code: details.outcome?.voucherCode ?? null, startDate, endDate },
+    voucherState: { id: voucherIdOf(row.refund_code), code: details.outcome?.voucherCode ?? null, startDate, endDate },
     // refund_method is how the airline paid once it has (lifecycle.ts), which may differ from the quote's
     paid: row.refund_method !== details.refundMethod ? { method: row.refund_method, airline: row.carrier } : undefined,
   });
@@ -72,6 +72,9 @@ export async function queryRefunds(deps: RefundDeps, caller: RefundCaller, req: 
   let q = deps.db.selectFrom('refund_orders').selectAll().where('order_no', '=', orderNo).where('client_id', '=', caller.clientId);
   if (req.refundCode) q = q.where('refund_code', '=', req.refundCode);
   const rows = await q.orderBy('created_at', 'desc').orderBy('refund_code', 'desc').execute();
+  // A refundCode that is not one of this order's refunds answers as it does alone (801), not an empty list (a
+  // review: the same unknown code answered 801 alone and status 0 beside a valid orderNo).
+  if (req.refundCode && rows.length === 0) throw new ApiError(S.ORDER_NOT_FOUND, 'order not found for refund; check the refundCode or the main ticket order number');
   const displayCurrency = req.displayCurrency ? req.displayCurrency.toUpperCase() : null;
   return { status: S.OK, msg: 'success', refundOrders: rows.map((r) => refundOrderToWire(deps, r, displayCurrency)) };
 }

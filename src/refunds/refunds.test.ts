@@ -202,7 +202,7 @@ describe('refund.do and queryRefundOrders.do', () => {
     assert.deepEqual((theirs.body as any).refundOrders, []);
   });
 
-  test('spec 4.3: several refunds of one order come newest first; refundCode narrows; post-ticketing as an array', async () => {
+  test('spec 4.3 (the order "not shown"; decision 0010: newest first): several refunds of one order come newest first; refundCode narrows; post-ticketing as an array', async () => {
     const orderNo = await orderNoOf(t, 'DEP001');
     t.clock.advance(1000);
     const second = await call(t.app, '/refund.do', { orderNo, refundRequestList: [item(lastB, firstB, '0')] });
@@ -506,4 +506,81 @@ test("refund.do whose request failed after its refund was made: the retry under 
   } finally {
     await t.close();
   }
+});
+
+describe('passengers the airline refunded, post-ticketing orders, refund codes and vouchers (found by a review)', () => {
+  let t: TestApp;
+  before(async () => {
+    const w = refundWorld();
+    w.bookings.push(
+      {
+        ...BOOKED_BY_ALPHA,
+        pnr: 'KID001',
+        passengers: [
+          { ref: 'a', type: 'ADT', lastName: 'KIDD', firstName: 'ALMA' },
+          { ref: 'b', type: 'ADT', lastName: 'KIDD', firstName: 'BEN' },
+          { ref: 'k', type: 'CHD', lastName: 'KIDD', firstName: 'KAI' },
+        ],
+        segments: [{ flight: 'out' }],
+        tickets: [
+          { ticketNo: '999-2000000904', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['REFUND'] },
+          { ticketNo: '999-2000000905', passenger: 'b', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE'] },
+          { ticketNo: '999-2000000906', passenger: 'k', currency: 'EUR', fare: 100, tax: 40, coupons: ['OPEN_FOR_USE'] },
+        ],
+      },
+      {
+        ...BOOKED_BY_ALPHA,
+        pnr: 'PTX001',
+        passengers: [{ ref: 'a', type: 'ADT', lastName: 'BAGGY', firstName: 'BO' }],
+        segments: [{ flight: 'out' }, { flight: 'ret', direction: 'ret' }],
+        tickets: [{ ticketNo: '999-2000000901', passenger: 'a', currency: 'EUR', fare: 200, tax: 40, coupons: ['OPEN_FOR_USE', 'OPEN_FOR_USE'] }],
+        // one post-ticketing order: a bag on each leg
+        postTicketingServices: [
+          { orderNo: 'PT-X', passenger: 'a', category: 'StandardCheckInBaggage', segment: 1, price: 30, currency: 'EUR', baggage: { piece: 1, weight: 23 } },
+          { orderNo: 'PT-X', passenger: 'a', category: 'StandardCheckInBaggage', segment: 2, price: 30, currency: 'EUR', baggage: { piece: 1, weight: 23 } },
+        ],
+      },
+    );
+    t = await makeTestApp({ world: w });
+  });
+  after(() => t.close());
+  const one = (last: string, first: string, flights: string[], reason = '1') => ({ lastName: last, firstName: first, refundReason: reason, segments: flights.map((f) => seg(t, f)) });
+  const quote = async (pnr: string, items: unknown[]) => call(t.app, '/refundQuotation.do', { orderNo: await orderNoOf(t, pnr), refundRequestList: items });
+
+  test('spec 7.1 802: a child is not left with an adult whose ticket the airline shows refunded; 818 for a void after such a refund, not 823', async () => {
+    assert.equal((await quote('KID001', [one('KIDD', 'BEN', ['out'])])).body.status, 802);
+    assert.equal((await quote('KID001', [one('KIDD', 'BEN', ['out']), one('KIDD', 'KAI', ['out'])])).body.status, 0);
+    // RFD001: ED's ticket is refunded at the airline, EVA's open; a void of EVA (all who are left) is no longer possible
+    assert.equal((await quote('RFD001', [one('ELSEWHERE', 'EVA', ['out'], '4')])).body.status, 818);
+    assert.equal((await quote('RFD001', [one('ELSEWHERE', 'EVA', ['out'], '1')])).body.status, 0);
+  });
+
+  test('spec 2.5: one object per post-ticketing order — an order of two services is one, summed, in the quote, the submission and the query', async () => {
+    const orderNo = await orderNoOf(t, 'PTX001');
+    const q = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [one('BAGGY', 'BO', ['out', 'ret'], '0')] });
+    assert.equal(q.body.status, 0, String(q.body.msg));
+    const object = { postTicketingOrderNo: 'PT-X', currency: 'EUR', originalPostTicketingServiceAmount: 60, estimatedRefundAmount: 60, displayPostTicketingServiceAmount: null, displayEstimatedRefundAmount: null };
+    assert.deepEqual(q.body.refundPostTicketingServiceAmounts, object);
+    const s = await call(t.app, '/refund.do', { orderNo, refundOfferId: q.body.refundOfferId });
+    assert.equal(s.body.status, 0, String(s.body.msg));
+    assert.deepEqual(s.body.refundPostTicketingServiceAmounts, object);
+    const r = (await call(t.app, '/queryRefundOrders.do', { orderNo })).body as any;
+    assert.deepEqual(r.refundOrders[0].refundPostTicketingServiceAmounts, [object]);
+
+    // spec 7.1 801: a refundCode that is not this order's answers 801 beside the orderNo as it does alone
+    for (const body of [{ refundCode: '999999999' }, { orderNo, refundCode: '999999999' }, { orderNo: await orderNoOf(t, 'DEP001'), refundCode: s.body.refundCode }]) {
+      assert.equal((await call(t.app, '/queryRefundOrders.do', body)).body.status, 801, JSON.stringify(body));
+    }
+    assert.equal(((await call(t.app, '/queryRefundOrders.do', { orderNo, refundCode: s.body.refundCode })).body as any).refundOrders.length, 1);
+  });
+
+  test('spec 2.6 voucherId: refund.do answers the id queryRefundOrders.do shows', async () => {
+    const orderNo = await orderNoOf(t, 'VCH001');
+    const s = await call(t.app, '/refund.do', { orderNo, refundRequestList: [one('VOUCHERS', 'ANN', ['xv'])] });
+    assert.equal(s.body.status, 0, String(s.body.msg));
+    const submitted = (s.body as any).refundVouchers.map((v: any) => v.voucherId);
+    assert.ok(submitted.every((id: unknown) => typeof id === 'string'), JSON.stringify(submitted));
+    const queried = ((await call(t.app, '/queryRefundOrders.do', { orderNo })).body as any).refundOrders[0].refundVouchers.map((v: any) => v.voucherId);
+    assert.deepEqual(submitted, queried);
+  });
 });

@@ -15,7 +15,7 @@ import { checkShape } from './checks.js';
 import { checkRefund, findCallerOrder, loadCallerOrder, prepareFromContext, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
 import { contextCacheFor, OrderContextCache } from './context-cache.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
-import { display, postAsObject, wireParts, type PricedQuote } from './pricing.js';
+import { display, postAsObject, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
 import { forgetKeptOrder, keptOffersFor, type KeptOffer } from './kept-offers.js';
 import { offerStateSql, readOffer, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
@@ -38,7 +38,8 @@ function submitAnswer(deps: RefundDeps, priced: PricedQuote, offerId: string, re
   return {
     status: S.OK,
     msg: 'refund submitted; follow it with queryRefundOrders.do and the refundCode',
-    ...wireParts(priced, { displayCurrency, rates: deps.rates }),
+    // the vouchers' id as queryRefundOrders.do will show it (a review: null here, set in the query)
+    ...wireParts(priced, { displayCurrency, rates: deps.rates, voucherState: { id: voucherIdOf(refundCode), code: null, startDate: null, endDate: null } }),
     refundOfferId: offerId,
     refundPostTicketingServiceAmounts: postAsObject(priced, displayCurrency, deps.rates),
     serviceFee: {
