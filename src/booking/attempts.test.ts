@@ -11,7 +11,7 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { bookingWorld } from '../test-support/booking-world.js';
 import { contact, passenger, verifyFlights } from '../test-support/booking.js';
-import { attemptBecomesOrder } from './attempts.js';
+import { attemptBecomesOrder, settleStaleAttempts } from './attempts.js';
 import { STALE_CALL_MS } from './airline-calls.js';
 
 const [lastA, firstA] = PLANTED.names;
@@ -268,4 +268,34 @@ describe('order.do bookings without an order, pay.do time-outs', () => {
     assert.equal(settled.orderStatus, 2, 'paid with the tickets the airline issued');
     assert.ok((settled.paxTicketInfos as Array<{ ticketNos: string[] }>)[0]!.ticketNos.length > 0);
   });
+});
+
+test('decision 0046: the sweep reads past a silent airline\'s attempts to the other airlines\' (found by a review: a page of the silent one\'s oldest kept every other orderless hold waiting)', async () => {
+  const t = await makeTestApp({});
+  try {
+    const client = (await t.store.db.selectFrom('clients').select('client_id').executeTakeFirstOrThrow()).client_id;
+    const past = new Date(t.clock.now().getTime() - 60 * 60_000);
+    // two attempts of the silent airline XA, oldest first, then one of XB; pages of one attempt
+    for (const [i, carrier] of ['XA', 'XA', 'XB'].entries()) {
+      await t.store.db
+        .insertInto('booking_attempts')
+        .values({ order_no: `ATT${i}`, client_id: client, carrier, request: JSON.stringify({ carrier }), started_at: past, next_try_at: new Date(past.getTime() + i * 1000) })
+        .execute();
+    }
+    const asked: string[] = [];
+    const booking = (carrier: string) => ({
+      book: async () => {
+        asked.push(carrier);
+        if (carrier === 'XA') throw new ConnectorError('timeout', true, 'the airline did not answer in time');
+        return { ok: false as const, status: 'rejected' };
+      },
+    });
+    const airlines = { forCarrier: (carrier: string) => ({ booking: booking(carrier) }) } as never;
+    const silentLog = { info: () => undefined, warn: () => undefined };
+    const settled = await settleStaleAttempts({ db: t.store.db, airlines, clock: t.clock, log: silentLog }, 10_000, 1);
+    assert.deepEqual(settled, ['ATT2']);
+    assert.deepEqual(asked, ['XA', 'XB'], 'the silent airline once, then the other');
+  } finally {
+    await t.close();
+  }
 });
