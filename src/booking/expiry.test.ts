@@ -13,6 +13,7 @@ import { bookingWorld } from '../test-support/booking-world.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { ConnectorError, type AirlineConnector } from '../airline/connector.js';
 import { contact, passenger, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
+import { backToUnpaid } from './pay.js';
 
 const [lastA, firstA] = PLANTED.names;
 
@@ -399,4 +400,48 @@ describe('order expiry', () => {
       await t.close();
     }
   });
+});
+
+test('the sweep\'s airline parts share one budget under the job\'s expiry, the first of them another at each sweep (found by a review: 15 s each could outrun the 60 s expiry)', async () => {
+  const t = await makeTestApp({});
+  try {
+    const calls: Array<[string, number]> = [];
+    const e = t.orderExpiry;
+    e.sweep = async () => [];
+    e.settleStalePayments = async (until?: number) => (calls.push(['payments', until!]), []);
+    e.settleStaleAttempts = async (until?: number) => (calls.push(['attempts', until!]), []);
+    e.retryReleases = async (until?: number) => (calls.push(['releases', until!]), []);
+    const firsts: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      calls.length = 0;
+      const before = Date.now();
+      await e.runSweep();
+      firsts.push(calls[0]![0]);
+      assert.equal(calls.length, 3);
+      assert.equal(new Set(calls.map(([, until]) => until)).size, 1, 'one budget for the three parts');
+      // the last call started by then may take two airline time-outs (15 s each): within the job's 60 s
+      assert.ok(calls[0]![1] - before <= 20_000 + 50, String(calls[0]![1] - before));
+    }
+    assert.deepEqual(firsts, ['payments', 'attempts', 'releases']);
+  } finally {
+    await t.close();
+  }
+});
+
+test('pay.do\'s settlement back to unpaid from the sweep moves only the payment it read (found by a review)', async () => {
+  const t = await makeTestApp({ world: bookingWorld() });
+  try {
+    const { sessionId } = await verifyFlights(t, ['bk-noinfant']);
+    const booked = await call(t.app, '/order.do', { sessionId, passengers: [passenger(lastA, firstA)], contact });
+    assert.equal(booked.body.status, 0, String(booked.body.msg));
+    const orderNo = String(booked.body.orderNo);
+    const read = new Date(t.clock.now().getTime() - 60_000);
+    const live = new Date(t.clock.now().getTime());
+    await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: live }).where('order_no', '=', orderNo).execute();
+    assert.equal(await backToUnpaid(t.store.db, orderNo, t.clock.now(), read), false, 'a later payment than the one read');
+    assert.equal((await t.store.db.selectFrom('booking_orders').select('pay_state').where('order_no', '=', orderNo).executeTakeFirstOrThrow()).pay_state, 'paying');
+    assert.equal(await backToUnpaid(t.store.db, orderNo, t.clock.now(), live), true);
+  } finally {
+    await t.close();
+  }
 });

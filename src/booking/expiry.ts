@@ -36,10 +36,13 @@ export const ORDER_EXPIRY_QUEUES = { [JOB_EXPIRY_SWEEP]: { policy: 'short' }, [J
 
 const BATCH = 100;
 /**
- * Real time each of the sweep's airline-calling parts (stale payments, booking attempts) may start calls for: the
- * job expires after 60 s (src/jobs), and one airline call may take its 15 s time-out.
+ * Real time from a sweep's start in which its airline-calling parts (stale payments, booking attempts, releases),
+ * one after the other, may start calls: the job expires after 60 s (src/jobs), and the last call started may take
+ * two airline time-outs (15 s each: an attempt's booking asked again, then its release) — 50 s at most. It was 15 s
+ * for each part (found by a review: three parts could outrun the job's expiry, a second sweep then running beside
+ * the first).
  */
-const AIRLINE_PART_BUDGET_MS = 15_000;
+const AIRLINE_BUDGET_MS = 20_000;
 
 /** The part of the job queue expiry uses (src/jobs implements it). */
 export type ExpiryQueue = RecurringQueue;
@@ -62,6 +65,8 @@ const orderNoOf = (data: unknown): string => {
 
 export class OrderExpiry {
   private readonly recurring: RecurringJob;
+  /** Sweeps run by this process: which airline part goes first. */
+  private turn = 0;
 
   constructor(private readonly deps: ExpiryDeps) {
     // The successor is queued whatever the run's outcome (./recurring.ts), and each part runs even when one
@@ -71,12 +76,20 @@ export class OrderExpiry {
       job: JOB_EXPIRY_SWEEP,
       everySeconds: deps.sweepSeconds,
       pollingIntervalSeconds: 1,
-      run: async () => {
-        const outcomes = await allInTurn([() => this.sweep(), () => this.settleStalePayments(), () => this.settleStaleAttempts(), () => this.retryReleases()]);
-        const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-        if (failed) throw failed.reason;
-      },
+      run: () => this.runSweep(),
     });
+  }
+
+  /** One sweep, as its job runs it: the expiry, then the airline parts within one budget. */
+  async runSweep(): Promise<void> {
+    const until = Date.now() + AIRLINE_BUDGET_MS;
+    // The airline parts share the budget, the first of them another at each sweep: none waits for good behind the
+    // others' silent airlines.
+    const parts = [() => this.settleStalePayments(until), () => this.settleStaleAttempts(until), () => this.retryReleases(until)];
+    const first = this.turn++ % parts.length;
+    const outcomes = await allInTurn([() => this.sweep(), ...parts.slice(first), ...parts.slice(0, first)]);
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** Registers both workers and queues the first sweep (dropped when one already waits, e.g. after a restart). */
@@ -137,11 +150,10 @@ export class OrderExpiry {
    * so does a carrier with no booking connector any more. An airline that does not answer leaves it (and that
    * carrier's other payments) for the next sweep, and the sweep reads on past that carrier's payments (found by a
    * review: the 100 oldest, all of one silent airline, kept every other airline's waiting); the calls stop after
-   * AIRLINE_PART_BUDGET_MS of the sweep. Answers the orders settled (paid or back to unpaid).
+   * AIRLINE_BUDGET_MS of the sweep (`until`, real time). Answers the orders settled (paid or back to unpaid).
    */
-  async settleStalePayments(): Promise<string[]> {
+  async settleStalePayments(until = Date.now() + AIRLINE_BUDGET_MS): Promise<string[]> {
     const settled: string[] = [];
-    const started = Date.now();
     /** Carriers that did not answer in this sweep: asked again at the next one, not once per payment now. */
     const silent = new Set<string>();
     /** Payments read in this sweep: a page after another never takes one again (one left 'paying' by a race). */
@@ -149,9 +161,9 @@ export class OrderExpiry {
     for (;;) {
       const page = await this.stalePayments([...silent], [...seen]);
       for (const p of page) seen.add(p.order_no);
-      await this.settlePayments(page, settled, silent, started);
+      await this.settlePayments(page, settled, silent, until);
       // a short page is the last; a full one of payments all settled or all silent is read past
-      if (page.length < BATCH || Date.now() - started > AIRLINE_PART_BUDGET_MS) return settled;
+      if (page.length < BATCH || Date.now() > until) return settled;
     }
   }
 
@@ -161,7 +173,7 @@ export class OrderExpiry {
     let q = this.deps.db
       .selectFrom('booking_orders')
       .innerJoin('orders', 'orders.order_no', 'booking_orders.order_no')
-      .select(['booking_orders.order_no', 'booking_orders.payment_method', 'orders.carrier', 'orders.airline_pnr'])
+      .select(['booking_orders.order_no', 'booking_orders.payment_method', 'booking_orders.paying_since', 'orders.carrier', 'orders.airline_pnr'])
       .where('booking_orders.pay_state', '=', 'paying')
       .where('booking_orders.paying_since', '<=', new Date(now.getTime() - STALE_CALL_MS));
     if (silent.length > 0) q = q.where('orders.carrier', 'not in', silent);
@@ -170,18 +182,18 @@ export class OrderExpiry {
   }
 
   private async settlePayments(
-    stale: ReadonlyArray<{ order_no: string; payment_method: string | null; carrier: string; airline_pnr: string | null }>,
+    stale: ReadonlyArray<{ order_no: string; payment_method: string | null; paying_since: Date | number | null; carrier: string; airline_pnr: string | null }>,
     settled: string[],
     silent: Set<string>,
-    started: number,
+    until: number,
   ): Promise<void> {
     for (const p of stale) {
-      if (Date.now() - started > AIRLINE_PART_BUDGET_MS) break;
+      if (Date.now() > until) break;
       if (silent.has(p.carrier)) continue;
       const booking = this.deps.airlines.forCarrier(p.carrier)?.booking;
       if (!booking || !p.airline_pnr) {
         // no airline to ask (the carrier left the world or the configuration): it cannot be ticketed through here
-        if (await backToUnpaid(this.deps.db, p.order_no, this.deps.clock.now())) {
+        if (await backToUnpaid(this.deps.db, p.order_no, this.deps.clock.now(), p.paying_since === null ? undefined : new Date(p.paying_since))) {
           this.deps.log.warn({ orderNo: p.order_no, carrier: p.carrier }, 'stale payment settled: the carrier has no booking connector now; back to unpaid');
           settled.push(p.order_no);
         }
@@ -196,7 +208,7 @@ export class OrderExpiry {
         }
       } catch (err) {
         if (err instanceof ConnectorError && !err.retryable) {
-          if (await backToUnpaid(this.deps.db, p.order_no, this.deps.clock.now())) {
+          if (await backToUnpaid(this.deps.db, p.order_no, this.deps.clock.now(), p.paying_since === null ? undefined : new Date(p.paying_since))) {
             this.deps.log.warn({ orderNo: p.order_no, reason: err.kind }, 'stale payment settled: the airline did not ticket; back to unpaid');
             settled.push(p.order_no);
           }
@@ -217,8 +229,8 @@ export class OrderExpiry {
   }
 
   /** order.do bookings whose order was never written (decision 0046): each released at the airline; answers their order numbers. */
-  settleStaleAttempts(): Promise<string[]> {
-    return settleStaleAttempts(this.deps, AIRLINE_PART_BUDGET_MS, BATCH);
+  settleStaleAttempts(until = Date.now() + AIRLINE_BUDGET_MS): Promise<string[]> {
+    return settleStaleAttempts(this.deps, until - Date.now(), BATCH);
   }
 
   /**
@@ -260,11 +272,10 @@ export class OrderExpiry {
 
   /**
    * Expired orders whose hold is not released yet and due (the job did not settle it: the airline did not answer,
-   * or the job never ran), oldest due first, within an airline part's budget; a carrier that does not answer is not
+   * or the job never ran), oldest due first, within the sweep's airline budget (`until`); a carrier that does not answer is not
    * asked again in this sweep. Answers the order numbers settled.
    */
-  async retryReleases(): Promise<string[]> {
-    const started = Date.now();
+  async retryReleases(until = Date.now() + AIRLINE_BUDGET_MS): Promise<string[]> {
     const settled: string[] = [];
     /** Carriers that did not answer in this sweep: their other orders are read past (a review of this change: the
      * 100 oldest of one silent airline held every other airline's releases), and asked at the next sweep. */
@@ -278,7 +289,7 @@ export class OrderExpiry {
       if (silent.size > 0) q = q.where('orders.carrier', 'not in', [...silent]);
       const due = await q.orderBy('booking_orders.release_next_try_at').limit(BATCH).execute();
       for (const { order_no, carrier } of due) {
-        if (Date.now() - started > AIRLINE_PART_BUDGET_MS) return settled;
+        if (Date.now() > until) return settled;
         if (silent.has(carrier)) continue;
         // settled, or backed off: either way no longer due in this sweep
         if (await this.release(order_no)) settled.push(order_no);

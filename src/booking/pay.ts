@@ -132,15 +132,20 @@ export async function recordIssued(
   });
 }
 
-/** An order whose payment the airline did not ticket back to unpaid (0), only while it is still 'paying'; answers whether it moved. */
-export async function backToUnpaid(db: Kysely<Database>, orderNo: string, at: Date): Promise<boolean> {
+/**
+ * An order whose payment the airline did not ticket back to unpaid (0), only while it is still 'paying' — and, given
+ * `payingSince`, still the payment read then (the expiry sweep's: a later pay.do's live payment of the same order is
+ * not put back by a sweep that read the earlier one; found by a review); answers whether it moved.
+ */
+export async function backToUnpaid(db: Kysely<Database>, orderNo: string, at: Date, payingSince?: Date): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const moved = await trx
+    let q = trx
       .updateTable('booking_orders')
       .set({ pay_state: 'unpaid', paying_since: null, payment_method: null, card_last4: null })
       .where('order_no', '=', orderNo)
-      .where('pay_state', '=', 'paying')
-      .executeTakeFirst();
+      .where('pay_state', '=', 'paying');
+    if (payingSince) q = q.where('paying_since', '=', payingSince);
+    const moved = await q.executeTakeFirst();
     if (Number(moved.numUpdatedRows) === 0) return false;
     await trx.updateTable('orders').set({ status: '0', updated_at: at }).where('order_no', '=', orderNo).execute();
     return true;
