@@ -8,7 +8,7 @@ import { parseMoney, toAmount, type Money } from '../money/money.js';
 import { quoteTicket, type PassengerType, type RefundRule } from '../refunds/engine/index.js';
 import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { bookingRequirementOf, CODE, countOf, given, journeyProblem, paxCountsOf, segmentRefsOf, termsOf } from './pricing.js';
-import { PAYMENT_METHODS, type TermsOf } from './routing.js';
+import { PAYABLE_METHODS, type TermsOf } from './routing.js';
 import { airlineSegmentsOf, itineraryOf, wireTime, type ChainItinerary, type ChainSegment, type PaxCounts } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { GetOffersRequest } from './wire-offers.js';
@@ -278,7 +278,7 @@ export async function getOffers(deps: BookingDeps, clientId: string, req: GetOff
       // one airline order per booking: a fee per ticket is a fee per passenger
       serviceFee: { amountPerUnit: toAmount(it.price.feeMinor, c), currency: c, unit: it.price.feeMode === 'PER_TICKET' ? 'PER_PAX' : it.price.feeMode },
       bookingRequirement: richRequirementOf(pax),
-      supportedPaymentMethods: PAYMENT_METHODS.map((m) => PAYMENT_NAME[m]!),
+      supportedPaymentMethods: PAYABLE_METHODS.map((m) => PAYMENT_NAME[m]!),
     });
   }
   return { status: 0, msg: 'success', data };

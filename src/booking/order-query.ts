@@ -4,7 +4,8 @@ import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import type { OrderRow } from '../store/schema.js';
 import type { BookingDeps } from './airline-calls.js';
-import { METHOD_NUMBER, orderView, PAYABLE_METHODS } from './order-view.js';
+import { METHOD_NUMBER, orderView } from './order-view.js';
+import { PAYABLE_METHODS } from './routing.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { QueryOrderRequest } from './wire-order.js';
 

@@ -6,14 +6,12 @@ import { DateTime } from 'luxon';
 import { toAmount } from '../money/money.js';
 import type { BookingOrdersTable, Database, OrderRow, PaymentMethod } from '../store/schema.js';
 import type { Selectable } from 'kysely';
-import { fullRoutingOf } from './routing.js';
+import { fullRoutingOf, PAYABLE_METHODS } from './routing.js';
 import type { ChainItinerary } from './sessions.js';
 import type { PaxTicketInfo } from './wire-order.js';
 
 /** pay.do's methods as the wire numbers them, and back. */
 export const METHOD_NUMBER: Record<PaymentMethod, number> = { deposit: 1, virtualCard: 3, ownAccount: 4, merchant: 5 };
-/** The methods pay.do takes (4 and 5 answer 403): what paymentOptions offers. */
-export const PAYABLE_METHODS = [1, 3] as const;
 
 const PAX_TYPE = { ADT: 0, CHD: 1, INF: 2 } as const;
 

@@ -133,6 +133,31 @@ describe('booking chain statuses', () => {
     assert.notEqual(`${row}${column}`, '18F');
   });
 
+  test('the payment methods every answer advertises are the ones pay.do takes: [1, 3] (Atlas API_shopping and ticketing.md: Routing supportPaymentMethods and the pay.do status 403 unsupported payment method; a review: [1, 3, 4, 5] was advertised and 4/5 answered 403)', async () => {
+    const date = depDate(t, 'bk-narrow');
+    const found = await call(t.app, '/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: 'HND', toCity: 'SGN', fromDate: date });
+    const routings = found.body.routings as Array<{ routingIdentifier: string; supportPaymentMethods: number[] }>;
+    assert.ok(routings.length > 0, JSON.stringify(found.body));
+    const verified = await call(t.app, '/verify.do', { routingIdentifier: routings[0]!.routingIdentifier });
+    const seg = t.world.flights.get('bk-narrow')!;
+    const offers = await call(t.app, '/getOffers.do', { adults: 1, outboundSegments: [{ carrier: 'XS', departureAirport: 'HND', arrivalAirport: 'SGN', flightNumber: seg.flightNumber, departureDate: date }] });
+    const booked = await order({ sessionId: verified.body.sessionId, passengers: [passenger(lastA, firstA)] });
+    const orderNo = booked.body.orderNo as string;
+    const query = (await call(t.app, '/queryOrderDetails.do', { orderNo })).body as unknown as { supportPaymentMethods: number[]; routing: { supportPaymentMethods: number[] } };
+    const advertised = [
+      ...routings.map((r) => r.supportPaymentMethods),
+      (verified.body.routing as { supportPaymentMethods: number[] }).supportPaymentMethods,
+      (booked.body.routing as { supportPaymentMethods: number[] }).supportPaymentMethods,
+      query.supportPaymentMethods,
+      query.routing.supportPaymentMethods,
+    ];
+    for (const methods of advertised) assert.deepEqual(methods, [1, 3]);
+    for (const element of offers.body.data as Array<{ supportedPaymentMethods: string[] }>) assert.deepEqual(element.supportedPaymentMethods, ['Deposit', 'VCC_Passthrough']);
+    // what is not advertised is refused; what is, is taken (the card payment issues the tickets)
+    for (const method of [4, 5]) assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: method })).body.status, 403, `method ${method}`);
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: CARD })).body.status, 0);
+  });
+
   test('pay.do: 800, 403, 400 card, 401 past the deadline, 404 paid', async () => {
     assert.equal((await call(t.app, '/pay.do', { orderNo: '1234567890123456', paymentMethod: 1 })).body.status, 800);
     const s = await verifyFlights(t, ['bk-narrow']);

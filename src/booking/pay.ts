@@ -15,11 +15,13 @@ import { formatMinor, isExact, toMinor } from '../money/money.js';
 import { findClientOrder, insertTicketsFromRecord } from '../orders/orders.js';
 import { bookingOf, callOpts, STALE_CALL_MS, type BookingDeps } from './airline-calls.js';
 import { orderView } from './order-view.js';
+import { PAYABLE_METHODS } from './routing.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { CreditCard, PayRequest } from './wire-order.js';
 
 const METHODS: Record<number, PaymentMethod> = { 1: 'deposit', 3: 'virtualCard', 4: 'ownAccount', 5: 'merchant' };
-const SUPPORTED = new Set([1, 3]);
+/** What every answer advertises (routing.ts PAYABLE_METHODS): 4 and 5 are known methods, answered 403. */
+const SUPPORTED = new Set<number>(PAYABLE_METHODS);
 
 /** "" and null are absent (decision 0021). */
 const given = (v: string | number | null | undefined) => (v === undefined || v === null || String(v).trim() === '' ? null : String(v).trim());

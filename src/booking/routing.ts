@@ -10,8 +10,13 @@ import type { FullRouting } from './wire.js';
 /** The one segment mapper lives in sessions.ts (below this module); re-exported for the routing's readers. */
 export { routingSegmentOf };
 
-/** pay.do's methods: 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record. */
-export const PAYMENT_METHODS = [1, 3, 4, 5];
+/**
+ * The payment methods pay.do takes: 1 deposit, 3 card pass-through. The one list every answer advertises (the
+ * routings' supportPaymentMethods, getOffers.do's supportedPaymentMethods, queryOrderDetails.do's and order.do's
+ * payment options) and pay.do checks, so they cannot differ: 4 (own airline account) and 5 (merchant of record)
+ * answer 403 and are not advertised (decision 0021, amended 2026-12-02).
+ */
+export const PAYABLE_METHODS = [1, 3] as const;
 
 /** UTC `yyyy-MM-dd'T'HH:mm:ss'Z'` (the original's cache stamps). */
 export function cacheStamp(d: Date): string {
@@ -80,7 +85,7 @@ export function fullRoutingOf(
   return {
     routingIdentifier,
     supportCreditTransPayment: '1',
-    supportPaymentMethods: PAYMENT_METHODS,
+    supportPaymentMethods: [...PAYABLE_METHODS],
     currency: c,
     adultPrice,
     adultTax,

@@ -139,7 +139,7 @@ export const GetOffersResponse = Type.Object({
             nationality: Constraint,
           }),
         }),
-        supportedPaymentMethods: OrNull(Type.Array(Type.String({ description: 'Deposit, VCC_Passthrough, BYOA, MoR' }))),
+        supportedPaymentMethods: OrNull(Type.Array(Type.String({ description: 'the methods pay.do takes: Deposit, VCC_Passthrough (BYOA and MoR are not offered)' }))),
       }),
     ),
   ),

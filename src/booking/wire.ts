@@ -81,7 +81,7 @@ const DirectionRule = Type.Object({}, { additionalProperties: true });
 export const FullRouting = Type.Object({
   routingIdentifier: Type.String({ description: 'pass to verify.do; valid 6 h' }),
   supportCreditTransPayment: Type.String({ description: 'deprecated: "1" card pass-through allowed' }),
-  supportPaymentMethods: Type.Array(Type.Integer(), { description: '1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record' }),
+  supportPaymentMethods: Type.Array(Type.Integer(), { description: 'the methods pay.do takes: 1 deposit, 3 card pass-through (4 own airline account and 5 merchant of record are not offered)' }),
   currency: Type.String({ description: 'settlement currency' }),
   adultPrice: Type.Number(),
   adultTax: Type.Number(),

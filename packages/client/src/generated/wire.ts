@@ -1038,7 +1038,7 @@ export interface VerifyResponse {
      */
     supportCreditTransPayment: string;
     /**
-     * 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record
+     * the methods pay.do takes: 1 deposit, 3 card pass-through (4 own airline account and 5 merchant of record are not offered)
      */
     supportPaymentMethods: number[];
     /**
@@ -1645,7 +1645,7 @@ export interface SearchResponse {
          */
         supportCreditTransPayment: string;
         /**
-         * 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record
+         * the methods pay.do takes: 1 deposit, 3 card pass-through (4 own airline account and 5 merchant of record are not offered)
          */
         supportPaymentMethods: number[];
         /**
@@ -1979,7 +1979,7 @@ export interface OrderResponse {
      */
     supportCreditTransPayment: string;
     /**
-     * 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record
+     * the methods pay.do takes: 1 deposit, 3 card pass-through (4 own airline account and 5 merchant of record are not offered)
      */
     supportPaymentMethods: number[];
     /**
@@ -2388,7 +2388,7 @@ export interface QueryOrderDetailsResponse {
      */
     supportCreditTransPayment: string;
     /**
-     * 1 deposit, 3 card pass-through, 4 own airline account, 5 merchant of record
+     * the methods pay.do takes: 1 deposit, 3 card pass-through (4 own airline account and 5 merchant of record are not offered)
      */
     supportPaymentMethods: number[];
     /**
