@@ -2,7 +2,7 @@
 // other module: commands throw ApiError, src/http/errors.ts turns it into the answer.
 
 /** Endpoint families: each has its own validation status (docs/architecture.md "Wire conventions"). */
-export type Family = 'pnr' | 'refund' | 'seat' | 'booking' | 'admin' | 'webhook' | 'order' | 'pay';
+export type Family = 'pnr' | 'refund' | 'seat' | 'booking' | 'admin' | 'webhook' | 'verify' | 'luggage' | 'order' | 'pay';
 
 export const VALIDATION_STATUS: Record<Family, number> = {
   pnr: 100,
@@ -11,6 +11,10 @@ export const VALIDATION_STATUS: Record<Family, number> = {
   booking: 100,
   admin: 100,
   webhook: 100,
+  // verify.do and getLuggage.do: illegal request parameter (docs/decisions/0021, 0024; the original documents no 100
+  // for either)
+  verify: 212,
+  luggage: 212,
   // order.do: illegal booking parameters; pay.do: illegal parameter (docs/decisions/0023)
   order: 307,
   pay: 400,

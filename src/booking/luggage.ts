@@ -34,7 +34,7 @@ export function ancillaryProductOf(p: BaggageProduct): AncillaryProduct {
 
 export async function getLuggage(deps: BookingDeps, clientId: string, req: GetLuggageRequest) {
   const id = offerIdOf(req);
-  if (!id) throw new ApiError(S.INVALID, 'invalid request: offerId is required (an offerID of getOffers.do, or a verify.do sessionId)');
+  if (!id) throw new ApiError(S.LUGGAGE_ILLEGAL, 'invalid request: offerId is required (an offerID of getOffers.do, or a verify.do sessionId)');
   const budget = req.maxResponseTime ?? null;
   if (budget !== null && budget <= 0) throw new ApiError(S.LUGGAGE_ILLEGAL, 'maxResponseTime must be a positive number of milliseconds');
   const found = await deps.sessions.lookup(clientId, id, ['offer', 'verify'], deps.clock.now());

@@ -400,12 +400,15 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
     assert.equal(order.body.status, 0, order.body.msg ?? '');
   });
 
-  test('plan §3.4: getLuggage.do statuses 100, 212, 214, 205, 299', async () => {
+  test('getLuggage.do statuses 212, 214, 205, 299 (Atlas API_shopping and ticketing.md, getLuggage.do status: 212 illegal parameter, 214 offer not exists, 205, 299, 9999; no 100)', async () => {
     const [light] = await offers({ adults: 1, outboundSegments: [seg('xf-out')] });
     const id = light!.offer.offerID;
     const status = async (body: Record<string, unknown>, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => (await call(t.app, '/getLuggage.do', body, { client })).body.status;
-    assert.equal(await status({}), 100);
-    assert.equal(await status({ offerId: '' }), 100, '"" is absent');
+    // a missing id is an illegal parameter (212), as verify.do's missing routingIdentifier (a review: 100, undocumented)
+    assert.equal(await status({}), 212);
+    assert.equal(await status({ offerId: '' }), 212, '"" is absent');
+    // a request failing the schema: 212 too (a review: 100)
+    for (const body of [{ offerId: 42 }, { offerId: id, maxResponseTime: 'soon' }, { offerId: 'x'.repeat(300) }]) assert.equal(await status(body), 212, JSON.stringify(body).slice(0, 80));
     assert.equal(await status({ offerId: id, maxResponseTime: 0 }), 212);
     assert.equal(await status({ offerId: 'ofr_nope' }), 214);
     assert.equal(await status({ offerId: id }, TEST_CLIENTS.beta), 214, "another client's offer does not exist for this one");

@@ -269,6 +269,9 @@ export function bookingRequirementOf(pax: PaxCounts) {
   };
 }
 
+/** No routingIdentifier of ours is longer (verify.do answers a longer one 200, as any unknown id). */
+export const ROUTING_ID_MAX_LENGTH = 120;
+
 export async function verify(deps: BookingDeps, clientId: string, req: VerifyRequest) {
   const now = deps.clock.now();
   const budget = req.maxResponseTime ?? null;
@@ -280,6 +283,8 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
   let before: ChainItinerary;
   let pax: PaxCounts;
   if (routingIdentifier) {
+    // Longer than any id search.do gives: unknown (200), without a look in the store.
+    if (routingIdentifier.length > ROUTING_ID_MAX_LENGTH) throw new ApiError(S.VERIFY_ROUTING_ILLEGAL, 'routingIdentifier is not one of your search results (unknown or altered)');
     const found = await deps.sessions.lookup(clientId, routingIdentifier, ['search'], now);
     if (found.state === 'expired') throw new ApiError(S.VERIFY_ROUTING_EXPIRED, 'routingIdentifier expired (valid 6 h); search again');
     if (found.state !== 'live') throw new ApiError(S.VERIFY_ROUTING_ILLEGAL, 'routingIdentifier is not one of your search results (unknown or altered)');

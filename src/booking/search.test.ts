@@ -248,6 +248,27 @@ describe('search.do and verify.do (original shapes)', () => {
     assert.equal((await call(t.app, '/verify.do', { routingIdentifier: r.routingIdentifier }, { client: TEST_CLIENTS.beta })).body.status, 200);
   });
 
+  test("a routingIdentifier longer than ours (120 characters; the original's own run to hundreds) is an unknown routing: 200, not a refused field (Atlas API_shopping and ticketing.md VerifyResponseStatus 200 illegal routing identifier; a review: it answered 100)", async () => {
+    const long = await call(t.app, '/verify.do', { routingIdentifier: `rt_${'A'.repeat(600)}` });
+    assert.equal(long.body.status, 200, JSON.stringify(long.body));
+    assert.equal((await call(t.app, '/verify.do', { routingIdentifier: `rt_${'A'.repeat(118)}` })).body.status, 200, 'at the limit: looked up, unknown');
+  });
+
+  test('a request failing the schema answers 212 illegal request parameter, never 100 (Atlas API_shopping and ticketing.md VerifyResponseStatus: 200–299 only, 212 illegal request parameter; a review: 100)', async () => {
+    const cases: Array<Record<string, unknown>> = [
+      { routingIdentifier: 42 },
+      { outboundSegments: [{ carrier: 'XS', flightNumber: '771', departureAirport: 'CGKX', arrivalAirport: 'SUB', departureDate: '20300101' }] },
+      { outboundSegments: [{ carrier: 'XS' }] },
+      { outboundSegments: 'CGK-SUB' },
+      { routingIdentifier: 'rt_x', maxResponseTime: 'soon' },
+    ];
+    for (const body of cases) {
+      const res = await call(t.app, '/verify.do', body);
+      assert.equal(res.body.status, 212, `${JSON.stringify(body)} → ${JSON.stringify(res.body)}`);
+      assert.match(String(res.body.msg), /^invalid request/);
+    }
+  });
+
   test('plan §8.2: 203 airline not bookable, 205 time-out, 207 sold out, 212 illegal request, 299 airline error', async () => {
     const seg = (carrier: string, flightNumber: string, from: string, to: string, id: string) => ({ carrier, flightNumber, departureAirport: from, arrivalAirport: to, departureDate: date(id) });
     assert.equal((await call(t.app, '/verify.do', { outboundSegments: [seg('ZZ', '1', 'CGK', 'SUB', 'cgk-sub')] })).body.status, 203);

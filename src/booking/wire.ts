@@ -159,7 +159,9 @@ const VerifySegment = Type.Object({
 });
 
 export const VerifyRequest = Type.Object({
-  routingIdentifier: OptStr({ maxLength: 120, description: 'from search.do (or a routing of an earlier verify.do)' }),
+  // No length in the schema: an id longer than ours (at most 120 characters) is an unknown routing, 200, as the original
+  // answers one that is not its search result — not a refused request field (a review: it answered 100).
+  routingIdentifier: Nullable(Type.String({ description: 'from search.do (or a routing of an earlier verify.do); one longer than 120 characters is none of ours: 200' })),
   outboundSegments: Nullable(Type.Array(VerifySegment, { maxItems: 8, description: 'verify by flights instead of a routingIdentifier' })),
   inboundSegments: Nullable(Type.Array(VerifySegment, { maxItems: 8 })),
   maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms of the airline call (default and longest 15000)' })),

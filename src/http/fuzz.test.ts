@@ -28,6 +28,12 @@ const FAMILY_STATUS: Record<string, number> = {
   webhooks: VALIDATION_STATUS.webhook, // docs/webhooks.md: 100
   voids: VALIDATION_STATUS.refund, // docs/voids.md: the refund family, 810
 };
+// Endpoints of a tag with a status of their own (Atlas API_shopping and ticketing.md documents no 100 for these).
+const URL_STATUS: Record<string, number> = {
+  '/verify.do': VALIDATION_STATUS.verify, // VerifyResponseStatus 212 illegal request parameter; docs/decisions/0021
+  '/getLuggage.do': VALIDATION_STATUS.luggage, // getLuggage.do 212 illegal parameter; docs/decisions/0024
+};
+const invalidStatusOf = (e: Endpoint) => URL_STATUS[e.url] ?? FAMILY_STATUS[e.tag];
 
 interface Schema {
   type?: string | string[];
@@ -257,6 +263,8 @@ describe('no input answers HTTP 500', () => {
         220,
         'sessionId',
       ], // spec 7.2: 220
+      ['/verify.do', { routingIdentifier: 'rt_\u0000' }, 212, 'routingIdentifier'], // VerifyResponseStatus 212
+      ['/getLuggage.do', { offerId: 'ofr_\u0000' }, 212, 'offerId'], // getLuggage.do 212 illegal parameter
       ['/queryOrderDetails.do', { orderNo: '1\u0000' }, 100, 'orderNo'],
       ['/pay.do', { orderNo: '1\u0000' }, 400, 'orderNo'], // docs/decisions/0023: 400
       [
@@ -292,7 +300,7 @@ describe('no input answers HTTP 500', () => {
             assert.equal(typeof res.body.msg === 'string' || res.body.msg === null, true, where);
           }
           if (unsafe) {
-            assert.equal(res.body.status, FAMILY_STATUS[e.tag], where);
+            assert.equal(res.body.status, invalidStatusOf(e), where);
             assert.match(String(res.body.msg), /^invalid request/, where);
           }
         }),

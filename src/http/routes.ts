@@ -292,7 +292,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
     api.post(
       '/getLuggage.do',
-      { config: { family: 'booking', invalid: [S.INVALID, S.LUGGAGE_ILLEGAL] }, schema: { summary: 'Bags sold with the ticket', tags, body: GetLuggageRequest, response: { 200: GetLuggageResponse, ...errors } } },
+      { config: { family: 'luggage' }, schema: { summary: 'Bags sold with the ticket', tags, body: GetLuggageRequest, response: { 200: GetLuggageResponse, ...errors } } },
       async (request) => getLuggage(booking, clientId(request), request.body),
     );
   });
@@ -301,7 +301,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   clients(pools.verify, (api) => {
     api.post(
       '/verify.do',
-      { config: { family: 'booking', invalid: [S.INVALID, S.VERIFY_ILLEGAL] }, schema: { summary: 'Verify the price of an itinerary and open a session (2 h)', tags, body: VerifyRequest, response: { 200: VerifyResponse, ...errors } } },
+      { config: { family: 'verify' }, schema: { summary: 'Verify the price of an itinerary and open a session (2 h)', tags, body: VerifyRequest, response: { 200: VerifyResponse, ...errors } } },
       async (request) => verify(booking, clientId(request), request.body),
     );
     api.post(
