@@ -27,6 +27,12 @@ export interface BookingDeps {
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
+/**
+ * verify.do's and getLuggage.do's `maxResponseTime` when the caller sends none: the original interface's documented
+ * default (5000 ms), not our longest wait (decisions 0021, 0024).
+ */
+export const DEFAULT_MAX_RESPONSE_MS = 5_000;
+
 /** The time budget of one airline call of the chain: the caller's (verify.do maxResponseTime) when shorter. */
 export const callOpts = (budgetMs?: number | null) => ({ signal: AbortSignal.timeout(Math.min(budgetMs ?? AIRLINE_TIMEOUT_MS, AIRLINE_TIMEOUT_MS)) });
 

@@ -3,7 +3,7 @@
 import type { BaggageProduct } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
-import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
+import { airline, bookingOf, callOpts, DEFAULT_MAX_RESPONSE_MS, type BookingDeps } from './airline-calls.js';
 import { airlineSegmentsOf, offerIdOf, routingSegmentOf } from './sessions.js';
 import { BOOKING_STATUS as S } from './statuses.js';
 import type { AncillaryProduct, GetLuggageRequest } from './wire-offers.js';
@@ -43,7 +43,7 @@ export async function getLuggage(deps: BookingDeps, clientId: string, req: GetLu
   const it = found.session.itinerary;
   const b = bookingOf(deps.airlines, it.carrier, S.LUGGAGE_AIRLINE);
   const bags = await airline(
-    async () => (b.luggage ? b.luggage(it.carrier, airlineSegmentsOf(it), it.price.currency, callOpts(budget)) : b.baggage(it.carrier, airlineSegmentsOf(it), it.price.currency)),
+    async () => (b.luggage ? b.luggage(it.carrier, airlineSegmentsOf(it), it.price.currency, callOpts(budget ?? DEFAULT_MAX_RESPONSE_MS)) : b.baggage(it.carrier, airlineSegmentsOf(it), it.price.currency)),
     { timeout: S.LUGGAGE_TIMEOUT, other: S.LUGGAGE_AIRLINE },
   );
   const segments = (direction: 'out' | 'ret') => it.segments.filter((s) => s.direction === direction).map((s) => routingSegmentOf(s, it.seatsLeft));

@@ -418,6 +418,9 @@ describe('getOffers.do, getLuggage.do and fare families on the original shapes',
     assert.equal(await status({ offerId: slow!.offer.offerID }), 0, 'with the default budget the slow airline answers');
 
     const xf = t.world.airlines.get('XF')!;
+    // no maxResponseTime: the original's default 5000 ms (getLuggage.do request: "default 5000ms"; a review: 15000)
+    xf.behaviour = { latencyMs: 6_000 };
+    assert.equal(await status({ offerId: id }), 205, 'past the default 5000 ms');
     xf.behaviour = { failure: 'error' };
     try {
       assert.equal(await status({ offerId: id }), 299);

@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { CONNECTION_MINUTES, journeyKey, type AirlineSegment, type BookingConnector, type CallOptions, type FlightRef, type PricedItinerary, type SearchQuery } from '../airline/connector.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
-import { airline, bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
+import { airline, bookingOf, callOpts, DEFAULT_MAX_RESPONSE_MS, type BookingDeps } from './airline-calls.js';
 import { baggageProducts } from './order.js';
 import { ancillaryProductOf } from './luggage.js';
 import { fullRoutingOf, type TermsOf } from './routing.js';
@@ -276,8 +276,9 @@ export async function verify(deps: BookingDeps, clientId: string, req: VerifyReq
   const now = deps.clock.now();
   const budget = req.maxResponseTime ?? null;
   if (budget !== null && budget <= 0) throw new ApiError(S.VERIFY_ILLEGAL, 'maxResponseTime must be a positive number of milliseconds');
-  // One budget for the request's airline calls (a review: the second call, by number and date alone, had its own)
-  const opts = callOpts(budget);
+  // One budget for the request's airline calls (a review: the second call, by number and date alone, had its own);
+  // none sent: the original's 5000 ms
+  const opts = callOpts(budget ?? DEFAULT_MAX_RESPONSE_MS);
   const routingIdentifier = given(req.routingIdentifier);
   let it: ChainItinerary;
   let before: ChainItinerary;

@@ -283,6 +283,21 @@ describe('search.do and verify.do (original shapes)', () => {
     assert.equal((await call(t.app, '/verify.do', { outboundSegments: [seg('XE', '1', 'SUB', 'HLP', 'error-air')] })).body.status, 299);
   });
 
+  test("maxResponseTime absent: the original's default 5000 ms, not our longest 15 s (Atlas API_shopping and ticketing.md, verify.do request: maxResponseTime default 5000ms; a review: 15000)", async () => {
+    const xt = t.world.airlines.get('XT')!;
+    const before = xt.behaviour;
+    xt.behaviour = { latencyMs: 6_000 };
+    try {
+      const seg = { carrier: 'XT', flightNumber: '9', departureAirport: 'JFK', arrivalAirport: 'CDG', departureDate: date('xt') };
+      const started = Date.now();
+      const res = await call(t.app, '/verify.do', { outboundSegments: [seg] });
+      assert.equal(res.body.status, 205, JSON.stringify(res.body));
+      assert.ok(Date.now() - started < 5_900, `answered after ${Date.now() - started} ms`);
+    } finally {
+      xt.behaviour = before;
+    }
+  });
+
   test('plan §8.2: the airline changed things since the search — price (priceChange), fare family (210), schedule (213)', async () => {
     const find = async (flightNumber: string, fromCity: string, toCity: string, id: string) =>
       routingsOf(await search({ fromCity, toCity, fromDate: date(id) })).find((r) => r.fromSegments[0]!.flightNumber === flightNumber)!;

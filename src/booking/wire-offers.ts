@@ -35,7 +35,7 @@ export const GetOffersRequest = Type.Object({
   currency: OptStr({ maxLength: 10, description: "quotation currency: the airline's sale currency (102 for another)" }),
   residentCode: OptStr({ description: 'accepted; the sandbox airline sells no resident fares' }),
   cabinClass: Nullable(IntOrText('postbook extension: 1 economy (default), 2 business, 3 first, 4 premium economy')),
-  maxResponseTime: Nullable(Type.Integer({ description: 'postbook extension, as verify.do: time budget in ms of the airline calls (default 15000)' })),
+  maxResponseTime: Nullable(Type.Integer({ description: 'postbook extension: time budget in ms of the airline calls (default and longest 15000)' })),
   requestSource: OptStr(),
 });
 export type GetOffersRequest = Static<typeof GetOffersRequest>;
@@ -149,7 +149,7 @@ export const GetOffersResponse = Type.Object({
 
 export const GetLuggageRequest = Type.Object({
   ...OfferIdSpellings,
-  maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms of the airline call (default and longest 15000)' })),
+  maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms of the airline call (default 5000, longest 15000)' })),
 });
 export type GetLuggageRequest = Static<typeof GetLuggageRequest>;
 

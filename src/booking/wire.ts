@@ -164,7 +164,7 @@ export const VerifyRequest = Type.Object({
   routingIdentifier: Nullable(Type.String({ description: 'from search.do (or a routing of an earlier verify.do); one longer than 120 characters is none of ours: 200' })),
   outboundSegments: Nullable(Type.Array(VerifySegment, { maxItems: 8, description: 'verify by flights instead of a routingIdentifier' })),
   inboundSegments: Nullable(Type.Array(VerifySegment, { maxItems: 8 })),
-  maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms of the airline call (default and longest 15000)' })),
+  maxResponseTime: Nullable(Type.Integer({ description: 'time budget in ms of the airline calls (default 5000, longest 15000)' })),
   requestSource: OptStr(),
   adultNum: Nullable(IntOrText('segment path only (postbook extension): adults, default 1')),
   childNum: Nullable(IntOrText('segment path only: children, default 0')),
