@@ -40,6 +40,11 @@ export interface BookingDetails {
   ifSeatOccupied: string;
   /** The document type each passenger sent (echoed as sent, plan §4 C17), by pax index − 1. */
   cardTypes: Array<string | null>;
+  /**
+   * Each passenger's name as sent (`LAST/FIRST`, trimmed), by pax index − 1: paxTicketInfos echo it (the airline and
+   * order_passengers keep the upper-cased form PNR matching reads). Absent in orders booked before 2026-12-02.
+   */
+  names?: string[];
   ancillaries: SoldAncillary[];
 }
 
@@ -124,7 +129,7 @@ export async function orderView(db: Kysely<Database>, order: OrderRow): Promise<
   const emails = contact.email ? [contact.email] : null;
   const phones = contact.mobile ? [contact.mobile] : null;
   const paxTicketInfos: PaxTicketInfo[] = pax.map((p) => ({
-    name: `${p.last_name}/${p.first_name}`,
+    name: details?.names?.[p.pax_index - 1] ?? `${p.last_name}/${p.first_name}`,
     passengerType: PAX_TYPE[p.passenger_type],
     birthday: p.birthday,
     gender: p.gender,

@@ -158,6 +158,21 @@ describe('booking chain statuses', () => {
     assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: CARD })).body.status, 0);
   });
 
+  test("paxTicketInfos[].name echoes the passenger's name as sent, in order.do and queryOrderDetails.do (Atlas API_shopping and ticketing.md, order.do answer: paxTicketInfos name echoes the passenger's name; its samples send and answer For/Test; a review: FOR/TEST)", async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const sent = `${lastA[0]}${lastA.slice(1).toLowerCase()}/${firstA[0]}${firstA.slice(1).toLowerCase()}`;
+    const booked = await order({ sessionId: s.sessionId, passengers: [{ ...passenger(lastA, firstA), name: sent }] });
+    assert.equal(booked.body.status, 0, String(booked.body.msg));
+    const names = (body: Record<string, unknown>) => (body.paxTicketInfos as Array<{ name: string }>).map((p) => p.name);
+    assert.deepEqual(names(booked.body), [sent]);
+    const orderNo = booked.body.orderNo as string;
+    assert.deepEqual(names((await call(t.app, '/queryOrderDetails.do', { orderNo })).body), [sent]);
+    assert.deepEqual(names((await call(t.app, '/queryOrderDetails.do', { pnrCode: booked.body.pnrCode })).body), [sent]);
+    // the airline is handed (and keeps) the upper-cased form
+    const stored = await t.store.db.selectFrom('order_passengers').select(['last_name', 'first_name']).where('order_no', '=', orderNo).execute();
+    assert.deepEqual(stored, [{ last_name: lastA, first_name: firstA }]);
+  });
+
   test('pay.do: 800, 403, 400 card, 401 past the deadline, 404 paid', async () => {
     assert.equal((await call(t.app, '/pay.do', { orderNo: '1234567890123456', paymentMethod: 1 })).body.status, 800);
     const s = await verifyFlights(t, ['bk-narrow']);

@@ -64,7 +64,7 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
   if (!session) throw new ApiError(S.SESSION_INVALID, `${sessionId ? 'sessionId' : 'offerId'} missing or expired (valid 2 h); verify again`);
   const it = session.itinerary;
 
-  const { passengers, counts, cardTypes } = passengersOf(req, it);
+  const { passengers, counts, cardTypes, names } = passengersOf(req, it);
   const contact = contactOf(req);
   const ifSeatOccupied = seatChoiceOf(req.ifSeatOccupied);
   // 303 before the ancillaries: a seat's map asked for first answered a closed airline with verify.do's 205 (a review)
@@ -147,7 +147,7 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
     const deadline = answer.holdUntil ?? new Date(now.getTime() + PAYMENT_WINDOW_MS);
     // A routingIdentifier for the order's routing (as verify.do answers one), valid 6 h like any.
     const routingId = await deps.sessions.create({ kind: 'search', clientId, itinerary: it, pax: counts, now });
-    const details: BookingDetails = { itinerary: it, routingIdentifier: routingId.id, contact, ifSeatOccupied, cardTypes, ancillaries: sold };
+    const details: BookingDetails = { itinerary: it, routingIdentifier: routingId.id, contact, ifSeatOccupied, cardTypes, names, ancillaries: sold };
     await recordOrder(deps, { orderNo, clientId, sessionId: session.id, record: answer.record, now, currency: it.price.currency, totalMinor: fareMinor + ancillaryMinor, deadline, feeMinor, details });
   } catch (err) {
     // The airline holds seats that no order names: released now, or (the airline not answering, or this process
@@ -240,7 +240,7 @@ async function repriced(
  * at least one adult (a child without one: 408), no more infants than adults, at most 9 seated (312) and no
  * more than the seats verify.do offered (maxSeats: 302); each priced by the routing's fare of its type.
  */
-function passengersOf(req: OrderRequest, it: ChainItinerary): { passengers: AirlinePassenger[]; counts: PaxCounts; cardTypes: Array<string | null> } {
+function passengersOf(req: OrderRequest, it: ChainItinerary): { passengers: AirlinePassenger[]; counts: PaxCounts; cardTypes: Array<string | null>; names: string[] } {
   const types = req.passengers.map((p, i) => {
     const t = typeof p.passengerType === 'number' ? p.passengerType : /^\d$/.test(p.passengerType.trim()) ? Number(p.passengerType) : NaN;
     if (t !== 0 && t !== 1 && t !== 2) throw new ApiError(S.ORDER_ILLEGAL, `passengers[${i}].passengerType must be 0 (adult), 1 (child) or 2 (infant)`);
@@ -281,7 +281,8 @@ function passengersOf(req: OrderRequest, it: ChainItinerary): { passengers: Airl
         : null,
     };
   });
-  return { passengers, counts, cardTypes: req.passengers.map((p) => given(p.cardType)) };
+  // the names as sent, echoed by paxTicketInfos (the airline is handed them upper-cased)
+  return { passengers, counts, cardTypes: req.passengers.map((p) => given(p.cardType)), names: req.passengers.map((p) => p.name.trim()) };
 }
 
 /** A real calendar date as yyyyMMdd (a review: "20261399" passed the pattern). */
