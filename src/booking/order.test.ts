@@ -10,6 +10,7 @@ import { bookingWorld } from '../test-support/booking-world.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { TestClock } from '../clock.js';
 import { ConnectorError } from '../airline/connector.js';
+import { validCardNumber } from './pay.js';
 import { contact, depDate, passenger, verifySeg, seatOf, seatSegments, verifyFlights, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
@@ -171,6 +172,22 @@ describe('booking chain statuses', () => {
     // the airline is handed (and keeps) the upper-cased form
     const stored = await t.store.db.selectFrom('order_passengers').select(['last_name', 'first_name']).where('order_no', '=', orderNo).execute();
     assert.deepEqual(stored, [{ last_name: lastA, first_name: firstA }]);
+  });
+
+  test("the original's sandbox test cards: the four failing the Luhn check are refused 400, the others are card numbers pay.do takes (integration-reference/sandbox-test-data/sandbox-test-cards.md; Atlas API_shopping and ticketing.md, pay.do cardNumber conforms to the Luhn algorithm)", async () => {
+    const failingLuhn = ['4916931584764308', '5223456789012346', '375987654321001', '6011987612345678'];
+    const passing = ['4532015112830366', '4485275742308327', '4556737586899855', '4532644189324563', '4054695723100768', '5555555555554444', '5105105105105100', '5301250070000191', '5454545454545454', '5162774114974622', '378282246310005', '371449635398431', '340000000000009', '370000000000002', '6011111111111117', '6011000990139424', '3566002020360505'];
+    for (const n of failingLuhn) assert.equal(validCardNumber(n), null, n);
+    for (const n of passing) assert.equal(validCardNumber(n), n, n);
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const o = await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] });
+    const orderNo = o.body.orderNo as string;
+    for (const cardNumber of failingLuhn) {
+      const res = await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: { ...CARD, cardNumber } });
+      assert.equal(res.body.status, 400, cardNumber);
+      assert.match(String(res.body.msg), /cardNumber/);
+    }
+    assert.equal((await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: { ...CARD, cardNumber: '3566002020360505' } })).body.status, 0, 'a JCB test card of the page pays');
   });
 
   test('pay.do: 800, 403, 400 card, 401 past the deadline, 404 paid', async () => {
