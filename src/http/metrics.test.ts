@@ -70,6 +70,8 @@ describe('/metrics: refunds, jobs, webhooks and body statuses', () => {
     assert.equal(sample(text, 'postbook_refund_submissions_given_up'), 0);
     assert.equal(sample(text, 'postbook_refund_polls_given_up'), 0);
     assert.equal(sample(text, 'postbook_webhook_events_undelivered', { type: 'order.refund', state: 'pending' }), 1);
+    const pendingFor = sample(text, 'postbook_webhook_oldest_pending_seconds', { type: 'order.refund' });
+    assert.ok(pendingFor !== undefined && pendingFor >= 90 * 60 && pendingFor < 91 * 60, `oldest pending event ${pendingFor}`);
     assert.equal(sample(text, 'postbook_metrics_collect_errors_total'), undefined, 'no store figure failed');
 
     // decision 0035: a refund at 0 whose submissions gave up (next_poll_at null) is counted until it is retried.
@@ -231,7 +233,7 @@ describe('/metrics: METRICS_TOKEN, METRICS_STORE_FIGURES and METRICS_STORE_SECON
     const t = await makeTestApp({ env: { METRICS_STORE_FIGURES: 'false' } });
     try {
       const text = await scrape(t);
-      for (const name of ['postbook_refunds', 'postbook_refund_oldest_waiting_seconds', 'postbook_jobs', 'postbook_webhook_events_undelivered', 'postbook_refund_polls_given_up', 'postbook_refund_submissions_given_up']) {
+      for (const name of ['postbook_refunds', 'postbook_refund_oldest_waiting_seconds', 'postbook_jobs', 'postbook_webhook_events_undelivered', 'postbook_webhook_oldest_pending_seconds', 'postbook_refund_polls_given_up', 'postbook_refund_submissions_given_up']) {
         assert.doesNotMatch(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
       }
       assert.match(text, /^# TYPE postbook_seat_map_answers_total counter/m);

@@ -239,6 +239,18 @@ export class Metrics {
     fromStore('postbook_webhook_events_undelivered', 'Webhook events not delivered: pending (still retried) or failed (retries over)', ['type', 'state'], 'webhooks', async () =>
       (await webhooks()).map((r) => [{ type: r.type, state: r.state }, r.count]),
     );
+    // A stalled deliverer (or a receiver down) shows as an age that grows, which a count of a busy outbox does not
+    // (found by a review: the age was read and not shown).
+    fromStore(
+      'postbook_webhook_oldest_pending_seconds',
+      'Age of the oldest webhook event still to be delivered, per event type (since its status change); absent when none is pending',
+      ['type'],
+      'webhooks',
+      async () => {
+        const now = src.clock.now().getTime();
+        return (await webhooks()).filter((r) => r.state === 'pending').map((r) => [{ type: r.type }, Math.max(0, (now - r.oldest.getTime()) / 1000)]);
+      },
+    );
   }
 
   /** This process's own counters kept in plain fields: the seat-map cache's, the embedded store's autovacuum's. */
