@@ -133,6 +133,16 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   // longer the passenger's to list (a review: an open return was refused 804 alone and 817 with the refunded
   // outbound listed, so never refunded)
   const leftToRefund = (t: TicketRow) => !t.coupons.some((c) => c.status === 'REFUND') && !ctx.liveRefunds.has(t.ticketNo);
+  // A name listed more often than the booking holds it (one passenger's segments split over two entries): 810 on the
+  // entry too many, before the first entry's 804 said a segment was missing that the request did send (a review).
+  const listed = new Map<string, number>();
+  for (const [i, item] of items.entries()) {
+    const name = `${normalizeName(item.lastName)}/${normalizeName(item.firstName)}`;
+    const times = (listed.get(name) ?? 0) + 1;
+    listed.set(name, times);
+    const held = ctx.passengers.filter((p) => `${normalizeName(p.lastName)}/${normalizeName(p.firstName)}` === name).length;
+    if (held > 0 && times > held) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed; list all of a passenger's segments in one entry`);
+  }
   for (const [i, item] of items.entries()) {
     const lastName = normalizeName(item.lastName);
     const firstName = normalizeName(item.firstName);

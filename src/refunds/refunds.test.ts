@@ -316,6 +316,10 @@ describe('spec 7.1: the remaining refund codes, each provoked', () => {
   test('804 a passenger holding two tickets in one PNR must refund both', async () => {
     assert.equal((await quote('TWO001', [one('TWOTICKETS', 'TIM', ['out'])])).body.status, 804);
     assert.equal((await quote('TWO001', [one('TWOTICKETS', 'TIM', ['out', 'ret'])])).body.status, 0);
+    // every segment sent, split over two entries of one passenger: 810 naming the second entry, not 804 (a review)
+    const split = await quote('TWO001', [one('TWOTICKETS', 'TIM', ['out']), one('TWOTICKETS', 'TIM', ['ret'])]);
+    assert.equal(split.body.status, 810, String(split.body.msg));
+    assert.match(String(split.body.msg), /refundRequestList\[1\] names a passenger already listed; list all of a passenger's segments in one entry/);
   });
 
   test('817 the airline already shows the ticket refunded', async () => {
