@@ -332,7 +332,7 @@ export class WebhookDeliverer {
         .insertInto('webhook_attempts')
         .values({ event_id: e.id, attempt: e.attempts, url, started_at: startedAt, duration_ms: o.durationMs, http_status: o.httpStatus, error: o.error, response_excerpt: o.excerpt })
         .execute();
-      await trx
+      let q = trx
         .updateTable('webhook_events')
         .set({
           state,
@@ -341,8 +341,12 @@ export class WebhookDeliverer {
           ...(next ? { next_attempt_at: next } : {}),
         })
         .where('id', '=', e.id)
-        .where('state', '=', 'pending')
-        .execute();
+        .where('state', '=', 'pending');
+      // A failure settles the event only while this attempt is still its latest: one that outlived its lease (its
+      // process stalled) leaves the event to the attempt that claimed it since (a review: its failure made the event
+      // due again beside that attempt in flight). A delivery settles it whatever came after: it was delivered.
+      if (!o.ok) q = q.where('attempts', '=', e.attempts);
+      await q.execute();
     });
     const line = { eventId: e.event_id, clientId: e.client_id, type: e.type, attempt: e.attempts, httpStatus: o.httpStatus, durationMs: o.durationMs };
     if (state === 'delivered') this.deps.log.info(line, 'webhook delivered');

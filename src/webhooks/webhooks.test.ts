@@ -330,6 +330,36 @@ test('a redelivery of an event being sent at this moment is refused: it is not c
   }
 });
 
+test('an attempt that outlived its lease does not settle the event its successor now owns (found by a review: its failure made the event due beside the attempt in flight)', async () => {
+  const hooks = new WebhookReceiver();
+  await hooks.up();
+  hooks.answer = 500;
+  hooks.delayMs = 2_000;
+  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  try {
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: hooks.url })).body.status, 0);
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    assert.equal((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.status, 0);
+    const first = t.webhooks!.deliverDue();
+    await waitUntil('the first POST', async () => hooks.received.length === 1);
+    // the first attempt's process stalls past its 30 s lease: another claim takes the event (attempt 2)
+    t.clock.advance(31_000);
+    hooks.delayMs = 5_000;
+    const second = t.webhooks!.deliverDue();
+    await waitUntil('the second POST', async () => hooks.received.length === 2);
+    await first; // the first attempt fails now, while the second is in flight
+    t.clock.advance(11_000); // past the first attempt's retry delay, within the second's lease
+    assert.equal(await t.webhooks!.deliverDue(), 0, 'not due again beside the attempt in flight');
+    await second;
+    const attempts = await t.store.db.selectFrom('webhook_attempts').select('attempt').orderBy('attempt').execute();
+    assert.deepEqual(attempts.map((a) => a.attempt), [1, 2], 'both attempts recorded');
+  } finally {
+    await t.close();
+    await hooks.down();
+  }
+});
+
 /**
  * The void world with a receiver on loopback (answering as `answer` does, its bodies kept in `answers`) registered
  * as alpha's webhook, and VHOOK1 submitted for a void: one order.void event waits. `close` ends both.
