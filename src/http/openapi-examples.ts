@@ -2778,6 +2778,7 @@ export const EXAMPLES: Examples = {
         "eventId": "68e12806-d9fe-4b5e-b736-03608dec3809",
         "type": "order.refund",
         "cid": "demo-agency",
+        "status": -1,
         "time": "2026-12-02T01:04:17.781Z",
         "sequence": 1,
         "data": {
@@ -2807,6 +2808,7 @@ export const EXAMPLES: Examples = {
         "eventId": "a92798d9-037d-462f-b13b-4f9b6cb70c01",
         "type": "order.refund",
         "cid": "demo-agency",
+        "status": -1,
         "time": "2026-12-02T01:06:22.113Z",
         "sequence": 6,
         "data": {
@@ -2838,6 +2840,7 @@ export const EXAMPLES: Examples = {
         "eventId": "f54abd46-dea2-4a54-9eff-70cb8ea50b22",
         "type": "order.void",
         "cid": "demo-agency",
+        "status": -1,
         "time": "2026-12-02T01:04:18.034Z",
         "sequence": 3,
         "data": {
@@ -2861,6 +2864,7 @@ export const EXAMPLES: Examples = {
         "eventId": "dff7aacd-f17f-4488-bac9-79b52b47c86f",
         "type": "order.void",
         "cid": "demo-agency",
+        "status": -1,
         "time": "2026-12-02T01:06:22.144Z",
         "sequence": 8,
         "data": {

@@ -9,6 +9,7 @@ const Envelope = <T extends TSchema>(type: string, description: string, data: T)
       eventId: Type.String({ format: 'uuid', description: 'unique per event, the same on every retry of it: de-duplicate on it' }),
       type: Type.Literal(type),
       cid: Type.String({ description: 'your client id' }),
+      status: Type.Literal(-1, { description: "the original interface's envelope field, always -1: internal, never decide from it" }),
       time: Type.String({ format: 'date-time', description: 'when the status changed, ISO 8601 UTC (the service clock)' }),
       sequence: Type.Integer({ minimum: 1, description: 'increases with every event; within one refund or void, a later change has a larger number' }),
       data,

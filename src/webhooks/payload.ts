@@ -57,5 +57,6 @@ function voidData(e: OutboxEvent): Record<string, unknown> {
 export function eventBody(e: OutboxEvent): string {
   const time = new Date(e.occurred_at).toISOString();
   const data = e.type === 'order.refund' ? refundData(e) : e.type === 'order.void' ? voidData(e) : { orderNo: e.order_no, ...e.data };
-  return JSON.stringify({ eventId: e.event_id, type: e.type, cid: e.client_id, time, sequence: Number(e.id), data });
+  // status: the original's envelope field, always -1 ("internal"): a receiver must not decide from it (decision 0022)
+  return JSON.stringify({ eventId: e.event_id, type: e.type, cid: e.client_id, status: -1, time, sequence: Number(e.id), data });
 }

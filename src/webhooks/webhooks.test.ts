@@ -217,6 +217,9 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
     const last = JSON.parse(mine[3]!.body);
     assert.equal(last.type, 'order.refund');
     assert.equal(last.cid, TEST_CLIENTS.alpha.id);
+    // the original's envelope field, internal and always -1 (decision 0022, amended 2026-12-02)
+    assert.ok(mine.every((r) => JSON.parse(r.body).status === -1));
+    assert.deepEqual(Object.keys(last), ['eventId', 'type', 'cid', 'status', 'time', 'sequence', 'data']);
     assert.match(last.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.equal(last.data.orderNo, await orderNoOf('HOOK01'));
     assert.equal(last.data.refundStatus, 2);

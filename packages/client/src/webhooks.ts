@@ -47,6 +47,8 @@ interface EventBase {
   eventId: string;
   /** Your client id. */
   cid: string;
+  /** Always -1 (the original interface's internal field): never decide from it. */
+  status: -1;
   /** When the status changed (ISO 8601 UTC, the service clock). */
   time: string;
   /** Grows with every event; within one refund or void, a later change has a larger number. */
