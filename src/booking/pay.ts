@@ -17,6 +17,7 @@ import { bookingOf, callOpts, STALE_CALL_MS, type BookingDeps } from './airline-
 import { orderView } from './order-view.js';
 import { PAYABLE_METHODS } from './routing.js';
 import { BOOKING_STATUS as S } from './statuses.js';
+import { writeTicketedEvent } from './ticketed-event.js';
 import type { CreditCard, PayRequest } from './wire-order.js';
 
 const METHODS: Record<number, PaymentMethod> = { 1: 'deposit', 3: 'virtualCard', 4: 'ownAccount', 5: 'merchant' };
@@ -105,7 +106,8 @@ function checkLimit(limit: number | null | undefined, order: { currency: string;
 /**
  * The tickets the airline issued for an order being paid, recorded with the order paid (2), in one transaction
  * and only while its payment is still 'paying': pay.do and the expiry sweep's recovery (src/booking/expiry.ts) may
- * both settle one, and the second finds it done. Answers whether this call recorded them.
+ * both settle one, and the second finds it done. Answers whether this call recorded them. The order.ticketed
+ * webhook event is written in the same transaction (./ticketed-event.ts).
  *
  * `issuedToThisCall` (pay.do holding the airline's answer that it issued): also when the sweep, taking the call for
  * lost, moved the payment back to unpaid (or the order lapsed since) — the airline issued and charged, and its
@@ -128,8 +130,11 @@ export async function recordIssued(
       .where('pay_state', 'in', issuedToThisCall ? ['paying', 'unpaid', 'expired'] : ['paying'])
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) === 0) return false;
+    const before = await trx.selectFrom('orders').select('status').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
     await insertTicketsFromRecord(trx, orderNo, record);
     await trx.updateTable('orders').set({ status: '2', payment_method: method, ticketed_at: at, updated_at: at }).where('order_no', '=', orderNo).execute();
+    // the order.ticketed webhook event, in this transaction (decision 0022)
+    await writeTicketedEvent(trx, orderNo, Number(before.status), at);
     return true;
   });
 }

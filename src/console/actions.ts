@@ -221,6 +221,6 @@ export async function redeliverWebhook(deps: ActionDeps, operator: Operator, eve
     if (e.state === 'delivered') throw new ActionRefused(409, 'the event was delivered already; nothing to redeliver');
     const n = await retryEvents(trx, { ids: [String(eventId)] });
     if (n !== 1) throw new ActionRefused(409, 'the event is being sent at this moment; its attempt decides, look again in a few seconds');
-    await audit(trx, operator, 'webhook.redeliver', `${e.type === 'order.void' ? 'void' : 'refund'}:${e.subject}`, { eventId, state: e.state, attempts: e.attempts }, { eventId, state: 'pending', due: 'now' });
+    await audit(trx, operator, 'webhook.redeliver', `${e.type === 'order.void' ? 'void' : e.type === 'order.ticketed' ? 'order' : 'refund'}:${e.subject}`, { eventId, state: e.state, attempts: e.attempts }, { eventId, state: 'pending', due: 'now' });
   });
 }

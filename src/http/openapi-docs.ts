@@ -112,6 +112,7 @@ export function webhooksSection(config: Pick<Config, 'headerPrefix'>): Json {
         const d = b.data as Record<string, number | null | undefined>;
         const from = d.previousRefundStatus ?? d.previousVoidStatus ?? null;
         const to = d.refundStatus ?? d.voidStatus;
+        if (type === 'order.ticketed') return { summary: `${type}: the order was ticketed (${String(d.orderStatus)})`, value: b };
         return { summary: `${type}: ${from === null ? 'submitted' : from} → ${to}`, value: b };
       };
       return [

@@ -282,7 +282,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "claimed",
-          "orderNo": "2220518743414308",
+          "orderNo": "8322110443470410",
           "pnrCode": "DEMO01"
         }
       },
@@ -380,7 +380,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "webhookSecret": "whsec_yh2ZbUbCz2_GwftnpR0ddToGBFp3Aa1bHhKUy9jlAig"
+          "webhookSecret": "whsec_2FEBqsuom2C5XO6_Xml61Xw3x88M2y8VM-TQoZWu2XU"
         }
       },
       {
@@ -464,7 +464,7 @@ export const EXAMPLES: Examples = {
           "expectedConfirmationDate": "20261204",
           "expectedRefundDate": "20261211",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_nTXaaO301m7zGCGteXV8FnTu",
+          "refundOfferId": "rfo_HJhJI-ww5LSa9SpO9Pd6bvb7",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -516,7 +516,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "9845650476049174",
+          "orderNo": "2129409309801095",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -590,7 +590,7 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO20",
           "carrier": "XS",
-          "refundOfferId": "rfo_nTXaaO301m7zGCGteXV8FnTu"
+          "refundOfferId": "rfo_HJhJI-ww5LSa9SpO9Pd6bvb7"
         },
         "status": 200,
         "response": {
@@ -600,7 +600,7 @@ export const EXAMPLES: Examples = {
           "expectedConfirmationDate": "20261204",
           "expectedRefundDate": "20261211",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_nTXaaO301m7zGCGteXV8FnTu",
+          "refundOfferId": "rfo_HJhJI-ww5LSa9SpO9Pd6bvb7",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -652,7 +652,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "9845650476049174",
+          "orderNo": "2129409309801095",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -661,7 +661,7 @@ export const EXAMPLES: Examples = {
           },
           "displayCurrency": null,
           "refundStatus": 0,
-          "refundCode": "8928144323100308",
+          "refundCode": "7296236447697685",
           "cancelReason": null,
           "refundReason": "1"
         }
@@ -696,7 +696,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "refund already submitted for ticket 9992500000201 (refundCode 8928144323100308); query its status"
+          "msg": "refund already submitted for ticket 9992500000201 (refundCode 7296236447697685); query its status"
         }
       },
       {
@@ -744,9 +744,9 @@ export const EXAMPLES: Examples = {
           "status": 0,
           "msg": "success: the order can be voided; submit this voidOfferId with void.do before the deadline",
           "isVoidable": true,
-          "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h",
-          "voidOfferExpireTime": "2026-12-02T01:34:18.020Z",
-          "orderNo": "3850082078349340",
+          "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu",
+          "voidOfferExpireTime": "2026-12-02T17:49:59.292Z",
+          "orderNo": "1070582912132649",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -754,10 +754,10 @@ export const EXAMPLES: Examples = {
             "9992500000401",
             "9992500000402"
           ],
-          "expectedConfirmationDate": "20261202",
-          "expectedRefundDate": "20261209",
+          "expectedConfirmationDate": "20261203",
+          "expectedRefundDate": "20261210",
           "voidWindow": {
-            "sameDayDeadlineTime": "2026-12-02 23:59:59",
+            "sameDayDeadlineTime": "2026-12-03 23:59:59",
             "sameDayTimezone": "Asia/Tokyo"
           }
         }
@@ -771,7 +771,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "a void of this order was already submitted (voidCode 202612-5532262725); follow it with queryVoidOrders.do",
+          "msg": "a void of this order was already submitted (voidCode 202612-6246232786); follow it with queryVoidOrders.do",
           "isVoidable": false
         }
       },
@@ -814,16 +814,16 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h"
+          "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "void submitted; follow it with queryVoidOrders.do and the voidCode",
-          "voidCode": "202612-5532262725",
-          "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h",
+          "voidCode": "202612-6246232786",
+          "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu",
           "voidStatus": 0,
-          "orderNo": "3850082078349340",
+          "orderNo": "1070582912132649",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -831,10 +831,10 @@ export const EXAMPLES: Examples = {
             "9992500000401",
             "9992500000402"
           ],
-          "expectedConfirmationDate": "20261202",
-          "expectedRefundDate": "20261209",
+          "expectedConfirmationDate": "20261203",
+          "expectedRefundDate": "20261210",
           "voidWindow": {
-            "sameDayDeadlineTime": "2026-12-02 23:59:59",
+            "sameDayDeadlineTime": "2026-12-03 23:59:59",
             "sameDayTimezone": "Asia/Tokyo"
           }
         }
@@ -844,7 +844,7 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h"
+          "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu"
         },
         "status": 200,
         "response": {
@@ -889,14 +889,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a refund, newest first, with its amounts",
         "request": {
-          "refundCode": "8928144323100308"
+          "refundCode": "7296236447697685"
         },
         "status": 200,
         "response": {
           "refundOrders": [
             {
-              "orderNo": "9845650476049174",
-              "refundCode": "8928144323100308",
+              "orderNo": "2129409309801095",
+              "refundCode": "7296236447697685",
               "displayCurrency": null,
               "expectedConfirmationDate": "20261204",
               "expectedRefundDate": "20261211",
@@ -959,7 +959,7 @@ export const EXAMPLES: Examples = {
                 }
               ],
               "refundStatus": 2,
-              "refundOfferId": "rfo_nTXaaO301m7zGCGteXV8FnTu",
+              "refundOfferId": "rfo_HJhJI-ww5LSa9SpO9Pd6bvb7",
               "refundMethod": "CashBackToOriginalPayment",
               "cancelReason": null
             }
@@ -1017,7 +1017,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a void by its voidCode",
         "request": {
-          "voidCode": "202612-5532262725"
+          "voidCode": "202612-6246232786"
         },
         "status": 200,
         "response": {
@@ -1025,15 +1025,15 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "voidOrders": [
             {
-              "voidCode": "202612-5532262725",
-              "voidOfferId": "vdo_AYAev7bHAQLmubEwmsw2TI0h",
+              "voidCode": "202612-6246232786",
+              "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu",
               "voidStatus": 2,
               "cancelReason": null,
               "actualRefundAmount": 480,
-              "createdTime": "2026-12-02T01:04:18.034Z",
-              "updatedTime": "2026-12-02T01:06:22.144Z",
+              "createdTime": "2026-12-02T17:19:59.302Z",
+              "updatedTime": "2026-12-02T17:22:02.533Z",
               "completedDate": "20261202",
-              "orderNo": "3850082078349340",
+              "orderNo": "1070582912132649",
               "voidMethod": "CashBackToOriginalPayment",
               "currency": "EUR",
               "voidAmount": 480,
@@ -1041,10 +1041,10 @@ export const EXAMPLES: Examples = {
                 "9992500000401",
                 "9992500000402"
               ],
-              "expectedConfirmationDate": "20261202",
-              "expectedRefundDate": "20261209",
+              "expectedConfirmationDate": "20261203",
+              "expectedRefundDate": "20261210",
               "voidWindow": {
-                "sameDayDeadlineTime": "2026-12-02 23:59:59",
+                "sameDayDeadlineTime": "2026-12-03 23:59:59",
                 "sameDayTimezone": "Asia/Tokyo"
               }
             }
@@ -1115,7 +1115,7 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "routings": [
             {
-              "routingIdentifier": "rt_GtcHWa2Ng-Epa_jP2B5e9qE2",
+              "routingIdentifier": "rt_TljhwRqxEo7yAJTZbsMmfoQA",
               "supportCreditTransPayment": "1",
               "supportPaymentMethods": [
                 1
@@ -1206,8 +1206,8 @@ export const EXAMPLES: Examples = {
               "vendorFare": null,
               "links": [],
               "separateBookings": false,
-              "refreshTime": "2026-12-02T01:06:26Z",
-              "expireTime": "2026-12-02T07:06:26Z",
+              "refreshTime": "2026-12-02T17:22:07Z",
+              "expireTime": "2026-12-02T23:22:07Z",
               "ancillarySupported": [
                 "seat"
               ],
@@ -1284,16 +1284,16 @@ export const EXAMPLES: Examples = {
       {
         "summary": "price check of a searched routing; opens a session",
         "request": {
-          "routingIdentifier": "rt_7zmuQlNWKSNsd8cuRzGY4D6t"
+          "routingIdentifier": "rt_GAnSF9LMYRaRwRStfwizrirk"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
+          "sessionId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
           "maxSeats": 9,
           "routing": {
-            "routingIdentifier": "rt_VXbmtwaeqlcNidCsrh3uAVQh",
+            "routingIdentifier": "rt_23LdtAL7FUAQ1184Jn-T9GUU",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -1590,8 +1590,8 @@ export const EXAMPLES: Examples = {
           "data": [
             {
               "offer": {
-                "offerID": "ofr_wQ3xAsFq7_5UR3cM-pxybFVa",
-                "offerToken": "rt_34lPvYFjfyOQ7TZ9W1c6zHOM",
+                "offerID": "ofr_3Hv7eQO5UBSFE7C0nfkg4Uau",
+                "offerToken": "rt_8JmFeEK9k6kfSq5F3-LALvL0",
                 "paxFares": [
                   {
                     "paxType": "ADT",
@@ -1797,14 +1797,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "bags sold with the ticket",
         "request": {
-          "offerId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx"
+          "offerId": "ses_QtbKfnsnsyPXA44mUszpGxLt"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
           "data": {
-            "offerId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
+            "offerId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
             "outboundSegments": [
               {
                 "segmentIndex": 1,
@@ -1937,7 +1937,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "the seat map of the session's flight (rows cut to two)",
         "request": {
-          "sessionId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
+          "sessionId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
           "carrier": "XS",
           "outboundSegments": [
             {
@@ -1996,7 +1996,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_uSzm1mugx8"
+                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_LfIDPExFT3"
                       },
                       {
                         "column": "B",
@@ -2009,7 +2009,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_P0_uSzm1mugx8"
+                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_P0_LfIDPExFT3"
                       }
                     ]
                   },
@@ -2026,7 +2026,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_P0_uSzm1mugx8"
+                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_P0_LfIDPExFT3"
                       },
                       {
                         "column": "B",
@@ -2038,7 +2038,7 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_P0_uSzm1mugx8"
+                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_P0_LfIDPExFT3"
                       }
                     ]
                   }
@@ -2120,14 +2120,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "book one adult with a paid seat",
         "request": {
-          "sessionId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
+          "sessionId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
           "passengers": [
             {
               "name": "TRAVELLER/ANA",
               "passengerType": 0,
               "ancillaries": [
                 {
-                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_uSzm1mugx8",
+                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_LfIDPExFT3",
                   "segmentIndex": 1
                 }
               ]
@@ -2142,16 +2142,16 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_ieQa1tJH7wPZmSTBK-ZS2Ghx",
+          "sessionId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
           "offerId": null,
-          "orderNo": "6398779866160452",
-          "pnrCode": "G43P4M",
+          "orderNo": "6173495423711719",
+          "pnrCode": "HWZSRF",
           "totalPrice": 372.5,
           "totalTransactionFee": 0,
           "currency": "EUR",
           "vendorTotalPrice": null,
           "vendorCurrency": null,
-          "tktLimitTime": "2026-12-02 09:36:27",
+          "tktLimitTime": "2026-12-03 01:52:08",
           "paxTicketInfos": [
             {
               "name": "TRAVELLER/ANA",
@@ -2189,7 +2189,7 @@ export const EXAMPLES: Examples = {
             }
           ],
           "routing": {
-            "routingIdentifier": "rt_j90cWGcCByBzE3_BXCkn6IwB",
+            "routingIdentifier": "rt_WqpmRYjSYEcHjfzEQ_mUbXRr",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2385,15 +2385,15 @@ export const EXAMPLES: Examples = {
       {
         "summary": "pay by deposit; the airline issues the ticket",
         "request": {
-          "orderNo": "6398779866160452"
+          "orderNo": "6173495423711719"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "6398779866160452",
+          "orderNo": "6173495423711719",
           "paymentMethod": 1,
-          "pnrCode": "G43P4M",
+          "pnrCode": "HWZSRF",
           "airlines": [
             "XS"
           ],
@@ -2414,7 +2414,7 @@ export const EXAMPLES: Examples = {
                 "9970000000001"
               ],
               "airlinePNRs": [
-                "9T9WK6"
+                "DVZRQW"
               ],
               "ancillaries": [
                 {
@@ -2444,7 +2444,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "404: already paid",
         "request": {
-          "orderNo": "6398779866160452"
+          "orderNo": "6173495423711719"
         },
         "status": 200,
         "response": {
@@ -2489,14 +2489,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "an order by its orderNo",
         "request": {
-          "orderNo": "6398779866160452"
+          "orderNo": "6173495423711719"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "6398779866160452",
-          "pnrCode": "G43P4M",
+          "orderNo": "6173495423711719",
+          "pnrCode": "HWZSRF",
           "orderStatus": 2,
           "ticketStatus": "1",
           "paxTicketInfos": [
@@ -2514,7 +2514,7 @@ export const EXAMPLES: Examples = {
                 "9970000000001"
               ],
               "airlinePNRs": [
-                "9T9WK6"
+                "DVZRQW"
               ],
               "ancillaries": [
                 {
@@ -2541,7 +2541,7 @@ export const EXAMPLES: Examples = {
           ],
           "totalPrice": 372.5,
           "currency": "EUR",
-          "tktLimitTime": "2026-12-02 09:36:27",
+          "tktLimitTime": "2026-12-03 01:52:08",
           "vendorTotalPrice": null,
           "vendorCost": null,
           "vendorTotalAncillaryPrice": null,
@@ -2558,7 +2558,7 @@ export const EXAMPLES: Examples = {
           ],
           "paymentMethod": 1,
           "routing": {
-            "routingIdentifier": "rt_j90cWGcCByBzE3_BXCkn6IwB",
+            "routingIdentifier": "rt_WqpmRYjSYEcHjfzEQ_mUbXRr",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2665,7 +2665,7 @@ export const EXAMPLES: Examples = {
             {
               "airlineCode": "XS",
               "airlineName": null,
-              "airlinePnr": "9T9WK6",
+              "airlinePnr": "DVZRQW",
               "airlineWebSiteAddress": null,
               "mmbEmail": "ana.traveller@example.com",
               "tailDigitsOfPaymentCard": null
@@ -2753,8 +2753,8 @@ export const EXAMPLES: Examples = {
         "summary": "the sandbox time and its offset",
         "status": 200,
         "response": {
-          "now": "2026-12-02T01:06:28.355Z",
-          "offsetMs": 120000
+          "now": "2026-12-02T17:22:08.397Z",
+          "offsetMs": 120001
         }
       }
     ],
@@ -2766,8 +2766,8 @@ export const EXAMPLES: Examples = {
         },
         "status": 200,
         "response": {
-          "now": "2026-12-03T01:06:28.359Z",
-          "offsetMs": 86520000
+          "now": "2026-12-03T17:22:08.405Z",
+          "offsetMs": 86520001
         }
       }
     ]
@@ -2775,15 +2775,15 @@ export const EXAMPLES: Examples = {
   "webhooks": {
     "order.refund": [
       {
-        "eventId": "68e12806-d9fe-4b5e-b736-03608dec3809",
+        "eventId": "afd2b69a-3ff7-4b87-8f62-90f323b9ac9e",
         "type": "order.refund",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T01:04:17.781Z",
+        "time": "2026-12-02T17:19:59.163Z",
         "sequence": 1,
         "data": {
-          "orderNo": "9845650476049174",
-          "refundCode": "8928144323100308",
+          "orderNo": "2129409309801095",
+          "refundCode": "7296236447697685",
           "previousRefundStatus": null,
           "refundStatus": 0,
           "cancelReason": null,
@@ -2805,15 +2805,15 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "a92798d9-037d-462f-b13b-4f9b6cb70c01",
+        "eventId": "df85a0ea-2764-4148-af60-8518be535f7d",
         "type": "order.refund",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T01:06:22.113Z",
+        "time": "2026-12-02T17:22:02.524Z",
         "sequence": 6,
         "data": {
-          "orderNo": "9845650476049174",
-          "refundCode": "8928144323100308",
+          "orderNo": "2129409309801095",
+          "refundCode": "7296236447697685",
           "previousRefundStatus": 3,
           "refundStatus": 2,
           "cancelReason": null,
@@ -2837,15 +2837,15 @@ export const EXAMPLES: Examples = {
     ],
     "order.void": [
       {
-        "eventId": "f54abd46-dea2-4a54-9eff-70cb8ea50b22",
+        "eventId": "57f1904b-3778-4f9f-9d32-67e271daae6f",
         "type": "order.void",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T01:04:18.034Z",
-        "sequence": 3,
+        "time": "2026-12-02T17:19:59.302Z",
+        "sequence": 2,
         "data": {
-          "orderNo": "3850082078349340",
-          "voidCode": "202612-5532262725",
+          "orderNo": "1070582912132649",
+          "voidCode": "202612-6246232786",
           "previousVoidStatus": null,
           "voidStatus": 0,
           "cancelReason": null,
@@ -2861,15 +2861,15 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "dff7aacd-f17f-4488-bac9-79b52b47c86f",
+        "eventId": "0b0e2904-7120-46e4-a393-3f196dd0b203",
         "type": "order.void",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T01:06:22.144Z",
+        "time": "2026-12-02T17:22:02.533Z",
         "sequence": 8,
         "data": {
-          "orderNo": "3850082078349340",
-          "voidCode": "202612-5532262725",
+          "orderNo": "1070582912132649",
+          "voidCode": "202612-6246232786",
           "previousVoidStatus": 3,
           "voidStatus": 2,
           "cancelReason": null,
@@ -2882,6 +2882,49 @@ export const EXAMPLES: Examples = {
           ],
           "completedOn": "20261202",
           "message": "voided; refunded to the deposit"
+        }
+      }
+    ],
+    "order.ticketed": [
+      {
+        "eventId": "0b1090a3-8130-4ea4-aecc-63a0ef84434c",
+        "type": "order.ticketed",
+        "cid": "demo-agency",
+        "status": -1,
+        "time": "2026-12-02T17:22:08.199Z",
+        "sequence": 9,
+        "data": {
+          "orderNo": "6173495423711719",
+          "orderStatus": 2,
+          "paxTicketInfos": [
+            {
+              "name": "TRAVELLER/ANA",
+              "passengerType": 0,
+              "ticketNos": [
+                "9970000000001"
+              ],
+              "airlinePNRs": [
+                "DVZRQW"
+              ],
+              "ancillaries": [
+                {
+                  "productCode": "SCI_SEAT_10A_XS_HND_SGN",
+                  "segmentIndex": 1,
+                  "currency": "EUR",
+                  "ancillaryPrice": 0,
+                  "auxBaggageElement": null,
+                  "auxSeatElement": {
+                    "row": "10",
+                    "column": "A"
+                  },
+                  "vendorCurrency": null,
+                  "vendorPrice": null,
+                  "displayCurrency": null,
+                  "displayPrice": null
+                }
+              ]
+            }
+          ]
         }
       }
     ]

@@ -2,6 +2,7 @@
 // the OpenAPI document's top-level `webhooks` (OpenAPI 3.1) and the tests that hold payload.ts to them.
 import Type, { type TSchema } from 'typebox';
 import { OrNull } from '../wire.js';
+import { OrderAncillary, PaxTicketInfo } from '../booking/wire-order.js';
 
 const Envelope = <T extends TSchema>(type: string, description: string, data: T) =>
   Type.Object(
@@ -65,8 +66,29 @@ export const VoidEvent = Envelope(
   ),
 );
 
+const P = PaxTicketInfo.properties;
+
+export const TicketedEvent = Envelope(
+  'order.ticketed',
+  'An order booked through order.do was ticketed: pay.do, or the service settling a payment whose airline call went unanswered (docs/webhooks.md "Events")',
+  Type.Object(
+    {
+      orderNo: Type.String(),
+      orderStatus: Type.Literal(2, { description: 'as queryOrderDetails.do: 2 ticketed' }),
+      paxTicketInfos: Type.Array(
+        Type.Object(
+          { name: P.name, passengerType: P.passengerType, ticketNos: P.ticketNos, airlinePNRs: P.airlinePNRs, ancillaries: Type.Array(OrderAncillary) },
+          { additionalProperties: false, description: 'these fields of queryOrderDetails.do paxTicketInfos' },
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+
 /** Every event type postbook sends, with its payload schema and what it is. */
 export const WEBHOOK_EVENTS = {
   'order.refund': { schema: RefundEvent, summary: 'A refund status changed' },
   'order.void': { schema: VoidEvent, summary: 'A void status changed' },
+  'order.ticketed': { schema: TicketedEvent, summary: 'An order was ticketed' },
 } as const;

@@ -1,8 +1,10 @@
 // The body of a delivery, made from an outbox row (docs/webhooks.md "Events"). Made the same way on every
-// attempt, so each retry of an event sends the same bytes. Carries no passenger data.
+// attempt, so each retry of an event sends the same bytes. Carries no passenger data, but for the names in
+// `order.ticketed` (the original's event carries them; decision 0022): never log a body or an event's data.
 import type { Selectable } from 'kysely';
 import { toAmount } from '../money/money.js';
 import type { WebhookEventsTable } from '../store/schema.js';
+import { OrderAncillary } from '../booking/wire-order.js';
 
 /** The outbox row a body is made from (its columns as the store declares them, src/store/schema.ts). */
 export type OutboxEvent = Pick<
@@ -53,10 +55,25 @@ function voidData(e: OutboxEvent): Record<string, unknown> {
   };
 }
 
+/** queryOrderDetails.do's order of an ancillary's fields (the stored snapshot is jsonb, which reorders keys). */
+const ANCILLARY_KEYS = Object.keys(OrderAncillary.properties);
+const inOrder = (a: unknown) => (a && typeof a === 'object' ? Object.fromEntries(ANCILLARY_KEYS.map((k) => [k, (a as Record<string, unknown>)[k] ?? null])) : a);
+
+/** `order.ticketed`: an order of the booking chain was ticketed (pay.do, or the expiry sweep settling a payment). */
+function ticketedData(e: OutboxEvent): Record<string, unknown> {
+  const pax = Array.isArray(e.data.paxTicketInfos) ? (e.data.paxTicketInfos as Array<Record<string, unknown>>) : [];
+  return {
+    orderNo: e.order_no,
+    orderStatus: e.to_status,
+    paxTicketInfos: pax.map((p) => ({ name: p.name, passengerType: p.passengerType, ticketNos: p.ticketNos ?? [], airlinePNRs: p.airlinePNRs ?? [], ancillaries: Array.isArray(p.ancillaries) ? p.ancillaries.map(inOrder) : [] })),
+  };
+}
+
 /** The JSON body of an event. An event type without its own shape (none today) sends the stored data as is. */
 export function eventBody(e: OutboxEvent): string {
   const time = new Date(e.occurred_at).toISOString();
-  const data = e.type === 'order.refund' ? refundData(e) : e.type === 'order.void' ? voidData(e) : { orderNo: e.order_no, ...e.data };
+  const data =
+    e.type === 'order.refund' ? refundData(e) : e.type === 'order.void' ? voidData(e) : e.type === 'order.ticketed' ? ticketedData(e) : { orderNo: e.order_no, ...e.data };
   // status: the original's envelope field, always -1 ("internal"): a receiver must not decide from it (decision 0022)
   return JSON.stringify({ eventId: e.event_id, type: e.type, cid: e.client_id, status: -1, time, sequence: Number(e.id), data });
 }

@@ -21,6 +21,11 @@ import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { retryEvents } from './admin.js';
 import { WebhookDeliverer, WEBHOOK_PER_CLIENT, type DelivererDeps } from './deliverer.js';
 import { FORBIDDEN_TARGET, publicOnlyLookup, type Resolver } from './egress.js';
+import { Compile } from 'typebox/compile';
+import { TicketedEvent } from '../http/openapi-webhooks.js';
+import { bookingWorld } from '../test-support/booking-world.js';
+import { contact, passenger, verifyFlights } from '../test-support/booking.js';
+import { PLANTED } from '../test-support/planted.js';
 
 const BETA_WEBHOOK_SECRET = 'beta-webhook-secret-from-the-world';
 const PASSENGERS = ['HOOKONE', 'HOOKTWO', 'HOOKTHREE', 'HOOKFOUR', 'HOOKFIVE', 'HOOKSIX'];
@@ -667,4 +672,87 @@ test('a world whose webhooks this configuration cannot write stops the start bef
   } finally {
     await store.close();
   }
+});
+
+describe('order.ticketed: an order of the booking chain ticketed (decision 0022, amended 2026-12-02)', () => {
+  const ALPHA_WEBHOOK_SECRET = 'alpha-webhook-secret-from-the-world';
+  const [lastA, firstA, lastB, firstB] = PLANTED.names;
+  const BAG = { productCode: 'BAG_StandardCheckInBaggage_1_XS_HND_SGN', segmentIndex: 1 };
+  const receiver = new WebhookReceiver();
+  let t: TestApp;
+
+  before(async () => {
+    await receiver.up();
+    const w = bookingWorld();
+    w.clients.find((c) => c.id === TEST_CLIENTS.alpha.id)!.webhook = { url: receiver.url, secret: ALPHA_WEBHOOK_SECRET };
+    t = await makeTestApp({ world: w });
+  });
+  after(async () => {
+    await t.close();
+    await receiver.down();
+  });
+
+  /** An order of two adults (the first with a bag) booked through verify.do and order.do; its orderNo. */
+  const book = async (client: { id: string; secret: string }) => {
+    const s = await verifyFlights(t, ['bk-narrow'], [], { adults: 2 }, client);
+    const o = await call(t.app, '/order.do', { contact, sessionId: s.sessionId, passengers: [passenger(lastA, firstA, [BAG]), passenger(lastB, firstB)] }, { client });
+    assert.equal(o.body.status, 0, String(o.body.msg));
+    return String(o.body.orderNo);
+  };
+  const eventsOf = (orderNo: string) => t.store.db.selectFrom('webhook_events').selectAll().where('order_no', '=', orderNo).orderBy('id').execute();
+  const drain = async () => {
+    for (let i = 0; i < 50 && (await t.webhooks!.deliverDue()) > 0; i++);
+  };
+
+  test('pay.do of an order of a client with a webhook URL: exactly one order.ticketed event, delivered signed with the documented body', async () => {
+    const orderNo = await book(TEST_CLIENTS.alpha);
+    const paid = await call(t.app, '/pay.do', { orderNo });
+    assert.equal(paid.body.status, 0, String(paid.body.msg));
+    assert.equal((await call(t.app, '/pay.do', { orderNo })).body.status, 404, 'already paid');
+    const rows = await eventsOf(orderNo);
+    assert.deepEqual(rows.map((r) => [r.type, r.subject, r.client_id, r.from_status, r.to_status]), [['order.ticketed', orderNo, TEST_CLIENTS.alpha.id, 1, 2]]);
+    await drain();
+    const mine = receiver.received.filter((r) => JSON.parse(r.body).data.orderNo === orderNo);
+    assert.equal(mine.length, 1);
+    assert.ok(verifyWebhook(ALPHA_WEBHOOK_SECRET, mine[0]!.headers, mine[0]!.body));
+    const body = JSON.parse(mine[0]!.body);
+    const check = Compile(TicketedEvent);
+    assert.equal(check.Check(body), true, JSON.stringify(check.Errors(body).slice(0, 2)));
+    assert.deepEqual([body.type, body.cid, body.status, body.eventId], ['order.ticketed', TEST_CLIENTS.alpha.id, -1, rows[0]!.event_id]);
+    // the fields of the same names queryOrderDetails.do answers
+    const query = await call(t.app, '/queryOrderDetails.do', { orderNo });
+    const pax = query.body.paxTicketInfos as Array<Record<string, unknown>>;
+    assert.deepEqual(body.data, {
+      orderNo,
+      orderStatus: 2,
+      paxTicketInfos: pax.map((p) => ({ name: p.name, passengerType: p.passengerType, ticketNos: p.ticketNos, airlinePNRs: p.airlinePNRs, ancillaries: p.ancillaries ?? [] })),
+    });
+    assert.equal(body.data.paxTicketInfos.length, 2);
+    assert.ok(body.data.paxTicketInfos.every((p: { ticketNos: string[]; airlinePNRs: string[] }) => p.ticketNos.length > 0 && p.airlinePNRs.length === 1));
+    assert.equal(body.data.paxTicketInfos[0].ancillaries.length, 1, 'the bag sold');
+    const attempts = await t.store.db.selectFrom('webhook_attempts').select('http_status').where('event_id', '=', rows[0]!.id).execute();
+    assert.deepEqual(attempts, [{ http_status: 200 }]);
+    assert.equal((await eventsOf(orderNo))[0]!.state, 'delivered');
+  });
+
+  test('a client without a webhook URL gets no order.ticketed event; once it registers one, its next ticketed order does (not the past)', async () => {
+    const earlier = await book(TEST_CLIENTS.beta);
+    assert.equal((await call(t.app, '/pay.do', { orderNo: earlier }, { client: TEST_CLIENTS.beta })).body.status, 0);
+    assert.deepEqual(await eventsOf(earlier), []);
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: receiver.url }, { client: TEST_CLIENTS.beta })).body.status, 0);
+    const later = await book(TEST_CLIENTS.beta);
+    assert.equal((await call(t.app, '/pay.do', { orderNo: later }, { client: TEST_CLIENTS.beta })).body.status, 0);
+    assert.deepEqual((await eventsOf(later)).map((r) => [r.type, r.client_id]), [['order.ticketed', TEST_CLIENTS.beta.id]]);
+    assert.deepEqual(await eventsOf(earlier), []);
+  });
+
+  test('a pay.do the airline refuses (411, the card declined) writes no event; the payment that then tickets writes one', async () => {
+    const orderNo = await book(TEST_CLIENTS.alpha);
+    const card = { cardNumber: '4000000000000002', cardCVV: '123', cardExpireMonth: '12', cardExpireYear: '30', cardHolderFirstName: firstA, cardHolderLastName: lastA };
+    const refused = await call(t.app, '/pay.do', { orderNo, paymentMethod: 3, creditCard: card });
+    assert.equal(refused.body.status, 411, String(refused.body.msg));
+    assert.deepEqual(await eventsOf(orderNo), []);
+    assert.equal((await call(t.app, '/pay.do', { orderNo })).body.status, 0);
+    assert.deepEqual((await eventsOf(orderNo)).map((r) => [r.type, r.from_status, r.to_status]), [['order.ticketed', 1, 2]]);
+  });
 });

@@ -5,6 +5,6 @@ export type { ClientOptions, CallOptions, SubmitOptions, FetchLike, EndpointKey,
 export { PostbookClientError, PostbookError, RateLimitedError, TransportError, WaitTimeoutError, WebhookVerificationError } from './errors.js';
 export type { PostbookErrorInit, WebhookFailure } from './errors.js';
 export { verifyWebhook } from './webhooks.js';
-export type { WebhookEvent, RefundEvent, VoidEvent, RefundEventData, VoidEventData, HeadersLike, VerifyWebhookInput } from './webhooks.js';
+export type { WebhookEvent, RefundEvent, VoidEvent, TicketedEvent, RefundEventData, VoidEventData, TicketedEventData, HeadersLike, VerifyWebhookInput } from './webhooks.js';
 export { ENDPOINTS } from './generated/wire.js';
 export type * from './generated/wire.js';

@@ -42,6 +42,24 @@ export interface VoidEventData {
   message: string | null;
 }
 
+/** `data` of an `order.ticketed` event: an order booked through order.do was ticketed. */
+export interface TicketedEventData {
+  orderNo: string;
+  /** 2: ticketed (as queryOrderDetails.do). */
+  orderStatus: 2;
+  /** These fields of queryOrderDetails.do's paxTicketInfos, one per passenger. */
+  paxTicketInfos: Array<{
+    /** LAST/FIRST, as sent to order.do. */
+    name: string;
+    /** 0 adult, 1 child, 2 infant. */
+    passengerType: number;
+    ticketNos: string[];
+    airlinePNRs: string[];
+    /** The seats and bags sold ([] if none), as queryOrderDetails.do lists them. */
+    ancillaries: Array<Record<string, unknown>>;
+  }>;
+}
+
 interface EventBase {
   /** The same on every retry of the event: de-duplicate on it. */
   eventId: string;
@@ -57,7 +75,8 @@ interface EventBase {
 
 export type RefundEvent = EventBase & { type: 'order.refund'; data: RefundEventData };
 export type VoidEvent = EventBase & { type: 'order.void'; data: VoidEventData };
-export type WebhookEvent = RefundEvent | VoidEvent;
+export type TicketedEvent = EventBase & { type: 'order.ticketed'; data: TicketedEventData };
+export type WebhookEvent = RefundEvent | VoidEvent | TicketedEvent;
 
 /** Request headers as a `Headers` object (fetch, edge runtimes) or a plain object (Node's `req.headers`, Express). */
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
