@@ -319,6 +319,10 @@ export class SandboxConnector implements AirlineConnector {
     this.acceptedCache.delete(`${carrier}/${row.pnr}`);
     if (updated) return { already: false, cancelReason: DEFAULT_WITHDRAW_REASON };
     const current = await db.selectFrom('sandbox_refunds').selectAll().where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+    // Withdrawn meanwhile by a concurrent call (the update above waited on its row and found it set): withdrawn, even
+    // when that call read the clock a moment after this one (judged at this call's instant it read 'processing', and
+    // two operators withdrawing at once got 200 and 502: a CI run on PostgreSQL).
+    if (current.withdrawn_at !== null) return { already: true, cancelReason: DEFAULT_WITHDRAW_REASON };
     const state = refundStateAt(current, now);
     switch (state.state) {
       case 'withdrawn':

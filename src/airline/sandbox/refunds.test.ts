@@ -813,6 +813,15 @@ describe('sandbox airline: withdrawing a refund (withdrawRefund)', () => {
     assert.match((await rejection(withdraw(rejected.sandbox))).message, /it rejected the refund already/);
   });
 
+  test('withdrawn meanwhile by a concurrent call whose clock read came later: withdrawn already, not "try again" (a CI run on PostgreSQL: 502 to one of two operators)', async (t) => {
+    const { sandbox, clock, store } = await setup(t);
+    await sandbox.submitRefund('XS', submission({ isClaim: true }), { signal: signal() });
+    clock.advance(10 * SECOND);
+    // the other call's instant, a moment after this call's
+    await store.db.updateTable('sandbox_refunds').set({ withdrawn_at: new Date(clock.now().getTime() + 5) }).where('refund_code', '=', 'RF-0001').execute();
+    assert.deepEqual(await withdraw(sandbox), { already: true, cancelReason: 'refund request cancelled by the user' });
+  });
+
   test('the behaviour knobs apply: an airline erring answers a retryable error and withdraws nothing', async (t) => {
     const { sandbox, world, rows } = await setup(t);
     await sandbox.submitRefund('XS', submission(), { signal: signal() });
