@@ -135,13 +135,15 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   const leftToRefund = (t: TicketRow) => !t.coupons.some((c) => c.status === 'REFUND') && !ctx.liveRefunds.has(t.ticketNo);
   // A name listed more often than the booking holds it (one passenger's segments split over two entries): 810 on the
   // entry too many, before the first entry's 804 said a segment was missing that the request did send (a review).
-  const listed = new Map<string, number>();
+  // (An entry so refused is one the loop below would find no unnamed passenger for.)
+  const nameOf = (p: { lastName: string; firstName: string }) => `${normalizeName(p.lastName)}/${normalizeName(p.firstName)}`;
+  const held = new Map<string, number>();
+  for (const p of ctx.passengers) held.set(nameOf(p), (held.get(nameOf(p)) ?? 0) + 1);
   for (const [i, item] of items.entries()) {
-    const name = `${normalizeName(item.lastName)}/${normalizeName(item.firstName)}`;
-    const times = (listed.get(name) ?? 0) + 1;
-    listed.set(name, times);
-    const held = ctx.passengers.filter((p) => `${normalizeName(p.lastName)}/${normalizeName(p.firstName)}` === name).length;
-    if (held > 0 && times > held) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed; list all of a passenger's segments in one entry`);
+    const name = nameOf(item);
+    const left = held.get(name);
+    if (left === 0) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed; list all of a passenger's segments in one entry`);
+    if (left !== undefined) held.set(name, left - 1);
   }
   for (const [i, item] of items.entries()) {
     const lastName = normalizeName(item.lastName);
@@ -153,8 +155,8 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
     // Passengers of one name (a father and son): each entry names one not named yet, the first with a ticket left
     // to refund first — a request names a name as often as it wants that many of them refunded (reviews: the second
     // was refused 810 when both were listed, and 803 or 817 alone, as the first was picked again, so never refunded).
+    // never empty: a name listed more often than held was refused above
     const unnamed = sameName.filter((p) => !used.has(p.paxIndex));
-    if (unnamed.length === 0) fail(S.INVALID, `invalid request: refundRequestList[${i}] names a passenger already listed`);
     const pax = unnamed.find((p) => ctx.tickets.some((t) => t.paxIndex === p.paxIndex && leftToRefund(t))) ?? unnamed[0]!;
     used.add(pax.paxIndex);
     const paxTickets = ctx.tickets.filter((t) => t.paxIndex === pax.paxIndex);
