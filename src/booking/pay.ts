@@ -21,6 +21,7 @@ import { writeTicketedEvent } from './ticketed-event.js';
 import type { CreditCard, PayRequest } from './wire-order.js';
 
 const METHODS: Record<number, PaymentMethod> = { 1: 'deposit', 3: 'virtualCard', 4: 'ownAccount', 5: 'merchant' };
+const METHOD_NUMBERS = new Map<string, number>(Object.entries(METHODS).map(([no, method]) => [method, Number(no)]));
 /** What every answer advertises (routing.ts PAYABLE_METHODS): 4 and 5 are known methods, answered 403. */
 const SUPPORTED = new Set<number>(PAYABLE_METHODS);
 
@@ -167,7 +168,44 @@ function deadlinePassed(lapsed: boolean): ApiError {
   return new ApiError(S.PAY_DEADLINE_PASSED, `the payment deadline (tktLimitTime) has passed; the order ${lapsed ? 'is cancelled (-3)' : 'lapses: it shows cancelled (-3) within seconds'}, order again`);
 }
 
-export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequest) {
+/**
+ * What pay.do's Idempotency-Key compares of a request (its hash is stored): the body with the card's number cut to
+ * its last four digits and its CVV left out — neither is kept, not even as a hash (an unkeyed hash of a card number
+ * is no protection: its digits are few). Another card with the same last four digits under one key is the same
+ * payment; a refused card (400, 411) leaves the key free, so a corrected one is paid under it.
+ */
+export function payFingerprint(body: unknown): unknown {
+  const { creditCard, ...rest } = body as PayRequest;
+  if (creditCard === null || creditCard === undefined || typeof creditCard !== 'object') return body;
+  const { cardNumber, cardCVV: _cvv, ...card } = creditCard;
+  // canonical JSON: the keys' order does not matter
+  return { creditCard: { cardNumber: String(cardNumber ?? '').replace(/\D/g, '').slice(-4), ...card }, ...rest };
+}
+
+/** The success answer of an order paid: its tickets, as queryOrderDetails.do shows them. */
+async function paidAnswer(deps: BookingDeps, orderNo: string, methodNo: number, last4: string | null) {
+  const paid = await deps.db.selectFrom('orders').selectAll().where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+  const view = await orderView(deps.db, paid);
+  return {
+    status: 0,
+    msg: 'success',
+    orderNo,
+    paymentMethod: methodNo,
+    pnrCode: view.pnrCode,
+    airlines: [paid.carrier],
+    orderStatus: view.orderStatus,
+    cardLast4: last4,
+    paxTicketInfos: view.paxTicketInfos,
+  };
+}
+
+/**
+ * pay.do. `resumedFrom`: this request, under an Idempotency-Key, took the key over from an identical one that failed
+ * or died before answering, at that instant (src/http/idempotency.ts): an order paid since is that request's
+ * payment, answered as its success (not 404 "already paid", which told the caller whose answer was lost that its
+ * payment had failed).
+ */
+export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequest, resumedFrom: Date | null = null) {
   const now = deps.clock.now();
   const orderNo = given(req.orderNo);
   if (!orderNo) throw new ApiError(S.PAY_BAD_PARAMETERS, 'orderNo is required');
@@ -178,7 +216,12 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
   // A claimed order (pnr/claim.do) was never booked through order.do: nothing to pay here (decision 0023: 402; it
   // is ticketed, and answered 404 "already paid" before the check was first).
   if (!booking) throw new ApiError(S.PAY_STATE, 'the order state does not allow payment: it was not booked through order.do (a claimed order is paid at the airline)');
-  if (order.status === '2' || booking.pay_state === 'paid') throw new ApiError(S.PAY_ALREADY_PAID, 'order already paid');
+  if (order.status === '2' || booking.pay_state === 'paid') {
+    const paidAt = booking.paid_at === null ? null : new Date(booking.paid_at);
+    const method = booking.payment_method === null ? undefined : METHOD_NUMBERS.get(booking.payment_method);
+    if (resumedFrom !== null && paidAt !== null && paidAt.getTime() >= resumedFrom.getTime() && method !== undefined) return paidAnswer(deps, order.order_no, method, booking.card_last4);
+    throw new ApiError(S.PAY_ALREADY_PAID, 'order already paid');
+  }
   if (booking.pay_state === 'paying' || order.status === '1') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
   if (booking.pay_state === 'expired' || new Date(booking.payment_deadline).getTime() <= now.getTime()) throw deadlinePassed(booking.pay_state === 'expired');
   if (order.status !== '0') throw new ApiError(S.PAY_STATE, 'the order state does not allow payment');
@@ -240,17 +283,5 @@ export async function payOrder(deps: BookingDeps, clientId: string, req: PayRequ
     if (settled.pay_state !== 'paid') throw new ApiError(S.PAY_IN_PROGRESS, 'payment in progress; query the order before paying again');
   }
 
-  const paid = await deps.db.selectFrom('orders').selectAll().where('order_no', '=', order.order_no).executeTakeFirstOrThrow();
-  const view = await orderView(deps.db, paid);
-  return {
-    status: 0,
-    msg: 'success',
-    orderNo: order.order_no,
-    paymentMethod: methodNo,
-    pnrCode: view.pnrCode,
-    airlines: [order.carrier],
-    orderStatus: view.orderStatus,
-    cardLast4: last4,
-    paxTicketInfos: view.paxTicketInfos,
-  };
+  return paidAnswer(deps, order.order_no, methodNo, last4);
 }

@@ -253,6 +253,8 @@ export interface IdempotentEndpoint {
   isFinal(answer: StoredAnswer): boolean;
   /** A request that failed (HTTP 500) may have done its work: its key is left for the retry to resume (KeyProgress.resumedFrom). */
   mayHaveActed?: boolean;
+  /** What the key's request hash is taken of, when not the whole body (pay.do: a card's number and CVV are never kept, not even hashed). */
+  fingerprint?(body: unknown): unknown;
 }
 
 /** Business failures become stored answers so Idempotency-Key can replay them. */
@@ -301,7 +303,7 @@ export function idempotent<Body>(keys: Idempotency, endpoint: IdempotentEndpoint
         clientId: client.clientId,
         endpoint: endpoint.endpoint,
         key: request.headers['idempotency-key'] as string | undefined,
-        body,
+        body: endpoint.fingerprint ? endpoint.fingerprint(body) : body,
         validationStatus: endpoint.validationStatus,
         busy: endpoint.busy,
         mayHaveActed: endpoint.mayHaveActed === true,

@@ -42,7 +42,7 @@ import { UpdateWebhookUrlRequest, UpdateWebhookUrlResponse } from '../webhooks/w
 import { seatAvailability } from '../booking/seat-availability.js';
 import { SeatAvailabilityRequest, SeatAvailabilityResponse } from '../booking/seat-wire.js';
 import { createOrder } from '../booking/order.js';
-import { payOrder } from '../booking/pay.js';
+import { payFingerprint, payOrder } from '../booking/pay.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
 import { getOffers } from '../booking/offers.js';
 import { search, verify } from '../booking/pricing.js';
@@ -122,6 +122,24 @@ const VOID_REPLAY: IdempotentEndpoint = {
   busy: { httpStatus: 200, body: { status: 814, msg: 'void submission already in progress; wait before retrying' } },
   isFinal: (a) => !VOID_NOT_FINAL.includes((a.body as { status: number }).status),
   mayHaveActed: true,
+};
+
+/**
+ * pay.do: one payment per key — a retry after a lost answer replays it (it answered 404 "order already paid", which
+ * the caller whose success was lost reads as a failure). Not final, the key free for the retry their msg asks for:
+ * 400 (a corrected card or field is sent again under the key), 402 (an operator connects the airline), 406 (in
+ * progress: settled within minutes) and 411 (nothing charged: the airline may issue on a retry). A request that
+ * failed (HTTP 500) may have paid: the retry that takes its key over answers the payment made since (pay.ts).
+ * The key's request hash is taken of `payFingerprint(body)`: no card number nor CVV is kept, not even as a hash.
+ */
+const PAY_NOT_FINAL: readonly number[] = [400, 402, 406, 411];
+const PAY_REPLAY: IdempotentEndpoint = {
+  endpoint: 'pay.do',
+  validationStatus: VALIDATION_STATUS.pay,
+  busy: { httpStatus: 200, body: { status: 406, msg: 'payment in progress: a pay.do with this Idempotency-Key is being made right now; retry it shortly for its answer' } },
+  isFinal: (a) => !PAY_NOT_FINAL.includes((a.body as { status: number }).status),
+  mayHaveActed: true,
+  fingerprint: payFingerprint,
 };
 
 export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -342,8 +360,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
     api.post(
       '/pay.do',
-      { config: { family: 'pay' }, schema: { summary: 'Pay an order; the airline issues the tickets', tags: ['payments'], body: PayRequest, response: { 200: PayResponse, ...errors } } },
-      async (request) => payOrder(booking, clientId(request), request.body),
+      { config: { family: 'pay' }, schema: { summary: 'Pay an order; the airline issues the tickets', tags: ['payments'], headers: IdempotencyKey, body: PayRequest, response: { 200: PayResponse, ...errors } } },
+      idempotent(deps.idempotency, PAY_REPLAY, (client, body: PayRequest, progress) => payOrder(booking, client.clientId, body, progress.resumedFrom)),
     );
     api.post(
       '/queryOrderDetails.do',

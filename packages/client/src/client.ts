@@ -248,7 +248,8 @@ export class PostbookClient {
      * With `idempotencyKey` a retry books once and answers the first answer.
      */
     order: (body: W.OrderRequest, options?: SubmitOptions) => this.call('POST /order.do', body, options),
-    pay: (body: W.PayRequest, options?: CallOptions) => this.call('POST /pay.do', body, options),
+    /** pay.do. With `idempotencyKey` a retry after a lost answer answers the payment, not 404 "already paid". */
+    pay: (body: W.PayRequest, options?: SubmitOptions) => this.call('POST /pay.do', body, options),
     queryOrder: (body: W.QueryOrderDetailsRequest, options?: CallOptions) => this.call('POST /queryOrderDetails.do', body, options),
   };
 

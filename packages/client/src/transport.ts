@@ -35,7 +35,7 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-/** Options of the calls that take an Idempotency-Key (pnr/claim.do, refund.do, void.do, order.do). */
+/** Options of the calls that take an Idempotency-Key (pnr/claim.do, refund.do, void.do, order.do, pay.do). */
 export interface SubmitOptions extends CallOptions {
   /** The same key with the same body replays the first answer instead of doing the work twice (1–255 visible ASCII). */
   idempotencyKey?: string;

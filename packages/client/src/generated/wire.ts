@@ -2724,7 +2724,7 @@ export interface Endpoints {
   /** Book: an unpaid order with a payment deadline (308/322: re-priced, see docs/decisions/0023) */
   'POST /order.do': { request: OrderRequest; response: OrderResponse; idempotent: true };
   /** Pay an order; the airline issues the tickets */
-  'POST /pay.do': { request: PayRequest; response: PayResponse; idempotent: false };
+  'POST /pay.do': { request: PayRequest; response: PayResponse; idempotent: true };
   /** An order by orderNo, pnrCode (our booking reference), or airlinePNR and carrier */
   'POST /queryOrderDetails.do': { request: QueryOrderDetailsRequest; response: QueryOrderDetailsResponse; idempotent: false };
   /** The sandbox clock: now and its offset from the real time */
@@ -2750,7 +2750,7 @@ export const ENDPOINTS = [
   { method: 'POST', path: '/getOffers.do', idempotent: false },
   { method: 'POST', path: '/search.do', idempotent: false },
   { method: 'POST', path: '/order.do', idempotent: true },
-  { method: 'POST', path: '/pay.do', idempotent: false },
+  { method: 'POST', path: '/pay.do', idempotent: true },
   { method: 'POST', path: '/queryOrderDetails.do', idempotent: false },
   { method: 'GET', path: '/sandbox/clock', idempotent: false },
   { method: 'POST', path: '/sandbox/clock', idempotent: false },
