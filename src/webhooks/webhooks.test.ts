@@ -755,4 +755,17 @@ describe('order.ticketed: an order of the booking chain ticketed (decision 0022,
     assert.equal((await call(t.app, '/pay.do', { orderNo })).body.status, 0);
     assert.deepEqual((await eventsOf(orderNo)).map((r) => [r.type, r.from_status, r.to_status]), [['order.ticketed', 1, 2]]);
   });
+  test("a payment the expiry sweep settles as ticketed (pay.do's process died during the airline's call) writes the one order.ticketed event (the same recordIssued transaction)", async () => {
+    const orderNo = await book(TEST_CLIENTS.alpha);
+    // as a pay.do that claimed the payment and died before the airline answered leaves the store
+    await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: t.clock.now(), payment_method: 'deposit' }).where('order_no', '=', orderNo).execute();
+    await t.store.db.updateTable('orders').set({ status: '1' }).where('order_no', '=', orderNo).execute();
+    t.clock.advance(2 * 60_000);
+    assert.deepEqual(await t.orderExpiry.settleStalePayments(), [orderNo]);
+    assert.deepEqual((await eventsOf(orderNo)).map((r) => [r.type, r.client_id, r.from_status, r.to_status]), [['order.ticketed', TEST_CLIENTS.alpha.id, 1, 2]]);
+    await drain();
+    const mine = receiver.received.filter((r) => JSON.parse(r.body).data.orderNo === orderNo);
+    assert.equal(mine.length, 1);
+    assert.ok(JSON.parse(mine[0]!.body).data.paxTicketInfos.every((p: { ticketNos: string[] }) => p.ticketNos.length > 0), 'the tickets the sweep recorded');
+  });
 });
