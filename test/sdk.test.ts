@@ -182,11 +182,12 @@ describe('SDK types and methods', () => {
     assert.equal(bumpy.calls, 6);
 
     const down = scripted([json(502, '{}')]);
-    await assert.rejects(new PostbookClient({ ...base, fetch: down }).refunds.waitForFinal('R1', { initialDelayMs: 5, maxDelayMs: 10, timeoutMs: 200 }), (e: unknown) => e instanceof WaitTimeoutError && e.lastStatus === null && e.cause instanceof PostbookError && e.cause.httpStatus === 502 && /the last query failed/.test(e.message));
+    // (pauses of MIN_POLL_MS, 250 ms, at the least)
+    await assert.rejects(new PostbookClient({ ...base, fetch: down }).refunds.waitForFinal('R1', { initialDelayMs: 5, maxDelayMs: 10, timeoutMs: 900 }), (e: unknown) => e instanceof WaitTimeoutError && e.lastStatus === null && e.cause instanceof PostbookError && e.cause.httpStatus === 502 && /the last query failed/.test(e.message));
     assert.ok(down.calls > 2, String(down.calls));
     // a failure after a status, then the status again: the timeout carries no stale cause
     const recovered = scripted([json(502, '{}'), json(200, order(1))]);
-    await assert.rejects(new PostbookClient({ ...base, fetch: recovered }).refunds.waitForFinal('R1', { initialDelayMs: 5, maxDelayMs: 10, timeoutMs: 100 }), (e: unknown) => e instanceof WaitTimeoutError && e.lastStatus === 1 && e.cause === undefined);
+    await assert.rejects(new PostbookClient({ ...base, fetch: recovered }).refunds.waitForFinal('R1', { initialDelayMs: 5, maxDelayMs: 10, timeoutMs: 650 }), (e: unknown) => e instanceof WaitTimeoutError && e.lastStatus === 1 && e.cause === undefined);
 
     for (const refusal of [json(401, JSON.stringify({ status: 900, msg: 'unauthorized' })), json(200, JSON.stringify({ status: 801, msg: 'no such order' }))]) {
       const once = scripted([refusal]);
@@ -357,6 +358,79 @@ describe('SDK types and methods', () => {
       await assert.rejects(verifyWebhook({ ...input, toleranceSeconds }), /toleranceSeconds/);
     }
     await assert.rejects(verifyWebhook({ ...input, secret: '' }), /secret is required/);
+    // now: NaN compared false with every age as well (a review): refused
+    await assert.rejects(verifyWebhook({ ...input, now: Number.NaN }), (e: unknown) => e instanceof PostbookClientError && /now must be/.test(e.message));
+  });
+
+  test('options checked before anything is sent (found by a review): time-outs a timer cannot hold, NaN retries, credentials and headers a request cannot carry — never echoed; Infinity is no time-out; an empty header prefix is the default', async () => {
+    let sent = 0;
+    const slow: FetchLike = async () => {
+      sent++;
+      await new Promise((r) => setTimeout(r, 30));
+      return new Response(JSON.stringify({ status: 0, msg: null, data: [] }), { status: 200 });
+    };
+    const base = { baseUrl: 'http://postbook.invalid', ...alpha, fetch: slow };
+    // NaN, 0, negative, past 2³¹−1: the timer fired at once and every call was "no answer" after reaching the service
+    for (const timeoutMs of [Number.NaN, 0, -1, 2 ** 31]) {
+      assert.throws(() => new PostbookClient({ ...base, timeoutMs }), (e: unknown) => e instanceof PostbookClientError && /timeoutMs/.test(e.message), String(timeoutMs));
+      await assert.rejects(new PostbookClient(base).refunds.query({ refundCode: '1' }, { timeoutMs }), (e: unknown) => e instanceof PostbookClientError && !(e instanceof TransportError), String(timeoutMs));
+    }
+    assert.equal(sent, 0, 'nothing sent');
+    assert.equal((await new PostbookClient({ ...base, timeoutMs: Infinity }).refunds.query({ refundCode: '1' })).status, 0, 'Infinity: no time-out');
+    assert.equal(sent, 1);
+    for (const rateLimit of [{ retries: Number.NaN }, { maxWaitMs: Number.NaN }, { retries: -1 }]) {
+      assert.throws(() => new PostbookClient({ ...base, rateLimit }), /rateLimit/, JSON.stringify(rateLimit));
+    }
+    // a control character in a credential or a header: refused by name, its value not in the message (fetch's
+    // TypeError carried it, as a TransportError "may have been handled")
+    const refused: Array<Partial<ClientOptions>> = [{ clientSecret: 'a\nSECRET-VALUE' }, { clientId: 'id SECRET-VALUE' }, { adminToken: 'tok\rSECRET-VALUE' }, { headers: { 'x-trace': 'v\nSECRET-VALUE' } }, { headers: { 'bad name': 'SECRET-VALUE' } }];
+    for (const bad of refused) {
+      assert.throws(
+        () => new PostbookClient({ ...base, ...bad }),
+        (e: unknown) => e instanceof PostbookClientError && !e.message.includes('SECRET-VALUE'),
+        Object.keys(bad).join(),
+      );
+    }
+    // an empty prefix is the service's default, as its HEADER_PREFIX unset or blank
+    const seen: string[] = [];
+    const look: FetchLike = async (_url, init) => {
+      seen.push(...new Headers(init.headers).keys());
+      return new Response(JSON.stringify({ status: 0, msg: null }), { status: 200 });
+    };
+    await new PostbookClient({ ...base, fetch: look, headerPrefix: ' ' }).refunds.query({ refundCode: '1' });
+    assert.ok(seen.includes('x-service-client-secret'), seen.join());
+  });
+
+  test('a redirect is not followed: the credentials never go where it points (found by a review: fetch re-sent the POST with the client secret to another origin)', async () => {
+    const http = await import('node:http');
+    const got: Array<string | undefined> = [];
+    const elsewhere = http.createServer((req, res) => {
+      got.push(req.headers['x-service-client-secret'] as string | undefined);
+      res.end('{"status":0,"msg":null}');
+    });
+    await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
+    const to = `http://localhost:${(elsewhere.address() as { port: number }).port}/queryRefundOrders.do`;
+    const redirecting = http.createServer((_req, res) => res.writeHead(307, { location: to }).end());
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    try {
+      const client = new PostbookClient({ baseUrl: `http://127.0.0.1:${(redirecting.address() as { port: number }).port}`, ...alpha });
+      await assert.rejects(client.refunds.query({ refundCode: '1' }), (e: unknown) => e instanceof PostbookError && e.httpStatus === 307 && /redirect/.test(e.msg));
+      assert.deepEqual(got, [], 'nothing reached the address the redirect named');
+    } finally {
+      elsewhere.close();
+      redirecting.close();
+    }
+  });
+
+  test('waitForFinal pauses at least MIN_POLL_MS between queries, whatever delays it is given (found by a review: 0 and 0 queried ~700 times a second)', async () => {
+    let queries = 0;
+    const pending: FetchLike = async () => {
+      queries++;
+      return new Response(JSON.stringify({ status: 0, msg: 'success', refundOrders: [{ refundCode: 'R1', refundStatus: 0 }] }), { status: 200 });
+    };
+    const client = new PostbookClient({ baseUrl: 'http://postbook.invalid', ...alpha, fetch: pending });
+    await assert.rejects(client.refunds.waitForFinal('R1', { initialDelayMs: 0, maxDelayMs: 0, timeoutMs: 1000 }), (e: unknown) => e instanceof WaitTimeoutError);
+    assert.ok(queries >= 2 && queries <= 5, `${queries} queries in 1 s`);
   });
 });
 

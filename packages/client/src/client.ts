@@ -4,7 +4,7 @@
 import type * as W from './generated/wire.js';
 import { ENDPOINTS } from './generated/wire.js';
 import { PostbookClientError, PostbookError, RateLimitedError, TransportError, WaitTimeoutError } from './errors.js';
-import { Transport, checkIdempotencyKey, sleep, type CallOptions, type ClientOptions, type EndpointKey, type RequestOf, type ResponseOf, type SubmitOptions } from './transport.js';
+import { MAX_TIMER_MS, Transport, checkIdempotencyKey, sleep, type CallOptions, type ClientOptions, type EndpointKey, type RequestOf, type ResponseOf, type SubmitOptions } from './transport.js';
 
 /** Which endpoint each method calls: `client.refunds.submit` → `POST /refund.do`. */
 export const METHOD_ENDPOINTS = {
@@ -47,7 +47,7 @@ export interface WaitOptions {
   timeoutMs?: number;
   /**
    * First pause between two queries (default 1 000 ms), doubled after each until `maxDelayMs` (default 15 000);
-   * each a finite number ≥ 0.
+   * each a finite number ≥ 0, and no pause shorter than 250 ms (MIN_POLL_MS).
    */
   initialDelayMs?: number;
   maxDelayMs?: number;
@@ -83,8 +83,8 @@ function transient(err: unknown): boolean {
 export const SUBMIT_RESENDS = 2;
 /** spec 7.1 814: a submission of this offer or key is in progress. */
 const SUBMISSION_IN_PROGRESS = 814;
-/** The longest delay a timer holds (browsers and Node fire a longer one at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The shortest pause between two queries of a wait: 0 polled the service without a pause for the whole wait (a review). */
+export const MIN_POLL_MS = 250;
 /** The pause before a submission answered 814 (the service already waited for the first ~10 s) or HTTP 5xx/408 is sent again. */
 const IN_PROGRESS_PAUSE_MS = 1_000;
 
@@ -282,8 +282,8 @@ export class PostbookClient {
     // Infinity: no deadline; past what a timer holds (2³¹−1 ms, ~24.8 days) a timer fires at once (a review)
     const timeoutMs = Math.max(0, options.timeoutMs ?? 120_000);
     const armed = Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS;
-    const maxDelay = options.maxDelayMs ?? 15_000;
-    let delay = Math.max(1, options.initialDelayMs ?? 1_000);
+    const maxDelay = Math.max(MIN_POLL_MS, options.maxDelayMs ?? 15_000);
+    let delay = Math.max(MIN_POLL_MS, options.initialDelayMs ?? 1_000);
     // The deadline aborts whatever runs when it passes — a query (its own time-out and 429 waits included) or a
     // pause — so the wait ends at `timeoutMs`, not after the query under way (a review: 30 s and 2 × 60 s over).
     // performance.now: a wall clock set back or forth moves no deadline.

@@ -19,7 +19,7 @@ export interface ClientOptions {
   adminToken?: string;
   /** Default: the global fetch. */
   fetch?: FetchLike;
-  /** Time-out of one HTTP attempt in ms (default 30 000; an extractPnr.do with a longer `timeout` gets that and 5 s more). */
+  /** Time-out of one HTTP attempt in ms, up to 2³¹−1, or Infinity for none (default 30 000; an extractPnr.do with a longer `timeout` gets that and 5 s more). */
   timeoutMs?: number;
   /** HTTP 429 (and the service's own 503 while a process shuts down): how many times to retry (default 2) and the longest wait the SDK accepts (default 60 000 ms). */
   rateLimit?: { retries?: number; maxWaitMs?: number };
@@ -55,12 +55,32 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** A `Retry-After: 0` still waits this long: the window has not quite moved yet. */
 const MIN_RETRY_WAIT_MS = 250;
+/** The longest a timer holds: past it (2³¹−1 ms, ~24.8 days) setTimeout fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A credential or token as a header carries it: visible ASCII, no space. */
+const TOKEN_VALUE = /^[\x21-\x7e]+$/;
+/** A header name (RFC 9110 token) and a value fetch sends as it is (visible ASCII, inner spaces and tabs). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^(?:[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?)?$/;
+
+/**
+ * A time-out in ms: a number in (0, 2³¹−1], or Infinity for none. Checked up front (a review): NaN, 0, a negative
+ * value or one past what a timer holds fired the timer at once, so every call failed as "no answer" — after its
+ * request had reached the service, which an integrator's retry without a key then did twice.
+ */
+export function checkTimeout(name: string, value: number | undefined): void {
+  if (value === undefined || value === Infinity) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
+    throw new PostbookClientError(`${name} must be a number of ms in (0, ${MAX_TIMER_MS}] or Infinity (no time-out), not ${String(value)}`);
+  }
+}
 
 type Json = Record<string, unknown>;
 
 /** An HTTP answer, its body read. */
 interface Answer {
   status: number;
+  type: string;
   statusText: string;
   headers: Headers;
   text: string;
@@ -125,11 +145,26 @@ export class Transport {
     this.#opts = opts;
     if (!opts.baseUrl) throw new PostbookClientError('baseUrl is required');
     if (!opts.clientId || !opts.clientSecret) throw new PostbookClientError('clientId and clientSecret are required');
+    // Checked here, never echoed: a control character made fetch throw a TypeError whose message carried the value
+    // (a secret, into the caller's logs), reported as "no answer, may have been handled" and retried (a review).
+    for (const [name, value] of [['clientId', opts.clientId], ['clientSecret', opts.clientSecret], ['adminToken', opts.adminToken]] as const) {
+      if (value !== undefined && (typeof value !== 'string' || !TOKEN_VALUE.test(value))) throw new PostbookClientError(`${name} must be visible ASCII characters without spaces (its value is not shown)`);
+    }
+    for (const [name, value] of Object.entries(opts.headers ?? {})) {
+      if (!HEADER_NAME.test(name)) throw new PostbookClientError(`headers: ${JSON.stringify(name)} is not a header name`);
+      if (typeof value !== 'string' || !HEADER_VALUE.test(value)) throw new PostbookClientError(`headers: the value of ${name} is not one a header can carry (visible ASCII; its value is not shown)`);
+    }
+    checkTimeout('timeoutMs', opts.timeoutMs);
+    for (const [name, value] of [['rateLimit.retries', opts.rateLimit?.retries], ['rateLimit.maxWaitMs', opts.rateLimit?.maxWaitMs]] as const) {
+      // NaN turned the 429 retries off without a word (a review)
+      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) throw new PostbookClientError(`${name} must be a finite number ≥ 0, not ${String(value)}`);
+    }
     this.base = opts.baseUrl.replace(/\/+$/, '');
     if (!opts.fetch && typeof globalThis.fetch !== 'function') throw new PostbookClientError('no fetch: pass options.fetch on a platform without a global fetch');
     // A bare reference to the global fetch loses its `this` in browsers ("Illegal invocation").
     this.fetchImpl = opts.fetch ?? ((url, init) => globalThis.fetch(url, init));
-    this.prefix = (opts.headerPrefix ?? 'service').trim().toLowerCase();
+    // empty: the service's own default (its HEADER_PREFIX unset or blank reads 'service')
+    this.prefix = (opts.headerPrefix?.trim() || 'service').toLowerCase();
     if (!/^[a-z0-9][a-z0-9-]{0,30}$/.test(this.prefix)) throw new PostbookClientError(`headerPrefix must be a word of letters, digits or dashes, got ${JSON.stringify(opts.headerPrefix)}`);
     this.retries = Math.max(0, Math.floor(opts.rateLimit?.retries ?? DEFAULT_RETRIES));
     this.maxWaitMs = Math.max(0, opts.rateLimit?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
@@ -159,6 +194,7 @@ export class Transport {
   /** Calls an endpoint; resolves with the answer of a success, throws a typed error otherwise. */
   async call<K extends EndpointKey>(key: K, body: RequestOf<K> | undefined, options: SubmitOptions = {}): Promise<ResponseOf<K>> {
     const [method, path] = key.split(' ') as ['GET' | 'POST', string];
+    checkTimeout('timeoutMs', options.timeoutMs);
     const headers = this.headersFor(path, body !== undefined, options);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     // A request with its own airline wait (extractPnr.do's `timeout`, up to 120 s, 15 s when absent) gets that wait
@@ -200,6 +236,9 @@ export class Transport {
           continue;
         }
       }
+      if ((res.status >= 300 && res.status <= 399) || (res.status === 0 && res.type === 'opaqueredirect')) {
+        throw new PostbookError({ ...failure, msg: `the address answered a redirect (HTTP ${res.status}), which the SDK does not follow (it would carry the credentials elsewhere): set baseUrl to the service's own address` });
+      }
       if (res.status < 200 || res.status > 299) throw new PostbookError(failure);
       if (!json) throw new PostbookError({ ...failure, msg: `the answer is not a JSON object: ${text.slice(0, 200)}` });
       if (status !== null && status !== 0) throw new PostbookError(failure);
@@ -216,20 +255,26 @@ export class Transport {
     const onAbort = () => controller.abort(outer!.reason);
     outer?.addEventListener('abort', onAbort, { once: true });
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
+    const timer =
+      timeoutMs === Infinity
+        ? null
+        : setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, timeoutMs);
     try {
-      const res = await this.fetchImpl(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal });
+      // A redirect is not followed: fetch would send the request again to wherever it points, the client secret with
+      // it (fetch drops only Authorization and cookies across origins; a review). It is answered as it came (a
+      // PostbookError with its HTTP status; status 0 in a browser, which hides it).
+      const res = await this.fetchImpl(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal, redirect: 'manual' });
       // The body is read inside the time-out too: a stalled body is no answer either.
-      return { status: res.status, statusText: res.statusText, headers: res.headers, text: await res.text() };
+      return { status: res.status, type: res.type, statusText: res.statusText, headers: res.headers, text: await res.text() };
     } catch (err) {
       if (outer?.aborted) throw outer.reason;
       if (timedOut) throw new TransportError(key, `no answer within ${timeoutMs} ms`, err);
       throw new TransportError(key, `the request failed: ${(err as Error)?.message ?? String(err)}`, err);
     } finally {
-      clearTimeout(timer);
+      if (timer !== null) clearTimeout(timer);
       outer?.removeEventListener('abort', onAbort);
     }
   }

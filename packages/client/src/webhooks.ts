@@ -124,7 +124,8 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
  * (with a `reason`) otherwise. Answer 2xx only after storing the event; skip an `eventId` already seen.
  */
 export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
-  const prefix = (input.headerPrefix ?? 'service').trim().toLowerCase();
+  // empty: the service's own default, as the client's (its HEADER_PREFIX unset or blank reads 'service')
+  const prefix = (input.headerPrefix?.trim() || 'service').toLowerCase();
   const tolerance = input.toleranceSeconds ?? 300;
   // NaN (a `Number()` of an unset variable) compared false with every age and turned the replay check off (found by a review)
   if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
@@ -137,6 +138,8 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
     throw new WebhookVerificationError('missing-header', `missing x-${prefix}-webhook-timestamp or x-${prefix}-webhook-signature`);
   }
   if (!/^\d{1,12}$/.test(timestamp.trim())) throw new WebhookVerificationError('stale-timestamp', 'the timestamp is not Unix seconds');
+  // NaN, like a NaN tolerance, compared false with every age: refused (a review)
+  if (input.now !== undefined && (typeof input.now !== 'number' || !Number.isFinite(input.now))) throw new PostbookClientError(`now must be a finite number of ms since the epoch, got ${String(input.now)}`);
   const now = (input.now ?? Date.now()) / 1000;
   if (Math.abs(now - Number(timestamp.trim())) > tolerance) {
     throw new WebhookVerificationError('stale-timestamp', `the timestamp is more than ${tolerance} s from now (a replay, or a clock off)`);
