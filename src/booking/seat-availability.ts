@@ -1,7 +1,7 @@
 // seatAvailability.do: the seat maps of a booking chain's segments (spec 1 seat rules, 2.12, 4.4, 7.2).
 // Check order: shape (220) → look-to-book (223) → session (214; flight-only match or 220) → carrier (220)
 // → segment indexes (215) → airline and route (218/219) → fare family (221) → the airline's map (216/217).
-import { ConnectorError, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
+import { ConnectorError, normalizeFlightNumber, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { flightKeyOf, flightRefOf, matchVerifySession, offerIdOf, wireTime, type ChainSegment, type ChainSession } from './sessions.js';
 import { ApiError } from '../errors.js';
@@ -50,7 +50,9 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
     if ((s.direction === 'ret') !== inbound) {
       throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${s.index} is ${s.direction === 'ret' ? 'a return' : 'an outbound'} segment of the session: send it in ${s.direction === 'ret' ? 'inboundSegments' : 'outboundSegments'}`);
     }
-    if (s.flightNumber !== r.flightNumber.toUpperCase() || s.depAirport !== r.depAirport.toUpperCase() || s.arrAirport !== r.arrAirport.toUpperCase()) {
+    // spec 4.4: a segment names its flight by number; XS0701 and XS701 are one flight, as verify.do reads them
+    // (a review: the numbers were compared as text and a zero-padded one answered 220)
+    if (normalizeFlightNumber(s.carrier, s.flightNumber) !== normalizeFlightNumber(s.carrier, r.flightNumber) || s.depAirport !== r.depAirport.toUpperCase() || s.arrAirport !== r.arrAirport.toUpperCase()) {
       throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${r.segmentIndex} is ${s.flightNumber} ${s.depAirport}-${s.arrAirport} in the session`);
     }
     // The departure as the session has it (airport-local): the day, and the time when one is sent — another

@@ -140,6 +140,16 @@ describe('seatAvailability.do', () => {
     assert.equal(order.body.status, 0, order.body.msg ?? '');
   });
 
+  test('a zero-padded flight number is the same flight (spec 4.4; verify.do reads XS0701 as XS701; a review found 220)', async () => {
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const padded = seatSegments(t, ['bk-narrow']).map((x) => Object.assign({}, x, { flightNumber: 'XS0701' }));
+    const named = await seats({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: padded });
+    assert.equal(named.body.status, 0, String(named.body.msg));
+    // flight-only: the flight key is made of normalized numbers on both sides
+    const flightOnly = await seats({ carrier: 'XS', outboundSegments: padded });
+    assert.equal(flightOnly.body.status, 0, String(flightOnly.body.msg));
+  });
+
   test('productCodes are bound to their session; a sale shows O at once (cache invalidated)', async () => {
     const one = await verifyFlights(t, ['bk-narrow']);
     const two = await verifyFlights(t, ['bk-narrow']);

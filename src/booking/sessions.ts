@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
-import type { AirlineSegment, FlightRef, ItineraryPrice, PricedItinerary } from '../airline/connector.js';
+import { normalizeFlightNumber, type AirlineSegment, type FlightRef, type ItineraryPrice, type PricedItinerary } from '../airline/connector.js';
 import { toAmount } from '../money/money.js';
 import type { Database } from '../store/schema.js';
 import type { Routing, RoutingSegment, WireSegment } from './wire.js';
@@ -163,9 +163,12 @@ export function flightRefOf(s: ChainSegment): FlightRef {
   return { carrier: s.carrier, flightNumber: s.flightNumber, depDate: s.depDate, depAirport: s.depAirport, arrAirport: s.arrAirport };
 }
 
-/** "XS101/20260105|XS102/20260112": how flight-only seat requests find a verify session. */
+/**
+ * "XS101/20260105|XS102/20260112": how flight-only seat requests find a verify session. The numbers normalized
+ * (normalizeFlightNumber: "XS0101" is "XS101", as verify.do reads it; a review found a zero-padded number unmatched).
+ */
 export function flightKeyOf(flights: Array<{ flightNumber: string; depDate: string }>): string {
-  return flights.map((f) => `${f.flightNumber.toUpperCase()}/${f.depDate}`).join('|');
+  return flights.map((f) => `${normalizeFlightNumber('', f.flightNumber)}/${f.depDate}`).join('|');
 }
 
 /** A segment's local time as the wire writes it: `yyyyMMddHHmm`. */
