@@ -48,6 +48,59 @@ test('a map is reused while the airline reports its version, reloaded when the v
   assert.ok(!('ok' in after) && after.cabins[0]!.seatRows[0]!.seats[0]!.occupied, 'the reloaded map shows the sold seat');
 });
 
+test('concurrent misses of one key at one version share one load; a failed load leaves the key free (a review: 20 concurrent requests made 20 loads)', async () => {
+  const cache = new SeatMapCache();
+  let loads = 0;
+  let fail = false;
+  const load = async (): Promise<SeatMapAnswer> => {
+    loads++;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (fail) throw new Error('the airline did not answer');
+    return { ok: true, cabins: [cabin([])], version: '0.1' };
+  };
+  const maps = await Promise.all(Array.from({ length: 20 }, () => cache.map('k', () => '0.1', load)));
+  assert.equal(loads, 1);
+  assert.ok(maps.every((m) => m === maps[0]));
+  // a version read asynchronously (PostgreSQL) shares the load too
+  const other = await Promise.all(Array.from({ length: 20 }, () => cache.map('k2', async () => '0.1', load)));
+  assert.equal(loads, 2);
+  assert.ok(other.every((m) => m === other[0]));
+  // a rejected load: every caller sharing it sees the failure, the next request loads again
+  fail = true;
+  const failed = await Promise.allSettled(Array.from({ length: 5 }, () => cache.map('k3', () => '0.1', load)));
+  assert.equal(loads, 3);
+  assert.ok(failed.every((r) => r.status === 'rejected'));
+  fail = false;
+  const retried = await cache.map('k3', () => '0.1', load);
+  assert.equal(loads, 4, 'the failure did not stay in flight');
+  assert.ok(!('ok' in retried));
+  // a version the airline cannot tell is not shared (each request reads the map)
+  await Promise.all(Array.from({ length: 3 }, () => cache.map('k4', () => null, load)));
+  assert.equal(loads, 7);
+});
+
+test('a slower load of an older version never replaces the map a later load kept', async () => {
+  const cache = new SeatMapCache();
+  let version = '0.1';
+  const slow = cache.map('k', () => version, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    return { ok: true, cabins: [cabin([])], version: '0.1' };
+  });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  version = '0.2'; // a sale while the first load is out
+  const fast = await cache.map('k', () => version, async () => ({ ok: true, cabins: [cabin(['1A'])], version: '0.2' }));
+  const old = await slow;
+  assert.ok(!('ok' in fast) && !('ok' in old));
+  assert.equal(old.version, '0.1', 'the slower caller gets what it read');
+  let loads = 0;
+  const kept = await cache.map('k', () => version, async () => {
+    loads++;
+    return { ok: true, cabins: [cabin(['1A'])], version };
+  });
+  assert.equal(loads, 0, 'the newer map stayed');
+  assert.equal(kept, fast);
+});
+
 test('the maps are bounded by their bytes, fragments included, not only by their number (found by a review: 5,000 wide-body maps could hold half a gigabyte)', async () => {
   const probe = new SeatMapCache();
   const one = await probe.map('probe', () => '0.1', async () => ({ ok: true, cabins: [cabin([])], version: '0.1' }));

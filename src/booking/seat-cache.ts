@@ -29,6 +29,8 @@ export interface CachedSeatMap {
   fragments: Map<string, Fragment>;
   /** What it holds, estimated (cabinsBytes, then each fragment's bytes): the maps' store is bounded by it. */
   bytes: number;
+  /** The order its load started in (SeatMapCache's count): a map read by an earlier load never replaces it. */
+  loadedAt: number;
 }
 
 /** One segment of an answer: its map, and how its productCodes are written. */
@@ -120,6 +122,9 @@ export interface SeatMapCacheStats {
 export class SeatMapCache {
   readonly stats: SeatMapCacheStats = { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0, gzipSpliced: 0, gzipTemplatesMade: 0, gzipCompressed: 0 };
   private readonly maps = new Map<string, CachedSeatMap>();
+  /** Loads in flight, by key and version (`key@version`): concurrent misses share one. */
+  private readonly loading = new Map<string, Promise<CachedSeatMap | Exclude<SeatMapAnswer, { ok: true }>>>();
+  private loadsStarted = 0;
   private mapBytes = 0;
   private readonly answers = new Map<string, StoredAnswer>();
   private answerBytes = 0;
@@ -144,6 +149,9 @@ export class SeatMapCache {
   /**
    * The map of `key` at the airline's current version, read through `load` when the cached one is stale or
    * missing. `version()` is the airline's current version (null: cannot tell, so nothing cached is used).
+   * Concurrent misses of one key at one version share one load (a review: 20 concurrent requests made 20 loads);
+   * a load's map replaces the kept one only if the kept one was not read by a load started later (a slower
+   * load overwrote a newer map). A failed load is forgotten with its promise: the next request loads again.
    */
   async map(
     key: string,
@@ -153,16 +161,46 @@ export class SeatMapCache {
     const hit = this.maps.get(key);
     if (hit && hit.version !== null) {
       const v = version();
-      if (hit.version === (typeof v === 'string' || v === null ? v : await v)) {
+      const current = typeof v === 'string' || v === null ? v : await v;
+      if (hit.version === current) {
         this.stats.mapHits++;
         return hit;
       }
+      return this.miss(key, current, load);
     }
+    const v = version();
+    return this.miss(key, typeof v === 'string' || v === null ? v : await v, load);
+  }
+
+  /**
+   * A miss: the load in flight for (key, version) joined, or one started. A version the airline cannot tell (null)
+   * is not shared: a load in flight may have read the map before a sale the caller's request came after.
+   */
+  private async miss(key: string, version: string | null, load: () => Promise<SeatMapAnswer>): Promise<CachedSeatMap | Exclude<SeatMapAnswer, { ok: true }>> {
     this.stats.mapMisses++;
+    if (version === null) return this.load(key, load);
+    const flight = `${key}@${version}`;
+    let pending = this.loading.get(flight);
+    if (!pending) {
+      pending = this.load(key, load);
+      this.loading.set(flight, pending);
+      const done = () => {
+        if (this.loading.get(flight) === pending) this.loading.delete(flight);
+      };
+      pending.then(done, done);
+    }
+    return pending;
+  }
+
+  private async load(key: string, load: () => Promise<SeatMapAnswer>): Promise<CachedSeatMap | Exclude<SeatMapAnswer, { ok: true }>> {
+    const started = ++this.loadsStarted;
     const answer = await load();
     // Only real maps are kept: a refusal may be a passing failure.
     if (!answer.ok) return answer;
-    const entry: CachedSeatMap = { key, version: answer.version, cabins: answer.cabins, fragments: new Map(), bytes: cabinsBytes(answer.cabins) };
+    const entry: CachedSeatMap = { key, version: answer.version, cabins: answer.cabins, fragments: new Map(), bytes: cabinsBytes(answer.cabins), loadedAt: started };
+    const kept = this.maps.get(key);
+    // A map read by a load started later is at the same version or a newer one: it stays.
+    if (kept && kept.loadedAt > started) return kept.version === entry.version ? kept : entry;
     this.forgetMap(key);
     if (entry.version !== null) {
       if (this.maps.size >= MAX_MAPS) this.clearMaps();
