@@ -62,7 +62,7 @@ export async function seatAvailability(deps: BookingDeps, clientId: string, req:
     }
     // The cabin the segment was verified in: a seat of another cabin could not be ordered with this session
     // (found by a review: business seats of an economy session came with productCodes order.do answered 320 to).
-    const asked = r.cabinClass === undefined || r.cabinClass === null || (typeof r.cabinClass === 'string' && r.cabinClass.trim() === '') ? s.cabinClass : Number(r.cabinClass);
+    const asked = cabinClassOf(r) ?? s.cabinClass;
     if (asked !== s.cabinClass) throw new ApiError(S.SELECTION_FAILED, `seat selection failed: segment ${s.index} was verified in cabin class ${s.cabinClass}; seats of class ${asked} cannot be ordered with this session`);
     return { segment: s, cabinClass: asked };
   });
@@ -118,10 +118,19 @@ async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabil
     deps.db,
     clientId,
     flightKeyOf(requested.map((s) => ({ flightNumber: s.flightNumber, depDate: s.depTime.slice(0, 8) }))),
+    requested.map(cabinClassOf),
     now,
   );
-  if (!match) throw new ApiError(S.ILLEGAL_PARAMETER, 'invalid request: sessionId or offerId is required (independent mode is no longer supported)');
-  return match;
+  if (match.state === 'none') throw new ApiError(S.ILLEGAL_PARAMETER, 'invalid request: sessionId or offerId is required (independent mode is no longer supported)');
+  // spec 1 seat rule 5: the flight is matched to the caller's cached sessionId; several that differ (passengers,
+  // cabin, fare family) leave the match open, and productCodes of the wrong one would be refused at order.do (309)
+  if (match.state === 'ambiguous') throw new ApiError(S.ILLEGAL_PARAMETER, 'invalid request: several of your verify sessions on these flights differ (passengers, cabin class or fare family): send the sessionId');
+  return match.session;
+}
+
+/** A segment's cabinClass as asked: absent, null or blank is none (as verified). */
+function cabinClassOf(r: SeatSegment): number | null {
+  return r.cabinClass === undefined || r.cabinClass === null || (typeof r.cabinClass === 'string' && r.cabinClass.trim() === '') ? null : Number(r.cabinClass);
 }
 
 /** The airline's seat map of a chain segment, through the cache. Connector failures answer 217. */

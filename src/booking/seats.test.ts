@@ -202,6 +202,60 @@ describe('seatAvailability.do', () => {
   });
 });
 
+describe('flight-only requests with several verify sessions on the flights (spec 1 seat rule 5)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: bookingWorld() });
+  });
+  after(() => t.close());
+  const seats = (body: unknown) => call(t.app, '/seatAvailability.do', body);
+
+  test('sessions that differ in their passengers: 220 asking for the sessionId (a review: the newest was used, and order.do with the other answered 309)', async () => {
+    const one = await verifyFlights(t, ['bk-narrow'], [], { adults: 1 });
+    await verifyFlights(t, ['bk-narrow'], [], { adults: 2 });
+    const flightOnly = await seats({ carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
+    assert.equal(flightOnly.body.status, 220, String(flightOnly.body.msg));
+    assert.equal(flightOnly.body.cabins, null);
+    assert.match(String(flightOnly.body.msg), /send the sessionId/);
+    // named, the caller's own session answers and its codes order seats
+    const named = await seats({ sessionId: one.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow']) });
+    assert.equal(named.body.status, 0, String(named.body.msg));
+    const seat = seatOf(named.body.cabins as never, 1, '15C');
+    const order = await call(t.app, '/order.do', { sessionId: one.sessionId, passengers: [passenger(lastA, firstA, [{ productCode: seat.productCode, segmentIndex: 1 }])], contact });
+    assert.equal(order.body.status, 0, String(order.body.msg));
+  });
+
+  test('sessions alike in what the map depends on: the newest is used, as with one', async () => {
+    await verifyFlights(t, ['bk-narrow-ret']);
+    const newest = await verifyFlights(t, ['bk-narrow-ret']);
+    const res = await seats({ carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow-ret']) });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    const byId = await seats({ sessionId: newest.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-narrow-ret']) });
+    assert.equal(res.raw, byId.raw, 'the newest session\'s productCodes');
+  });
+
+  test('the request\'s cabinClass picks the session of that cabin; without it two cabins are ambiguous; a cabin no session has is independent mode', async () => {
+    await verifyFlights(t, ['bk-wide']);
+    const f = t.world.flights.get('bk-wide')!;
+    const search = await call(t.app, '/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: f.from, toCity: f.to, fromDate: depDate(t, 'bk-wide'), airlines: ['XS'], cabinClass: 2 });
+    assert.equal(search.body.status, 0, String(search.body.msg));
+    const routing = (search.body.routings as Array<{ routingIdentifier: string; fromSegments: Array<{ flightNumber: string }> }>).find((r) => r.fromSegments[0]!.flightNumber === f.flightNumber)!;
+    const business = await call(t.app, '/verify.do', { routingIdentifier: routing.routingIdentifier });
+    assert.equal(business.body.status, 0, String(business.body.msg));
+    const segs = seatSegments(t, ['bk-wide']);
+    const both = await seats({ carrier: 'XS', outboundSegments: segs });
+    assert.equal(both.body.status, 220, String(both.body.msg));
+    for (const cabinClass of [2, '1']) {
+      const res = await seats({ carrier: 'XS', outboundSegments: segs.map((x) => Object.assign({}, x, { cabinClass })) });
+      assert.equal(res.body.status, 0, String(res.body.msg));
+      assert.deepEqual([...new Set((res.body.cabins as Cabin[]).map((c) => c.cabin.cabinClass))], [Number(cabinClass)]);
+    }
+    const first = await seats({ carrier: 'XS', outboundSegments: segs.map((x) => Object.assign({}, x, { cabinClass: 3 })) });
+    assert.equal(first.body.status, 220, String(first.body.msg));
+    assert.match(String(first.body.msg), /independent mode/);
+  });
+});
+
 describe('a chain session ends when its first flight leaves', () => {
   let t: TestApp;
   before(async () => {

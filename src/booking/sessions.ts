@@ -322,9 +322,20 @@ export class ChainSessions {
   }
 }
 
-/** Flight-only seat requests (spec 1, seat rule 5): the client's newest live verify session on exactly these flights. */
-export async function matchVerifySession(db: Kysely<Database>, clientId: string, flightKey: string, now: Date): Promise<ChainSession | null> {
-  const row = await db
+/** The verify sessions a flight-only match reads, newest first: past them an older session is not weighed. */
+const MATCH_CANDIDATES = 20;
+
+export type VerifyMatch = { state: 'match'; session: ChainSession } | { state: 'ambiguous' } | { state: 'none' };
+
+/**
+ * Flight-only seat requests (spec 1, seat rule 5): the client's live verify sessions on exactly these flights
+ * whose segments are of the request's cabin classes (`cabinClasses[i]` null: any). One fits, or several alike in
+ * what the map and the order that follows depend on (passenger mix, each segment's cabin class and fare family):
+ * the newest is the match. Several that differ: ambiguous — the caller must name its session (a review: the newest
+ * was taken whatever its passengers, and order.do with the caller's own session answered 309 to its productCodes).
+ */
+export async function matchVerifySession(db: Kysely<Database>, clientId: string, flightKey: string, cabinClasses: Array<number | null>, now: Date): Promise<VerifyMatch> {
+  const rows = await db
     .selectFrom('booking_sessions')
     .select(['id', 'kind', 'client_id', 'itinerary', 'pax', 'expires_at'])
     .where('client_id', '=', clientId)
@@ -332,9 +343,20 @@ export async function matchVerifySession(db: Kysely<Database>, clientId: string,
     .where('flight_key', '=', flightKey)
     .where('expires_at', '>', now)
     .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? sessionOf(row) : null;
+    .limit(MATCH_CANDIDATES)
+    .execute();
+  const fitting = rows.map(sessionOf).filter((s) => cabinClasses.every((c, i) => c === null || s.itinerary.segments[i]?.cabinClass === c));
+  const newest = fitting[0];
+  if (!newest) return { state: 'none' };
+  const alike = mapBasisOf(newest);
+  return fitting.every((s) => mapBasisOf(s) === alike) ? { state: 'match', session: newest } : { state: 'ambiguous' };
+}
+
+/** What a flight-only match's map and the order after it depend on: passenger mix, segments' cabin class and fare family. */
+function mapBasisOf(s: ChainSession): string {
+  let basis = `${s.pax.adults}/${s.pax.children}/${s.pax.infants}`;
+  for (const seg of s.itinerary.segments) basis += `|${seg.index}:${seg.cabinClass}:${seg.fareFamily ?? ''}`;
+  return basis;
 }
 
 export function isoUtc(d: Date): string {
