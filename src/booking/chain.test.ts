@@ -63,6 +63,8 @@ describe('booking chain end to end', () => {
     const exit = seatOf(cabins, 1, '12A');
     assert.equal(exit.seatStatus, 'F');
     assert.deepEqual(exit.seatCharacteristics, ['W', 'E', 'IE', 'L']);
+    // a middle seat is M, as the original's sample map writes it (a review: '9' was sent)
+    assert.deepEqual(seatOf(cabins, 1, '12B').seatCharacteristics, ['M', 'E', 'IE', 'L']);
     assert.equal(exit.price, 25);
     assert.match(exit.productCode, /^SCI_SEAT_12A_XS_HND_SGN_P2500_[A-Za-z0-9]{10}$/);
     assert.equal(seatOf(cabins, 1, '10A').seatStatus, 'O');
@@ -163,7 +165,7 @@ describe('booking chain end to end', () => {
     const seats = await call(t.app, '/seatAvailability.do', { offerId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']) });
     assert.equal(seats.body.status, 0, seats.body.msg ?? '');
     const cabins = seats.body.cabins as Cabin[];
-    assert.deepEqual(cabins.map((c) => c.cabin.deck), ['Main', 'Upper'], 'economy spread over two decks appears once per deck');
+    assert.deepEqual(cabins.map((c) => c.cabin.deck), ['Main', 'Upper deck'], 'economy spread over two decks appears once per deck');
     const total = cabins.reduce((n, c) => n + c.cabin.rows.reduce((m, r) => m + r.seats.length, 0), 0);
     assert.equal(total, 31 * 10 + 11 * 4);
 

@@ -156,7 +156,9 @@ function wireCabin(s: ChainSegment, c: SeatMapCabin, binding: string): SeatCabin
   return {
     segmentIndex: s.index,
     cabin: {
-      deck: c.deck,
+      // spec 2.12 deck; the original's values are Main and Upper deck (public-notes.md; its seat map enum): the
+      // world's and the connector's Upper is sent as Upper deck (a review found Upper on the wire)
+      deck: c.deck === 'Upper' ? 'Upper deck' : c.deck,
       cabinClass: c.cabinClass,
       cabinLayout: { columns: c.columns, rows: c.rows, exitRowPositions: c.exitRows },
       rows: c.seatRows.map((r) => ({

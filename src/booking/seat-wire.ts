@@ -30,7 +30,7 @@ export type SeatAvailabilityRequest = Static<typeof SeatAvailabilityRequest>;
 const Seat = Type.Object({
   column: Type.String(),
   seatStatus: Type.Union([Type.Literal('F'), Type.Literal('O')], { description: 'F free, O occupied' }),
-  seatCharacteristics: Type.Array(Type.String(), { description: 'IATA PADIS 9825: A aisle, W window, 9 centre, E exit, IE not for a child, L leg space, I with infant' }),
+  seatCharacteristics: Type.Array(Type.String(), { description: 'IATA PADIS 9825 as the original writes them: A aisle, W window, M middle, E exit, IE not for a child, L leg space, I with infant' }),
   price: Type.Number(),
   currency: Type.String(),
   vendorPrice: Type.Number(),
@@ -43,7 +43,7 @@ const Range = Type.Object({ first: Type.Integer(), last: Type.Integer() });
 export const SeatCabin = Type.Object({
   segmentIndex: Type.Integer(),
   cabin: Type.Object({
-    deck: Type.String({ description: 'Main or Upper' }),
+    deck: Type.String({ description: 'Main or Upper deck' }),
     cabinClass: Type.Integer(),
     cabinLayout: Type.Object({
       columns: Type.Array(Type.Object({ designator: Type.String(), characteristics: Type.String({ description: 'A aisle, M middle, W window' }) })),

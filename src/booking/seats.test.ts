@@ -52,7 +52,7 @@ describe('seatAvailability.do', () => {
     const business = await seats({ offerId, carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']).map((x) => ({ ...x, cabinClass: 2 })) });
     assert.equal(business.body.status, 0, String(business.body.msg));
     const b = business.body.cabins as Array<{ cabin: { deck: string; cabinClass: number } }>;
-    assert.deepEqual(b.map((c) => [c.cabin.deck, c.cabin.cabinClass]), [['Upper', 2]]);
+    assert.deepEqual(b.map((c) => [c.cabin.deck, c.cabin.cabinClass]), [['Upper deck', 2]]);
     // the same without cabinClass (as verified), and with "" (absent, decision 0021)
     for (const cabinClass of [undefined, '']) {
       const again = await seats({ offerId, sessionId: '', carrier: 'XS', outboundSegments: seatSegments(t, ['bk-wide']).map((x) => ({ ...x, cabinClass })) });

@@ -282,7 +282,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "claimed",
-          "orderNo": "8322110443470410",
+          "orderNo": "6277481015332647",
           "pnrCode": "DEMO01"
         }
       },
@@ -380,7 +380,7 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "webhookSecret": "whsec_2FEBqsuom2C5XO6_Xml61Xw3x88M2y8VM-TQoZWu2XU"
+          "webhookSecret": "whsec_gbCwlKu73qlGAB5sZlH4BquNZrTSLDxDxOL8J3C4glI"
         }
       },
       {
@@ -464,7 +464,7 @@ export const EXAMPLES: Examples = {
           "expectedConfirmationDate": "20261204",
           "expectedRefundDate": "20261211",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_HJhJI-ww5LSa9SpO9Pd6bvb7",
+          "refundOfferId": "rfo__iTzIcoR7wNmyRxMozOYzk5d",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -516,7 +516,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "2129409309801095",
+          "orderNo": "9226163764477791",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -590,7 +590,7 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO20",
           "carrier": "XS",
-          "refundOfferId": "rfo_HJhJI-ww5LSa9SpO9Pd6bvb7"
+          "refundOfferId": "rfo__iTzIcoR7wNmyRxMozOYzk5d"
         },
         "status": 200,
         "response": {
@@ -600,7 +600,7 @@ export const EXAMPLES: Examples = {
           "expectedConfirmationDate": "20261204",
           "expectedRefundDate": "20261211",
           "refundQuoteType": "AccurateQuote",
-          "refundOfferId": "rfo_HJhJI-ww5LSa9SpO9Pd6bvb7",
+          "refundOfferId": "rfo__iTzIcoR7wNmyRxMozOYzk5d",
           "refundMethod": "CashBackToOriginalPayment",
           "refundTickets": [
             {
@@ -652,7 +652,7 @@ export const EXAMPLES: Examples = {
               "refundMethod": "CashBackToOriginalPayment"
             }
           ],
-          "orderNo": "2129409309801095",
+          "orderNo": "9226163764477791",
           "isRefundable": true,
           "serviceFee": {
             "currency": "EUR",
@@ -661,7 +661,7 @@ export const EXAMPLES: Examples = {
           },
           "displayCurrency": null,
           "refundStatus": 0,
-          "refundCode": "7296236447697685",
+          "refundCode": "3539222163881301",
           "cancelReason": null,
           "refundReason": "1"
         }
@@ -696,7 +696,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "refund already submitted for ticket 9992500000201 (refundCode 7296236447697685); query its status"
+          "msg": "refund already submitted for ticket 9992500000201 (refundCode 3539222163881301); query its status"
         }
       },
       {
@@ -744,9 +744,9 @@ export const EXAMPLES: Examples = {
           "status": 0,
           "msg": "success: the order can be voided; submit this voidOfferId with void.do before the deadline",
           "isVoidable": true,
-          "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu",
-          "voidOfferExpireTime": "2026-12-02T17:49:59.292Z",
-          "orderNo": "1070582912132649",
+          "voidOfferId": "vdo_yHXotaEOjpx8JxikLKgyvJkI",
+          "voidOfferExpireTime": "2026-12-02T22:24:46.011Z",
+          "orderNo": "2817373650989441",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -771,7 +771,7 @@ export const EXAMPLES: Examples = {
         "status": 200,
         "response": {
           "status": 803,
-          "msg": "a void of this order was already submitted (voidCode 202612-6246232786); follow it with queryVoidOrders.do",
+          "msg": "a void of this order was already submitted (voidCode 202612-0658877527); follow it with queryVoidOrders.do",
           "isVoidable": false
         }
       },
@@ -814,16 +814,16 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu"
+          "voidOfferId": "vdo_yHXotaEOjpx8JxikLKgyvJkI"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "void submitted; follow it with queryVoidOrders.do and the voidCode",
-          "voidCode": "202612-6246232786",
-          "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu",
+          "voidCode": "202612-0658877527",
+          "voidOfferId": "vdo_yHXotaEOjpx8JxikLKgyvJkI",
           "voidStatus": 0,
-          "orderNo": "1070582912132649",
+          "orderNo": "2817373650989441",
           "voidMethod": "CashBackToOriginalPayment",
           "currency": "EUR",
           "voidAmount": 480,
@@ -844,7 +844,7 @@ export const EXAMPLES: Examples = {
         "request": {
           "airlinePNR": "DEMO40",
           "carrier": "XS",
-          "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu"
+          "voidOfferId": "vdo_yHXotaEOjpx8JxikLKgyvJkI"
         },
         "status": 200,
         "response": {
@@ -889,14 +889,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a refund, newest first, with its amounts",
         "request": {
-          "refundCode": "7296236447697685"
+          "refundCode": "3539222163881301"
         },
         "status": 200,
         "response": {
           "refundOrders": [
             {
-              "orderNo": "2129409309801095",
-              "refundCode": "7296236447697685",
+              "orderNo": "9226163764477791",
+              "refundCode": "3539222163881301",
               "displayCurrency": null,
               "expectedConfirmationDate": "20261204",
               "expectedRefundDate": "20261211",
@@ -959,7 +959,7 @@ export const EXAMPLES: Examples = {
                 }
               ],
               "refundStatus": 2,
-              "refundOfferId": "rfo_HJhJI-ww5LSa9SpO9Pd6bvb7",
+              "refundOfferId": "rfo__iTzIcoR7wNmyRxMozOYzk5d",
               "refundMethod": "CashBackToOriginalPayment",
               "cancelReason": null
             }
@@ -1017,7 +1017,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "a void by its voidCode",
         "request": {
-          "voidCode": "202612-6246232786"
+          "voidCode": "202612-0658877527"
         },
         "status": 200,
         "response": {
@@ -1025,15 +1025,15 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "voidOrders": [
             {
-              "voidCode": "202612-6246232786",
-              "voidOfferId": "vdo_zFgO04h1TRwPzKEQBjosrhKu",
+              "voidCode": "202612-0658877527",
+              "voidOfferId": "vdo_yHXotaEOjpx8JxikLKgyvJkI",
               "voidStatus": 2,
               "cancelReason": null,
               "actualRefundAmount": 480,
-              "createdTime": "2026-12-02T17:19:59.302Z",
-              "updatedTime": "2026-12-02T17:22:02.533Z",
+              "createdTime": "2026-12-02T21:54:46.018Z",
+              "updatedTime": "2026-12-02T21:56:49.446Z",
               "completedDate": "20261202",
-              "orderNo": "1070582912132649",
+              "orderNo": "2817373650989441",
               "voidMethod": "CashBackToOriginalPayment",
               "currency": "EUR",
               "voidAmount": 480,
@@ -1115,7 +1115,7 @@ export const EXAMPLES: Examples = {
           "msg": "success",
           "routings": [
             {
-              "routingIdentifier": "rt_TljhwRqxEo7yAJTZbsMmfoQA",
+              "routingIdentifier": "rt_VFuAWVj2110fpcj8UInbQEK8",
               "supportCreditTransPayment": "1",
               "supportPaymentMethods": [
                 1
@@ -1206,8 +1206,8 @@ export const EXAMPLES: Examples = {
               "vendorFare": null,
               "links": [],
               "separateBookings": false,
-              "refreshTime": "2026-12-02T17:22:07Z",
-              "expireTime": "2026-12-02T23:22:07Z",
+              "refreshTime": "2026-12-02T21:56:54Z",
+              "expireTime": "2026-12-03T03:56:54Z",
               "ancillarySupported": [
                 "seat"
               ],
@@ -1284,16 +1284,16 @@ export const EXAMPLES: Examples = {
       {
         "summary": "price check of a searched routing; opens a session",
         "request": {
-          "routingIdentifier": "rt_GAnSF9LMYRaRwRStfwizrirk"
+          "routingIdentifier": "rt_nC4NCbYO4FGEHG7K6DPhkLm2"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
+          "sessionId": "ses_LDC3ejoJB6_ARC3phDNSdA5e",
           "maxSeats": 9,
           "routing": {
-            "routingIdentifier": "rt_23LdtAL7FUAQ1184Jn-T9GUU",
+            "routingIdentifier": "rt_X7BP4ETSmI0s1iezEPBkE5v9",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -1590,8 +1590,8 @@ export const EXAMPLES: Examples = {
           "data": [
             {
               "offer": {
-                "offerID": "ofr_3Hv7eQO5UBSFE7C0nfkg4Uau",
-                "offerToken": "rt_8JmFeEK9k6kfSq5F3-LALvL0",
+                "offerID": "ofr_HLh98TGa1xKQbmFCzV4PNyHI",
+                "offerToken": "rt_6ptVQ9qs5PbTq8CIam0U_Roo",
                 "paxFares": [
                   {
                     "paxType": "ADT",
@@ -1797,14 +1797,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "bags sold with the ticket",
         "request": {
-          "offerId": "ses_QtbKfnsnsyPXA44mUszpGxLt"
+          "offerId": "ses_LDC3ejoJB6_ARC3phDNSdA5e"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
           "data": {
-            "offerId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
+            "offerId": "ses_LDC3ejoJB6_ARC3phDNSdA5e",
             "outboundSegments": [
               {
                 "segmentIndex": 1,
@@ -1937,7 +1937,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "the seat map of the session's flight (rows cut to two)",
         "request": {
-          "sessionId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
+          "sessionId": "ses_LDC3ejoJB6_ARC3phDNSdA5e",
           "carrier": "XS",
           "outboundSegments": [
             {
@@ -1996,20 +1996,20 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_LfIDPExFT3"
+                        "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_nelWZNJsdB"
                       },
                       {
                         "column": "B",
                         "seatStatus": "F",
                         "seatCharacteristics": [
-                          "9",
+                          "M",
                           "I"
                         ],
                         "price": 0,
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_P0_LfIDPExFT3"
+                        "productCode": "SCI_SEAT_10B_XS_HND_SGN_P0_nelWZNJsdB"
                       }
                     ]
                   },
@@ -2026,19 +2026,19 @@ export const EXAMPLES: Examples = {
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_P0_LfIDPExFT3"
+                        "productCode": "SCI_SEAT_11A_XS_HND_SGN_P0_nelWZNJsdB"
                       },
                       {
                         "column": "B",
                         "seatStatus": "F",
                         "seatCharacteristics": [
-                          "9"
+                          "M"
                         ],
                         "price": 0,
                         "currency": "EUR",
                         "vendorPrice": 0,
                         "vendorCurrency": "EUR",
-                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_P0_LfIDPExFT3"
+                        "productCode": "SCI_SEAT_11B_XS_HND_SGN_P0_nelWZNJsdB"
                       }
                     ]
                   }
@@ -2120,14 +2120,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "book one adult with a paid seat",
         "request": {
-          "sessionId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
+          "sessionId": "ses_LDC3ejoJB6_ARC3phDNSdA5e",
           "passengers": [
             {
               "name": "TRAVELLER/ANA",
               "passengerType": 0,
               "ancillaries": [
                 {
-                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_LfIDPExFT3",
+                  "productCode": "SCI_SEAT_10A_XS_HND_SGN_P0_nelWZNJsdB",
                   "segmentIndex": 1
                 }
               ]
@@ -2142,16 +2142,16 @@ export const EXAMPLES: Examples = {
         "response": {
           "status": 0,
           "msg": "success",
-          "sessionId": "ses_QtbKfnsnsyPXA44mUszpGxLt",
+          "sessionId": "ses_LDC3ejoJB6_ARC3phDNSdA5e",
           "offerId": null,
-          "orderNo": "6173495423711719",
-          "pnrCode": "HWZSRF",
+          "orderNo": "1068499783513242",
+          "pnrCode": "JFBAF4",
           "totalPrice": 372.5,
           "totalTransactionFee": 0,
           "currency": "EUR",
           "vendorTotalPrice": null,
           "vendorCurrency": null,
-          "tktLimitTime": "2026-12-03 01:52:08",
+          "tktLimitTime": "2026-12-03 06:26:54",
           "paxTicketInfos": [
             {
               "name": "TRAVELLER/ANA",
@@ -2189,7 +2189,7 @@ export const EXAMPLES: Examples = {
             }
           ],
           "routing": {
-            "routingIdentifier": "rt_WqpmRYjSYEcHjfzEQ_mUbXRr",
+            "routingIdentifier": "rt_CPaAssskBeA1b9DvIWPTQgXl",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2385,15 +2385,15 @@ export const EXAMPLES: Examples = {
       {
         "summary": "pay by deposit; the airline issues the ticket",
         "request": {
-          "orderNo": "6173495423711719"
+          "orderNo": "1068499783513242"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "6173495423711719",
+          "orderNo": "1068499783513242",
           "paymentMethod": 1,
-          "pnrCode": "HWZSRF",
+          "pnrCode": "JFBAF4",
           "airlines": [
             "XS"
           ],
@@ -2414,7 +2414,7 @@ export const EXAMPLES: Examples = {
                 "9970000000001"
               ],
               "airlinePNRs": [
-                "DVZRQW"
+                "SSK93R"
               ],
               "ancillaries": [
                 {
@@ -2444,7 +2444,7 @@ export const EXAMPLES: Examples = {
       {
         "summary": "404: already paid",
         "request": {
-          "orderNo": "6173495423711719"
+          "orderNo": "1068499783513242"
         },
         "status": 200,
         "response": {
@@ -2489,14 +2489,14 @@ export const EXAMPLES: Examples = {
       {
         "summary": "an order by its orderNo",
         "request": {
-          "orderNo": "6173495423711719"
+          "orderNo": "1068499783513242"
         },
         "status": 200,
         "response": {
           "status": 0,
           "msg": "success",
-          "orderNo": "6173495423711719",
-          "pnrCode": "HWZSRF",
+          "orderNo": "1068499783513242",
+          "pnrCode": "JFBAF4",
           "orderStatus": 2,
           "ticketStatus": "1",
           "paxTicketInfos": [
@@ -2514,7 +2514,7 @@ export const EXAMPLES: Examples = {
                 "9970000000001"
               ],
               "airlinePNRs": [
-                "DVZRQW"
+                "SSK93R"
               ],
               "ancillaries": [
                 {
@@ -2541,7 +2541,7 @@ export const EXAMPLES: Examples = {
           ],
           "totalPrice": 372.5,
           "currency": "EUR",
-          "tktLimitTime": "2026-12-03 01:52:08",
+          "tktLimitTime": "2026-12-03 06:26:54",
           "vendorTotalPrice": null,
           "vendorCost": null,
           "vendorTotalAncillaryPrice": null,
@@ -2558,7 +2558,7 @@ export const EXAMPLES: Examples = {
           ],
           "paymentMethod": 1,
           "routing": {
-            "routingIdentifier": "rt_WqpmRYjSYEcHjfzEQ_mUbXRr",
+            "routingIdentifier": "rt_CPaAssskBeA1b9DvIWPTQgXl",
             "supportCreditTransPayment": "1",
             "supportPaymentMethods": [
               1,
@@ -2665,7 +2665,7 @@ export const EXAMPLES: Examples = {
             {
               "airlineCode": "XS",
               "airlineName": null,
-              "airlinePnr": "DVZRQW",
+              "airlinePnr": "SSK93R",
               "airlineWebSiteAddress": null,
               "mmbEmail": "ana.traveller@example.com",
               "tailDigitsOfPaymentCard": null
@@ -2753,8 +2753,8 @@ export const EXAMPLES: Examples = {
         "summary": "the sandbox time and its offset",
         "status": 200,
         "response": {
-          "now": "2026-12-02T17:22:08.397Z",
-          "offsetMs": 120001
+          "now": "2026-12-02T21:56:54.932Z",
+          "offsetMs": 120000
         }
       }
     ],
@@ -2766,8 +2766,8 @@ export const EXAMPLES: Examples = {
         },
         "status": 200,
         "response": {
-          "now": "2026-12-03T17:22:08.405Z",
-          "offsetMs": 86520001
+          "now": "2026-12-03T21:56:54.934Z",
+          "offsetMs": 86520000
         }
       }
     ]
@@ -2775,15 +2775,15 @@ export const EXAMPLES: Examples = {
   "webhooks": {
     "order.refund": [
       {
-        "eventId": "afd2b69a-3ff7-4b87-8f62-90f323b9ac9e",
+        "eventId": "8b356a7f-7aac-49d1-a7cb-1b390f8e694c",
         "type": "order.refund",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T17:19:59.163Z",
+        "time": "2026-12-02T21:54:45.934Z",
         "sequence": 1,
         "data": {
-          "orderNo": "2129409309801095",
-          "refundCode": "7296236447697685",
+          "orderNo": "9226163764477791",
+          "refundCode": "3539222163881301",
           "previousRefundStatus": null,
           "refundStatus": 0,
           "cancelReason": null,
@@ -2805,15 +2805,15 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "df85a0ea-2764-4148-af60-8518be535f7d",
+        "eventId": "44e52f0a-7f49-4fdc-aedd-5d756e9c8ca7",
         "type": "order.refund",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T17:22:02.524Z",
+        "time": "2026-12-02T21:56:49.438Z",
         "sequence": 6,
         "data": {
-          "orderNo": "2129409309801095",
-          "refundCode": "7296236447697685",
+          "orderNo": "9226163764477791",
+          "refundCode": "3539222163881301",
           "previousRefundStatus": 3,
           "refundStatus": 2,
           "cancelReason": null,
@@ -2837,15 +2837,15 @@ export const EXAMPLES: Examples = {
     ],
     "order.void": [
       {
-        "eventId": "57f1904b-3778-4f9f-9d32-67e271daae6f",
+        "eventId": "b29d61ce-6de9-452a-b7bb-f009f2b3c330",
         "type": "order.void",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T17:19:59.302Z",
+        "time": "2026-12-02T21:54:46.018Z",
         "sequence": 2,
         "data": {
-          "orderNo": "1070582912132649",
-          "voidCode": "202612-6246232786",
+          "orderNo": "2817373650989441",
+          "voidCode": "202612-0658877527",
           "previousVoidStatus": null,
           "voidStatus": 0,
           "cancelReason": null,
@@ -2861,15 +2861,15 @@ export const EXAMPLES: Examples = {
         }
       },
       {
-        "eventId": "0b0e2904-7120-46e4-a393-3f196dd0b203",
+        "eventId": "6ea7153f-19d4-4ede-a521-2b8f7bb82a0b",
         "type": "order.void",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T17:22:02.533Z",
+        "time": "2026-12-02T21:56:49.446Z",
         "sequence": 8,
         "data": {
-          "orderNo": "1070582912132649",
-          "voidCode": "202612-6246232786",
+          "orderNo": "2817373650989441",
+          "voidCode": "202612-0658877527",
           "previousVoidStatus": 3,
           "voidStatus": 2,
           "cancelReason": null,
@@ -2887,14 +2887,14 @@ export const EXAMPLES: Examples = {
     ],
     "order.ticketed": [
       {
-        "eventId": "0b1090a3-8130-4ea4-aecc-63a0ef84434c",
+        "eventId": "182a68ed-3598-48d2-8e02-718244e11c88",
         "type": "order.ticketed",
         "cid": "demo-agency",
         "status": -1,
-        "time": "2026-12-02T17:22:08.199Z",
+        "time": "2026-12-02T21:56:54.716Z",
         "sequence": 9,
         "data": {
-          "orderNo": "6173495423711719",
+          "orderNo": "1068499783513242",
           "orderStatus": 2,
           "paxTicketInfos": [
             {
@@ -2904,7 +2904,7 @@ export const EXAMPLES: Examples = {
                 "9970000000001"
               ],
               "airlinePNRs": [
-                "DVZRQW"
+                "SSK93R"
               ],
               "ancillaries": [
                 {

@@ -67,7 +67,8 @@ export function bookingWorld(): WorldFile {
           exitRows: [{ first: 20, last: 20 }, { first: 35, last: 35 }],
         },
         {
-          deck: 'Upper',
+          // the original's spelling; the business cabin above keeps the older Upper (both are Upper deck on the wire)
+          deck: 'Upper deck',
           cabinClass: 1,
           columns: [{ designator: 'A', characteristics: 'W' }, { designator: 'C', characteristics: 'A' }, { designator: 'D', characteristics: 'A' }, { designator: 'F', characteristics: 'W' }],
           rows: { first: 60, last: 70 },

@@ -341,7 +341,8 @@ export class SandboxBookingApi implements BookingConnector {
           const seats = c.columns
             .filter((col) => !missing.has(`${row}${col.designator}`))
             .map((col) => {
-              const chars: string[] = [col.characteristics === 'M' ? '9' : col.characteristics];
+              // the column's W, A or M as the original's sample map writes its seats (M middle; '9' until 2026-12-02)
+              const chars: string[] = [col.characteristics];
               if (exit(row)) chars.push('E', 'IE');
               if (c.extraLegRoomRows?.includes(row)) chars.push('L');
               if (row === c.rows.first && !exit(row)) chars.push('I');
@@ -358,7 +359,7 @@ export class SandboxBookingApi implements BookingConnector {
             });
           if (seats.length > 0) seatRows.push({ number: row, seats });
         }
-        return { deck: c.deck, cabinClass: c.cabinClass, columns: c.columns, rows: c.rows, exitRows: c.exitRows ?? [], seatRows };
+        return { deck: c.deck === 'Main' ? ('Main' as const) : ('Upper' as const), cabinClass: c.cabinClass, columns: c.columns, rows: c.rows, exitRows: c.exitRows ?? [], seatRows };
       });
     return { cabins, version };
   }

@@ -237,7 +237,9 @@ const Aircraft = Type.Object(
     cabins: Type.Array(
       Type.Object(
         {
-          deck: Type.Union([Type.Literal('Main'), Type.Literal('Upper')]),
+          deck: Type.Union([Type.Literal('Main'), Type.Literal('Upper deck'), Type.Literal('Upper')], {
+            description: "Main or Upper deck, as the original's seat maps name them (Upper, accepted as well, is Upper deck)",
+          }),
           cabinClass: Type.Integer({ minimum: 1, maximum: 4, description: '1 economy, 2 business, 3 first, 4 premium economy' }),
           columns: Type.Array(Column, { minItems: 1 }),
           rows: RowRange,

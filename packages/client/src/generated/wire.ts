@@ -776,7 +776,7 @@ export interface SeatAvailabilityResponse {
     segmentIndex: number;
     cabin: {
       /**
-       * Main or Upper
+       * Main or Upper deck
        */
       deck: string;
       cabinClass: number;
@@ -806,7 +806,7 @@ export interface SeatAvailabilityResponse {
            */
           seatStatus: 'F' | 'O';
           /**
-           * IATA PADIS 9825: A aisle, W window, 9 centre, E exit, IE not for a child, L leg space, I with infant
+           * IATA PADIS 9825 as the original writes them: A aisle, W window, M middle, E exit, IE not for a child, L leg space, I with infant
            */
           seatCharacteristics: string[];
           price: number;
