@@ -83,7 +83,7 @@ if (requestLines < minimum) {
   console.error(`log check: only ${requestLines} request log lines were captured; the capture is not working`);
   process.exit(1);
 }
-const planted = [...PLANTED.names, ...PLANTED.emails, ...PLANTED.phones, ...PLANTED.documents, ...PLANTED.secrets];
+const planted = [...PLANTED.names, ...PLANTED.emails, ...PLANTED.phones, ...PLANTED.documents, ...PLANTED.secrets, ...PLANTED.cards];
 const leaks = planted.filter((value) => captured.toLowerCase().includes(value.toLowerCase()));
 if (leaks.length > 0) {
   console.error(`log check: FAILED — ${leaks.length} planted value(s) reached the logs: ${leaks.map((v) => v.slice(0, 3) + '…').join(', ')}`);

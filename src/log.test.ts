@@ -184,6 +184,25 @@ setTimeout(() => { logger.info('last words'); process.exit(0); }, 100);
   });
 });
 
+test('a database error is logged without the values it quotes; a request line without its query string (found by a review)', () => {
+  const out: string[] = [];
+  const logger = pino(loggerOptions('info'), { write: (line: string) => void out.push(line) });
+  const [doc] = PLANTED.documents;
+  // as PostgreSQL words an invalid input (SQLSTATE 22P02): the value in the message itself
+  const dbError = Object.assign(new Error(`invalid input syntax for type integer: "${doc}"`), { code: '22P02' });
+  logger.error({ err: dbError }, 'store failed');
+  const logged = JSON.parse(out[0]!) as { err: { message: string; code: string; stack: string } };
+  assert.ok(!out[0]!.includes(doc), out[0]);
+  assert.equal(logged.err.message, 'invalid input syntax for type integer: "…"');
+  assert.equal(logged.err.code, '22P02');
+  // an error of ours keeps its message whole
+  logger.error({ err: Object.assign(new Error('airline said "no"'), { code: 'ECONNRESET' }) }, 'other');
+  assert.match(out[1]!, /airline said \\"no\\"/);
+  logger.info({ req: { method: 'POST', url: `/pay.do?cardNumber=${PLANTED.cards[0]}&x=1`, ip: '127.0.0.1' } }, 'request');
+  assert.ok(!out[2]!.includes(PLANTED.cards[0]), out[2]);
+  assert.equal((JSON.parse(out[2]!) as { req: { url: string } }).req.url, '/pay.do');
+});
+
 test("an error given as { message } is logged with its message (a review: '[object Object]')", () => {
   const out: string[] = [];
   const logger = pino(loggerOptions('info'), { write: (line: string) => void out.push(line) });

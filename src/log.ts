@@ -2,7 +2,16 @@
 import pino, { type Bindings, type ChildLoggerOptions, type Logger, type LoggerOptions } from 'pino';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 
-/** Error serializer: type, message, code and stack only. Driver details (row values) stay out. */
+/** A PostgreSQL error's code (SQLSTATE: five digits or capitals). */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** A value a database message quotes. */
+const QUOTED = /"[^"\n]*"/g;
+
+/**
+ * Error serializer: type, message, code and stack only. Driver details (row values) stay out; a database error's
+ * message and stack have what they quote cut out — PostgreSQL puts the value itself in some (invalid input, out of
+ * range: `invalid input syntax for type integer: "…"`; a review).
+ */
 function errSerializer(err: unknown) {
   if (!(err instanceof Error)) {
     // `{ err: { message } }` (the Redis and console warnings' shape) logged "[object Object]": a review
@@ -10,11 +19,15 @@ function errSerializer(err: unknown) {
     return { message: typeof message === 'string' ? message : String(err) };
   }
   const e = err as Error & { code?: unknown; constraint?: unknown };
+  if (typeof e.code === 'string' && SQLSTATE.test(e.code)) {
+    return { type: e.name, message: e.message.replace(QUOTED, '"…"'), code: e.code, constraint: e.constraint, stack: e.stack?.replace(QUOTED, '"…"') };
+  }
   return { type: e.name, message: e.message, code: e.code, constraint: e.constraint, stack: e.stack };
 }
 
 export const serializers = {
-  req: (req: FastifyRequest) => ({ method: req.method, url: req.url, remoteAddress: req.ip }),
+  // the path without its query string: a caller may put anything there (a review)
+  req: (req: FastifyRequest) => ({ method: req.method, url: typeof req.url === 'string' ? req.url.split('?', 1)[0] : undefined, remoteAddress: req.ip }),
   res: (res: FastifyReply) => ({ statusCode: res.statusCode }),
   err: errSerializer,
 };

@@ -6,4 +6,6 @@ export const PLANTED = {
   phones: ['+1 555 0199 4242', '+44 20 7946 0999'],
   documents: ['QXDOC998877', 'QXDOC112233'],
   secrets: ['qx-secret-planted-alpha-001', 'qx-secret-planted-beta-0002', 'qx-admin-token-planted-0003'],
+  /** A payment card number (Luhn-valid, no issuer's test number): pay.do's tests pay with it. */
+  cards: ['4938172605149372'],
 } as const;

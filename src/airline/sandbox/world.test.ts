@@ -11,6 +11,7 @@ import YAML from 'yaml';
 import { buildWorld, loadWorldFile, resolveWorldTime, WorldError, type World } from './world.js';
 import type { WorldFile } from './world-schema.js';
 import { TEST_CLIENTS, testWorld } from '../../test-support/world.js';
+import { PLANTED } from '../../test-support/planted.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const DEMO = path.join(REPO, 'worlds', 'demo.yaml');
@@ -292,6 +293,23 @@ describe('a malformed world is refused with the path of the bad field', () => {
       assert.match(err.message, /not valid JSON/);
       return true;
     });
+  });
+
+  test("a syntax error is told by where it is, never by the file's text: a world holds secrets and passengers, and the message goes to the start-up's fatal log line (found by a review: the parsers quote the line or the characters about it)", () => {
+    const secret = PLANTED.secrets[0];
+    for (const [name, text, where] of [
+      ['leaky.yaml', `name: leaky\nclients:\n  - id: x\n    secret: ${secret}: oops\n`, /at line 4, column \d+/],
+      // JSON.parse quotes the characters about an unexpected token and gives no position: its kind only
+      ['leaky.json', `{"name": "leaky", "clients": [{"id": "x", "secret": ${secret}}]}`, /not valid JSON \(unexpected token\)$/],
+      ['cut.json', `{"name": "leaky",\n "clients": [{"id": "x", "secret": "${secret}"`, /not valid JSON at line 2, column \d+ \(syntax error\)$/],
+    ] as const) {
+      assert.throws(() => loadWorldFile(tmpFile(name, text), NOW), (err: unknown) => {
+        assert.ok(err instanceof WorldError);
+        assert.ok(!err.message.includes(secret) && !err.message.includes(secret.slice(0, 8)), err.message);
+        assert.match(err.message, where);
+        return true;
+      });
+    }
   });
 
   test('a missing file', () => {

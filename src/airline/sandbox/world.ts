@@ -90,12 +90,35 @@ export function pointerToPath(pointer: string): string {
     .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }
 
+/**
+ * The file's data. A syntax error is told by where it is, never by the text around it: the parsers quote the
+ * offending line (YAML) or the characters about it (JSON), and a world holds client and webhook secrets, the admin
+ * token and passengers' names, e-mails and documents — the message went to the start-up's fatal log line (a review).
+ */
 export function parseWorldText(text: string, file: string): unknown {
+  const yaml = /\.ya?ml$/i.test(file);
   try {
-    return /\.ya?ml$/i.test(file) ? YAML.parse(text) : JSON.parse(text);
+    return yaml ? YAML.parse(text) : JSON.parse(text);
   } catch (err) {
-    throw new WorldError(file, '', `is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
+    if (err instanceof YAML.YAMLError) {
+      const at = err.linePos?.[0];
+      throw new WorldError(file, '', `is not valid YAML${at ? ` at line ${at.line}, column ${at.col}` : ''} (${err.code})`);
+    }
+    throw new WorldError(file, '', `is not valid JSON${jsonErrorPlace((err as Error).message, text)}`);
   }
+}
+
+/**
+ * Where JSON.parse stopped, from its message's "at position N" (line and column), and what it met — never the
+ * characters it quotes ("Unexpected token 'q', …\"secret\": qx-…\" is not valid JSON" gives no position: only its kind).
+ */
+function jsonErrorPlace(message: string, text: string): string {
+  const at = / at position (\d+)/.exec(message);
+  const kind = /^Unexpected end/.test(message) ? 'unexpected end' : /^Unexpected token/.test(message) ? 'unexpected token' : 'syntax error';
+  if (!at) return ` (${kind})`;
+  const before = text.slice(0, Number(at[1]));
+  const line = before.split('\n').length;
+  return ` at line ${line}, column ${before.length - before.lastIndexOf('\n')} (${kind})`;
 }
 
 export function loadWorldFile(file: string, now: Date): World {
