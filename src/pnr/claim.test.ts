@@ -407,6 +407,31 @@ describe('pnr/claim.do', () => {
     }
   });
 
+  test("spec 2.14: a record locator of 1–8 letters or digits, as refunds take one — the original's extract sample is \"0419\" (a review: under 5 answered 100)", async () => {
+    const unknown = await call(t.app, '/pnr/claim.do', claimBody(t, { mmb: { airlinePnr: 'Z419', email: emailA } }));
+    const longer = await call(t.app, '/pnr/claim.do', claimBody(t, { mmb: { airlinePnr: 'NOPE99', email: emailA } }));
+    assert.equal(unknown.body.status, 99005);
+    assert.equal(unknown.raw, longer.raw);
+    assert.equal((await call(t.app, '/pnr/claim.do', claimBody(t, { mmb: { airlinePnr: 'ABCDEFGHI', email: emailA } }))).body.status, 100);
+    const world = testWorld();
+    const held = structuredClone(world.bookings.find((b) => b.pnr === 'TST002')!);
+    held.pnr = '0419';
+    held.tickets = (held.tickets ?? []).map((tk) => Object.assign(tk, { ticketNo: '999-1000000419' }));
+    world.bookings.push(held);
+    const w = await makeTestApp({ world });
+    try {
+      const res = await call(w.app, '/pnr/claim.do', {
+        mmb: { airlinePnr: '0419', email: emailB },
+        passengers: [{ name: `${kidLast}/${kidFirst}` }],
+        fromSegments: [seg(w, 'changed')],
+      });
+      assert.equal(res.body.status, 0, String(res.body.msg));
+      assert.equal(res.body.pnrCode, '0419');
+    } finally {
+      await w.close();
+    }
+  });
+
   test('spec 5: authentication', async () => {
     await assertAuthenticationRequired(t.app, '/pnr/claim.do', claimBody(t));
   });

@@ -218,6 +218,31 @@ describe('extractPnr.do', () => {
     assert.equal(res.body.status, 99008);
   });
 
+  test("spec 2.13: a record locator of 1–8 letters or digits, as refunds take one — the original's own sample is \"0419\" (a review: under 5 answered 100)", async () => {
+    // unknown: the not-found answer, byte for byte that of a longer unknown PNR
+    const unknown = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'Z419' }));
+    const longer = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'NOPE99' }));
+    assert.equal(unknown.body.status, 99005);
+    assert.equal(unknown.raw.replace('Z419', 'PNR'), longer.raw.replace('NOPE99', 'PNR'));
+    for (const airlinePnr of ['A', '0419']) assert.equal((await call(t.app, '/extractPnr.do', extractBody({ airlinePnr }))).body.status, 99005, airlinePnr);
+    for (const airlinePnr of ['', 'ABCDEFGHI', 'AB-1']) assert.equal((await call(t.app, '/extractPnr.do', extractBody({ airlinePnr }))).body.status, 100, airlinePnr);
+    // a world may hold such a record (its schema took 5–8), and extract finds it
+    const world = testWorld();
+    const held = structuredClone(world.bookings.find((b) => b.pnr === 'TST001')!);
+    held.pnr = '0419';
+    held.tickets = (held.tickets ?? []).map((tk, i) => Object.assign(tk, { ticketNo: `999-100000419${i}`, ancillaries: [] }));
+    held.postTicketingServices = [];
+    world.bookings.push(held);
+    const w = await makeTestApp({ world });
+    try {
+      const res = await call(w.app, '/extractPnr.do', extractBody({ airlinePnr: '0419' }));
+      assert.equal(res.body.status, 0, String(res.body.msg));
+      assert.equal(res.body.airlinePnr, '0419');
+    } finally {
+      await w.close();
+    }
+  });
+
   test('validation (status 100) names the field; explicit nulls and extra fields are fine', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ airlinePnr: undefined }, /airlinePnr is required/],

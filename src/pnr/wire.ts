@@ -4,7 +4,9 @@ import { Nullable, OrNull } from '../wire.js';
 
 const Str = (opts: object = {}) => Type.String({ maxLength: 200, ...opts });
 const Carrier = Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: '2-letter IATA airline code' });
-const Pnr = Type.String({ minLength: 5, maxLength: 8, pattern: '^[A-Za-z0-9]+$', description: 'airline record locator' });
+// 1–8 characters as the refund endpoints take an airlinePNR (a review: 5–8 refused with 100 the original docs' own
+// extract sample, "airlinePnr": "0419" of carrier BC); letters and digits, as every record locator is.
+const Pnr = Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$', description: 'airline record locator, 1–8 letters or digits' });
 
 // ---------- extractPnr.do ----------
 

@@ -421,7 +421,7 @@ const PostTicketingService = Type.Object(
 
 const Booking = Type.Object(
   {
-    pnr: Type.String({ pattern: '^[A-Z0-9]{5,8}$' }),
+    pnr: Type.String({ pattern: '^[A-Z0-9]{1,8}$', description: 'record locator, 1–8 of A-Z 0-9 (extractPnr.do and pnr/claim.do take 1–8)' }),
     carrier: Iata2,
     status: Type.Union([Type.Literal('OnHold'), Type.Literal('Ticketed'), Type.Literal('Cancelled')]),
     contact: Type.Object(

@@ -5,7 +5,7 @@
 
 export interface ExtractPnrRequest {
   /**
-   * airline record locator
+   * airline record locator, 1–8 letters or digits
    */
   airlinePnr: string;
   /**
@@ -153,7 +153,7 @@ export interface ExtractPnrResponse {
 export interface PnrClaimRequest {
   mmb: {
     /**
-     * airline record locator
+     * airline record locator, 1–8 letters or digits
      */
     airlinePnr: string;
     email: string;
