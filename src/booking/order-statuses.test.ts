@@ -370,6 +370,44 @@ describe('order.do, pay.do, queryOrderDetails.do on the original shapes', () => 
     assert.equal(await q({ airlinePNR: 'ZZZZZZ', carrier: 'XS' }), 703);
     assert.equal(await q({ orderNo: a.orderNo }, TEST_CLIENTS.beta), 800, "another client's order");
   });
+
+  test("queryOrderDetails.do by pnrCode finds a claimed order by the pnrCode it shows (the airline's locator), the caller's only (a review: 800, and 704 beside its orderNo)", async () => {
+    // as pnr/claim.do writes them: source claim, no booking of this chain; one PNR held by two carriers, one by another client
+    const claimed = async (orderNo: string, client: string, carrier: string, pnr: string) =>
+      sql`insert into orders (order_no, client_id, source, status, carrier, airline_pnr, payment_method, currency, total_minor)
+          values (${orderNo}, ${client}, 'claim', '2', ${carrier}, ${pnr}, 'deposit', 'EUR', 50000)`.execute(t.store.db);
+    await claimed('9900000000000011', TEST_CLIENTS.alpha.id, 'XS', 'CLMQ01');
+    await claimed('9900000000000012', TEST_CLIENTS.beta.id, 'XS', 'CLMQ02');
+    await claimed('9900000000000013', TEST_CLIENTS.alpha.id, 'XS', 'CLMQ03');
+    await claimed('9900000000000014', TEST_CLIENTS.alpha.id, 'XN', 'CLMQ03');
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const a = (await order({ sessionId: s.sessionId, passengers: [passenger(lastA, firstA)] })).body;
+    const q = async (body: Record<string, unknown>, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => (await call(t.app, '/queryOrderDetails.do', body, { client })).body;
+
+    const shown = await q({ orderNo: '9900000000000011' });
+    assert.equal(shown.pnrCode, 'CLMQ01');
+    const byPnrCode = await q({ pnrCode: 'clmq01' });
+    assert.equal(byPnrCode.status, 0, String(byPnrCode.msg));
+    assert.equal(byPnrCode.orderNo, '9900000000000011');
+    assert.equal((await q({ orderNo: '9900000000000011', pnrCode: 'CLMQ01' })).status, 0);
+    assert.equal((await q({ orderNo: '9900000000000011', pnrCode: 'CLMQ01', airlinePNR: 'CLMQ01', carrier: 'XS' })).status, 0);
+    assert.equal((await q({ orderNo: '9900000000000011', pnrCode: a.pnrCode })).status, 704);
+    assert.equal((await q({ orderNo: a.orderNo, pnrCode: 'CLMQ01' })).status, 704);
+    assert.equal((await q({ pnrCode: 'CLMQ01', airlinePNR: 'CLMQ01', carrier: 'XN' })).status, 704);
+    // another client's claimed order is not found, nor named beside the caller's orderNo
+    assert.equal((await q({ pnrCode: 'CLMQ02' })).status, 800);
+    assert.equal((await q({ orderNo: '9900000000000011', pnrCode: 'CLMQ02' })).status, 704);
+    assert.equal((await q({ pnrCode: 'CLMQ02' }, TEST_CLIENTS.beta)).orderNo, '9900000000000012');
+    // one locator of two carriers: several orders (701), as by airlinePNR without its carrier; each by airlinePNR + carrier
+    assert.equal((await q({ pnrCode: 'CLMQ03' })).status, 701);
+    assert.equal((await q({ pnrCode: 'CLMQ03', airlinePNR: 'CLMQ03', carrier: 'XN' })).status, 701);
+    assert.equal((await q({ orderNo: '9900000000000014', pnrCode: 'CLMQ03' })).status, 0);
+    assert.equal((await q({ airlinePNR: 'CLMQ03', carrier: 'XN' })).orderNo, '9900000000000014');
+    // an order of the booking chain shows our booking reference: its airline locator is no pnrCode
+    const airlinePnrOfA = ((await q({ orderNo: a.orderNo })).airlineBookings as Array<{ airlinePnr: string }>)[0]!.airlinePnr;
+    assert.equal((await q({ pnrCode: airlinePnrOfA })).status, 800);
+    assert.equal((await q({ orderNo: a.orderNo, pnrCode: airlinePnrOfA })).status, 704);
+  });
 });
 
 test('a flight that has departed is not sold: verify.do 207, order.do of a session verified before it left 301 (found by a review: both answered 0 and pay.do ticketed it)', async () => {

@@ -178,7 +178,7 @@ export const PayResponse = Type.Object({
 
 export const QueryOrderRequest = Type.Object({
   orderNo: OptStr({ maxLength: 40 }),
-  pnrCode: OptStr({ maxLength: 12, description: "postbook's booking reference (order.do pnrCode)" }),
+  pnrCode: OptStr({ maxLength: 12, description: "the pnrCode the order shows: postbook's booking reference (order.do pnrCode), or a claimed order's airline locator (pnr/claim.do pnrCode)" }),
   airlinePNR: OptStr({ maxLength: 12, description: "the airline's locator; with carrier" }),
   carrier: OptStr({ maxLength: 3 }),
   requestSource: OptStr(),

@@ -39,6 +39,7 @@ import * as m0037 from './migrations/0037_booking_session_retention.js';
 import * as m0038 from './migrations/0038_console_case_by_refund.js';
 import * as m0039 from './migrations/0039_orders_paid_by_client.js';
 import * as m0040 from './migrations/0040_idempotency_resumed_from.js';
+import * as m0041 from './migrations/0041_claimed_orders_by_pnr.js';
 
 /** Every migration by name, in order (exported for the tests of an upgrade from an older schema). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -81,6 +82,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0038_console_case_by_refund': m0038,
   '0039_orders_paid_by_client': m0039,
   '0040_idempotency_resumed_from': m0040,
+  '0041_claimed_orders_by_pnr': m0041,
 };
 
 class StaticProvider implements MigrationProvider {
