@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
@@ -429,6 +429,51 @@ describe('pnr/claim.do', () => {
       assert.equal(res.body.pnrCode, '0419');
     } finally {
       await w.close();
+    }
+  });
+
+  test('the owner claiming again after its record was refunded, voided or cancelled gets its orderNo (decision 0005; a review: 99012); anyone else keeps 99012, a wrong e-mail 99005', async () => {
+    const store = await openTestStore();
+    try {
+      const live = await makeTestApp({ store });
+      let orderNo: unknown;
+      try {
+        const first = await call(live.app, '/pnr/claim.do', claimBody(live));
+        assert.equal(first.body.status, 0, String(first.body.msg));
+        orderNo = first.body.orderNo;
+      } finally {
+        await live.close();
+      }
+      const refunded = testWorld();
+      for (const tk of refunded.bookings.find((b) => b.pnr === 'TST001')!.tickets ?? []) tk.coupons = tk.coupons.map(() => 'REFUND');
+      const cancelled = testWorld();
+      cancelled.bookings.find((b) => b.pnr === 'TST001')!.status = 'Cancelled';
+      for (const world of [refunded, cancelled]) {
+        const w = await makeTestApp({ store, world });
+        try {
+          const again = await call(w.app, '/pnr/claim.do', claimBody(w));
+          assert.deepEqual([again.body.status, again.body.orderNo, again.body.pnrCode], [0, orderNo, 'TST001'], String(again.body.msg));
+          // another client: today's answer, and no order number
+          const other = await call(w.app, '/pnr/claim.do', claimBody(w), { client: TEST_CLIENTS.beta });
+          assert.equal(other.body.status, 99012, String(other.body.msg));
+          assert.equal('orderNo' in other.body, false);
+          // the owner naming a passenger wrong, or a segment: today's answer too
+          const wrongPax = await call(w.app, '/pnr/claim.do', claimBody(w, { passengers: [{ name: `${lastA}/${firstA}` }] }));
+          assert.equal(wrongPax.body.status, 99012);
+          const wrongSeg = await call(w.app, '/pnr/claim.do', claimBody(w, { fromSegments: [{ ...seg(w, 'out'), flightNumber: 'XS999' }] }));
+          assert.equal(wrongSeg.body.status, 99012);
+          // enumeration guard: a wrong e-mail answers byte for byte as an unknown PNR
+          const wrongEmail = await call(w.app, '/pnr/claim.do', claimBody(w, { mmb: { airlinePnr: 'TST001', email: 'stranger@example.com' } }));
+          const unknown = await call(w.app, '/pnr/claim.do', claimBody(w, { mmb: { airlinePnr: 'NOPE99', email: emailA } }));
+          assert.equal(wrongEmail.raw, unknown.raw);
+          assert.equal(unknown.body.status, 99005);
+        } finally {
+          await w.close();
+        }
+      }
+      assert.equal((await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'TST001').execute()).length, 1);
+    } finally {
+      await store.close();
     }
   });
 

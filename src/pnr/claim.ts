@@ -109,6 +109,14 @@ export async function claimPnr(deps: ClaimDeps, clientId: string, req: ClaimRequ
   // Without the right PNR and e-mail the caller learns nothing, exactly as extractPnr.do.
   if (!record) throw new ApiError(PNR_STATUS.NOT_FOUND, NOT_FOUND_MSG);
   const carrier = record.carrier;
+  // The client that owns the record's order claiming again gets its orderNo (decision 0005: "the same client claiming
+  // again gets the same orderNo"), whatever became of the record since — refunded, voided, cancelled (a review: 99012
+  // "cannot be claimed" for its own order). Asked only once PNR and e-mail matched, and answered only for the
+  // passengers and segments a first claim verifies; anyone else, and a request that does not match, gets today's answers.
+  const owned = await findOrderByRecord(deps.db, carrier, record.pnr);
+  if (owned?.client_id === clientId && !passengersProblem(req, record) && !segmentsProblem(req, record)) {
+    return { status: PNR_STATUS.OK, msg: 'claimed', orderNo: owned.order_no, pnrCode: record.pnr };
+  }
   if (!deps.airlines.forCarrier(carrier)?.supports(carrier, 'claims')) throw new ApiError(PNR_STATUS.CLAIM_NOT_SUPPORTED, `airline ${carrier} does not allow claiming its bookings`);
   if (record.status === 'Cancelled') throw new ApiError(PNR_STATUS.RECORD_CANCELLED, 'the airline record is cancelled and cannot be claimed');
   // A booking whose every coupon the airline refunded or voided is as dead as a cancelled one, whatever its status
