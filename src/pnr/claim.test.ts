@@ -7,7 +7,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
 import { passengersProblem } from './claim.js';
 import type { ClaimRequest } from './wire.js';
-import type { AirlineRecord } from '../airline/connector.js';
+import { ConnectorError, type AirlineRecord, type CallOptions } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
 
 const [lastA, firstA, lastB, firstB, kidLast, kidFirst] = PLANTED.names;
@@ -474,6 +474,30 @@ describe('pnr/claim.do', () => {
       assert.equal((await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'TST001').execute()).length, 1);
     } finally {
       await store.close();
+    }
+  });
+
+  test("decision 0004: a carrier refusing the read (ConnectorError 'rejected') is one that does not hold the record: 99005 byte for byte, not 99008 over the others' answer (a review)", async () => {
+    class Refusing extends SandboxConnector {
+      override readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null> {
+        if (carrier === 'XN') return Promise.reject(new ConnectorError('rejected', false, 'the airline will not show this record'));
+        return super.readRecord(carrier, pnr, opts);
+      }
+    }
+    const w = await makeTestApp({ connectors: (world, books) => [new Refusing(world, books)] });
+    try {
+      const unknown = await call(w.app, '/pnr/claim.do', claimBody(w, { mmb: { airlinePnr: 'NOPE99', email: emailA } }));
+      assert.equal(unknown.body.status, 99005);
+      // XN refuses, XS does not hold it
+      const mixed = await call(w.app, '/pnr/claim.do', claimBody(w, { mmb: { airlinePnr: 'NOPE99', email: emailA }, fromSegments: [seg(w, 'xn')] }));
+      assert.equal(mixed.raw, unknown.raw);
+      // XN alone, refusing
+      const refused = await call(w.app, '/pnr/claim.do', { mmb: { airlinePnr: 'NOCLM1', email: emailA }, passengers: [{ name: `${lastA}/${firstA}` }], fromSegments: [seg(w, 'xn')] });
+      assert.equal(refused.raw, unknown.raw);
+      // XS still finds its record beside a refusing XN
+      assert.equal((await call(w.app, '/pnr/claim.do', claimBody(w, { fromSegments: [seg(w, 'out')] }))).body.status, 0);
+    } finally {
+      await w.close();
     }
   });
 

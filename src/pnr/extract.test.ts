@@ -8,7 +8,8 @@ import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/ap
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
-import type { AirlineTicket } from '../airline/connector.js';
+import { ConnectorError, type AirlineRecord, type AirlineTicket, type CallOptions } from '../airline/connector.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { ticketStatusOf } from './extract.js';
 
 const [lastA, firstA, lastB, firstB, kidLast, kidFirst] = PLANTED.names;
@@ -211,6 +212,25 @@ describe('extractPnr.do', () => {
   test('declared status 99007: the airline system fails', async () => {
     const res = await call(t.app, '/extractPnr.do', extractBody({ airlinePnr: 'FAIL01' }));
     assert.equal(res.body.status, 99007);
+  });
+
+  test("decision 0004: an airline refusing the read (ConnectorError 'rejected') answers the not-found 99005 byte for byte, not 99008 (a review: it told refused PNRs apart)", async () => {
+    class Refusing extends SandboxConnector {
+      override readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null> {
+        if (pnr === 'TST001') return Promise.reject(new ConnectorError('rejected', false, 'the airline will not show this record'));
+        return super.readRecord(carrier, pnr, opts);
+      }
+    }
+    const w = await makeTestApp({ connectors: (world, books) => [new Refusing(world, books)] });
+    try {
+      const refused = await call(w.app, '/extractPnr.do', extractBody());
+      const unknown = await call(w.app, '/extractPnr.do', extractBody({ airlinePnr: 'NOPE99' }));
+      assert.equal(unknown.body.status, 99005);
+      assert.equal(refused.raw.replace('TST001', 'PNR'), unknown.raw.replace('NOPE99', 'PNR'));
+      assert.equal((await call(w.app, '/extractPnr.do', extractBody({ carrier: 'ZZ' }))).body.status, 99008, 'no connector: 99008 still');
+    } finally {
+      await w.close();
+    }
   });
 
   test('99008: a carrier no connector serves', async () => {

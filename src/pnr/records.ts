@@ -36,7 +36,8 @@ export function sameEmail(a: string, b: string): boolean {
 export const NOT_FOUND_MSG = 'no airline record matches this PNR, carrier, passengers and e-mail';
 
 /**
- * The record from the carrier's airline, or null. Airline failures become the documented statuses. `deadline`
+ * The record from the carrier's airline, or null (also when the airline refuses the read). Airline failures become
+ * the documented statuses. `deadline`
  * (default: `timeoutMs` from now) is shared by the reads of one request.
  */
 export async function readAirlineRecord(
@@ -54,7 +55,11 @@ export async function readAirlineRecord(
   } catch (err) {
     if (err instanceof ConnectorError) {
       if (err.kind === 'timeout') throw new ApiError(PNR_STATUS.TIMEOUT, `the airline did not answer within ${timeoutMs} ms; try again`);
-      if (err.kind === 'rejected') throw new ApiError(PNR_STATUS.CARRIER_NOT_SERVED, `carrier ${carrier} is not connected to this service`);
+      // The airline refused the read (a PNR it will not show, a record not its own …): to the caller, a record it
+      // does not hold — the not-found answer, byte for byte (decision 0004). It answered 99008 "not connected" for a
+      // connected carrier (a review: 99008 against 99005 told which PNRs the airline refuses, and in a claim one
+      // refusing carrier hid the others' 99005). 99008 is for a carrier no connector serves, above.
+      if (err.kind === 'rejected') return null;
       throw new ApiError(PNR_STATUS.AIRLINE_ERROR, 'the airline system is unavailable; try again later');
     }
     throw err;
