@@ -89,8 +89,11 @@ export function toWire(record: AirlineRecord): ExtractPnrResponse {
       ancillaries: tickets.flatMap((t) => t.ancillaries.map(ancillaryOf)),
       contactEmails: [record.contact.email],
       contactPhones: record.contact.phone ? [record.contact.phone] : [],
+      // spec 2.13 leaves ticketStatus's values beyond OPEN_FOR_USE open; the original's reference marks it required
+      // with UNKNOWN among them: a passenger without a ticket (an OnHold record) is UNKNOWN (no coupon), not left out
+      // (a review)
+      ticketStatus: ticketStatusOf(tickets),
     };
-    if (tickets.length > 0) info.ticketStatus = ticketStatusOf(tickets);
     return info;
   });
   return {

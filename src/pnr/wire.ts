@@ -86,7 +86,9 @@ export const PaxTicketInfo = Type.Object({
   ancillaries: Type.Array(ExtractAncillary),
   contactEmails: Type.Array(Type.String()),
   contactPhones: Type.Array(Type.String()),
-  ticketStatus: Type.Optional(Type.Enum(TICKET_STATUSES)),
+  // Required with UNKNOWN among its values, as the original's reference marks it; UNKNOWN for a passenger without a
+  // ticket (spec 2.13 shows OPEN_FOR_USE and leaves the other values open; decision 0005 amended)
+  ticketStatus: Type.Enum(TICKET_STATUSES),
 });
 
 export const ExtractPnrResponse = Type.Object({

@@ -142,7 +142,7 @@ export interface ExtractPnrResponse {
     }[];
     contactEmails: string[];
     contactPhones: string[];
-    ticketStatus?: 'OPEN_FOR_USE' | 'REFUND' | 'USED' | 'PARTIALLY_USED' | 'NOSHOW' | 'UNKNOWN';
+    ticketStatus: 'OPEN_FOR_USE' | 'REFUND' | 'USED' | 'PARTIALLY_USED' | 'NOSHOW' | 'UNKNOWN';
   }[];
   contact?: {
     email: string;
