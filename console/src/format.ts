@@ -1,22 +1,22 @@
 // Display helpers: money from minor units (the currency's own decimals), times, status names.
-const digits = new Map<string, number>();
+import { isoExponent } from '../../src/money/iso-exponent.js';
+
+/**
+ * Decimals of a currency's minor units: ISO 4217's, the table the server stores amounts with
+ * (src/money/money.ts), not the browser's Intl/CLDR table, which says 0 for IDR, HUF, PKR, COP and IQD, LBP,
+ * IRR, MMK, YER and others where ISO says 2 or 3. A code ISO does not list (none is stored) reads as 2.
+ */
 function decimalsOf(currency: string): number {
-  let d = digits.get(currency);
-  if (d === undefined) {
-    try {
-      d = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      d = 2;
-    }
-    digits.set(currency, d);
-  }
-  return d;
+  return isoExponent(currency) ?? 2;
 }
 
 export function money(minor: number | null | undefined, currency: string): string {
   if (minor === null || minor === undefined) return '—';
   const d = decimalsOf(currency);
-  return `${currency} ${(minor / 10 ** d).toFixed(d)}`;
+  // From the integer's digits, not minor / 10 ** d: no float rounding on the way.
+  const digits = String(Math.abs(Math.trunc(minor))).padStart(d + 1, '0');
+  const units = d === 0 ? digits : `${digits.slice(0, -d)}.${digits.slice(-d)}`;
+  return `${currency} ${minor < 0 ? '-' : ''}${units}`;
 }
 
 export function when(iso: string | null | undefined): string {

@@ -1,6 +1,6 @@
 // Money: integer minor units with ISO 4217 exponents (from the maintained `currency-codes` table, not CLDR/Intl).
-import cc from 'currency-codes';
 import { BoundedMap } from '../bounded-map.js';
+import { isoExponent } from './iso-exponent.js';
 
 export class MoneyError extends Error {}
 
@@ -10,10 +10,10 @@ const exponentCache = new Map<string, number>();
 export function exponentOf(currency: string): number {
   const cached = exponentCache.get(currency);
   if (cached !== undefined) return cached;
-  const entry = /^[A-Z]{3}$/.test(currency) ? cc.code(currency) : undefined;
-  if (!entry) throw new MoneyError(`unknown currency ${JSON.stringify(currency)}`);
-  exponentCache.set(currency, entry.digits);
-  return entry.digits;
+  const digits = isoExponent(currency);
+  if (digits === undefined) throw new MoneyError(`unknown currency ${JSON.stringify(currency)}`);
+  exponentCache.set(currency, digits);
+  return digits;
 }
 
 export function isCurrency(code: string): boolean {
