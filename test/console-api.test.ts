@@ -25,6 +25,7 @@ import { sql } from 'kysely';
 import { waitFor as waitUntil } from '../src/test-support/wait.js';
 import { holdOrder } from '../src/test-support/order-hold.js';
 import { postRefundsByCurrency } from '../src/console/detail.js';
+import { settingsEdit } from '../console/src/client-forms.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -607,6 +608,41 @@ describe('console API', () => {
     assert.ok(!text.includes(secret1) && !text.includes(secret2), 'no secret in the audit log');
     assert.deepEqual(audit[2]!.before, { status: 'active' });
     assert.deepEqual(audit[2]!.after, { status: 'disabled' });
+  });
+
+  test('client settings: a number the form cannot read is refused, never sent as null (which removes the setting); the API refuses a string, a fraction or out of range naming the field, the setting kept', async () => {
+    const admin = await login('ada.admin');
+    assert.equal((await post(admin, '/clients', { clientId: 'typo-agency', name: 'Typo Agency' })).statusCode, 200);
+    const form = { refundServiceFee: '', minMinutesBeforeDeparture: '840', ancillaryPerMinute: '', verifyPerMinute: '', pnrPerMinute: ' 30 ', searchPerSecond: '', maxRatio: '', minRequests: '' };
+    const good = settingsEdit(form);
+    assert.ok(good.body, good.error ?? '');
+    const saved = await post(admin, '/clients/typo-agency/settings', good.body);
+    assert.equal(saved.statusCode, 200, saved.body);
+    const kept = { refundCriteria: { minMinutesBeforeDeparture: 840 }, rateLimits: { pnrPerMinute: 30 } };
+    assert.deepEqual(saved.json().settings, kept);
+
+    // '14 h' typed for 14 hours: Number() gave NaN, JSON sent null, and null removed the 840-minute criterion.
+    for (const typo of ['14 h', '14.5', '-1', '1e3', '525601']) {
+      const read = settingsEdit({ ...form, minMinutesBeforeDeparture: typo });
+      assert.equal(read.body, null, `the form sends nothing for ${typo}`);
+      assert.match(read.error ?? '', /^Voluntary refunds need minutes before departure: a whole number from 0 to 525600/);
+    }
+    assert.match(settingsEdit({ ...form, pnrPerMinute: '0' }).error ?? '', /^PNR pool per minute: a whole number from 1/);
+    assert.match(settingsEdit({ ...form, maxRatio: 'ten' }).error ?? '', /^Look-to-book: max seat requests per paid order: a number/);
+    assert.match(settingsEdit({ ...form, minRequests: '5' }).error ?? '', /give the max ratio too/);
+    assert.deepEqual(settingsEdit({ ...form, maxRatio: '2.5' }).body?.lookToBook, { maxRatio: 2.5, minRequests: 0 });
+
+    const valid = good.body;
+    for (const [field, value] of [['minMinutesBeforeDeparture', '14 h'], ['minMinutesBeforeDeparture', 14.5], ['minMinutesBeforeDeparture', -1], ['pnrPerMinute', '30'], ['pnrPerMinute', 0]] as const) {
+      const res = await post(admin, '/clients/typo-agency/settings', Object.assign({}, valid, { [field]: value }));
+      assert.equal(res.statusCode, 400, `${field}: ${JSON.stringify(value)}`);
+      assert.match(res.json().error, new RegExp(`/${field} `), 'the refusal names the field');
+    }
+    const listed = (await get(admin, '/clients')).json().clients.find((c: { clientId: string }) => c.clientId === 'typo-agency');
+    assert.deepEqual(listed.settings, kept, 'every refused edit left the settings as they were');
+    // An empty field still removes its setting, as the hint says.
+    const cleared = await post(admin, '/clients/typo-agency/settings', settingsEdit({ ...form, minMinutesBeforeDeparture: '' }).body);
+    assert.deepEqual(cleared.json().settings, { rateLimits: { pnrPerMinute: 30 } });
   });
 
   test('clients: live pool usage (used/limit in the window) and look-to-book ratio, read without consuming from the pools', async () => {

@@ -276,9 +276,21 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.getByRole('button', { name: 'Settings of e2e-agency' }).click();
     await page.getByLabel('Refund service fee per passenger').fill('EUR 4.00');
     await page.getByLabel('PNR pool per minute').fill('30');
+    await page.getByLabel('Voluntary refunds need minutes before departure').fill('840');
     await page.getByRole('button', { name: 'Save settings of e2e-agency' }).click();
     await page.waitForSelector('tr[data-client="e2e-agency"] >> text=EUR 4.00');
     assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /"pnrPerMinute":30/);
+    // A number the form cannot read is refused on the page, nothing sent: Number('14 h') was NaN, sent as null,
+    // and null removed the 840-minute criterion while the form closed as saved (a review).
+    await page.getByRole('button', { name: 'Settings of e2e-agency' }).click();
+    const settingsForm = page.getByRole('form', { name: 'Settings of e2e-agency' });
+    await settingsForm.getByLabel('Voluntary refunds need minutes before departure').fill('14 h');
+    await settingsForm.getByRole('button', { name: 'Save settings of e2e-agency' }).click();
+    assert.match((await settingsForm.getByRole('alert').textContent({ timeout: 5_000 })) ?? '', /Voluntary refunds need minutes before departure: a whole number from 0 to 525600, or empty \(not "14 h"\)/);
+    await settingsForm.getByRole('button', { name: 'Cancel' }).click();
+    await page.reload();
+    await page.locator('tr[data-client="e2e-agency"]').waitFor();
+    assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /"minMinutesBeforeDeparture":840/, 'the criterion is kept');
 
     // Live usage: the PNR pool's requests in the current window against the new limit, and the look-to-book
     // ratio; the page reads them again every few seconds, so a client's call shows up without a reload.

@@ -2,20 +2,10 @@
 // the old one, disable or enable. Other roles are told the page is for admins; the service refuses them too.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Fragment } from 'react';
-import { api, ApiFailure, type ClientSettingsEdit, type ClientUsage, type ClientView, type Role } from '../api.ts';
+import { api, ApiFailure, type ClientUsage, type ClientView, type Role } from '../api.ts';
+import { settingsEdit, SETTINGS_FIELDS } from '../client-forms.ts';
 import { when } from '../format.ts';
 import { Action } from './parts.tsx';
-
-const FIELDS: Array<{ key: string; label: string; hint: string }> = [
-  { key: 'refundServiceFee', label: 'Refund service fee per passenger', hint: 'e.g. EUR 5.00; empty: none' },
-  { key: 'minMinutesBeforeDeparture', label: 'Voluntary refunds need minutes before departure', hint: 'empty: no criterion (840)' },
-  { key: 'ancillaryPerMinute', label: 'Ancillary pool per minute', hint: 'empty: the default' },
-  { key: 'verifyPerMinute', label: 'Verify pool per minute', hint: 'empty: the default' },
-  { key: 'pnrPerMinute', label: 'PNR pool per minute', hint: 'empty: PNR_RATE_PER_MINUTE' },
-  { key: 'searchPerSecond', label: 'Search pool per second', hint: 'empty: the default (10)' },
-  { key: 'maxRatio', label: 'Look-to-book: max seat requests per paid order', hint: 'empty: no check (223)' },
-  { key: 'minRequests', label: 'Look-to-book: checked after requests', hint: 'with the ratio' },
-];
 
 function initialValues(c: ClientView): Record<string, string> {
   const s = c.settings as { refundServiceFee?: string; refundCriteria?: { minMinutesBeforeDeparture?: number }; rateLimits?: Record<string, number>; lookToBook?: { maxRatio?: number; minRequests?: number } };
@@ -35,18 +25,16 @@ function initialValues(c: ClientView): Record<string, string> {
 function SettingsForm({ client, onSaved, onCancel }: { client: ClientView; onSaved: () => void; onCancel: () => void }) {
   const [values, setValues] = useState(() => initialValues(client));
   const [error, setError] = useState<string | null>(null);
-  const num = (k: string) => (values[k]!.trim() === '' ? null : Number(values[k]));
   const save = async (e: FormEvent) => {
     e.preventDefault();
-    const body: ClientSettingsEdit = {
-      refundServiceFee: values.refundServiceFee!.trim() === '' ? null : values.refundServiceFee!.trim(),
-      minMinutesBeforeDeparture: num('minMinutesBeforeDeparture'),
-      ancillaryPerMinute: num('ancillaryPerMinute'),
-      verifyPerMinute: num('verifyPerMinute'),
-      pnrPerMinute: num('pnrPerMinute'),
-      searchPerSecond: num('searchPerSecond'),
-      lookToBook: num('maxRatio') === null ? null : { maxRatio: num('maxRatio')!, minRequests: num('minRequests') ?? 0 },
-    };
+    // An unreadable number is refused here, never sent: Number('14 h') is NaN, which JSON sends as null, and
+    // null removes the setting (the 840-minute criterion gone, reported as saved).
+    const { body, error: invalid } = settingsEdit(values);
+    if (!body) {
+      setError(invalid);
+      return;
+    }
+    setError(null);
     try {
       await api.clientSettings(client.clientId, body);
       onSaved();
@@ -56,7 +44,7 @@ function SettingsForm({ client, onSaved, onCancel }: { client: ClientView; onSav
   };
   return (
     <form onSubmit={(e) => void save(e)} aria-label={`Settings of ${client.clientId}`} className="settings">
-      {FIELDS.map((f) => (
+      {SETTINGS_FIELDS.map((f) => (
         <div key={f.key}>
           <label htmlFor={`${client.clientId}-${f.key}`}>{f.label}</label>
           <input id={`${client.clientId}-${f.key}`} value={values[f.key]} onChange={(e) => setValues({ ...values, [f.key]: e.target.value })} aria-describedby={`${client.clientId}-${f.key}-hint`} />
