@@ -261,8 +261,19 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.getByRole('button', { name: 'I stored it' }).click();
     assert.equal(await page.getByTestId('secret').count(), 0, 'the secret is gone from the page once stored');
 
+    // An empty grace field blocks the rotation (Number('') was 0: the old secret ended at once while the
+    // confirmation said it kept working); 0 typed is asked with a warning; the confirmation names the hours.
+    await page.getByLabel('Grace for e2e-agency (hours)').fill('');
+    assert.ok(await page.getByRole('button', { name: 'Rotate e2e-agency' }).isDisabled(), 'an empty grace blocks the rotation');
+    assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /grace period: give the hours the old secret keeps working, 0 to 720/);
+    await page.getByLabel('Grace for e2e-agency (hours)').fill('0');
+    await page.getByRole('button', { name: 'Rotate e2e-agency' }).click();
+    await page.locator('tr[data-client="e2e-agency"]').getByText('Grace 0 hours: the old secret stops working at once').waitFor({ timeout: 5_000 });
+    await page.locator('tr[data-client="e2e-agency"]').getByRole('button', { name: 'Cancel' }).click();
+    assert.notEqual((await asClient(first)).http, 401, 'nothing was rotated');
     await page.getByLabel('Grace for e2e-agency (hours)').fill('2');
     await page.getByRole('button', { name: 'Rotate e2e-agency' }).click();
+    await page.locator('tr[data-client="e2e-agency"]').getByText('The old secret keeps working for 2 hours.').waitFor({ timeout: 5_000 });
     await page.getByRole('button', { name: 'Confirm rotate e2e-agency' }).click();
     const second = await page.getByTestId('secret').inputValue();
     assert.notEqual(second, first);

@@ -61,3 +61,25 @@ export function settingsEdit(values: Record<string, string>): { body: EditableSe
     throw err;
   }
 }
+
+/** Grace hours the rotate API accepts (MAX_GRACE_HOURS of src/clients/clients.ts, which the bundle does not take). */
+export const MAX_GRACE_HOURS = 720;
+
+/**
+ * The rotate form's grace field → hours, or why the rotation cannot be asked. Empty is an error, not 0:
+ * Number('') is 0, which ended the old secret at once while the confirmation said it kept working.
+ */
+export function graceHours(text: string): { hours: number; error: null } | { hours: null; error: string } {
+  const t = text.trim();
+  const n = /^\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
+  if (!Number.isFinite(n) || n > MAX_GRACE_HOURS) {
+    return { hours: null, error: `grace period: give the hours the old secret keeps working, 0 to ${MAX_GRACE_HOURS}${t === '' ? '' : ` (not "${t}")`}` };
+  }
+  return { hours: n, error: null };
+}
+
+/** The rotation's confirmation: the hours it will ask for, and a warning when they are 0. */
+export function rotateConfirmation(hours: number): string {
+  if (hours === 0) return 'Grace 0 hours: the old secret stops working at once; every caller still using it is refused from now on.';
+  return `The old secret keeps working for ${hours} ${hours === 1 ? 'hour' : 'hours'}.`;
+}

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Fragment } from 'react';
 import { api, ApiFailure, type ClientUsage, type ClientView, type Role } from '../api.ts';
-import { settingsEdit, SETTINGS_FIELDS } from '../client-forms.ts';
+import { graceHours, MAX_GRACE_HOURS, rotateConfirmation, settingsEdit, SETTINGS_FIELDS } from '../client-forms.ts';
 import { when } from '../format.ts';
 import { Action } from './parts.tsx';
 
@@ -136,6 +136,17 @@ export function Clients({ role }: { role: Role }) {
   const [newId, setNewId] = useState('');
   const [newName, setNewName] = useState('');
   const [grace, setGrace] = useState<Record<string, string>>({});
+  // Empty or unreadable grace blocks the rotation (Number('') was 0: the old secret ended at once while the
+  // confirmation said it kept working); the confirmation names the hours asked for.
+  const graceOf = (clientId: string) => graceHours(grace[clientId] ?? '24');
+  const rotateAllowed = (clientId: string): { allowed: true } | { allowed: false; why: string } => {
+    const g = graceOf(clientId);
+    return g.hours === null ? { allowed: false, why: g.error } : { allowed: true };
+  };
+  const rotate = (clientId: string) => {
+    const g = graceOf(clientId);
+    return g.hours === null ? Promise.reject(new ApiFailure(400, g.error)) : api.rotateClient(clientId, g.hours);
+  };
   const [editing, setEditing] = useState<string | null>(null);
   const load = useCallback(() => {
     api.clients().then((d) => (setClients(d.clients), setError(null)), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the clients cannot be loaded'));
@@ -203,8 +214,8 @@ export function Clients({ role }: { role: Role }) {
                 <td>{when(c.previousSecretExpiresAt)}</td>
                 <td>
                   <label htmlFor={`grace-${c.clientId}`}>Grace for {c.clientId} (hours)</label>
-                  <input id={`grace-${c.clientId}`} type="number" min={0} max={720} size={4} value={grace[c.clientId] ?? '24'} onChange={(e) => setGrace({ ...grace, [c.clientId]: e.target.value })} />{' '}
-                  <Action label={`Rotate ${c.clientId}`} needs="admin" role={role} allowed={{ allowed: true }} confirm="The old secret keeps working for the grace period." run={() => api.rotateClient(c.clientId, Number(grace[c.clientId] ?? '24'))} done={(r) => (setShown({ clientId: c.clientId, secret: (r as { secret: string }).secret }), load())} />
+                  <input id={`grace-${c.clientId}`} type="number" min={0} max={MAX_GRACE_HOURS} size={4} value={grace[c.clientId] ?? '24'} onChange={(e) => setGrace({ ...grace, [c.clientId]: e.target.value })} />{' '}
+                  <Action label={`Rotate ${c.clientId}`} needs="admin" role={role} allowed={rotateAllowed(c.clientId)} confirm={rotateConfirmation(graceOf(c.clientId).hours ?? 0)} run={() => rotate(c.clientId)} done={(r) => (setShown({ clientId: c.clientId, secret: (r as { secret: string }).secret }), load())} />
                   <Action label={c.status === 'active' ? `Disable ${c.clientId}` : `Enable ${c.clientId}`} needs="admin" role={role} allowed={{ allowed: true }} confirm={c.status === 'active' ? "Refuse the client's calls from now on?" : undefined} run={() => api.setClientStatus(c.clientId, c.status === 'active' ? 'disable' : 'enable')} done={load} />
                   <button type="button" aria-expanded={editing === c.clientId} onClick={() => setEditing(editing === c.clientId ? null : c.clientId)}>Settings of {c.clientId}</button>
                   <button type="button" aria-expanded={webhookOf === c.clientId} onClick={() => setWebhookOf(webhookOf === c.clientId ? null : c.clientId)}>Webhook of {c.clientId}</button>
