@@ -1,6 +1,6 @@
 // The console's shell: the session (or the login page), the navigation, and the page of the current path.
 import { useCallback, useEffect, useState } from 'react';
-import { api, setCsrfToken, whenLoggedOut, type SessionInfo } from './api.ts';
+import { api, ApiFailure, setCsrfToken, whenLoggedOut, type SessionInfo } from './api.ts';
 import { Link, match, useRouter } from './router.tsx';
 import { Login } from './pages/Login.tsx';
 // Every page but the login page is its own chunk, fetched when idle (pages.ts).
@@ -9,11 +9,13 @@ import { when } from './format.ts';
 
 export function App() {
   const [session, setSession] = useState<SessionInfo | null | 'loading'>('loading');
+  const [logoutFailed, setLogoutFailed] = useState(false);
   const { path, navigate } = useRouter();
 
   const adopt = useCallback((s: SessionInfo | null) => {
     setCsrfToken(s?.csrfToken ?? null);
     setSession(s);
+    setLogoutFailed(false);
   }, []);
 
   useEffect(() => {
@@ -29,13 +31,20 @@ export function App() {
   if (session === 'loading') return <p className="loading">Loading…</p>;
   if (!session) return <Login onLogin={(s) => { adopt(s); if (path === '/login') navigate('/', { replace: true }); }} />;
 
+  // Logged out only when the service says so (204, or 401: no session any more). Any other answer leaves the
+  // session open on the server, where a reload would find it: the page says so instead of looking logged out.
   const logout = async () => {
+    setLogoutFailed(false);
     try {
       await api.logout();
-    } finally {
-      adopt(null);
-      navigate('/', { replace: true });
+    } catch (err) {
+      if (!(err instanceof ApiFailure && err.httpStatus === 401)) {
+        setLogoutFailed(true);
+        return;
+      }
     }
+    adopt(null);
+    navigate('/', { replace: true });
   };
 
   let page;
@@ -73,6 +82,7 @@ export function App() {
           {session.sandbox ? <span className="badge sandbox" title="sandbox clock">sandbox · {when(session.now)}</span> : null}
           <Link to="/account" aria-current={path === '/account' ? 'page' : undefined} aria-label="Your account"><span data-testid="operator">{session.operator.login}</span></Link> <span className="badge">{session.operator.role}</span>
           <button type="button" onClick={() => void logout()}>Log out</button>
+          {logoutFailed ? <span role="alert" className="error"> logout failed, try again (your session is still open)</span> : null}
         </span>
       </header>
       {page}
