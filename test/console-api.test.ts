@@ -498,16 +498,45 @@ describe('console API', () => {
     assert.deepEqual(amounts, [...amounts].sort((a: number, b: number) => a - b));
     assert.equal((await get(viewer, '/queue?status=9')).statusCode, 400);
     assert.equal((await get(viewer, '/queue?sort=name')).statusCode, 400);
-    // Pages reach the first 10,000 items (each page sorts and cuts both branches to offset + limit rows): a
-    // deeper page is refused with what to do instead, not a sorted scan of millions (found by a review).
-    const last = await get(viewer, '/queue?offset=9950');
-    assert.equal(last.statusCode, 200);
-    assert.deepEqual([last.json().items, last.json().window, last.json().total], [[], 10_000, all.total]);
-    const past = await get(viewer, '/queue?offset=9951');
-    assert.equal(past.statusCode, 400);
-    assert.match(past.json().error, /first 10,000: narrow the filters or reverse the sort/);
-    assert.equal((await get(viewer, '/queue?offset=9990&limit=20')).statusCode, 400);
-    assert.equal((await get(viewer, '/queue?offset=9999999')).statusCode, 400);
+    // Pages follow keyset cursors (the last row's sort value, kind and code), not offsets (a review): a cursor of
+    // another sort, or none the queue made, is refused with what to do.
+    assert.equal((await get(viewer, '/queue?offset=50')).statusCode, 400);
+    const first = (await get(viewer, '/queue?limit=1')).json();
+    assert.equal(first.prev, null);
+    assert.equal(typeof first.next, 'string');
+    const wrongSort = await get(viewer, `/queue?limit=1&sort=amount&after=${String(first.next)}`);
+    assert.equal(wrongSort.statusCode, 400);
+    assert.match(wrongSort.json().error, /a cursor of the sort by created, not by amount: page from the first page again/);
+    assert.equal((await get(viewer, '/queue?after=bm9wZQ')).statusCode, 400);
+    assert.equal((await get(viewer, `/queue?after=${String(first.next)}&before=${String(first.next)}`)).statusCode, 400);
+
+    // Sorted by updated, oldest first, one row a page: the first page's row updated before the next page is
+    // asked. An offset skipped the row that moved up into its place; the cursor shows every row not yet seen
+    // once, and the updated row again at its new place (last).
+    const everyCode = (page: { items: Array<{ kind: string; code: string }> }) => page.items.map((i) => `${i.kind}:${i.code}`);
+    const whole = everyCode((await get(viewer, '/queue?sort=updated&dir=asc&limit=200')).json());
+    assert.ok(whole.length >= 3);
+    const page1 = (await get(viewer, '/queue?sort=updated&dir=asc&limit=1')).json();
+    assert.deepEqual(everyCode(page1), whole.slice(0, 1));
+    const [moved] = page1.items as Array<{ kind: string; code: string }>;
+    const table = moved!.kind === 'refund' ? 'refund_orders' : 'void_orders';
+    const codeColumn = moved!.kind === 'refund' ? 'refund_code' : 'void_code';
+    await sql`update ${sql.table(table)} set updated_at = ${new Date(t.clock.now().getTime() + 3_600_000)}::timestamptz where ${sql.ref(codeColumn)} = ${moved!.code}`.execute(t.store.db);
+    const seen: string[] = [];
+    let cursor: string | null = page1.next;
+    while (cursor !== null) {
+      const res = await get(viewer, `/queue?sort=updated&dir=asc&limit=1&after=${cursor}`);
+      assert.equal(res.statusCode, 200, res.body);
+      seen.push(...everyCode(res.json()));
+      cursor = res.json().next;
+    }
+    assert.deepEqual(seen, [...whole.slice(1), `${moved!.kind}:${moved!.code}`], 'every row not yet seen once, in order; the updated one at its new place');
+    // Previous: the rows before the page's first row, read backwards from it (the updated row is now last).
+    const page2 = (await get(viewer, `/queue?sort=updated&dir=asc&limit=1&after=${String(page1.next)}`)).json();
+    const page3 = (await get(viewer, `/queue?sort=updated&dir=asc&limit=1&after=${String(page2.next)}`)).json();
+    assert.deepEqual(everyCode(page3), [whole[2]]);
+    const back = (await get(viewer, `/queue?sort=updated&dir=asc&limit=1&before=${String(page3.prev)}`)).json();
+    assert.deepEqual([everyCode(back), back.prev, back.next], [[whole[1]], null, page2.next]);
 
     // A void, marked as one.
     const vq = await call(t.app, '/voidQuotation.do', { airlinePNR: 'DEMO27', carrier: 'XS' }, { client: DEMO });

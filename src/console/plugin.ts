@@ -22,7 +22,7 @@ import { audit, auditOf, auditPage } from './audit.js';
 import { refundDetail, voidDetail, orderView } from './detail.js';
 import { changeOwnPassword, OperatorError, roleAllows, seedDemoOperators, verifyLogin, WrongPassword, type Operator } from './operators.js';
 import { addOperator, changeOperatorFromConsole, operatorsView, resetOperatorPassword } from './operator-admin.js';
-import { refundQueue, queueFacets, QueueWindowExceeded, type QueueFilter } from './queue.js';
+import { refundQueue, queueFacets, QueueCursorInvalid, type QueueFilter } from './queue.js';
 import { createSessionIfPasswordIs, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
 import { FailedLogins } from './throttle.js';
 import { ApiError } from '../errors.js';
@@ -101,7 +101,9 @@ const QueueQuery = Type.Object(
     sort: Type.Optional(Type.Union(['created', 'updated', 'amount', 'status'].map((m) => Type.Literal(m)))),
     dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
-    offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+    /** The page after / before this row: the `next` / `prev` of the page shown (a keyset cursor, not an offset). */
+    after: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,400}$' })),
+    before: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,400}$' })),
   },
   { additionalProperties: false },
 );
@@ -209,7 +211,7 @@ function readIndex(): Buffer | null {
 
 function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (err instanceof ActionRefused) return reply.code(err.httpStatus).send({ error: err.message });
-  if (err instanceof QueueWindowExceeded) return reply.code(400).send({ error: err.message });
+  if (err instanceof QueueCursorInvalid) return reply.code(400).send({ error: err.message });
   if (err instanceof ApiError) return reply.code(err.httpStatus === 200 ? 409 : err.httpStatus).send({ error: err.msg });
   if (err.validation) return reply.code(400).send({ error: `invalid request: ${err.validation[0]?.instancePath || err.validationContext || 'body'} ${err.validation[0]?.message ?? 'is invalid'}` });
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'Content-Type must be application/json' });
@@ -346,7 +348,8 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         ...(q.sort ? { sort: q.sort as QueueFilter['sort'] } : {}),
         ...(q.dir ? { dir: q.dir as 'asc' | 'desc' } : {}),
         ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
-        ...(q.offset !== undefined ? { offset: Number(q.offset) } : {}),
+        ...(q.after !== undefined ? { after: q.after } : {}),
+        ...(q.before !== undefined ? { before: q.before } : {}),
       };
       return refundQueue(db, filter, { now: deps.clock.now(), submitTargetMinutes: deps.config.consoleSubmitTargetMinutes });
     });

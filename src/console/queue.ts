@@ -18,7 +18,10 @@ export interface QueueFilter {
   sort?: 'created' | 'updated' | 'amount' | 'status';
   dir?: 'asc' | 'desc';
   limit?: number;
-  offset?: number;
+  /** The page after this row (a cursor: the `next` of the page before). */
+  after?: string;
+  /** The page before this row (the `prev` of the page after). */
+  before?: string;
 }
 
 export interface QueueItem {
@@ -46,8 +49,10 @@ export interface QueueItem {
 export interface QueueAnswer {
   items: QueueItem[];
   total: number;
-  /** How far into the sorted list pages reach (QUEUE_WINDOW): items past it are reached by narrower filters. */
-  window: number;
+  /** The cursor of the page after this one (its last row), null at the end. */
+  next: string | null;
+  /** The cursor of the page before this one (its first row), null at the start. */
+  prev: string | null;
   counts: { refund: Record<string, number>; void: Record<string, number> };
 }
 
@@ -85,19 +90,45 @@ function voidsSql(env: QueueEnv): RawBuilder<unknown> {
     from void_orders v join orders o on o.order_no = v.order_no`;
 }
 
-/**
- * How far offset + limit may reach. Each page sorts and cuts both branches to offset + limit rows, so a deep
- * offset is a sorted scan of that many refunds and voids (a viewer could ask for 10⁷ with every click); past
- * the window an operator narrows the filters (airline, status, age) or reverses the sort instead.
- */
-export const QUEUE_WINDOW = 10_000;
-
-/** A page reaching past the window: refused (400) with what to do instead. */
-export class QueueWindowExceeded extends Error {
-  constructor(offset: number, limit: number) {
-    super(`offset ${offset} with ${limit} items reaches past the queue's first ${QUEUE_WINDOW.toLocaleString('en')}: narrow the filters or reverse the sort to see the rest`);
-    this.name = 'QueueWindowExceeded';
+/** A cursor the queue cannot read, or one made under another sort: refused (400). */
+export class QueueCursorInvalid extends Error {
+  constructor(why: string) {
+    super(`${why}: page from the first page again`);
+    this.name = 'QueueCursorInvalid';
   }
+}
+
+/**
+ * A page's cursor: a row's place in the sorted list — its sort value as the database wrote it (a timestamp's
+ * microseconds kept), its kind and code — not an offset, so rows changing meanwhile neither skip nor repeat the
+ * rows not yet shown. It carries the value the row had when shown: the row changed since keeps its old place
+ * for the paging. Opaque to the console (base64url of JSON).
+ */
+interface Cursor {
+  sort: NonNullable<QueueFilter['sort']>;
+  value: string;
+  kind: 'refund' | 'void';
+  code: string;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.sort, c.value, c.kind, c.code])).toString('base64url');
+}
+
+function decodeCursor(text: string, sort: Cursor['sort']): Cursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw new QueueCursorInvalid('not a cursor of the queue');
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4 || !parsed.every((x): x is string => typeof x === 'string')) throw new QueueCursorInvalid('not a cursor of the queue');
+  const [s, value, kind, code] = parsed;
+  if (s !== sort) throw new QueueCursorInvalid(`a cursor of the sort by ${String(s)}, not by ${sort}`);
+  if (kind !== 'refund' && kind !== 'void') throw new QueueCursorInvalid('not a cursor of the queue');
+  const valid = sort === 'created' || sort === 'updated' ? /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?([+-]\d\d(:?\d\d)?|Z)?$/.test(value!) : /^-?\d{1,20}$/.test(value!);
+  if (!valid) throw new QueueCursorInvalid('not a cursor of the queue');
+  return { sort, value: value!, kind, code: code! };
 }
 
 type Counted = { kind: 'refund' | 'void'; status: number; n: number | string };
@@ -147,6 +178,8 @@ function conditions(f: QueueFilter, env: QueueEnv, withStatus: boolean): RawBuil
 }
 
 const SORT_COLUMN = { created: 'created_at', updated: 'updated_at', amount: 'amount_minor', status: 'status' } as const;
+/** The type a cursor's value is read back as, to compare with the sort column. */
+const SORT_TYPE = { created: 'timestamptz', updated: 'timestamptz', amount: 'bigint', status: 'int' } as const;
 
 interface Row {
   kind: 'refund' | 'void';
@@ -169,23 +202,39 @@ interface Row {
   confirmation_late: boolean;
   refund_late: boolean;
   not_submitted: boolean;
+  sort_value: string;
 }
 
 export async function refundQueue(db: Kysely<Database>, filter: QueueFilter, env: QueueEnv): Promise<QueueAnswer> {
   // Airlines are stored upper-case (IATA codes): the filter is matched as such, whatever case it came in.
   const f: QueueFilter = filter.airline ? { ...filter, airline: filter.airline.toUpperCase() } : filter;
   const union = sql`${refundsSql(env)} union all ${voidsSql(env)}`;
-  const column = sql.raw(SORT_COLUMN[f.sort ?? 'created']);
-  const dir = sql.raw(f.dir === 'asc' ? 'asc' : 'desc');
+  const sort = f.sort ?? 'created';
+  const column = sql.raw(`q.${SORT_COLUMN[sort]}`);
   const limit = Math.min(Math.max(f.limit ?? 50, 1), 200);
-  const offset = Math.max(f.offset ?? 0, 0);
-  if (offset + limit > QUEUE_WINDOW) throw new QueueWindowExceeded(offset, limit);
-  // Each branch sorted and cut to the page's end on its own (an index scan when sorted by a date), then merged.
-  const order = sql`order by q.${column} ${dir}, q.code ${dir}`;
-  const branch = (b: RawBuilder<unknown>) => sql`(select * from (${b}) q where ${conditions(f, env, true)} ${order} limit ${offset + limit})`;
-  const { rows } = await sql<Row>`
-    select * from (${branch(refundsSql(env))} union all ${branch(voidsSql(env))}) q
-    ${order} limit ${limit} offset ${offset}`.execute(db);
+  if (f.after !== undefined && f.before !== undefined) throw new QueueCursorInvalid('after or before, not both');
+  const cursor = f.after ?? f.before;
+  const from = cursor === undefined ? null : decodeCursor(cursor, sort);
+  // The page before a row is read in the reverse order from it, then turned back.
+  const backwards = f.before !== undefined;
+  const asc = (f.dir === 'asc') !== backwards;
+  const dir = sql.raw(asc ? 'asc' : 'desc');
+  const keyset = from
+    ? sql`and (${column}, q.code, q.kind) ${sql.raw(asc ? '>' : '<')} (cast(${from.value} as ${sql.raw(SORT_TYPE[sort])}), ${from.code}, ${from.kind})`
+    : sql``;
+  // Each branch sorted and cut to the page on its own (an index scan when sorted by a date), then merged; one
+  // row more than the page tells whether another page follows.
+  const order = sql`order by ${column} ${dir}, q.code ${dir}, q.kind ${dir}`;
+  const branch = (b: RawBuilder<unknown>) => sql`(select * from (${b}) q where ${conditions(f, env, true)} ${keyset} ${order} limit ${limit + 1})`;
+  const { rows: read } = await sql<Row>`
+    select q.*, ${column}::text as sort_value from (${branch(refundsSql(env))} union all ${branch(voidsSql(env))}) q
+    ${order} limit ${limit + 1}`.execute(db);
+  const more = read.length > limit;
+  const rows = backwards ? read.slice(0, limit).reverse() : read.slice(0, limit);
+  const at = (r: Row | undefined) => (r ? encodeCursor({ sort, value: r.sort_value, kind: r.kind, code: r.code }) : null);
+  // Forwards, rows before exist once a cursor was given; backwards, rows after exist (the cursor's own row).
+  const next = backwards ? at(rows[rows.length - 1]) : more ? at(rows[rows.length - 1]) : null;
+  const prev = backwards ? (more ? at(rows[0]) : null) : from ? (at(rows[0]) ?? cursor!) : null;
   const { rows: counted } = await countsSql(f, env, union).execute(db);
   const counts: QueueAnswer['counts'] = { refund: {}, void: {} };
   let total = 0;
@@ -195,7 +244,8 @@ export async function refundQueue(db: Kysely<Database>, filter: QueueFilter, env
   }
   return {
     total,
-    window: QUEUE_WINDOW,
+    next,
+    prev,
     counts,
     items: rows.map((r) => ({
       kind: r.kind,

@@ -31,7 +31,8 @@ export function Queue() {
     const next = new URLSearchParams(params);
     if (value === '') next.delete(field);
     else next.set(field, value);
-    next.delete('offset');
+    next.delete('after');
+    next.delete('before');
     navigate(`/?${next.toString()}`, { replace: true });
   };
   /** A status of one kind: both filters at once (a review: a void's count set the status alone and listed refunds too); again, both off. */
@@ -42,14 +43,20 @@ export function Queue() {
       if (on) next.delete(field);
       else next.set(field, value);
     }
-    next.delete('offset');
+    next.delete('after');
+    next.delete('before');
     navigate(`/?${next.toString()}`, { replace: true });
   };
   const v = (f: Field) => params.get(f) ?? '';
-  const offset = Number(params.get('offset') ?? 0);
-  const page = (delta: number) => {
+  /**
+   * The page after the last row shown or before the first (the service's keyset cursors, as the cases and audit
+   * pages page): an offset skipped or repeated rows when the list changed between two pages.
+   */
+  const page = (way: 'after' | 'before', cursor: string) => {
     const next = new URLSearchParams(params);
-    next.set('offset', String(Math.max(0, offset + delta)));
+    next.delete('after');
+    next.delete('before');
+    next.set(way, cursor);
     navigate(`/?${next.toString()}`, { replace: true });
   };
 
@@ -158,8 +165,7 @@ export function Queue() {
         <>
           <table className="queue">
             <caption>
-              {data.total} item(s){data.total > data.items.length ? `, showing ${offset + 1}–${offset + data.items.length}` : ''}
-              {data.total > data.window ? ` (pages reach the first ${data.window.toLocaleString('en')}: narrow the filters or reverse the sort for the rest)` : ''}
+              {data.total} item(s){data.total > data.items.length ? `, showing ${data.items.length}` : ''}
             </caption>
             <thead>
               <tr>
@@ -203,10 +209,10 @@ export function Queue() {
             </tbody>
           </table>
           <nav className="pager" aria-label="Pages">
-            <button type="button" disabled={offset === 0} onClick={() => page(-50)}>
+            <button type="button" disabled={data.prev === null} onClick={() => data.prev !== null && page('before', data.prev)}>
               Previous
             </button>
-            <button type="button" disabled={offset + data.items.length >= Math.min(data.total, data.window)} onClick={() => page(50)}>
+            <button type="button" disabled={data.next === null} onClick={() => data.next !== null && page('after', data.next)}>
               Next
             </button>
           </nav>
