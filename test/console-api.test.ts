@@ -494,8 +494,39 @@ describe('console API', () => {
     assert.ok(byPayment.items.length >= 1 && byPayment.items.every((i: { paymentMethod: string }) => i.paymentMethod === 'virtualCard'));
     assert.equal((await get(viewer, '/queue?airline=ZZ')).json().items.length, 0);
     assert.equal((await get(viewer, '/queue?client=other-agency')).json().items.length, 0);
-    const amounts = (await get(viewer, '/queue?sort=amount&dir=asc')).json().items.map((i: { amountMinor: number }) => i.amountMinor);
-    assert.deepEqual(amounts, [...amounts].sort((a: number, b: number) => a - b));
+    // Sort by amount: the amount shown (the actual refund once known, else the estimate), per currency (minor
+    // units of two currencies are not comparable): currencies A to Z, amounts in the chosen order within each (a
+    // review: it compared the estimates' minor units across currencies). One refund's actual amount made the
+    // largest, another's currency AED for the check; both put back after.
+    type Shown = { kind: string; code: string; currency: string; amountMinor: number; actualMinor: number | null };
+    const refunds = ((await get(viewer, '/queue?kind=refund&limit=200')).json().items as Shown[]).sort((a, b) => a.amountMinor - b.amountMinor);
+    assert.ok(refunds.length >= 3);
+    const [smallest, other] = [refunds[0]!, refunds[refunds.length - 1]!];
+    const kept = await t.store.db.selectFrom('refund_orders').select(['refund_code', 'currency', 'actual_refund_minor']).where('refund_code', 'in', [smallest.code, other.code]).execute();
+    const largest = Math.max(...refunds.map((r) => r.actualMinor ?? r.amountMinor)) + 1;
+    await t.store.db.updateTable('refund_orders').set({ actual_refund_minor: largest }).where('refund_code', '=', smallest.code).execute();
+    await t.store.db.updateTable('refund_orders').set({ currency: 'AED' }).where('refund_code', '=', other.code).execute();
+    const shown = (i: Shown) => i.actualMinor ?? i.amountMinor;
+    const inOrder = (items: Shown[], dir: 1 | -1) =>
+      items.every((i, n) => n === 0 || items[n - 1]!.currency < i.currency || (items[n - 1]!.currency === i.currency && dir * (shown(i) - shown(items[n - 1]!)) >= 0));
+    for (const dir of ['asc', 'desc'] as const) {
+      const items = (await get(viewer, `/queue?sort=amount&dir=${dir}&limit=200`)).json().items as Shown[];
+      assert.ok(inOrder(items, dir === 'asc' ? 1 : -1), `${dir}: ${JSON.stringify(items.map((i) => `${i.currency} ${shown(i)}`))}`);
+      assert.equal(items[0]!.code, other.code, 'AED before EUR whatever the direction');
+      const eur = items.filter((i) => i.currency !== 'AED' && i.kind === 'refund');
+      assert.equal((dir === 'asc' ? eur[eur.length - 1] : eur[0])!.code, smallest.code, 'the actual amount decides, not the estimate');
+      // paged one row at a time by the cursor: the same order
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await get(viewer, `/queue?sort=amount&dir=${dir}&limit=1${cursor ? `&after=${cursor}` : ''}`);
+        assert.equal(res.statusCode, 200, res.body);
+        paged.push(...(res.json().items as Shown[]).map((i) => i.code));
+        cursor = res.json().next;
+      } while (cursor !== null);
+      assert.deepEqual(paged, items.map((i) => i.code));
+    }
+    for (const k of kept) await t.store.db.updateTable('refund_orders').set({ currency: k.currency, actual_refund_minor: k.actual_refund_minor }).where('refund_code', '=', k.refund_code).execute();
     assert.equal((await get(viewer, '/queue?status=9')).statusCode, 400);
     assert.equal((await get(viewer, '/queue?sort=name')).statusCode, 400);
     // Pages follow keyset cursors (the last row's sort value, kind and code), not offsets (a review): a cursor of

@@ -126,7 +126,7 @@ function decodeCursor(text: string, sort: Cursor['sort']): Cursor {
   const [s, value, kind, code] = parsed;
   if (s !== sort) throw new QueueCursorInvalid(`a cursor of the sort by ${String(s)}, not by ${sort}`);
   if (kind !== 'refund' && kind !== 'void') throw new QueueCursorInvalid('not a cursor of the queue');
-  const valid = sort === 'created' || sort === 'updated' ? /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?([+-]\d\d(:?\d\d)?|Z)?$/.test(value!) : /^-?\d{1,20}$/.test(value!);
+  const valid = sort === 'amount' ? /^[A-Z]{3}:-?\d{1,20}$/.test(value!) : sort === 'created' || sort === 'updated' ? /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?([+-]\d\d(:?\d\d)?|Z)?$/.test(value!) : /^-?\d{1,20}$/.test(value!);
   if (!valid) throw new QueueCursorInvalid('not a cursor of the queue');
   return { sort, value: value!, kind, code: code! };
 }
@@ -177,7 +177,12 @@ function conditions(f: QueueFilter, env: QueueEnv, withStatus: boolean): RawBuil
   return sql.join(c, sql` and `);
 }
 
-const SORT_COLUMN = { created: 'created_at', updated: 'updated_at', amount: 'amount_minor', status: 'status' } as const;
+/**
+ * What each sort orders by. The amount is the one the queue shows (the actual refund once known, else the
+ * estimate: coalesce), and minor units of different currencies are not comparable (JPY 1000 is not more than
+ * EUR 9.99): the amount sort orders by currency (A to Z, whatever the direction) and by amount within each.
+ */
+const SORT_COLUMN = { created: 'q.created_at', updated: 'q.updated_at', amount: 'coalesce(q.actual_minor, q.amount_minor)', status: 'q.status' } as const;
 /** The type a cursor's value is read back as, to compare with the sort column. */
 const SORT_TYPE = { created: 'timestamptz', updated: 'timestamptz', amount: 'bigint', status: 'int' } as const;
 
@@ -210,7 +215,8 @@ export async function refundQueue(db: Kysely<Database>, filter: QueueFilter, env
   const f: QueueFilter = filter.airline ? { ...filter, airline: filter.airline.toUpperCase() } : filter;
   const union = sql`${refundsSql(env)} union all ${voidsSql(env)}`;
   const sort = f.sort ?? 'created';
-  const column = sql.raw(`q.${SORT_COLUMN[sort]}`);
+  const column = sql.raw(SORT_COLUMN[sort]);
+  const byCurrency = sort === 'amount';
   const limit = Math.min(Math.max(f.limit ?? 50, 1), 200);
   if (f.after !== undefined && f.before !== undefined) throw new QueueCursorInvalid('after or before, not both');
   const cursor = f.after ?? f.before;
@@ -219,15 +225,23 @@ export async function refundQueue(db: Kysely<Database>, filter: QueueFilter, env
   const backwards = f.before !== undefined;
   const asc = (f.dir === 'asc') !== backwards;
   const dir = sql.raw(asc ? 'asc' : 'desc');
-  const keyset = from
-    ? sql`and (${column}, q.code, q.kind) ${sql.raw(asc ? '>' : '<')} (cast(${from.value} as ${sql.raw(SORT_TYPE[sort])}), ${from.code}, ${from.kind})`
-    : sql``;
+  const cmp = sql.raw(asc ? '>' : '<');
+  let keyset = sql``;
+  if (from && byCurrency) {
+    // currencies A to Z (Z to A when read backwards), then the amount in the chosen direction
+    const [currency, amount] = from.value.split(':') as [string, string];
+    keyset = sql`and (q.currency ${sql.raw(backwards ? '<' : '>')} ${currency} or (q.currency = ${currency} and (${column}, q.code, q.kind) ${cmp} (cast(${amount} as bigint), ${from.code}, ${from.kind})))`;
+  } else if (from) {
+    keyset = sql`and (${column}, q.code, q.kind) ${cmp} (cast(${from.value} as ${sql.raw(SORT_TYPE[sort])}), ${from.code}, ${from.kind})`;
+  }
   // Each branch sorted and cut to the page on its own (an index scan when sorted by a date), then merged; one
   // row more than the page tells whether another page follows.
-  const order = sql`order by ${column} ${dir}, q.code ${dir}, q.kind ${dir}`;
+  const currencyFirst = byCurrency ? sql`q.currency ${sql.raw(backwards ? 'desc' : 'asc')}, ` : sql``;
+  const order = sql`order by ${currencyFirst}${column} ${dir}, q.code ${dir}, q.kind ${dir}`;
+  const sortValue = byCurrency ? sql`q.currency || ':' || (${column})::text` : sql`(${column})::text`;
   const branch = (b: RawBuilder<unknown>) => sql`(select * from (${b}) q where ${conditions(f, env, true)} ${keyset} ${order} limit ${limit + 1})`;
   const { rows: read } = await sql<Row>`
-    select q.*, ${column}::text as sort_value from (${branch(refundsSql(env))} union all ${branch(voidsSql(env))}) q
+    select q.*, ${sortValue} as sort_value from (${branch(refundsSql(env))} union all ${branch(voidsSql(env))}) q
     ${order} limit ${limit + 1}`.execute(db);
   const more = read.length > limit;
   const rows = backwards ? read.slice(0, limit).reverse() : read.slice(0, limit);

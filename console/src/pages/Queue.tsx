@@ -128,7 +128,7 @@ export function Queue() {
           <select id="f-sort" value={v('sort')} onChange={(e) => set('sort', e.target.value)}>
             <option value="">created</option>
             <option value="updated">updated</option>
-            <option value="amount">amount</option>
+            <option value="amount">amount, per currency (A–Z)</option>
             <option value="status">status</option>
           </select>
         </div>
