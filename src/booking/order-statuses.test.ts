@@ -10,19 +10,10 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
-import { contact, passenger, seatOf, seatSegments, verifyFlights, verifySeg, birthdayAged, type Cabin } from '../test-support/booking.js';
+import { CARD_NUMBER, contact, passenger, testCard, seatOf, seatSegments, verifyFlights, verifySeg, birthdayAged, type Cabin } from '../test-support/booking.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
-const CARD_NUMBER = PLANTED.cards[0]; // the log check looks for it
-const card = (extra: Record<string, unknown> = {}) => ({
-  cardNumber: CARD_NUMBER,
-  cardCVV: '123',
-  cardExpireMonth: '07',
-  cardExpireYear: '2031',
-  cardHolderFirstName: firstA,
-  cardHolderLastName: lastA,
-  ...extra,
-});
+const card = testCard;
 const child = () => ({ ...passenger(lastB, firstB), passengerType: 1, birthday: birthdayAged(8) });
 const infant = () => ({ ...passenger(lastB, firstB), passengerType: 2, birthday: birthdayAged(1) });
 

@@ -11,20 +11,11 @@ import { call, makeTestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
-import { contact, passenger, verifyFlights } from '../test-support/booking.js';
+import { CARD_NUMBER, contact, passenger, testCard, verifyFlights } from '../test-support/booking.js';
 import { payFingerprint } from './pay.js';
 
 const [lastA, firstA] = PLANTED.names;
-const CARD_NUMBER = PLANTED.cards[0]; // the log check looks for it
-const card = (extra: Record<string, unknown> = {}) => ({
-  cardNumber: CARD_NUMBER,
-  cardCVV: '123',
-  cardExpireMonth: '07',
-  cardExpireYear: '2031',
-  cardHolderFirstName: firstA,
-  cardHolderLastName: lastA,
-  ...extra,
-});
+const card = testCard;
 
 test('pay.do with Idempotency-Key: one payment, the first answer replayed; 400 and 411 leave the key free; another body 400; no card number kept', async () => {
   const t = await makeTestApp({ world: bookingWorld() });

@@ -63,4 +63,16 @@ export const passenger = (last: string, first: string, ancillaries: Array<{ prod
   ancillaries,
 });
 export const contact = { name: `${lastA} ${firstA}`, email: emailA, mobile: null };
+/** pay.do's card number in tests: the planted one (the log check looks for it). */
+export const CARD_NUMBER = PLANTED.cards[0];
+/** A pay.do creditCard the sandbox airline accepts, held by the first planted passenger; `extra` replaces fields. */
+export const testCard = (extra: Record<string, unknown> = {}) => ({
+  cardNumber: CARD_NUMBER,
+  cardCVV: '123',
+  cardExpireMonth: '07',
+  cardExpireYear: '2031',
+  cardHolderFirstName: firstA,
+  cardHolderLastName: lastA,
+  ...extra,
+});
 
