@@ -705,6 +705,37 @@ describe('console API', () => {
     assert.deepEqual(cleared.json().settings, { rateLimits: { pnrPerMinute: 30 } });
   });
 
+  test('client settings: an edit made on settings that changed since the form was opened (another admin, a world reload) is refused 409, nothing written; without settingsVersion it is written as before (found by a review: the form sent every key of the values it opened with)', async () => {
+    const admin = await login('ada.admin');
+    const other = await login('ada.admin');
+    assert.equal((await post(admin, '/clients', { clientId: 'race-agency', name: 'Race Agency' })).statusCode, 200);
+    const listed = async () => (await get(admin, '/clients')).json().clients.find((c: { clientId: string }) => c.clientId === 'race-agency') as { settings: object; settingsVersion: string };
+    const opened = await listed();
+    const edit = { refundServiceFee: null, minMinutesBeforeDeparture: null, ancillaryPerMinute: null, verifyPerMinute: null, pnrPerMinute: null, searchPerSecond: null, lookToBook: null };
+    // the other admin sets a criterion meanwhile
+    const theirs = await post(other, '/clients/race-agency/settings', Object.assign({}, edit, { minMinutesBeforeDeparture: 840, settingsVersion: opened.settingsVersion }));
+    assert.equal(theirs.statusCode, 200, theirs.body);
+    const now = await listed();
+    assert.notEqual(now.settingsVersion, opened.settingsVersion);
+    // this form, opened before, sends the fee and (from its old values) no criterion: refused, the criterion kept
+    const mine = await post(admin, '/clients/race-agency/settings', Object.assign({}, edit, { refundServiceFee: 'EUR 5.00', settingsVersion: opened.settingsVersion }));
+    assert.equal(mine.statusCode, 409, mine.body);
+    assert.match(mine.json().error, /^the settings of race-agency changed since the form was opened .*nothing was saved: reload them/);
+    assert.deepEqual((await listed()).settings, { refundCriteria: { minMinutesBeforeDeparture: 840 } });
+    const audited = await t.store.db.selectFrom('audit_log').select('action').where('target', '=', 'client:race-agency').where('action', '=', 'client.settings').execute();
+    assert.equal(audited.length, 1, 'the refused edit is not audited');
+    // reloaded: the form's edit on the current settings is written
+    const again = await post(admin, '/clients/race-agency/settings', Object.assign({}, edit, { refundServiceFee: 'EUR 5.00', minMinutesBeforeDeparture: 840, settingsVersion: now.settingsVersion }));
+    assert.equal(again.statusCode, 200, again.body);
+    // a rotation is no settings change: the version stays
+    const v = (await listed()).settingsVersion;
+    assert.equal((await post(admin, '/clients/race-agency/rotate', { graceHours: 0 })).statusCode, 200);
+    assert.equal((await listed()).settingsVersion, v);
+    // a caller without settingsVersion writes as before (last write wins)
+    assert.equal((await post(admin, '/clients/race-agency/settings', edit)).statusCode, 200);
+    assert.deepEqual((await listed()).settings, {});
+  });
+
   test('clients: live pool usage (used/limit in the window) and look-to-book ratio, read without consuming from the pools', async () => {
     const admin = await login('ada.admin');
     assert.equal((await get(await login('aga.agent'), '/clients/usage')).statusCode, 403);

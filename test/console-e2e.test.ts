@@ -314,6 +314,23 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.locator('tr[data-client="e2e-agency"]').waitFor();
     assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /"minMinutesBeforeDeparture":840/, 'the criterion is kept');
 
+    // Settings changed while the form was open (another admin, a world reload): its save is refused and it offers to
+    // reload them (a review: it sent every key of the values it opened with and undid the newer change).
+    await page.getByRole('button', { name: 'Settings of e2e-agency' }).click();
+    const stale = page.getByRole('form', { name: 'Settings of e2e-agency' });
+    await t.store.db.updateTable('clients').set({ settings: JSON.stringify({ refundServiceFee: 'EUR 4.00', refundCriteria: { minMinutesBeforeDeparture: 600 }, rateLimits: { pnrPerMinute: 30 } }) }).where('client_id', '=', 'e2e-agency').execute();
+    await stale.getByLabel('Refund service fee per passenger').fill('EUR 6.00');
+    await stale.getByRole('button', { name: 'Save settings of e2e-agency' }).click();
+    assert.match((await stale.getByRole('alert').textContent({ timeout: 5_000 })) ?? '', /the settings of e2e-agency changed since the form was opened .*nothing was saved/);
+    await stale.getByRole('button', { name: 'Reload the settings of e2e-agency' }).click();
+    await stale.getByRole('button', { name: 'Reload the settings of e2e-agency' }).waitFor({ state: 'detached' });
+    assert.equal(await stale.getByLabel('Voluntary refunds need minutes before departure').inputValue(), '600', 'the form shows the settings as they are now');
+    assert.equal(await stale.getByLabel('Refund service fee per passenger').inputValue(), 'EUR 4.00');
+    await stale.getByLabel('Refund service fee per passenger').fill('EUR 6.00');
+    await stale.getByRole('button', { name: 'Save settings of e2e-agency' }).click();
+    await page.waitForSelector('tr[data-client="e2e-agency"] >> text=EUR 6.00');
+    assert.match((await page.locator('tr[data-client="e2e-agency"]').textContent()) ?? '', /"minMinutesBeforeDeparture":600/, 'the change made meanwhile is kept');
+
     // Live usage: the PNR pool's requests in the current window against the new limit, and the look-to-book
     // ratio; the page reads them again every few seconds, so a client's call shows up without a reload.
     const usage = page.getByRole('list', { name: 'Live usage of e2e-agency' });

@@ -60,6 +60,7 @@ export interface ClientView {
   name: string;
   status: 'active' | 'disabled';
   settings: Record<string, unknown>;
+  settingsVersion: string;
   webhookUrl: string | null;
   previousSecretExpiresAt: string | null;
   createdAt: string;

@@ -2,7 +2,9 @@
 // answered once and never stored in clear or audited), rotate with a grace period for the old secret,
 // disable and enable. Each change is audited in its transaction; this process's authenticator forgets the
 // client at once (other processes within its 30 s cache).
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { canonicalJson } from '../canonical-json.js';
 import { createClient, MAX_GRACE_HOURS, RotationInGrace, rotateSecret, setClientStatus } from '../clients/clients.js';
 import { isUniqueViolation } from '../store/errors.js';
 import { MoneyError, parseMoney } from '../money/money.js';
@@ -17,6 +19,8 @@ export interface ClientView {
   name: string;
   status: 'active' | 'disabled';
   settings: Record<string, unknown>;
+  /** The settings' version as listed (a digest of their content): the settings form sends it back with its edit. */
+  settingsVersion: string;
   webhookUrl: string | null;
   previousSecretExpiresAt: string | null;
   createdAt: string;
@@ -24,6 +28,14 @@ export interface ClientView {
 }
 
 export const CLIENT_ID = /^[A-Za-z0-9._-]{3,64}$/;
+
+/**
+ * A client's settings' version: a digest of their content (key order aside), so that only a change of the settings
+ * themselves — another admin's edit, a world reload — makes an open form's edit stale, not a rotation or a webhook.
+ */
+export function settingsVersionOf(settings: unknown): string {
+  return createHash('sha256').update(canonicalJson(settings ?? {})).digest('base64url').slice(0, 22);
+}
 
 export async function listClients(db: Kysely<Database>, now: Date): Promise<ClientView[]> {
   const rows = await db
@@ -36,6 +48,7 @@ export async function listClients(db: Kysely<Database>, now: Date): Promise<Clie
     name: r.name,
     status: r.status,
     settings: r.settings,
+    settingsVersion: settingsVersionOf(r.settings),
     webhookUrl: r.webhook_url,
     // A grace period that ended is no grace period.
     previousSecretExpiresAt: r.previous_secret_expires_at && new Date(r.previous_secret_expires_at) > now ? new Date(r.previous_secret_expires_at).toISOString() : null,
@@ -117,6 +130,12 @@ export interface EditableSettings {
   /** Absent: unchanged (a caller written before the search pool). */
   searchPerSecond?: number | null;
   lookToBook: { maxRatio: number; minRequests: number } | null;
+  /**
+   * The settingsVersion of the settings the edit was made on (the console's form always sends it): the edit is
+   * refused (409) when the settings changed since. Absent: written over whatever the settings are now (callers
+   * written before it; docs/console.md).
+   */
+  settingsVersion?: string;
 }
 
 /** The client's settings with the edited keys replaced (docs/world.md "clients": the same keys a world file sets). */
@@ -153,6 +172,10 @@ export async function editClientSettings(deps: ClientAdminDeps, operator: Operat
     const row = await trx.selectFrom('clients').select(['settings']).where('client_id', '=', clientId).forUpdate().executeTakeFirst();
     if (!row) throw new ActionRefused(404, `no client ${clientId}`);
     const before = row.settings as Record<string, unknown>;
+    // Read under the row's lock: an edit made on older settings would silently undo the change made since.
+    if (edit.settingsVersion !== undefined && edit.settingsVersion !== settingsVersionOf(before)) {
+      throw new ActionRefused(409, `the settings of ${clientId} changed since the form was opened (another admin, or a world reload); nothing was saved: reload them and make the change again`);
+    }
     const next = applySettings(before, edit);
     await trx.updateTable('clients').set({ settings: JSON.stringify(next), updated_at: deps.now() }).where('client_id', '=', clientId).execute();
     await audit(trx, operator, 'client.settings', `client:${clientId}`, before, next);

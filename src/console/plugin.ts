@@ -135,6 +135,7 @@ const SettingsBody = Type.Object(
     verifyPerMinute: PerMinute,
     pnrPerMinute: PerMinute,
     searchPerSecond: Type.Optional(PerMinute),
+    settingsVersion: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     lookToBook: Type.Union([Type.Object({ maxRatio: Type.Number({ minimum: 1, maximum: 1_000_000 }), minRequests: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }) }, { additionalProperties: false }), Type.Null()]),
   },
   { additionalProperties: false },

@@ -24,7 +24,11 @@ function initialValues(c: ClientView): Record<string, string> {
 
 function SettingsForm({ client, onSaved, onCancel }: { client: ClientView; onSaved: () => void; onCancel: () => void }) {
   const [values, setValues] = useState(() => initialValues(client));
+  // The version of the settings the form shows: the service refuses the edit (409) when they changed since (another
+  // admin's edit, a world reload), which sending every key of older values would silently undo.
+  const [version, setVersion] = useState(client.settingsVersion);
   const [error, setError] = useState<string | null>(null);
+  const [stale, setStale] = useState(false);
   const save = async (e: FormEvent) => {
     e.preventDefault();
     // An unreadable number is refused here, never sent: Number('14 h') is NaN, which JSON sends as null, and
@@ -35,11 +39,25 @@ function SettingsForm({ client, onSaved, onCancel }: { client: ClientView; onSav
       return;
     }
     setError(null);
+    setStale(false);
     try {
-      await api.clientSettings(client.clientId, body);
+      await api.clientSettings(client.clientId, Object.assign(body, { settingsVersion: version }));
       onSaved();
     } catch (err) {
       setError(err instanceof ApiFailure ? err.message : 'the settings cannot be saved');
+      setStale(err instanceof ApiFailure && err.httpStatus === 409 && /changed since/.test(err.message));
+    }
+  };
+  const reload = async () => {
+    try {
+      const now = (await api.clients()).clients.find((c) => c.clientId === client.clientId);
+      if (!now) throw new ApiFailure(404, `no client ${client.clientId}`);
+      setValues(initialValues(now));
+      setVersion(now.settingsVersion);
+      setStale(false);
+      setError(null);
+    } catch (err) {
+      setError(err instanceof ApiFailure ? err.message : 'the settings cannot be loaded');
     }
   };
   return (
@@ -52,6 +70,7 @@ function SettingsForm({ client, onSaved, onCancel }: { client: ClientView; onSav
         </div>
       ))}
       {error ? <p role="alert" className="error">{error}</p> : null}
+      {stale ? <p><button type="button" onClick={() => void reload()}>Reload the settings of {client.clientId}</button> <small className="why">your changes in this form are replaced by the settings as they are now</small></p> : null}
       <button type="submit">Save settings of {client.clientId}</button> <button type="button" onClick={onCancel}>Cancel</button>
     </form>
   );
