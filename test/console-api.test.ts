@@ -296,10 +296,24 @@ describe('console API', () => {
     await call(t.app, '/refund.do', demo31, { client: DEMO });
     const [c] = await pendingCases();
     const agent = await login('aga.agent');
+    // The case page prices the request as the approval will, writing nothing (found by a review: Approve created and
+    // submitted a refund whose amount neither the page nor the confirmation showed).
+    const offers = async () => Number((await sql<{ n: string | number }>`select count(*) as n from refund_offers`.execute(t.store.db)).rows[0]!.n);
+    const offersBefore = await offers();
+    const shown = (await get(agent, `/cases/${c!.case_id}`)).json().case;
+    assert.equal(await offers(), offersBefore, 'reading the case stores no offer');
+    const estimate = shown.estimate;
+    assert.ok(estimate && !('unavailable' in estimate), JSON.stringify(estimate));
+    assert.equal(estimate.quoteType, 'AccurateQuote');
+    assert.ok(estimate.refundMinor > 0, JSON.stringify(estimate));
+    assert.ok(Date.parse(estimate.pricedAt) <= t.clock.now().getTime(), 'priced at the service clock');
     const res = await post(agent, `/cases/${c!.case_id}/approve`);
     assert.equal(res.statusCode, 200, res.body);
     const { refundCode } = res.json();
     const refund = await t.store.db.selectFrom('refund_orders').selectAll().where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+    // the same rule window a moment later: the approval priced what the page showed
+    assert.deepEqual([estimate.currency, estimate.refundMinor, estimate.serviceFee, estimate.path], [refund.currency, Number(refund.estimated_refund_minor), { currency: refund.service_fee_currency, minor: Number(refund.service_fee_minor) }, refund.path]);
+    assert.equal((await get(agent, `/cases/${c!.case_id}`)).json().case.estimate, null, 'a decided case is not priced');
     assert.equal(refund.status, 0);
     assert.ok(refund.next_poll_at !== null && new Date(refund.next_poll_at).getTime() <= t.clock.now().getTime(), 'its submission due (decision 0035)');
     assert.equal(refund.reason, '1');
@@ -326,9 +340,13 @@ describe('console API', () => {
     assert.match(again.json().error, /already decided \(approved by aga\.agent\)/);
     // The tickets now have a live refund: a new 825 request of the same passenger is refused by the checks at approval (803).
     await t.store.db.insertInto('console_cases').values({ case_id: 'cc_dup', client_id: 'demo-agency', order_no: refund.order_no, request: JSON.stringify(c!.request), request_hash: 'x', created_at: new Date() }).execute();
+    // the page says why instead of an amount, as the approval answers
+    const noEstimate = (await get(agent, '/cases/cc_dup')).json().case.estimate;
+    assert.match(noEstimate.unavailable, /^the refund cannot be created: .*\(code 803\)$/);
     const dup = await post(agent, '/cases/cc_dup/approve');
     assert.equal(dup.statusCode, 409);
     assert.match(dup.json().error, /code 803/);
+    assert.equal(dup.json().error, noEstimate.unavailable);
     assert.equal((await t.store.db.selectFrom('console_cases').select('status').where('case_id', '=', 'cc_dup').executeTakeFirstOrThrow()).status, 'pending');
     // The detail shows the case and its audit.
     const detail = (await get(agent, `/refunds/${refundCode}`)).json().refund;
@@ -349,6 +367,7 @@ describe('console API', () => {
   test('reject a console case with a spec 2.11 cancelReason; any other text is refused', async () => {
     await t.store.db.insertInto('console_cases').values({ case_id: 'cc_rej', client_id: 'demo-agency', order_no: (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEMO31').executeTakeFirstOrThrow()).order_no, request: JSON.stringify({ orderNo: 'x', refundRequestList: [], displayCurrency: null }), request_hash: 'rej', created_at: new Date() }).execute();
     const agent = await login('aga.agent');
+    assert.deepEqual((await get(agent, '/cases/cc_rej')).json().case.estimate, { unavailable: 'the request lists no passenger' });
     const bad = await post(agent, '/cases/cc_rej/reject', { cancelReason: 'because' });
     assert.equal(bad.statusCode, 409);
     assert.match(bad.json().error, /spec 2\.11/);

@@ -16,6 +16,7 @@ import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator, verifyLogin } from '../src/console/operators.js';
 import { browserMissing, launchChromium, resultPath } from './support/browser.js';
 import { ensureConsoleBuilt } from './support/console-build.js';
+import { money } from '../console/src/format.js';
 
 const missing = browserMissing();
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
@@ -187,9 +188,19 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await timed(page, 'cases', () => page.keyboard.press('Enter'), 'table a[href^="/console/cases/cc_"]');
     await timed(page, 'case', () => page.locator('table a[href^="/console/cases/cc_"]').first().click(), '[data-testid=case-status]:text("pending")');
     assert.equal(await page.getByRole('button', { name: 'Approve' }).isEnabled(), true);
+    // The refund the approval will create, priced before the decision, on the page and in the confirmation (a review:
+    // Approve created and submitted a refund of an amount nobody saw).
+    const estimate = (await page.getByTestId('case-estimate').textContent()) ?? '';
+    assert.match(estimate, /^[A-Z]{3} \d+(\.\d+)?, service fee .* an estimate priced .*: the approval prices it again/);
+    const amount = /^[A-Z]{3} [\d.]+/.exec(estimate)![0];
     await page.getByRole('button', { name: 'Approve' }).click();
+    const confirmation = (await page.locator('.action', { hasText: 'Confirm approve' }).textContent()) ?? '';
+    assert.ok(confirmation.startsWith(`Create a refund of an estimated ${amount}, service fee`), confirmation);
+    assert.match(confirmation, /The amount is priced again at approval\./);
     await timed(page, 'refund-new', () => page.getByRole('button', { name: 'Confirm approve' }).click(), '[data-testid=refund-status]');
     const refundCode = /\/console\/refunds\/(\d+)/.exec(page.url())![1]!;
+    const created = await t.store.db.selectFrom('refund_orders').select(['currency', 'estimated_refund_minor']).where('refund_code', '=', refundCode).executeTakeFirstOrThrow();
+    assert.equal(money(Number(created.estimated_refund_minor), created.currency), amount, 'the approval priced what the page showed');
     assert.match((await page.getByTestId('refund-status').textContent()) ?? '', /^[01] /);
     assert.ok(await page.getByText('approved in the console (case').count());
     assert.match((await page.getByTestId('explanation').textContent()) ?? '', /#\d+, type 1, window/, 'the quote says which rule and window applied');

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { money } from '../console/src/format.js';
+import { approveConfirmation, estimateText } from '../console/src/case-estimate.js';
 import { exponentOf, toMinor } from '../src/money/money.js';
 
 test('money() shows minor units with ISO 4217 decimals, as the server stores them', () => {
@@ -25,4 +26,16 @@ test('money() agrees with the server for every currency where Intl and ISO 4217 
     const d = exponentOf(currency);
     assert.equal(money(minor, currency), `${currency} ${d === 0 ? '1235' : `1234.5${'0'.repeat(d - 1)}`}`, currency);
   }
+});
+
+test("a console case's estimate and its Approve confirmation name the amount in its currency's decimals, say it is priced again, warn that a deposit refund cannot be withdrawn, and say why when there is none (a review: Approve named no amount)", () => {
+  const e = { currency: 'KWD', refundMinor: 123456, quoteType: 'AccurateQuote' as const, refundMethod: 'Original', postRefunds: [], serviceFee: { currency: 'KWD', minor: 0 }, path: 'deposit' as const, pricedAt: '2026-01-01T00:00:00.000Z' };
+  assert.equal(estimateText(e), 'KWD 123.456, service fee KWD 0.000 (Original)');
+  assert.equal(approveConfirmation(e), 'Create a refund of an estimated KWD 123.456, service fee KWD 0.000 (Original) and submit it to the airline? The amount is priced again at approval. Paid by deposit: the refund cannot be withdrawn once created.');
+  const card = Object.assign({}, e, { currency: 'IDR', path: 'card' as const, postRefunds: [{ currency: 'EUR', minor: 500 }], serviceFee: { currency: 'EUR', minor: 250 } });
+  assert.equal(approveConfirmation(card), 'Create a refund of an estimated IDR 1234.56 + post-ticketing EUR 5.00, service fee EUR 2.50 (Original) and submit it to the airline? The amount is priced again at approval.');
+  assert.match(estimateText(Object.assign({}, e, { quoteType: 'CannotQuote' as const, refundMinor: 0 })), /^an amount the airline decides/);
+  const why = { unavailable: 'the refund cannot be created: refund already submitted for this passenger; query status (code 803)' };
+  assert.equal(estimateText(why), `no estimate: ${why.unavailable}`);
+  assert.match(approveConfirmation(why), /^No estimate: the refund cannot be created: .*\(code 803\)\. Create the refund and submit it to the airline anyway\?/);
 });

@@ -52,6 +52,8 @@ export interface CaseDetail {
   decidedAt: string | null;
   createdAt: string;
   order: OrderView | null;
+  /** A pending case priced as its approval would price it now (null once decided). */
+  estimate: CaseEstimate | null;
   audit: AuditEntry[];
 }
 
@@ -72,6 +74,8 @@ import type { WorldSummary } from '../../src/console/world.ts';
 export type { ClientUsage } from '../../src/console/usage.ts';
 import type { ClientUsage } from '../../src/console/usage.ts';
 export type { EditableSettings as ClientSettingsEdit } from '../../src/console/clients.ts';
+export type { CaseEstimate } from '../../src/console/actions.ts';
+import type { CaseEstimate } from '../../src/console/actions.ts';
 export type { OperatorView } from '../../src/console/operator-admin.ts';
 import type { OperatorView } from '../../src/console/operator-admin.ts';
 import type { EditableSettings as ClientSettingsEdit } from '../../src/console/clients.ts';

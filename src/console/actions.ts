@@ -10,7 +10,7 @@ import type { Database } from '../store/schema.js';
 import type { RefundDeps, RefundPollState } from '../refunds/deps.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import { forgetKeptOrder } from '../refunds/kept-offers.js';
-import { submitApprovedCase, type ConsoleCaseRequest } from '../refunds/submit.js';
+import { priceApprovedCase, submitApprovedCase, type ConsoleCaseRequest } from '../refunds/submit.js';
 import { moveRefund } from '../refunds/transition.js';
 import { retryEvents } from '../webhooks/admin.js';
 import { audit } from './audit.js';
@@ -66,6 +66,53 @@ export async function approveCase(deps: ActionDeps, operator: Operator, caseId: 
   } catch (err) {
     // The refund checks still apply (another refund of the tickets, past the airline's deadline, …).
     if (err instanceof ApiError) throw new ActionRefused(409, `the refund cannot be created: ${err.message} (code ${err.status})`);
+    throw err;
+  }
+}
+
+/** What approving a pending case would refund, as the case page shows it before the decision; or why it cannot be priced. */
+export type CaseEstimate =
+  | {
+      /** the refund's currency; refundMinor in its minor units (0 with CannotQuote: the airline decides the amount) */
+      currency: string;
+      refundMinor: number;
+      quoteType: 'AccurateQuote' | 'CannotQuote';
+      refundMethod: string;
+      postRefunds: Array<{ currency: string; minor: number }>;
+      serviceFee: { currency: string; minor: number };
+      /** deposit: the refund cannot be withdrawn once created (its path has no 6) */
+      path: 'deposit' | 'card';
+      /** the service clock's time it was priced at: the approval prices again */
+      pricedAt: string;
+    }
+  | { unavailable: string };
+
+/**
+ * A pending case's request priced now, as its approval would price it (priceApprovedCase: the same checks and quote),
+ * writing nothing. Refused by the checks (another live refund of the tickets, a coupon flown, nothing refundable):
+ * why, as the approval would answer it.
+ */
+export async function estimateCase(deps: ActionDeps, c: { client_id: string; request: unknown }): Promise<CaseEstimate> {
+  const client = await deps.db.selectFrom('clients').select(['client_id', 'settings']).where('client_id', '=', c.client_id).executeTakeFirst();
+  if (!client) return { unavailable: `the client ${c.client_id} is not found` };
+  const request = c.request as ConsoleCaseRequest;
+  if (!Array.isArray(request?.refundRequestList) || request.refundRequestList.length === 0) return { unavailable: 'the request lists no passenger' };
+  try {
+    const { priced, path } = await priceApprovedCase(deps.refunds, { clientId: client.client_id, settings: client.settings }, request);
+    const post = new Map<string, number>();
+    for (const p of priced.post) post.set(p.currency, (post.get(p.currency) ?? 0) + p.refundMinor);
+    return {
+      currency: priced.currency,
+      refundMinor: priced.fare.refundMinor,
+      quoteType: priced.quoteType,
+      refundMethod: priced.refundMethod,
+      postRefunds: [...post].map(([currency, minor]) => ({ currency, minor })),
+      serviceFee: { currency: priced.serviceFee.currency, minor: priced.serviceFee.minor },
+      path,
+      pricedAt: deps.refunds.clock.now().toISOString(),
+    };
+  } catch (err) {
+    if (err instanceof ApiError) return { unavailable: `the refund cannot be created: ${err.message} (code ${err.status})` };
     throw err;
   }
 }

@@ -17,7 +17,7 @@ import { PAYMENT_METHOD_NAMES, type Database, type OperatorRole } from '../store
 import type { RefundDeps } from '../refunds/deps.js';
 import { REFUND_ORDER_STATUS } from '../refunds/statuses.js';
 import { loadContextForCaller } from '../refunds/context.js';
-import { ActionRefused, approveCase, CANCEL_REASONS, rejectCase, redeliverWebhook, retryRefund, withdrawRefund } from './actions.js';
+import { ActionRefused, approveCase, CANCEL_REASONS, estimateCase, type CaseEstimate, rejectCase, redeliverWebhook, retryRefund, withdrawRefund } from './actions.js';
 import { audit, auditOf, auditPage } from './audit.js';
 import { refundDetail, voidDetail, orderView } from './detail.js';
 import { changeOwnPassword, OperatorError, roleAllows, seedDemoOperators, verifyLogin, WrongPassword, type Operator } from './operators.js';
@@ -406,11 +406,22 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         next: rows.length > LIST_PAGE ? page[page.length - 1]!.case_id : null,
       };
     });
+    const actionDeps = { db, refunds: deps.refunds };
     authed.get('/cases/:id', { schema: { ...hidden, params: IdParams } }, async (request, reply) => {
       const id = (request.params as { id: string }).id;
       const c = await db.selectFrom('console_cases').selectAll().where('case_id', '=', id).executeTakeFirst();
       if (!c) return reply.code(404).send({ error: 'no such case' });
       const found = await loadContextForCaller(db, c.client_id, { orderNo: c.order_no });
+      // A pending case's request priced as its approval would price it, nothing written (an estimate: the approval prices again).
+      let estimate: CaseEstimate | null = null;
+      if (c.status === 'pending') {
+        try {
+          estimate = await estimateCase(actionDeps, c);
+        } catch (err) {
+          request.log.error({ err }, 'console case estimate failed');
+          estimate = { unavailable: 'the refund cannot be priced now (an internal error); the approval prices it again' };
+        }
+      }
       return {
         case: {
           caseId: c.case_id,
@@ -423,12 +434,12 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
           decidedAt: c.decided_at ? new Date(c.decided_at).toISOString() : null,
           createdAt: new Date(c.created_at).toISOString(),
           order: found.kind === 'order' ? orderView(found.ctx) : null,
+          estimate,
           audit: await auditOf(db, { target: `case:${id}`, limit: 50 }),
         },
       };
     });
 
-    const actionDeps = { db, refunds: deps.refunds };
     authed.post('/cases/:id/approve', { schema: { ...hidden, params: IdParams }, config: agent }, async (request) =>
       approveCase(actionDeps, operatorOf(request), (request.params as { id: string }).id),
     );

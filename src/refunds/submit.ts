@@ -634,6 +634,17 @@ async function recordConsoleCase(deps: RefundDeps, caller: Pick<RefundCaller, 'c
  * in one transaction with `alongside` (the case's decision and its audit row). Throws ApiError with the refund
  * code that stops it (e.g. 803 when a refund of the tickets exists, 808 when nothing is refundable).
  */
+/**
+ * What approving a console case would refund now, priced as submitApprovedCase prices it (the same checks, the
+ * engine's quote, 808 when nothing in it is refundable), with nothing written: no offer, no kept context. The case
+ * page's estimate; the approval prices again when it writes.
+ */
+export async function priceApprovedCase(deps: RefundDeps, caller: RefundCaller, request: ConsoleCaseRequest): Promise<{ priced: PricedQuote; path: 'deposit' | 'card' }> {
+  const { priced, ctx } = await prepareRefund(deps, caller, { orderNo: request.orderNo }, request.refundRequestList, false);
+  if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
+  return { priced, path: pathOf(ctx.order) };
+}
+
 export async function submitApprovedCase(
   deps: RefundDeps,
   caller: RefundCaller,

@@ -2,6 +2,7 @@
 // refund enters the normal lifecycle) or reject with a cancelReason of spec 2.11.
 import { useCallback, useEffect, useState } from 'react';
 import { api, ApiFailure, type CaseDetail, type Meta, type Role } from '../api.ts';
+import { approveConfirmation, estimateText } from '../case-estimate.ts';
 import { Link, useRouter } from '../router.tsx';
 import { REASON, when } from '../format.ts';
 import { Action, Audit, OrderSection } from './parts.tsx';
@@ -31,12 +32,24 @@ export function CasePage({ id, role }: { id: string; role: Role }) {
         <dt>Client</dt><dd>{c.clientId}</dd>
         <dt>Received</dt><dd>{when(c.createdAt)}</dd>
         <dt>Why here</dt><dd>a voluntary refund after departure (refund.do answered 825)</dd>
+        {pending ? (
+          <>
+            <dt>Estimated refund</dt>
+            <dd data-testid="case-estimate">
+              {c.estimate && !('unavailable' in c.estimate) ? (
+                <>{estimateText(c.estimate)} <small className="why">an estimate priced {when(c.estimate.pricedAt)}: the approval prices it again{c.estimate.path === 'deposit' ? '; paid by deposit, the refund cannot be withdrawn once created' : ''}</small></>
+              ) : (
+                <span className="error">{estimateText(c.estimate)}</span>
+              )}
+            </dd>
+          </>
+        ) : null}
         {!pending ? (<><dt>Decision</dt><dd>{c.caseStatus} by {c.decidedBy} {when(c.decidedAt)}{c.cancelReason ? `: ${c.cancelReason}` : ''}{c.refundCode ? <> → refund <Link to={`/refunds/${c.refundCode}`}>{c.refundCode}</Link></> : null}</dd></>) : null}
       </dl>
       <section aria-labelledby="decide-h" className="actions">
         <h2 id="decide-h">Decision</h2>
         <p>
-          <Action label="Approve" role={role} allowed={decided} confirm="Create the refund and submit it to the airline?" run={() => api.approve(c.caseId)} done={(res) => navigate(`/refunds/${(res as { refundCode: string }).refundCode}`)} />
+          <Action label="Approve" role={role} allowed={decided} confirm={approveConfirmation(c.estimate)} run={() => api.approve(c.caseId)} done={(res) => navigate(`/refunds/${(res as { refundCode: string }).refundCode}`)} />
         </p>
         <div className="reject">
           <label htmlFor="cancel-reason">Cancel reason (spec 2.11)</label>
