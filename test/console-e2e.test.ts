@@ -16,7 +16,7 @@ import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator, verifyLogin } from '../src/console/operators.js';
 import { browserMissing, launchChromium, resultPath } from './support/browser.js';
 import { ensureConsoleBuilt } from './support/console-build.js';
-import { money } from '../console/src/format.js';
+import { money, when } from '../console/src/format.js';
 
 const missing = browserMissing();
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
@@ -26,6 +26,8 @@ const PASSWORD = 'a-long-console-password-2026';
 // (its folder made when the suite runs: a suite skipped for want of Chromium leaves nothing behind).
 let worldDir = '';
 let worldFile = '';
+/** The deposit refund made before the tests (DEMO20). */
+let demo20Refund = '';
 const timings: Array<{ page: string; ms: number }> = [];
 /** Inputs and selects without a label (by <label for>, aria-label or aria-labelledby), per page drawn. */
 const unlabelled: string[] = [];
@@ -49,6 +51,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     // Something in the queue beside the test's own refund: a deposit refund and a void of the demo world.
     const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg('XS101-out'), seg('XS102-ret')] }] }, { client: DEMO });
     assert.equal(r.body.status, 0, String(r.body.msg));
+    demo20Refund = String(r.body.refundCode);
     const vq = await call(t.app, '/voidQuotation.do', { airlinePNR: 'DEMO27', carrier: 'XS' }, { client: DEMO });
     assert.equal(vq.body.status, 0, String(vq.body.msg));
     assert.equal((await call(t.app, '/void.do', { airlinePNR: 'DEMO27', carrier: 'XS', voidOfferId: vq.body.voidOfferId }, { client: DEMO })).body.status, 0);
@@ -268,6 +271,38 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.context().close();
   });
 
+  test('webhook deliveries: every Redeliver names its event and its reason has an id of its own (a review: one id, Redeliver-why, in every row)', async () => {
+    const order = await t.store.db.selectFrom('refund_orders').select(['order_no', 'client_id']).where('refund_code', '=', demo20Refund).executeTakeFirstOrThrow();
+    const at = t.clock.now();
+    const ids: number[] = [];
+    for (const to of [1, 3]) {
+      const e = await t.store.db
+        .insertInto('webhook_events')
+        .values({ client_id: order.client_id, type: 'order.refund', subject: demo20Refund, order_no: order.order_no, from_status: to - 1, to_status: to, cancel_reason: null, data: JSON.stringify({}), occurred_at: at, state: 'delivered', attempts: 1, next_attempt_at: at, delivered_at: at, last_error: null })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      ids.push(Number(e.id));
+    }
+    const page = await newPage();
+    await login(page, 'aga.agent');
+    await page.waitForSelector('h1:text("Refund queue")');
+    await timed(page, 'refund-webhooks', () => page.goto(`${base}/console/refunds/${demo20Refund}`), '[data-testid=refund-status]');
+    const described: string[] = [];
+    for (const id of ids) {
+      const button = page.getByRole('button', { name: `Redeliver event ${id}`, exact: true });
+      assert.equal(await button.count(), 1, `Redeliver event ${id}`);
+      assert.equal(await button.isDisabled(), true);
+      const why = (await button.getAttribute('aria-describedby')) ?? '';
+      assert.equal(await page.locator(`[id="${why}"]`).count(), 1, `one element with the id ${why}`);
+      assert.equal((await page.locator(`[id="${why}"]`).textContent())?.trim(), 'delivered already');
+      described.push(why);
+    }
+    assert.equal(new Set(described).size, ids.length, `one id per event: ${described.join(', ')}`);
+    const allIds = await page.locator('[id]').evaluateAll((els) => els.map((e: any) => String(e.id)));
+    assert.equal(new Set(allIds).size, allIds.length, 'no id twice on the page');
+    await page.context().close();
+  });
+
   test('an admin creates a client (secret shown once), rotates its secret with a grace period and disables it', async () => {
     const page = await newPage();
     await login(page, 'ada.admin');
@@ -387,6 +422,9 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.getByRole('button', { name: 'Move the clock' }).click();
     await page.getByRole('status').waitFor();
     assert.ok(t.clock.now().getTime() >= before + 86_400_000);
+    // The header's sandbox time follows the move (a review: it kept the time the session was loaded with).
+    const headerTime = ((await page.getByTestId('header-sandbox-now').textContent()) ?? '').replace('sandbox · ', '');
+    assert.ok(Math.abs(Date.parse(headerTime.replace(' ', 'T').replace(' UTC', ':00Z')) - t.clock.now().getTime()) < 120_000, `${headerTime} for ${when(t.clock.now().toISOString())}`);
     await page.screenshot({ path: resultPath('console-sandbox.png') });
 
     // Reload the world: a broken file is refused with its reason and changes nothing; the good one is loaded.

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { money } from '../console/src/format.js';
 import { approveConfirmation, estimateText } from '../console/src/case-estimate.js';
+import { adoptSandboxTime, onSandboxTime, sandboxNow } from '../console/src/sandbox-time.js';
 import { exponentOf, toMinor } from '../src/money/money.js';
 
 test('money() shows minor units with ISO 4217 decimals, as the server stores them', () => {
@@ -38,4 +39,20 @@ test("a console case's estimate and its Approve confirmation name the amount in 
   const why = { unavailable: 'the refund cannot be created: refund already submitted for this passenger; query status (code 803)' };
   assert.equal(estimateText(why), `no estimate: ${why.unavailable}`);
   assert.match(approveConfirmation(why), /^No estimate: the refund cannot be created: .*\(code 803\)\. Create the refund and submit it to the airline anyway\?/);
+});
+
+test("the header's sandbox time runs on from its last read, and a read after a move replaces it (a review: the time the session was loaded with, for good)", () => {
+  const seen: number[] = [];
+  const stop = onSandboxTime(() => seen.push(1));
+  const browser = Date.parse('2026-03-01T10:00:00.000Z');
+  adoptSandboxTime('2026-05-01T08:00:00.000Z', browser);
+  assert.equal(sandboxNow(browser), '2026-05-01T08:00:00.000Z');
+  assert.equal(sandboxNow(browser + 90_000), '2026-05-01T08:01:30.000Z', 'ticks with the browser clock');
+  // the panel moved it a day forward, read 5 min later
+  adoptSandboxTime('2026-05-02T08:05:00.000Z', browser + 300_000);
+  assert.equal(sandboxNow(browser + 360_000), '2026-05-02T08:06:00.000Z');
+  adoptSandboxTime('not a time', browser);
+  assert.equal(sandboxNow(browser + 360_000), '2026-05-02T08:06:00.000Z', 'an unreadable time changes nothing');
+  assert.equal(seen.length, 2, 'the header is told of each read');
+  stop();
 });

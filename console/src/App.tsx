@@ -6,6 +6,35 @@ import { Login } from './pages/Login.tsx';
 // Every page but the login page is its own chunk, fetched when idle (pages.ts).
 import { Account, AuditPage, CasePage, Cases, ChartsPage, Clients, Operators, prefetchCharts, prefetchPages, Queue, RefundPage, Sandbox, SeatMaps, VoidPage } from './pages.tsx';
 import { when } from './format.ts';
+import { adoptSandboxTime, onSandboxTime, sandboxNow } from './sandbox-time.ts';
+
+/** How often the header's sandbox time is worked out again from its offset (it shows minutes). */
+const SANDBOX_TICK_MS = 10_000;
+
+/**
+ * The sandbox time in the header: the session's at load, then every read or move of the sandbox panel, kept current
+ * between them from its offset to the browser's clock; read again from the service when the tab is shown again (a
+ * move made from another console or the CLI meanwhile).
+ */
+function SandboxBadge({ loadedNow }: { loadedNow: string | undefined }) {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    if (loadedNow) adoptSandboxTime(loadedNow);
+    const redraw = () => setTick((n) => n + 1);
+    const stop = onSandboxTime(redraw);
+    const timer = window.setInterval(redraw, SANDBOX_TICK_MS);
+    const shown = () => {
+      if (document.visibilityState === 'visible') api.sandboxClock().then((c) => adoptSandboxTime(c.now), () => undefined);
+    };
+    document.addEventListener('visibilitychange', shown);
+    return () => {
+      stop();
+      window.clearInterval(timer);
+      document.removeEventListener('visibilitychange', shown);
+    };
+  }, [loadedNow]);
+  return <span className="badge sandbox" title="sandbox clock" data-testid="header-sandbox-now">sandbox · {when(sandboxNow() ?? loadedNow)}</span>;
+}
 
 export function App() {
   const [session, setSession] = useState<SessionInfo | null | 'loading'>('loading');
@@ -79,7 +108,7 @@ export function App() {
           {session.sandbox ? <Link to="/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>Sandbox</Link> : null}
         </nav>
         <span className="who">
-          {session.sandbox ? <span className="badge sandbox" title="sandbox clock">sandbox · {when(session.now)}</span> : null}
+          {session.sandbox ? <SandboxBadge loadedNow={session.now} /> : null}
           <Link to="/account" aria-current={path === '/account' ? 'page' : undefined} aria-label="Your account"><span data-testid="operator">{session.operator.login}</span></Link> <span className="badge">{session.operator.role}</span>
           <button type="button" onClick={() => void logout()}>Log out</button>
           {logoutFailed ? <span role="alert" className="error"> logout failed, try again (your session is still open)</span> : null}

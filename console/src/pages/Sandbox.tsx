@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiFailure, type Role, type WorldSummary } from '../api.ts';
 import { when } from '../format.ts';
+import { adoptSandboxTime } from '../sandbox-time.ts';
 
 const UNIT_MINUTES = { minutes: 1, hours: 60, days: 1440 } as const;
 
@@ -63,7 +64,7 @@ export function Sandbox({ role }: { role: Role }) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const load = useCallback(() => {
-    api.sandboxClock().then(setClock, (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the clock cannot be read'));
+    api.sandboxClock().then((c) => (setClock(c), adoptSandboxTime(c.now)), (e: unknown) => setError(e instanceof ApiFailure ? e.message : 'the clock cannot be read'));
   }, []);
   useEffect(load, [load]);
   const [moving, setMoving] = useState(false);
@@ -75,6 +76,7 @@ export function Sandbox({ role }: { role: Role }) {
     try {
       const moved = await api.moveSandboxClock(Math.round(Number(amount) * UNIT_MINUTES[unit]), clock.offsetMs);
       setClock(moved);
+      adoptSandboxTime(moved.now); // the header's sandbox time follows the move
       setNotice(`The sandbox clock now reads ${when(moved.now)}.`);
     } catch (err) {
       setError(err instanceof ApiFailure ? err.message : 'the clock cannot be moved');

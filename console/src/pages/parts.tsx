@@ -1,6 +1,6 @@
 // Pieces shared by the detail pages: the order with passengers, segments and tickets; the timeline; webhook
 // deliveries; the audit entries; an action button that shows why it is not allowed.
-import { useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { api, ApiFailure, type AuditEntry, type OrderView, type Role, type WebhookDelivery } from '../api.ts';
 import { money, when } from '../format.ts';
 
@@ -83,7 +83,7 @@ export function Webhooks({ items, role, onChange }: { items: WebhookDelivery[]; 
                 <td>{e.tries.length === 0 ? e.attempts : e.tries.map((t) => `#${t.attempt} ${t.httpStatus ?? t.error ?? '?'}`).join(', ')}</td>
                 <td>{e.lastError ?? '—'}</td>
                 <td>
-                  <Action label="Redeliver" role={role} allowed={e.state === 'delivered' ? { allowed: false, why: 'delivered already' } : { allowed: true }} run={() => api.redeliver(e.id)} done={onChange} />
+                  <Action label="Redeliver" name={`Redeliver event ${e.id}`} role={role} allowed={e.state === 'delivered' ? { allowed: false, why: 'delivered already' } : { allowed: true }} run={() => api.redeliver(e.id)} done={onChange} />
                 </td>
               </tr>
             ))}
@@ -124,7 +124,10 @@ type Allowed = { allowed: true } | { allowed: false; why: string };
  * A console action: disabled with its reason when the state or the operator's role does not allow it; a
  * destructive one asks for a confirming second click. The service refuses the same cases on its own.
  */
-export function Action({ label, role, allowed, run, done, confirm, needs = 'agent' }: { label: string; role: Role; allowed: Allowed; run: () => Promise<unknown>; done: (result: unknown) => void; confirm?: string; needs?: Role }) {
+export function Action({ label, name, role, allowed, run, done, confirm, needs = 'agent' }: { label: string; name?: string; role: Role; allowed: Allowed; run: () => Promise<unknown>; done: (result: unknown) => void; confirm?: string; needs?: Role }) {
+  // `name`: the button's accessible name when its label is the same in every row (Redeliver → "Redeliver event 12");
+  // it starts with the label, the text seen. The reason's id is this action's own (one per row, not per label).
+  const whyId = useId();
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -148,13 +151,13 @@ export function Action({ label, role, allowed, run, done, confirm, needs = 'agen
     body = (
       <>
         <span>{confirm}</span>{' '}
-        <button type="button" className="danger" disabled={busy} onClick={() => void go()}>Confirm {label.toLowerCase()}</button>{' '}
+        <button type="button" className="danger" disabled={busy} aria-label={name ? `Confirm ${name.charAt(0).toLowerCase()}${name.slice(1)}` : undefined} onClick={() => void go()}>Confirm {label.toLowerCase()}</button>{' '}
         <button type="button" onClick={() => setAsking(false)}>Cancel</button>
       </>
     );
   } else {
     body = (
-      <button type="button" disabled={busy || why !== null} aria-describedby={why ? `${label.replace(/\W+/g, "-")}-why` : undefined} onClick={() => (confirm ? setAsking(true) : void go())}>
+      <button type="button" disabled={busy || why !== null} aria-label={name} aria-describedby={why ? whyId : undefined} onClick={() => (confirm ? setAsking(true) : void go())}>
         {label}
       </button>
     );
@@ -162,7 +165,7 @@ export function Action({ label, role, allowed, run, done, confirm, needs = 'agen
   return (
     <span className="action">
       {body}
-      {why ? <small id={`${label.replace(/\W+/g, "-")}-why`} className="why"> {why}</small> : null}
+      {why ? <small id={whyId} className="why"> {why}</small> : null}
       {error ? <span role="alert" className="error"> {error}</span> : null}
     </span>
   );
