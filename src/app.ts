@@ -1,5 +1,4 @@
 // Builds the HTTP application from its dependencies. No I/O at import time; server.ts owns the process.
-import { randomUUID } from 'node:crypto';
 import { constants as zlibConstants } from 'node:zlib';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
@@ -16,7 +15,9 @@ import { ANSWER_CODINGS, COMPRESS_THRESHOLD_BYTES, explicitCodings } from './htt
 import { clientErrors, errorHandler, frameworkErrors, notFoundHandler, sendError } from './http/errors.js';
 import { COMMON } from './errors.js';
 import { Idempotency } from './http/idempotency.js';
-import { registerRoutes } from './http/routes.js';
+import { bookingDepsOf, registerRoutes } from './http/routes.js';
+import { requestIdOf } from './http/request-id.js';
+import { SeatMapLane } from './http/seat-map-lane.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
 import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
@@ -59,28 +60,26 @@ export interface AppOptions {
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
   lookToBook?: LookToBook;
+  /** Served seat maps answered before Fastify's request cycle (decision 0050); default true (tests compare both). */
+  seatMapLane?: boolean;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const logger = opts.logger ?? createLogger(config.logLevel);
+  const access = new AccessLog(logger);
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     // Fastify's own 503 while closing has its own body and no request id: ours answers it (shedWhileClosing)
     return503OnClosing: false,
     frameworkErrors,
     clientErrorHandler: clientErrors,
     // X-Forwarded-For/-Proto believed from these peers only (TRUST_PROXY): request.ip and request.protocol
     trustProxy: config.trustProxy,
-    logController: new AccessLog(logger),
+    logController: access,
     // request.log is built on its first line (decision 0033)
     childLoggerFactory: (parent, bindings, options) => new RequestLogger(parent, bindings, options),
     forceCloseConnections: 'idle',
@@ -125,7 +124,28 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(consolePlugin({ config, db: deps.db, clock: deps.clock, refunds: deps.refunds, invalidateClient: (id) => deps.authenticator.invalidate(id), sandboxClock: deps.sandboxClock,
     world: deps.world, booking: { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates },
     usage: { pools: deps.pools, lookToBook: deps.lookToBook }, webhooks: deps.webhooks }));
+  // In front of Fastify's own request listener once ready (decision 0050): the server and its settings stay Fastify's.
+  const lane =
+    opts.seatMapLane === false
+      ? null
+      : new SeatMapLane({
+          authenticator: deps.authenticator,
+          headerPrefix: config.headerPrefix,
+          bodyLimitBytes: config.bodyLimitBytes,
+          cors: config.corsOrigins.length > 0,
+          lifecycle,
+          pool: deps.pools.ancillary,
+          booking: bookingDepsOf(app, deps),
+          metrics: deps.metrics,
+          access,
+        });
+  app.decorate('seatMapLane', lane);
   await app.ready();
+  if (lane) {
+    const [fastifyHandler] = app.server.listeners('request') as Parameters<SeatMapLane['front']>;
+    app.server.removeListener('request', fastifyHandler);
+    app.server.on('request', lane.front(fastifyHandler));
+  }
   return app;
 }
 
@@ -244,6 +264,8 @@ function openApiOptions(config: Config) {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+    /** Served seat maps answered before Fastify (decision 0050); null when built without it. */
+    seatMapLane: SeatMapLane | null;
   }
   interface FastifyReply {
     /** The answer's `status` field (the metrics' body status); null until known. */

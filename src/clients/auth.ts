@@ -85,10 +85,8 @@ export class ClientAuthenticator {
   async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
     const now = Date.now();
     const secretDigest = digest(secret);
-    const hit = this.verified.get(clientId);
-    if (hit && hit.expiresAt > now && sameDigest(hit.secretDigest, secretDigest)) return hit.client;
-    const previous = this.verifiedPrevious.get(clientId);
-    if (previous && previous.expiresAt > now && previous.graceEndsAt > this.clock.now().getTime() && sameDigest(previous.secretDigest, secretDigest)) return previous.client;
+    const cachedHit = this.cachedClient(clientId, secretDigest, now);
+    if (cachedHit) return cachedHit;
 
     // The same wrong pair again within the TTL is refused without another scrypt run.
     const refusalKey = `${clientId}\u0000${secretDigest.toString('base64')}`;
@@ -109,6 +107,19 @@ export class ClientAuthenticator {
     };
     pending.then(forget, forget);
     return pending;
+  }
+
+  /** The client when this pair is in the verified cache (nothing read, nothing queued), else null: ask authenticate(). */
+  cached(clientId: string, secret: string): AuthenticatedClient | null {
+    return this.cachedClient(clientId, digest(secret), Date.now());
+  }
+
+  private cachedClient(clientId: string, secretDigest: Buffer, now: number): AuthenticatedClient | null {
+    const hit = this.verified.get(clientId);
+    if (hit && hit.expiresAt > now && sameDigest(hit.secretDigest, secretDigest)) return hit.client;
+    const previous = this.verifiedPrevious.get(clientId);
+    if (previous && previous.expiresAt > now && previous.graceEndsAt > this.clock.now().getTime() && sameDigest(previous.secretDigest, secretDigest)) return previous.client;
+    return null;
   }
 
   /**

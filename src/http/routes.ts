@@ -10,6 +10,7 @@ import { VALIDATION_STATUS } from '../errors.js';
 import { bearerAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
 import { sendSeatMap } from './seat-map-reply.js';
+import { replayLaneBody } from './seat-map-lane.js';
 import { ErrorBody, TRANSPORT_ERRORS } from '../wire.js';
 import type { AppDeps } from '../deps.js';
 import type { RatePool } from '../ratelimit/pools.js';
@@ -142,9 +143,14 @@ const PAY_REPLAY: IdempotentEndpoint = {
   fingerprint: payFingerprint,
 };
 
+/** What the booking chain's commands are given (the routes here, and the seat map lane: seat-map-lane.ts). */
+export function bookingDepsOf(app: FastifyInstance, deps: AppDeps): BookingDeps {
+  return { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates, log: app.log };
+}
+
 export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { pools } = deps;
-  const booking: BookingDeps = { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates, log: app.log };
+  const booking = bookingDepsOf(app, deps);
   const clientId = (request: FastifyRequest) => callerOf(request).clientId;
   const refundCaller = (request: FastifyRequest): RefundCaller => {
     const c = callerOf(request);
@@ -303,6 +309,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
       {
         // 220 illegal parameter, 215 a segment without its index: the request's own fields (not counted, spec 8)
         config: { family: 'seat', invalid: [SEAT_STATUS.ILLEGAL_PARAMETER, SEAT_STATUS.SEGMENT_INDEX_MISSING], errorShape: (base) => ({ cabins: null, ...base }) },
+        // a request the seat map lane read and handed over: its body (seat-map-lane.ts)
+        preParsing: replayLaneBody,
         schema: { summary: 'Seat map and seat prices of a booking chain (sessionId or offerId)', tags: ['seats'], body: SeatAvailabilityRequest, response: { 200: SeatAvailabilityResponse, ...errors } },
       },
       // untyped reply: the body is bytes the seat map cache made with this route's serializer

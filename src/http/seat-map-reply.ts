@@ -1,7 +1,7 @@
 // seatAvailability.do writes its answer as bytes from the seat map cache (decision 0014), gzipped when the
 // caller accepts it; this is the HTTP half of that, kept out of the route table.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SeatMapCache } from '../booking/seat-cache.js';
+import type { SeatMapCache, Serialize } from '../booking/seat-cache.js';
 import type { SeatAvailabilityAnswer } from '../booking/seat-availability.js';
 import { varyOnEncoding, wantsGzip } from './encoding.js';
 
@@ -11,6 +11,8 @@ import { varyOnEncoding, wantsGzip } from './encoding.js';
  */
 export function sendSeatMap(seatMaps: SeatMapCache, request: FastifyRequest, reply: FastifyReply, answer: SeatAvailabilityAnswer): FastifyReply {
   const gzip = wantsGzip(request);
+  // The route's compiled serializer (its 200 schema), kept for the seat map lane (seat-map-lane.ts)
+  seatMaps.serializer ??= (reply.getSerializationFunction('200') as Serialize | undefined) ?? null;
   const out = seatMaps.bytes(answer.parts, gzip, (body) => reply.serialize(body) as string);
   // a reused buffer goes back once written out (after 'finish' the socket holds no reference to it)
   if (out.release) reply.raw.once('finish', out.release);

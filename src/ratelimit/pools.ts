@@ -22,7 +22,18 @@ export interface RatePool {
   readonly name: PoolName;
   /** Adds the limiter to this scope (register only the pool's routes in it); `onRefused` hears each 429. */
   attach(scope: FastifyInstance, onRefused?: (pool: PoolName) => void): void;
+  /**
+   * Counts one request of `client` as the scope's hook does (the same limiter and store), for the seat map lane
+   * (src/http/seat-map-lane.ts), which answers outside Fastify's hooks: `counted` with the headers' figures,
+   * `uncounted` (the store failed: the request passes, no headers), or `exceeded` (nothing recorded: the lane hands
+   * the request to the hook, which refuses it). Null before attach().
+   */
+  take(client: { clientId: string; settings?: Record<string, unknown> }): Promise<PoolVerdict> | null;
+  /** Takes back one request `take` counted (the lane hands a request to Fastify after all, which counts it). */
+  untake(clientId: string): void;
 }
+
+export type PoolVerdict = { kind: 'counted'; limit: number; remaining: number } | { kind: 'uncounted' } | { kind: 'exceeded' };
 
 export interface RatePools {
   ancillary: RatePool;
@@ -94,9 +105,13 @@ function invalidStatuses(request: FastifyRequest): readonly number[] {
 }
 
 function createPool(name: PoolName, store: WindowStore, opts: { windowMs: number; defaults: PoolDefaults }): RatePool {
+  let attached: FastifyInstance | null = null;
+  let limiter: Limiter | undefined;
+  const limiterOf = (scope: FastifyInstance) => (limiter ??= scope.createRateLimit());
   return {
     name,
     attach(scope, onRefused) {
+      attached = scope;
       // fastify-plugin: the limiter decorates this scope only. global: false — the plugin's onRoute hook
       // would miss the routes this scope declares right after attach(), and its groupId does not share a
       // counter across routes (STACK.md, upstream #463); one hook on the scope with one key per client does.
@@ -112,13 +127,11 @@ function createPool(name: PoolName, store: WindowStore, opts: { windowMs: number
         // The store reports Redis failures; the request then passes.
         skipOnError: true,
       });
-      let limiter: Limiter | undefined;
       /** Requests this pool counted (a validation failure found by the handler is taken back). */
       const counted = new WeakSet<FastifyRequest>();
       // preHandler: after authentication (onRequest) and body validation, so neither failure counts.
       scope.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-        limiter ??= scope.createRateLimit();
-        const verdict = await limiter(request);
+        const verdict = await limiterOf(scope)(request);
         if (verdict.isAllowed) return;
         if (!verdict.isExceeded) {
           // The store counted it (current ≥ 1, so fewer remain than the limit) unless it failed and the request
@@ -149,6 +162,20 @@ function createPool(name: PoolName, store: WindowStore, opts: { windowMs: number
         }
         done();
       });
+    },
+    take(client) {
+      if (!attached) return null;
+      // What the limiter reads of a request (keyGenerator, max, allowList above; groupId: none in these scopes)
+      const asked = { client, routeOptions: { config: {} } } as unknown as FastifyRequest;
+      return limiterOf(attached)(asked).then((verdict): PoolVerdict => {
+        if (verdict.isAllowed) return { kind: 'uncounted' };
+        if (verdict.isExceeded) return { kind: 'exceeded' };
+        if (verdict.remaining >= verdict.max) return { kind: 'uncounted' };
+        return { kind: 'counted', limit: verdict.max, remaining: verdict.remaining };
+      });
+    },
+    untake(clientId) {
+      store.uncount(`${name}:${clientId}`);
     },
   };
 }
