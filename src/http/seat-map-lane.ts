@@ -106,7 +106,10 @@ export class SeatMapLane {
           if (answered) this.stats.answered++;
           else this.handOver(req, res, body, fastify);
         },
-        () => this.handOver(req, res, body, fastify),
+        // a failure once the answer is out (its line, its metrics) is not the route's to answer again
+        () => {
+          if (!res.headersSent) this.handOver(req, res, body, fastify);
+        },
       );
     });
     return true;
