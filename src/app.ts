@@ -17,7 +17,8 @@ import { COMMON } from './errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { bookingDepsOf, registerRoutes } from './http/routes.js';
 import { requestIdOf } from './http/request-id.js';
-import { SeatMapLane } from './http/seat-map-lane.js';
+import { AnswerLane } from './http/lane.js';
+import { extractPnrLaneRoute, seatMapLaneRoute } from './http/lane-routes.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
 import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
@@ -60,8 +61,8 @@ export interface AppOptions {
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
   lookToBook?: LookToBook;
-  /** Served seat maps answered before Fastify's request cycle (decision 0050); default true (tests compare both). */
-  seatMapLane?: boolean;
+  /** Kept answers (seat maps, extracts) written before Fastify's request cycle (decision 0050); default true (tests compare both). */
+  answerLane?: boolean;
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -126,23 +127,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     usage: { pools: deps.pools, lookToBook: deps.lookToBook }, webhooks: deps.webhooks }));
   // In front of Fastify's own request listener once ready (decision 0050): the server and its settings stay Fastify's.
   const lane =
-    opts.seatMapLane === false
+    opts.answerLane === false
       ? null
-      : new SeatMapLane({
-          authenticator: deps.authenticator,
-          headerPrefix: config.headerPrefix,
-          bodyLimitBytes: config.bodyLimitBytes,
-          cors: config.corsOrigins.length > 0,
-          lifecycle,
-          pool: deps.pools.ancillary,
-          booking: bookingDepsOf(app, deps),
-          metrics: deps.metrics,
-          access,
-        });
-  app.decorate('seatMapLane', lane);
+      : new AnswerLane(
+          {
+            authenticator: deps.authenticator,
+            headerPrefix: config.headerPrefix,
+            bodyLimitBytes: config.bodyLimitBytes,
+            cors: config.corsOrigins.length > 0,
+            lifecycle,
+            metrics: deps.metrics,
+            access,
+          },
+          [seatMapLaneRoute(bookingDepsOf(app, deps), deps.pools.ancillary), extractPnrLaneRoute(deps.airlines, deps.pools.pnr)],
+        );
+  app.decorate('answerLane', lane);
   await app.ready();
   if (lane) {
-    const [fastifyHandler] = app.server.listeners('request') as Parameters<SeatMapLane['front']>;
+    const [fastifyHandler] = app.server.listeners('request') as Parameters<AnswerLane['front']>;
     app.server.removeListener('request', fastifyHandler);
     app.server.on('request', lane.front(fastifyHandler));
   }
@@ -265,7 +267,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
     /** Served seat maps answered before Fastify (decision 0050); null when built without it. */
-    seatMapLane: SeatMapLane | null;
+    answerLane: AnswerLane | null;
   }
   interface FastifyReply {
     /** The answer's `status` field (the metrics' body status); null until known. */

@@ -143,7 +143,7 @@ export class AccessLog extends LogController {
     }
   }
 
-  /** The access line of an answer (also of those the seat map lane writes outside Fastify: src/http/seat-map-lane.ts). */
+  /** The access line of an answer (also of those the answer lane writes outside Fastify: src/http/lane.ts). */
   answered(reqId: string, route: string, method: string, http: number, status: number | null, ms: number): void {
     this.access.info({ reqId, route, method, http, status, ms }, 'answered');
   }

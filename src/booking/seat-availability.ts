@@ -27,15 +27,15 @@ export interface SeatAvailabilityAnswer {
 
 /**
  * `settings`: the caller's client settings as authenticated (a console edit or world reload reaches them at once in
- * this process); without them look-to-book reads its own copy, kept 30 s. `record: false` leaves the look-to-book
- * count to the caller (the seat map lane counts its rate pool first, then the request: src/http/seat-map-lane.ts).
+ * this process); without them look-to-book reads its own copy, kept 30 s. The caller records the request in
+ * look-to-book (`recordSeatRequest`) once its rate pool has counted it: the route after its pool's hook, the answer
+ * lane after its own count (src/http/lane-routes.ts).
  */
 export async function seatAvailability(
   deps: BookingDeps,
   clientId: string,
   req: SeatAvailabilityRequest,
   settings?: Record<string, unknown>,
-  opts: { record: boolean } = RECORD,
 ): Promise<SeatAvailabilityAnswer> {
   await deps.lookToBook.check(clientId, settings);
   const requested = [...req.outboundSegments, ...(req.inboundSegments ?? [])];
@@ -89,11 +89,8 @@ export async function seatAvailability(
       wireCabins: (binding) => map.cabins.map((c) => wireCabin(segment, c, binding)),
     });
   }
-  if (opts.record) await deps.lookToBook.recordSeatRequest(clientId);
   return { status: 0, parts };
 }
-
-const RECORD = { record: true };
 
 /** `depTime` (yyyyMMdd or yyyyMMddHHmm) names the segment's departure: its day, and its time when given. */
 function departsAt(s: ChainSegment, depTime: string): boolean {

@@ -9,7 +9,7 @@ import { constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { COMPRESS_THRESHOLD_BYTES, varyOnEncoding, wantsGzip } from './encoding.js';
 
-interface Kept {
+export interface Kept {
   /** The JSON text as UTF-8. */
   body: Buffer;
   /** The body gzipped, made for the first caller that accepts it; null while none has. */
@@ -21,10 +21,30 @@ const kept = new WeakMap<object, Kept>();
 /** Kept bodies gzipped so far in this process (a test reads it: once per kept answer, not once per caller). */
 export const keptAnswerStats = { gzipped: 0 };
 
+/** The kept bytes of a frozen answer serialized before (by sendKept), or undefined. */
+export function keptOf(answer: object): Kept | undefined {
+  return kept.get(answer);
+}
+
+/**
+ * The bytes to send of a kept answer: its gzip when the caller accepts gzip and the body is long enough for
+ * @fastify/compress to have compressed it (made once, for every later caller: the smallest bytes, decision 0040),
+ * else its JSON.
+ */
+export function keptBytes(entry: Kept, gzip: boolean): { bytes: Buffer; gzip: boolean } {
+  if (!gzip || entry.body.length < COMPRESS_THRESHOLD_BYTES) return { bytes: entry.body, gzip: false };
+  if (entry.gzip === null) {
+    entry.gzip = gzipSync(entry.body, { level: zlibConstants.Z_BEST_COMPRESSION });
+    keptAnswerStats.gzipped++;
+  }
+  return { bytes: entry.gzip, gzip: true };
+}
+
 /**
  * Sends `answer` as its kept JSON bytes when it is a frozen (shared, unchanging) object — their kept gzip when
  * the caller accepts gzip and they are long enough for @fastify/compress to have compressed them; otherwise
- * returns it for Fastify to serialize as usual. From a handler: `return sendKept(request, reply, answer)`.
+ * returns it for Fastify to serialize as usual. From a handler: `return sendKept(request, reply, answer)`. The
+ * answer lane writes the same bytes with the same headers (lane.ts, extract-lane.ts).
  */
 export function sendKept<T extends { status: number }>(
   request: FastifyRequest,
@@ -39,14 +59,8 @@ export function sendKept<T extends { status: number }>(
   }
   reply.bodyStatus = answer.status; // the metrics' body status (no preSerialization hook for a text)
   reply.type('application/json; charset=utf-8');
-  if (entry.body.length >= COMPRESS_THRESHOLD_BYTES && wantsGzip(request)) {
-    if (entry.gzip === null) {
-      // made once for every later caller: the smallest bytes (decision 0040)
-      entry.gzip = gzipSync(entry.body, { level: zlibConstants.Z_BEST_COMPRESSION });
-      keptAnswerStats.gzipped++;
-    }
-    // Content-Encoding set: @fastify/compress leaves the bytes as they are.
-    return varyOnEncoding(reply).header('content-encoding', 'gzip').send(entry.gzip);
-  }
-  return reply.send(entry.body);
+  const out = keptBytes(entry, wantsGzip(request));
+  // Content-Encoding set: @fastify/compress leaves the bytes as they are.
+  if (out.gzip) return varyOnEncoding(reply).header('content-encoding', 'gzip').send(out.bytes);
+  return reply.send(out.bytes);
 }

@@ -1,5 +1,5 @@
 // The request id every answer carries (x-request-id): the caller's, when it is one a log line can hold, else a new
-// UUID. Fastify's genReqId (app.ts) and the seat map lane (seat-map-lane.ts) both take it from here.
+// UUID. Fastify's genReqId (app.ts) and the answer lane (lane.ts) both take it from here.
 import { randomUUID } from 'node:crypto';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;

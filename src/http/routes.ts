@@ -2,7 +2,7 @@
 // seatAvailability.do, the sandbox administration. Handlers are thin: validate (schema), call one command,
 // shape the answer. Policy lives elsewhere: client authentication and rate pools are per scope,
 // Idempotency-Key replay is the `idempotent` wrapper (./idempotency.ts), errors go to ./errors.ts.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { READINESS_LOG_MS, readiness } from './health.js';
@@ -10,7 +10,7 @@ import { VALIDATION_STATUS } from '../errors.js';
 import { bearerAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
 import { sendSeatMap } from './seat-map-reply.js';
-import { replayLaneBody } from './seat-map-lane.js';
+import { fromLane, replayLaneBody } from './lane.js';
 import { ErrorBody, TRANSPORT_ERRORS } from '../wire.js';
 import type { AppDeps } from '../deps.js';
 import type { RatePool } from '../ratelimit/pools.js';
@@ -143,7 +143,7 @@ const PAY_REPLAY: IdempotentEndpoint = {
   fingerprint: payFingerprint,
 };
 
-/** What the booking chain's commands are given (the routes here, and the seat map lane: seat-map-lane.ts). */
+/** What the booking chain's commands are given (the routes here, and the answer lane's: lane-routes.ts). */
 export function bookingDepsOf(app: FastifyInstance, deps: AppDeps): BookingDeps {
   return { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates, log: app.log };
 }
@@ -203,9 +203,11 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
       '/extractPnr.do',
       {
         config: { family: 'pnr', errorShape: (base, req) => extractErrorShape(base, req.body) },
+        // a request the answer lane read and handed over: its body (lane.ts)
+        preParsing: replayLaneBody,
         schema: { summary: 'Extract an airline PNR', tags: ['pnr'], body: ExtractPnrRequest, response: { 200: ExtractPnrResponse, ...errors } },
       },
-      async (request, reply) => sendKept(request, reply, await extractPnr(deps.airlines, request.body)),
+      async (request, reply) => sendKept(request, reply, await fromLane(request, () => extractPnr(deps.airlines, request.body))),
     );
     api.post(
       '/pnr/claim.do',
@@ -309,12 +311,17 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
       {
         // 220 illegal parameter, 215 a segment without its index: the request's own fields (not counted, spec 8)
         config: { family: 'seat', invalid: [SEAT_STATUS.ILLEGAL_PARAMETER, SEAT_STATUS.SEGMENT_INDEX_MISSING], errorShape: (base) => ({ cabins: null, ...base }) },
-        // a request the seat map lane read and handed over: its body (seat-map-lane.ts)
+        // a request the answer lane read and handed over: its body (lane.ts)
         preParsing: replayLaneBody,
         schema: { summary: 'Seat map and seat prices of a booking chain (sessionId or offerId)', tags: ['seats'], body: SeatAvailabilityRequest, response: { 200: SeatAvailabilityResponse, ...errors } },
       },
-      // untyped reply: the body is bytes the seat map cache made with this route's serializer
-      async (request, reply) => sendSeatMap(deps.seatMaps, request, reply as FastifyReply, await seatAvailability(booking, clientId(request), request.body, request.client?.settings)),
+      // the body is bytes the seat map cache made with this route's serializer
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const answer = await fromLane(request, () => seatAvailability(booking, caller.clientId, request.body, caller.settings));
+        await booking.lookToBook.recordSeatRequest(caller.clientId);
+        return sendSeatMap(deps.seatMaps, request, reply, answer);
+      },
     );
     api.post(
       '/getLuggage.do',

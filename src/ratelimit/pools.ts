@@ -23,8 +23,8 @@ export interface RatePool {
   /** Adds the limiter to this scope (register only the pool's routes in it); `onRefused` hears each 429. */
   attach(scope: FastifyInstance, onRefused?: (pool: PoolName) => void): void;
   /**
-   * Counts one request of `client` as the scope's hook does (the same limiter and store), for the seat map lane
-   * (src/http/seat-map-lane.ts), which answers outside Fastify's hooks: `counted` with the headers' figures,
+   * Counts one request of `client` as the scope's hook does (the same limiter and store), for the answer lane
+   * (src/http/lane.ts), which answers outside Fastify's hooks: `counted` with the headers' figures,
    * `uncounted` (the store failed: the request passes, no headers), or `exceeded` (nothing recorded: the lane hands
    * the request to the hook, which refuses it). Null before attach().
    */

@@ -1,11 +1,12 @@
-// The seat map lane (decision 0050): served seat maps answered before Fastify's request cycle must be the route's
-// answers — the same bytes and headers, counted once in the rate pool and look-to-book, in the metrics — and every
-// other request it reads must reach the route as it was sent. Over real sockets: app.inject never meets the lane.
+// The answer lane (decision 0050): served seat maps and kept extracts answered before Fastify's request cycle must be
+// the route's answers — the same bytes and headers, counted once in the rate pool and look-to-book, in the metrics —
+// and every other request it reads must reach the route as it was sent, with the work the lane did for it (the
+// airline asked once). Over real sockets: app.inject never meets the lane.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, inflateSync } from 'node:zlib';
 import { authHeaders, call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
 import type { Store } from '../store/store.js';
 import { systemClock } from '../clock.js';
@@ -16,9 +17,12 @@ import { PLANTED } from '../test-support/planted.js';
 import { createRatePools, DEFAULT_POOL_LIMITS } from '../ratelimit/pools.js';
 import { createLookToBook } from '../ratelimit/look-to-book.js';
 import type { LookToBook } from '../booking/look-to-book.js';
-import type { SeatMapLane } from './seat-map-lane.js';
+import type { AnswerLane } from './lane.js';
+import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { ConnectorError, type AirlineRecord, type CallOptions } from '../airline/connector.js';
 
 const [lastA, firstA] = PLANTED.names;
+const [emailA] = PLANTED.emails;
 /** Headers that differ between any two answers. */
 const PER_ANSWER = new Set(['date', 'x-ratelimit-remaining']);
 
@@ -46,12 +50,17 @@ function post(port: number, path: string, body: string | Buffer, headers: Record
 }
 
 const header = (a: Answer, name: string) => a.headers.find(([n]) => n === name)?.[1];
+/** The body as JSON text, whatever its coding. */
+const decoded = (a: Answer) => {
+  const coding = header(a, 'content-encoding');
+  return (coding === 'gzip' ? gunzipSync(a.body) : coding === 'deflate' ? inflateSync(a.body) : a.body).toString('utf8');
+};
 const stable = (a: Answer) => a.headers.filter(([n]) => !PER_ANSWER.has(n));
 
-describe('the seat map lane', () => {
+describe('the answer lane: seat maps', () => {
   let t: TestApp;
   let port: number;
-  let lane: SeatMapLane;
+  let lane: AnswerLane;
   let recorded = 0;
   const limit = 6;
   let store: Store;
@@ -69,7 +78,7 @@ describe('the seat map lane', () => {
     t = await makeTestApp({ store, world: bookingWorld(), pools: createRatePools({ redis: null, defaults: { ...DEFAULT_POOL_LIMITS, ancillaryPerMinute: 1_000 } }), lookToBook });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as AddressInfo).port;
-    lane = t.app.seatMapLane!;
+    lane = t.app.answerLane!;
     assert.ok(lane, 'built with the lane');
   });
   after(async () => {
@@ -148,6 +157,20 @@ describe('the seat map lane', () => {
     }
   });
 
+  test('a caller that accepts a coding but not gzip (deflate, x-gzip, identity, br) gets the route\'s answer in it', async () => {
+    const body = await seatBody();
+    await seats(body);
+    for (const coding of ['deflate', 'x-gzip', 'identity', 'br', 'gzip;q=0, deflate']) {
+      const before = lane.stats.answered;
+      const got = await seats(body, { 'accept-encoding': coding });
+      const want = await seats(body, { 'accept-encoding': coding }, true);
+      assert.equal(lane.stats.answered, before, `${coding}: not answered by the lane`);
+      assert.equal(got.http, 200, coding);
+      assert.equal(header(got, 'content-encoding'), header(want, 'content-encoding'), coding);
+      assert.deepEqual(decoded(got), decoded(want), coding);
+    }
+  });
+
   test('the rate pool and look-to-book count each served map once; past the limit the route answers 429', async () => {
     const small = await makeTestApp({ world: bookingWorld(), pools: createRatePools({ redis: null, defaults: { ...DEFAULT_POOL_LIMITS, ancillaryPerMinute: limit } }) });
     try {
@@ -164,7 +187,7 @@ describe('the seat map lane', () => {
       }
       assert.deepEqual(statuses, [...Array<number>(limit).fill(200), 429]);
       assert.deepEqual(remaining, [...Array.from({ length: limit }, (_, i) => String(limit - 1 - i)), '0']);
-      assert.ok(small.app.seatMapLane!.stats.answered >= limit - 1, 'served by the lane after the first');
+      assert.ok(small.app.answerLane!.stats.answered >= limit - 1, 'served by the lane after the first');
       const usage = await small.app.deps.pools.usage(TEST_CLIENTS.alpha.id, undefined);
       assert.equal(usage.find((u) => u.pool === 'ancillary')!.used, limit, 'each counted once');
     } finally {
@@ -193,5 +216,98 @@ describe('the seat map lane', () => {
     await seats(body);
     assert.equal(lane.stats.answered, answered + 1);
     assert.equal(await count(), was + 1);
+  });
+});
+
+describe('the answer lane: extractPnr.do', () => {
+  let t: TestApp;
+  let port: number;
+  let lane: AnswerLane;
+  /** The airline's record reads, by PNR. */
+  const reads = new Map<string, number>();
+  class Counting extends SandboxConnector {
+    override readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null> {
+      reads.set(pnr, (reads.get(pnr) ?? 0) + 1);
+      if (pnr === 'DOWN01') return Promise.reject(new ConnectorError('rejected', false, 'the airline will not show this record'));
+      return super.readRecord(carrier, pnr, opts);
+    }
+  }
+  before(async () => {
+    t = await makeTestApp({ connectors: (world, books) => [new Counting(world, books)] });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as AddressInfo).port;
+    lane = t.app.answerLane!;
+    // the credential verified (the lane takes only a credential this process has verified)
+    await extract(extractBody({ airlinePnr: 'NOPE11' }), {}, true);
+  });
+  after(() => t.close());
+
+  const extractBody = (over: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      airlinePnr: 'TST001',
+      carrier: 'XS',
+      passengers: [{ firstName: firstA, lastName: lastA, passengerType: null }],
+      contact: { email: emailA },
+      routing: { fromSegments: [], retSegments: null },
+      requestId: 'r-1',
+      ...over,
+    });
+  const extract = (body: string, extra: Record<string, string> = {}, viaRoute = false) =>
+    post(port, viaRoute ? '/extractPnr.do?route' : '/extractPnr.do', body, { ...authHeaders(), ...extra });
+
+  test('a record version\'s first extract is the route\'s to write, with the lane\'s answer: the airline read once', async () => {
+    const body = extractBody({ airlinePnr: 'USED01' });
+    const before = { ...lane.stats };
+    const first = await extract(body);
+    assert.equal(first.http, 200);
+    assert.equal((JSON.parse(first.body.toString('utf8')) as { status: number }).status, 0, first.body.toString('utf8'));
+    assert.deepEqual(lane.stats, { answered: before.answered, handedOver: before.handedOver + 1 }, 'handed over: no kept bytes yet');
+    assert.equal(reads.get('USED01'), 1, 'the route answered from the lane\'s read');
+    const second = await extract(body);
+    assert.equal(lane.stats.answered, before.answered + 1, 'kept since: the lane answers');
+    assert.equal(reads.get('USED01'), 2);
+    assert.deepEqual(second.body, first.body);
+  });
+
+  for (const gzip of [false, true]) {
+    test(`a kept extract${gzip ? ' (gzip)' : ''} is the route's answer: its bytes, its headers in its order, counted once`, async () => {
+      const body = extractBody();
+      const asked = { 'x-request-id': 'lane-extract-1', ...(gzip ? { 'accept-encoding': 'gzip' } : {}) };
+      const byRoute = await extract(body, asked, true);
+      assert.equal(byRoute.http, 200);
+      const before = lane.stats.answered;
+      const byLane = await extract(body, asked);
+      assert.equal(lane.stats.answered, before + 1, 'the lane answered');
+      assert.deepEqual(byLane.body, byRoute.body);
+      assert.deepEqual(stable(byLane), stable(byRoute));
+      assert.equal(header(byLane, 'content-encoding'), gzip ? 'gzip' : undefined);
+      assert.equal(Number(header(byLane, 'x-ratelimit-remaining')), Number(header(byRoute, 'x-ratelimit-remaining')) - 1, 'counted once');
+      assert.equal((JSON.parse(decoded(byLane)) as { status: number }).status, 0);
+    });
+  }
+
+  test('a refusal the lane met (a wrong name, an unknown PNR, an airline failure) is answered by the route from it', async () => {
+    await extract(extractBody());
+    const cases: Array<[string, string]> = [
+      ['a wrong name', extractBody({ passengers: [{ firstName: firstA, lastName: 'Nobody', passengerType: null }] })],
+      ['an unknown PNR', extractBody({ airlinePnr: 'NOPE77' })],
+      ['an airline failure', extractBody({ airlinePnr: 'DOWN01' })],
+      ['a schema failure', extractBody({ carrier: 7 })],
+    ];
+    for (const [label, text] of cases) {
+      const pnr = (JSON.parse(text) as { airlinePnr: string }).airlinePnr;
+      const before = { ...lane.stats };
+      const readsBefore = reads.get(pnr) ?? 0;
+      const got = await extract(text);
+      assert.equal(lane.stats.answered, before.answered, `${label}: not answered by the lane`);
+      const readByLane = (reads.get(pnr) ?? 0) - readsBefore;
+      const want = await extract(text, {}, true);
+      assert.equal(got.http, want.http, label);
+      assert.deepEqual(JSON.parse(got.body.toString('utf8')), JSON.parse(want.body.toString('utf8')), label);
+      assert.notEqual((JSON.parse(got.body.toString('utf8')) as { status: number }).status, 0, label);
+      // one airline read a request, whoever answered it (none for a body the schema refuses)
+      assert.equal(readByLane, (reads.get(pnr) ?? 0) - readsBefore - readByLane, `${label}: the airline read once`);
+      assert.ok(readByLane <= 1, label);
+    }
   });
 });

@@ -1,0 +1,269 @@
+// The answer lane (decision 0050, amended 2026-12-03 for extractPnr.do): answers that are kept bytes — served seat
+// maps (decision 0014), extractPnr.do's kept answers (kept-answer.ts) — written outside Fastify's request cycle. Their
+// answer costs less than the per-request stack around it (routing, eleven hooks, the body's parser, the reply's send
+// and its hooks: BENCHMARKS.md, "Where the time goes"). The lane takes a request before Fastify when it can only be an
+// answer to serve: POST to one of its routes' exact paths, plain JSON of a known length, a credential this process has
+// verified, while the service is not shutting down. It parses and checks the body with the route's own validator,
+// does the route's own work (`LaneRoute.prepare`), counts the route's rate pool and writes the answer the route
+// would, with the route's headers, access line and metrics. Anything else — any refusal, a failure, an exceeded pool,
+// a credential not yet verified, an answer the lane cannot write as bytes — is handed to Fastify with the body already
+// read (replayLaneBody), before anything is counted or answered: the route then answers it as it always did, errors
+// included. Work the lane did before it handed a request over (a failure it met, an answer it could not write) goes
+// with it (laneOutcome): the route answers from it instead of asking the airline a second time.
+import type { IncomingMessage, ServerResponse, OutgoingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
+import type { TSchema } from 'typebox';
+import type { FastifyRequest, preParsingHookHandler } from 'fastify';
+import type { ClientAuthenticator, AuthenticatedClient } from '../clients/auth.js';
+import type { RatePool } from '../ratelimit/pools.js';
+import type { Metrics } from './metrics.js';
+import type { AccessLog } from '../log.js';
+import { acceptsGzip } from './encoding.js';
+import { requestIdOf } from './request-id.js';
+import { wireValidatorCompiler } from './validation.js';
+import { BoundedMap } from '../bounded-map.js';
+
+/** Larger bodies go to Fastify (a seat map request is ~300 bytes, an extract ~200; a round trip's segments a few hundred more). */
+const MAX_LANE_BODY_BYTES = 4096;
+/** The body the lane read before it handed the request to Fastify, and what its work came to. */
+const LANE_BODY = Symbol('postbook.laneBody');
+const LANE_OUTCOME = Symbol('postbook.laneOutcome');
+type Outcome = { value: unknown } | { error: Error };
+type LaneRequest = IncomingMessage & { [LANE_BODY]?: Buffer; [LANE_OUTCOME]?: Outcome };
+
+/** An answer as the lane writes it. */
+export interface LaneBytes {
+  bytes: Buffer;
+  /** The bytes are gzip (Content-Encoding: gzip). */
+  gzip: boolean;
+  /** Vary: accept-encoding, as the route sends it. */
+  vary: boolean;
+  /** The answer's body status (the access line's, the metrics'). */
+  bodyStatus: number;
+  /** Called once the bytes are written out (a pooled buffer). */
+  release?: () => void;
+}
+
+/** A route the lane answers: the route's path, body schema and pool, and its work split where the pool counts. */
+export interface LaneRoute<Req = never, Prepared = unknown> {
+  url: string;
+  body: TSchema;
+  pool: RatePool;
+  /** False until the route has answered once (its serializer is known): the lane hands requests over meanwhile. */
+  ready(): boolean;
+  /** The route's work, nothing counted: its result, or the route's error thrown. */
+  prepare(client: AuthenticatedClient, request: Req): Promise<Prepared>;
+  /**
+   * The answer's bytes, once the pool has counted the request (counted in the route's other stores too, such as
+   * look-to-book): null, or thrown, hands the request over with `prepared` and the pool's count taken back.
+   */
+  write(client: AuthenticatedClient, prepared: Prepared, gzip: boolean): Promise<LaneBytes | null>;
+}
+
+export interface AnswerLaneDeps {
+  authenticator: ClientAuthenticator;
+  headerPrefix: string;
+  bodyLimitBytes: number;
+  /** With CORS_ORIGINS set, a browser's request (Origin) is Fastify's: its headers come from @fastify/cors. */
+  cors: boolean;
+  lifecycle: { closing: boolean };
+  metrics: Metrics;
+  access: AccessLog;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+type Validate = (value: unknown) => { value?: unknown; error?: unknown };
+
+interface Lane {
+  route: LaneRoute<unknown>;
+  validate: Validate;
+  /** Checked requests by body text (bodies of at most MAX_LANE_BODY_BYTES: ~4 MB at most). */
+  requests: BoundedMap<string, unknown>;
+}
+
+export class AnswerLane {
+  private readonly idHeader: string;
+  private readonly secretHeader: string;
+  private readonly maxBody: number;
+  private readonly lanes = new Map<string, Lane>();
+  /** Requests the lane answered, and those it read and handed to Fastify (tests; the metrics count answers alike). */
+  readonly stats = { answered: 0, handedOver: 0 };
+
+  constructor(
+    private readonly deps: AnswerLaneDeps,
+    routes: ReadonlyArray<LaneRoute<never>>,
+  ) {
+    this.idHeader = `x-${deps.headerPrefix}-client-id`;
+    this.secretHeader = `x-${deps.headerPrefix}-client-secret`;
+    this.maxBody = Math.min(MAX_LANE_BODY_BYTES, deps.bodyLimitBytes);
+    for (const route of routes) {
+      // The route's validator (TypeBox, then the values no store can hold), compiled as Fastify compiles it.
+      const validate = wireValidatorCompiler({ schema: route.body, method: 'POST', url: route.url, httpPart: 'body' }) as Validate;
+      this.lanes.set(route.url, { route, validate, requests: new BoundedMap(1_000) });
+    }
+  }
+
+  /** In front of Fastify's handler: `server.on('request', …)`. */
+  front(fastify: Handler): Handler {
+    return (req, res) => {
+      if (!this.take(req, res, fastify)) fastify(req, res);
+    };
+  }
+
+  /** Whether the lane took the request (it answers it, or hands it to `fastify` once its body is read). */
+  private take(req: LaneRequest, res: ServerResponse, fastify: Handler): boolean {
+    if (req.method !== 'POST' || this.deps.lifecycle.closing) return false;
+    const lane = this.lanes.get(req.url!);
+    if (lane === undefined || !lane.route.ready()) return false;
+    const h = req.headers;
+    if (h['content-encoding'] !== undefined || h['transfer-encoding'] !== undefined || h['x-no-compression'] !== undefined) return false;
+    if (this.deps.cors && h.origin !== undefined) return false;
+    const type = h['content-type'];
+    if (type !== 'application/json' && type !== 'application/json; charset=utf-8') return false;
+    const length = Number(h['content-length']);
+    if (!(length > 0 && length <= this.maxBody)) return false;
+    // Gzip or nothing: a route answers a caller that accepts neither in what @fastify/compress negotiates (deflate,
+    // x-gzip as gzip, `*` rewritten first: app.ts), which is Fastify's to write.
+    const accept = h['accept-encoding'];
+    const gzip = accept !== undefined && !accept.includes('*') && acceptsGzip(accept);
+    if (accept !== undefined && !gzip) return false;
+    const id = h[this.idHeader];
+    const secret = h[this.secretHeader];
+    if (typeof id !== 'string' || typeof secret !== 'string' || id === '' || secret === '' || id.length > 128 || secret.length > 256) return false;
+    const client = this.deps.authenticator.cached(id, secret);
+    if (!client) return false;
+
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    // A caller gone before its body ended: nothing to answer (Fastify would answer no one either).
+    req.on('error', () => undefined);
+    req.once('end', () => {
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      this.answer(lane, req, res, client, body, gzip, requestIdOf(h['x-request-id']), started).then(
+        (answered) => {
+          if (answered) this.stats.answered++;
+          else this.handOver(req, res, body, fastify);
+        },
+        // a failure once the answer is out (its line, its metrics) is not the route's to answer again
+        () => {
+          if (!res.headersSent) this.handOver(req, res, body, fastify);
+        },
+      );
+    });
+    return true;
+  }
+
+  private handOver(req: LaneRequest, res: ServerResponse, body: Buffer, fastify: Handler): void {
+    this.stats.handedOver++;
+    req[LANE_BODY] = body;
+    fastify(req, res);
+  }
+
+  /**
+   * The request a body text is, parsed and checked as the route does, or null (Fastify's answer: 400, 220…). A text
+   * asked for again is not parsed again: a caller repeats its request as it pages through a booking (frozen: the
+   * commands only read it).
+   */
+  private requestOf(lane: Lane, text: string): unknown {
+    const known = lane.requests.get(text);
+    if (known) return known;
+    // Fastify's parser refuses these keys (400): its answer, not the lane's
+    if (text.includes('__proto__') || text.includes('constructor')) return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    const checked = lane.validate(parsed);
+    if (checked.error) return null;
+    const request = deepFreeze(checked.value);
+    lane.requests.set(text, request);
+    return request;
+  }
+
+  /** Answers a request and returns true, or returns false with nothing counted or written. */
+  private async answer(lane: Lane, req: LaneRequest, res: ServerResponse, client: AuthenticatedClient, body: Buffer, gzip: boolean, reqId: string, started: number): Promise<boolean> {
+    const { route } = lane;
+    const request = this.requestOf(lane, body.toString('utf8'));
+    if (request === null) return false;
+    let prepared: unknown;
+    try {
+      prepared = await route.prepare(client, request);
+    } catch (error) {
+      req[LANE_OUTCOME] = { error: error instanceof Error ? error : new Error(String(error)) };
+      return false;
+    }
+    req[LANE_OUTCOME] = { value: prepared };
+    // Counted after the work: a request handed over after this is counted again by the pool's hook.
+    const verdict = await route.pool.take(client);
+    if (!verdict || verdict.kind === 'exceeded') return false;
+    let out: LaneBytes | null;
+    try {
+      out = await route.write(client, prepared, gzip);
+    } catch {
+      out = null;
+    }
+    if (out === null) {
+      if (verdict.kind === 'counted') route.pool.untake(client.clientId);
+      return false;
+    }
+    req[LANE_OUTCOME] = undefined;
+    // The route's headers, in its order (seat-map-reply.ts, kept-answer.ts; the lane's tests compare the two).
+    const headers: OutgoingHttpHeaders = { 'x-request-id': reqId };
+    if (verdict.kind === 'counted') {
+      headers['x-ratelimit-limit'] = verdict.limit;
+      headers['x-ratelimit-remaining'] = verdict.remaining;
+    }
+    headers['content-type'] = 'application/json; charset=utf-8';
+    if (out.vary) headers.vary = 'accept-encoding';
+    if (out.gzip) headers['content-encoding'] = 'gzip';
+    headers['content-length'] = out.bytes.length;
+    if (this.deps.lifecycle.closing) headers.connection = 'close';
+    if (out.release) res.once('finish', out.release);
+    res.writeHead(200, headers);
+    res.end(out.bytes);
+    const ms = performance.now() - started;
+    this.deps.metrics.observe(route.url, 200, out.bodyStatus, ms / 1000);
+    this.deps.access.answered(reqId, route.url, 'POST', 200, out.bodyStatus, Math.round(ms * 100) / 100);
+    return true;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** A lane route's preParsing hook: the body the lane read, given to Fastify's parser as the request's own. */
+export const replayLaneBody: preParsingHookHandler = (request: FastifyRequest, _reply, payload, done) => {
+  const raw = request.raw as LaneRequest;
+  const body = raw[LANE_BODY];
+  if (body === undefined) {
+    done(null, payload);
+    return;
+  }
+  raw[LANE_BODY] = undefined;
+  done(null, Readable.from([body], { objectMode: false }));
+};
+
+/**
+ * A lane route's work: what the lane's `prepare` came to for this request when it handed the request over after it
+ * (its result, or its error thrown again), else `work()`. The request's body is the one the lane checked.
+ */
+export function fromLane<T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> {
+  const raw = request.raw as LaneRequest;
+  const outcome = raw[LANE_OUTCOME];
+  if (outcome === undefined) return work();
+  raw[LANE_OUTCOME] = undefined;
+  return 'error' in outcome ? Promise.reject(outcome.error) : Promise.resolve(outcome.value as T);
+}
