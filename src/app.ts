@@ -1,5 +1,4 @@
 // Builds the HTTP application from its dependencies. No I/O at import time; server.ts owns the process.
-import { constants as zlibConstants } from 'node:zlib';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
@@ -11,14 +10,14 @@ import { ClientAuthenticator } from './clients/auth.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { corsDelegator } from './http/cors.js';
-import { ANSWER_CODINGS, COMPRESS_THRESHOLD_BYTES, explicitCodings } from './http/encoding.js';
+import { ANSWER_CODINGS, ANSWER_ZLIB_OPTIONS, COMPRESS_THRESHOLD_BYTES, explicitCodings } from './http/encoding.js';
 import { clientErrors, errorHandler, frameworkErrors, notFoundHandler, sendError } from './http/errors.js';
 import { COMMON } from './errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { bookingDepsOf, registerRoutes } from './http/routes.js';
 import { requestIdOf } from './http/request-id.js';
 import { AnswerLane } from './http/lane.js';
-import { extractPnrLaneRoute, seatMapLaneRoute } from './http/lane-routes.js';
+import { extractPnrLaneRoute, refundQuotationLaneRoute, seatMapLaneRoute } from './http/lane-routes.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
 import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
@@ -111,7 +110,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     global: true,
     threshold: COMPRESS_THRESHOLD_BYTES,
     encodings: [...ANSWER_CODINGS],
-    zlibOptions: { level: zlibConstants.Z_BEST_SPEED },
+    zlibOptions: ANSWER_ZLIB_OPTIONS,
   });
   await app.register(swagger, openApiOptions(config));
   // The browsable reference at /docs: Swagger UI's own files from the npm package (no CDN), over /openapi.json.
@@ -139,7 +138,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
             metrics: deps.metrics,
             access,
           },
-          [seatMapLaneRoute(bookingDepsOf(app, deps), deps.pools.ancillary), extractPnrLaneRoute(deps.airlines, deps.pools.pnr)],
+          [
+            seatMapLaneRoute(bookingDepsOf(app, deps), deps.pools.ancillary),
+            extractPnrLaneRoute(deps.airlines, deps.pools.pnr),
+            refundQuotationLaneRoute(deps.refunds, deps.answerSerializers),
+          ],
         );
   app.decorate('answerLane', lane);
   await app.ready();
@@ -190,6 +193,7 @@ function depsOf(opts: AppOptions, log: FastifyBaseLogger): AppDeps {
     webhooks: opts.webhooks,
     jobQueue: opts.jobQueue,
     sandboxClock: opts.sandboxClock ?? null,
+    answerSerializers: new Map(),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Idempotency } from './http/idempotency.js';
 import type { Metrics } from './http/metrics.js';
+import type { AnswerSerializers } from './http/lane.js';
 import type { Store } from './store/store.js';
 import type { RefundDeps } from './refunds/deps.js';
 import type { VoidDeps } from './voids/deps.js';
@@ -45,4 +46,6 @@ export interface AppDeps {
   jobQueue: Pick<JobQueue, 'running' | 'stats'>;
   /** The sandbox clock shared by every process through the store (sandbox mode only; else null). */
   sandboxClock: SharedSandboxClock | null;
+  /** Routes' own 200 serializers, kept once each has answered, for the answer lane (src/http/lane.ts). */
+  answerSerializers: AnswerSerializers;
 }

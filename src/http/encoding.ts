@@ -1,6 +1,7 @@
 // Content coding of answers that are kept as bytes (the seat maps, extractPnr.do's kept answers): these are
 // gzipped once and the bytes kept with them, instead of being compressed again for every caller by
 // @fastify/compress (a fresh deflate state per answer: 35–55 µs more for extractPnr.do's, decision 0040).
+import { constants as zlibConstants } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Whether an Accept-Encoding header allows gzip (q > 0, by name or by `*`). */
@@ -58,6 +59,16 @@ export function wantsGzip(request: FastifyRequest): boolean {
 
 /** Answers shorter than this go out uncompressed (@fastify/compress's `threshold`, and the kept answers'). */
 export const COMPRESS_THRESHOLD_BYTES = 1024;
+
+/** zlib's options for answers compressed one by one (@fastify/compress's, and the answer lane's): the fastest level. */
+export const ANSWER_ZLIB_OPTIONS = { level: zlibConstants.Z_BEST_SPEED };
+
+/**
+ * Answers up to this size are compressed by @fastify/compress at once (`gzipSync` with ANSWER_ZLIB_OPTIONS, a length
+ * given) on any host: its `syncThreshold` is 4–64 KB by the host's cores, 4 KB at the least; larger ones may be
+ * streamed (chunked). The answer lane writes only what @fastify/compress would write at once.
+ */
+export const SYNC_COMPRESS_MAX_BYTES = 4096;
 
 /**
  * Adds Accept-Encoding to the answer's Vary, keeping what is there (CORS_ORIGINS's `Origin`: a plain `header()`

@@ -1,5 +1,6 @@
 // The routes the answer lane writes (lane.ts, decision 0050): each is its route's own work, split where the route's
 // rate pool counts — what the work needs, then the bytes the route would send.
+import { gzipSync } from 'node:zlib';
 import type { RatePool } from '../ratelimit/pools.js';
 import type { BookingDeps } from '../booking/airline-calls.js';
 import { seatAvailability, type SeatAvailabilityAnswer } from '../booking/seat-availability.js';
@@ -7,11 +8,16 @@ import { SeatAvailabilityRequest } from '../booking/seat-wire.js';
 import type { AirlineDirectory } from '../airline/connector.js';
 import { extractPnr } from '../pnr/extract.js';
 import { ExtractPnrRequest, type ExtractPnrResponse } from '../pnr/wire.js';
+import type { RefundDeps } from '../refunds/deps.js';
+import { quoteRefund } from '../refunds/quote.js';
+import { RefundQuotationRequest, type RefundQuotationResponse } from '../refunds/wire.js';
 import { keptBytes, keptOf } from './kept-answer.js';
-import type { LaneRoute } from './lane.js';
+import { ANSWER_ZLIB_OPTIONS, COMPRESS_THRESHOLD_BYTES, SYNC_COMPRESS_MAX_BYTES } from './encoding.js';
+import type { AnswerSerializers, LaneRoute } from './lane.js';
 
 export const SEAT_MAP_ROUTE = '/seatAvailability.do';
 export const EXTRACT_PNR_ROUTE = '/extractPnr.do';
+export const REFUND_QUOTATION_ROUTE = '/refundQuotation.do';
 
 /**
  * seatAvailability.do's served maps: bytes of the seat map cache (decision 0014), made by the route's serializer
@@ -56,6 +62,29 @@ export function extractPnrLaneRoute(airlines: AirlineDirectory, pool: RatePool):
       const out = keptBytes(entry, gzip);
       // as sendKept's: Vary only beside the gzip it chose (@fastify/compress adds none to what it leaves alone)
       return { bytes: out.bytes, gzip: out.gzip, vary: out.gzip, bodyStatus: answer.status };
+    },
+  };
+}
+
+/**
+ * refundQuotation.do: a quote is made for each request (its offer recorded, decision 0030), so the lane does the
+ * route's whole work in `prepare` and writes the answer with the route's own serializer (kept once the route has
+ * answered: keepSerializer), gzipped as @fastify/compress gzips it (1 KB or more, at once up to 4 KB: encoding.ts).
+ * No rate pool (spec 8 counts none for refunds). A larger answer for a gzip caller is the route's to write: handed
+ * over with the quote made, so no second offer is recorded.
+ */
+export function refundQuotationLaneRoute(refunds: RefundDeps, serializers: AnswerSerializers): LaneRoute<RefundQuotationRequest, RefundQuotationResponse> {
+  return {
+    url: REFUND_QUOTATION_ROUTE,
+    body: RefundQuotationRequest,
+    pool: null,
+    ready: () => serializers.has(REFUND_QUOTATION_ROUTE),
+    prepare: (client, request) => quoteRefund(refunds, { clientId: client.clientId, settings: client.settings }, request),
+    async write(_client, answer, gzip) {
+      const bytes = Buffer.from(serializers.get(REFUND_QUOTATION_ROUTE)!(answer));
+      if (!gzip || bytes.length < COMPRESS_THRESHOLD_BYTES) return { bytes, gzip: false, vary: false, bodyStatus: answer.status };
+      if (bytes.length > SYNC_COMPRESS_MAX_BYTES) return null;
+      return { bytes: gzipSync(bytes, ANSWER_ZLIB_OPTIONS), gzip: true, vary: true, bodyStatus: answer.status };
     },
   };
 }

@@ -6,12 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzipSync, inflateSync } from 'node:zlib';
+import { gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import { authHeaders, call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
 import type { Store } from '../store/store.js';
 import { systemClock } from '../clock.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { sql } from 'kysely';
 import { contact, passenger, seatOf, seatSegments, verifyFlights } from '../test-support/booking.js';
 import { PLANTED } from '../test-support/planted.js';
 import { createRatePools, DEFAULT_POOL_LIMITS } from '../ratelimit/pools.js';
@@ -309,5 +311,81 @@ describe('the answer lane: extractPnr.do', () => {
       assert.equal(readByLane, (reads.get(pnr) ?? 0) - readsBefore - readByLane, `${label}: the airline read once`);
       assert.ok(readByLane <= 1, label);
     }
+  });
+});
+
+describe('the answer lane: refundQuotation.do', () => {
+  let t: TestApp;
+  let port: number;
+  let lane: AnswerLane;
+  let orderNo: string;
+  const [lastQ, firstQ, lastR, firstR] = PLANTED.names;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as AddressInfo).port;
+    lane = t.app.answerLane!;
+    orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+  });
+  after(() => t.close());
+
+  const quoteBody = (over: Record<string, unknown> = {}) =>
+    JSON.stringify({ orderNo, refundRequestList: [{ lastName: lastQ, firstName: firstQ, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }], ...over });
+  const quote = (body: string, extra: Record<string, string> = {}, viaRoute = false) =>
+    post(port, viaRoute ? '/refundQuotation.do?route' : '/refundQuotation.do', body, { ...authHeaders(), ...extra });
+  const offers = async () => Number((await sql<{ n: string }>`select count(*) as n from refund_offers`.execute(t.store.db)).rows[0]!.n);
+  const json = (a: Answer) => JSON.parse(decoded(a)) as { status: number; msg: string; refundOfferId?: string };
+  /** The answer but for its refundOfferId (each quote records an offer of its own). */
+  const sameBut = (a: Answer) => ({ ...json(a), refundOfferId: typeof json(a).refundOfferId });
+
+  test('a quote is the route\'s answer, its offer recorded once: the same fields and headers, an offer refund.do takes', async () => {
+    const body = quoteBody();
+    const byRoute = await quote(body, { 'x-request-id': 'lane-quote-1' }, true);
+    assert.equal(json(byRoute).status, 0, json(byRoute).msg);
+    const [before, offersBefore] = [lane.stats.answered, await offers()];
+    const byLane = await quote(body, { 'x-request-id': 'lane-quote-1' });
+    assert.equal(lane.stats.answered, before + 1, 'the lane answered');
+    assert.equal(await offers(), offersBefore + 1, 'one offer recorded');
+    assert.deepEqual(sameBut(byLane), sameBut(byRoute));
+    assert.notEqual(json(byLane).refundOfferId, json(byRoute).refundOfferId);
+    assert.deepEqual(stable(byLane).filter(([n]) => n !== 'content-length'), stable(byRoute).filter(([n]) => n !== 'content-length'));
+    assert.equal(Number(header(byLane, 'content-length')), byLane.body.length);
+    const submitted = await call(t.app, '/refund.do', { orderNo, refundOfferId: json(byLane).refundOfferId });
+    assert.equal(submitted.body.status, 0, String(submitted.body.msg));
+  });
+
+  test('a refusal is answered by the route from the lane\'s work; a quote it hands over records one offer', async () => {
+    await quote(quoteBody());
+    const cases: Array<[string, string]> = [
+      ['an order not the caller\'s', quoteBody({ orderNo: 'NO-SUCH-ORDER' })],
+      ['a passenger not on the order', quoteBody({ refundRequestList: [{ lastName: 'Nobody', firstName: 'X', refundReason: '1', segments: [refundSegment(t.world, 'out')] }] })],
+      ['a schema failure', quoteBody({ refundRequestList: 'all' })],
+    ];
+    for (const [label, text] of cases) {
+      const before = lane.stats.answered;
+      const got = await quote(text);
+      const want = await quote(text, {}, true);
+      assert.equal(lane.stats.answered, before, `${label}: not answered by the lane`);
+      assert.equal(got.http, want.http, label);
+      assert.deepEqual(json(got), json(want), label);
+      assert.notEqual(json(got).status, 0, label);
+    }
+  });
+
+  test('a quote asked with gzip is gzipped as the route gzips it (@fastify/compress at its level), one offer each', async () => {
+    const other = quoteBody({ refundRequestList: [{ lastName: lastR, firstName: firstR, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] });
+    const asked = { 'accept-encoding': 'gzip', 'x-request-id': 'lane-quote-2' };
+    const byRoute = await quote(other, asked, true);
+    assert.equal(header(byRoute, 'content-encoding'), 'gzip', 'a quote of 1 KB or more');
+    const [offersBefore, answered] = [await offers(), lane.stats.answered];
+    const byLane = await quote(other, asked);
+    assert.equal(lane.stats.answered, answered + 1, 'the lane answered');
+    assert.equal(await offers(), offersBefore + 1, 'one offer recorded');
+    assert.deepEqual(sameBut(byLane), sameBut(byRoute));
+    assert.deepEqual(stable(byLane).filter(([n]) => n !== 'content-length'), stable(byRoute).filter(([n]) => n !== 'content-length'));
+    // the same coding of the same text: the route's own bytes once the offer ids are swapped
+    const relabel = decoded(byRoute).replace(json(byRoute).refundOfferId!, json(byLane).refundOfferId!);
+    assert.deepEqual(byLane.body, gzipSync(relabel, { level: 1 }));
+    assert.deepEqual(byRoute.body, gzipSync(decoded(byRoute), { level: 1 }), 'the route\'s gzip is zlib\'s at level 1');
   });
 });

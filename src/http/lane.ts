@@ -1,4 +1,4 @@
-// The answer lane (decision 0050, amended 2026-12-03 for extractPnr.do): answers that are kept bytes — served seat
+// The answer lane (decision 0050, amended 2026-12-03: extracts and quotes): answers that are kept bytes — served seat
 // maps (decision 0014), extractPnr.do's kept answers (kept-answer.ts) — written outside Fastify's request cycle. Their
 // answer costs less than the per-request stack around it (routing, eleven hooks, the body's parser, the reply's send
 // and its hooks: BENCHMARKS.md, "Where the time goes"). The lane takes a request before Fastify when it can only be an
@@ -14,9 +14,9 @@ import type { IncomingMessage, ServerResponse, OutgoingHttpHeaders } from 'node:
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import type { TSchema } from 'typebox';
-import type { FastifyRequest, preParsingHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import type { ClientAuthenticator, AuthenticatedClient } from '../clients/auth.js';
-import type { RatePool } from '../ratelimit/pools.js';
+import type { PoolVerdict, RatePool } from '../ratelimit/pools.js';
 import type { Metrics } from './metrics.js';
 import type { AccessLog } from '../log.js';
 import { acceptsGzip } from './encoding.js';
@@ -49,7 +49,8 @@ export interface LaneBytes {
 export interface LaneRoute<Req = never, Prepared = unknown> {
   url: string;
   body: TSchema;
-  pool: RatePool;
+  /** The route's rate pool, or null for a route without one (nothing counted, no rate-limit headers). */
+  pool: RatePool | null;
   /** False until the route has answered once (its serializer is known): the lane hands requests over meanwhile. */
   ready(): boolean;
   /** The route's work, nothing counted: its result, or the route's error thrown. */
@@ -73,6 +74,7 @@ export interface AnswerLaneDeps {
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const UNCOUNTED: PoolVerdict = { kind: 'uncounted' };
 type Validate = (value: unknown) => { value?: unknown; error?: unknown };
 
 interface Lane {
@@ -202,7 +204,7 @@ export class AnswerLane {
     }
     req[LANE_OUTCOME] = { value: prepared };
     // Counted after the work: a request handed over after this is counted again by the pool's hook.
-    const verdict = await route.pool.take(client);
+    const verdict: PoolVerdict | null = route.pool === null ? UNCOUNTED : await route.pool.take(client);
     if (!verdict || verdict.kind === 'exceeded') return false;
     let out: LaneBytes | null;
     try {
@@ -211,7 +213,7 @@ export class AnswerLane {
       out = null;
     }
     if (out === null) {
-      if (verdict.kind === 'counted') route.pool.untake(client.clientId);
+      if (verdict.kind === 'counted') route.pool!.untake(client.clientId);
       return false;
     }
     req[LANE_OUTCOME] = undefined;
@@ -266,4 +268,14 @@ export function fromLane<T>(request: FastifyRequest, work: () => Promise<T>): Pr
   if (outcome === undefined) return work();
   raw[LANE_OUTCOME] = undefined;
   return 'error' in outcome ? Promise.reject(outcome.error) : Promise.resolve(outcome.value as T);
+}
+
+/** A route's compiled serializer of its 200 answer, by path: kept by the route once it has answered (keepSerializer). */
+export type AnswerSerializers = Map<string, (answer: unknown) => string>;
+
+/** Keeps the route's own 200 serializer for the lane (the response schema's, as Fastify compiled it). */
+export function keepSerializer(serializers: AnswerSerializers, url: string, reply: FastifyReply): void {
+  if (serializers.has(url)) return;
+  const serialize = reply.getSerializationFunction('200') as ((answer: unknown) => string) | undefined;
+  if (serialize) serializers.set(url, serialize);
 }

@@ -10,7 +10,7 @@ import { VALIDATION_STATUS } from '../errors.js';
 import { bearerAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
 import { sendSeatMap } from './seat-map-reply.js';
-import { fromLane, replayLaneBody } from './lane.js';
+import { fromLane, keepSerializer, replayLaneBody } from './lane.js';
 import { ErrorBody, TRANSPORT_ERRORS } from '../wire.js';
 import type { AppDeps } from '../deps.js';
 import type { RatePool } from '../ratelimit/pools.js';
@@ -225,9 +225,15 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
       '/refundQuotation.do',
       {
         config: { family: 'refund' },
+        // a request the answer lane read and handed over: its body (lane.ts)
+        preParsing: replayLaneBody,
         schema: { summary: 'Quote a refund and get a refundOfferId', tags: ['refunds'], body: RefundQuotationRequest, response: { 200: RefundQuotationResponse, ...errors } },
       },
-      async (request) => quoteRefund(deps.refunds, refundCaller(request), request.body),
+      async (request, reply) => {
+        // the answer lane writes quotes with this route's serializer (lane-routes.ts)
+        keepSerializer(deps.answerSerializers, '/refundQuotation.do', reply);
+        return fromLane(request, () => quoteRefund(deps.refunds, refundCaller(request), request.body));
+      },
     );
     api.post(
       '/refund.do',
