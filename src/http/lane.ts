@@ -1,15 +1,17 @@
-// The answer lane (decision 0050, amended 2026-12-03: extracts and quotes): answers that are kept bytes — served seat
-// maps (decision 0014), extractPnr.do's kept answers (kept-answer.ts) — written outside Fastify's request cycle. Their
-// answer costs less than the per-request stack around it (routing, eleven hooks, the body's parser, the reply's send
-// and its hooks: BENCHMARKS.md, "Where the time goes"). The lane takes a request before Fastify when it can only be an
-// answer to serve: POST to one of its routes' exact paths, plain JSON of a known length, a credential this process has
-// verified, while the service is not shutting down. It parses and checks the body with the route's own validator,
-// does the route's own work (`LaneRoute.prepare`), counts the route's rate pool and writes the answer the route
-// would, with the route's headers, access line and metrics. Anything else — any refusal, a failure, an exceeded pool,
-// a credential not yet verified, an answer the lane cannot write as bytes — is handed to Fastify with the body already
-// read (replayLaneBody), before anything is counted or answered: the route then answers it as it always did, errors
-// included. Work the lane did before it handed a request over (a failure it met, an answer it could not write) goes
-// with it (laneOutcome): the route answers from it instead of asking the airline a second time.
+// The answer lane (decision 0050, amended 2026-12-03): hot answers written outside Fastify's request cycle — served
+// seat maps (bytes of the seat map cache, decision 0014), extractPnr.do's kept answers (kept-answer.ts) and refund
+// quotes (lane-routes.ts). Around a kept answer the per-request stack (routing, eleven hooks, the body's parser, the
+// reply's send and its hooks) cost more than the answer itself, and around a quote a good part of it (BENCHMARKS.md,
+// "Where the time goes"). The lane takes a request before Fastify when it can only be an answer to serve: POST to one
+// of its routes' exact paths, plain JSON of a known length, a credential this process has verified, no coding but
+// gzip asked for, while the service is not shutting down. It parses and checks the body with the route's own
+// validator, does the route's own work (`LaneRoute.prepare`), counts the route's rate pool and writes the answer the
+// route would, with the route's headers, access line and metrics. Anything else — any refusal, a failure, an exceeded
+// pool, a credential not yet verified, an answer the lane cannot write as the route would — is handed to Fastify with
+// the body already read (replayLaneBody), before anything is counted or answered: the route then answers it as it
+// always did, errors included. Work the lane did before it handed a request over (a failure it met, an answer it could
+// not write) goes with it (fromLane): the route answers from it instead of doing it again (an airline asked once, one
+// offer recorded).
 import type { IncomingMessage, ServerResponse, OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
