@@ -11,9 +11,10 @@ import { varyOnEncoding, wantsGzip } from './encoding.js';
  */
 export function sendSeatMap(seatMaps: SeatMapCache, request: FastifyRequest, reply: FastifyReply, answer: SeatAvailabilityAnswer): FastifyReply {
   const gzip = wantsGzip(request);
-  // The route's compiled serializer (its 200 schema), kept for the answer lane (lane-routes.ts)
+  // The route's compiled serializer (its 200 schema), kept for the answer lane (lane-routes.ts) and
+  // for this route's later maps (no closure a request)
   seatMaps.serializer ??= (reply.getSerializationFunction('200') as Serialize | undefined) ?? null;
-  const out = seatMaps.bytes(answer.parts, gzip, (body) => reply.serialize(body) as string);
+  const out = seatMaps.bytes(answer.parts, gzip, seatMaps.serializer ?? ((body) => reply.serialize(body) as string));
   // a reused buffer goes back once written out (after 'finish' the socket holds no reference to it)
   if (out.release) reply.raw.once('finish', out.release);
   varyOnEncoding(reply.type('application/json; charset=utf-8'));
