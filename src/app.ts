@@ -16,12 +16,12 @@ import { COMMON } from './errors.js';
 import { Idempotency } from './http/idempotency.js';
 import { bookingDepsOf, registerRoutes } from './http/routes.js';
 import { requestIdOf } from './http/request-id.js';
-import { AnswerLane } from './http/lane.js';
+import { AnswerLane, tookByLane } from './http/lane.js';
 import { extractPnrLaneRoute, refundQuotationLaneRoute, seatMapLaneRoute } from './http/lane-routes.js';
 import { addExamples, webhooksSection } from './http/openapi-docs.js';
 import { Metrics } from './http/metrics.js';
 import { wireValidatorCompiler } from './http/validation.js';
-import { AccessLog, createLogger, RequestLogger } from './log.js';
+import { AccessLog, createLogger, elapsedMs, RequestLogger } from './log.js';
 import type { Store } from './store/store.js';
 import type { AppDeps } from './deps.js';
 import type { RefundScheduler } from './refunds/deps.js';
@@ -60,7 +60,7 @@ export interface AppOptions {
   pools?: RatePools;
   /** Look-to-book counter (223); default: in memory, paid orders from the store. */
   lookToBook?: LookToBook;
-  /** Kept answers (seat maps, extracts) written before Fastify's request cycle (decision 0050); default true (tests compare both). */
+  /** Seat maps, extracts and quotes written before Fastify's request cycle (decision 0050); default true (tests compare both). */
   answerLane?: boolean;
 }
 
@@ -137,6 +137,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
             lifecycle,
             metrics: deps.metrics,
             access,
+            log: app.log,
           },
           [
             seatMapLaneRoute(bookingDepsOf(app, deps), deps.pools.ancillary),
@@ -226,7 +227,7 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps, lifecycle: { clos
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.bodyStatus, reply.elapsedTime / 1000);
+    deps.metrics.observe(request.routeOptions.url ?? 'unknown', reply.statusCode, reply.bodyStatus, elapsedMs(request, reply) / 1000);
     done();
   });
 }
@@ -239,7 +240,8 @@ function addResponseHooks(app: FastifyInstance, deps: AppDeps, lifecycle: { clos
  */
 function shedWhileClosing(app: FastifyInstance, lifecycle: { closing: boolean }): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (!lifecycle.closing) {
+    // a request the answer lane took arrived before the drain began (its work may be done): served, not shed
+    if (!lifecycle.closing || tookByLane(request.raw)) {
       done();
       return;
     }
@@ -270,7 +272,7 @@ function openApiOptions(config: Config) {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
-    /** Served seat maps answered before Fastify (decision 0050); null when built without it. */
+    /** The answer lane: seat maps, extracts and quotes answered before Fastify (decision 0050); null when built without it. */
     answerLane: AnswerLane | null;
   }
   interface FastifyReply {

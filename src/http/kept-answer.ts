@@ -44,7 +44,7 @@ export function keptBytes(entry: Kept, gzip: boolean): { bytes: Buffer; gzip: bo
  * Sends `answer` as its kept JSON bytes when it is a frozen (shared, unchanging) object — their kept gzip when
  * the caller accepts gzip and they are long enough for @fastify/compress to have compressed them; otherwise
  * returns it for Fastify to serialize as usual. From a handler: `return sendKept(request, reply, answer)`. The
- * answer lane writes the same bytes with the same headers (lane.ts, extract-lane.ts).
+ * answer lane writes the same bytes with the same headers (lane.ts, lane-routes.ts).
  */
 export function sendKept<T extends { status: number }>(
   request: FastifyRequest,

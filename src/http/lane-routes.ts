@@ -30,6 +30,7 @@ export function seatMapLaneRoute(booking: BookingDeps, pool: RatePool): LaneRout
     body: SeatAvailabilityRequest,
     pool,
     ready: () => booking.seatMaps.serializer != null,
+    keepRequests: true,
     prepare: (client, request) => seatAvailability(booking, client.clientId, request, client.settings),
     async write(client, answer, gzip) {
       const out = booking.seatMaps.bytes(answer.parts, gzip, booking.seatMaps.serializer!);
@@ -55,6 +56,7 @@ export function extractPnrLaneRoute(airlines: AirlineDirectory, pool: RatePool):
     body: ExtractPnrRequest,
     pool,
     ready: () => true,
+    keepRequests: false, // names and an e-mail
     prepare: (_client, request) => extractPnr(airlines, request),
     async write(_client, answer, gzip) {
       const entry = keptOf(answer);
@@ -69,7 +71,8 @@ export function extractPnrLaneRoute(airlines: AirlineDirectory, pool: RatePool):
 /**
  * refundQuotation.do: a quote is made for each request (its offer recorded, decision 0030), so the lane does the
  * route's whole work in `prepare` and writes the answer with the route's own serializer (kept once the route has
- * answered: keepSerializer), gzipped as @fastify/compress gzips it (1 KB or more, at once up to 4 KB: encoding.ts).
+ * answered: keepSerializer), gzipped as @fastify/compress gzips it (1 KB or more, at once up to 4 KB: encoding.ts)
+ * for a caller that names no other coding it answers in.
  * No rate pool (spec 8 counts none for refunds). A larger answer for a gzip caller is the route's to write: handed
  * over with the quote made, so no second offer is recorded.
  */
@@ -79,6 +82,10 @@ export function refundQuotationLaneRoute(refunds: RefundDeps, serializers: Answe
     body: RefundQuotationRequest,
     pool: null,
     ready: () => serializers.has(REFUND_QUOTATION_ROUTE),
+    keepRequests: false, // names
+    // @fastify/compress picks the route's coding by q-value among gzip and deflate: a caller naming deflate is the
+    // route's to answer, whichever it prefers
+    takes: (accept) => accept === undefined || !/deflate/i.test(accept),
     prepare: (client, request) => quoteRefund(refunds, { clientId: client.clientId, settings: client.settings }, request),
     async write(_client, answer, gzip) {
       const bytes = Buffer.from(serializers.get(REFUND_QUOTATION_ROUTE)!(answer));

@@ -25,6 +25,8 @@ import { ConnectorError, type AirlineRecord, type CallOptions } from '../airline
 
 const [lastA, firstA] = PLANTED.names;
 const [emailA] = PLANTED.emails;
+/** How long the test airline takes to answer SLOW01. */
+const SLOW_MS = 300;
 /** Headers that differ between any two answers. */
 const PER_ANSWER = new Set(['date', 'x-ratelimit-remaining']);
 
@@ -231,6 +233,8 @@ describe('the answer lane: extractPnr.do', () => {
     override readRecord(carrier: string, pnr: string, opts: CallOptions): Promise<AirlineRecord | null> {
       reads.set(pnr, (reads.get(pnr) ?? 0) + 1);
       if (pnr === 'DOWN01') return Promise.reject(new ConnectorError('rejected', false, 'the airline will not show this record'));
+      // an airline that takes its time to say a record does not exist
+      if (pnr === 'SLOW01') return new Promise((resolve) => setTimeout(() => resolve(null), SLOW_MS));
       return super.readRecord(carrier, pnr, opts);
     }
   }
@@ -312,6 +316,59 @@ describe('the answer lane: extractPnr.do', () => {
       assert.ok(readByLane <= 1, label);
     }
   });
+
+  test('a request handed over is timed from its arrival: the lane\'s wait for the airline is in the route\'s metrics', async () => {
+    const sum = async () => {
+      const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const line = text.split('\n').find((l) => l.startsWith('postbook_http_request_duration_seconds_sum{') && l.includes('route="/extractPnr.do"'));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const was = await sum();
+    const handed = lane.stats.handedOver;
+    const slow = await extract(extractBody({ airlinePnr: 'SLOW01' }));
+    assert.equal(lane.stats.handedOver, handed + 1, 'not found: handed over after the lane\'s read');
+    assert.equal(reads.get('SLOW01'), 1, 'the airline read once');
+    assert.notEqual((JSON.parse(slow.body.toString('utf8')) as { status: number }).status, 0);
+    assert.ok((await sum()) - was >= (SLOW_MS - 20) / 1000, 'the airline\'s time counted');
+  });
+
+  test('over the PNR pool\'s limit no airline record is read: the route answers 429 (decision 0026)', async () => {
+    const small = await makeTestApp({ connectors: (world, books) => [new Counting(world, books)], pools: createRatePools({ redis: null, defaults: { ...DEFAULT_POOL_LIMITS, pnrPerMinute: 2 } }) });
+    try {
+      await small.app.listen({ port: 0, host: '127.0.0.1' });
+      const p = (small.app.server.address() as AddressInfo).port;
+      await post(p, '/extractPnr.do?route', extractBody({ airlinePnr: 'PROBE0' }), authHeaders()); // verifies the credential
+      const was = reads.get('PROBE1') ?? 0;
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await post(p, '/extractPnr.do', extractBody({ airlinePnr: 'PROBE1' }), authHeaders())).http);
+      assert.deepEqual(statuses, [200, 429, 429]);
+      assert.equal((reads.get('PROBE1') ?? 0) - was, 1, 'read for the counted request only');
+      assert.ok(small.app.answerLane!.stats.handedOver >= 3);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('a request the lane took before the service began to shut down is served by the route, not shed', async () => {
+    const closing = await makeTestApp({ connectors: (world, books) => [new Counting(world, books)] });
+    let closed = false;
+    try {
+      await closing.app.listen({ port: 0, host: '127.0.0.1' });
+      const p = (closing.app.server.address() as AddressInfo).port;
+      await post(p, '/extractPnr.do?route', extractBody({ airlinePnr: 'NOPE12' }), authHeaders());
+      const handed = closing.app.answerLane!.stats.handedOver;
+      const pending = post(p, '/extractPnr.do', extractBody({ airlinePnr: 'SLOW01' }), { ...authHeaders(), connection: 'close' });
+      await new Promise((resolve) => setTimeout(resolve, SLOW_MS / 3));
+      const closed$ = closing.close().then(() => (closed = true));
+      const answer = await pending;
+      assert.equal(closing.app.answerLane!.stats.handedOver, handed + 1);
+      assert.equal(answer.http, 200, 'answered by the route, not 503');
+      assert.equal((JSON.parse(answer.body.toString('utf8')) as { status: number }).status, 99005);
+      await closed$;
+    } finally {
+      if (!closed) await closing.close();
+    }
+  });
 });
 
 describe('the answer lane: refundQuotation.do', () => {
@@ -348,13 +405,15 @@ describe('the answer lane: refundQuotation.do', () => {
     assert.equal(await offers(), offersBefore + 1, 'one offer recorded');
     assert.deepEqual(sameBut(byLane), sameBut(byRoute));
     assert.notEqual(json(byLane).refundOfferId, json(byRoute).refundOfferId);
+    // the route's own serializer: the same bytes once the offer ids are swapped
+    assert.equal(byLane.body.toString('utf8'), byRoute.body.toString('utf8').replace(json(byRoute).refundOfferId!, json(byLane).refundOfferId!));
     assert.deepEqual(stable(byLane).filter(([n]) => n !== 'content-length'), stable(byRoute).filter(([n]) => n !== 'content-length'));
     assert.equal(Number(header(byLane, 'content-length')), byLane.body.length);
     const submitted = await call(t.app, '/refund.do', { orderNo, refundOfferId: json(byLane).refundOfferId });
     assert.equal(submitted.body.status, 0, String(submitted.body.msg));
   });
 
-  test('a refusal is answered by the route from the lane\'s work; a quote it hands over records one offer', async () => {
+  test('a refusal is answered by the route from the lane\'s work', async () => {
     await quote(quoteBody());
     const cases: Array<[string, string]> = [
       ['an order not the caller\'s', quoteBody({ orderNo: 'NO-SUCH-ORDER' })],
@@ -387,5 +446,15 @@ describe('the answer lane: refundQuotation.do', () => {
     const relabel = decoded(byRoute).replace(json(byRoute).refundOfferId!, json(byLane).refundOfferId!);
     assert.deepEqual(byLane.body, gzipSync(relabel, { level: 1 }));
     assert.deepEqual(byRoute.body, gzipSync(decoded(byRoute), { level: 1 }), 'the route\'s gzip is zlib\'s at level 1');
+    // a caller that names deflate too is answered by the route in the coding @fastify/compress picks
+    for (const coding of ['deflate, gzip;q=0.5', 'gzip, deflate']) {
+      const [was, offersThen] = [lane.stats.answered, await offers()];
+      const got = await quote(other, { 'accept-encoding': coding });
+      const want = await quote(other, { 'accept-encoding': coding }, true);
+      assert.equal(lane.stats.answered, was, `${coding}: the route's`);
+      assert.equal(await offers(), offersThen + 2, 'one offer each');
+      assert.equal(header(got, 'content-encoding'), header(want, 'content-encoding'), coding);
+      assert.deepEqual(sameBut(got), sameBut(want), coding);
+    }
   });
 });

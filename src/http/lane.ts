@@ -8,19 +8,20 @@
 // validator, does the route's own work (`LaneRoute.prepare`), counts the route's rate pool and writes the answer the
 // route would, with the route's headers, access line and metrics. Anything else — any refusal, a failure, an exceeded
 // pool, a credential not yet verified, an answer the lane cannot write as the route would — is handed to Fastify with
-// the body already read (replayLaneBody), before anything is counted or answered: the route then answers it as it
-// always did, errors included. Work the lane did before it handed a request over (a failure it met, an answer it could
-// not write) goes with it (fromLane): the route answers from it instead of doing it again (an airline asked once, one
-// offer recorded).
+// the body already read (replayLaneBody), the pool's count taken back and nothing answered: the route then answers it
+// as it always did, errors included. What goes with it: the client the lane verified (laneClientOf), its time in the
+// lane (the access line's and metrics'), and the work the lane did (a failure it met, an answer it could not write:
+// fromLane), which the route answers from instead of doing it again (an airline asked once, one offer recorded). A
+// request the lane took is served even once the service is shutting down: it arrived before (tookByLane).
 import type { IncomingMessage, ServerResponse, OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import type { TSchema } from 'typebox';
-import type { FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import type { ClientAuthenticator, AuthenticatedClient } from '../clients/auth.js';
 import type { PoolVerdict, RatePool } from '../ratelimit/pools.js';
 import type { Metrics } from './metrics.js';
-import type { AccessLog } from '../log.js';
+import { noteLaneTime, type AccessLog } from '../log.js';
 import { acceptsGzip } from './encoding.js';
 import { requestIdOf } from './request-id.js';
 import { wireValidatorCompiler } from './validation.js';
@@ -28,11 +29,17 @@ import { BoundedMap } from '../bounded-map.js';
 
 /** Larger bodies go to Fastify (a seat map request is ~300 bytes, an extract ~200; a round trip's segments a few hundred more). */
 const MAX_LANE_BODY_BYTES = 4096;
-/** The body the lane read before it handed the request to Fastify, and what its work came to. */
-const LANE_BODY = Symbol('postbook.laneBody');
-const LANE_OUTCOME = Symbol('postbook.laneOutcome');
+/** What the lane hands Fastify with a request it took: the body it read, the client it verified, what its work came to. */
+const LANE = Symbol('postbook.lane');
 type Outcome = { value: unknown } | { error: Error };
-type LaneRequest = IncomingMessage & { [LANE_BODY]?: Buffer; [LANE_OUTCOME]?: Outcome };
+interface Handed {
+  /** Until Fastify's parser has it (replayLaneBody). */
+  body: Buffer | undefined;
+  client: AuthenticatedClient;
+  /** Until the route takes it (fromLane). */
+  outcome: Outcome | undefined;
+}
+type LaneRequest = IncomingMessage & { [LANE]?: Handed };
 
 /** An answer as the lane writes it. */
 export interface LaneBytes {
@@ -55,6 +62,13 @@ export interface LaneRoute<Req = never, Prepared = unknown> {
   pool: RatePool | null;
   /** False until the route has answered once (its serializer is known): the lane hands requests over meanwhile. */
   ready(): boolean;
+  /**
+   * Whether a checked request is kept by its body text, not parsed again when it comes again (a seat map's: a caller
+   * repeats it as it pages through a booking). Not for bodies with passengers' names or e-mails.
+   */
+  keepRequests: boolean;
+  /** Whether the lane may answer a caller with this Accept-Encoding (gzip accepted or none sent; default: all such). */
+  takes?(accept: string | undefined): boolean;
   /** The route's work, nothing counted: its result, or the route's error thrown. */
   prepare(client: AuthenticatedClient, request: Req): Promise<Prepared>;
   /**
@@ -73,6 +87,8 @@ export interface AnswerLaneDeps {
   lifecycle: { closing: boolean };
   metrics: Metrics;
   access: AccessLog;
+  /** For a failure once an answer is out (nothing the route could answer again). */
+  log: FastifyBaseLogger;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -132,6 +148,7 @@ export class AnswerLane {
     const accept = h['accept-encoding'];
     const gzip = accept !== undefined && !accept.includes('*') && acceptsGzip(accept);
     if (accept !== undefined && !gzip) return false;
+    if (lane.route.takes && !lane.route.takes(accept)) return false;
     const id = h[this.idHeader];
     const secret = h[this.secretHeader];
     if (typeof id !== 'string' || typeof secret !== 'string' || id === '' || secret === '' || id.length > 128 || secret.length > 256) return false;
@@ -149,23 +166,27 @@ export class AnswerLane {
     req.on('error', () => undefined);
     req.once('end', () => {
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      this.answer(lane, req, res, client, body, gzip, requestIdOf(h['x-request-id']), started).then(
+      const handed: Handed = { body, client, outcome: undefined };
+      this.answer(lane, handed, res, gzip, requestIdOf(h['x-request-id']), started).then(
         (answered) => {
           if (answered) this.stats.answered++;
-          else this.handOver(req, res, body, fastify);
+          else this.handOver(req, res, handed, started, fastify);
         },
-        // a failure once the answer is out (its line, its metrics) is not the route's to answer again
-        () => {
-          if (!res.headersSent) this.handOver(req, res, body, fastify);
+        (err: unknown) => {
+          if (!res.headersSent) this.handOver(req, res, handed, started, fastify);
+          // a failure once the answer is out (its line, its metrics) is not the route's to answer again
+          else this.deps.log.error({ err, route: lane.route.url }, 'answer lane: failed after its answer was written');
         },
       );
     });
     return true;
   }
 
-  private handOver(req: LaneRequest, res: ServerResponse, body: Buffer, fastify: Handler): void {
+  private handOver(req: LaneRequest, res: ServerResponse, handed: Handed, started: number, fastify: Handler): void {
     this.stats.handedOver++;
-    req[LANE_BODY] = body;
+    req[LANE] = handed;
+    // the route's access line and metrics count from the request's arrival, the lane's time included
+    noteLaneTime(req, performance.now() - started);
     fastify(req, res);
   }
 
@@ -175,7 +196,8 @@ export class AnswerLane {
    * commands only read it).
    */
   private requestOf(lane: Lane, text: string): unknown {
-    const known = lane.requests.get(text);
+    const keep = lane.route.keepRequests;
+    const known = keep ? lane.requests.get(text) : undefined;
     if (known) return known;
     // Fastify's parser refuses these keys (400): its answer, not the lane's
     if (text.includes('__proto__') || text.includes('constructor')) return null;
@@ -188,26 +210,34 @@ export class AnswerLane {
     const checked = lane.validate(parsed);
     if (checked.error) return null;
     const request = deepFreeze(checked.value);
-    lane.requests.set(text, request);
+    if (keep) lane.requests.set(text, request);
     return request;
   }
 
-  /** Answers a request and returns true, or returns false with nothing counted or written. */
-  private async answer(lane: Lane, req: LaneRequest, res: ServerResponse, client: AuthenticatedClient, body: Buffer, gzip: boolean, reqId: string, started: number): Promise<boolean> {
+  /**
+   * Answers a request and returns true, or returns false with the pool's count taken back and what the route's work
+   * came to in `handed.outcome`, if it was done. The pool counts first, as the route's hook counts before its handler
+   * (a refused request does no work: an extract over the PNR pool reads no airline record, decision 0026).
+   */
+  private async answer(lane: Lane, handed: Handed, res: ServerResponse, gzip: boolean, reqId: string, started: number): Promise<boolean> {
     const { route } = lane;
-    const request = this.requestOf(lane, body.toString('utf8'));
+    const { client } = handed;
+    const request = this.requestOf(lane, handed.body!.toString('utf8'));
     if (request === null) return false;
+    const verdict: PoolVerdict | null = route.pool === null ? UNCOUNTED : await route.pool.take(client);
+    if (!verdict || verdict.kind === 'exceeded') return false;
+    // The route's hook counts a request handed over after this again
+    const untake = () => {
+      if (verdict.kind === 'counted') route.pool!.untake(client.clientId);
+    };
     let prepared: unknown;
     try {
       prepared = await route.prepare(client, request);
     } catch (error) {
-      req[LANE_OUTCOME] = { error: error instanceof Error ? error : new Error(String(error)) };
+      handed.outcome = { error: error instanceof Error ? error : new Error(String(error)) };
+      untake();
       return false;
     }
-    req[LANE_OUTCOME] = { value: prepared };
-    // Counted after the work: a request handed over after this is counted again by the pool's hook.
-    const verdict: PoolVerdict | null = route.pool === null ? UNCOUNTED : await route.pool.take(client);
-    if (!verdict || verdict.kind === 'exceeded') return false;
     let out: LaneBytes | null;
     try {
       out = await route.write(client, prepared, gzip);
@@ -215,10 +245,10 @@ export class AnswerLane {
       out = null;
     }
     if (out === null) {
-      if (verdict.kind === 'counted') route.pool!.untake(client.clientId);
+      handed.outcome = { value: prepared };
+      untake();
       return false;
     }
-    req[LANE_OUTCOME] = undefined;
     // The route's headers, in its order (seat-map-reply.ts, kept-answer.ts; the lane's tests compare the two).
     const headers: OutgoingHttpHeaders = { 'x-request-id': reqId };
     if (verdict.kind === 'counted') {
@@ -250,13 +280,13 @@ function deepFreeze<T>(value: T): T {
 
 /** A lane route's preParsing hook: the body the lane read, given to Fastify's parser as the request's own. */
 export const replayLaneBody: preParsingHookHandler = (request: FastifyRequest, _reply, payload, done) => {
-  const raw = request.raw as LaneRequest;
-  const body = raw[LANE_BODY];
+  const handed = (request.raw as LaneRequest)[LANE];
+  const body = handed?.body;
   if (body === undefined) {
     done(null, payload);
     return;
   }
-  raw[LANE_BODY] = undefined;
+  handed!.body = undefined;
   done(null, Readable.from([body], { objectMode: false }));
 };
 
@@ -265,11 +295,28 @@ export const replayLaneBody: preParsingHookHandler = (request: FastifyRequest, _
  * (its result, or its error thrown again), else `work()`. The request's body is the one the lane checked.
  */
 export function fromLane<T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> {
-  const raw = request.raw as LaneRequest;
-  const outcome = raw[LANE_OUTCOME];
+  const handed = (request.raw as LaneRequest)[LANE];
+  const outcome = handed?.outcome;
   if (outcome === undefined) return work();
-  raw[LANE_OUTCOME] = undefined;
+  handed!.outcome = undefined;
   return 'error' in outcome ? Promise.reject(outcome.error) : Promise.resolve(outcome.value as T);
+}
+
+/**
+ * The client the lane verified for a request it handed over (the client hook takes it: the request was
+ * authenticated when it arrived, and a cache entry expiring or a client edited since does not refuse work the lane
+ * has done — a quote's offer recorded); null for any other request.
+ */
+export function laneClientOf(raw: IncomingMessage): AuthenticatedClient | null {
+  return (raw as LaneRequest)[LANE]?.client ?? null;
+}
+
+/**
+ * Whether the lane took this request before handing it over: it arrived before the service began to shut down (the
+ * lane takes none after), so it is served, not shed — the lane may have done its work already.
+ */
+export function tookByLane(raw: IncomingMessage): boolean {
+  return (raw as LaneRequest)[LANE] !== undefined;
 }
 
 /** A route's compiled serializer of its 200 answer, by path: kept by the route once it has answered (keepSerializer). */
