@@ -30,7 +30,6 @@ export function seatMapLaneRoute(booking: BookingDeps, pool: RatePool): LaneRout
     body: SeatAvailabilityRequest,
     pool,
     ready: () => booking.seatMaps.serializer != null,
-    keepRequests: true,
     prepare: (client, request) => seatAvailability(booking, client.clientId, request, client.settings),
     async write(client, answer, gzip) {
       const out = booking.seatMaps.bytes(answer.parts, gzip, booking.seatMaps.serializer!);
@@ -56,7 +55,6 @@ export function extractPnrLaneRoute(airlines: AirlineDirectory, pool: RatePool):
     body: ExtractPnrRequest,
     pool,
     ready: () => true,
-    keepRequests: false, // names and an e-mail
     prepare: (_client, request) => extractPnr(airlines, request),
     async write(_client, answer, gzip) {
       const entry = keptOf(answer);
@@ -82,7 +80,6 @@ export function refundQuotationLaneRoute(refunds: RefundDeps, serializers: Answe
     body: RefundQuotationRequest,
     pool: null,
     ready: () => serializers.has(REFUND_QUOTATION_ROUTE),
-    keepRequests: false, // names
     // @fastify/compress picks the route's coding by q-value among gzip and deflate: a caller naming deflate is the
     // route's to answer, whichever it prefers
     takes: (accept) => accept === undefined || !/deflate/i.test(accept),

@@ -315,6 +315,10 @@ describe('the answer lane: extractPnr.do', () => {
       assert.equal(readByLane, (reads.get(pnr) ?? 0) - readsBefore - readByLane, `${label}: the airline read once`);
       assert.ok(readByLane <= 1, label);
     }
+    // a text is kept (not parsed again) once the lane has answered it: never a probe's wrong name
+    const kept = (lane as unknown as { lanes: Map<string, { requests: Map<string, unknown> }> }).lanes.get('/extractPnr.do')!.requests;
+    assert.ok(kept.has(extractBody()), 'an answered extract\'s text');
+    for (const [label, text] of cases) assert.ok(!kept.has(text), `${label}: not kept`);
   });
 
   test('a request handed over is timed from its arrival: the lane\'s wait for the airline is in the route\'s metrics', async () => {

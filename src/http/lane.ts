@@ -62,11 +62,6 @@ export interface LaneRoute<Req = never, Prepared = unknown> {
   pool: RatePool | null;
   /** False until the route has answered once (its serializer is known): the lane hands requests over meanwhile. */
   ready(): boolean;
-  /**
-   * Whether a checked request is kept by its body text, not parsed again when it comes again (a seat map's: a caller
-   * repeats it as it pages through a booking). Not for bodies with passengers' names or e-mails.
-   */
-  keepRequests: boolean;
   /** Whether the lane may answer a caller with this Accept-Encoding (gzip accepted or none sent; default: all such). */
   takes?(accept: string | undefined): boolean;
   /** The route's work, nothing counted: its result, or the route's error thrown. */
@@ -98,7 +93,7 @@ type Validate = (value: unknown) => { value?: unknown; error?: unknown };
 interface Lane {
   route: LaneRoute<unknown>;
   validate: Validate;
-  /** Checked requests by body text (bodies of at most MAX_LANE_BODY_BYTES: ~4 MB at most). */
+  /** Requests answered, by body text (bodies of at most MAX_LANE_BODY_BYTES: ~4 MB at most). */
   requests: BoundedMap<string, unknown>;
 }
 
@@ -190,15 +185,8 @@ export class AnswerLane {
     fastify(req, res);
   }
 
-  /**
-   * The request a body text is, parsed and checked as the route does, or null (Fastify's answer: 400, 220…). A text
-   * asked for again is not parsed again: a caller repeats its request as it pages through a booking (frozen: the
-   * commands only read it).
-   */
-  private requestOf(lane: Lane, text: string): unknown {
-    const keep = lane.route.keepRequests;
-    const known = keep ? lane.requests.get(text) : undefined;
-    if (known) return known;
+  /** The request a body text is, parsed and checked as the route does, or null (Fastify's answer: 400, 220…). */
+  private check(lane: Lane, text: string): unknown {
     // Fastify's parser refuses these keys (400): its answer, not the lane's
     if (text.includes('__proto__') || text.includes('constructor')) return null;
     let parsed: unknown;
@@ -208,10 +196,7 @@ export class AnswerLane {
       return null;
     }
     const checked = lane.validate(parsed);
-    if (checked.error) return null;
-    const request = deepFreeze(checked.value);
-    if (keep) lane.requests.set(text, request);
-    return request;
+    return checked.error ? null : checked.value;
   }
 
   /**
@@ -222,7 +207,13 @@ export class AnswerLane {
   private async answer(lane: Lane, handed: Handed, res: ServerResponse, gzip: boolean, reqId: string, started: number): Promise<boolean> {
     const { route } = lane;
     const { client } = handed;
-    const request = this.requestOf(lane, handed.body!.toString('utf8'));
+    // A text the lane has answered before is not parsed and checked again (~50 µs an extract under load): a caller
+    // repeats its request as it pages through a booking or looks at a refund again. Kept only once answered, so it
+    // holds nothing the service does not hold already (a record's answer, an order's context): never a probe's wrong
+    // name. Frozen: shared by every request of that text, which the commands only read.
+    const text = handed.body!.toString('utf8');
+    const known = lane.requests.get(text);
+    const request = known ?? this.check(lane, text);
     if (request === null) return false;
     const verdict: PoolVerdict | null = route.pool === null ? UNCOUNTED : await route.pool.take(client);
     if (!verdict || verdict.kind === 'exceeded') return false;
@@ -263,6 +254,7 @@ export class AnswerLane {
     if (out.release) res.once('finish', out.release);
     res.writeHead(200, headers);
     res.end(out.bytes);
+    if (known === undefined) lane.requests.set(text, deepFreeze(request));
     const ms = performance.now() - started;
     this.deps.metrics.observe(route.url, 200, out.bodyStatus, ms / 1000);
     this.deps.access.answered(reqId, route.url, 'POST', 200, out.bodyStatus, Math.round(ms * 100) / 100);
