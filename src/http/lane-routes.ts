@@ -1,5 +1,5 @@
-// The routes the answer lane writes (lane.ts, decision 0050): each is its route's own work, split where the route's
-// rate pool counts — what the work needs, then the bytes the route would send.
+// The routes the answer lane writes (lane.ts, decision 0050): each is its route's own work (once the route's pool has
+// counted the request), then the bytes the route would send.
 import { gzipSync } from 'node:zlib';
 import type { RatePool } from '../ratelimit/pools.js';
 import type { BookingDeps } from '../booking/airline-calls.js';

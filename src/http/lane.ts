@@ -5,7 +5,7 @@
 // "Where the time goes"). The lane takes a request before Fastify when it can only be an answer to serve: POST to one
 // of its routes' exact paths, plain JSON of a known length, a credential this process has verified, no coding but
 // gzip asked for, while the service is not shutting down. It parses and checks the body with the route's own
-// validator, does the route's own work (`LaneRoute.prepare`), counts the route's rate pool and writes the answer the
+// validator, counts the route's rate pool, does the route's own work (`LaneRoute.prepare`) and writes the answer the
 // route would, with the route's headers, access line and metrics. Anything else — any refusal, a failure, an exceeded
 // pool, a credential not yet verified, an answer the lane cannot write as the route would — is handed to Fastify with
 // the body already read (replayLaneBody), the pool's count taken back and nothing answered: the route then answers it
@@ -54,7 +54,7 @@ export interface LaneBytes {
   release?: () => void;
 }
 
-/** A route the lane answers: the route's path, body schema and pool, and its work split where the pool counts. */
+/** A route the lane answers: the route's path, body schema and pool, its work and the bytes it sends. */
 export interface LaneRoute<Req = never, Prepared = unknown> {
   url: string;
   body: TSchema;
@@ -64,11 +64,11 @@ export interface LaneRoute<Req = never, Prepared = unknown> {
   ready(): boolean;
   /** Whether the lane may answer a caller with this Accept-Encoding (gzip accepted or none sent; default: all such). */
   takes?(accept: string | undefined): boolean;
-  /** The route's work, nothing counted: its result, or the route's error thrown. */
+  /** The route's work, once the pool has counted the request: its result, or the route's error thrown. */
   prepare(client: AuthenticatedClient, request: Req): Promise<Prepared>;
   /**
-   * The answer's bytes, once the pool has counted the request (counted in the route's other stores too, such as
-   * look-to-book): null, or thrown, hands the request over with `prepared` and the pool's count taken back.
+   * The answer's bytes (the request counted in the route's other stores too, such as look-to-book): null, or thrown,
+   * hands the request over with `prepared` and the pool's count taken back.
    */
   write(client: AuthenticatedClient, prepared: Prepared, gzip: boolean): Promise<LaneBytes | null>;
 }
