@@ -26,6 +26,7 @@ import { acceptsGzip } from './encoding.js';
 import { requestIdOf } from './request-id.js';
 import { wireValidatorCompiler } from './validation.js';
 import { BoundedMap } from '../bounded-map.js';
+import { deepFreeze } from '../airline/record.js';
 
 /** Larger bodies go to Fastify (a seat map request is ~300 bytes, an extract ~200; a round trip's segments a few hundred more). */
 const MAX_LANE_BODY_BYTES = 4096;
@@ -260,14 +261,6 @@ export class AnswerLane {
     this.deps.access.answered(reqId, route.url, 'POST', 200, out.bodyStatus, Math.round(ms * 100) / 100);
     return true;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** A lane route's preParsing hook: the body the lane read, given to Fastify's parser as the request's own. */

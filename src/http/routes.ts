@@ -11,6 +11,7 @@ import { bearerAuthHook, callerOf, clientAuthHook } from './auth.js';
 import { idempotent, type IdempotentEndpoint } from './idempotency.js';
 import { sendSeatMap } from './seat-map-reply.js';
 import { fromLane, keepSerializer, replayLaneBody } from './lane.js';
+import { REFUND_QUOTATION_ROUTE } from './lane-routes.js';
 import { ErrorBody, TRANSPORT_ERRORS } from '../wire.js';
 import type { AppDeps } from '../deps.js';
 import type { RatePool } from '../ratelimit/pools.js';
@@ -231,7 +232,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
       async (request, reply) => {
         // the answer lane writes quotes with this route's serializer (lane-routes.ts)
-        keepSerializer(deps.answerSerializers, '/refundQuotation.do', reply);
+        keepSerializer(deps.answerSerializers, REFUND_QUOTATION_ROUTE, reply);
         return fromLane(request, () => quoteRefund(deps.refunds, refundCaller(request), request.body));
       },
     );
