@@ -22,8 +22,8 @@ module.exports = {
     {
       name: 'root-basics-import-no-folder',
       severity: 'error',
-      comment: 'clock, config, log, errors, wire and bounded-map sit below every folder of src/: they import none of them.',
-      from: { path: '^src/(clock|config|log|errors|wire|bounded-map)\\.ts$' },
+      comment: 'clock, config, log, errors, wire, bounded-map and deep-freeze sit below every folder of src/: they import none of them.',
+      from: { path: '^src/(clock|config|log|errors|wire|bounded-map|deep-freeze)\\.ts$' },
       to: { path: '^src/[^/]+/' },
     },
     {

@@ -1,5 +1,6 @@
 // Facts derived from an airline record, shared by extraction, claims and orders.
 import type { AirlineRecord } from './connector.js';
+import { deepFreeze } from '../deep-freeze.js';
 
 /** Sum of what the tickets cost (fare, tax, in-flow ancillaries), when they share one currency. */
 export function recordPrice(record: AirlineRecord): { currency: string; minor: number } | null {
@@ -12,11 +13,6 @@ export function recordPrice(record: AirlineRecord): { currency: string; minor: n
     for (const a of t.ancillaries) if (a.kind === 'inflow' && a.currency === currency) minor += a.priceMinor;
   }
   return { currency, minor };
-}
-
-const DATE_SETTERS = Object.getOwnPropertyNames(Date.prototype).filter((k) => k.startsWith('set')) as Array<keyof Date>;
-function refuseChange(): never {
-  throw new TypeError('an airline record is immutable: copy it (structuredClone) to change it');
 }
 
 /**
@@ -34,15 +30,4 @@ const immutable = new WeakSet<AirlineRecord>();
 /** True for a record made by freezeRecord: nothing in it can change, so what is derived from it may be kept. */
 export function isImmutableRecord(record: AirlineRecord): boolean {
   return immutable.has(record);
-}
-
-/** Freezes `value` and everything it holds in place (Dates' setters shadowed, as freezeRecord's), and returns it. */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  if (value instanceof Date) {
-    for (const k of DATE_SETTERS) Object.defineProperty(value, k, { value: refuseChange });
-  } else {
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return Object.freeze(value);
 }

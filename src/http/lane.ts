@@ -26,7 +26,7 @@ import { acceptsGzip } from './encoding.js';
 import { requestIdOf } from './request-id.js';
 import { wireValidatorCompiler } from './validation.js';
 import { BoundedMap } from '../bounded-map.js';
-import { deepFreeze } from '../airline/record.js';
+import { deepFreeze } from '../deep-freeze.js';
 
 /** Larger bodies go to Fastify (a seat map request is ~300 bytes, an extract ~200; a round trip's segments a few hundred more). */
 const MAX_LANE_BODY_BYTES = 4096;

@@ -1,6 +1,7 @@
 // extractPnr.do: the airline-side record as the airline reports it now, never postbook's copy (spec 2.13).
 import type { AirlineAncillary, AirlineDirectory, AirlineRecord, AirlineSegment, AirlineTicket } from '../airline/connector.js';
 import { isImmutableRecord, recordPrice } from '../airline/record.js';
+import { deepFreeze } from '../deep-freeze.js';
 import { ApiError } from '../errors.js';
 import { formatMinor, toAmount } from '../money/money.js';
 import { callerKnowsRecord, DEFAULT_TIMEOUT_MS, NOT_FOUND_MSG, readAirlineRecord } from './records.js';
@@ -34,11 +35,6 @@ function wireOf(record: AirlineRecord): ExtractPnrResponse {
     answers.set(record, answer);
   }
   return answer;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') for (const v of Object.values(value)) deepFreeze(v);
-  return Object.freeze(value);
 }
 
 /**

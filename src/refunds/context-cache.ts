@@ -8,6 +8,7 @@ import type { Database } from '../store/schema.js';
 import { KeysByOrder } from './by-order.js';
 import type { OrderContext } from './context.js';
 import type { OrderRef } from './prepare.js';
+import { deepFreeze } from '../deep-freeze.js';
 
 /** Contexts kept per store; the least recently used goes first. ~5 KB each for a family of four. */
 export const CONTEXT_CACHE_ENTRIES = 2_000;
@@ -73,16 +74,6 @@ export class OrderContextCache {
   keptOf(orderNo: string): number {
     return this.byOrder.count(orderNo);
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value instanceof Map) {
-    for (const v of value.values()) deepFreeze(v);
-  } else if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof Date)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 const caches = new WeakMap<Kysely<Database>, OrderContextCache>();

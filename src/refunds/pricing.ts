@@ -2,7 +2,7 @@
 import { ApiError } from '../errors.js';
 import { parseMoney, toAmount } from '../money/money.js';
 import type { AirlineRefundTerms } from '../airline/connector.js';
-import { deepFreeze } from '../airline/record.js';
+import { deepFreeze } from '../deep-freeze.js';
 import { quoteRequest, convertMinor, type Rates, type RefundMethod, type RefundReason, type RefundRule, type TicketForQuote } from './engine/index.js';
 import type { OrderContext } from './context.js';
 import { firstDeparture, type Selection } from './checks.js';

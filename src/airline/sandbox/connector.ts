@@ -23,7 +23,8 @@ import {
 } from '../connector.js';
 import { DateTime } from 'luxon';
 import { callExpired, withinDeadline } from '../deadline.js';
-import { deepFreeze, freezeRecord } from '../record.js';
+import { freezeRecord } from '../record.js';
+import { deepFreeze } from '../../deep-freeze.js';
 import { BoundedMap } from '../../bounded-map.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { isCurrency } from '../../money/money.js';
