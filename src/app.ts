@@ -140,7 +140,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
             log: app.log,
           },
           [
-            seatMapLaneRoute(bookingDepsOf(app, deps), deps.pools.ancillary),
+            seatMapLaneRoute(bookingDepsOf(app, deps), deps.pools.ancillary, deps.answerSerializers),
             extractPnrLaneRoute(deps.airlines, deps.pools.pnr),
             refundQuotationLaneRoute(deps.refunds, deps.answerSerializers),
           ],

@@ -121,8 +121,6 @@ export interface SeatMapCacheStats {
 
 export class SeatMapCache {
   readonly stats: SeatMapCacheStats = { answerHits: 0, answerMisses: 0, mapHits: 0, mapMisses: 0, gzipSpliced: 0, gzipTemplatesMade: 0, gzipCompressed: 0 };
-  /** seatAvailability.do's own serializer, once the route has served a map (the answer lane writes with it). */
-  serializer: Serialize | null = null;
   private readonly maps = new Map<string, CachedSeatMap>();
   /** Loads in flight, by key and version (`key@version`): concurrent misses share one. */
   private readonly loading = new Map<string, Promise<CachedSeatMap | Exclude<SeatMapAnswer, { ok: true }>>>();

@@ -11,6 +11,7 @@ import { ExtractPnrRequest, type ExtractPnrResponse } from '../pnr/wire.js';
 import type { RefundDeps } from '../refunds/deps.js';
 import { quoteRefund } from '../refunds/quote.js';
 import { RefundQuotationRequest, type RefundQuotationResponse } from '../refunds/wire.js';
+import type { Serialize } from '../booking/seat-cache.js';
 import { keptBytes, keptOf } from './kept-answer.js';
 import { ANSWER_ZLIB_OPTIONS, COMPRESS_THRESHOLD_BYTES, SYNC_COMPRESS_MAX_BYTES } from './encoding.js';
 import type { AnswerSerializers, LaneRoute } from './lane.js';
@@ -21,18 +22,18 @@ export const REFUND_QUOTATION_ROUTE = '/refundQuotation.do';
 
 /**
  * seatAvailability.do's served maps: bytes of the seat map cache (decision 0014), made by the route's serializer
- * (kept by the cache once the route has answered: seat-map-reply.ts), counted in look-to-book once the pool has
+ * (kept once the route has answered: keepSerializer in seat-map-reply.ts), counted in look-to-book once the pool has
  * counted the request — as the route does (routes.ts).
  */
-export function seatMapLaneRoute(booking: BookingDeps, pool: RatePool): LaneRoute<SeatAvailabilityRequest, SeatAvailabilityAnswer> {
+export function seatMapLaneRoute(booking: BookingDeps, pool: RatePool, serializers: AnswerSerializers): LaneRoute<SeatAvailabilityRequest, SeatAvailabilityAnswer> {
   return {
     url: SEAT_MAP_ROUTE,
     body: SeatAvailabilityRequest,
     pool,
-    ready: () => booking.seatMaps.serializer != null,
+    ready: () => serializers.has(SEAT_MAP_ROUTE),
     prepare: (client, request) => seatAvailability(booking, client.clientId, request, client.settings),
     async write(client, answer, gzip) {
-      const out = booking.seatMaps.bytes(answer.parts, gzip, booking.seatMaps.serializer!);
+      const out = booking.seatMaps.bytes(answer.parts, gzip, serializers.get(SEAT_MAP_ROUTE) as Serialize);
       try {
         await booking.lookToBook.recordSeatRequest(client.clientId);
       } catch (error) {

@@ -327,7 +327,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps): void {
         const caller = callerOf(request);
         const answer = await fromLane(request, () => seatAvailability(booking, caller.clientId, request.body, caller.settings));
         await booking.lookToBook.recordSeatRequest(caller.clientId);
-        return sendSeatMap(deps.seatMaps, request, reply, answer);
+        return sendSeatMap(deps.seatMaps, deps.answerSerializers, request, reply, answer);
       },
     );
     api.post(

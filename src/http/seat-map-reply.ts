@@ -4,17 +4,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SeatMapCache, Serialize } from '../booking/seat-cache.js';
 import type { SeatAvailabilityAnswer } from '../booking/seat-availability.js';
 import { varyOnEncoding, wantsGzip } from './encoding.js';
+import { keepSerializer, type AnswerSerializers } from './lane.js';
+import { SEAT_MAP_ROUTE } from './lane-routes.js';
 
 /**
  * Sends a seat map answer. The bytes are made by this route's own serializer (reply.serialize, the response
  * schema) when the cache built them.
  */
-export function sendSeatMap(seatMaps: SeatMapCache, request: FastifyRequest, reply: FastifyReply, answer: SeatAvailabilityAnswer): FastifyReply {
+export function sendSeatMap(seatMaps: SeatMapCache, serializers: AnswerSerializers, request: FastifyRequest, reply: FastifyReply, answer: SeatAvailabilityAnswer): FastifyReply {
   const gzip = wantsGzip(request);
   // The route's compiled serializer (its 200 schema), kept for the answer lane (lane-routes.ts) and
   // for this route's later maps (no closure a request)
-  seatMaps.serializer ??= (reply.getSerializationFunction('200') as Serialize | undefined) ?? null;
-  const out = seatMaps.bytes(answer.parts, gzip, seatMaps.serializer ?? ((body) => reply.serialize(body) as string));
+  keepSerializer(serializers, SEAT_MAP_ROUTE, reply);
+  const out = seatMaps.bytes(answer.parts, gzip, (serializers.get(SEAT_MAP_ROUTE) as Serialize | undefined) ?? ((body) => reply.serialize(body) as string));
   // a reused buffer goes back once written out (after 'finish' the socket holds no reference to it)
   if (out.release) reply.raw.once('finish', out.release);
   varyOnEncoding(reply.type('application/json; charset=utf-8'));
