@@ -122,7 +122,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerRoutes(app, deps);
   // The operator console under /console (docs/console.md), out of the OpenAPI document.
   await app.register(consolePlugin({ config, db: deps.db, clock: deps.clock, refunds: deps.refunds, invalidateClient: (id) => deps.authenticator.invalidate(id), sandboxClock: deps.sandboxClock,
-    world: deps.world, booking: { db: deps.db, airlines: deps.airlines, clock: deps.clock, seatMaps: deps.seatMaps, sessions: deps.sessions, lookToBook: deps.lookToBook, rates: deps.refunds.rates },
+    world: deps.world, booking: bookingDepsOf(app, deps),
     usage: { pools: deps.pools, lookToBook: deps.lookToBook }, webhooks: deps.webhooks }));
   // In front of Fastify's own request listener once ready (decision 0050): the server and its settings stay Fastify's.
   const lane =
