@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthBusy, WAITING_VERIFICATIONS, type AuthenticatedClient, type ClientAuthenticator } from '../clients/auth.js';
 import { digest, sameDigest } from '../clients/secrets.js';
 import { ApiError, COMMON } from '../errors.js';
+import { credentialHeaders, credentialOf } from './credentials.js';
 import { laneClientOf } from './lane.js';
 
 declare module 'fastify' {
@@ -12,8 +13,7 @@ declare module 'fastify' {
 }
 
 export function clientAuthHook(authenticator: ClientAuthenticator, headerPrefix: string) {
-  const idHeader = `x-${headerPrefix}-client-id`;
-  const secretHeader = `x-${headerPrefix}-client-secret`;
+  const names = credentialHeaders(headerPrefix);
   return async (request: FastifyRequest, reply: FastifyReply) => {
     // verified by the answer lane when it took the request, before it handed it over (lane.ts)
     const verified = laneClientOf(request.raw);
@@ -21,15 +21,12 @@ export function clientAuthHook(authenticator: ClientAuthenticator, headerPrefix:
       request.client = verified;
       return;
     }
-    const id = request.headers[idHeader];
-    const secret = request.headers[secretHeader];
-    if (typeof id !== 'string' || typeof secret !== 'string' || id === '' || secret === '') {
-      throw new ApiError(COMMON.UNAUTHORIZED, `unauthorized: send the ${idHeader} and ${secretHeader} headers`, 401);
-    }
-    if (id.length > 128 || secret.length > 256) throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
+    const credential = credentialOf(request.headers, names);
+    if (credential === 'missing') throw new ApiError(COMMON.UNAUTHORIZED, `unauthorized: send the ${names.id} and ${names.secret} headers`, 401);
+    if (credential === 'oversized') throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
     let client;
     try {
-      client = await authenticator.authenticate(id, secret);
+      client = await authenticator.authenticate(credential.id, credential.secret);
     } catch (err) {
       if (!(err instanceof AuthBusy)) throw err;
       // The rate pools' 429 body, both spellings (DESIGN "Wire conventions"; a review: only status and msg), the

@@ -22,6 +22,7 @@ import type { ClientAuthenticator, AuthenticatedClient } from '../clients/auth.j
 import type { PoolVerdict, RatePool } from '../ratelimit/pools.js';
 import type { Metrics } from './metrics.js';
 import { noteLaneTime, type AccessLog } from '../log.js';
+import { credentialHeaders, credentialOf, type CredentialHeaders } from './credentials.js';
 import { acceptsGzip } from './encoding.js';
 import { requestIdOf } from './request-id.js';
 import { wireValidatorCompiler } from './validation.js';
@@ -99,8 +100,7 @@ interface Lane {
 }
 
 export class AnswerLane {
-  private readonly idHeader: string;
-  private readonly secretHeader: string;
+  private readonly credentialHeaders: CredentialHeaders;
   private readonly maxBody: number;
   private readonly lanes = new Map<string, Lane>();
   /** Requests the lane answered, and those it read and handed to Fastify (tests; the metrics count answers alike). */
@@ -110,8 +110,7 @@ export class AnswerLane {
     private readonly deps: AnswerLaneDeps,
     routes: ReadonlyArray<LaneRoute<never>>,
   ) {
-    this.idHeader = `x-${deps.headerPrefix}-client-id`;
-    this.secretHeader = `x-${deps.headerPrefix}-client-secret`;
+    this.credentialHeaders = credentialHeaders(deps.headerPrefix);
     this.maxBody = Math.min(MAX_LANE_BODY_BYTES, deps.bodyLimitBytes);
     for (const route of routes) {
       // The route's validator (TypeBox, then the values no store can hold), compiled as Fastify compiles it.
@@ -145,10 +144,10 @@ export class AnswerLane {
     const gzip = accept !== undefined && !accept.includes('*') && acceptsGzip(accept);
     if (accept !== undefined && !gzip) return false;
     if (lane.route.takes && !lane.route.takes(accept)) return false;
-    const id = h[this.idHeader];
-    const secret = h[this.secretHeader];
-    if (typeof id !== 'string' || typeof secret !== 'string' || id === '' || secret === '' || id.length > 128 || secret.length > 256) return false;
-    const client = this.deps.authenticator.cached(id, secret);
+    // the client hook's reading of the credential (credentials.ts): anything it would refuse is the route's to answer
+    const credential = credentialOf(h, this.credentialHeaders);
+    if (typeof credential === 'string') return false;
+    const client = this.deps.authenticator.cached(credential.id, credential.secret);
     if (!client) return false;
 
     const started = performance.now();
