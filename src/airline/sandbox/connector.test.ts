@@ -106,6 +106,7 @@ describe('SandboxConnector', () => {
     assert.throws(() => (record.tickets[0]!.ancillaries.length = 0), TypeError);
     assert.deepEqual(world.bookings.get('XS/TST001')!.record, before);
     const again = await sandbox.readRecord('XS', 'TST001', { signal: signal() });
+    assert.ok(again);
     // compared as a copy: a frozen Date inherits from a prototype whose setters refuse (src/deep-freeze.ts)
     assert.deepEqual(structuredClone(again), before);
     // A copy is the reader's own to change.
