@@ -306,9 +306,14 @@ export function tookByLane(raw: IncomingMessage): boolean {
 /** A route's compiled serializer of its 200 answer, by path: kept by the route once it has answered (keepSerializer). */
 export type AnswerSerializers = Map<string, (answer: unknown) => string>;
 
-/** Keeps the route's own 200 serializer for the lane (the response schema's, as Fastify compiled it). */
-export function keepSerializer(serializers: AnswerSerializers, url: string, reply: FastifyReply): void {
-  if (serializers.has(url)) return;
-  const serialize = reply.getSerializationFunction('200') as ((answer: unknown) => string) | undefined;
+/**
+ * Keeps the route's own 200 serializer for the lane (the response schema's, as Fastify compiled it), and answers it
+ * (undefined only for a route without a compiled one).
+ */
+export function keepSerializer(serializers: AnswerSerializers, url: string, reply: FastifyReply): ((answer: unknown) => string) | undefined {
+  let serialize = serializers.get(url);
+  if (serialize) return serialize;
+  serialize = reply.getSerializationFunction('200') as ((answer: unknown) => string) | undefined;
   if (serialize) serializers.set(url, serialize);
+  return serialize;
 }

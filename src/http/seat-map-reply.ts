@@ -15,8 +15,8 @@ export function sendSeatMap(seatMaps: SeatMapCache, serializers: AnswerSerialize
   const gzip = wantsGzip(request);
   // The route's compiled serializer (its 200 schema), kept for the answer lane (lane-routes.ts) and
   // for this route's later maps (no closure a request)
-  keepSerializer(serializers, SEAT_MAP_ROUTE, reply);
-  const out = seatMaps.bytes(answer.parts, gzip, (serializers.get(SEAT_MAP_ROUTE) as Serialize | undefined) ?? ((body) => reply.serialize(body) as string));
+  const serialize = (keepSerializer(serializers, SEAT_MAP_ROUTE, reply) as Serialize | undefined) ?? ((body) => reply.serialize(body) as string);
+  const out = seatMaps.bytes(answer.parts, gzip, serialize);
   // a reused buffer goes back once written out (after 'finish' the socket holds no reference to it)
   if (out.release) reply.raw.once('finish', out.release);
   varyOnEncoding(reply.type('application/json; charset=utf-8'));
