@@ -29,7 +29,17 @@ import { BoundedMap } from '../../bounded-map.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { isCurrency } from '../../money/money.js';
 import type { Database } from '../../store/schema.js';
-import { decideRefund, DEFAULT_WITHDRAW_REASON, readBooks, recordRefunds, refundStateAt, ticketNosOf, type NewSandboxRefund, type SandboxBookEntry } from './refunds.js';
+import {
+  decideRefund,
+  DEFAULT_WITHDRAW_REASON,
+  recordRefunds,
+  recordRefundsIfUnbooked,
+  refundStateAt,
+  ticketNosOf,
+  type NewSandboxRefund,
+  type RecordedRefunds,
+  type SandboxBookEntry,
+} from './refunds.js';
 import type { SandboxBooking, World } from './world.js';
 import type { WorldAirline, WorldBehaviour } from './world-schema.js';
 import { SandboxBookingApi } from './booking.js';
@@ -153,7 +163,8 @@ export class SandboxConnector implements AirlineConnector {
 
   /**
    * The airline takes a batch as it takes single refunds, one after the other in order (a later refund of the
-   * batch sees the earlier ones), with one read and one write of its books for the whole batch. Each refund's
+   * batch sees the earlier ones), with one statement on its books for the whole batch when they know nothing about
+   * it, else one read and one write (recordRefundsIfUnbooked). Each refund's
    * booking, wait and checks are its own: one that fails answers its error, the others go on.
    */
   async submitRefunds(carrier: string, submissions: readonly AirlineRefundSubmission[], opts: CallOptions): Promise<Array<AirlineRefundReceipt | Error>> {
@@ -167,78 +178,89 @@ export class SandboxConnector implements AirlineConnector {
     }
     // Concurrently, as separate calls: a booking's wait (latency, time-out) does not add to another's.
     const checked = await Promise.all(submissions.map((s) => this.checkSubmission(carrier, airline, s, opts).catch(asError)));
-    // Per submission: its error, or its refundCode and which of the batch's calls of that refundCode it is.
-    const outcomes: Array<Error | { refundCode: string; nth: number }> = checked.map((c) => (c instanceof Error ? c : { refundCode: c.s.refundCode, nth: 1 }));
     const valid = checked.filter((c): c is CheckedRefund => !(c instanceof Error));
     if (valid.length === 0) return checked.map((c) => (c instanceof HeldResend ? c.receipt : (c as Error)));
 
     const now = this.clock.now();
-    let books: SandboxBookEntry[];
-    try {
-      books = await readBooks(db, carrier, [...new Set(valid.map((c) => c.s.refundCode))], [...new Set(valid.map((c) => c.s.pnr))]);
-    } catch (err) {
-      return checked.map((c) => (c instanceof Error ? c : asError(err)));
-    }
-    // The refundCodes the airline already has (for whichever booking), and the refunds it accepted per booking.
-    const known = new Map<string, SandboxBookEntry>();
-    const accepted = new Map<string, Array<{ refundCode: string; ticketNos: string[] }>>();
     const pnrs = new Set(valid.map((c) => c.s.pnr));
-    for (const row of books) {
-      known.set(row.refund_code, row);
-      if (row.carrier === carrier && row.decision === 'accept' && row.withdrawn_at === null && pnrs.has(row.pnr)) {
-        const list = accepted.get(row.pnr) ?? [];
-        list.push({ refundCode: row.refund_code, ticketNos: ticketNosOf(row) });
-        accepted.set(row.pnr, list);
-      }
-    }
     const anotherBooking = (s: AirlineRefundSubmission) => refusal(carrier, s, 'the refundCode is already recorded for another booking');
 
-    // In order: what each refund would meet had the ones before it been recorded already.
-    const toRecord = new Map<string, NewSandboxRefund>();
-    checked.forEach((c, i) => {
-      if (c instanceof Error) return;
-      const { s, booking, ticketNos, tickets } = c;
-      const earlier = toRecord.get(s.refundCode);
-      if (earlier) {
-        // The same refundCode again in this batch: a resend of the earlier one.
-        if (earlier.pnr !== s.pnr) outcomes[i] = anotherBooking(s);
-        else outcomes[i] = { refundCode: s.refundCode, nth: ++earlier.calls };
-        return;
+    // What the airline records and answers for the batch, given its books about it (the rows of these refundCodes and
+    // the accepted refunds of these bookings).
+    const plan = (books: readonly SandboxBookEntry[]) => {
+      // Per submission: its error, or its refundCode and which of the batch's calls of that refundCode it is.
+      const outcomes: Array<Error | { refundCode: string; nth: number }> = checked.map((c) => (c instanceof Error ? c : { refundCode: c.s.refundCode, nth: 1 }));
+      // The refundCodes the airline already has (for whichever booking), and the refunds it accepted per booking.
+      const known = new Map<string, SandboxBookEntry>();
+      const accepted = new Map<string, Array<{ refundCode: string; ticketNos: string[] }>>();
+      for (const row of books) {
+        known.set(row.refund_code, row);
+        if (row.carrier === carrier && row.decision === 'accept' && row.withdrawn_at === null && pnrs.has(row.pnr)) {
+          const list = accepted.get(row.pnr) ?? [];
+          list.push({ refundCode: row.refund_code, ticketNos: ticketNosOf(row) });
+          accepted.set(row.pnr, list);
+        }
       }
-      const stored = known.get(s.refundCode);
-      if (stored && (stored.carrier !== carrier || stored.pnr !== s.pnr)) {
-        outcomes[i] = anotherBooking(s);
-        return;
-      }
-      const others = (accepted.get(s.pnr) ?? []).filter((a) => a.refundCode !== s.refundCode);
-      const duplicate = (others.length > 0 && airline.oneRefundPerBooking === true) || others.some((a) => a.ticketNos.some((no) => ticketNos.includes(no)));
-      const decision = decideRefund({ ...airline.refundBehaviour, ...booking.refundBehaviour }, s, duplicate);
-      toRecord.set(s.refundCode, {
-        refundCode: s.refundCode,
-        pnr: s.pnr,
-        ticketNos,
-        reason: s.reason,
-        currency: s.currency,
-        paidMinor: s.paidMinor,
-        quotedRefundMinor: s.quotedRefundMinor,
-        isClaim: s.isClaim,
-        decision,
-        voucher: this.refundsInVoucher(airline, booking, tickets, s.reason, now),
-        calls: 1,
+      // In order: what each refund would meet had the ones before it been recorded already.
+      const toRecord = new Map<string, NewSandboxRefund>();
+      checked.forEach((c, i) => {
+        if (c instanceof Error) return;
+        const { s, booking, ticketNos, tickets } = c;
+        const earlier = toRecord.get(s.refundCode);
+        if (earlier) {
+          // The same refundCode again in this batch: a resend of the earlier one.
+          if (earlier.pnr !== s.pnr) outcomes[i] = anotherBooking(s);
+          else outcomes[i] = { refundCode: s.refundCode, nth: ++earlier.calls };
+          return;
+        }
+        const stored = known.get(s.refundCode);
+        if (stored && (stored.carrier !== carrier || stored.pnr !== s.pnr)) {
+          outcomes[i] = anotherBooking(s);
+          return;
+        }
+        const others = (accepted.get(s.pnr) ?? []).filter((a) => a.refundCode !== s.refundCode);
+        const duplicate = (others.length > 0 && airline.oneRefundPerBooking === true) || others.some((a) => a.ticketNos.some((no) => ticketNos.includes(no)));
+        const decision = decideRefund({ ...airline.refundBehaviour, ...booking.refundBehaviour }, s, duplicate);
+        toRecord.set(s.refundCode, {
+          refundCode: s.refundCode,
+          pnr: s.pnr,
+          ticketNos,
+          reason: s.reason,
+          currency: s.currency,
+          paidMinor: s.paidMinor,
+          quotedRefundMinor: s.quotedRefundMinor,
+          isClaim: s.isClaim,
+          decision,
+          voucher: this.refundsInVoucher(airline, booking, tickets, s.reason, now),
+          calls: 1,
+        });
+        // A new refund the airline accepts counts for the later ones (a known refundCode keeps its first decision).
+        if (!stored && decision.decision === 'accept') {
+          const list = accepted.get(s.pnr) ?? [];
+          list.push({ refundCode: s.refundCode, ticketNos });
+          accepted.set(s.pnr, list);
+        }
       });
-      // A new refund the airline accepts counts for the later ones (a known refundCode keeps its first decision).
-      if (!stored && decision.decision === 'accept') {
-        const list = accepted.get(s.pnr) ?? [];
-        list.push({ refundCode: s.refundCode, ticketNos });
-        accepted.set(s.pnr, list);
-      }
-    });
+      return { outcomes, toRecord };
+    };
 
-    let recorded: Awaited<ReturnType<typeof recordRefunds>>;
+    // One statement when the books know nothing about the batch (its first submission: the usual case), recorded as
+    // decided without them; else its books as that statement read them, the batch decided again and recorded.
+    let { outcomes, toRecord } = plan([]);
+    let recorded: RecordedRefunds;
     try {
-      recorded = await recordRefunds(db, carrier, now, [...toRecord.values()]);
+      const first = await recordRefundsIfUnbooked(db, carrier, now, [...toRecord.values()], [...pnrs]);
+      if ('recorded' in first) recorded = first.recorded;
+      else {
+        ({ outcomes, toRecord } = plan(first.books));
+        recorded = await recordRefunds(db, carrier, now, [...toRecord.values()]);
+      }
     } catch (err) {
-      return outcomes.map((o) => (o instanceof Error ? o : asError(err)));
+      return checked.map((c, i) => {
+        if (c instanceof HeldResend) return c.receipt;
+        const o = outcomes[i]!;
+        return o instanceof Error ? o : asError(err);
+      });
     } finally {
       for (const pnr of pnrs) this.acceptedCache.delete(`${carrier}/${pnr}`);
     }

@@ -614,7 +614,7 @@ describe('sandbox airline: a batch of refunds (submitRefunds)', () => {
     submission({ pnr: 'TST001', ticketNos: ['9991000000001'] }),
   ];
 
-  test('each refund answered as submitRefund one after the other would answer it; one read and one write of the books', async (t) => {
+  test('each refund answered as submitRefund one after the other would answer it; books that know the batch: one read and one write', async (t) => {
     const batched = await counted(t);
     const oneByOne = await setup(t);
     for (const airline of [batched, oneByOne]) await airline.sandbox.submitRefund('XS', submission(), { signal: signal() });
@@ -623,6 +623,7 @@ describe('sandbox airline: a batch of refunds (submitRefunds)', () => {
 
     const before = batched.statements();
     const outcomes = await batched.sandbox.submitRefunds('XS', batch, { signal: signal() });
+    // the first statement finds RF-0001 in the books and writes nothing; the batch decided again on them, then written
     assert.equal(batched.statements() - before, 2, 'one read and one write for the whole batch');
     const expected: Array<AirlineRefundReceipt | Error> = [];
     for (const s of batch) expected.push(await oneByOne.sandbox.submitRefund('XS', s, { signal: signal() }).catch((err: Error) => err));
@@ -658,6 +659,40 @@ describe('sandbox airline: a batch of refunds (submitRefunds)', () => {
       ],
     );
     assert.equal(new Date(rows[0]!.last_submitted_at).getTime(), batched.clock.now().getTime());
+  });
+
+  test('a batch the books know nothing about: one statement, each refund answered as one after the other would be', async (t) => {
+    const batched = await counted(t);
+    const oneByOne = await setup(t);
+    // New refunds only: two of one ticket (the second a duplicate refund record), a resend within the batch, a refused one.
+    const fresh: AirlineRefundSubmission[] = [
+      submission(),
+      submission({ refundCode: 'RF-0002', pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
+      submission({ refundCode: 'RF-0003', pnr: 'TST001', ticketNos: ['999-1000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
+      submission({ refundCode: 'RF-0002', pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
+      submission({ refundCode: 'RF-0006', pnr: 'TST001', ticketNos: ['9991000000011'] }),
+    ];
+    const before = batched.statements();
+    const outcomes = await batched.sandbox.submitRefunds('XS', fresh, { signal: signal() });
+    assert.equal(batched.statements() - before, 1, 'the books read and written in one statement');
+    const expected: Array<AirlineRefundReceipt | Error> = [];
+    for (const s of fresh) expected.push(await oneByOne.sandbox.submitRefund('XS', s, { signal: signal() }).catch((err: Error) => err));
+    const got = await Promise.all(outcomes.map((o) => shown(o, batched.rows)));
+    assert.deepEqual(got, await Promise.all(expected.map((o) => shown(o, oneByOne.rows))));
+    assert.deepEqual(got.slice(0, 4), [
+      { duplicate: false, refundCode: 'RF-0001' },
+      { duplicate: false, refundCode: 'RF-0002' },
+      { duplicate: false, refundCode: 'RF-0003' },
+      { duplicate: true, refundCode: 'RF-0002' },
+    ]);
+    assert.deepEqual(
+      (await batched.rows()).map((r) => [r.refund_code, r.submit_calls, r.decision, r.cancel_reason]),
+      [
+        ['RF-0001', 1, 'accept', null],
+        ['RF-0002', 2, 'accept', null],
+        ['RF-0003', 1, 'reject', 'duplicate refund record'],
+      ],
+    );
   });
 
   test('a batch that repeats an accepted refund\'s booking, one refund per booking: later refunds of it are duplicates', async (t) => {

@@ -141,21 +141,75 @@ export async function readBooks(db: Kysely<Database>, carrier: string, refundCod
   return (await db.executeQuery(booksQuery([refundCodes, carrier, pnrs]))).rows;
 }
 
-const recordQuery = preparedQuery<{ refund_code: string; airline_refund_id: string; submit_calls: number }>(
-  'sandbox_refund_record',
-  `insert into sandbox_refunds (refund_code, carrier, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim,
+/** The books' insert over the batch's arrays ($1 carrier, $2 time, $3–$17 one element per refund): recordRefunds. */
+const RECORD_INSERT = `insert into sandbox_refunds (refund_code, carrier, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim,
      airline_refund_id, submit_calls, submitted_at, last_submitted_at, decision, cancel_reason, processing_seconds, refund_minor, voucher)
    select v.refund_code, $1, v.pnr, v.ticket_nos::jsonb, v.reason, v.currency, v.paid_minor, v.quoted_refund_minor, v.is_claim,
      v.airline_refund_id, v.submit_calls, $2::timestamptz, $2::timestamptz, v.decision, v.cancel_reason, v.processing_seconds, v.refund_minor, v.voucher
    from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::int[],
      $13::text[], $14::text[], $15::int[], $16::bigint[], $17::boolean[])
      as v(refund_code, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim, airline_refund_id, submit_calls,
-       decision, cancel_reason, processing_seconds, refund_minor, voucher)
-   on conflict (refund_code) do update
+       decision, cancel_reason, processing_seconds, refund_minor, voucher)`;
+const RECORD_ON_CONFLICT = `on conflict (refund_code) do update
      set submit_calls = sandbox_refunds.submit_calls + excluded.submit_calls, last_submitted_at = excluded.last_submitted_at
      where sandbox_refunds.carrier = excluded.carrier and sandbox_refunds.pnr = excluded.pnr
-   returning refund_code, airline_refund_id, submit_calls`,
+   returning refund_code, airline_refund_id, submit_calls`;
+
+const recordQuery = preparedQuery<{ refund_code: string; airline_refund_id: string; submit_calls: number }>(
+  'sandbox_refund_record',
+  `${RECORD_INSERT}
+   ${RECORD_ON_CONFLICT}`,
 );
+
+/** A row of recordQueryIfUnbooked: a book entry that stopped it (`booked`), or a refund it recorded. */
+type UnbookedRow = SandboxBookEntry & { booked: boolean; airline_refund_id: string | null; submit_calls: number | null };
+
+/**
+ * recordQuery only if the books hold nothing about the batch ($3 its refundCodes, $18 its bookings, distinct): what
+ * sandbox_refund_books would read for it (migration 0021), read in the same statement. Answers the book entries
+ * (booked, nothing written) or the refunds recorded.
+ */
+const recordQueryIfUnbooked = preparedQuery<UnbookedRow>(
+  'sandbox_refund_record_if_unbooked',
+  `with books as materialized (
+     select * from sandbox_refund_books($3::text[], $1::text, $18::text[])
+   ),
+   recorded as (
+     ${RECORD_INSERT}
+     where not exists (select 1 from books)
+     ${RECORD_ON_CONFLICT}
+   )
+   select true as booked, b.refund_code, b.carrier, b.pnr, b.ticket_nos, b.decision, b.withdrawn_at, null::text as airline_refund_id, null::int as submit_calls
+   from books b
+   union all
+   select false, r.refund_code, null, null, null, null, null, r.airline_refund_id, r.submit_calls from recorded r`,
+);
+
+/** The insert's parameters for a batch of refunds, in refundCode order (the rows' lock order). */
+function recordParams(carrier: string, at: Date, refunds: readonly NewSandboxRefund[]): unknown[] {
+  const rs = [...refunds].sort((a, b) => (a.refundCode < b.refundCode ? -1 : a.refundCode > b.refundCode ? 1 : 0));
+  return [
+    carrier,
+    at,
+    rs.map((r) => r.refundCode),
+    rs.map((r) => r.pnr),
+    rs.map((r) => JSON.stringify(r.ticketNos)),
+    rs.map((r) => r.reason),
+    rs.map((r) => r.currency),
+    rs.map((r) => r.paidMinor),
+    rs.map((r) => r.quotedRefundMinor),
+    rs.map((r) => r.isClaim),
+    newAirlineRefundIds(carrier, rs.length),
+    rs.map((r) => r.calls),
+    rs.map((r) => r.decision.decision),
+    rs.map((r) => r.decision.cancelReason),
+    rs.map((r) => r.decision.processingSeconds),
+    rs.map((r) => r.decision.refundMinor),
+    rs.map((r) => r.voucher),
+  ];
+}
+
+export type RecordedRefunds = Map<string, { airlineRefundId: string; submitCalls: number }>;
 
 /**
  * Records refunds of `carrier` received at `at`, in one statement, idempotent on refundCode: a new refundCode
@@ -171,31 +225,34 @@ export async function recordRefunds(
   carrier: string,
   at: Date,
   refunds: readonly NewSandboxRefund[],
-): Promise<Map<string, { airlineRefundId: string; submitCalls: number }>> {
-  const out = new Map<string, { airlineRefundId: string; submitCalls: number }>();
+): Promise<RecordedRefunds> {
+  const out: RecordedRefunds = new Map();
   if (refunds.length === 0) return out;
-  const rs = [...refunds].sort((a, b) => (a.refundCode < b.refundCode ? -1 : a.refundCode > b.refundCode ? 1 : 0));
-  const { rows } = await db.executeQuery(
-    recordQuery([
-      carrier,
-      at,
-      rs.map((r) => r.refundCode),
-      rs.map((r) => r.pnr),
-      rs.map((r) => JSON.stringify(r.ticketNos)),
-      rs.map((r) => r.reason),
-      rs.map((r) => r.currency),
-      rs.map((r) => r.paidMinor),
-      rs.map((r) => r.quotedRefundMinor),
-      rs.map((r) => r.isClaim),
-      newAirlineRefundIds(carrier, rs.length),
-      rs.map((r) => r.calls),
-      rs.map((r) => r.decision.decision),
-      rs.map((r) => r.decision.cancelReason),
-      rs.map((r) => r.decision.processingSeconds),
-      rs.map((r) => r.decision.refundMinor),
-      rs.map((r) => r.voucher),
-    ]),
-  );
+  const { rows } = await db.executeQuery(recordQuery(recordParams(carrier, at, refunds)));
   for (const row of rows) out.set(row.refund_code, { airlineRefundId: row.airline_refund_id, submitCalls: Number(row.submit_calls) });
   return out;
+}
+
+/**
+ * recordRefunds for a batch the books know nothing about — none of its refundCodes, no accepted refund of its
+ * bookings (`pnrs`) — in one statement with the read that makes sure of it: the refunds recorded, or, when the
+ * books hold anything about the batch, nothing written and what readBooks would have read (the decisions made
+ * without the books may not stand: the caller decides again and calls recordRefunds). A batch's first submission
+ * is thus one round trip instead of two.
+ */
+export async function recordRefundsIfUnbooked(
+  db: Kysely<Database>,
+  carrier: string,
+  at: Date,
+  refunds: readonly NewSandboxRefund[],
+  pnrs: readonly string[],
+): Promise<{ books: SandboxBookEntry[] } | { recorded: RecordedRefunds }> {
+  if (refunds.length === 0) return { recorded: new Map() };
+  const { rows } = await db.executeQuery(recordQueryIfUnbooked([...recordParams(carrier, at, refunds), pnrs]));
+  if (rows.some((r) => r.booked)) {
+    return { books: rows.map(({ refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at }) => ({ refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at })) };
+  }
+  const recorded: RecordedRefunds = new Map();
+  for (const row of rows) recorded.set(row.refund_code, { airlineRefundId: row.airline_refund_id!, submitCalls: Number(row.submit_calls) });
+  return { recorded };
 }
