@@ -16,7 +16,7 @@ export function recordPrice(record: AirlineRecord): { currency: string; minor: n
 }
 
 /**
- * Freezes a record in place, Dates included (a frozen Date still answers setTime, so its setters are shadowed),
+ * Freezes a record in place, Dates included (a frozen Date still answers setTime, so it gets a prototype whose setters refuse: deep-freeze.ts),
  * and returns it. Connectors hand the same record object to every reader until the record changes: readers may
  * then cache what they derive from it by identity (extractPnr.do keeps its wire answer this way).
  */
