@@ -600,6 +600,21 @@ describe('sandbox airline: a batch of refunds (submitRefunds)', () => {
     return { duplicate: outcome.duplicate, refundCode: row?.refund_code ?? 'no such refund' };
   }
 
+  /**
+   * `list` submitted at once to `batched` and one by one to `oneByOne`, each outcome compared: the statements the batch
+   * cost, and its outcomes shown.
+   */
+  async function againstOneByOne(batched: Awaited<ReturnType<typeof counted>>, oneByOne: Awaited<ReturnType<typeof setup>>, list: AirlineRefundSubmission[]) {
+    const before = batched.statements();
+    const outcomes = await batched.sandbox.submitRefunds('XS', list, { signal: signal() });
+    const statements = batched.statements() - before;
+    const expected: Array<AirlineRefundReceipt | Error> = [];
+    for (const s of list) expected.push(await oneByOne.sandbox.submitRefund('XS', s, { signal: signal() }).catch((err: Error) => err));
+    const got = await Promise.all(outcomes.map((o) => shown(o, batched.rows)));
+    assert.deepEqual(got, await Promise.all(expected.map((o) => shown(o, oneByOne.rows))));
+    return { statements, got };
+  }
+
   // Against RF-0001 already received for TST002: a resend of it, a new refund, another refund of the same
   // ticket (a duplicate refund record), a refund the airline rejects, one whose booking fails (retryable), one
   // naming a ticket of another booking (refused for good), the new refund again, RF-0001 for another booking.
@@ -621,15 +636,9 @@ describe('sandbox airline: a batch of refunds (submitRefunds)', () => {
     batched.clock.advance(5 * SECOND);
     oneByOne.clock.advance(5 * SECOND);
 
-    const before = batched.statements();
-    const outcomes = await batched.sandbox.submitRefunds('XS', batch, { signal: signal() });
+    const { statements, got } = await againstOneByOne(batched, oneByOne, batch);
     // the first statement finds RF-0001 in the books and writes nothing; the batch decided again on them, then written
-    assert.equal(batched.statements() - before, 2, 'one read and one write for the whole batch');
-    const expected: Array<AirlineRefundReceipt | Error> = [];
-    for (const s of batch) expected.push(await oneByOne.sandbox.submitRefund('XS', s, { signal: signal() }).catch((err: Error) => err));
-
-    const got = await Promise.all(outcomes.map((o) => shown(o, batched.rows)));
-    assert.deepEqual(got, await Promise.all(expected.map((o) => shown(o, oneByOne.rows))));
+    assert.equal(statements, 2, 'one read and one write for the whole batch');
     const refused = (code: string, why: string) => ({ error: 'rejected', retryable: false, message: `sandbox airline XS refuses refund ${code}: ${why}` });
     assert.deepEqual(got, [
       { duplicate: true, refundCode: 'RF-0001' },
@@ -664,21 +673,11 @@ describe('sandbox airline: a batch of refunds (submitRefunds)', () => {
   test('a batch the books know nothing about: one statement, each refund answered as one after the other would be', async (t) => {
     const batched = await counted(t);
     const oneByOne = await setup(t);
-    // New refunds only: two of one ticket (the second a duplicate refund record), a resend within the batch, a refused one.
-    const fresh: AirlineRefundSubmission[] = [
-      submission(),
-      submission({ refundCode: 'RF-0002', pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
-      submission({ refundCode: 'RF-0003', pnr: 'TST001', ticketNos: ['999-1000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
-      submission({ refundCode: 'RF-0002', pnr: 'TST001', ticketNos: ['9991000000001'], paidMinor: 56540, quotedRefundMinor: 50000 }),
-      submission({ refundCode: 'RF-0006', pnr: 'TST001', ticketNos: ['9991000000011'] }),
-    ];
-    const before = batched.statements();
-    const outcomes = await batched.sandbox.submitRefunds('XS', fresh, { signal: signal() });
-    assert.equal(batched.statements() - before, 1, 'the books read and written in one statement');
-    const expected: Array<AirlineRefundReceipt | Error> = [];
-    for (const s of fresh) expected.push(await oneByOne.sandbox.submitRefund('XS', s, { signal: signal() }).catch((err: Error) => err));
-    const got = await Promise.all(outcomes.map((o) => shown(o, batched.rows)));
-    assert.deepEqual(got, await Promise.all(expected.map((o) => shown(o, oneByOne.rows))));
+    // Of the batch above, to books that hold nothing: RF-0001, RF-0002, another refund of its ticket (a duplicate refund
+    // record), RF-0002 again (a resend within the batch) and the refund of a ticket of another booking (refused).
+    const fresh = [0, 1, 2, 6, 5].map((k) => batch[k]!);
+    const { statements, got } = await againstOneByOne(batched, oneByOne, fresh);
+    assert.equal(statements, 1, 'the books read and written in one statement');
     assert.deepEqual(got.slice(0, 4), [
       { duplicate: false, refundCode: 'RF-0001' },
       { duplicate: false, refundCode: 'RF-0002' },
