@@ -162,7 +162,7 @@ const recordQuery = preparedQuery<{ refund_code: string; airline_refund_id: stri
 );
 
 /** A row of recordQueryIfUnbooked: a book entry that stopped it (`booked`), or a refund it recorded. */
-type UnbookedRow = SandboxBookEntry & { booked: boolean; airline_refund_id: string | null; submit_calls: number | null };
+type UnbookedRow = (SandboxBookEntry & { booked: true }) | { booked: false; refund_code: string; airline_refund_id: string; submit_calls: number };
 
 /**
  * recordQuery only if the books hold nothing about the batch ($3 its refundCodes, $18 its bookings, distinct): what
@@ -249,10 +249,12 @@ export async function recordRefundsIfUnbooked(
 ): Promise<{ books: SandboxBookEntry[] } | { recorded: RecordedRefunds }> {
   if (refunds.length === 0) return { recorded: new Map() };
   const { rows } = await db.executeQuery(recordQueryIfUnbooked([...recordParams(carrier, at, refunds), pnrs]));
-  if (rows.some((r) => r.booked)) {
-    return { books: rows.map(({ refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at }) => ({ refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at })) };
-  }
+  const books: SandboxBookEntry[] = [];
   const recorded: RecordedRefunds = new Map();
-  for (const row of rows) recorded.set(row.refund_code, { airlineRefundId: row.airline_refund_id!, submitCalls: Number(row.submit_calls) });
-  return { recorded };
+  for (const row of rows) {
+    if (row.booked) books.push({ refund_code: row.refund_code, carrier: row.carrier, pnr: row.pnr, ticket_nos: row.ticket_nos, decision: row.decision, withdrawn_at: row.withdrawn_at });
+    else recorded.set(row.refund_code, { airlineRefundId: row.airline_refund_id, submitCalls: Number(row.submit_calls) });
+  }
+  // (the insert wrote nothing when the books held anything: no row is then of the other kind)
+  return books.length > 0 ? { books } : { recorded };
 }
