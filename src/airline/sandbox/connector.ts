@@ -249,7 +249,7 @@ export class SandboxConnector implements AirlineConnector {
     let { outcomes, toRecord } = plan([]);
     let recorded: RecordedRefunds;
     try {
-      const first = await recordRefundsIfUnbooked(db, carrier, now, [...toRecord.values()], [...pnrs]);
+      const first = await recordRefundsIfUnbooked(db, carrier, now, [...toRecord.values()]);
       if ('recorded' in first) recorded = first.recorded;
       else {
         ({ outcomes, toRecord } = plan(first.books));

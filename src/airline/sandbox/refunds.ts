@@ -124,22 +124,16 @@ export type SandboxBookEntry = Pick<SandboxRefundRow, 'refund_code' | 'carrier' 
 // (A withdrawn refund no longer counts among the accepted ones of its booking: its tickets may be refunded again.)
 
 // Fixed texts over arrays, whatever the batch size: named prepared statements, parsed and planned once.
-// The books read looks each refundCode and each booking up by its own key (a lateral lookup per element), not
+// The books' read looks each refundCode and each booking up by its own key (a lateral lookup per element), not
 // `refund_code = any(…) or pnr = any(…)`: that form is a sequential scan in any plan made while the books were
 // small or unanalyzed, and PostgreSQL keeps a prepared statement's generic plan until an ANALYZE (2.8–7 ms per
 // batch at 6,000 books, growing, on PostgreSQL with autovacuum off and on PGlite before decision 0032). It is the
 // function sandbox_refund_books (migration 0021), whose own settings rule out sequential scans: a plan made
 // while the books were analyzed empty would otherwise scan them whole until the next ANALYZE.
+// What the books say about a batch of refunds of a carrier ($1 its refundCodes, $2 the carrier, $3 its bookings): the
+// rows of these refundCodes (whichever booking they belong to) and every accepted refund of these bookings. Read
+// inside the statement that records a batch (recordQueryIfUnbooked); src/store/hot-path-indexes.test.ts plans it alone.
 export const SANDBOX_BOOKS_SQL = 'select refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at from sandbox_refund_books($1::text[], $2::text, $3::text[])';
-const booksQuery = preparedQuery<SandboxBookEntry>('sandbox_refund_books', SANDBOX_BOOKS_SQL);
-
-/**
- * What the books say about a batch of refunds of `carrier`, in one read: the rows of these refundCodes
- * (whichever booking they belong to) and every accepted refund of these bookings.
- */
-export async function readBooks(db: Kysely<Database>, carrier: string, refundCodes: string[], pnrs: string[]): Promise<SandboxBookEntry[]> {
-  return (await db.executeQuery(booksQuery([refundCodes, carrier, pnrs]))).rows;
-}
 
 /** The books' insert over the batch's arrays ($1 carrier, $2 time, $3–$17 one element per refund): recordRefunds. */
 const RECORD_INSERT = `insert into sandbox_refunds (refund_code, carrier, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim,
@@ -166,7 +160,7 @@ type UnbookedRow = (SandboxBookEntry & { booked: true }) | { booked: false; refu
 
 /**
  * recordQuery only if the books hold nothing about the batch ($3 its refundCodes, $18 its bookings, distinct): what
- * sandbox_refund_books would read for it (migration 0021), read in the same statement. Answers the book entries
+ * sandbox_refund_books answers for it (SANDBOX_BOOKS_SQL), read in the same statement. Answers the book entries
  * (booked, nothing written) or the refunds recorded.
  */
 const recordQueryIfUnbooked = preparedQuery<UnbookedRow>(
@@ -235,8 +229,8 @@ export async function recordRefunds(
 
 /**
  * recordRefunds for a batch the books know nothing about — none of its refundCodes, no accepted refund of its
- * bookings (`pnrs`) — in one statement with the read that makes sure of it: the refunds recorded, or, when the
- * books hold anything about the batch, nothing written and what readBooks would have read (the decisions made
+ * bookings — in one statement with the read that makes sure of it: the refunds recorded, or, when the books hold
+ * anything about the batch, nothing written and what they hold about it (SANDBOX_BOOKS_SQL; the decisions made
  * without the books may not stand: the caller decides again and calls recordRefunds). A batch's first submission
  * is thus one round trip instead of two.
  */
@@ -245,9 +239,9 @@ export async function recordRefundsIfUnbooked(
   carrier: string,
   at: Date,
   refunds: readonly NewSandboxRefund[],
-  pnrs: readonly string[],
 ): Promise<{ books: SandboxBookEntry[] } | { recorded: RecordedRefunds }> {
   if (refunds.length === 0) return { recorded: new Map() };
+  const pnrs = [...new Set(refunds.map((r) => r.pnr))];
   const { rows } = await db.executeQuery(recordQueryIfUnbooked([...recordParams(carrier, at, refunds), pnrs]));
   const books: SandboxBookEntry[] = [];
   const recorded: RecordedRefunds = new Map();
