@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'packages/*/dist/**', 'console/dist/**', 'console/.dist-*/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'packages/*/dist/**', 'console/dist/**', 'console/.dist-*/**', '.bench-build/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,7 +1,8 @@
-// `npm run bench`: starts postbook in-process on loopback (embedded PGlite in a fresh temporary folder, or
-// the PostgreSQL of DATABASE_URL), runs the measures of measures.ts, prints a table, and records each
-// measure's row in BENCHMARKS.md. Exits non-zero when a measure could not run cleanly (errors, non-2xx or
-// wrong answers), never because a ratio misses its target.
+// `npm run bench`: compiled with the service by tsc (tsconfig.bench.json, into .bench-build/), then run by node, so
+// that the service measured is the JavaScript `npm run build` deploys, not a transform made as modules load. Starts
+// postbook in-process on loopback (embedded PGlite in a fresh temporary folder, or the PostgreSQL of DATABASE_URL),
+// runs the measures of measures.ts, prints a table, and records each measure's row in BENCHMARKS.md. Exits non-zero
+// when a measure could not run cleanly (errors, non-2xx or wrong answers), never because a ratio misses its target.
 // first: the in-process service runs with the V8 settings of postbook's own processes (decision 0037)
 import '../src/v8-flags.js';
 import { execFileSync } from 'node:child_process';
@@ -18,7 +19,13 @@ import { updateBenchmarksFile, type Row } from './report.js';
 import { refundFlow } from './submit-measures.js';
 import { postgresServes, type LoadSettings } from './harness.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+/** The repository: the folder above this file's that holds package.json (bench/, or .bench-build/bench/ compiled). */
+const ROOT = (() => {
+  for (let dir = path.resolve(import.meta.dirname, '..'); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${import.meta.dirname}`);
+  }
+})();
 const BENCHMARKS_FILE = path.join(ROOT, 'BENCHMARKS.md');
 const DEMO_CLIENT = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 

@@ -37,8 +37,9 @@ diagnostics of those paths, this file unchanged — as it is under any setting o
 (\`BENCH_LOG_LEVEL\`, \`PGLITE_SHARED_BUFFERS_MB\`, \`PGLITE_AUTOVACUUM_SECONDS\`, \`BENCH_SCALE_ORDERS\`,
 \`BENCH_BACKLOG\`; since 2026-12-02).
 
-The harness (\`bench/bench.ts\`) starts postbook in-process on loopback with \`worlds/demo.yaml\` and
-LOG_LEVEL=info as deployed, one access line per answer into a file of its data folder (since 2026-11-27:
+The harness (\`bench/bench.ts\`, compiled with the service by tsc and run by node: the JavaScript \`npm run build\`
+deploys, since 2026-12-03, evening — before, each module was transformed by tsx as it loaded) starts postbook
+in-process on loopback with \`worlds/demo.yaml\` and LOG_LEVEL=info as deployed, one access line per answer into a file of its data folder (since 2026-11-27:
 rows before were measured at silent; decision 0033), and loads each target in turn with autocannon (10
 connections, fired from a worker thread) using the real request and the demo agency's credentials. Every answer must be 2xx and identical
 to a reference answer checked once to carry status 0 (a quote: but for its new refundOfferId, since 2026-12-02 —
