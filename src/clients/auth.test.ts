@@ -214,3 +214,44 @@ test('a wrong secret costs two scrypt runs whatever the id — unknown, known, o
   }
   assert.deepEqual(costs, { 'timing-unknown': 2, 'timing-plain': 2, 'timing-grace': 2 });
 });
+
+test("a connection sending its last accepted pair again is accepted without a digest while the pair's cache entry stands; another secret, another id, invalidate() or the entry's expiry is checked as any request (decision 0006, amended 2026-12-03)", async () => {
+  const clock = new TestClock();
+  await seedClients(store.db, [{ id: 'kept-alive', name: 'Kept alive', secret: 'kept-alive-secret-01' }], clock.now());
+  const auth = new ClientAuthenticator(store.db, clock);
+  const connection = {};
+  const other = {};
+  // the first request verifies; the next one on the connection is accepted from the cache and remembered there
+  assert.equal((await auth.authenticate('kept-alive', 'kept-alive-secret-01', connection))?.clientId, 'kept-alive');
+  assert.equal(auth.cached('kept-alive', 'kept-alive-secret-01', connection)?.clientId, 'kept-alive');
+  assert.equal(auth.acceptedAsLast, 0);
+  assert.equal(auth.cached('kept-alive', 'kept-alive-secret-01', connection)?.clientId, 'kept-alive');
+  assert.equal((await auth.authenticate('kept-alive', 'kept-alive-secret-01', connection))?.clientId, 'kept-alive');
+  assert.equal(auth.acceptedAsLast, 2, 'the same pair on the same connection');
+  // a wrong secret or an unknown id on that connection: refused as anywhere; another connection has its own
+  assert.equal(auth.cached('kept-alive', 'kept-alive-secret-02', connection), null);
+  assert.equal(await auth.authenticate('kept-alive', 'kept-alive-secret-02', connection), null);
+  assert.equal(await auth.authenticate('nobody-here', 'kept-alive-secret-01', connection), null);
+  assert.equal(auth.cached('kept-alive', 'kept-alive-secret-01', other)?.clientId, 'kept-alive');
+  assert.equal(auth.acceptedAsLast, 2, "another connection's first request is digested");
+  assert.ok(auth.cached('kept-alive', 'kept-alive-secret-01', connection));
+  assert.equal(auth.acceptedAsLast, 3, "the refusals left the connection's pair as it was");
+  // a disable seen by invalidate(): the connection's pair is refused at once
+  await setClientStatus(store.db, 'kept-alive', 'disabled', clock.now());
+  auth.invalidate('kept-alive');
+  assert.equal(auth.cached('kept-alive', 'kept-alive-secret-01', connection), null);
+  assert.equal(await auth.authenticate('kept-alive', 'kept-alive-secret-01', connection), null);
+  await setClientStatus(store.db, 'kept-alive', 'active', clock.now());
+  auth.invalidate('kept-alive');
+  assert.ok(await auth.authenticate('kept-alive', 'kept-alive-secret-01', connection));
+  assert.ok(auth.cached('kept-alive', 'kept-alive-secret-01', connection));
+  // the entry's expiry (a TTL of 1 s, counted from the verification's start): verified again, not taken from the connection
+  const shortLived = new ClientAuthenticator(store.db, clock, 1_000);
+  assert.ok(await shortLived.authenticate('kept-alive', 'kept-alive-secret-01', connection));
+  assert.ok(shortLived.cached('kept-alive', 'kept-alive-secret-01', connection));
+  await new Promise((resolve) => setTimeout(resolve, 1_050));
+  assert.equal(shortLived.cached('kept-alive', 'kept-alive-secret-01', connection), null);
+  assert.ok(await shortLived.authenticate('kept-alive', 'kept-alive-secret-01', connection));
+  assert.equal(shortLived.verificationsStarted, 2);
+  assert.equal(shortLived.acceptedAsLast, 0);
+});

@@ -1,6 +1,8 @@
 // Authenticates callers by client id and secret. scrypt is deliberately slow, so a verified (id, secret
 // digest) pair is cached for a short time; the cache compares digests in constant time. Concurrent misses
-// of one pair (every request of a busy client when its entry expires) share one verification.
+// of one pair (every request of a busy client when its entry expires) share one verification. A connection that
+// sends the pair of its last verified request again is not digested again (`onConnection`: decision 0006, amended
+// 2026-12-03).
 //
 // scrypt runs on libuv's thread pool, which the answers' gzip and the log's writes share: a burst of new pairs
 // (random secrets, unknown ids) held every thread, and a review saw a real client wait 32 s to log in and a gzip
@@ -55,6 +57,14 @@ export class AuthBusy extends Error {
 
 export class ClientAuthenticator {
   private readonly verified = new BoundedMap<string, CacheEntry>(10_000);
+  /**
+   * Per keep-alive connection, the pair its last request was accepted on from `verified` and that entry: a request
+   * sending the same id and secret again is accepted while the entry is still the cache's and unexpired, without the
+   * SHA-256 of its secret (a few per cent of a kept answer's thread). Only current secrets (grace entries are checked
+   * against the service clock each time). The secret is kept as the connection's own request carried it and compared
+   * as text: only requests on that connection are compared with it, and whoever sends them sent it.
+   */
+  private readonly onConnection = new WeakMap<object, { clientId: string; secret: string; entry: CacheEntry }>();
   /** Secrets verified in their grace period after a rotation, kept no longer than the grace (nor the TTL). */
   private readonly verifiedPrevious = new BoundedMap<string, GraceEntry>(10_000);
   private readonly refused = new BoundedMap<string, number>(10_000);
@@ -72,6 +82,8 @@ export class ClientAuthenticator {
   private generation = 0;
   /** scrypt verifications started (a test reads it: concurrent misses of one pair share one). */
   verificationsStarted = 0;
+  /** Requests accepted as their connection's last pair (a test reads it). */
+  acceptedAsLast = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -81,11 +93,16 @@ export class ClientAuthenticator {
     private readonly verifySecret: typeof checkSecret = checkSecret,
   ) {}
 
-  /** The client, or null when the id is unknown, disabled, or the secret is wrong. Throws AuthBusy when a new pair's verification cannot wait. */
-  async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
+  /**
+   * The client, or null when the id is unknown, disabled, or the secret is wrong. Throws AuthBusy when a new pair's
+   * verification cannot wait. `connection`: the request's socket (see `onConnection`).
+   */
+  async authenticate(clientId: string, secret: string, connection?: object): Promise<AuthenticatedClient | null> {
     const now = Date.now();
+    const again = connection && this.sameAsLast(connection, clientId, secret, now);
+    if (again) return again;
     const secretDigest = digest(secret);
-    const cachedHit = this.cachedClient(clientId, secretDigest, now);
+    const cachedHit = this.cachedClient(clientId, secretDigest, now, connection, secret);
     if (cachedHit) return cachedHit;
 
     // The same wrong pair again within the TTL is refused without another scrypt run.
@@ -109,14 +126,31 @@ export class ClientAuthenticator {
     return pending;
   }
 
-  /** The client when this pair is in the verified cache (nothing read, nothing queued), else null: ask authenticate(). */
-  cached(clientId: string, secret: string): AuthenticatedClient | null {
-    return this.cachedClient(clientId, digest(secret), Date.now());
+  /**
+   * The client when this pair is in the verified cache (nothing read, nothing queued), else null: ask authenticate().
+   * `connection`: the request's socket (see `onConnection`).
+   */
+  cached(clientId: string, secret: string, connection?: object): AuthenticatedClient | null {
+    const now = Date.now();
+    return (connection && this.sameAsLast(connection, clientId, secret, now)) || this.cachedClient(clientId, digest(secret), now, connection, secret);
   }
 
-  private cachedClient(clientId: string, secretDigest: Buffer, now: number): AuthenticatedClient | null {
+  /** The client when the connection's last accepted pair was this one and its cache entry still stands, else null. */
+  private sameAsLast(connection: object, clientId: string, secret: string, now: number): AuthenticatedClient | null {
+    const last = this.onConnection.get(connection);
+    if (last === undefined || last.clientId !== clientId || last.secret !== secret || last.entry.expiresAt <= now) return null;
+    // invalidate() and a new verification replace or drop the entry: the pair is then checked as any other
+    if (this.verified.get(clientId) !== last.entry) return null;
+    this.acceptedAsLast++;
+    return last.entry.client;
+  }
+
+  private cachedClient(clientId: string, secretDigest: Buffer, now: number, connection?: object, secret?: string): AuthenticatedClient | null {
     const hit = this.verified.get(clientId);
-    if (hit && hit.expiresAt > now && sameDigest(hit.secretDigest, secretDigest)) return hit.client;
+    if (hit && hit.expiresAt > now && sameDigest(hit.secretDigest, secretDigest)) {
+      if (connection !== undefined && secret !== undefined) this.onConnection.set(connection, { clientId, secret, entry: hit });
+      return hit.client;
+    }
     const previous = this.verifiedPrevious.get(clientId);
     if (previous && previous.expiresAt > now && previous.graceEndsAt > this.clock.now().getTime() && sameDigest(previous.secretDigest, secretDigest)) return previous.client;
     return null;

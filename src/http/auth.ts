@@ -26,7 +26,7 @@ export function clientAuthHook(authenticator: ClientAuthenticator, headerPrefix:
     if (credential === 'oversized') throw new ApiError(COMMON.UNAUTHORIZED, 'unauthorized: client id or secret is wrong', 401);
     let client;
     try {
-      client = await authenticator.authenticate(credential.id, credential.secret);
+      client = await authenticator.authenticate(credential.id, credential.secret, request.raw.socket);
     } catch (err) {
       if (!(err instanceof AuthBusy)) throw err;
       // The rate pools' 429 body, both spellings (DESIGN "Wire conventions"; a review: only status and msg), the

@@ -23,4 +23,9 @@ test('gzip is accepted by name or by `*`, never when refused by name', () => {
     assert.equal(acceptsGzip(header), false, header);
     assert.equal(acceptsGzip(explicitCodings(header)), false, `${header}, written out`);
   }
+  // kept by header text: asked again, the same answers; a header past the kept length is read each time
+  for (const [header, accepted] of [['gzip, deflate', true], ['gzip;q=0, *', false], [`${'x-custom;q=0.1, '.repeat(14)}gzip`, true], [`${'x-custom;q=0.1, '.repeat(14)}gzip;q=0`, false]] as const) {
+    assert.equal(acceptsGzip(header), accepted, header);
+    assert.equal(acceptsGzip(header), accepted, `${header}, again`);
+  }
 });

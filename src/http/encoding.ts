@@ -3,10 +3,20 @@
 // @fastify/compress (a fresh deflate state per answer: 35–55 µs more for extractPnr.do's, decision 0040).
 import { constants as zlibConstants } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BoundedMap } from '../bounded-map.js';
+
+/** acceptsGzip's answers by header text: callers send one of a few values again and again (bounded: any value may come). */
+const GZIP_ACCEPTED = new BoundedMap<string, boolean>(256);
+/** Longer headers are read each time (none kept). */
+const MAX_KEPT_HEADER_CHARS = 200;
 
 /** Whether an Accept-Encoding header allows gzip (q > 0, by name or by `*`). */
 export function acceptsGzip(header: string | undefined): boolean {
   if (!header) return false;
+  return header.length > MAX_KEPT_HEADER_CHARS ? readsGzip(header) : GZIP_ACCEPTED.getOrMake(header, readsGzip);
+}
+
+function readsGzip(header: string): boolean {
   let star = false;
   for (const part of header.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');

@@ -147,7 +147,7 @@ export class AnswerLane {
     // the client hook's reading of the credential (credentials.ts): anything it would refuse is the route's to answer
     const credential = credentialOf(h, this.credentialHeaders);
     if (typeof credential === 'string') return false;
-    const client = this.deps.authenticator.cached(credential.id, credential.secret);
+    const client = this.deps.authenticator.cached(credential.id, credential.secret, req.socket);
     if (!client) return false;
 
     const started = performance.now();
