@@ -1,7 +1,7 @@
 // seatAvailability.do: the seat maps of a booking chain's segments (spec 1 seat rules, 2.12, 4.4, 7.2).
 // Check order: shape (220) → look-to-book (223) → session (214; flight-only match or 220) → carrier (220)
 // → segment indexes (215) → airline and route (218/219) → fare family (221) → the airline's map (216/217).
-import { ConnectorError, normalizeFlightNumber, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
+import { ConnectorError, normalizeFlightNumber, type FlightRef, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
 import { flightKeyOf, flightRefOf, matchVerifySession, offerIdOf, wireTime, type ChainSegment, type ChainSession } from './sessions.js';
 import { ApiError } from '../errors.js';
@@ -38,14 +38,70 @@ export async function seatAvailability(
   settings?: Record<string, unknown>,
 ): Promise<SeatAvailabilityAnswer> {
   await deps.lookToBook.check(clientId, settings);
+  const session = await sessionOf(deps, clientId, req);
+  const plan = planOf(session, req);
+  const connector = deps.airlines.forCarrier(plan.carrier);
+  if (!connector?.booking || !connector.supports(plan.carrier, 'seatSelection')) {
+    throw new ApiError(S.AIRLINE_WITHOUT_SEATS, `airline ${plan.carrier} does not support seat selection currently`);
+  }
+
+  const parts: SeatAnswerPart[] = [];
+  for (const planned of plan.segments) {
+    const map = await seatMapAt(deps, planned);
+    if ('ok' in map) throw new ApiError(REFUSAL_STATUS[map.reason], map.message);
+    const { segment } = planned;
+    parts.push({ map, signature: planned.signature, binding: planned.binding, wireCabins: (binding) => map.cabins.map((c) => wireCabin(segment, c, binding)) });
+  }
+  return { status: 0, parts };
+}
+
+/** A segment of the session as a request asks for it: checked, with what its seat map is looked up and written by. */
+interface PlannedSegment {
+  segment: ChainSegment;
+  cabinClass: number;
+  /** The seat map cache's key (SeatMapCache.key) and the airline's flight reference. */
+  key: string;
+  ref: FlightRef;
+  signature: string;
+  binding: string;
+}
+
+/** What a request asks of its session, once checked: its carrier and its segments in the answer's order. */
+interface SeatPlan {
+  carrier: string;
+  segments: PlannedSegment[];
+}
+
+/**
+ * Plans by session and request object. The answer lane keeps the requests it answered by their text, deep-frozen
+ * (src/http/lane.ts), and hands the same object to every later request of that text; a session is one object while
+ * this process keeps it (ChainSessions). Both are immutable, and a plan is a function of the two alone, so a request
+ * asked again is not checked again (~3 % of a kept seat map's thread). Refusals are not kept (they are thrown), nor
+ * plans of requests that are not frozen (Fastify's bodies, parsed anew each time: nothing would find them).
+ */
+const plans = new WeakMap<ChainSession, WeakMap<SeatAvailabilityRequest, SeatPlan>>();
+/** Requests checked against their session (a test reads it: a kept request is checked once per session). */
+export const seatPlanStats = { checked: 0 };
+
+function planOf(session: ChainSession, req: SeatAvailabilityRequest): SeatPlan {
+  if (!Object.isFrozen(req)) return checkedPlan(session, req);
+  let bySession = plans.get(session);
+  if (bySession === undefined) plans.set(session, (bySession = new WeakMap()));
+  let plan = bySession.get(req);
+  if (plan === undefined) bySession.set(req, (plan = checkedPlan(session, req)));
+  return plan;
+}
+
+/** The request checked against its session (spec 2.12, 4.4): its plan, or the refusal thrown. */
+function checkedPlan(session: ChainSession, req: SeatAvailabilityRequest): SeatPlan {
+  seatPlanStats.checked++;
   const requested = [...req.outboundSegments, ...(req.inboundSegments ?? [])];
-  const session = await sessionOf(deps, clientId, req, requested);
   const carrier = req.carrier.toUpperCase();
   if (carrier !== session.itinerary.carrier) {
     throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: carrier ${carrier} is not the itinerary's carrier ${session.itinerary.carrier}`);
   }
   const seen = new Set<number>();
-  const segments = requested.map((r, i) => {
+  const segments = requested.map((r, i): PlannedSegment => {
     if (r.segmentIndex === undefined || r.segmentIndex === null) throw new ApiError(S.SEGMENT_INDEX_MISSING, `segment index missing (segment ${i + 1} of the request)`);
     const s = session.itinerary.segments.find((x) => x.index === r.segmentIndex);
     if (!s) throw new ApiError(S.SEGMENT_INDEX_MISSING, `segment index ${r.segmentIndex} is not in the session`);
@@ -71,25 +127,11 @@ export async function seatAvailability(
     // (found by a review: business seats of an economy session came with productCodes order.do answered 320 to).
     const asked = cabinClassOf(r) ?? s.cabinClass;
     if (asked !== s.cabinClass) throw new ApiError(S.SELECTION_FAILED, `seat selection failed: segment ${s.index} was verified in cabin class ${s.cabinClass}; seats of class ${asked} cannot be ordered with this session`);
-    return { segment: s, cabinClass: asked };
+    const key = SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, s.depAirport, s.arrAirport, asked, s.fareFamily);
+    const signature = `${s.index}|${s.carrier}|${s.depAirport}|${s.arrAirport}`;
+    return { segment: s, cabinClass: asked, key, ref: flightRefOf(s), signature, binding: bindingOf(session, s.index) };
   });
-  const connector = deps.airlines.forCarrier(carrier);
-  if (!connector?.booking || !connector.supports(carrier, 'seatSelection')) {
-    throw new ApiError(S.AIRLINE_WITHOUT_SEATS, `airline ${carrier} does not support seat selection currently`);
-  }
-
-  const parts: SeatAnswerPart[] = [];
-  for (const { segment, cabinClass } of segments) {
-    const map = await seatMapOf(deps, segment, cabinClass);
-    if ('ok' in map) throw new ApiError(REFUSAL_STATUS[map.reason], map.message);
-    parts.push({
-      map,
-      signature: `${segment.index}|${segment.carrier}|${segment.depAirport}|${segment.arrAirport}`,
-      binding: bindingOf(session, segment.index),
-      wireCabins: (binding) => map.cabins.map((c) => wireCabin(segment, c, binding)),
-    });
-  }
-  return { status: 0, parts };
+  return { carrier, segments };
 }
 
 /** `depTime` (yyyyMMdd or yyyyMMddHHmm) names the segment's departure: its day, and its time when given. */
@@ -111,7 +153,7 @@ function bindingOf(session: ChainSession, segmentIndex: number): string {
 }
 
 /** The session named by the request, or (flight-only, spec 1 seat rule 5) the caller's verify session on these flights. */
-async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest, requested: SeatSegment[]): Promise<ChainSession> {
+async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabilityRequest): Promise<ChainSession> {
   const now = deps.clock.now();
   // Either field takes either id (plan §8.5: the guides blur a verify sessionId and a getOffers.do offerID).
   const id = req.sessionId?.trim() || offerIdOf(req);
@@ -120,6 +162,7 @@ async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabil
     if (!session) throw new ApiError(S.SESSION_INVALID, `${req.sessionId?.trim() ? 'sessionId' : 'offerId'} invalid or expired`);
     return session;
   }
+  const requested = [...req.outboundSegments, ...(req.inboundSegments ?? [])];
   const match = await matchVerifySession(
     deps.db,
     clientId,
@@ -140,10 +183,14 @@ function cabinClassOf(r: SeatSegment): number | null {
 }
 
 /** The airline's seat map of a chain segment, through the cache. Connector failures answer 217. */
-export async function seatMapOf(deps: BookingDeps, s: ChainSegment, cabinClass: number): Promise<CachedSeatMap | SeatMapRefusalAnswer> {
+export function seatMapOf(deps: BookingDeps, s: ChainSegment, cabinClass: number): Promise<CachedSeatMap | SeatMapRefusalAnswer> {
   const key = SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, s.depAirport, s.arrAirport, cabinClass, s.fareFamily);
+  return seatMapAt(deps, { segment: s, cabinClass, key, ref: flightRefOf(s) });
+}
+
+/** seatMapOf with the segment's key and flight reference made already (a plan's). */
+async function seatMapAt(deps: BookingDeps, { segment: s, cabinClass, key, ref }: Pick<PlannedSegment, 'segment' | 'cabinClass' | 'key' | 'ref'>): Promise<CachedSeatMap | SeatMapRefusalAnswer> {
   const booking = bookingOf(deps.airlines, s.carrier);
-  const ref = flightRefOf(s);
   try {
     return await deps.seatMaps.map(
       key,

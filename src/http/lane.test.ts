@@ -19,6 +19,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { createRatePools, DEFAULT_POOL_LIMITS } from '../ratelimit/pools.js';
 import { createLookToBook } from '../ratelimit/look-to-book.js';
 import type { LookToBook } from '../booking/look-to-book.js';
+import { seatPlanStats } from '../booking/seat-availability.js';
 import type { AnswerLane } from './lane.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { ConnectorError, type AirlineRecord, type CallOptions } from '../airline/connector.js';
@@ -134,6 +135,28 @@ describe('the answer lane: seat maps', () => {
     const next = await seats(body);
     assert.equal(lane.stats.answered, served + 1, 'answered by the lane');
     assert.equal(seatOf((JSON.parse(next.body.toString('utf8')) as { cabins: never }).cabins, 1, '16C').seatStatus, 'O');
+  });
+
+  test('a request the lane kept is checked against its session once: asked again, the checked plan (a sale still seen), per session', async () => {
+    const body = await seatBody('bk-narrow');
+    const first = await seats(body);
+    const checked = seatPlanStats.checked;
+    // the second request of the text is the lane's kept object: checked once more, then never again
+    const second = await seats(body);
+    assert.equal(seatPlanStats.checked, checked + 1);
+    const third = await seats(body);
+    assert.equal(seatPlanStats.checked, checked + 1, 'the third request of the text: its plan');
+    assert.deepEqual(third.body, second.body);
+    assert.deepEqual(second.body, first.body);
+    // the same flights in another session: a plan of its own, with that session's productCodes
+    const other = await seatBody('bk-narrow');
+    await seats(other);
+    const otherAnswer = await seats(other);
+    assert.equal(seatPlanStats.checked, checked + 3);
+    assert.notDeepEqual(otherAnswer.body, third.body);
+    // a refusal is not kept: the same wrong text refused each time by the checks
+    const wrong = JSON.stringify({ ...(JSON.parse(body) as object), carrier: 'ZZ' });
+    for (let i = 0; i < 3; i++) assert.equal((JSON.parse((await seats(wrong)).body.toString('utf8')) as { status: number }).status, 220);
   });
 
   test('every request it cannot serve reaches the route as sent: the route\'s own answers', async () => {
