@@ -88,7 +88,12 @@ function planOf(session: ChainSession, req: SeatAvailabilityRequest): SeatPlan {
   let bySession = plans.get(session);
   if (bySession === undefined) plans.set(session, (bySession = new WeakMap()));
   let plan = bySession.get(req);
-  if (plan === undefined) bySession.set(req, (plan = checkedPlan(session, req)));
+  if (plan === undefined) {
+    plan = checkedPlan(session, req);
+    // frozen: the airline's connector may keep what it finds per reference object (the sandbox airline's flight)
+    for (const planned of plan.segments) Object.freeze(planned.ref);
+    bySession.set(req, plan);
+  }
   return plan;
 }
 

@@ -20,6 +20,8 @@ import { createRatePools, DEFAULT_POOL_LIMITS } from '../ratelimit/pools.js';
 import { createLookToBook } from '../ratelimit/look-to-book.js';
 import type { LookToBook } from '../booking/look-to-book.js';
 import { seatPlanStats } from '../booking/seat-availability.js';
+import { buildWorld } from '../airline/sandbox/world.js';
+import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import type { AnswerLane } from './lane.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
 import { ConnectorError, type AirlineRecord, type CallOptions } from '../airline/connector.js';
@@ -154,6 +156,16 @@ describe('the answer lane: seat maps', () => {
     const otherAnswer = await seats(other);
     assert.equal(seatPlanStats.checked, checked + 3);
     assert.notDeepEqual(otherAnswer.body, third.body);
+    // a world reload: the kept plan's flight is looked up in the reloaded world (its seat 22F now occupied)
+    assert.equal(seatOf((JSON.parse(third.body.toString('utf8')) as { cabins: never }).cabins, 1, '22F').seatStatus, 'F');
+    const raw = structuredClone<WorldFile>(t.world.raw);
+    const f = raw.flights.find((x) => x.id === 'bk-narrow')!;
+    f.occupiedSeats = [...(f.occupiedSeats ?? []), '22F'];
+    Object.assign(t.world, buildWorld(raw, t.clock.now(), 'reloaded'));
+    const served = lane.stats.answered;
+    const reloaded = await seats(body);
+    assert.equal(lane.stats.answered, served + 1, 'answered by the lane');
+    assert.equal(seatOf((JSON.parse(reloaded.body.toString('utf8')) as { cabins: never }).cabins, 1, '22F').seatStatus, 'O');
     // a refusal is not kept: the same wrong text refused each time by the checks
     const wrong = JSON.stringify({ ...(JSON.parse(body) as object), carrier: 'ZZ' });
     for (let i = 0; i < 3; i++) assert.equal((JSON.parse((await seats(wrong)).body.toString('utf8')) as { status: number }).status, 220);

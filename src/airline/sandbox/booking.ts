@@ -315,7 +315,7 @@ export class SandboxBookingApi implements BookingConnector {
    * occupied seats, prices, aircraft) and the flight's seat inventory version (every sale, release, void).
    */
   seatMapVersion(carrier: string, ref: FlightRef): string | null | Promise<string> {
-    const f = this.findFlight(Object.assign({}, ref, { carrier }));
+    const f = this.flightOfRef(carrier, ref);
     if (!f) return null; // an unknown flight has no map to be stale
     const world = worldGeneration(this.world);
     // Without books the seats never change.
@@ -775,6 +775,21 @@ export class SandboxBookingApi implements BookingConnector {
   /** Flights by carrier and number with their departure dates, built once per world (a reload replaces its flights). */
   private flightIndex: Map<string, Array<{ f: ResolvedFlight; dates: [string, string] }>> | null = null;
   private flightIndexOf: World['flights'] | null = null;
+
+  /**
+   * findFlight of `ref` as `carrier`'s, kept per frozen reference object for the world's flights it was found in: a
+   * seat map request's plan asks with the same frozen object every time (src/booking/seat-availability.ts), once per
+   * answer; a reloaded world's flights are looked up again. Unfrozen references are looked up each time.
+   */
+  private flightOfRef(carrier: string, ref: FlightRef): ResolvedFlight | undefined {
+    if (!Object.isFrozen(ref)) return this.findFlight(Object.assign({}, ref, { carrier }));
+    const kept = this.flightsByRef.get(ref);
+    if (kept !== undefined && kept.flights === this.world.flights && kept.carrier === carrier) return kept.f;
+    const f = this.findFlight(Object.assign({}, ref, { carrier }));
+    this.flightsByRef.set(ref, { flights: this.world.flights, carrier, f });
+    return f;
+  }
+  private readonly flightsByRef = new WeakMap<FlightRef, { flights: World['flights']; carrier: string; f: ResolvedFlight | undefined }>();
 
   private findFlight(ref: FlightRef): ResolvedFlight | undefined {
     if (!this.flightIndex || this.flightIndexOf !== this.world.flights) {
