@@ -55,14 +55,26 @@ export class AuthBusy extends Error {
   }
 }
 
+/**
+ * Whether two texts are equal, in a time that depends on their length only (a length is no secret: a client secret's
+ * is fixed by its format, newSecret).
+ */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
 export class ClientAuthenticator {
   private readonly verified = new BoundedMap<string, CacheEntry>(10_000);
   /**
    * Per keep-alive connection, the pair its last request was accepted on from `verified` and that entry: a request
    * sending the same id and secret again is accepted while the entry is still the cache's and unexpired, without the
    * SHA-256 of its secret (a few per cent of a kept answer's thread). Only current secrets (grace entries are checked
-   * against the service clock each time). The secret is kept as the connection's own request carried it and compared
-   * as text: only requests on that connection are compared with it, and whoever sends them sent it.
+   * against the service clock each time). The secret is kept as the connection's request carried it and compared
+   * character by character without stopping at the first difference (sameText): behind a reverse proxy one upstream
+   * connection carries many callers' requests.
    */
   private readonly onConnection = new WeakMap<object, { clientId: string; secret: string; entry: CacheEntry }>();
   /** Secrets verified in their grace period after a rotation, kept no longer than the grace (nor the TTL). */
@@ -138,7 +150,7 @@ export class ClientAuthenticator {
   /** The client when the connection's last accepted pair was this one and its cache entry still stands, else null. */
   private sameAsLast(connection: object, clientId: string, secret: string, now: number): AuthenticatedClient | null {
     const last = this.onConnection.get(connection);
-    if (last === undefined || last.clientId !== clientId || last.secret !== secret || last.entry.expiresAt <= now) return null;
+    if (last === undefined || last.clientId !== clientId || !sameText(last.secret, secret) || last.entry.expiresAt <= now) return null;
     // invalidate() and a new verification replace or drop the entry: the pair is then checked as any other
     if (this.verified.get(clientId) !== last.entry) return null;
     this.acceptedAsLast++;
