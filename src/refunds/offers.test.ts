@@ -8,7 +8,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { CompiledQuery, sql } from 'kysely';
-import { offerStateSql, OfferRecorder, RECORD_OFFERS_SQL, type NewOffer, type OfferState } from './offers.js';
+import { offerStateSql, OfferRecorder, offersParameters, RECORD_OFFERS_SQL, type NewOffer, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import type { PricedQuote } from './pricing.js';
 
@@ -101,6 +101,26 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
     assert.deepEqual(await statusOf([older.offerId, ...offers.map((o) => o.offerId)]), ['superseded', 'superseded', 'active', 'active']);
   });
 
+  test('a batch stores each offer\'s own request and quote, byte for byte: names and amounts beyond ASCII, documents of every size', async () => {
+    const orderNo = await orderNoOf('FAM001');
+    const [t1] = await ticketsOf(orderNo);
+    const recorder = new OfferRecorder(t.store.db);
+    const names = [['MÜLLER', 'JOSÉ'], ['ŁĄCKA', 'ŻANETA'], ['O\'BRIEN "JR"', 'A\\B'], ['王', '小明 🙂']];
+    const batch = names.map(([lastName, firstName], i) =>
+      offer(orderNo, [t1!], {
+        request: [{ lastName: lastName!, firstName: firstName!, refundReason: '1', segments: Array.from({ length: i * 3 }, () => ({ depAirport: 'PEK', arrAirport: 'SHA', depDate: '20261206', flightNo: 'XS701' })) }],
+        quote: { orderNo, note: 'é'.repeat(i * 200), n: i } as unknown as PricedQuote,
+      }),
+    );
+    assert.deepEqual(await Promise.all(batch.map((o) => recorder.record(o))), [true, true, true, true]);
+    const rows = await t.store.db.selectFrom('refund_offers').select(['offer_id', 'request', 'quote']).where('offer_id', 'in', batch.map((o) => o.offerId)).execute();
+    const byId = new Map(rows.map((r) => [r.offer_id, r]));
+    for (const o of batch) {
+      assert.deepEqual(byId.get(o.offerId)?.request, o.request);
+      assert.deepEqual(byId.get(o.offerId)?.quote, o.quote);
+    }
+  });
+
   test("a failing offer in a batch fails alone: its neighbours are stored", async () => {
     const orderNo = await orderNoOf('DEP001');
     const [t1] = await ticketsOf(orderNo);
@@ -126,19 +146,19 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
   test("decision 0049: the offers' statement commits without waiting for the WAL's flush, its own transaction alone", async () => {
     const orderNo = await orderNoOf('DEP001');
     const [t1] = await ticketsOf(orderNo);
-    const row = { n: 0, offer_id: newOfferId(), client_id: TEST_CLIENTS.alpha.id, order_no: orderNo, reason: '1', ticket_nos: [t1], request: [], quote: {}, expires_at: new Date().toISOString(), created_at: new Date().toISOString(), ctx_version: null };
+    const row: NewOffer = { offerId: newOfferId(), clientId: TEST_CLIENTS.alpha.id, orderNo, reason: '1', ticketNos: [t1!], request: [], quote: {} as NewOffer['quote'], expiresAt: new Date(), createdAt: new Date(), ctxVersion: null };
     const setting = sql<{ v: string }>`select current_setting('synchronous_commit') as v`;
     // one connection throughout: the setting is a connection's
     await t.store.db.connection().execute(async (conn) => {
       assert.equal((await setting.execute(conn)).rows[0]!.v, 'on', 'the default before');
       const inside = await conn.transaction().execute(async (trx) => {
-        await trx.executeQuery(CompiledQuery.raw(RECORD_OFFERS_SQL, [JSON.stringify([row])]));
+        await trx.executeQuery(CompiledQuery.raw(RECORD_OFFERS_SQL, offersParameters([row])));
         return (await setting.execute(trx)).rows[0]!.v;
       });
       assert.equal(inside, 'off', 'off for the transaction that wrote the offers');
       assert.equal((await setting.execute(conn)).rows[0]!.v, 'on', 'and for no later one on the connection');
     });
-    assert.deepEqual(await statusOf([row.offer_id]), ['active']);
+    assert.deepEqual(await statusOf([row.offerId]), ['active']);
   });
 
   test('concurrent quotes of the same tickets: one offer stays usable, every other answers 813 (spec 7.1)', async () => {

@@ -7,7 +7,7 @@ import { CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospect
 import { makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../refunds/context.js';
-import { OFFERS_BY_ID_SQL, RECORD_OFFERS_SQL } from '../refunds/offers.js';
+import { OFFERS_BY_ID_SQL, offersParameters, RECORD_OFFERS_SQL, type NewOffer } from '../refunds/offers.js';
 import { SANDBOX_BOOKS_SQL } from '../airline/sandbox/refunds.js';
 import { CLAIM_DUE_SQL } from '../webhooks/deliverer.js';
 import { OLDEST_OPEN_REFUNDS_SQL } from '../refunds/metrics.js';
@@ -79,6 +79,19 @@ function paidOrders(client: string) {
 describe('hot-path indexes', () => {
   let t: TestApp;
   const client = TEST_CLIENTS.alpha.id;
+  /** An offer of the order's ticket as a quote stores it (empty documents: the plans do not depend on them). */
+  const newOffer = (offerId: string, orderNo: string, ctxVersion: number | null): NewOffer => ({
+    offerId,
+    clientId: client,
+    orderNo,
+    reason: '1',
+    ticketNos: [`HT${orderNo.slice(1)}`],
+    request: [],
+    quote: {} as NewOffer['quote'],
+    expiresAt: new Date(),
+    createdAt: new Date(),
+    ctxVersion,
+  });
   const hotPaths: Array<[string, string, () => unknown[]]> = [
     ['refundQuotation.do context by orderNo', CONTEXT_BY_ORDER_NO_SQL, () => [client, 'H1234']],
     // concurrent lookups read together (decision 0031)
@@ -90,7 +103,7 @@ describe('hot-path indexes', () => {
     [
       'refundQuotation.do offer (insert)',
       RECORD_OFFERS_SQL,
-      () => [JSON.stringify([{ n: 0, offer_id: 'rfo_new', client_id: client, order_no: 'H1234', reason: '1', ticket_nos: ['HT1234'], request: [], quote: {}, expires_at: new Date().toISOString(), created_at: new Date().toISOString(), ctx_version: 1 }])],
+      () => offersParameters([newOffer('rfo_new', 'H1234', 1)]),
     ],
     // refund.do by refundOfferId, the reading path: the offers of concurrent submissions, each with its state (is a
     // newer offer of the same order sharing a ticket there: decision 0019)
@@ -103,22 +116,7 @@ describe('hot-path indexes', () => {
     [
       'refundQuotation.do offers of concurrent quotes (insert)',
       RECORD_OFFERS_SQL,
-      () => [
-        JSON.stringify(
-          ['H1234', 'H1234', 'H2345'].map((order, i) => ({
-            n: i,
-            offer_id: `rfo_batch_${i}`,
-            client_id: client,
-            order_no: order,
-            reason: '1',
-            ticket_nos: [`HT${order.slice(1)}`],
-            request: [],
-            quote: {},
-            expires_at: new Date().toISOString(),
-            created_at: new Date().toISOString(),
-          })),
-        ),
-      ],
+      () => offersParameters(['H1234', 'H1234', 'H2345'].map((order, i) => newOffer(`rfo_batch_${i}`, order, null))),
     ],
     // the sandbox airline's books, read for every batch of refunds the submission worker sends it
     ['sandbox airline: books of a batch of refunds', SANDBOX_BOOKS_SQL, () => [['HR1', 'HR2'], 'XS', ['HP1', 'HP2']]],
