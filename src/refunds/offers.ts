@@ -5,6 +5,7 @@
 // only after its own offer is committed.
 import type { Kysely } from 'kysely';
 import { GroupCommitter } from '../store/group-commit.js';
+import { documentsBytesSql, documentSql, jsonDocuments } from '../store/json-documents.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import type { PricedQuote } from './pricing.js';
@@ -58,11 +59,10 @@ export type OfferState = 'active' | 'used' | 'superseded';
  * answers 813 "unknown refundOfferId" and a new quote is priced); a refund made from an offer commits with the
  * flush, which carries every offer written before it.
  */
-export const RECORD_OFFERS_SQL = `with d as materialized (select convert_to($2::text, 'UTF8') as docs)
+export const RECORD_OFFERS_SQL = `with d as materialized (select ${documentsBytesSql('$2')} as docs)
    insert into refund_offers (offer_id, client_id, order_no, reason, ticket_nos, request, quote, status, expires_at, created_at)
    select b.offer_id, b.client_id, b.order_no, b.reason, b.ticket_nos,
-          convert_from(substring(d.docs from b.request_at for b.request_len), 'UTF8')::json,
-          convert_from(substring(d.docs from b.quote_at for b.quote_len), 'UTF8')::json,
+          ${documentSql('d.docs', 'b.request_at', 'b.request_len')}, ${documentSql('d.docs', 'b.quote_at', 'b.quote_len')},
           'active', b.expires_at, b.created_at
    from d, json_to_recordset($1::json) as b(n int, offer_id text, client_id text, order_no text, reason text, ticket_nos text[],
                                             request_at int, request_len int, quote_at int, quote_len int,
@@ -75,43 +75,27 @@ export const RECORD_OFFERS_SQL = `with d as materialized (select convert_to($2::
 const recordOffers = preparedQuery<{ offer_id: string }>('refund_record_offers', RECORD_OFFERS_SQL);
 
 /**
- * $1 the offers' fields as JSON, $2 their documents (request, quote) as their JSON one after the other, each offer
- * giving where its two start in $2's UTF-8 bytes (1-based, as `substring` counts) and how many bytes they are; the
- * statement turns $2 into bytes once (`convert_to`, a copy) and cuts each document from them. Inside $1 the documents
- * were read twice by PostgreSQL, by json_to_recordset's parser and again as json: ~40 % of the statement's CPU for
- * five offers of ~1 KB (2026-12-03, 3,000 statements alone: 370–450 µs against 233–283 with the documents apart).
- * $2 is text, not bytea: PGlite turns a bytea parameter into text in JavaScript (a quote's thread 667 against
- * 325 µs, BENCHMARKS.md); byte offsets, not characters, because JavaScript counts UTF-16 units and PostgreSQL
- * characters, and a bytea's substring is a copy where a text's walks the characters before it.
+ * $1 the offers' fields as JSON, $2 their documents apart (src/store/json-documents.ts: request, quote, request,
+ * quote …), each offer giving where its two are.
  */
 export function offersParameters(offers: readonly NewOffer[]): [string, string] {
-  let docs = '';
-  let at = 1;
-  const rows = offers.map((o, n) => {
-    const request = JSON.stringify(o.request);
-    const quote = JSON.stringify(o.quote);
-    const requestLen = Buffer.byteLength(request);
-    const quoteLen = Buffer.byteLength(quote);
-    docs += request + quote;
-    const row = {
-      n,
-      offer_id: o.offerId,
-      client_id: o.clientId,
-      order_no: o.orderNo,
-      reason: o.reason,
-      ticket_nos: o.ticketNos,
-      request_at: at,
-      request_len: requestLen,
-      quote_at: at + requestLen,
-      quote_len: quoteLen,
-      expires_at: o.expiresAt.toISOString(),
-      created_at: o.createdAt.toISOString(),
-      ctx_version: o.ctxVersion,
-    };
-    at += requestLen + quoteLen;
-    return row;
-  });
-  return [JSON.stringify(rows), docs];
+  const { text, spans } = jsonDocuments(offers.flatMap((o) => [o.request, o.quote]));
+  const rows = offers.map((o, n) => ({
+    n,
+    offer_id: o.offerId,
+    client_id: o.clientId,
+    order_no: o.orderNo,
+    reason: o.reason,
+    ticket_nos: o.ticketNos,
+    request_at: spans[2 * n]!.at,
+    request_len: spans[2 * n]!.len,
+    quote_at: spans[2 * n + 1]!.at,
+    quote_len: spans[2 * n + 1]!.len,
+    expires_at: o.expiresAt.toISOString(),
+    created_at: o.createdAt.toISOString(),
+    ctx_version: o.ctxVersion,
+  }));
+  return [JSON.stringify(rows), text];
 }
 
 /** Writes offers for one store, those of concurrent quotes together (src/store/group-commit.ts). */

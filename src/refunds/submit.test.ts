@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
-import { refundSegment, refundWorld } from '../test-support/refund-world.js';
+import { refundSegment, refundWorld, UTF_NAME } from '../test-support/refund-world.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -58,6 +58,19 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     assert.equal(await count('refund_offers', orderNo), offersBefore, 'no offer stored');
     assert.equal(await count('refund_orders', orderNo), 1);
     assert.equal(await dueSubmissions(orderNo), 1, 'only the first refund due');
+  });
+
+  test("refund.do by refundRequestList stores its request and quote byte for byte, a name beyond ASCII among them", async () => {
+    const orderNo = await orderNoOf('UTF001');
+    const request = [{ lastName: UTF_NAME, firstName: 'ANN', refundReason: '1', segments: [seg('out')] }];
+    const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: request });
+    assert.equal(quote.body.status, 0, String(quote.body.msg));
+    const refund = await call(t.app, '/refund.do', { orderNo, refundRequestList: request });
+    assert.equal(refund.body.status, 0, String(refund.body.msg));
+    const used = await t.store.db.selectFrom('refund_offers').select(['request', 'quote']).where('order_no', '=', orderNo).where('status', '=', 'used').executeTakeFirstOrThrow();
+    assert.deepEqual(used.request, request);
+    const details = await t.store.db.selectFrom('refund_orders').select('details').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+    assert.deepEqual(details.details, used.quote, "the refund's details are the used offer's quote");
   });
 
   test('concurrent refund.do by refundRequestList share a statement; each gets its own refund, history row and due submission', async () => {

@@ -18,6 +18,7 @@ import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
 import { forgetKeptOrder, keptOffersFor, type KeptOffer } from './kept-offers.js';
 import { offerStateSql, readOffer, type OfferState } from './offers.js';
+import { documentsBytesSql, documentSql, jsonDocuments } from '../store/json-documents.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
 import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
@@ -208,6 +209,8 @@ const HELD_ORDERS = sql`held as materialized (
  * one (that one answers 803).
  */
 export function submissionsSql(batch: readonly NewSubmission[]) {
+  // the request and the quote of each apart from the batch's JSON (src/store/json-documents.ts: read once, as json)
+  const { text, spans } = jsonDocuments(batch.flatMap((s) => [s.items, s.priced]));
   const rows = batch.map((s, n) => ({
     n,
     offer_id: s.offerId,
@@ -216,20 +219,26 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
     order_no: s.order.order_no,
     ctx_version: s.ctxVersion,
     ...refundColumns(s),
-    request: s.items,
-    quote: s.priced,
+    request_at: spans[2 * n]!.at,
+    request_len: spans[2 * n]!.len,
+    quote_at: spans[2 * n + 1]!.at,
+    quote_len: spans[2 * n + 1]!.len,
     expires_at: s.expiresAt.toISOString(),
     at: s.now.toISOString(),
     cause: s.cause ?? 'submitted by the client',
   }));
   return sql<{ written: boolean; behind: boolean }>`
-    with batch as (
-      -- quote as json text: stored as given in the used offer (a json column), parsed into jsonb once for the
-      -- refund's details (read as jsonb it cost a jsonb-to-text-to-json round trip for the offer)
-      select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(n int, offer_id text, refund_code text, client_id text, order_no text,
-        ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], request json, quote json, path text, quote_type text,
-        refund_method text, currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text,
-        service_fee_minor bigint, display_currency text, expires_at timestamptz, at timestamptz, cause text)
+    with docs as materialized (
+      select ${sql.raw(documentsBytesSql('p.text'))} as bytes from (select ${text}::text as text) p
+    ),
+    batch as (
+      -- quote as json: stored as given in the used offer (a json column), parsed into jsonb once for the refund's
+      -- details (read as jsonb it cost a jsonb-to-text-to-json round trip for the offer)
+      select b.*, ${sql.raw(documentSql('d.bytes', 'b.request_at', 'b.request_len'))} as request, ${sql.raw(documentSql('d.bytes', 'b.quote_at', 'b.quote_len'))} as quote
+      from docs d, json_to_recordset(${JSON.stringify(rows)}::json) as b(n int, offer_id text, refund_code text, client_id text, order_no text,
+        ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], request_at int, request_len int, quote_at int,
+        quote_len int, path text, quote_type text, refund_method text, currency text, estimated_refund_minor bigint, post_refund_minor bigint,
+        service_fee_currency text, service_fee_minor bigint, display_currency text, expires_at timestamptz, at timestamptz, cause text)
     ),
     ${HELD_ORDERS},
     -- the submissions to write: the order's version still the one checked, the first of the batch per order

@@ -21,6 +21,9 @@ export const BOOKED_BY_ALPHA = {
   issuedAt: 'now',
 };
 
+/** The last name of order UTF001's one passenger: letters beyond ASCII and beyond the BMP. */
+export const UTF_NAME = 'MÜLLER-ŁĄCKA 王🙂';
+
 export function refundWorld(): WorldFile {
   const w = testWorld();
   const xs = w.airlines.find((a) => a.code === 'XS')!;
@@ -139,6 +142,8 @@ export function refundWorld(): WorldFile {
   });
   one('CRIT01', 'XS', 'out', 'CRITERIA', '999-2000000106', { bookedBy: 'client-gamma' });
   one('CLM001', 'XS', 'out', 'CLAIMED', '999-2000000107', { bookedBy: undefined, paymentMethod: undefined });
+  // a name beyond ASCII, a character beyond the BMP among them (the documents' byte offsets, src/store/json-documents.ts)
+  one('UTF001', 'XS', 'out', UTF_NAME, '999-2000000108');
   w.bookings.push(
     {
       ...bookedBase,
