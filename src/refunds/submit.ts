@@ -200,7 +200,7 @@ const HELD_ORDERS = sql`held as materialized (
 
 /**
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
- * JSON document: each quote stored as a used offer (which makes older offers of its tickets superseded,
+ * JSON document and their requests and quotes beside it (src/store/json-documents.ts): each quote stored as a used offer (which makes older offers of its tickets superseded,
  * decision 0019), and the rows offerSubmissionsSql writes for a submission by offer (refund order due for
  * submission, tickets, history row) — each only if the order's `ctx_version` is still the one its checks ran on
  * and no earlier submission of the batch is for the same order (decision 0039): one row per submission, in the
