@@ -5,7 +5,7 @@
 // only after its own offer is committed.
 import type { Kysely } from 'kysely';
 import { GroupCommitter } from '../store/group-commit.js';
-import { documentsBytesSql, documentSql, jsonDocuments } from '../store/json-documents.js';
+import { documentsBytesSql, documentSql, requestQuoteDocuments } from '../store/json-documents.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import type { PricedQuote } from './pricing.js';
@@ -79,7 +79,7 @@ const recordOffers = preparedQuery<{ offer_id: string }>('refund_record_offers',
  * quote …), each offer giving where its two are.
  */
 export function offersParameters(offers: readonly NewOffer[]): [string, string] {
-  const { text, spans } = jsonDocuments(offers.flatMap((o) => [o.request, o.quote]));
+  const { text, spans } = requestQuoteDocuments(offers.map((o) => [o.request, o.quote] as const));
   const rows = offers.map((o, n) => ({
     n,
     offer_id: o.offerId,
@@ -87,10 +87,7 @@ export function offersParameters(offers: readonly NewOffer[]): [string, string] 
     order_no: o.orderNo,
     reason: o.reason,
     ticket_nos: o.ticketNos,
-    request_at: spans[2 * n]!.at,
-    request_len: spans[2 * n]!.len,
-    quote_at: spans[2 * n + 1]!.at,
-    quote_len: spans[2 * n + 1]!.len,
+    ...spans[n],
     expires_at: o.expiresAt.toISOString(),
     created_at: o.createdAt.toISOString(),
     ctx_version: o.ctxVersion,

@@ -18,7 +18,7 @@ import type { RefundCaller, RefundDeps } from './deps.js';
 import { display, postAsObject, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
 import { forgetKeptOrder, keptOffersFor, type KeptOffer } from './kept-offers.js';
 import { offerStateSql, readOffer, type OfferState } from './offers.js';
-import { documentsBytesSql, documentSql, jsonDocuments } from '../store/json-documents.js';
+import { documentsBytesSql, documentSql, requestQuoteDocuments } from '../store/json-documents.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
 import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
@@ -210,7 +210,7 @@ const HELD_ORDERS = sql`held as materialized (
  */
 export function submissionsSql(batch: readonly NewSubmission[]) {
   // the request and the quote of each apart from the batch's JSON (src/store/json-documents.ts: read once, as json)
-  const { text, spans } = jsonDocuments(batch.flatMap((s) => [s.items, s.priced]));
+  const { text, spans } = requestQuoteDocuments(batch.map((s) => [s.items, s.priced] as const));
   const rows = batch.map((s, n) => ({
     n,
     offer_id: s.offerId,
@@ -219,16 +219,14 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
     order_no: s.order.order_no,
     ctx_version: s.ctxVersion,
     ...refundColumns(s),
-    request_at: spans[2 * n]!.at,
-    request_len: spans[2 * n]!.len,
-    quote_at: spans[2 * n + 1]!.at,
-    quote_len: spans[2 * n + 1]!.len,
+    ...spans[n],
     expires_at: s.expiresAt.toISOString(),
     at: s.now.toISOString(),
     cause: s.cause ?? 'submitted by the client',
   }));
   return sql<{ written: boolean; behind: boolean }>`
     with docs as materialized (
+      -- the parameter is a kysely value, which has no SQL text of its own to hand to documentsBytesSql: named once here
       select ${sql.raw(documentsBytesSql('p.text'))} as bytes from (select ${text}::text as text) p
     ),
     batch as (

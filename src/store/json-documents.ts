@@ -11,7 +11,7 @@
 // characters, and a bytea's substring is a copy where a text's walks every character before it.
 
 /** Where one document starts in the parameter's UTF-8 bytes (1-based, as PostgreSQL's `substring` counts) and its length in bytes. */
-export interface DocumentSpan {
+interface DocumentSpan {
   at: number;
   len: number;
 }
@@ -29,6 +29,33 @@ export function jsonDocuments(docs: readonly unknown[]): { text: string; spans: 
     return span;
   });
   return { text, spans };
+}
+
+/** Where a row's request and quote are in the parameter: the batch's columns `request_at int, request_len int, quote_at int, quote_len int`. */
+export interface RequestQuoteSpans {
+  request_at: number;
+  request_len: number;
+  quote_at: number;
+  quote_len: number;
+}
+
+/**
+ * The requests and quotes of a batch's rows (both batches that use this module store one of each per row), as the
+ * parameter and, per row in the same order, the columns that say where its two are.
+ */
+export function requestQuoteDocuments(rows: readonly (readonly [request: unknown, quote: unknown])[]): {
+  text: string;
+  spans: RequestQuoteSpans[];
+} {
+  const { text, spans } = jsonDocuments(rows.flat());
+  return {
+    text,
+    spans: rows.map((_, n) => {
+      const request = spans[2 * n]!;
+      const quote = spans[2 * n + 1]!;
+      return { request_at: request.at, request_len: request.len, quote_at: quote.at, quote_len: quote.len };
+    }),
+  };
 }
 
 /** The parameter (`param`, SQL: `$2`, say) as bytes: to be computed once a statement (a materialized CTE). */
