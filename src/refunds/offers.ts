@@ -8,7 +8,7 @@ import { GroupCommitter } from '../store/group-commit.js';
 import { documentsBytesSql, documentSql, requestQuoteDocuments } from '../store/json-documents.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
-import type { PricedQuote } from './pricing.js';
+import { pricedQuoteJson, type PricedQuote } from './pricing.js';
 import type { RefundRequestItem } from './wire.js';
 
 export interface NewOffer {
@@ -79,7 +79,7 @@ const recordOffers = preparedQuery<{ offer_id: string }>('refund_record_offers',
  * quote …), each offer giving where its two are.
  */
 export function offersParameters(offers: readonly NewOffer[]): [string, string] {
-  const { text, spans } = requestQuoteDocuments(offers.map((o) => [o.request, o.quote] as const));
+  const { text, spans } = requestQuoteDocuments(offers.map((o) => [JSON.stringify(o.request), pricedQuoteJson(o.quote)] as const));
   const rows = offers.map((o, n) => ({
     n,
     offer_id: o.offerId,

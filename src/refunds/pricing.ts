@@ -187,6 +187,29 @@ export function priceSelection(args: {
   };
 }
 
+/** The JSON of each frozen wire rule (ruleToWire's), made at its first quote: it cannot change. */
+const jsonOfRule = new WeakMap<RefundRuleWire, string>();
+
+function ruleJson(r: RefundRuleWire): string {
+  if (!Object.isFrozen(r)) return JSON.stringify(r);
+  let json = jsonOfRule.get(r);
+  if (json === undefined) jsonOfRule.set(r, (json = JSON.stringify(r)));
+  return json;
+}
+
+/**
+ * A priced quote as stored (an offer's and a refund's quote document): JSON.stringify's text, with the airline's
+ * rules written from their kept JSON — the same few frozen rules every time, ~60 % of a quote's document.
+ */
+export function pricedQuoteJson(q: PricedQuote): string {
+  const { refundRules, ...rest } = q;
+  if (!Array.isArray(refundRules)) return JSON.stringify(q);
+  const head = JSON.stringify(rest);
+  let rules = '';
+  for (let i = 0; i < refundRules.length; i++) rules += (i === 0 ? '' : ',') + ruleJson(refundRules[i]!);
+  return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"refundRules":[${rules}]}`;
+}
+
 /** An amount in the display currency, or null when none was asked or no rate is configured. */
 export function display(minor: number, from: string, displayCurrency: string | null, rates: Rates): number | null {
   if (!displayCurrency) return null;

@@ -15,7 +15,7 @@ import { checkShape } from './checks.js';
 import { checkRefund, findCallerOrder, loadCallerOrder, prepareFromContext, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
 import { contextCacheFor, OrderContextCache } from './context-cache.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
-import { display, postAsObject, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
+import { display, postAsObject, pricedQuoteJson, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
 import { forgetKeptOrder, keptOffersFor, type KeptOffer } from './kept-offers.js';
 import { offerStateSql, readOffer, type OfferState } from './offers.js';
 import { documentsBytesSql, documentSql, requestQuoteDocuments } from '../store/json-documents.js';
@@ -210,7 +210,7 @@ const HELD_ORDERS = sql`held as materialized (
  */
 export function submissionsSql(batch: readonly NewSubmission[]) {
   // the request and the quote of each apart from the batch's JSON (src/store/json-documents.ts: read once, as json)
-  const { text, spans } = requestQuoteDocuments(batch.map((s) => [s.items, s.priced] as const));
+  const { text, spans } = requestQuoteDocuments(batch.map((s) => [JSON.stringify(s.items), pricedQuoteJson(s.priced)] as const));
   const rows = batch.map((s, n) => ({
     n,
     offer_id: s.offerId,

@@ -16,12 +16,11 @@ interface DocumentSpan {
   len: number;
 }
 
-/** The documents' JSON one after the other (the parameter) and each one's span in its bytes. */
-export function jsonDocuments(docs: readonly unknown[]): { text: string; spans: DocumentSpan[] } {
+/** The documents (their JSON texts) one after the other (the parameter) and each one's span in its bytes. */
+function jsonDocuments(texts: readonly string[]): { text: string; spans: DocumentSpan[] } {
   let text = '';
   let at = 1;
-  const spans = docs.map((doc) => {
-    const json = JSON.stringify(doc);
+  const spans = texts.map((json) => {
     const len = Buffer.byteLength(json);
     text += json;
     const span = { at, len };
@@ -40,10 +39,10 @@ export interface RequestQuoteSpans {
 }
 
 /**
- * The requests and quotes of a batch's rows (both batches that use this module store one of each per row), as the
- * parameter and, per row in the same order, the columns that say where its two are.
+ * The requests and quotes of a batch's rows (both batches that use this module store one of each per row), given
+ * as their JSON texts, as the parameter and, per row in the same order, the columns that say where its two are.
  */
-export function requestQuoteDocuments(rows: readonly (readonly [request: unknown, quote: unknown])[]): {
+export function requestQuoteDocuments(rows: readonly (readonly [request: string, quote: string])[]): {
   text: string;
   spans: RequestQuoteSpans[];
 } {
