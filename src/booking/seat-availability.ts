@@ -3,7 +3,7 @@
 // → segment indexes (215) → airline and route (218/219) → fare family (221) → the airline's map (216/217).
 import { ConnectorError, normalizeFlightNumber, type FlightRef, type SeatMapAnswer, type SeatMapCabin } from '../airline/connector.js';
 import { bookingOf, callOpts, type BookingDeps } from './airline-calls.js';
-import { flightKeyOf, flightRefOf, matchVerifySession, offerIdOf, wireTime, type ChainSegment, type ChainSession } from './sessions.js';
+import { flightKeyOf, flightRefOf, offerIdOf, wireTime, type ChainSegment, type ChainSession } from './sessions.js';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { SeatMapCache, type CachedSeatMap, type SeatAnswerPart } from './seat-cache.js';
@@ -168,8 +168,7 @@ async function sessionOf(deps: BookingDeps, clientId: string, req: SeatAvailabil
     return session;
   }
   const requested = [...req.outboundSegments, ...(req.inboundSegments ?? [])];
-  const match = await matchVerifySession(
-    deps.db,
+  const match = await deps.sessions.matchVerify(
     clientId,
     flightKeyOf(requested.map((s) => ({ flightNumber: s.flightNumber, depDate: s.depTime.slice(0, 8) }))),
     requested.map(cabinClassOf),

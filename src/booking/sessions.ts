@@ -249,6 +249,11 @@ function sessionOf(r: Row): ChainSession {
 
 const MAX_CACHED_SESSIONS = 50_000;
 
+/** The verify sessions a flight-only match reads, newest first: past them an older session is not weighed. */
+const MATCH_CANDIDATES = 20;
+
+export type VerifyMatch = { state: 'match'; session: ChainSession } | { state: 'ambiguous' } | { state: 'none' };
+
 /**
  * The chain's sessions: stored in booking_sessions (the source of truth, shared by every API process) and
  * kept in this process's memory once created or read, so seatAvailability.do finds its session without a
@@ -312,6 +317,38 @@ export class ChainSessions {
     return { state: 'live', session };
   }
 
+  /**
+   * Flight-only seat requests (spec 1, seat rule 5): the client's live verify sessions on exactly these flights
+   * whose segments are of the request's cabin classes (`cabinClasses[i]` null: any). One fits, or several alike in
+   * what the map and the order that follows depend on (passenger mix, each segment's cabin class and fare family):
+   * the newest is the match. Several that differ: ambiguous — the caller must name its session (a review: the newest
+   * was taken whatever its passengers, and order.do with the caller's own session answered 309 to its productCodes).
+   * The store decides (another process may have made a newer session); the match is the session object this process
+   * keeps when it keeps it, so what is kept per session (a seat request's plan, its bindings) serves flight-only
+   * requests too (a review: each one's session was a new object, checked and bound again).
+   */
+  async matchVerify(clientId: string, flightKey: string, cabinClasses: Array<number | null>, now: Date): Promise<VerifyMatch> {
+    const rows = await this.db
+      .selectFrom('booking_sessions')
+      .select(['id', 'kind', 'client_id', 'itinerary', 'pax', 'expires_at'])
+      .where('client_id', '=', clientId)
+      .where('kind', '=', 'verify')
+      .where('flight_key', '=', flightKey)
+      .where('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .limit(MATCH_CANDIDATES)
+      .execute();
+    const fitting = rows.map(sessionOf).filter((s) => cabinClasses.every((c, i) => c === null || s.itinerary.segments[i]?.cabinClass === c));
+    const newest = fitting[0];
+    if (!newest) return { state: 'none' };
+    const alike = mapBasisOf(newest);
+    if (!fitting.every((s) => mapBasisOf(s) === alike)) return { state: 'ambiguous' };
+    const kept = this.cache.get(newest.id);
+    if (kept) return { state: 'match', session: kept };
+    this.remember(newest);
+    return { state: 'match', session: newest };
+  }
+
   private remember(session: ChainSession): void {
     if (this.cache.size >= MAX_CACHED_SESSIONS) {
       // Oldest first out (insertion order); the store still has them.
@@ -320,36 +357,6 @@ export class ChainSessions {
     }
     this.cache.set(session.id, session);
   }
-}
-
-/** The verify sessions a flight-only match reads, newest first: past them an older session is not weighed. */
-const MATCH_CANDIDATES = 20;
-
-export type VerifyMatch = { state: 'match'; session: ChainSession } | { state: 'ambiguous' } | { state: 'none' };
-
-/**
- * Flight-only seat requests (spec 1, seat rule 5): the client's live verify sessions on exactly these flights
- * whose segments are of the request's cabin classes (`cabinClasses[i]` null: any). One fits, or several alike in
- * what the map and the order that follows depend on (passenger mix, each segment's cabin class and fare family):
- * the newest is the match. Several that differ: ambiguous — the caller must name its session (a review: the newest
- * was taken whatever its passengers, and order.do with the caller's own session answered 309 to its productCodes).
- */
-export async function matchVerifySession(db: Kysely<Database>, clientId: string, flightKey: string, cabinClasses: Array<number | null>, now: Date): Promise<VerifyMatch> {
-  const rows = await db
-    .selectFrom('booking_sessions')
-    .select(['id', 'kind', 'client_id', 'itinerary', 'pax', 'expires_at'])
-    .where('client_id', '=', clientId)
-    .where('kind', '=', 'verify')
-    .where('flight_key', '=', flightKey)
-    .where('expires_at', '>', now)
-    .orderBy('created_at', 'desc')
-    .limit(MATCH_CANDIDATES)
-    .execute();
-  const fitting = rows.map(sessionOf).filter((s) => cabinClasses.every((c, i) => c === null || s.itinerary.segments[i]?.cabinClass === c));
-  const newest = fitting[0];
-  if (!newest) return { state: 'none' };
-  const alike = mapBasisOf(newest);
-  return fitting.every((s) => mapBasisOf(s) === alike) ? { state: 'match', session: newest } : { state: 'ambiguous' };
 }
 
 /** What a flight-only match's map and the order after it depend on: passenger mix, segments' cabin class and fare family. */

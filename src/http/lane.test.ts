@@ -141,6 +141,8 @@ describe('the answer lane: seat maps', () => {
 
   test('a request the lane kept is checked against its session once: asked again, the checked plan (a sale still seen), per session', async () => {
     const body = await seatBody('bk-narrow');
+    // the lane serves once the route has answered (its serializer kept), whichever tests ran before this one
+    await seats(body, {}, true);
     const first = await seats(body);
     const checked = seatPlanStats.checked;
     // the second request of the text is the lane's kept object: checked once more, then never again
@@ -169,6 +171,30 @@ describe('the answer lane: seat maps', () => {
     // a refusal is not kept: the same wrong text refused each time by the checks
     const wrong = JSON.stringify({ ...(JSON.parse(body) as object), carrier: 'ZZ' });
     for (let i = 0; i < 3; i++) assert.equal((JSON.parse((await seats(wrong)).body.toString('utf8')) as { status: number }).status, 220);
+  });
+
+  test('a flight-only request the lane kept (spec 1 seat rule 5) is matched to the kept session: its plan checked once, a newer session matched anew', async () => {
+    const beta = TEST_CLIENTS.beta;
+    const { sessionId, ...flightOnly } = JSON.parse(await seatBody('bk-wide', beta)) as { sessionId: string };
+    const body = JSON.stringify(flightOnly);
+    // by its sessionId through the route first: the lane serves once the route has answered, whatever ran before
+    const byId = await seats(JSON.stringify({ sessionId, ...flightOnly }), {}, true, beta);
+    const first = await seats(body, {}, false, beta);
+    assert.equal((JSON.parse(first.body.toString('utf8')) as { status: number }).status, 0);
+    assert.deepEqual(first.body, byId.body, 'the session the caller verified: its productCodes');
+    const checked = seatPlanStats.checked;
+    // the second request of the text is the lane's kept object: checked once more, then never again while the
+    // store's match is the same session
+    const second = await seats(body, {}, false, beta);
+    assert.equal(seatPlanStats.checked, checked + 1);
+    const third = await seats(body, {}, false, beta);
+    assert.equal(seatPlanStats.checked, checked + 1, 'the third request of the text: its plan, the session matched from the store');
+    assert.deepEqual(third.body, second.body);
+    // a newer verify session on the flights, alike (spec 1 seat rule 5: the newest is the match): its own plan and productCodes
+    await seatBody('bk-wide', beta);
+    const fourth = await seats(body, {}, false, beta);
+    assert.equal(seatPlanStats.checked, checked + 2);
+    assert.notDeepEqual(fourth.body, third.body);
   });
 
   test('every request it cannot serve reaches the route as sent: the route\'s own answers', async () => {
