@@ -132,9 +132,8 @@ function checkedPlan(session: ChainSession, req: SeatAvailabilityRequest): SeatP
     // (found by a review: business seats of an economy session came with productCodes order.do answered 320 to).
     const asked = cabinClassOf(r) ?? s.cabinClass;
     if (asked !== s.cabinClass) throw new ApiError(S.SELECTION_FAILED, `seat selection failed: segment ${s.index} was verified in cabin class ${s.cabinClass}; seats of class ${asked} cannot be ordered with this session`);
-    const key = SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, s.depAirport, s.arrAirport, asked, s.fareFamily);
     const signature = `${s.index}|${s.carrier}|${s.depAirport}|${s.arrAirport}`;
-    return { segment: s, cabinClass: asked, key, ref: flightRefOf(s), signature, binding: bindingOf(session, s.index) };
+    return { ...lookupOf(s, asked), signature, binding: bindingOf(session, s.index) };
   });
   return { carrier, segments };
 }
@@ -186,14 +185,20 @@ function cabinClassOf(r: SeatSegment): number | null {
   return r.cabinClass === undefined || r.cabinClass === null || (typeof r.cabinClass === 'string' && r.cabinClass.trim() === '') ? null : Number(r.cabinClass);
 }
 
+/** What a segment's seat map in a cabin is looked up by: the seat map cache's key and the airline's flight reference. */
+type SegmentLookup = Pick<PlannedSegment, 'segment' | 'cabinClass' | 'key' | 'ref'>;
+
+function lookupOf(s: ChainSegment, cabinClass: number): SegmentLookup {
+  return { segment: s, cabinClass, key: SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, s.depAirport, s.arrAirport, cabinClass, s.fareFamily), ref: flightRefOf(s) };
+}
+
 /** The airline's seat map of a chain segment, through the cache. Connector failures answer 217. */
 export function seatMapOf(deps: BookingDeps, s: ChainSegment, cabinClass: number): Promise<CachedSeatMap | SeatMapRefusalAnswer> {
-  const key = SeatMapCache.key(s.carrier, s.flightNumber, s.depDate, s.depAirport, s.arrAirport, cabinClass, s.fareFamily);
-  return seatMapAt(deps, { segment: s, cabinClass, key, ref: flightRefOf(s) });
+  return seatMapAt(deps, lookupOf(s, cabinClass));
 }
 
 /** seatMapOf with the segment's key and flight reference made already (a plan's). */
-async function seatMapAt(deps: BookingDeps, { segment: s, cabinClass, key, ref }: Pick<PlannedSegment, 'segment' | 'cabinClass' | 'key' | 'ref'>): Promise<CachedSeatMap | SeatMapRefusalAnswer> {
+async function seatMapAt(deps: BookingDeps, { segment: s, cabinClass, key, ref }: SegmentLookup): Promise<CachedSeatMap | SeatMapRefusalAnswer> {
   const booking = bookingOf(deps.airlines, s.carrier);
   try {
     return await deps.seatMaps.map(

@@ -93,12 +93,12 @@ describe('the answer lane: seat maps', () => {
     await store.close();
   });
 
-  const seatBody = async (flight = 'bk-wide', client = TEST_CLIENTS.alpha) => {
+  const seatBody = async (flight = 'bk-wide', client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
     const s = await verifyFlights(t, [flight], [], { adults: 1 }, client);
     return JSON.stringify({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: seatSegments(t, [flight]) });
   };
   /** Through the lane when it can; `?route` is Fastify's alone (the lane takes the bare path only). */
-  const seats = (body: string, extra: Record<string, string> = {}, viaRoute = false, client = TEST_CLIENTS.alpha) =>
+  const seats = (body: string, extra: Record<string, string> = {}, viaRoute = false, client: { id: string; secret: string } = TEST_CLIENTS.alpha) =>
     post(port, viaRoute ? '/seatAvailability.do?route' : '/seatAvailability.do', body, { ...authHeaders(client), ...extra });
 
   for (const gzip of [false, true]) {
