@@ -133,7 +133,8 @@ function checkedPlan(session: ChainSession, req: SeatAvailabilityRequest): SeatP
     const asked = cabinClassOf(r) ?? s.cabinClass;
     if (asked !== s.cabinClass) throw new ApiError(S.SELECTION_FAILED, `seat selection failed: segment ${s.index} was verified in cabin class ${s.cabinClass}; seats of class ${asked} cannot be ordered with this session`);
     const signature = `${s.index}|${s.carrier}|${s.depAirport}|${s.arrAirport}`;
-    return { ...lookupOf(s, asked), signature, binding: bindingOf(session, s.index) };
+    const { key, ref } = lookupOf(s, asked);
+    return { segment: s, cabinClass: asked, key, ref, signature, binding: bindingOf(session, s.index) };
   });
   return { carrier, segments };
 }

@@ -53,7 +53,7 @@ describe('pricedQuoteJson', () => {
 
   test('rules not last in the object: the same document, the rules written last', () => {
     const { refundRules, ...rest } = quote([...frozen]);
-    const q = { refundRules, ...rest } as PricedQuote;
+    const q: PricedQuote = { refundRules, ...rest };
     assert.deepEqual(JSON.parse(pricedQuoteJson(q)), JSON.parse(JSON.stringify(q)));
   });
 });
