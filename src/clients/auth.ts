@@ -111,11 +111,9 @@ export class ClientAuthenticator {
    */
   async authenticate(clientId: string, secret: string, connection?: object): Promise<AuthenticatedClient | null> {
     const now = Date.now();
-    const again = connection && this.sameAsLast(connection, clientId, secret, now);
-    if (again) return again;
-    const secretDigest = digest(secret);
-    const cachedHit = this.cachedClient(clientId, secretDigest, now, connection, secret);
-    if (cachedHit) return cachedHit;
+    const found = this.fromCache(clientId, secret, now, connection);
+    if (!Buffer.isBuffer(found)) return found;
+    const secretDigest = found;
 
     // The same wrong pair again within the TTL is refused without another scrypt run.
     const refusalKey = `${clientId}\u0000${secretDigest.toString('base64')}`;
@@ -143,8 +141,16 @@ export class ClientAuthenticator {
    * `connection`: the request's socket (see `onConnection`).
    */
   cached(clientId: string, secret: string, connection?: object): AuthenticatedClient | null {
-    const now = Date.now();
-    return (connection && this.sameAsLast(connection, clientId, secret, now)) || this.cachedClient(clientId, digest(secret), now, connection, secret);
+    const found = this.fromCache(clientId, secret, Date.now(), connection);
+    return Buffer.isBuffer(found) ? null : found;
+  }
+
+  /** The client as the connection's last pair or from the verified cache; else the secret's digest, to go on with. */
+  private fromCache(clientId: string, secret: string, now: number, connection: object | undefined): AuthenticatedClient | Buffer {
+    const again = connection && this.sameAsLast(connection, clientId, secret, now);
+    if (again) return again;
+    const secretDigest = digest(secret);
+    return this.cachedClient(clientId, secretDigest, now, connection, secret) ?? secretDigest;
   }
 
   /** The client when the connection's last accepted pair was this one and its cache entry still stands, else null. */
