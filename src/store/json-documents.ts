@@ -10,27 +10,11 @@
 // against 325 µs, BENCHMARKS.md). Byte offsets, not characters: JavaScript counts UTF-16 units and PostgreSQL
 // characters, and a bytea's substring is a copy where a text's walks every character before it.
 
-/** Where one document starts in the parameter's UTF-8 bytes (1-based, as PostgreSQL's `substring` counts) and its length in bytes. */
-interface DocumentSpan {
-  at: number;
-  len: number;
-}
-
-/** The documents (their JSON texts) one after the other (the parameter) and each one's span in its bytes. */
-function jsonDocuments(texts: readonly string[]): { text: string; spans: DocumentSpan[] } {
-  let text = '';
-  let at = 1;
-  const spans = texts.map((json) => {
-    const len = Buffer.byteLength(json);
-    text += json;
-    const span = { at, len };
-    at += len;
-    return span;
-  });
-  return { text, spans };
-}
-
-/** Where a row's request and quote are in the parameter: the batch's columns `request_at int, request_len int, quote_at int, quote_len int`. */
+/**
+ * Where a row's request and quote are in the parameter's UTF-8 bytes: each one's start (1-based, as PostgreSQL's
+ * `substring` counts) and length in bytes — the batch's columns `request_at int, request_len int, quote_at int,
+ * quote_len int`.
+ */
 export interface RequestQuoteSpans {
   request_at: number;
   request_len: number;
@@ -40,21 +24,23 @@ export interface RequestQuoteSpans {
 
 /**
  * The requests and quotes of a batch's rows (both batches that use this module store one of each per row), given
- * as their JSON texts, as the parameter and, per row in the same order, the columns that say where its two are.
+ * as their JSON texts: the parameter (all of them one after the other) and, per row in the same order, its spans.
  */
 export function requestQuoteDocuments(rows: readonly (readonly [request: string, quote: string])[]): {
   text: string;
   spans: RequestQuoteSpans[];
 } {
-  const { text, spans } = jsonDocuments(rows.flat());
-  return {
-    text,
-    spans: rows.map((_, n) => {
-      const request = spans[2 * n]!;
-      const quote = spans[2 * n + 1]!;
-      return { request_at: request.at, request_len: request.len, quote_at: quote.at, quote_len: quote.len };
-    }),
-  };
+  let text = '';
+  let at = 1;
+  const spans = rows.map(([request, quote]) => {
+    const requestLen = Buffer.byteLength(request);
+    const quoteLen = Buffer.byteLength(quote);
+    text += request + quote;
+    const span = { request_at: at, request_len: requestLen, quote_at: at + requestLen, quote_len: quoteLen };
+    at += requestLen + quoteLen;
+    return span;
+  });
+  return { text, spans };
 }
 
 /** The parameter (`param`, SQL: `$2`, say) as bytes: to be computed once a statement (a materialized CTE). */
