@@ -75,11 +75,19 @@ export const RECORD_OFFERS_SQL = `with d as materialized (select ${documentsByte
 const recordOffers = preparedQuery<{ offer_id: string }>('refund_record_offers', RECORD_OFFERS_SQL);
 
 /**
+ * Requests and quotes as an offer stores them (this statement's and refund.do's submissions by list, which store the
+ * used offer): the parameter and each row's spans (src/store/json-documents.ts); the quote by pricedQuoteJson.
+ */
+export function offerDocuments(rows: readonly (readonly [request: RefundRequestItem[], quote: PricedQuote])[]) {
+  return requestQuoteDocuments(rows.map(([request, quote]) => [JSON.stringify(request), pricedQuoteJson(quote)] as const));
+}
+
+/**
  * $1 the offers' fields as JSON, $2 their documents apart (src/store/json-documents.ts: request, quote, request,
  * quote …), each offer giving where its two are.
  */
 export function offersParameters(offers: readonly NewOffer[]): [string, string] {
-  const { text, spans } = requestQuoteDocuments(offers.map((o) => [JSON.stringify(o.request), pricedQuoteJson(o.quote)] as const));
+  const { text, spans } = offerDocuments(offers.map((o) => [o.request, o.quote] as const));
   const rows = offers.map((o, n) => ({
     n,
     offer_id: o.offerId,

@@ -15,10 +15,10 @@ import { checkShape } from './checks.js';
 import { checkRefund, findCallerOrder, loadCallerOrder, prepareFromContext, prepareRefund, type OrderRef, type Prepared } from './prepare.js';
 import { contextCacheFor, OrderContextCache } from './context-cache.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
-import { display, postAsObject, pricedQuoteJson, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
+import { display, postAsObject, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
 import { forgetKeptOrder, keptOffersFor, type KeptOffer } from './kept-offers.js';
-import { offerStateSql, readOffer, type OfferState } from './offers.js';
-import { documentsBytesSql, documentSql, requestQuoteDocuments } from '../store/json-documents.js';
+import { offerDocuments, offerStateSql, readOffer, type OfferState } from './offers.js';
+import { documentsBytesSql, documentSql } from '../store/json-documents.js';
 import { newOfferId } from './quote.js';
 import { executePrepared } from './statements.js';
 import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
@@ -200,17 +200,18 @@ const HELD_ORDERS = sql`held as materialized (
 
 /**
  * Submissions by refundRequestList in one statement (one or several; group commit, decision 0018), from one
- * JSON document and their requests and quotes beside it (src/store/json-documents.ts): each quote stored as a used offer (which makes older offers of its tickets superseded,
- * decision 0019), and the rows offerSubmissionsSql writes for a submission by offer (refund order due for
- * submission, tickets, history row) — each only if the order's `ctx_version` is still the one its checks ran on
- * and no earlier submission of the batch is for the same order (decision 0039): one row per submission, in the
- * batch's order, saying whether it was written; the others read the order again. A refund of a ticket that
- * is live already fails the statement on refund_tickets_one_live; the group committer then writes them one by
- * one (that one answers 803).
+ * JSON document and their requests and quotes beside it (src/store/json-documents.ts): each quote stored as a used
+ * offer (which makes older offers of its tickets superseded, decision 0019), and the rows offerSubmissionsSql
+ * writes for a submission by offer (refund order due for submission, tickets, history row) — each only if the
+ * order's `ctx_version` is still the one its checks ran on and no earlier submission of the batch is for the same
+ * order (decision 0039): one row per submission, in the batch's order, saying whether it was written; the others
+ * read the order again. A refund of a ticket that is live already fails the statement on refund_tickets_one_live;
+ * the group committer then writes them one by one (that one answers 803).
  */
 export function submissionsSql(batch: readonly NewSubmission[]) {
-  // the request and the quote of each apart from the batch's JSON (src/store/json-documents.ts: read once, as json)
-  const { text, spans } = requestQuoteDocuments(batch.map((s) => [JSON.stringify(s.items), pricedQuoteJson(s.priced)] as const));
+  // the request and the quote of each apart from the batch's JSON (src/store/json-documents.ts: read once, as json),
+  // as an offer stores them
+  const { text, spans } = offerDocuments(batch.map((s) => [s.items, s.priced] as const));
   const rows = batch.map((s, n) => ({
     n,
     offer_id: s.offerId,
