@@ -126,10 +126,26 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
     const [t1] = await ticketsOf(orderNo);
     const recorder = new OfferRecorder(t.store.db);
     const good = [offer(orderNo, [t1!]), offer(orderNo, [t1!], { reason: '0' })];
-    const bad = offer('no-such-order', ['T0']); // foreign key: no such order
+    const bad = offer(orderNo, [t1!], { reason: '9' }); // refund_offers_reason_check
     const outcomes = await Promise.allSettled([recorder.record(good[0]!), recorder.record(bad), recorder.record(good[1]!)]);
     assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.deepEqual(await statusOf([good[0]!.offerId, bad.offerId, good[1]!.offerId]), ['superseded', 'missing', 'active']);
+  });
+
+  test("decision 0051: an offer is stored only for an order that is there and is its client's; its batch neighbours are", async () => {
+    const orderNo = await orderNoOf('FAM001');
+    const [t1] = await ticketsOf(orderNo);
+    const recorder = new OfferRecorder(t.store.db);
+    const batch = [
+      offer(orderNo, [t1!]),
+      offer('no-such-order', [t1!]),
+      offer(orderNo, [t1!], { clientId: TEST_CLIENTS.beta.id }), // another client's order
+      offer(orderNo, [t1!], { clientId: 'no-such-client' }),
+      offer(orderNo, [t1!], { reason: '0' }),
+    ];
+    assert.deepEqual(await Promise.all(batch.map((o) => recorder.record(o))), [true, false, false, false, true]);
+    assert.deepEqual(await statusOf(batch.map((o) => o.offerId)), ['superseded', 'missing', 'missing', 'missing', 'active']);
+    assert.equal(await recorder.record(offer('no-such-order', [t1!])), false, 'alone as in a batch');
   });
 
   test('decision 0030: an offer priced from a stale context version is not stored; its batch neighbours are', async () => {

@@ -51,7 +51,9 @@ export type OfferState = 'active' | 'used' | 'superseded';
  * Offers in one statement (one or several; group commit, decision 0016): $1 a JSON array of the offers in
  * the order they were quoted (`n`) and $2 their documents (offersParameters), inserted in that order so that
  * their `seq` is that order. An offer priced from a context version that is no longer the order's is left out
- * (decision 0030); the statement answers the ids it stored. The version is read on the orders primary key.
+ * (decision 0030), and so is one whose order is not there or is another client's (decision 0051: the statement is
+ * the offers' check of their order and client, which no foreign key makes — the client's by the order's own); the
+ * statement answers the ids it stored. The order is read on its primary key.
  *
  * The statement's own transaction commits without waiting for the WAL's flush (`synchronous_commit` off for it
  * alone, decision 0049): an offer is a priced answer the caller can ask for again, not money. Only PostgreSQL
@@ -68,7 +70,8 @@ export const RECORD_OFFERS_SQL = `with d as materialized (select ${documentsByte
                                             request_at int, request_len int, quote_at int, quote_len int,
                                             expires_at timestamptz, created_at timestamptz, ctx_version bigint)
    where (select set_config('synchronous_commit', 'off', true)) = 'off'
-     and (b.ctx_version is null or b.ctx_version = (select o.ctx_version from orders o where o.order_no = b.order_no))
+     and exists (select 1 from orders o where o.order_no = b.order_no and o.client_id = b.client_id
+                 and (b.ctx_version is null or o.ctx_version = b.ctx_version))
    order by b.n
    returning offer_id`;
 
@@ -115,7 +118,10 @@ export class OfferRecorder {
     });
   }
 
-  /** Resolves once the statement committed: true if the offer was stored, false if its context version was stale. */
+  /**
+   * Resolves once the statement committed: true if the offer was stored, false if its context version was stale or
+   * its order is not there or not its client's.
+   */
   record(offer: NewOffer): Promise<boolean> {
     return this.committer.write(offer);
   }
@@ -125,7 +131,8 @@ const recorders = new WeakMap<Kysely<Database>, OfferRecorder>();
 
 /**
  * Store the offer (superseding older active offers of its tickets); resolves once it is committed, with false
- * when it was not stored because the order changed since the context it was priced from (`ctxVersion`).
+ * when it was not stored because the order changed since the context it was priced from (`ctxVersion`), or is
+ * not there or not the offer's client's.
  */
 export function recordOffer(db: Kysely<Database>, offer: NewOffer): Promise<boolean> {
   let recorder = recorders.get(db);

@@ -40,6 +40,7 @@ import * as m0038 from './migrations/0038_console_case_by_refund.js';
 import * as m0039 from './migrations/0039_orders_paid_by_client.js';
 import * as m0040 from './migrations/0040_idempotency_resumed_from.js';
 import * as m0041 from './migrations/0041_claimed_orders_by_pnr.js';
+import * as m0042 from './migrations/0042_offers_checked_by_their_statements.js';
 
 /** Every migration by name, in order (exported for the tests of an upgrade from an older schema). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -83,6 +84,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0039_orders_paid_by_client': m0039,
   '0040_idempotency_resumed_from': m0040,
   '0041_claimed_orders_by_pnr': m0041,
+  '0042_offers_checked_by_their_statements': m0042,
 };
 
 class StaticProvider implements MigrationProvider {
