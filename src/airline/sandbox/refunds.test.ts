@@ -5,10 +5,11 @@ import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KyselyPlugin } from 'kysely';
+import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { ConnectorError, type AirlineRefundReceipt, type AirlineRefundSubmission } from '../connector.js';
 import { SandboxConnector } from './connector.js';
-import { percentOfMinor } from './refunds.js';
+import { percentOfMinor, recordRefunds, recordRefundsIfUnbooked, type NewSandboxRefund } from './refunds.js';
+import type { Database } from '../../store/schema.js';
 import { buildWorld, loadWorldFile, WorldError } from './world.js';
 import type { WorldFile } from './world-schema.js';
 import { TestClock } from '../../clock.js';
@@ -882,4 +883,41 @@ test('a resend of a refund the airline holds answers its receipt after its booki
   const elsewhere = await rejection(sandbox.submitRefund('XS', submission({ pnr: 'TST009' }), { signal: signal() }));
   assert.match(elsewhere.message, /has no booking TST009/, 'the held refund is of another booking: no receipt');
   assert.equal((await store.db.selectFrom('sandbox_refunds').select('refund_code').execute()).length, 1);
+});
+
+test("decision 0052: the books' statements commit without waiting for the WAL's flush, their own transaction alone", async (t) => {
+  const store = await openTestStore();
+  t.after(() => store.close());
+  const refund = (refundCode: string): NewSandboxRefund => ({
+    refundCode,
+    pnr: 'TST002',
+    ticketNos: ['9991000000011'],
+    reason: '1',
+    currency: 'EUR',
+    paidMinor: 141035,
+    quotedRefundMinor: 100000,
+    isClaim: false,
+    decision: { decision: 'accept', cancelReason: null, processingSeconds: 0, refundMinor: 100000 },
+    voucher: false,
+    calls: 1,
+  });
+  const setting = sql<{ v: string }>`select current_setting('synchronous_commit') as v`;
+  const at = new Date('2026-01-15T10:00:00Z');
+  // one connection throughout: the setting is a connection's
+  await store.db.connection().execute(async (conn) => {
+    assert.equal((await setting.execute(conn)).rows[0]!.v, 'on', 'the default before');
+    for (const [name, write] of [
+      ['a batch the books know nothing about', (trx: Kysely<Database>) => recordRefundsIfUnbooked(trx, 'XS', at, [refund('RF-A')])],
+      ['a batch recorded after its books were read', (trx: Kysely<Database>) => recordRefunds(trx, 'XS', at, [refund('RF-A'), refund('RF-B')])],
+    ] as const) {
+      const inside = await conn.transaction().execute(async (trx) => {
+        await write(trx);
+        return (await setting.execute(trx)).rows[0]!.v;
+      });
+      assert.equal(inside, 'off', `${name}: off for the transaction that wrote the books`);
+      assert.equal((await setting.execute(conn)).rows[0]!.v, 'on', `${name}: and for no later one on the connection`);
+    }
+  });
+  const rows = await store.db.selectFrom('sandbox_refunds').select(['refund_code', 'submit_calls']).orderBy('refund_code').execute();
+  assert.deepEqual(rows.map((r) => [r.refund_code, Number(r.submit_calls)]), [['RF-A', 2], ['RF-B', 1]], 'both written');
 });

@@ -149,9 +149,16 @@ const RECORD_ON_CONFLICT = `on conflict (refund_code) do update
      where sandbox_refunds.carrier = excluded.carrier and sandbox_refunds.pnr = excluded.pnr
    returning refund_code, airline_refund_id, submit_calls`;
 
+/**
+ * The books' statements commit without waiting for the WAL's flush (decision 0052), each its own transaction: a
+ * condition of their insert, `set_config` evaluated once per statement, for that transaction alone.
+ */
+const BOOKS_WITHOUT_FLUSH = `(select set_config('synchronous_commit', 'off', true)) = 'off'`;
+
 const recordQuery = preparedQuery<{ refund_code: string; airline_refund_id: string; submit_calls: number }>(
   'sandbox_refund_record',
   `${RECORD_INSERT}
+   where ${BOOKS_WITHOUT_FLUSH}
    ${RECORD_ON_CONFLICT}`,
 );
 
@@ -170,7 +177,7 @@ const recordQueryIfUnbooked = preparedQuery<UnbookedRow>(
    ),
    recorded as (
      ${RECORD_INSERT}
-     where not exists (select 1 from books)
+     where not exists (select 1 from books) and ${BOOKS_WITHOUT_FLUSH}
      ${RECORD_ON_CONFLICT}
    )
    select true as booked, b.refund_code, b.carrier, b.pnr, b.ticket_nos, b.decision, b.withdrawn_at, null::text as airline_refund_id, null::int as submit_calls
