@@ -889,14 +889,7 @@ test("decision 0052: the books' statements commit without waiting for the WAL's 
   const store = await openTestStore();
   t.after(() => store.close());
   const refund = (refundCode: string): NewSandboxRefund => ({
-    refundCode,
-    pnr: 'TST002',
-    ticketNos: ['9991000000011'],
-    reason: '1',
-    currency: 'EUR',
-    paidMinor: 141035,
-    quotedRefundMinor: 100000,
-    isClaim: false,
+    ...submission({ refundCode }),
     decision: { decision: 'accept', cancelReason: null, processingSeconds: 0, refundMinor: 100000 },
     voucher: false,
     calls: 1,
