@@ -53,7 +53,9 @@ export type OfferState = 'active' | 'used' | 'superseded';
  * their `seq` is that order. An offer priced from a context version that is no longer the order's is left out
  * (decision 0030), and so is one whose order is not there or is another client's (decision 0051: the statement is
  * the offers' check of their order and client, which no foreign key makes — the client's by the order's own); the
- * statement answers the ids it stored. The order is read on its primary key.
+ * statement answers the ids it stored. The order is read on its primary key, once per offer: the lateral (kept apart by
+ * `offset 0`) leaves the planner no join to choose, where an EXISTS let it hash the offers and read orders whole when
+ * their costs came within a unit of each other (a few thousand orders and the function's estimate of 100 rows).
  *
  * The statement's own transaction commits without waiting for the WAL's flush (`synchronous_commit` off for it
  * alone, decision 0049): an offer is a priced answer the caller can ask for again, not money. Only PostgreSQL
@@ -69,9 +71,9 @@ export const RECORD_OFFERS_SQL = `with d as materialized (select ${documentsByte
    from d, json_to_recordset($1::json) as b(n int, offer_id text, client_id text, order_no text, reason text, ticket_nos text[],
                                             request_at int, request_len int, quote_at int, quote_len int,
                                             expires_at timestamptz, created_at timestamptz, ctx_version bigint)
+     cross join lateral (select 1 from orders o where o.order_no = b.order_no and o.client_id = b.client_id
+                         and (b.ctx_version is null or o.ctx_version = b.ctx_version) offset 0) o
    where (select set_config('synchronous_commit', 'off', true)) = 'off'
-     and exists (select 1 from orders o where o.order_no = b.order_no and o.client_id = b.client_id
-                 and (b.ctx_version is null or o.ctx_version = b.ctx_version))
    order by b.n
    returning offer_id`;
 

@@ -284,6 +284,25 @@ describe('hot-path indexes', () => {
     }
   });
 
+  // decision 0051: the offers' check of their order was an EXISTS, which the planner could run as a hash join that read
+  // orders whole; at a few thousand orders its cost came within a unit of the key reads', so CI's planner took it where
+  // a workstation's did not. The check is now a lateral read by key that leaves no join to choose: even with nested
+  // loops priced out, orders is read on its key.
+  test('refundQuotation.do offers: their orders read by key whatever a join would cost', async () => {
+    const plans = await t.store.db.connection().execute(async (conn) => {
+      await conn.executeQuery(CompiledQuery.raw('set enable_nestloop = off'));
+      try {
+        const offers = offersParameters(['H1234', 'H2345'].map((order, i) => newOffer(`rfo_costly_${i}`, order, 1)));
+        const { rows } = await conn.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${RECORD_OFFERS_SQL}`, offers));
+        return rows.map((r) => Object.values(r)[0]).join('\n');
+      } finally {
+        await conn.executeQuery(CompiledQuery.raw('reset enable_nestloop'));
+      }
+    });
+    assertIndexed('refundQuotation.do offers (nested loops priced out)', plans);
+    assert.match(plans, /Index Scan using orders_pkey on orders/, plans);
+  });
+
   test('the check can fail: a plan that reads a growing table whole is reported', async () => {
     assert.throws(() => assertIndexed('probe', 'Seq Scan on order_ancillaries  (cost=0.00..1.00 rows=1 width=0)'), /order_ancillaries/);
   });
