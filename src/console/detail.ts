@@ -7,7 +7,7 @@ import { REFUND_ORDER_STATUS as RS } from '../refunds/statuses.js';
 import { VOID_ORDER_STATUS as VS } from '../voids/statuses.js';
 import type { Database } from '../store/schema.js';
 import { loadContextForCaller, type OrderContext } from '../refunds/context.js';
-import type { PricedQuote } from '../refunds/pricing.js';
+import { refundQuote, type PricedQuote } from '../refunds/pricing.js';
 import { auditOf, type AuditEntry } from './audit.js';
 import { allowedRefundActions, submissionDue, type AllowedActions } from './rules.js';
 import { explainQuote, type TicketExplanation } from './explain.js';
@@ -159,11 +159,11 @@ export async function refundDetail(
     webhookDeliveries(db, refundCode),
     auditOf(db, { target: `refund:${refundCode}`, limit: 100 }),
     db.selectFrom('console_cases').select(['case_id', 'decided_by', 'decided_at']).where('refund_code', '=', refundCode).executeTakeFirst(),
-    db.selectFrom('refund_offers').select('created_at').where('offer_id', '=', r.offer_id).executeTakeFirst(),
+    db.selectFrom('refund_offers').select(['created_at', 'quote']).where('offer_id', '=', r.offer_id).executeTakeFirst(),
     atAirline ? sql<RefundPollState>`${deps.scheduler.pollStateSql(refundCode)}`.execute(db).then((x) => x.rows[0] ?? null) : null,
   ]);
   const quotedAt = new Date(offer?.created_at ?? r.created_at);
-  const quote = r.details as PricedQuote;
+  const quote = refundQuote(r.details, offer?.quote);
   const timeline = history.map((h) => ({ from: h.from_status, to: h.to_status, at: new Date(h.at).toISOString(), cause: h.cause }));
   return {
     kind: 'refund',

@@ -69,11 +69,16 @@ function refundsSql(env: QueueEnv): RawBuilder<unknown> {
   return sql`
     select 'refund' as kind, r.refund_code as code, r.client_id, r.order_no, r.carrier, o.payment_method, r.reason, r.status, r.path,
       r.currency, r.estimated_refund_minor as amount_minor, r.actual_refund_minor as actual_minor, r.created_at, r.updated_at,
-      r.details->>'expectedConfirmationDate' as expected_confirmation, r.details->>'expectedRefundDate' as expected_refund, r.cancel_reason,
-      (r.status in (0, 1) and ${today}::text > coalesce(r.details->>'expectedConfirmationDate', '99999999')) as confirmation_late,
-      (r.status in (0, 1, 3) and ${today}::text > coalesce(r.details->>'expectedRefundDate', '99999999')) as refund_late,
+      r.expected_confirmation as expected_confirmation, r.expected_refund as expected_refund, r.cancel_reason,
+      (r.status in (0, 1) and ${today}::text > coalesce(r.expected_confirmation, '99999999')) as confirmation_late,
+      (r.status in (0, 1, 3) and ${today}::text > coalesce(r.expected_refund, '99999999')) as refund_late,
       (r.status = 0 and r.created_at < ${submitBy}::timestamptz) as not_submitted
-    from refund_orders r join orders o on o.order_no = r.order_no`;
+    from (
+      -- the quote's dates: columns since migration 0043; a refund stored before has them in its details (decision 0053)
+      select x.*, coalesce(x.expected_confirmation_date, x.details->>'expectedConfirmationDate') as expected_confirmation,
+        coalesce(x.expected_refund_date, x.details->>'expectedRefundDate') as expected_refund
+      from refund_orders x
+    ) r join orders o on o.order_no = r.order_no`;
 }
 
 /** Voids with the same columns: their quote's expected dates are in `details` as a refund's (found by a review: never flagged late). */

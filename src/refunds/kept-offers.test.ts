@@ -88,7 +88,9 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
     assert.equal(refund.offer_id, q.refundOfferId);
     assert.equal(refund.status, 0);
     assert.equal(refund.display_currency, 'USD');
-    assert.deepEqual(refund.details, offer.quote, 'the refund holds the offer’s stored quote');
+    // decision 0053: the refund's quote is the offer's stored one, not copied into the refund
+    assert.deepEqual(refund.details, {}, 'the refund holds no copy of the offer’s stored quote');
+    assert.equal(refund.expected_refund_date, (offer.quote as { expectedRefundDate: string }).expectedRefundDate);
     assert.equal(refund.next_poll_at?.getTime(), refund.created_at.getTime(), 'its submission to the airline is due at once');
     const tickets = await t.store.db.selectFrom('refund_tickets').select(['ticket_no', 'live']).where('refund_code', '=', s.refundCode!).execute();
     assert.deepEqual(tickets.map((r) => r.ticket_no), ['9992000000001']);
@@ -174,7 +176,8 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
       const refund = await refundRow(a.refundCode!);
       assert.equal(refund.order_no, quotes[i]!.orderNo);
       assert.equal(refund.offer_id, quotes[i]!.q.refundOfferId);
-      assert.deepEqual(refund.details, (await offerRow(quotes[i]!.q.refundOfferId!)).quote);
+      assert.deepEqual(refund.details, {});
+      assert.equal(refund.expected_confirmation_date, ((await offerRow(quotes[i]!.q.refundOfferId!)).quote as { expectedConfirmationDate: string }).expectedConfirmationDate);
       const tickets = await t.store.db.selectFrom('refund_tickets').select('ticket_no').where('refund_code', '=', a.refundCode!).orderBy('ticket_no').execute();
       assert.deepEqual(tickets.map((r) => r.ticket_no), cases[i]!.tickets);
     }

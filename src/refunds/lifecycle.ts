@@ -25,6 +25,7 @@ import { executePrepared } from './statements.js';
 import { forgetKeptOrder } from './kept-offers.js';
 import type { Rates } from './engine/index.js';
 import { airlineAmountIn, refundNet } from './net.js';
+import { refundQuote } from './pricing.js';
 import { moveRefund, type TransitionPatch } from './transition.js';
 import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 
@@ -438,6 +439,8 @@ export class RefundLifecycle {
     return this.deps.db
       .selectFrom('refund_orders')
       .innerJoin('orders', 'orders.order_no', 'refund_orders.order_no')
+      // the refund's quote is its used offer's (decision 0053), read by the offer's key
+      .leftJoin('refund_offers', 'refund_offers.offer_id', 'refund_orders.offer_id')
       .select([
         'refund_orders.refund_code',
         'refund_orders.status',
@@ -449,6 +452,7 @@ export class RefundLifecycle {
         'refund_orders.service_fee_minor',
         'refund_orders.service_fee_currency',
         'refund_orders.details',
+        'refund_offers.quote as offer_quote',
         'orders.carrier',
         'orders.airline_pnr',
         'orders.source',
@@ -664,7 +668,7 @@ export class RefundLifecycle {
         // docs/architecture.md "Refund arithmetic" step 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
         const net = refundNet({
           refund: { minor: paidMinor, currency: r.currency },
-          post: (r.details as { post?: Array<{ refundMinor: number; currency: string }> } | null)?.post ?? [],
+          post: refundQuote(r.details, r.offer_quote).post ?? [],
           fee: { minor: Number(r.service_fee_minor), currency: r.service_fee_currency },
           rates: this.deps.rates ?? {},
         });

@@ -350,3 +350,14 @@ export function postAsArray(p: PricedQuote, displayCurrency: string | null, rate
     displayEstimatedRefundAmount: display(x.refundMinor, x.currency, displayCurrency, rates),
   }));
 }
+
+/**
+ * A refund's priced quote (decision 0053): its used offer's, which a refund stored since keeps nowhere else; a refund
+ * stored before holds the whole quote in its own `details` (its `tickets` say so), which is read then.
+ */
+export function refundQuote(details: unknown, offerQuote: unknown): PricedQuote {
+  const own = details as Partial<PricedQuote> | null;
+  if (own && Array.isArray(own.tickets)) return own as PricedQuote;
+  if (offerQuote === null || offerQuote === undefined) throw new Error('the refund has no quote: neither its details nor its offer hold one');
+  return offerQuote as PricedQuote;
+}

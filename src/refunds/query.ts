@@ -6,7 +6,7 @@ import type { RefundOrdersTable } from '../store/schema.js';
 import type { Selectable } from 'kysely';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { findCallerOrder } from './prepare.js';
-import { display, postAsArray, voucherIdOf, wireParts, type PricedQuote } from './pricing.js';
+import { display, postAsArray, refundQuote, voucherIdOf, wireParts } from './pricing.js';
 import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
 import type { QueryRefundOrdersRequest, QueryRefundOrdersResponse, RefundOrderWire } from './wire.js';
 
@@ -20,8 +20,12 @@ export function voucherEndDate(startDate: string): string {
   return DateTime.fromFormat(startDate, 'yyyyMMdd', { zone: 'UTC' }).plus({ years: 1 }).toFormat('yyyyMMdd');
 }
 
-export function refundOrderToWire(deps: RefundDeps, row: Selectable<RefundOrdersTable>, displayOverride: string | null): RefundOrderWire {
-  const details = row.details as PricedQuote & { outcome?: RefundOutcome };
+/** A refund's row as the status answer reads it: the refund and its used offer's quote. */
+export type RefundWithQuote = Selectable<RefundOrdersTable> & { offer_quote: unknown };
+
+export function refundOrderToWire(deps: RefundDeps, row: RefundWithQuote, displayOverride: string | null): RefundOrderWire {
+  const details = refundQuote(row.details, row.offer_quote);
+  const outcome = (row.details as { outcome?: RefundOutcome } | null)?.outcome;
   const displayCurrency = displayOverride ?? row.display_currency;
   const done = row.status === RS.REFUNDED || row.status === RS.FULFILLED;
   const startDate = done ? row.completed_on : null;
@@ -30,7 +34,7 @@ export function refundOrderToWire(deps: RefundDeps, row: Selectable<RefundOrders
     displayCurrency,
     rates: deps.rates,
     actualRefundMinor: row.actual_refund_minor,
-    voucherState: { id: voucherIdOf(row.refund_code), code: details.outcome?.voucherCode ?? null, startDate, endDate },
+    voucherState: { id: voucherIdOf(row.refund_code), code: outcome?.voucherCode ?? null, startDate, endDate },
     // refund_method is how the airline paid once it has (lifecycle.ts), which may differ from the quote's
     paid: row.refund_method !== details.refundMethod ? { method: row.refund_method, airline: row.carrier } : undefined,
   });
@@ -69,9 +73,16 @@ export async function queryRefunds(deps: RefundDeps, caller: RefundCaller, req: 
     // Only the order number is needed: not the order's passengers, tickets and refunds.
     orderNo = (await findCallerOrder(deps, caller, req)).order_no;
   }
-  let q = deps.db.selectFrom('refund_orders').selectAll().where('order_no', '=', orderNo).where('client_id', '=', caller.clientId);
-  if (req.refundCode) q = q.where('refund_code', '=', req.refundCode);
-  const rows = await q.orderBy('created_at', 'desc').orderBy('refund_code', 'desc').execute();
+  // each refund's quote from its used offer, read by the offer's key in the same statement (decision 0053)
+  let q = deps.db
+    .selectFrom('refund_orders as r')
+    .leftJoin('refund_offers as f', 'f.offer_id', 'r.offer_id')
+    .selectAll('r')
+    .select('f.quote as offer_quote')
+    .where('r.order_no', '=', orderNo)
+    .where('r.client_id', '=', caller.clientId);
+  if (req.refundCode) q = q.where('r.refund_code', '=', req.refundCode);
+  const rows = await q.orderBy('r.created_at', 'desc').orderBy('r.refund_code', 'desc').execute();
   // A refundCode that is not one of this order's refunds answers as it does alone (801), not an empty list (a
   // review: the same unknown code answered 801 alone and status 0 beside a valid orderNo).
   if (req.refundCode && rows.length === 0) throw new ApiError(S.ORDER_NOT_FOUND, 'order not found for refund; check the refundCode or the main ticket order number');

@@ -69,8 +69,13 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     assert.equal(refund.body.status, 0, String(refund.body.msg));
     const used = await t.store.db.selectFrom('refund_offers').select(['request', 'quote']).where('order_no', '=', orderNo).where('status', '=', 'used').executeTakeFirstOrThrow();
     assert.deepEqual(used.request, request);
-    const details = await t.store.db.selectFrom('refund_orders').select('details').where('order_no', '=', orderNo).executeTakeFirstOrThrow();
-    assert.deepEqual(details.details, used.quote, "the refund's details are the used offer's quote");
+    // decision 0053: the quote is stored once, as the used offer's; the refund keeps what it adds (nothing yet) and
+    // the quote's two dates the console's queue reads
+    const refundRow = await t.store.db.selectFrom('refund_orders').select(['details', 'offer_id', 'expected_confirmation_date', 'expected_refund_date']).where('order_no', '=', orderNo).executeTakeFirstOrThrow();
+    assert.deepEqual(refundRow.details, {}, "the refund's details hold no copy of the quote");
+    const usedQuote = used.quote as { expectedConfirmationDate: string; expectedRefundDate: string };
+    assert.deepEqual([refundRow.expected_confirmation_date, refundRow.expected_refund_date], [usedQuote.expectedConfirmationDate, usedQuote.expectedRefundDate]);
+    assert.match(usedQuote.expectedRefundDate, /^\d{8}$/);
   });
 
   test('concurrent refund.do by refundRequestList share a statement; each gets its own refund, history row and due submission', async () => {

@@ -176,6 +176,8 @@ function refundColumns(s: { order: OrderRow; priced: PricedQuote; displayCurrenc
     service_fee_currency: s.priced.serviceFee.currency,
     service_fee_minor: s.priced.serviceFee.minor,
     display_currency: s.displayCurrency,
+    expected_confirmation_date: s.priced.expectedConfirmationDate,
+    expected_refund_date: s.priced.expectedRefundDate,
   };
 }
 
@@ -231,13 +233,14 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
       select ${sql.raw(documentsBytesSql('p.text'))} as bytes from (select ${text}::text as text) p
     ),
     batch as (
-      -- quote as json: stored as given in the used offer (a json column), parsed into jsonb once for the refund's
-      -- details (read as jsonb it cost a jsonb-to-text-to-json round trip for the offer)
+      -- quote as json: stored as given in the used offer (a json column), the refund's quote (decision 0053: the refund's
+      -- details hold only what the refund adds, none yet)
       select b.*, ${sql.raw(documentSql('d.bytes', 'b.request_at', 'b.request_len'))} as request, ${sql.raw(documentSql('d.bytes', 'b.quote_at', 'b.quote_len'))} as quote
       from docs d, json_to_recordset(${JSON.stringify(rows)}::json) as b(n int, offer_id text, refund_code text, client_id text, order_no text,
         ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], request_at int, request_len int, quote_at int,
         quote_len int, path text, quote_type text, refund_method text, currency text, estimated_refund_minor bigint, post_refund_minor bigint,
-        service_fee_currency text, service_fee_minor bigint, display_currency text, expires_at timestamptz, at timestamptz, cause text)
+        service_fee_currency text, service_fee_minor bigint, display_currency text, expected_confirmation_date text, expected_refund_date text,
+        expires_at timestamptz, at timestamptz, cause text)
     ),
     ${HELD_ORDERS},
     -- the submissions to write: the order's version still the one checked, the first of the batch per order
@@ -254,9 +257,11 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
     ),
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at, next_poll_at)
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, expected_confirmation_date,
+        expected_refund_date, details, created_at, updated_at, next_poll_at)
       select refund_code, client_id, order_no, carrier, offer_id, reason, ${sql.lit(RS.PROCESSING)}, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, quote::jsonb, at, at, at
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, expected_confirmation_date,
+        expected_refund_date, '{}', at, at, at
       from usable
     ),
     tickets as (
@@ -366,7 +371,7 @@ interface OfferOutcome {
  * Submissions by refundOfferId in one statement (group commit, decision 0018), from one JSON document: each
  * offer held (`for no key update skip locked`, as its update needs: one that a submission elsewhere holds is
  * reported `busy`, 814, and the batch's other submissions go on), marked used and its refund written (refund
- * order due for submission with the offer's stored quote as its details, tickets, first history row) only if
+ * order due for submission, its quote the offer's (decision 0053), tickets, first history row) only if
  * it is active, unexpired and the order's `ctx_version` is still the one its checks ran on. Of several
  * submissions of one order in a batch only the first may be written: the others' checks ran on the context the
  * first one changes, so they are reported `behind` and read the order again after this commit (an XO
@@ -392,12 +397,12 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
       select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(n int, offer_id text, refund_code text, client_id text, order_no text,
         ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], path text, quote_type text, refund_method text,
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
-        display_currency text, at timestamptz)
+        display_currency text, expected_confirmation_date text, expected_refund_date text, at timestamptz)
     ),
     -- each offer once, however many submissions of it the batch holds (a row per pair would multiply the answers)
     locked as (
       select l.* from (select distinct offer_id from batch) b cross join lateral (
-        select o.offer_id, o.client_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at, o.quote
+        select o.offer_id, o.client_id, ${sql.raw(offerStateSql('o'))} as state, o.expires_at
         from refund_offers o where o.offer_id = b.offer_id
         for no key update of o skip locked
       ) l
@@ -407,7 +412,7 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
       select b.n, b.ctx_version = h.ctx_version as current from batch b left join held h on h.order_no = b.order_no
     ),
     candidates as (
-      select b.*, l.quote, row_number() over (partition by b.order_no order by b.n) as nth
+      select b.*, row_number() over (partition by b.order_no order by b.n) as nth
       from batch b join locked l on l.offer_id = b.offer_id and l.client_id = b.client_id join versions v on v.n = b.n
       where l.state = 'active' and l.expires_at > b.at and v.current
     ),
@@ -420,9 +425,11 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
     ),
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
-        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, details, created_at, updated_at, next_poll_at)
+        estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, expected_confirmation_date,
+        expected_refund_date, details, created_at, updated_at, next_poll_at)
       select u.refund_code, u.client_id, u.order_no, u.carrier, u.offer_id, u.reason, ${sql.lit(RS.PROCESSING)}, u.path, u.quote_type, u.refund_method, u.currency,
-        u.estimated_refund_minor, u.post_refund_minor, u.service_fee_currency, u.service_fee_minor, u.display_currency, u.quote::jsonb, u.at, u.at, u.at
+        u.estimated_refund_minor, u.post_refund_minor, u.service_fee_currency, u.service_fee_minor, u.display_currency, u.expected_confirmation_date,
+        u.expected_refund_date, '{}', u.at, u.at, u.at
       from usable u join offer on offer.offer_id = u.offer_id
       returning refund_code
     ),

@@ -41,6 +41,7 @@ import * as m0039 from './migrations/0039_orders_paid_by_client.js';
 import * as m0040 from './migrations/0040_idempotency_resumed_from.js';
 import * as m0041 from './migrations/0041_claimed_orders_by_pnr.js';
 import * as m0042 from './migrations/0042_offers_checked_by_their_statements.js';
+import * as m0043 from './migrations/0043_refund_quote_stored_once.js';
 
 /** Every migration by name, in order (exported for the tests of an upgrade from an older schema). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -85,6 +86,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0040_idempotency_resumed_from': m0040,
   '0041_claimed_orders_by_pnr': m0041,
   '0042_offers_checked_by_their_statements': m0042,
+  '0043_refund_quote_stored_once': m0043,
 };
 
 class StaticProvider implements MigrationProvider {

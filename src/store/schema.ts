@@ -184,7 +184,14 @@ export interface RefundOrdersTable {
   service_fee_currency: string;
   service_fee_minor: Minor;
   display_currency: string | null;
+  /**
+   * What the refund adds to its quote (the airline's outcome once refunded, RefundOutcome); refunds stored before
+   * decision 0053 hold their whole priced quote here too, the others' is their used offer's (refundQuote).
+   */
   details: Json<unknown>;
+  /** The quote's two dates, for the console's queue (migration 0043; null before it: the quote in `details` has them). */
+  expected_confirmation_date: string | null;
+  expected_refund_date: string | null;
   cancel_reason: string | null;
   airline_refund_id: string | null;
   completed_on: string | null;
