@@ -24,19 +24,20 @@ export function voucherEndDate(startDate: string): string {
 export type RefundWithQuote = Selectable<RefundOrdersTable> & { offer_quote: unknown };
 
 export function refundOrderToWire(deps: RefundDeps, row: RefundWithQuote, displayOverride: string | null): RefundOrderWire {
-  const details = refundQuote(row.details, row.offer_quote);
+  const quote = refundQuote(row.details, row.offer_quote);
+  // what the refund adds to its quote: the airline's outcome once refunded
   const outcome = (row.details as { outcome?: RefundOutcome } | null)?.outcome;
   const displayCurrency = displayOverride ?? row.display_currency;
   const done = row.status === RS.REFUNDED || row.status === RS.FULFILLED;
   const startDate = done ? row.completed_on : null;
   const endDate = startDate ? voucherEndDate(startDate) : null;
-  const parts = wireParts(details, {
+  const parts = wireParts(quote, {
     displayCurrency,
     rates: deps.rates,
     actualRefundMinor: row.actual_refund_minor,
     voucherState: { id: voucherIdOf(row.refund_code), code: outcome?.voucherCode ?? null, startDate, endDate },
     // refund_method is how the airline paid once it has (lifecycle.ts), which may differ from the quote's
-    paid: row.refund_method !== details.refundMethod ? { method: row.refund_method, airline: row.carrier } : undefined,
+    paid: row.refund_method !== quote.refundMethod ? { method: row.refund_method, airline: row.carrier } : undefined,
   });
   return {
     orderNo: row.order_no,
@@ -47,7 +48,7 @@ export function refundOrderToWire(deps: RefundDeps, row: RefundWithQuote, displa
     refundQuoteType: parts.refundQuoteType,
     refundTickets: parts.refundTickets,
     refundFareAmount: parts.refundFareAmount,
-    refundPostTicketingServiceAmounts: postAsArray(details, displayCurrency, deps.rates),
+    refundPostTicketingServiceAmounts: postAsArray(quote, displayCurrency, deps.rates),
     refundVouchers: parts.refundVouchers,
     serviceFee: {
       currency: row.service_fee_currency,
