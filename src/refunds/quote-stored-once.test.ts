@@ -39,6 +39,9 @@ describe('a refund\'s quote stored once', () => {
     const row = await t.store.db.selectFrom('refund_orders').selectAll().where('refund_code', '=', code).executeTakeFirstOrThrow();
     const offer = await t.store.db.selectFrom('refund_offers').select('quote').where('offer_id', '=', row.offer_id).executeTakeFirstOrThrow();
     assert.deepEqual(row.details, {}, 'stored since: no copy of the quote');
+    // the columns the readers of many refunds read instead of a document
+    assert.deepEqual(row.ticket_nos, (offer.quote as PricedQuote).tickets.map((x) => x.ticketNo));
+    assert.equal(Number(row.paid_minor), (offer.quote as PricedQuote).tickets.reduce((a, x) => a + x.paidMinor, 0));
     const quote = offer.quote as PricedQuote;
     assert.ok(quote.tickets.length > 0);
 
@@ -56,16 +59,17 @@ describe('a refund\'s quote stored once', () => {
     assert.deepEqual(readSince?.ticket_nos, quote.tickets.map((x) => x.ticketNo));
     assert.equal(Number(readSince?.paid_minor), quote.tickets.reduce((a, x) => a + x.paidMinor, 0));
 
-    // The same refund as a build before decision 0053 stored it: the quote whole in details, no date columns. The
+    // The same refund as a build before decision 0053 stored it: the quote whole in details, none of the columns. The
     // offer's document is then spoiled, so that an answer read from it would differ.
-    await sql`update refund_orders set details = ${JSON.stringify(quote)}::jsonb, expected_confirmation_date = null, expected_refund_date = null
+    await sql`update refund_orders set details = ${JSON.stringify(quote)}::jsonb, expected_confirmation_date = null, expected_refund_date = null,
+        ticket_nos = null, paid_minor = null
       where refund_code = ${code}`.execute(t.store.db);
     await sql`update refund_offers set quote = '{"tickets": []}' where offer_id = ${row.offer_id}`.execute(t.store.db);
     const before0053 = await status(orderNo, code);
     assert.equal(before0053.raw, since.raw, 'the status answer byte for byte');
     const queuedBefore = await queueItem(code, new Date(now.getTime() + 86_400_000));
     assert.deepEqual(queuedBefore, queuedSince, 'the queue reads the dates from details');
-    assert.deepEqual(await batchRead(code), readSince, 'the batch read takes the tickets from details');
+    assert.deepEqual(await batchRead(code), readSince, 'the batch read takes the tickets and their total from details');
   });
 
   test('refundQuote: the details when they hold the quote, else the offer\'s', () => {

@@ -178,6 +178,7 @@ function refundColumns(s: { order: OrderRow; priced: PricedQuote; displayCurrenc
     display_currency: s.displayCurrency,
     expected_confirmation_date: s.priced.expectedConfirmationDate,
     expected_refund_date: s.priced.expectedRefundDate,
+    paid_minor: s.priced.tickets.reduce((a, t) => a + t.paidMinor, 0),
   };
 }
 
@@ -240,7 +241,7 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
         ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], request_at int, request_len int, quote_at int,
         quote_len int, path text, quote_type text, refund_method text, currency text, estimated_refund_minor bigint, post_refund_minor bigint,
         service_fee_currency text, service_fee_minor bigint, display_currency text, expected_confirmation_date text, expected_refund_date text,
-        expires_at timestamptz, at timestamptz, cause text)
+        paid_minor bigint, expires_at timestamptz, at timestamptz, cause text)
     ),
     ${HELD_ORDERS},
     -- the submissions to write: the order's version still the one checked, the first of the batch per order
@@ -258,10 +259,10 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, expected_confirmation_date,
-        expected_refund_date, details, created_at, updated_at, next_poll_at)
+        expected_refund_date, ticket_nos, paid_minor, details, created_at, updated_at, next_poll_at)
       select refund_code, client_id, order_no, carrier, offer_id, reason, ${sql.lit(RS.PROCESSING)}, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, expected_confirmation_date,
-        expected_refund_date, '{}', at, at, at
+        expected_refund_date, ticket_nos, paid_minor, '{}', at, at, at
       from usable
     ),
     tickets as (
@@ -397,7 +398,7 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
       select * from json_to_recordset(${JSON.stringify(rows)}::json) as b(n int, offer_id text, refund_code text, client_id text, order_no text,
         ctx_version bigint, carrier text, reason text, ticket_nos text[], pax_indexes int[], path text, quote_type text, refund_method text,
         currency text, estimated_refund_minor bigint, post_refund_minor bigint, service_fee_currency text, service_fee_minor bigint,
-        display_currency text, expected_confirmation_date text, expected_refund_date text, at timestamptz)
+        display_currency text, expected_confirmation_date text, expected_refund_date text, paid_minor bigint, at timestamptz)
     ),
     -- each offer once, however many submissions of it the batch holds (a row per pair would multiply the answers)
     locked as (
@@ -426,10 +427,10 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
     refund as (
       insert into refund_orders (refund_code, client_id, order_no, carrier, offer_id, reason, status, path, quote_type, refund_method, currency,
         estimated_refund_minor, post_refund_minor, service_fee_currency, service_fee_minor, display_currency, expected_confirmation_date,
-        expected_refund_date, details, created_at, updated_at, next_poll_at)
+        expected_refund_date, ticket_nos, paid_minor, details, created_at, updated_at, next_poll_at)
       select u.refund_code, u.client_id, u.order_no, u.carrier, u.offer_id, u.reason, ${sql.lit(RS.PROCESSING)}, u.path, u.quote_type, u.refund_method, u.currency,
         u.estimated_refund_minor, u.post_refund_minor, u.service_fee_currency, u.service_fee_minor, u.display_currency, u.expected_confirmation_date,
-        u.expected_refund_date, '{}', u.at, u.at, u.at
+        u.expected_refund_date, u.ticket_nos, u.paid_minor, '{}', u.at, u.at, u.at
       from usable u join offer on offer.offer_id = u.offer_id
       returning refund_code
     ),

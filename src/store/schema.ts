@@ -192,6 +192,9 @@ export interface RefundOrdersTable {
   /** The quote's two dates, for the console's queue (migration 0043; null before it: the quote in `details` has them). */
   expected_confirmation_date: string | null;
   expected_refund_date: string | null;
+  /** The quote's tickets in its order and their paid total, for the 0 → 1 batch read (migration 0043; null before it). */
+  ticket_nos: string[] | null;
+  paid_minor: Minor | null;
   cancel_reason: string | null;
   airline_refund_id: string | null;
   completed_on: string | null;
