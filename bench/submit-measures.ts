@@ -384,7 +384,7 @@ export const refundBacklog: Measure = {
           await sql`
             with o as (${copyRows('orders', cols.orders!, { order_no: sqlOrderNo, airline_pnr: sqlPnr }, sql`t.order_no = ${orderNo(0)}`, first, last)}),
             f as (${copyRows('refund_offers', cols.refund_offers!, { offer_id: sqlOffer, order_no: sqlOrderNo, ticket_nos: sql`array[${sqlTicket}]`, quote: swap('quote'), request: swap('request') }, sql`t.offer_id = ${tplOffer}`, first, last)}),
-            r as (${copyRows('refund_orders', cols.refund_orders!, { ...fresh, refund_code: sqlCode, order_no: sqlOrderNo, offer_id: sqlOffer, details: swap('details') }, sql`t.refund_code = ${tplCode}`, first, last)}),
+            r as (${copyRows('refund_orders', cols.refund_orders!, { ...fresh, refund_code: sqlCode, order_no: sqlOrderNo, offer_id: sqlOffer, ticket_nos: sql`array[${sqlTicket}]`, details: swap('details') }, sql`t.refund_code = ${tplCode}`, first, last)}),
             k as (${copyRows('refund_tickets', cols.refund_tickets!, { refund_code: sqlCode, ticket_no: sqlTicket, live: sql`true` }, sql`t.refund_code = ${tplCode}`, first, last)}),
             h as (insert into refund_status_history (refund_code, from_status, to_status, at, cause)
                   select ${sqlCode}, null, 0, now(), 'submitted by the client' from generate_series(${first}::int, ${last}::int) g returning 1)
