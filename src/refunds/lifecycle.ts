@@ -464,10 +464,11 @@ export class RefundLifecycle {
   }
 
   /**
-   * The batch read of 0 → 1: what the airline is sent, with the tickets and their paid total taken out of the
-   * refund's details in the store (the details document itself, ~1.6 KB of JSON a refund, is not sent over and
-   * parsed for two fields). One text for any batch, a named prepared statement calling the store's function
-   * `refund_load_batch` (migration 0023), which reads each refund and its order by key whatever the statistics.
+   * The batch read of 0 → 1: what the airline is sent, with the tickets and their paid total read from the
+   * refund's own columns (migration 0043; out of its details in the store for a refund stored before decision 0053:
+   * no quote document is sent over and parsed for two fields). One text for any batch, a named prepared statement
+   * calling the store's function `refund_load_batch` (migration 0023), which reads each refund and its order by key
+   * whatever the statistics.
    */
   private static readonly loadBatch = preparedQuery<ToSubmit>('refund_load_batch', 'select * from refund_load_batch($1::text[])');
 
