@@ -439,8 +439,6 @@ export class RefundLifecycle {
     return this.deps.db
       .selectFrom('refund_orders')
       .innerJoin('orders', 'orders.order_no', 'refund_orders.order_no')
-      // the refund's quote is its used offer's (decision 0053), read by the offer's key
-      .leftJoin('refund_offers', 'refund_offers.offer_id', 'refund_orders.offer_id')
       .select([
         'refund_orders.refund_code',
         'refund_orders.status',
@@ -452,7 +450,7 @@ export class RefundLifecycle {
         'refund_orders.service_fee_minor',
         'refund_orders.service_fee_currency',
         'refund_orders.details',
-        'refund_offers.quote as offer_quote',
+        'refund_orders.offer_id',
         'orders.carrier',
         'orders.airline_pnr',
         'orders.source',
@@ -667,9 +665,12 @@ export class RefundLifecycle {
         // (found by a review: the refund stayed at 1, looked at again until given up, though the airline paid)
         const details = Object.assign({}, r.details as object, { outcome: { voucherCode: state.voucherCode === null ? null : storableText(state.voucherCode) } });
         // docs/architecture.md "Refund arithmetic" step 9: the caller nets refund + post-ticketing refunds − fee; below zero → rejected.
+        // The quote's post-ticketing refunds: the used offer's quote (decision 0053), read only here — a look that
+        // finds the refund still under way needs none of it.
+        const offer = await this.deps.db.selectFrom('refund_offers').select('quote').where('offer_id', '=', r.offer_id).executeTakeFirst();
         const net = refundNet({
           refund: { minor: paidMinor, currency: r.currency },
-          post: refundQuote(r.details, r.offer_quote).post ?? [],
+          post: refundQuote(r.details, offer?.quote).post ?? [],
           fee: { minor: Number(r.service_fee_minor), currency: r.service_fee_currency },
           rates: this.deps.rates ?? {},
         });

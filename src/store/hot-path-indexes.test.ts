@@ -213,9 +213,17 @@ describe('hot-path indexes', () => {
   });
   after(() => t.close());
 
-  async function plan(text: string, parameters: unknown[]): Promise<string> {
-    const { rows } = await t.store.db.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${text}`, parameters));
-    return rows.map((r) => Object.values(r)[0]).join('\n');
+  /** The statement's plan; with `setting` ([name, value]) the planner's setting changed for it alone. */
+  async function plan(text: string, parameters: unknown[], setting?: [string, string]): Promise<string> {
+    return t.store.db.connection().execute(async (conn) => {
+      if (setting) await conn.executeQuery(CompiledQuery.raw(`set ${setting[0]} = ${setting[1]}`));
+      try {
+        const { rows } = await conn.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${text}`, parameters));
+        return rows.map((r) => Object.values(r)[0]).join('\n');
+      } finally {
+        if (setting) await conn.executeQuery(CompiledQuery.raw(`reset ${setting[0]}`));
+      }
+    });
   }
 
   /** A parameter as an SQL literal, for EXECUTE (which takes expressions, not bind parameters). */
@@ -289,16 +297,8 @@ describe('hot-path indexes', () => {
   // a workstation's did not. The check is now a lateral read by key that leaves no join to choose: even with nested
   // loops priced out, orders is read on its key.
   test('refundQuotation.do offers: their orders read by key whatever a join would cost', async () => {
-    const plans = await t.store.db.connection().execute(async (conn) => {
-      await conn.executeQuery(CompiledQuery.raw('set enable_nestloop = off'));
-      try {
-        const offers = offersParameters(['H1234', 'H2345'].map((order, i) => newOffer(`rfo_costly_${i}`, order, 1)));
-        const { rows } = await conn.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${RECORD_OFFERS_SQL}`, offers));
-        return rows.map((r) => Object.values(r)[0]).join('\n');
-      } finally {
-        await conn.executeQuery(CompiledQuery.raw('reset enable_nestloop'));
-      }
-    });
+    const offers = offersParameters(['H1234', 'H2345'].map((order, i) => newOffer(`rfo_costly_${i}`, order, 1)));
+    const plans = await plan(RECORD_OFFERS_SQL, offers, ['enable_nestloop', 'off']);
     assertIndexed('refundQuotation.do offers (nested loops priced out)', plans);
     assert.match(plans, /Index Scan using orders_pkey on orders/, plans);
   });
