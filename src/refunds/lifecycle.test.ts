@@ -119,6 +119,8 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
     assert.equal(voucher.quote.refundFareAmount, null);
     assert.equal(voucher.quote.refundVouchers[0].estimatedRefundAmount, 220); // 240 − 10 % of the fare (200)
     const below = await refund(await booked('BELOW1'), 'BELOW', 'ANN', 'out', '1');
+    const lifted = await refund(await booked('BELOW2'), 'BELOWPOST', 'ANN', 'out', '1');
+    assert.equal(lifted.quote.refundPostTicketingServiceAmounts?.estimatedRefundAmount, 30, JSON.stringify(lifted.quote.refundPostTicketingServiceAmounts));
 
     await waitFor('all submitted', async () => {
       const rows = await t.store.db.selectFrom('refund_orders').select('status').execute();
@@ -146,6 +148,10 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
     assert.equal(v.refundVouchers[0].voucherEndDate, voucherEndDate(today));
     assert.match(v.refundVouchers[0].voucherCode, /^V-/);
     assert.deepEqual(v.refundVouchers[0].eligiblePassengers, [{ name: 'VOUCHERS/ANN' }]);
+    // spec 2.4 / "Refund arithmetic" 9: the airline's 1 % of the fare (EUR 0.02) + the EUR 30 post-ticketing refund −
+    // alpha's EUR 5 fee is above zero: refunded (the same fare without that refund is below: BELOW1)
+    const l = await final(lifted);
+    assert.equal(l.refundStatus, 2, `${l.cancelReason}`);
     const b = await final(below);
     assert.equal(b.refundStatus, 4);
     assert.equal(b.cancelReason, 'actual refund amount below the service fee, so rejected');

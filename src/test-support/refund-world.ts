@@ -219,6 +219,13 @@ export function refundWorld(): WorldFile {
     tickets: [{ ticketNo: '999-2000000163', passenger: 'a', currency: 'EUR', fare: 20, tax: 2, coupons: ['OPEN_FOR_USE'] }],
     refundBehaviour: { payPercentOfQuote: 1 },
   });
+  // As BELOW1, with a post-ticketing service whose refund lifts the net above the service fee: refunded, not rejected
+  // (the net of docs/architecture.md "Refund arithmetic" step 9 counts the quote's post-ticketing refunds).
+  one('BELOW2', 'XS', 'out', 'BELOWPOST', '999-2000000164', {
+    tickets: [{ ticketNo: '999-2000000164', passenger: 'a', currency: 'EUR', fare: 20, tax: 2, coupons: ['OPEN_FOR_USE'] }],
+    postTicketingServices: [{ orderNo: 'PT-BLW2', passenger: 'a', category: 'StandardCheckInBaggage', segment: 1, price: 30, currency: 'EUR', baggage: { piece: 1, weight: 23 } }],
+    refundBehaviour: { payPercentOfQuote: 1 },
+  });
   w.clients.push({ ...GAMMA, name: 'Gamma Tours', settings: { refundServiceFee: 'EUR 1.00', refundCriteria: { minMinutesBeforeDeparture: 14_400 } } });
   return w;
 }
