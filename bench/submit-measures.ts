@@ -286,6 +286,9 @@ function copyRows(table: string, cols: string[], overrides: Record<string, RawBu
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
+/** The backlog measure fails once no refund has reached status 1 for this long (a drain moves hundreds a second). */
+const BACKLOG_STALL_MS = 30_000;
+
 export const refundBacklog: Measure = {
   id: 'backlog',
   name: '10⁵ queued refunds to status 1: throughput ÷ the job queue\'s own throughput',
@@ -423,11 +426,25 @@ export const refundBacklog: Measure = {
         const t0 = performance.now();
         await maybeProfiled(`backlog_${part}`, async () => {
           await own.lifecycle.startWorkers();
+          // Fails at the limit, or as soon as no refund has reached status 1 for BACKLOG_STALL_MS (a drain that stopped:
+          // a run whose copies were unusable waited out the whole limit, ten minutes, before it failed).
+          let seen = toOne;
+          let movedAt = performance.now();
           await Promise.race([
             reached(upTo),
-            new Promise((_, reject) => (timer = setTimeout(() => reject(new LoadFailure(`backlog: only ${toOne} of ${upTo} refunds reached status 1 within ${limitMs / 1000} s`)), limitMs))),
+            new Promise((_, reject) => {
+              timer = setInterval(() => {
+                const now = performance.now();
+                if (toOne !== seen) {
+                  seen = toOne;
+                  movedAt = now;
+                }
+                const why = now - t0 > limitMs ? `within ${limitMs / 1000} s` : now - movedAt > BACKLOG_STALL_MS ? `and none for ${BACKLOG_STALL_MS / 1000} s` : null;
+                if (why) reject(new LoadFailure(`backlog: only ${toOne} of ${upTo} refunds reached status 1 ${why}`));
+              }, 1_000);
+            }),
           ]);
-        }).finally(() => clearTimeout(timer));
+        }).finally(() => clearInterval(timer));
         await stopWorkers();
         const seconds = (performance.now() - t0) / 1000;
         refundCpuMs += cpuMs(process.cpuUsage(cpu0));
