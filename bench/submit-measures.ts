@@ -38,6 +38,16 @@ function submitBodies(ctx: BenchContext): (orderNo: string) => string {
   return (orderNo) => JSON.stringify({ orderNo, refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '0', segments }] });
 }
 
+/**
+ * The tables refund.do and the backlog write (with the console's counts their triggers keep), vacuumed before and
+ * after each of the two measures as a deployment's autovacuum keeps them (docs/production.md "Autovacuum on"). This
+ * machine's PostgreSQL runs none: on a database the bench had used for three runs refund_orders held 171,110 dead
+ * rows beside 94,710 live ones (each refund's later moves leave one or two), and its indexes as many dead entries,
+ * which a submission's inserts then step over; PostgreSQL's CPU per submission 663 µs there, 567 once vacuumed
+ * (BENCHMARKS.md, 2026-12-04 night).
+ */
+const REFUND_TABLES = ['orders', 'refund_offers', 'refund_orders', 'refund_tickets', 'refund_status_history', 'console_queue_counts', 'sandbox_refunds'] as const;
+
 /** Runs `work` from `concurrency` loops for `seconds` (or until it returns false); returns completions/s. */
 async function rate(seconds: number, concurrency: number, work: () => Promise<boolean>): Promise<Rate> {
   const cpu = startCpuMeter();
@@ -160,6 +170,10 @@ export const refundSubmit: Measure = {
         }
       });
     }
+    // What earlier measures and runs left (dead rows, on a reused database) vacuumed, and the planting's pages written
+    // out, before anything is counted: the yardstick's first half ran during that writeback (a run read 1,001
+    // INSERT transactions a second, against 3,110 in the run before).
+    await settleTables(db, REFUND_TABLES, "refund.do's");
     const headers = { ...ctx.authHeaders, 'content-type': 'application/json' };
     let next = 0;
     let failures = 0;
@@ -226,6 +240,7 @@ export const refundSubmit: Measure = {
       await leaveNoWorkBehind(db, orders).finally(() => drainer?.stop());
       for (const key of keys) world.bookings.delete(key);
       await sql`drop table if exists bench_insert`.execute(db);
+      await settleTables(db, REFUND_TABLES, "refund.do's");
     }
   },
 };
@@ -482,7 +497,7 @@ export const refundBacklog: Measure = {
       await sql`update refund_orders r set next_poll_at = null from generate_series(1, ${n}::int) g where r.refund_code = ${sqlCode}`.execute(db);
       for (const key of keys) world.bookings.delete(key);
       for (const schema of workerSchemas) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
-      await settleTables(db, ['orders', 'refund_offers', 'refund_orders', 'refund_tickets', 'refund_status_history', 'sandbox_refunds'], 'backlog\'s');
+      await settleTables(db, REFUND_TABLES, 'backlog\'s');
     }
   },
 };
