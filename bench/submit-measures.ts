@@ -39,8 +39,9 @@ function submitBodies(ctx: BenchContext): (orderNo: string) => string {
 }
 
 /**
- * The tables refund.do and the backlog write (with the console's counts their triggers keep), vacuumed before and
- * after each of the two measures as a deployment's autovacuum keeps them (docs/production.md "Autovacuum on"). This
+ * The tables refund.do and the backlog write (with the console's counts their triggers keep), vacuumed as a
+ * deployment's autovacuum keeps them (docs/production.md "Autovacuum on"): by refund.do after its planting and after
+ * its runs, by the backlog after its runs. This
  * machine's PostgreSQL runs none: on a database the bench had used for three runs refund_orders held 171,110 dead
  * rows beside 94,710 live ones (each refund's later moves leave one or two), and its indexes as many dead entries,
  * which a submission's inserts then step over; PostgreSQL's CPU per submission 663 µs there, 567 once vacuumed

@@ -148,8 +148,8 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
     assert.equal(v.refundVouchers[0].voucherEndDate, voucherEndDate(today));
     assert.match(v.refundVouchers[0].voucherCode, /^V-/);
     assert.deepEqual(v.refundVouchers[0].eligiblePassengers, [{ name: 'VOUCHERS/ANN' }]);
-    // spec 2.4 / "Refund arithmetic" 9: the airline's 1 % of the fare (EUR 0.02) + the EUR 30 post-ticketing refund −
-    // alpha's EUR 5 fee is above zero: refunded (the same fare without that refund is below: BELOW1)
+    // spec 2.4 / "Refund arithmetic" 9: what the airline pays (1 % of the quoted refund) + the EUR 30 post-ticketing
+    // refund − alpha's EUR 5 fee is above zero: refunded (the same ticket without that refund is below: BELOW1)
     const l = await final(lifted);
     assert.equal(l.refundStatus, 2, `${l.cancelReason}`);
     const b = await final(below);
