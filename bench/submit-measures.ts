@@ -118,7 +118,7 @@ const REFUND_WARMUP_SECONDS = 15;
  * pricing, a statement and ten answers in turn, the thread idle ~55 % of it (docs/plans/refund-writes.md); that rate
  * is measured in the same run after the row's and reported beside it.
  */
-export const REFUND_CALLERS = 40;
+const REFUND_CALLERS = 40;
 
 export const refundSubmit: Measure = {
   id: 'refund',
@@ -221,23 +221,27 @@ export const refundSubmit: Measure = {
       const concurrency = REFUND_CALLERS;
       const lockstep = ctx.settings.connections;
       const half = ctx.settings.seconds / 2;
-      // A B B A, half the counted time each (as the HTTP loads, harness.ts loadAbba), each after a warm-up
-      // the first time (not counted): the first statements parse, plan and JIT.
-      await rate(warmupSeconds, concurrency, insert);
-      const base1 = await rate(half, concurrency, insert);
-      await rate(warmupSeconds, concurrency, submit);
-      // The planted orders and the warm-up's refunds, offers and jobs are in the statistics before the count.
-      await analyzeStore(db, 'after the warm-up');
       const profileDir = ctx.settings.profileDir;
-      const measured1 = await (profileDir
-        ? profiled(path.join(profileDir, 'refund.do.cpuprofile'), () => rate(half, concurrency, submit))
-        : rate(half, concurrency, submit));
-      const measured = mergeRates(measured1, await rate(half, concurrency, submit));
-      const base = mergeRates(base1, await rate(half, concurrency, insert));
-      // The same at the other measures' connections, A B B A again, both warm: the lockstep's rate, reported beside.
-      const lockBase1 = await rate(half, lockstep, insert);
-      const lockMeasured = mergeRates(await rate(half, lockstep, submit), await rate(half, lockstep, submit));
-      const lockBase = mergeRates(lockBase1, await rate(half, lockstep, insert));
+      // A B B A at `callers`, half the counted time each (as the HTTP loads, harness.ts loadAbba): the yardstick's
+      // halves and refund.do's, each merged. `first`: each target warmed up before its first half (not counted: the
+      // first statements parse, plan and JIT), the store analyzed before refund.do's, its first half profiled.
+      const abba = async (callers: number, first: boolean) => {
+        if (first) await rate(warmupSeconds, callers, insert);
+        const base1 = await rate(half, callers, insert);
+        if (first) {
+          await rate(warmupSeconds, callers, submit);
+          // The planted orders and the warm-up's refunds, offers and jobs are in the statistics before the count.
+          await analyzeStore(db, 'after the warm-up');
+        }
+        const measured1 = await (first && profileDir
+          ? profiled(path.join(profileDir, 'refund.do.cpuprofile'), () => rate(half, callers, submit))
+          : rate(half, callers, submit));
+        const measured = mergeRates(measured1, await rate(half, callers, submit));
+        return { measured, base: mergeRates(base1, await rate(half, callers, insert)) };
+      };
+      const { measured, base } = await abba(concurrency, true);
+      // The same at the other measures' connections, both targets warm: the lockstep's rate, reported beside.
+      const { measured: lockMeasured, base: lockBase } = await abba(lockstep, false);
       if (failures > 0) throw new LoadFailure(`refund.do: ${failures} submissions were not status 0, e.g. ${firstFailure}`);
       if (next >= orders.length) {
         // The last half ran short of orders and ended early: its rate would be of fewer callers than it names.
