@@ -11,6 +11,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { offerStateSql, OfferRecorder, offersParameters, RECORD_OFFERS_SQL, type NewOffer, type OfferState } from './offers.js';
 import { newOfferId } from './quote.js';
 import type { PricedQuote } from './pricing.js';
+import { serverHasLz4 } from '../store/migrations/0044_offer_documents_lz4.js';
 
 const [lastA, firstA] = PLANTED.names;
 
@@ -175,6 +176,24 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
       assert.equal((await setting.execute(conn)).rows[0]!.v, 'on', 'and for no later one on the connection');
     });
     assert.deepEqual(await statusOf([row.offerId]), ['active']);
+  });
+
+  test('decision 0055: an offer\'s documents are compressed with lz4 where the server has it, and read back whole', async () => {
+    const orderNo = await orderNoOf('DEP001');
+    const [t1] = await ticketsOf(orderNo);
+    // a quote document well past the row's 2 KB threshold, so that it is compressed
+    const rules = Array.from({ length: 40 }, (_, i) => ({ airline: 'XS', ruleType: '1', penaltyAmount: `EUR ${i}.00`, startMinute: i * 60, endMinute: i * 60 - 60 }));
+    const quote = { orderNo, refundRules: rules } as unknown as PricedQuote;
+    const o = offer(orderNo, [t1!], { quote, request: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: [] }] as unknown as NewOffer['request'] });
+    assert.equal(await new OfferRecorder(t.store.db).record(o), true);
+    const { rows } = await sql<{ method: string | null; quote: unknown; request: unknown }>`
+      select pg_column_compression(quote) as method, quote, request from refund_offers where offer_id = ${o.offerId}
+    `.execute(t.store.db);
+    const lz4 = await serverHasLz4(t.store.db);
+    if (t.store.kind === 'postgres') assert.equal(lz4, true, "this machine's PostgreSQL is built with lz4");
+    assert.equal(rows[0]!.method, lz4 ? 'lz4' : 'pglz');
+    assert.deepEqual(rows[0]!.quote, quote);
+    assert.deepEqual(rows[0]!.request, o.request);
   });
 
   test('concurrent quotes of the same tickets: one offer stays usable, every other answers 813 (spec 7.1)', async () => {

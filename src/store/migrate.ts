@@ -42,6 +42,7 @@ import * as m0040 from './migrations/0040_idempotency_resumed_from.js';
 import * as m0041 from './migrations/0041_claimed_orders_by_pnr.js';
 import * as m0042 from './migrations/0042_offers_checked_by_their_statements.js';
 import * as m0043 from './migrations/0043_refund_quote_stored_once.js';
+import * as m0044 from './migrations/0044_offer_documents_lz4.js';
 
 /** Every migration by name, in order (exported for the tests of an upgrade from an older schema). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -87,6 +88,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0041_claimed_orders_by_pnr': m0041,
   '0042_offers_checked_by_their_statements': m0042,
   '0043_refund_quote_stored_once': m0043,
+  '0044_offer_documents_lz4': m0044,
 };
 
 class StaticProvider implements MigrationProvider {
