@@ -56,3 +56,34 @@ test('closing the store ends the hot reader\'s connection', { skip: POSTGRES_ONL
   const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where pid = ${row!.pid}`.execute(store.db);
   assert.equal(rows[0]!.n, 0, 'its backend is gone');
 });
+
+// decision 0056: each read binds, executes and syncs the named statement, its columns described once per connection.
+const echo = preparedQuery<{ keys: string[] | null; n: number; label: string | null }>(
+  'hot_test_echo',
+  'select $1::text[] as keys, $2::bigint as n, $3::text as label',
+);
+
+test('parameters reach the statement as given and rows come back through the store\'s type parsers', { skip: POSTGRES_ONLY }, async () => {
+  const reader = store.hotReader!;
+  const keys = ['XS101|2026-12-08', 'a "quoted" key', 'back\\slash', 'comma,brace}', ''];
+  for (let i = 0; i < 3; i++) {
+    // the first read on the connection parses and describes the statement; the later ones only bind and execute
+    const [row] = await reader.query(echo([keys, 9_007_199_254 + i, i === 1 ? null : `run ${i}`]));
+    assert.deepEqual(row, { keys, n: 9_007_199_254 + i, label: i === 1 ? null : `run ${i}` });
+  }
+  const [nulls] = await reader.query(echo([null, 0, null]));
+  assert.deepEqual(nulls, { keys: null, n: 0, label: null });
+  const [withNull] = await reader.query(echo([['x', null], 1, 'y']));
+  assert.deepEqual(withNull!.keys, ['x', null]);
+});
+
+test('a statement\'s own error fails that read alone: the connection and its described statements stay', { skip: POSTGRES_ONLY }, async () => {
+  const reader = store.hotReader!;
+  const [before] = await reader.query(pid([]));
+  // not a bigint: the server refuses the parameter (an ERROR, not a lost connection)
+  await assert.rejects(reader.query(echo([[], 'many', null])), (err: Error & { code?: string }) => err.code === '22P02');
+  const [after] = await reader.query(pid([]));
+  assert.equal(after!.pid, before!.pid, 'the same connection');
+  const [row] = await reader.query(echo([['k'], 2, 'ok']));
+  assert.deepEqual(row, { keys: ['k'], n: 2, label: 'ok' });
+});

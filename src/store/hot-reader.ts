@@ -4,6 +4,12 @@
 // statement; on node-postgres's client directly the seat map served 12,700–12,800 answers/s against
 // 11,100–11,200 and its event-loop thread spent 74 µs per answer against 86 (BENCHMARKS.md "2026-11-26, night").
 // PostgreSQL only: the embedded store has one connection, and there the versions are known in memory.
+//
+// Each read is a `HotRead` (node-postgres's Submittable, the extension point its cursor and stream packages use):
+// bind, execute and sync of the named statement in one write, its columns described once per connection. A
+// query config handed to node-postgres is normalized and cloned, a result object built, and the statement's
+// columns asked for and parsed again at every execution (its Describe of the portal): ~5 % of the seat map's
+// event-loop thread for a read that answers two small columns (decision 0056).
 import type { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { preparedNameOf } from './prepared.js';
@@ -11,7 +17,8 @@ import { preparedNameOf } from './prepared.js';
 export interface HotReader {
   /**
    * Runs a query of `preparedQuery` (./prepared.ts) as the same named statement the pool's connections run,
-   * parsed once on this connection; answers its rows.
+   * parsed and described once on this connection; answers its rows. Its parameters are strings, numbers,
+   * booleans, dates or arrays of them (sent as text).
    */
   query<R>(query: CompiledQuery<R>): Promise<R[]>;
   /** Ends the connection; later queries fail. */
@@ -48,8 +55,9 @@ export function hotReader(config: pg.ClientConfig): HotReader {
       const ready = (current ??= connect());
       const client = await ready;
       try {
-        const result = await client.query<R & pg.QueryResultRow>({ name, text: query.sql, values: [...query.parameters] });
-        return result.rows;
+        return await new Promise<R[]>((resolve, reject) => {
+          client.query(new HotRead<R>(client, name, query.sql, query.parameters.map(wireValue), resolve, reject));
+        });
       } catch (err) {
         // Anything but a statement's own error (a cut or closed connection, the server's FATAL) leaves the
         // connection unusable, whether or not its 'error' event came first: the next query opens another.
@@ -68,4 +76,104 @@ export function hotReader(config: pg.ClientConfig): HotReader {
       if (ready) await ready.then((client) => client.end()).catch(() => undefined);
     },
   };
+}
+
+/** A statement's result columns on one connection (its Describe, once): their names and text parsers. */
+interface Columns {
+  names: string[];
+  parsers: Array<(text: string) => unknown>;
+}
+
+/** Per connection: the statements parsed and described there by HotRead. */
+const describedOn = new WeakMap<pg.Connection, Map<string, Columns>>();
+
+/**
+ * One read of a named statement (node-postgres's Submittable; its client calls `submit` when the connection is
+ * free and the `handle…` methods with the server's messages). The first run on a connection parses the statement
+ * and describes it; every run binds, executes and syncs. Rows are built with the client's own type parsers, as
+ * its results are. An error settles the read once; the server's ReadyForQuery that follows is the client's.
+ */
+class HotRead<R> implements pg.Submittable {
+  private columns: Columns | undefined;
+  private describing = false;
+  private readonly rows: R[] = [];
+  private failed = false;
+
+  constructor(
+    private readonly client: pg.Client,
+    /** Read by the client: it records the statement as parsed on the connection. */
+    readonly name: string,
+    readonly text: string,
+    private readonly values: Array<string | null>,
+    private readonly resolve: (rows: R[]) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  submit(connection: pg.Connection): void {
+    let statements = describedOn.get(connection);
+    if (!statements) describedOn.set(connection, (statements = new Map<string, Columns>()));
+    this.columns = statements.get(this.name);
+    const stream = connection.stream as pg.Connection['stream'] & { cork?: () => void; uncork?: () => void };
+    stream.cork?.();
+    try {
+      if (!this.columns) {
+        this.describing = true;
+        connection.parse({ name: this.name, text: this.text, types: [] }, true);
+        connection.describe({ type: 'S', name: this.name }, true);
+      }
+      connection.bind({ statement: this.name, values: this.values }, true);
+      connection.execute({}, true);
+      connection.sync();
+    } finally {
+      stream.uncork?.();
+    }
+  }
+
+  /** The statement's Describe (first run on the connection only). */
+  handleRowDescription(msg: { fields: pg.FieldDef[] }): void {
+    this.columns = {
+      names: msg.fields.map((f) => f.name),
+      parsers: msg.fields.map((f) => this.client.getTypeParser(f.dataTypeID, 'text') as (text: string) => unknown),
+    };
+  }
+
+  handleDataRow(msg: { fields: Array<string | null> }): void {
+    const { names, parsers } = this.columns!;
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) {
+      const text = msg.fields[i];
+      row[names[i]!] = text === null || text === undefined ? null : parsers[i]!(text);
+    }
+    this.rows.push(row as R);
+  }
+
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(connection: pg.Connection & { sendCopyFail(msg: string): void }): void {
+    connection.sendCopyFail('a hot read copies nothing');
+  }
+  handleCopyData(): void {}
+
+  handleError(err: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.reject(err);
+  }
+
+  handleReadyForQuery(connection: pg.Connection): void {
+    if (this.failed) return;
+    // Described now (a statement without rows has no row description: no columns).
+    if (this.describing) describedOn.get(connection)!.set(this.name, (this.columns ??= { names: [], parsers: [] }));
+    this.resolve(this.rows);
+  }
+}
+
+/** A parameter as the statement's text input: strings, numbers and booleans as they are, arrays as a literal. */
+function wireValue(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return `{${value.map((v) => (v === null || v === undefined ? 'NULL' : `"${String(v).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  throw new TypeError('hot reader: a parameter must be a string, number, boolean, date or array of them');
 }
