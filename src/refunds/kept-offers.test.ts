@@ -214,6 +214,27 @@ describe(`refund.do by a kept refundOfferId (${STORE})`, () => {
     assert.equal(purged.size, 2);
   });
 
+  test('kept long after capacity (the queue of keeps let go of as it goes): the newest stay; expired ones go, one being submitted after its submission', () => {
+    const offers = new KeptOffers(100);
+    const at = (s: number) => new Date(Date.UTC(2026, 11, 5, 0, 0, s));
+    const offer = (expiresAt: Date) => ({ clientId: 'c1', expiresAt, ctx: { order: { order_no: 'o1' } } }) as never;
+    for (let i = 0; i < 5_000; i++) offers.keep(`k${i}`, offer(at(600 + i)), at(0));
+    assert.equal(offers.size, 100);
+    assert.equal(offers.claim('k4899', 'c1'), null, 'older than the newest 100: dropped');
+    assert.ok(offers.claim('k4900', 'c1'), 'the oldest of the newest 100, now being submitted');
+    assert.ok(offers.claim('k4950', 'c1'));
+    offers.release('k4950', true);
+    // at 5600 s every one of them has expired: all go but k4900, being submitted
+    offers.keep('late', offer(at(9000)), at(5600));
+    assert.equal(offers.size, 2);
+    assert.equal(offers.claim('k4950', 'c1'), null, 'expired: purged');
+    offers.release('k4900', true);
+    offers.keep('later', offer(at(9001)), at(5601));
+    assert.equal(offers.size, 2, 'the expired one goes at the next keep once its submission ended');
+    assert.ok(offers.claim('late', 'c1'));
+    assert.ok(offers.claim('later', 'c1'));
+  });
+
   test('a written order drops its kept offers, whoever quoted them and whether or not one is being submitted; other orders keep theirs', () => {
     const offers = new KeptOffers(10);
     const at = new Date(Date.UTC(2026, 10, 29));
