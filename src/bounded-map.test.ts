@@ -1,7 +1,7 @@
 // The bounded map every "work it out once" cache of src/ keeps its values in (src/bounded-map.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap, FifoMap } from './bounded-map.js';
 
 describe('BoundedMap', () => {
   test('never holds more than its bound: a new key past it empties the map first', () => {
@@ -43,6 +43,42 @@ describe('BoundedMap', () => {
   test('a bound that is not a whole number ≥ 1 is refused', () => {
     for (const bound of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
       assert.throws(() => new BoundedMap(bound), RangeError, String(bound));
+    }
+  });
+});
+
+describe('FifoMap', () => {
+  test('never holds more than its bound: a new key past it drops the oldest kept, the others stay', () => {
+    const map = new FifoMap<string, number>(3);
+    for (const [i, k] of ['a', 'b', 'c', 'd', 'e'].entries()) map.set(k, i);
+    assert.equal(map.size, 3);
+    assert.deepEqual(['a', 'b', 'c', 'd', 'e'].map((k) => map.get(k)), [undefined, undefined, 2, 3, 4]);
+    // long past the bound, the newest `bound` keys are the ones kept
+    for (let i = 0; i < 10_000; i++) map.set(`k${i}`, i);
+    assert.equal(map.size, 3);
+    assert.deepEqual([map.get('k9996'), map.get('k9997'), map.get('k9998'), map.get('k9999')], [undefined, 9997, 9998, 9999]);
+  });
+
+  test('a key kept again keeps its place; a deleted key leaves room that its slot gives back when the ring comes round', () => {
+    const map = new FifoMap<string, number>(3);
+    map.set('a', 1).set('b', 2).set('c', 3);
+    map.set('a', 10); // in place: still the oldest
+    map.set('d', 4);
+    assert.equal(map.has('a'), false, 'the oldest went, though kept again');
+    assert.deepEqual([map.get('b'), map.get('c'), map.get('d')], [2, 3, 4]);
+    assert.equal(map.delete('c'), true);
+    assert.equal(map.size, 2);
+    map.set('e', 5); // takes b's slot: b goes, the map at two again
+    assert.deepEqual([map.has('b'), map.get('d'), map.get('e')], [false, 4, 5]);
+    map.set('c', 30); // the next slot is c's old one: taken again, nothing else goes
+    assert.deepEqual([map.get('c'), map.get('d'), map.get('e'), map.size], [30, 4, 5, 3]);
+    map.set('f', 6); // d's slot: d goes
+    assert.deepEqual([map.has('d'), map.get('e'), map.get('c'), map.get('f'), map.size], [false, 5, 30, 6, 3]);
+  });
+
+  test('a bound that is not a whole number ≥ 1 is refused', () => {
+    for (const bound of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      assert.throws(() => new FifoMap(bound), RangeError, String(bound));
     }
   });
 });

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import { normalizeFlightNumber, type AirlineSegment, type FlightRef, type ItineraryPrice, type PricedItinerary } from '../airline/connector.js';
+import { FifoMap } from '../bounded-map.js';
 import { toAmount } from '../money/money.js';
 import type { Database } from '../store/schema.js';
 import type { Routing, RoutingSegment, WireSegment } from './wire.js';
@@ -260,7 +261,7 @@ export type VerifyMatch = { state: 'match'; session: ChainSession } | { state: '
  * query. A session never changes after it is created; only its expiry is checked on every use.
  */
 export class ChainSessions {
-  private readonly cache = new Map<string, ChainSession>();
+  private readonly cache = new FifoMap<string, ChainSession>(MAX_CACHED_SESSIONS);
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -349,12 +350,8 @@ export class ChainSessions {
     return { state: 'match', session: newest };
   }
 
+  /** Oldest first out past MAX_CACHED_SESSIONS; the store still has them. */
   private remember(session: ChainSession): void {
-    if (this.cache.size >= MAX_CACHED_SESSIONS) {
-      // Oldest first out (insertion order); the store still has them.
-      const drop = this.cache.keys().next().value;
-      if (drop !== undefined) this.cache.delete(drop);
-    }
     this.cache.set(session.id, session);
   }
 }
