@@ -87,3 +87,22 @@ test('a statement\'s own error fails that read alone: the connection and its des
   const [row] = await reader.query(echo([['k'], 2, 'ok']));
   assert.deepEqual(row, { keys: ['k'], n: 2, label: 'ok' });
 });
+
+test('a first read on a connection refused after its statement was parsed leaves the next read working', { skip: POSTGRES_ONLY }, async () => {
+  const other = await openTestStore();
+  try {
+    await assert.rejects(other.hotReader!.query(echo([[], 'many', null])), (err: Error & { code?: string }) => err.code === '22P02');
+    const [row] = await other.hotReader!.query(echo([['k'], 3, null]));
+    assert.deepEqual(row, { keys: ['k'], n: 3, label: null });
+  } finally {
+    await other.close();
+  }
+});
+
+test('a parameter the reader cannot send fails its read alone, before the connection is touched', { skip: POSTGRES_ONLY }, async () => {
+  const reader = store.hotReader!;
+  const [before] = await reader.query(pid([]));
+  await assert.rejects(reader.query(echo([[], { not: 'sendable' }, null])), TypeError);
+  const [after] = await reader.query(pid([]));
+  assert.equal(after!.pid, before!.pid, 'the same connection');
+});

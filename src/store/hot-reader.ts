@@ -52,11 +52,13 @@ export function hotReader(config: pg.ClientConfig): HotReader {
       if (closed) throw new Error('the store is closed');
       const name = preparedNameOf(query.sql);
       if (!name) throw new Error('hot reader: only statements declared with preparedQuery run here');
+      // before the connection: a parameter it cannot send is the caller's error, not the connection's
+      const values = query.parameters.map(wireValue);
       const ready = (current ??= connect());
       const client = await ready;
       try {
         return await new Promise<R[]>((resolve, reject) => {
-          client.query(new HotRead<R>(client, name, query.sql, query.parameters.map(wireValue), resolve, reject));
+          client.query(new HotRead<R>(client, name, query.sql, values, resolve, reject));
         });
       } catch (err) {
         // Anything but a statement's own error (a cut or closed connection, the server's FATAL) leaves the
@@ -89,9 +91,11 @@ const describedOn = new WeakMap<pg.Connection, Map<string, Columns>>();
 
 /**
  * One read of a named statement (node-postgres's Submittable; its client calls `submit` when the connection is
- * free and the `handle…` methods with the server's messages). The first run on a connection parses the statement
- * and describes it; every run binds, executes and syncs. Rows are built with the client's own type parsers, as
- * its results are. An error settles the read once; the server's ReadyForQuery that follows is the client's.
+ * free and the `handle…` methods with the server's messages). Until a run on the connection has ended well, a run
+ * closes the statement (no error if it is not there), parses and describes it: a first run that failed after its
+ * parse (a parameter the server refused) leaves the statement there, undescribed here. Every run binds, executes
+ * and syncs. Rows are built with the client's own type parsers, as its results are. An error settles the read
+ * once; the server's ReadyForQuery that follows is the client's.
  */
 class HotRead<R> implements pg.Submittable {
   private columns: Columns | undefined;
@@ -118,6 +122,7 @@ class HotRead<R> implements pg.Submittable {
     try {
       if (!this.columns) {
         this.describing = true;
+        connection.close({ type: 'S', name: this.name }, true);
         connection.parse({ name: this.name, text: this.text, types: [] }, true);
         connection.describe({ type: 'S', name: this.name }, true);
       }
