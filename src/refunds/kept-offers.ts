@@ -32,7 +32,7 @@ export class KeptOffers {
    * Every kept offer once, in the order it was kept (and so expires: one TTL), from `head` on; a slot whose offer is
    * no longer kept (dropped, or kept again under a new slot) is passed over. The map alone cannot say which offer is
    * oldest cheaply: a walk from its start steps over every slot deleted since it last rehashed, ~1.6 µs a keep at
-   * capacity when each keep drops the oldest (2026-12-05), where this queue takes ~0.1.
+   * capacity when each keep drops the oldest (2026-12-05), the same loop of keeps 0.34 µs with this queue.
    */
   private readonly queue: Array<readonly [string, KeptOffer]> = [];
   private head = 0;
