@@ -189,8 +189,8 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
     const { rows } = await sql<{ method: string | null; quote: unknown; request: unknown }>`
       select pg_column_compression(quote) as method, quote, request from refund_offers where offer_id = ${o.offerId}
     `.execute(t.store.db);
+    // Debian's PostgreSQL (CI's) is built with lz4; PGlite is not
     const lz4 = await serverHasLz4(t.store.db);
-    if (t.store.kind === 'postgres') assert.equal(lz4, true, "this machine's PostgreSQL is built with lz4");
     assert.equal(rows[0]!.method, lz4 ? 'lz4' : 'pglz');
     assert.deepEqual(rows[0]!.quote, quote);
     assert.deepEqual(rows[0]!.request, o.request);
