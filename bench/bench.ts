@@ -14,7 +14,7 @@ import YAML from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createService } from '../src/service.js';
-import { formatRps, formatTarget, formatValue, meetsTarget, MEASURES, round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
+import { formatRps, formatTarget, formatValue, MEASURES, round2, verdictOf, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 import { updateBenchmarksFile, type Row } from './report.js';
 import { refundFlow } from './submit-measures.js';
 import { postgresServes, type LoadSettings } from './harness.js';
@@ -27,6 +27,8 @@ const ROOT = (() => {
   }
 })();
 const BENCHMARKS_FILE = path.join(ROOT, 'BENCHMARKS.md');
+/** The printed table's verdicts (measures.ts `verdictOf`). */
+const VERDICT_TEXT = { meets: 'meets target', below: 'BELOW TARGET', none: 'no target on this store' } as const;
 const DEMO_CLIENT = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 
 function settingsFromEnv(env: NodeJS.ProcessEnv): LoadSettings {
@@ -229,8 +231,8 @@ async function main(): Promise<number> {
     done.map((d) => [
       d.measure.name,
       d.outcome ? formatValue(d.outcome.value, d.measure.target) : '—',
-      formatTarget(d.measure.target),
-      d.outcome ? (meetsTarget(d.outcome.value, d.measure.target) ? 'meets target' : 'BELOW TARGET') : 'FAILED',
+      formatTarget(d.measure.target, storeKind),
+      d.outcome ? VERDICT_TEXT[verdictOf(d.outcome.value, d.measure.target, storeKind)] : 'FAILED',
     ]),
     [false, true, false, false],
   );
@@ -241,8 +243,8 @@ async function main(): Promise<number> {
       ? [
           {
             measure: measure.name,
-            value: `${formatValue(outcome.value, measure.target)}${meetsTarget(outcome.value, measure.target) ? '' : ' **below target**'} (${outcome.detail}; code at ${revision}${noiseNote(outcome)})`,
-            target: formatTarget(measure.target),
+            value: `${formatValue(outcome.value, measure.target)}${verdictOf(outcome.value, measure.target, storeKind) === 'below' ? ' **below target**' : ''} (${outcome.detail}; code at ${revision}${noiseNote(outcome)})`,
+            target: formatTarget(measure.target, storeKind),
             date,
             machine: machine(),
           },

@@ -69,7 +69,8 @@ orders (the orders of the 10⁶ store drawn at random once), the number of refun
 The req/s in the value column are context, not results, and so is the code revision
 measured (commit, and whether the tree had uncommitted changes: \`src/\` only before 2026-12-02). Targets are those of docs/architecture.md
 "Performance targets". A ratio that misses its target is marked **below target** — a benchmark is not a
-test and never fails on it. A value noted *noisy* had other processes (say, a colleague's test suite)
+test and never fails on it. A target set for one store only (the memory target, PostgreSQL mode's) leaves the
+other store's row its figure with no verdict (since 2026-12-05). A value noted *noisy* had other processes (say, a colleague's test suite)
 using more than 10% of the machine's CPU during one of its counted runs: run it again on a quiet machine. On
 PostgreSQL every PostgreSQL process counts as the bench's own (the machine's one cluster): others' load on it is
 not seen; on the embedded store it is other load (since 2026-12-02).

@@ -130,7 +130,9 @@ async function oldSpaceInUse(baseUrl: string): Promise<number> {
 export const seatMemory: Measure = {
   id: 'seatMemory',
   name: 'API process resident memory (MB) under the seat-map load',
-  target: { cmp: '<=', value: 250 },
+  // docs/architecture.md "Performance targets": the memory target is PostgreSQL mode's; the embedded store's WASM heap is
+  // the process's own there (BENCHMARKS.md gives its figure)
+  target: { cmp: '<=', value: 250, store: 'postgres' },
   async run(ctx) {
     // postbook as deployed, in its own process: this process's memory would include the load generator's.
     const server = await startServerProcess(ctx);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { formatValue } from '../bench/measures.js';
+import { formatTarget, formatValue, verdictOf } from '../bench/measures.js';
 import { NOTES_HEADING, updateBenchmarksFile } from '../bench/report.js';
 
 test('a bench run replaces its rows and keeps the other rows and the notes', (t) => {
@@ -34,4 +34,17 @@ test('a ratio is shown with the decimals that keep it on its own side of the tar
   const atMost = { cmp: '<=' as const, value: 1.3 };
   assert.equal(formatValue(1.3004, atMost), '1.3004'); // "1.30" would read as meeting ≤ 1.3
   assert.equal(formatValue(1.02, atMost), '1.02');
+});
+
+test('a target set for one store gives no verdict on the other', () => {
+  // docs/architecture.md "Performance targets": the memory target is PostgreSQL mode's
+  const memory = { cmp: '<=' as const, value: 250, store: 'postgres' as const };
+  assert.equal(verdictOf(319, memory, 'postgres'), 'below');
+  assert.equal(verdictOf(210, memory, 'postgres'), 'meets');
+  assert.equal(verdictOf(319, memory, 'pglite'), 'none');
+  assert.equal(formatTarget(memory, 'postgres'), '≤ 250');
+  assert.equal(formatTarget(memory, 'pglite'), "none (≤ 250 is PostgreSQL mode's)");
+  const both = { cmp: '>=' as const, value: 0.5 };
+  assert.equal(verdictOf(0.4, both, 'pglite'), 'below');
+  assert.equal(formatTarget(both, 'pglite'), '≥ 0.5');
 });
