@@ -51,7 +51,7 @@ export function meetsTarget(value: number, target: Target): boolean {
   return target.cmp === '>=' ? value >= target.value : value <= target.value;
 }
 
-export function targetApplies(target: Target, store: StoreKind): boolean {
+function targetApplies(target: Target, store: StoreKind): boolean {
   return target.store === undefined || target.store === store;
 }
 
@@ -74,9 +74,9 @@ export function formatValue(value: number, target: Target): string {
   return String(value);
 }
 
-export function formatTarget(target: Target, store?: StoreKind): string {
+export function formatTarget(target: Target, store: StoreKind): string {
   const shown = `${target.cmp === '>=' ? '≥' : '≤'} ${target.value}`;
-  if (store === undefined || targetApplies(target, store)) return shown;
+  if (targetApplies(target, store)) return shown;
   return `none (${shown} is ${target.store === 'postgres' ? 'PostgreSQL' : 'PGlite'} mode's)`;
 }
 
