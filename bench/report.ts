@@ -47,9 +47,13 @@ before, the quotes were counted unread); otherwise the measure fails, the comman
 non-zero and its row is left unchanged. A measure that fills the store analyzes it before it counts (what a
 deployment's autovacuum does; this machine's PostgreSQL runs without one), and one that leaves bulk writes
 behind vacuums, checkpoints and syncs them before the next measure starts; none of that is timed.
-refund.do and its yardstick are driven by callers in the bench's own process (\`inject\`), 40 each since
+refund.do and its yardstick are driven by callers in the bench's own process, 40 each since
 2026-12-04, late night (decision 0054: more than one of its statements carries, so the row reads the service's
 capacity; 10 before), and at 10 each after them, the rate of ten callers in lockstep, given in the row's value.
+refund.do's callers reach the service's HTTP port over keep-alive connections (undici, one a caller; their own work
+counted in the service's thread) since 2026-12-05 (decision 0057; through \`inject\` before, which passes by the
+server's sockets, its HTTP parser and the answer lane); the yardstick's run single-row INSERT transactions on the
+service's own pool.
 The loads send no \`Accept-Encoding\` and get plain JSON, except the rows that say \`gzip\` (since 2026-11-30):
 those ask as the spec's callers do by default (\`Accept-Encoding: gzip\`), their bare route sends the subject's
 gzip bytes as they are, and every answer must be the reference's gzip (compared as the UTF-8 text autocannon

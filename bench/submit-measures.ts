@@ -4,6 +4,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pino from 'pino';
+import { Pool } from 'undici';
 import type { AirlineRecord } from '../src/airline/connector.js';
 import { measureQueueDrain } from '../src/jobs/throughput.js';
 import { insertOrderFromRecord, newOrderNo } from '../src/orders/orders.js';
@@ -188,6 +189,15 @@ export const refundSubmit: Measure = {
     // INSERT transactions a second, against 3,110 in the run before).
     await settleTables(db, REFUND_TABLES, "refund.do's");
     const headers = { ...ctx.authHeaders, 'content-type': 'application/json' };
+    // Over the service's HTTP port, as its callers reach it (decision 0057): keep-alive connections from undici, one a
+    // caller, in the bench's process (a load generator on the second core costs more than the service's whole answer:
+    // docs/plans/refund-writes.md, "Over HTTP instead of inject"). Each answer is read whole and parsed.
+    const http = new Pool(ctx.baseUrl, { connections: REFUND_CALLERS, pipelining: 1 });
+    const post = async (path: string, payload: string) => {
+      const res = await http.request({ method: 'POST', path, headers, body: payload });
+      const text = await res.body.text();
+      return { statusCode: res.statusCode, text, json: <T>() => JSON.parse(text) as T };
+    };
     let next = 0;
     let failures = 0;
     let firstFailure = '';
@@ -200,15 +210,15 @@ export const refundSubmit: Measure = {
       let payload = submitBody(orderNo);
       if (byOffer) {
         // A caller's usual flow: the quote, then refund.do by its refundOfferId (a failed quote fails the submission).
-        const quote = await ctx.service.app.inject({ method: 'POST', url: '/refundQuotation.do', headers, payload });
+        const quote = await post('/refundQuotation.do', payload);
         const refundOfferId = quote.json<{ refundOfferId?: string }>().refundOfferId ?? null;
         payload = JSON.stringify(flow === 'offer' ? { orderNo, refundOfferId } : { ...pnrOf.get(orderNo), refundOfferId });
       }
-      const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers, payload });
+      const res = await post('/refund.do', payload);
       const status = res.json<{ status: number }>().status;
       if (res.statusCode !== 200 || status !== 0) {
         failures++;
-        firstFailure ||= res.body.slice(0, 200);
+        firstFailure ||= res.text.slice(0, 200);
       }
       return true;
     };
@@ -256,12 +266,13 @@ export const refundSubmit: Measure = {
           `at ${lockstep} callers each, the lockstep (after them, A B B A): ${formatRps(lockMeasured.perSecond)} ÷ ${formatRps(lockBase.perSecond)}, ${lockRatio}`,
         loads: [
           loadOf(`single-row INSERT tx, ${concurrency} callers`, base),
-          loadOf(`refund.do (inject), ${concurrency} callers`, measured),
+          loadOf(`refund.do (HTTP), ${concurrency} callers`, measured),
           loadOf(`single-row INSERT tx, ${lockstep} callers`, lockBase),
-          loadOf(`refund.do (inject), ${lockstep} callers`, lockMeasured),
+          loadOf(`refund.do (HTTP), ${lockstep} callers`, lockMeasured),
         ],
       };
     } finally {
+      await http.close();
       // Without workers in this process (PostgreSQL, as deployed), workers of the bench's own take the measure's
       // refunds to the airline, as the deployment's worker processes would, before the cleanup.
       const drainer = workersInProcess
