@@ -13,7 +13,7 @@ import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES, type Ref
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
 import path from 'node:path';
-import { analyzeStore, LoadFailure, mergeLoads, profiled, settleTables, startCpuMeter, type LoadResult } from './harness.js';
+import { analyzeStore, LoadFailure, mergeLoads, profiled, settleTables, startCpuMeter, submitAnswerCheck, type LoadResult } from './harness.js';
 import { formatRps, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
@@ -140,6 +140,7 @@ export const refundSubmit: Measure = {
     // Orders to refund: copies of the walk-through booking (one adult, return, deposit), made in batches.
     const orders: string[] = [];
     const pnrOf = new Map<string, { airlinePNR: string; carrier: string }>();
+    const ticketsOf = new Map<string, string[]>();
     // The sandbox airline knows each copy as a booking of its world, so the refund workers running meanwhile
     // take the normal path (accepted, 0 → 1 in batches), not a refusal per refund for an unknown booking.
     const world = ctx.service.world;
@@ -178,6 +179,7 @@ export const refundSubmit: Measure = {
           await insertOrderFromRecord(trx, { orderNo, clientId: 'demo-agency', source: 'booking', record, now });
           orders.push(orderNo);
           pnrOf.set(orderNo, { airlinePNR: pnr, carrier: record.carrier });
+          ticketsOf.set(orderNo, record.tickets.map((t) => t.ticketNo));
           const key = `${record.carrier}/${pnr}`;
           world.bookings.set(key, { ...demo, record });
           keys.push(key);
@@ -192,12 +194,12 @@ export const refundSubmit: Measure = {
     const headers = { ...ctx.authHeaders, 'content-type': 'application/json' };
     // Over the service's HTTP port, as its callers reach it (decision 0057): keep-alive connections from undici, one a
     // caller, in the bench's process (a load generator on the second core costs more than the service's whole answer:
-    // docs/plans/refund-writes.md, "Over HTTP instead of inject"). Each answer is read whole and parsed.
+    // docs/plans/refund-writes.md, "Over HTTP instead of inject"). Each answer is read whole and checked (submitAnswerCheck).
     const http = new Pool(ctx.baseUrl, { connections: REFUND_CALLERS, pipelining: 1 });
     const post = async (path: string, payload: string) => {
       const res = await http.request({ method: 'POST', path, headers, body: payload });
       const text = await res.body.text();
-      return { statusCode: res.statusCode, text, json: <T>() => JSON.parse(text) as T };
+      return { statusCode: res.statusCode, text };
     };
     let next = 0;
     let failures = 0;
@@ -205,6 +207,10 @@ export const refundSubmit: Measure = {
     const flow = refundFlow();
     const byOffer = flow !== 'list';
     const submitBody = submitBodies(ctx);
+    // Each answer checked against the reference submission's (submitAnswerCheck), made below before any load.
+    let answerMatches: ((text: string, orderNo: string, ticketNos: readonly string[]) => boolean) | null = null;
+    let quoteMatches: ((text: string) => boolean) | null = null;
+    const OFFER_ID = /"refundOfferId":"(rfo_[A-Za-z0-9_-]+)"/;
     const submit = async () => {
       const orderNo = orders[next++];
       if (!orderNo) return false;
@@ -212,18 +218,36 @@ export const refundSubmit: Measure = {
       if (byOffer) {
         // A caller's usual flow: the quote, then refund.do by its refundOfferId (a failed quote fails the submission).
         const quote = await post('/refundQuotation.do', payload);
-        const refundOfferId = quote.json<{ refundOfferId?: string }>().refundOfferId ?? null;
+        if (quote.statusCode !== 200 || !quoteMatches!(quote.text)) {
+          failures++;
+          firstFailure ||= `the quote: ${quote.text.slice(0, 200)}`;
+        }
+        const refundOfferId = OFFER_ID.exec(quote.text)?.[1] ?? null;
         payload = JSON.stringify(flow === 'offer' ? { orderNo, refundOfferId } : { ...pnrOf.get(orderNo), refundOfferId });
       }
       const res = await post('/refund.do', payload);
-      const status = res.json<{ status: number }>().status;
-      if (res.statusCode !== 200 || status !== 0) {
+      if (res.statusCode !== 200 || !answerMatches!(res.text, orderNo, ticketsOf.get(orderNo)!)) {
         failures++;
         firstFailure ||= res.text.slice(0, 200);
       }
       return true;
     };
     try {
+      {
+        // The reference: one planted order quoted and submitted as the callers do, not counted (its orders no
+        // caller takes). Its quote is the reference of the by-offer flows' quotes, whose answers differ only in
+        // their new refundOfferId (as refundQuotation.do's measure checks them).
+        const orderNo = orders[next++]!;
+        const quote = await post('/refundQuotation.do', submitBody(orderNo));
+        const quoteExpected = quote.text.replace(OFFER_ID, '');
+        if (quote.statusCode !== 200 || quoteExpected === quote.text) throw new LoadFailure(`refund.do: the reference quote answered HTTP ${quote.statusCode}: ${quote.text.slice(0, 200)}`);
+        quoteMatches = (text) => text.replace(OFFER_ID, '') === quoteExpected;
+        const refundOfferId = OFFER_ID.exec(quote.text)![1]!;
+        const payload = byOffer ? JSON.stringify(flow === 'offer' ? { orderNo, refundOfferId } : { ...pnrOf.get(orderNo), refundOfferId }) : submitBody(orderNo);
+        const answer = await post('/refund.do', payload);
+        if (answer.statusCode !== 200) throw new LoadFailure(`refund.do: the reference submission answered HTTP ${answer.statusCode}: ${answer.text.slice(0, 200)}`);
+        answerMatches = submitAnswerCheck(quote.text, answer.text, orderNo, ticketsOf.get(orderNo)!);
+      }
       const insert = async () => {
         await db.transaction().execute((trx) => sql`insert into bench_insert (v) values (${'x'})`.execute(trx));
         return true;

@@ -2,13 +2,14 @@
 // setupRequest (the next body in turn), then onResponse with the answer, then the answer check. Answers that differ
 // from their reference only by a session binding (cycleOptions, the fresh-session seat map) must hold their own
 // request's binding in every place of it and match the reference elsewhere; gzip answers (gzipOptions) must be
-// their request's expected gzip body (as the text autocannon decodes them to). A figure counts only answers that
-// passed.
+// their request's expected gzip body (as the text autocannon decodes them to). refund.do's answers (its measure's own
+// callers: submitAnswerCheck) must be the reference submission's but for their own order, tickets, offer and refund.
+// A figure counts only answers that passed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
-import { cycleOptions, gzipOptions } from '../bench/harness.js';
+import { cycleOptions, gzipOptions, submitAnswerCheck } from '../bench/harness.js';
 
 const require = createRequire(import.meta.url);
 
@@ -89,4 +90,42 @@ test('a gzip answer passes only when it is its request\'s expected gzip body', (
     inTurn.remove();
     single.remove();
   }
+});
+
+/** A quote (spec 2.9) and the submission made from it, shaped as the service answers them. */
+function quoteOf(orderNo: string, ticketNo: string, offerId: string, estimated = 505.4): string {
+  return (
+    `{"status":0,"msg":null,"fastConfirmation":0,"expectedConfirmationDate":"20261207","refundOfferId":"${offerId}",` +
+    `"refundTickets":[{"lastName":"REFUND","firstName":"RUI","ticketNo":"${ticketNo}"}],` +
+    `"refundFareAmount":{"currency":"EUR","originalFareAmount":505.4,"estimatedRefundAmount":${estimated}},"orderNo":"${orderNo}","isRefundable":true,` +
+    `"serviceFee":{"currency":"EUR","transactionFee":5}}`
+  );
+}
+function submissionOf(orderNo: string, ticketNo: string, offerId: string, refundCode: string, estimated = 505.4, refundStatus = 0): string {
+  return quoteOf(orderNo, ticketNo, offerId, estimated)
+    .replace('"msg":null', '"msg":"refund submitted"')
+    .replace('"transactionFee":5}', '"transactionFee":5,"displayTransactionFee":null}').replace(/}$/, `,"displayCurrency":null,"refundStatus":${refundStatus},"refundCode":"${refundCode}","cancelReason":null,"refundReason":"0"}`);
+}
+
+test('spec 2.9: refund.do\'s reference submission is checked in full against its quote before any answer is counted', () => {
+  const quote = quoteOf('O1', 'T1', 'rfo_A');
+  assert.doesNotThrow(() => submitAnswerCheck(quote, submissionOf('O1', 'T1', 'rfo_B', 'R1'), 'O1', ['T1']));
+  assert.throws(() => submitAnswerCheck(quote, submissionOf('O1', 'T1', 'rfo_B', 'R1', 500), 'O1', ['T1']), /estimatedRefundAmount|refundFareAmount/, 'an amount the quote did not give');
+  assert.throws(() => submitAnswerCheck(quote, submissionOf('O1', 'T1', 'rfo_B', 'R1', 505.4, 4), 'O1', ['T1']), /refundStatus 4/, 'not at 0');
+  assert.throws(() => submitAnswerCheck(quote, submissionOf('O2', 'T1', 'rfo_B', 'R1'), 'O1', ['T1']), /orderNo/, 'another order');
+  assert.throws(() => submitAnswerCheck(quote, submissionOf('O1', 'T2', 'rfo_B', 'R1'), 'O1', ['T1']), /refundTickets/, 'another ticket');
+  assert.throws(() => submitAnswerCheck(quote, submissionOf('O1', 'T1', 'rfo_B', ''), 'O1', ['T1']), /no refundCode/);
+  assert.throws(() => submitAnswerCheck(quote, submissionOf('O1', 'T1', 'rfo_B', 'R1').replace('"transactionFee":5,', '"transactionFee":6,'), 'O1', ['T1']), /serviceFee/, 'another fee');
+  assert.throws(() => submitAnswerCheck(quote.replace('"status":0', '"status":801'), submissionOf('O1', 'T1', 'rfo_B', 'R1'), 'O1', ['T1']), /the quote's status 801/);
+});
+
+test('a refund.do answer passes only when it is the reference but for its own order, tickets, offer and refund', () => {
+  const matches = submitAnswerCheck(quoteOf('O1', 'T1', 'rfo_A'), submissionOf('O1', 'T1', 'rfo_B', 'R1'), 'O1', ['T1']);
+  assert.equal(matches(submissionOf('O2', 'T2', 'rfo_C', 'R2'), 'O2', ['T2']), true, 'another order\'s submission');
+  assert.equal(matches(submissionOf('O3', 'T2', 'rfo_C', 'R2'), 'O2', ['T2']), false, 'naming another order');
+  assert.equal(matches(submissionOf('O2', 'T3', 'rfo_C', 'R2'), 'O2', ['T2']), false, 'naming another ticket');
+  assert.equal(matches(submissionOf('O2', 'T2', 'rfo_C', 'R2', 455.4), 'O2', ['T2']), false, 'another amount');
+  assert.equal(matches(submissionOf('O2', 'T2', 'rfo_C', 'R2', 505.4, 4), 'O2', ['T2']), false, 'another refundStatus');
+  assert.equal(matches(submissionOf('O2', 'T2', 'rfo_C', 'R2').replace('"status":0', '"status":813'), 'O2', ['T2']), false, 'status 813');
+  assert.equal(matches('{"status":803,"msg":"ticket already has a refund"}', 'O2', ['T2']), false, 'a refusal');
 });
