@@ -43,7 +43,9 @@ in-process on loopback with \`worlds/demo.yaml\` and LOG_LEVEL=info as deployed,
 rows before were measured at silent; decision 0033), and loads each target in turn with autocannon (10
 connections, fired from a worker thread) using the real request and the demo agency's credentials. Every answer must be 2xx and identical
 to a reference answer checked once to carry status 0 (a quote: but for its new refundOfferId, since 2026-12-02 —
-before, the quotes were counted unread); otherwise the measure fails, the command exits
+before, the quotes were counted unread; refund.do's answers and the quotes at 10³ and 10⁶: the reference but for
+their own order, tickets, offer and refund, refund.do's reference checked in full against its order's quote, since
+2026-12-05, late morning — before, their status alone); otherwise the measure fails, the command exits
 non-zero and its row is left unchanged. A measure that fills the store analyzes it before it counts (what a
 deployment's autovacuum does; this machine's PostgreSQL runs without one), and one that leaves bulk writes
 behind vacuums, checkpoints and syncs them before the next measure starts; none of that is timed.

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/store/schema.js';
-import { LoadFailure, profiled, settleTables, startCpuMeter, startPkSelectRoute, type LoadResult } from './harness.js';
+import { LoadFailure, orderAnswerCheck, profiled, settleTables, startCpuMeter, startPkSelectRoute, type LoadResult } from './harness.js';
 import { round2, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** Orders in the store for the large figure: 10⁶ unless BENCH_SCALE_ORDERS says otherwise (small machines). */
@@ -94,23 +94,40 @@ async function timedPost(url: string, headers: Record<string, string>, body: str
 }
 
 /**
- * Quotes planted orders one after another, each followed by a request to the yardstick route; every answer must
- * be status 0. Latencies in ms, the quotes' and the yardstick's.
+ * Quotes planted orders one after another, each followed by a request to the yardstick route; every quote must be
+ * `quoted`'s and every yardstick answer status 0. Latencies in ms, the quotes' and the yardstick's.
  */
-async function quoteLatencies(ctx: BenchContext, body: (orderNo: string) => string, pick: () => string, count: number, yardUrl: string): Promise<{ quotes: number[]; yard: number[] }> {
+async function quoteLatencies(ctx: BenchContext, body: (orderNo: string) => string, quoted: (text: string, orderNo: string) => boolean, pick: () => string, count: number, yardUrl: string): Promise<{ quotes: number[]; yard: number[] }> {
   const headers = { ...ctx.authHeaders, 'content-type': 'application/json' };
   const quotes: number[] = [];
   const yard: number[] = [];
   for (let i = 0; i < count; i++) {
     const orderNo = pick();
     const q = await timedPost(`${ctx.baseUrl}/refundQuotation.do`, headers, body(orderNo));
-    if (q.status !== 200 || !q.text.startsWith('{"status":0,')) throw new LoadFailure(`refundQuotation.do on planted order ${orderNo}: HTTP ${q.status} ${q.text.slice(0, 200)}`);
+    if (q.status !== 200 || !quoted(q.text, orderNo)) throw new LoadFailure(`refundQuotation.do on planted order ${orderNo}: HTTP ${q.status} ${q.text.slice(0, 200)}`);
     quotes.push(q.ms);
     const y = await timedPost(yardUrl, headers, '{}');
     if (y.status !== 200 || !y.text.startsWith('{"status":0,')) throw new LoadFailure(`yardstick route: HTTP ${y.status} ${y.text.slice(0, 200)}`);
     yard.push(y.ms);
   }
   return { quotes, yard };
+}
+
+/**
+ * The check of a planted order's quote: the template order's own quote, but for its order, its tickets (a planted
+ * copy's: its order's number, '-', the template's) and its new refundOfferId (orderAnswerCheck). Each planted order
+ * is a copy of the template, so it is quoted as the template is: a wrong amount, rule or date fails the measure,
+ * where it checked the status alone before.
+ */
+async function plantedQuoteCheck(ctx: BenchContext, template: string, body: string): Promise<(text: string, orderNo: string) => boolean> {
+  const reference = await timedPost(`${ctx.baseUrl}/refundQuotation.do`, { ...ctx.authHeaders, 'content-type': 'application/json' }, body);
+  const answer = JSON.parse(reference.text) as { status?: unknown; orderNo?: unknown; refundTickets?: Array<{ ticketNo: string }> };
+  if (reference.status !== 200 || answer.status !== 0 || answer.orderNo !== template || !answer.refundTickets?.length) {
+    throw new LoadFailure(`refundQuotation.do of the template order ${template}: HTTP ${reference.status} ${reference.text.slice(0, 200)}`);
+  }
+  const tickets = answer.refundTickets.map((t) => t.ticketNo);
+  const matches = orderAnswerCheck(reference.text, ['orderNo', 'ticketNo', 'refundOfferId']);
+  return (text, orderNo) => matches(text, orderNo, tickets.map((t) => `${orderNo}-${t}`));
 }
 
 function median(xs: number[]): number {
@@ -162,14 +179,15 @@ export const quoteScale: Measure = {
       const row = await db.selectFrom('clients').select('client_id').where('client_id', '=', 'demo-agency').executeTakeFirst();
       return { status: 0, clientId: row?.client_id ?? null };
     });
+    const quoted = await plantedQuoteCheck(ctx, template, body(template));
     /** Quotes of orders drawn at random from `among` (planted order numbers by index), after `warmUp` not counted. */
     const figure = async (planted: number, among: (random: number) => number, label: string, warmUp: number): Promise<{ times: number[]; yard: number[]; result: LoadResult }> => {
       await sql`analyze`.execute(db); // what any bulk load is followed by (PGlite runs no autovacuum)
       const pick = () => orderNo(among(Math.random()));
-      await quoteLatencies(ctx, body, pick, warmUp, yardstick.url);
+      await quoteLatencies(ctx, body, quoted, pick, warmUp, yardstick.url);
       const meter = startCpuMeter();
       const started = performance.now();
-      const counted = () => quoteLatencies(ctx, body, pick, requests, yardstick.url);
+      const counted = () => quoteLatencies(ctx, body, quoted, pick, requests, yardstick.url);
       const profileDir = ctx.settings.profileDir;
       const { quotes: times, yard } = await (profileDir ? profiled(path.join(profileDir, `quoteScale.${planted}.${label.replace(/\W+/g, '-')}.cpuprofile`), counted) : counted());
       const seconds = (performance.now() - started) / 1000;

@@ -13,7 +13,7 @@ import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES, type Ref
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
 import path from 'node:path';
-import { analyzeStore, LoadFailure, mergeLoads, profiled, settleTables, startCpuMeter, submitAnswerCheck, type LoadResult } from './harness.js';
+import { analyzeStore, LoadFailure, mergeLoads, orderAnswerCheck, profiled, settleTables, startCpuMeter, submitAnswerCheck, type LoadResult } from './harness.js';
 import { formatRps, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 
 /** YYYYMMDD of a demo flight's departure, as the service resolved the world. */
@@ -209,7 +209,7 @@ export const refundSubmit: Measure = {
     const submitBody = submitBodies(ctx);
     // Each answer checked against the reference submission's (submitAnswerCheck), made below before any load.
     let answerMatches: ((text: string, orderNo: string, ticketNos: readonly string[]) => boolean) | null = null;
-    let quoteMatches: ((text: string) => boolean) | null = null;
+    let quoteMatches: ((text: string, orderNo: string, ticketNos: readonly string[]) => boolean) | null = null;
     const OFFER_ID = /"refundOfferId":"(rfo_[A-Za-z0-9_-]+)"/;
     const submit = async () => {
       const orderNo = orders[next++];
@@ -218,7 +218,7 @@ export const refundSubmit: Measure = {
       if (byOffer) {
         // A caller's usual flow: the quote, then refund.do by its refundOfferId (a failed quote fails the submission).
         const quote = await post('/refundQuotation.do', payload);
-        if (quote.statusCode !== 200 || !quoteMatches!(quote.text)) {
+        if (quote.statusCode !== 200 || !quoteMatches!(quote.text, orderNo, ticketsOf.get(orderNo)!)) {
           failures++;
           firstFailure ||= `the quote: ${quote.text.slice(0, 200)}`;
         }
@@ -234,15 +234,14 @@ export const refundSubmit: Measure = {
     };
     try {
       {
-        // The reference: one planted order quoted and submitted as the callers do, not counted (its orders no
-        // caller takes). Its quote is the reference of the by-offer flows' quotes, whose answers differ only in
-        // their new refundOfferId (as refundQuotation.do's measure checks them).
+        // The reference: one planted order quoted and submitted as the callers do, not counted (no caller takes its
+        // order). Its quote is the reference of the by-offer flows' quotes, which differ from it only in their own
+        // order, tickets and new refundOfferId.
         const orderNo = orders[next++]!;
         const quote = await post('/refundQuotation.do', submitBody(orderNo));
-        const quoteExpected = quote.text.replace(OFFER_ID, '');
-        if (quote.statusCode !== 200 || quoteExpected === quote.text) throw new LoadFailure(`refund.do: the reference quote answered HTTP ${quote.statusCode}: ${quote.text.slice(0, 200)}`);
-        quoteMatches = (text) => text.replace(OFFER_ID, '') === quoteExpected;
-        const refundOfferId = OFFER_ID.exec(quote.text)![1]!;
+        const refundOfferId = OFFER_ID.exec(quote.text)?.[1];
+        if (quote.statusCode !== 200 || !refundOfferId) throw new LoadFailure(`refund.do: the reference quote answered HTTP ${quote.statusCode}: ${quote.text.slice(0, 200)}`);
+        quoteMatches = orderAnswerCheck(quote.text, ['orderNo', 'ticketNo', 'refundOfferId']);
         const payload = byOffer ? JSON.stringify(flow === 'offer' ? { orderNo, refundOfferId } : { ...pnrOf.get(orderNo), refundOfferId }) : submitBody(orderNo);
         const answer = await post('/refund.do', payload);
         if (answer.statusCode !== 200) throw new LoadFailure(`refund.do: the reference submission answered HTTP ${answer.statusCode}: ${answer.text.slice(0, 200)}`);
@@ -276,7 +275,7 @@ export const refundSubmit: Measure = {
       const { measured, base } = await abba(concurrency, true);
       // The same at the other measures' connections, both targets warm: the lockstep's rate, reported beside.
       const { measured: lockMeasured, base: lockBase } = await abba(lockstep, false);
-      if (failures > 0) throw new LoadFailure(`refund.do: ${failures} submissions were not status 0, e.g. ${firstFailure}`);
+      if (failures > 0) throw new LoadFailure(`refund.do: ${failures} answers were not the reference's (status 0, the same quote), e.g. ${firstFailure}`);
       if (next >= orders.length) {
         // The last half ran short of orders and ended early: its rate would be of fewer callers than it names.
         throw new LoadFailure(`refund.do: all ${orders.length} prepared orders were used before the last counted half ended; plant more`);
