@@ -211,6 +211,9 @@ export const refundSubmit: Measure = {
     let answerMatches: ((text: string, orderNo: string, ticketNos: readonly string[]) => boolean) | null = null;
     let quoteMatches: ((text: string, orderNo: string, ticketNos: readonly string[]) => boolean) | null = null;
     const OFFER_ID = /"refundOfferId":"(rfo_[A-Za-z0-9_-]+)"/;
+    /** refund.do by the quote's refundOfferId, the order named as the flow names it. */
+    const byOfferBody = (orderNo: string, refundOfferId: string | null) =>
+      JSON.stringify(flow === 'offer' ? { orderNo, refundOfferId } : { ...pnrOf.get(orderNo), refundOfferId });
     const submit = async () => {
       const orderNo = orders[next++];
       if (!orderNo) return false;
@@ -223,7 +226,7 @@ export const refundSubmit: Measure = {
           firstFailure ||= `the quote: ${quote.text.slice(0, 200)}`;
         }
         const refundOfferId = OFFER_ID.exec(quote.text)?.[1] ?? null;
-        payload = JSON.stringify(flow === 'offer' ? { orderNo, refundOfferId } : { ...pnrOf.get(orderNo), refundOfferId });
+        payload = byOfferBody(orderNo, refundOfferId);
       }
       const res = await post('/refund.do', payload);
       if (res.statusCode !== 200 || !answerMatches!(res.text, orderNo, ticketsOf.get(orderNo)!)) {
@@ -242,7 +245,7 @@ export const refundSubmit: Measure = {
         const refundOfferId = OFFER_ID.exec(quote.text)?.[1];
         if (quote.statusCode !== 200 || !refundOfferId) throw new LoadFailure(`refund.do: the reference quote answered HTTP ${quote.statusCode}: ${quote.text.slice(0, 200)}`);
         quoteMatches = orderAnswerCheck(quote.text, ['orderNo', 'ticketNo', 'refundOfferId']);
-        const payload = byOffer ? JSON.stringify(flow === 'offer' ? { orderNo, refundOfferId } : { ...pnrOf.get(orderNo), refundOfferId }) : submitBody(orderNo);
+        const payload = byOffer ? byOfferBody(orderNo, refundOfferId) : submitBody(orderNo);
         const answer = await post('/refund.do', payload);
         if (answer.statusCode !== 200) throw new LoadFailure(`refund.do: the reference submission answered HTTP ${answer.statusCode}: ${answer.text.slice(0, 200)}`);
         answerMatches = submitAnswerCheck(quote.text, answer.text, orderNo, ticketsOf.get(orderNo)!);
