@@ -14,7 +14,7 @@ import YAML from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createService } from '../src/service.js';
-import { formatRps, formatTarget, formatValue, MEASURES, round2, verdictOf, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
+import { calendarWaitMs, formatRps, formatTarget, formatValue, MEASURES, round2, verdictOf, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 import { updateBenchmarksFile, type Row } from './report.js';
 import { refundFlow } from './submit-measures.js';
 import { postgresServes, type LoadSettings } from './harness.js';
@@ -192,6 +192,13 @@ async function main(): Promise<number> {
       for (const measure of measures) {
         console.log(`• ${measure.name} …`);
         try {
+          if (measure.sameDayMinutes !== undefined) {
+            const waitMs = calendarWaitMs(service.clock.now().getTime(), measure.sameDayMinutes);
+            if (waitMs > 0) {
+              console.log(`  its answers carry the day and it may take ${measure.sameDayMinutes} min: waiting ${Math.ceil(waitMs / 60_000)} min for midnight UTC to pass`);
+              await new Promise((resolve) => setTimeout(resolve, waitMs));
+            }
+          }
           done.push({ measure, outcome: await measure.run(ctx), error: null });
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);

@@ -44,7 +44,28 @@ export interface Measure {
   /** Row key in BENCHMARKS.md: keep it stable, a renamed measure starts a new row. */
   name: string;
   target: Target;
+  /**
+   * For a measure whose answers are checked against a reference taken before its load and carry the service's
+   * calendar day (a quote's and a refund's expected dates, spec 2.9; the engine's day is UTC's): the minutes it may
+   * take from that reference to its last check. With fewer left before the day ends, the bench waits for the next
+   * day before it starts the measure (calendarWaitMs); run across midnight, every answer after it would differ from
+   * the reference and fail the measure.
+   */
+  sameDayMinutes?: number;
   run(ctx: BenchContext): Promise<MeasureOutcome>;
+}
+
+/** A wait after the day's end, so that the service's clock is past it whatever the skew between its reads. */
+const PAST_MIDNIGHT_MS = 5_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * How long to wait before a measure that needs `minutes` within one UTC day (Measure.sameDayMinutes), the service's
+ * clock reading `nowMs`: 0 when they fit before midnight, else until just past it.
+ */
+export function calendarWaitMs(nowMs: number, minutes: number): number {
+  const untilMidnight = DAY_MS - (((nowMs % DAY_MS) + DAY_MS) % DAY_MS);
+  return untilMidnight > minutes * 60_000 ? 0 : untilMidnight + PAST_MIDNIGHT_MS;
 }
 
 export function meetsTarget(value: number, target: Target): boolean {

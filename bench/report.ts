@@ -46,7 +46,9 @@ to a reference answer checked once to carry status 0 (a quote: but for its new r
 before, the quotes were counted unread; refund.do's answers and the quotes at 10³ and 10⁶: the reference but for
 their own order, tickets, offer and refund, refund.do's reference checked in full against its order's quote, since
 2026-12-05, late morning — before, their status alone); otherwise the measure fails, the command exits
-non-zero and its row is left unchanged. A measure that fills the store analyzes it before it counts (what a
+non-zero and its row is left unchanged. The quotes' and refund.do's answers carry the service's day (their expected
+dates, spec 2.9): a measure of them started too close to midnight UTC to end before it waits for it to pass first,
+and says so (since 2026-12-05, afternoon; before, such a run failed). A measure that fills the store analyzes it before it counts (what a
 deployment's autovacuum does; this machine's PostgreSQL runs without one), and one that leaves bulk writes
 behind vacuums, checkpoints and syncs them before the next measure starts; none of that is timed.
 refund.do and its yardstick are driven by callers in the bench's own process, 40 each since

@@ -145,6 +145,8 @@ export const quoteScale: Measure = {
   id: 'quoteScale',
   name: 'refundQuotation.do median latency with 10⁶ orders in the store ÷ with 10³',
   target: { cmp: '<=', value: 1.3 },
+  // the template's quote checks the planted copies' from the first figure to the last, the bulk load between them
+  sameDayMinutes: 45,
   async run(ctx): Promise<MeasureOutcome> {
     const db = ctx.service.store.db;
     const large = largeSize(process.env);
