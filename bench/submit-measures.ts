@@ -399,10 +399,18 @@ export const refundBacklog: Measure = {
     // The template: one real refund.do of a copy of DEMO20 (g = 0), which the copies repeat with their own numbers.
     const record: AirlineRecord = { ...booking.record, pnr: pnr(0), tickets: booking.record.tickets.map((t) => ({ ...t, ticketNo: ticketNo(0), ancillaries: [] })), bookedByClient: 'demo-agency' };
     await db.transaction().execute((trx) => insertOrderFromRecord(trx, { orderNo: orderNo(0), clientId: 'demo-agency', source: 'booking', record, now: clock.now() }));
-    const res = await ctx.service.app.inject({ method: 'POST', url: '/refund.do', headers: { ...ctx.authHeaders, 'content-type': 'application/json' }, payload: submitBodies(ctx)(orderNo(0)) });
-    const answer = res.json<{ status: number; refundCode?: string }>();
-    if (answer.status !== 0 || !answer.refundCode) throw new LoadFailure(`backlog: the template refund.do answered ${res.body.slice(0, 200)}`);
-    const tplCode = answer.refundCode;
+    // Quoted first, so that its submission is checked in full against its quote (submitAnswerCheck, as refund.do's
+    // reference is): every copy repeats its amounts, rule and dates.
+    const templateBody = submitBodies(ctx)(orderNo(0));
+    const post = (url: string) => ctx.service.app.inject({ method: 'POST', url, headers: { ...ctx.authHeaders, 'content-type': 'application/json' }, payload: templateBody });
+    const quote = await post('/refundQuotation.do');
+    const res = await post('/refund.do');
+    try {
+      submitAnswerCheck(quote.body, res.body, orderNo(0), [ticketNo(0)]);
+    } catch (err) {
+      throw new LoadFailure(`backlog: the template's ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const tplCode = res.json<{ refundCode: string }>().refundCode;
     const tplOffer = (await db.selectFrom('refund_orders').select('offer_id').where('refund_code', '=', tplCode).executeTakeFirstOrThrow()).offer_id;
     // The template itself is worked by the service's own workers meanwhile: copies start from status 0 whatever it
     // reached, their submissions due (decision 0035).
