@@ -5,7 +5,7 @@
 // A crash between claim and settle leaves the event pending: it is sent again when its lease ends.
 import type { Kysely } from 'kysely';
 import { storableText } from '../store/text.js';
-import { fetch, type Agent, type Response } from 'undici';
+import type { Agent, fetch, Response } from 'undici';
 import { preparedQuery } from '../store/prepared.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
@@ -132,14 +132,13 @@ export class WebhookDeliverer {
   /** POSTs (with their settle) in flight in this process, and how many of them each client has. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perClientInFlight = new Map<string, number>();
-  /** The POSTs' connections (kept alive per receiver), made to permitted addresses only. */
-  private agent: Agent;
+  /** The POSTs' connections (kept alive per receiver), made to permitted addresses only; made by the first POST. */
+  private agent: Promise<Agent> | null = null;
 
   constructor(private readonly deps: DelivererDeps) {
     this.names = webhookHeaderNames(deps.headerPrefix);
     this.concurrency = deps.concurrency ?? WEBHOOK_CONCURRENCY;
     this.perClient = Math.min(deps.perClient ?? WEBHOOK_PER_CLIENT, this.concurrency);
-    this.agent = webhookAgent({ sandbox: deps.sandbox, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
   }
 
   start(): void {
@@ -156,8 +155,15 @@ export class WebhookDeliverer {
     await this.filling;
     await Promise.all([...this.inFlight]);
     const agent = this.agent;
-    this.agent = webhookAgent({ sandbox: this.deps.sandbox, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) });
-    await agent.close();
+    this.agent = null;
+    await (await agent?.catch(() => null))?.close();
+  }
+
+  /** The POSTs' fetch and connection pool (src/webhooks/egress.ts), undici loaded by the first call. */
+  private async client(): Promise<[typeof fetch, Agent]> {
+    this.agent ??= webhookAgent({ sandbox: this.deps.sandbox, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) });
+    const [undici, agent] = await Promise.all([import('undici'), this.agent]);
+    return [undici.fetch, agent];
   }
 
   private schedule(ms: number): void {
@@ -295,13 +301,15 @@ export class WebhookDeliverer {
   private async post(e: Claimed, secret: string, body: string): Promise<AttemptOutcome> {
     // Unix seconds of this attempt in real time: what a receiver compares with its own clock.
     const timestamp = String(Math.floor(Date.now() / 1000));
-    const t0 = performance.now();
+    let t0 = performance.now();
     const elapsed = () => Math.round(performance.now() - t0);
     try {
+      const [fetch, agent] = await this.client();
+      t0 = performance.now();
       const res = await fetch(e.webhook_url!, {
         method: 'POST',
         redirect: 'manual',
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal: AbortSignal.timeout(this.deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
         headers: {
           'content-type': 'application/json',
