@@ -178,14 +178,16 @@ describe('/metrics: event-loop delay by window and by tick (decision 0047)', () 
       assert.ok(max >= 0.1, `event-loop delay max ${max} s after a 150 ms hold`);
       // A scrape starts nothing afresh: a second scraper sees the same window.
       assert.equal(sample(second, 'nodejs_eventloop_lag_max_seconds'), max);
-      // The histogram counted one tick whose longest delay was over 0.1 s.
+      // The histogram counted the hold's tick, whose longest delay was over 0.1 s (at least that one: a busy machine
+      // may hold the process that long by itself — CI saw two, on 2026-12-05, while other work shared its cores).
       const over = (text: string) => (sample(text, 'postbook_eventloop_delay_max_seconds_count') ?? 0) - (sample(text, 'postbook_eventloop_delay_max_seconds_bucket', { le: '0.1' }) ?? 0);
-      assert.equal(over(first), 1);
+      assert.ok(over(first) >= 1, `ticks over 0.1 s: ${over(first)}`);
       // A window later (no hold in it), the gauge has moved on; the counted tick stays.
       await sleep(450);
       const later = await metrics.render();
-      assert.ok((sample(later, 'nodejs_eventloop_lag_max_seconds') ?? 1) < 0.1, 'the next window shows no hold');
-      assert.equal(over(later), 1);
+      // (not "below 0.1 s": a busy machine may stall the process that long in it by itself)
+      assert.notEqual(sample(later, 'nodejs_eventloop_lag_max_seconds'), max, 'the next window shows its own delays, not the hold');
+      assert.ok(over(later) >= over(first), `ticks over 0.1 s: ${over(later)} after ${over(first)}`);
     } finally {
       metrics.close();
     }
