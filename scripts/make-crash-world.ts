@@ -145,7 +145,7 @@ export function writeCrashWorld(file: string, opts: CrashWorldOptions): void {
   fs.writeFileSync(file, JSON.stringify(crashWorld(opts), null, 1));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+if (process.argv[1] && fs.realpathSync(process.argv[1]) === import.meta.filename) {
   const [file, bookings = '200', processingSeconds = '3600', latencyMs = '200'] = process.argv.slice(2);
   if (!file) {
     console.error('usage: npx tsx scripts/make-crash-world.ts <file.json> [bookings=200] [processingSeconds=3600] [latencyMs=200]');

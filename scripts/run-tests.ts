@@ -27,19 +27,65 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// The process-level tests' children run the build (test/support/processes.ts), compiled once here as
-// `npm run build` compiles it: tsx compiling the sources again in each of them cost ~1.8 s of CPU a child.
-// Only when a file under test/ runs (a run of src/ files alone starts no child of postbook's); emitted without
-// type checking (`--noCheck`, 6 s against 14): `npm test` has type-checked the same sources just before.
+// The tests run compiled: tsc emits the sources once (tsconfig.json's src/, test/, bench/ and scripts/) into a mirror
+// of the repository (below), and node runs the test files there with no loader. Under tsx every module a test
+// process imports, node_modules' included, passed through its loader thread: importing the service took ~4.3 s of CPU
+// instead of ~2.1 compiled, in each of ~135 test processes (2026-12-05, AMD EPYC). The process-level tests' children
+// run the same build (test/support/processes.ts: tsx compiling the sources again in each of them cost ~1.8 s of CPU
+// a child). The files that import the console's front-end sources (console/src/, which Vite compiles, and whose tests
+// build console/dist/ beside them) run from the sources with tsx. Emitted without type checking (`--noCheck`):
+// `npm test` has type-checked the same sources just before.
 const ROOT = path.resolve(import.meta.dirname, '..');
-const build = files.some((f) => f.startsWith(`test${path.sep}`)) ? path.join(ROOT, 'dist') : null;
-if (build) {
-  const compile = spawnSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'], { cwd: ROOT, stdio: 'inherit' });
+const fromSources = (file: string) => fs.readFileSync(file, 'utf8').includes('console/src/');
+
+/**
+ * The mirror: a folder of the repository's shape. Where tsc emitted JavaScript, its folders hold it beside links to
+ * each file of the sources (the .ts files that tests read as text, READMEs); every other entry is a link to the
+ * repository's (node_modules, package.json, worlds/, docs/, console/ …). A path a module computes from its own place
+ * (`../../worlds/demo.yaml`, the console's dist/) reaches the same file as from the sources.
+ */
+function buildMirror(): string {
+  const mirror = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-tests-'));
+  process.on('exit', () => fs.rmSync(mirror, { recursive: true, force: true }));
+  const config = path.join(mirror, 'tsconfig.mirror.json');
+  const dirs = ['src', 'test', 'bench', 'scripts'];
+  const sourcesOnly = [...findTests('test'), ...findTests('src')].filter(fromSources).map((f) => path.join(ROOT, f));
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      extends: path.join(ROOT, 'tsconfig.json'),
+      compilerOptions: { rootDir: ROOT, outDir: mirror },
+      include: dirs.map((d) => path.join(ROOT, d)),
+      exclude: sourcesOnly,
+    }),
+  );
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const compile = spawnSync(process.execPath, [tsc, '-p', config, '--noCheck'], { cwd: ROOT, stdio: 'inherit' });
   if (compile.status !== 0) {
-    console.error('compiling the build for the process-level tests failed');
+    console.error('compiling the tests and the service for the test run failed');
     process.exit(compile.status ?? 1);
   }
+  // console/ stays a link: the browser tests build console/dist/ in it while the servers serve it from there.
+  if (fs.existsSync(path.join(mirror, 'console'))) {
+    console.error("the test build compiled the console's sources: a compiled file imports console/src/ (such a test file runs from the sources: fromSources)");
+    process.exit(1);
+  }
+  const link = (rel: string) => {
+    for (const name of fs.readdirSync(path.join(ROOT, rel))) {
+      const r = path.join(rel, name);
+      if (r === '.git') continue;
+      const there = fs.statSync(path.join(mirror, r), { throwIfNoEntry: false });
+      if (!there) fs.symlinkSync(path.join(ROOT, r), path.join(mirror, r));
+      else if (there.isDirectory()) link(r);
+    }
+  };
+  link('');
+  return mirror;
 }
+
+const mirror = buildMirror();
+const build = path.join(mirror, 'src');
+const compiled = (f: string) => path.join(mirror, f.replace(/\.ts$/, '.js'));
 
 const captureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postbook-logs-'));
 const store = process.env.DATABASE_URL ? `PostgreSQL (${process.env.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@')})` : 'PGlite';
@@ -57,14 +103,19 @@ const alone = files.filter((f) => ALONE.includes(f));
 // 385 s instead of 477 and 489. Not for the file that measures the console's render times, nor for the
 // service itself (`npm start`, the bench: a long-lived process gains from the optimizing tier).
 const WASM_BASELINE = ['--liftoff-only'];
-for (const [batch, concurrency, v8Flags] of [
-  [together, 2, WASM_BASELINE],
-  [alone, 1, []],
+// Compiled files with their stack traces mapped back to the sources; tsx maps its own.
+const COMPILED = ['--enable-source-maps'];
+const TSX = ['--import', 'tsx'];
+const fileOf = (f: string) => (fromSources(f) ? f : compiled(f));
+for (const [batch, concurrency, nodeFlags] of [
+  [together.filter((f) => !fromSources(f)).map(compiled), 2, [...WASM_BASELINE, ...COMPILED]],
+  [together.filter(fromSources), 2, [...WASM_BASELINE, ...TSX]],
+  [alone.map(fileOf), 1, alone.some(fromSources) ? TSX : COMPILED],
 ] as const) {
   if (batch.length === 0) continue;
-  const run = spawnSync(process.execPath, [...v8Flags, '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...batch], {
+  const run = spawnSync(process.execPath, [...nodeFlags, '--test', `--test-concurrency=${concurrency}`, ...batch], {
     stdio: 'inherit',
-    env: { ...process.env, POSTBOOK_LOG_CAPTURE_DIR: captureDir, ...(build ? { POSTBOOK_TEST_BUILD: build } : {}) },
+    env: { ...process.env, POSTBOOK_LOG_CAPTURE_DIR: captureDir, POSTBOOK_TEST_BUILD: build },
   });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

@@ -155,4 +155,4 @@ async function main(): Promise<void> {
   console.log(`wrote ${path.relative(process.cwd(), GENERATED_FILE)}`);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] && fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
