@@ -20,7 +20,8 @@ const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 // test/ first: its files start servers and CLIs as child processes and run longest (the crash tests, the CLIs,
 // the server process: half the suite's time in a tenth of its files); started first, the two slots end together
 // instead of one running them alone at the end.
-let files = [...findTests('test').sort(), ...findTests('src').sort()];
+const allFiles = [...findTests('test').sort(), ...findTests('src').sort()];
+let files = allFiles;
 if (filter.length > 0) files = files.filter((f) => filter.some((x) => f.includes(x)));
 if (files.length === 0) {
   console.error('no test files found');
@@ -36,7 +37,8 @@ if (files.length === 0) {
 // build console/dist/ beside them) run from the sources with tsx. Emitted without type checking (`--noCheck`):
 // `npm test` has type-checked the same sources just before.
 const ROOT = path.resolve(import.meta.dirname, '..');
-const fromSources = (file: string) => fs.readFileSync(file, 'utf8').includes('console/src/');
+const sourcesOnly = new Set(allFiles.filter((f) => fs.readFileSync(f, 'utf8').includes('console/src/')));
+const fromSources = (file: string) => sourcesOnly.has(file);
 
 /**
  * The mirror: a folder of the repository's shape. Where tsc emitted JavaScript, its folders hold it beside links to
@@ -49,14 +51,13 @@ function buildMirror(): string {
   process.on('exit', () => fs.rmSync(mirror, { recursive: true, force: true }));
   const config = path.join(mirror, 'tsconfig.mirror.json');
   const dirs = ['src', 'test', 'bench', 'scripts'];
-  const sourcesOnly = [...findTests('test'), ...findTests('src')].filter(fromSources).map((f) => path.join(ROOT, f));
   fs.writeFileSync(
     config,
     JSON.stringify({
       extends: path.join(ROOT, 'tsconfig.json'),
       compilerOptions: { rootDir: ROOT, outDir: mirror },
       include: dirs.map((d) => path.join(ROOT, d)),
-      exclude: sourcesOnly,
+      exclude: [...sourcesOnly].map((f) => path.join(ROOT, f)),
     }),
   );
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
