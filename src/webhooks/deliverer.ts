@@ -5,7 +5,7 @@
 // A crash between claim and settle leaves the event pending: it is sent again when its lease ends.
 import type { Kysely } from 'kysely';
 import { storableText } from '../store/text.js';
-import type { Agent, fetch, Response } from 'undici';
+import type { Response } from 'undici';
 import { preparedQuery } from '../store/prepared.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
@@ -13,7 +13,7 @@ import { eventBody, type OutboxEvent } from './payload.js';
 import { nextAttemptAt } from './schedule.js';
 import type { WebhookKeyring } from './secret.js';
 import { signWebhook, webhookHeaderNames } from './sign.js';
-import { webhookAgent, type Resolver } from './egress.js';
+import { webhookClient, type Resolver, type WebhookClient } from './egress.js';
 import { webhookUrlProblem } from './url.js';
 
 /** Budget of one POST, answer included. */
@@ -132,8 +132,11 @@ export class WebhookDeliverer {
   /** POSTs (with their settle) in flight in this process, and how many of them each client has. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perClientInFlight = new Map<string, number>();
-  /** The POSTs' connections (kept alive per receiver), made to permitted addresses only; made by the first POST. */
-  private agent: Promise<Agent> | null = null;
+  /**
+   * The POSTs' client (src/webhooks/egress.ts): connections kept alive per receiver, to permitted addresses only;
+   * made by the first POST.
+   */
+  private client: Promise<WebhookClient> | null = null;
 
   constructor(private readonly deps: DelivererDeps) {
     this.names = webhookHeaderNames(deps.headerPrefix);
@@ -154,16 +157,9 @@ export class WebhookDeliverer {
     this.timer = null;
     await this.filling;
     await Promise.all([...this.inFlight]);
-    const agent = this.agent;
-    this.agent = null;
-    await (await agent?.catch(() => null))?.close();
-  }
-
-  /** The POSTs' fetch and connection pool (src/webhooks/egress.ts), undici loaded by the first call. */
-  private async client(): Promise<[typeof fetch, Agent]> {
-    this.agent ??= webhookAgent({ sandbox: this.deps.sandbox, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) });
-    const [undici, agent] = await Promise.all([import('undici'), this.agent]);
-    return [undici.fetch, agent];
+    const client = this.client;
+    this.client = null;
+    await (await client?.catch(() => null))?.agent.close();
   }
 
   private schedule(ms: number): void {
@@ -304,7 +300,8 @@ export class WebhookDeliverer {
     let t0 = performance.now();
     const elapsed = () => Math.round(performance.now() - t0);
     try {
-      const [fetch, agent] = await this.client();
+      this.client ??= webhookClient({ sandbox: this.deps.sandbox, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) });
+      const { fetch, agent } = await this.client;
       t0 = performance.now();
       const res = await fetch(e.webhook_url!, {
         method: 'POST',

@@ -7,7 +7,7 @@
 // by DNS queries on the event loop (`dnsResolve`), not on libuv's thread pool.
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import type { Agent } from 'undici';
+import type { Agent, fetch } from 'undici';
 import { forbiddenAddress } from './url.js';
 
 /** The words of a refused connection, kept with the attempt: no address (the attempt is shown to operators). */
@@ -59,12 +59,19 @@ export function publicOnlyLookup(resolve: Resolver = dnsResolve): LookupFunction
   };
 }
 
+/** The deliverer's HTTP client: undici's fetch and the connection pool its POSTs go through. */
+export interface WebhookClient {
+  fetch: typeof fetch;
+  agent: Agent;
+}
+
 /**
- * The connection pool of the deliverer's POSTs: outside sandbox mode, to public addresses only. undici is loaded
- * here, by the first POST: its ~110 modules cost every process start ~0.2 s of CPU, and most processes (the CLI's
- * commands, the refund workers, a service whose clients have no webhook) never send one.
+ * The deliverer's client, the pool connecting outside sandbox mode to public addresses only. undici is loaded here,
+ * by the first POST: its ~110 modules cost every process start ~0.2 s of CPU, and most processes (the CLI's commands,
+ * the refund workers, a service whose clients have no webhook) never send one.
  */
-export async function webhookAgent(opts: { sandbox: boolean; resolve?: Resolver }): Promise<Agent> {
-  const { Agent } = await import('undici');
-  return opts.sandbox ? new Agent() : new Agent({ connect: { lookup: publicOnlyLookup(opts.resolve) } });
+export async function webhookClient(opts: { sandbox: boolean; resolve?: Resolver }): Promise<WebhookClient> {
+  const undici = await import('undici');
+  const agent = opts.sandbox ? new undici.Agent() : new undici.Agent({ connect: { lookup: publicOnlyLookup(opts.resolve) } });
+  return { fetch: undici.fetch, agent };
 }
