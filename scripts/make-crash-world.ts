@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
+import { invokedAsScript } from './invoked.js';
 
 export const CRASH_CLIENT = { id: 'crash-agency', secret: 'crash-agency-secret-0001' };
 export const CRASH_ADMIN_TOKEN = 'crash-admin-token-0001';
@@ -145,7 +146,7 @@ export function writeCrashWorld(file: string, opts: CrashWorldOptions): void {
   fs.writeFileSync(file, JSON.stringify(crashWorld(opts), null, 1));
 }
 
-if (process.argv[1] && fs.realpathSync(process.argv[1]) === import.meta.filename) {
+if (invokedAsScript(import.meta.url)) {
   const [file, bookings = '200', processingSeconds = '3600', latencyMs = '200'] = process.argv.slice(2);
   if (!file) {
     console.error('usage: npx tsx scripts/make-crash-world.ts <file.json> [bookings=200] [processingSeconds=3600] [latencyMs=200]');

@@ -7,10 +7,10 @@
 //   npm run sdk:generate -- --check exit 1 when the committed file differs (test/sdk.test.ts checks it too)
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { compile } from 'json-schema-to-typescript';
 import { BUSINESS_FAILURE } from '../src/http/openapi-docs.js';
 import { makeTestApp } from '../src/test-support/app.js';
+import { invokedAsScript } from './invoked.js';
 
 export const GENERATED_FILE = path.resolve(import.meta.dirname, '../packages/client/src/generated/wire.ts');
 
@@ -155,4 +155,4 @@ async function main(): Promise<void> {
   console.log(`wrote ${path.relative(process.cwd(), GENERATED_FILE)}`);
 }
 
-if (process.argv[1] && fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
+if (invokedAsScript(import.meta.url)) await main();

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WorldSchema } from '../src/airline/sandbox/world-schema.js';
+import { invokedAsScript } from './invoked.js';
 
 export const SCHEMA_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'world.schema.json');
 
@@ -69,8 +70,7 @@ function main(argv: string[]): number {
   return 0;
 }
 
-// Run only when invoked as a script (the schema test imports renderWorldSchema without side effects), also through a
-// link to this file (node runs the file it points to: the test run's mirror of the repository, scripts/run-tests.ts).
-if (process.argv[1] && fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run only when invoked as a script (the schema test imports renderWorldSchema without side effects).
+if (invokedAsScript(import.meta.url)) {
   process.exitCode = main(process.argv.slice(2));
 }
