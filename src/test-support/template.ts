@@ -26,7 +26,7 @@ function migrationsDigest(): string {
   const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'store', 'migrations');
   const digest = createHash('sha256').update(migrationsFingerprint());
   // the sources alone: a compiled run (scripts/run-tests.ts) finds its JavaScript and source maps beside links to them,
-  // the maps naming the run's folder
+  // the maps naming the sources' place, which differs from clone to clone
   for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) digest.update(`\0${name}\0`).update(fs.readFileSync(path.join(dir, name)));
   return digest.digest('hex').slice(0, 16);
 }
