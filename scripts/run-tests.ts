@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { PLANTED } from '../src/test-support/planted.js';
+import { longestFirst } from './test-times.js';
 
 function findTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -17,11 +18,23 @@ function findTests(dir: string): string[] {
 }
 
 const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-// test/ first: its files start servers and CLIs as child processes and run longest (the crash tests, the CLIs,
-// the server process: half the suite's time in a tenth of its files); started first, the two slots end together
-// instead of one running them alone at the end.
 const allFiles = [...findTests('test').sort(), ...findTests('src').sort()];
-let files = allFiles;
+
+// The order the files start in: longest first, by their times in this machine's last runs on this store (kept in the
+// temporary folder, as the PGlite template is), so that the two slots end together instead of one running a long
+// file alone at the end; a file with no time yet goes first. With no times at all (a machine's first run), test/
+// first: its files start servers and CLIs as child processes and run longest (the crash tests, the CLIs, the server
+// process: half the suite's time in a tenth of its files).
+const timesFile = path.join(os.tmpdir(), `postbook-test-times-${process.env.DATABASE_URL ? 'postgres' : 'pglite'}.json`);
+const readTimes = (file: string): Record<string, number> => {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+};
+const pastTimes = readTimes(timesFile);
+let files = longestFirst(allFiles, pastTimes);
 if (filter.length > 0) files = files.filter((f) => filter.some((x) => f.includes(x)));
 if (files.length === 0) {
   console.error('no test files found');
@@ -108,18 +121,34 @@ const WASM_BASELINE = ['--liftoff-only'];
 const COMPILED = ['--enable-source-maps'];
 const TSX = ['--import', 'tsx'];
 const fileOf = (f: string) => (fromSources(f) ? f : compiled(f));
-for (const [batch, concurrency, nodeFlags] of [
+// Beside the usual report (node's default: spec on a terminal, else TAP), each file's time (scripts/test-times.ts).
+const REPORTERS = (times: string) => [
+  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${path.join(mirror, 'scripts', 'test-times.js')}`,
+  `--test-reporter-destination=${times}`,
+];
+const runTimes: Record<string, number> = {};
+const batches: Array<[files: string[], concurrency: number, nodeFlags: string[]]> = [
   [together.filter((f) => !fromSources(f)).map(compiled), 2, [...WASM_BASELINE, ...COMPILED]],
   [together.filter(fromSources), 2, [...WASM_BASELINE, ...TSX]],
   [alone.map(fileOf), 1, alone.some(fromSources) ? TSX : COMPILED],
-] as const) {
+];
+for (const [i, [batch, concurrency, nodeFlags]] of batches.entries()) {
   if (batch.length === 0) continue;
-  const run = spawnSync(process.execPath, [...nodeFlags, '--test', `--test-concurrency=${concurrency}`, ...batch], {
+  const times = path.join(mirror, `test-times-${i}.json`);
+  const run = spawnSync(process.execPath, [...nodeFlags, ...REPORTERS(times), '--test', `--test-concurrency=${concurrency}`, ...batch], {
     stdio: 'inherit',
     env: { ...process.env, POSTBOOK_LOG_CAPTURE_DIR: captureDir, POSTBOOK_TEST_BUILD: build },
   });
   if (run.status !== 0) process.exit(run.status ?? 1);
+  // the mirror's compiled paths back to the repository's sources
+  for (const [file, ms] of Object.entries(readTimes(times))) runTimes[path.relative(file.startsWith(mirror) ? mirror : ROOT, file).replace(/\.js$/, '.ts')] = ms;
 }
+// Kept for the next run's order (a run of some files keeps the others' times); only a passing run's times.
+fs.writeFileSync(timesFile, JSON.stringify({ ...pastTimes, ...runTimes }));
+const slowest = Object.entries(runTimes).sort((a, b) => b[1] - a[1]).slice(0, 8);
+console.log(`# slowest files (their tests' time): ${slowest.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(0)} s`).join(', ')}`);
 
 // ---- the log check: every line every app wrote during the suite ----
 const captured = fs
