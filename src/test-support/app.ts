@@ -35,22 +35,25 @@ export function testLogger(level = 'trace') {
 }
 
 /**
- * The migrated template as PGlite reads a dump: its `type` and one `arrayBuffer()` (a copy of the bytes this
- * process read once). Node's own Blob copied the 42 MB in and read them back in 64 KB chunks, and the file was
- * read again for every test app: ~90 ms of the ~400 ms of CPU a test store took to open (148 in a suite).
+ * The migrated template as PGlite reads a dump: its `type` and one `arrayBuffer()`, the bytes this process read
+ * once. Node's own Blob copied the 42 MB in and read them back in 64 KB chunks, and the file was read again for
+ * every test app: ~90 ms of the ~400 ms of CPU a test store took to open (148 in a suite). The same bytes serve
+ * every store of the process: PGlite reads them (untar) and copies each file into its own file system (MEMFS
+ * writes a file it does not own as a copy); a copy per store cost ~140 ms of CPU (2026-12-05).
  */
 class TemplateBytes extends Blob {
-  constructor(private readonly tar: Uint8Array) {
+  constructor(private readonly tar: Uint8Array<ArrayBuffer>) {
     super([], { type: 'application/x-tar' });
   }
   override arrayBuffer(): Promise<ArrayBuffer> {
-    return Promise.resolve(this.tar.slice().buffer);
+    return Promise.resolve(this.tar.buffer);
   }
 }
-let template: Promise<Uint8Array> | null = null;
+let template: Promise<Uint8Array<ArrayBuffer>> | null = null;
 
 async function templateBlob(): Promise<Blob> {
-  // a Uint8Array of its own (a Buffer's slice() is a view, not a copy)
+  // a copy into an ArrayBuffer of its own, exactly the file's length (a Buffer from readFileSync may be a view of a
+  // larger one)
   template ??= migratedTemplateFile().then((file) => new Uint8Array(fs.readFileSync(file)));
   return new TemplateBytes(await template);
 }

@@ -18,16 +18,19 @@ function pgliteVersion(): string {
 }
 
 /**
- * The migration set: their names and the bytes of every file of the migrations' folder. Keyed by the names alone,
- * a migration edited before it landed (or a branch's other version of it) found the template of its earlier text
- * and the tests ran on a schema the code no longer makes, on every clone of this machine.
+ * The migration set — their names and the bytes of every file of the migrations' folder — and the store's source,
+ * which opens the cluster and writes the dump (its WAL compacted since 2026-12-05). Keyed by the names alone, a
+ * migration edited before it landed (or a branch's other version of it) found the template of its earlier text and
+ * the tests ran on a schema the code no longer makes, on every clone of this machine.
  */
 function migrationsDigest(): string {
-  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'store', 'migrations');
+  const storeDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'store');
+  const dir = path.join(storeDir, 'migrations');
   const digest = createHash('sha256').update(migrationsFingerprint());
   // the sources alone: a compiled run (scripts/run-tests.ts) finds its JavaScript and source maps beside links to them,
   // the maps naming the sources' place, which differs from clone to clone
   for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) digest.update(`\0${name}\0`).update(fs.readFileSync(path.join(dir, name)));
+  digest.update('\0store.ts\0').update(fs.readFileSync(path.join(storeDir, 'store.ts')));
   return digest.digest('hex').slice(0, 16);
 }
 
