@@ -145,8 +145,11 @@ for (const [i, [batch, concurrency, nodeFlags]] of batches.entries()) {
   // the mirror's compiled paths back to the repository's sources
   for (const [file, ms] of Object.entries(readTimes(times))) runTimes[path.relative(file.startsWith(mirror) ? mirror : ROOT, file).replace(/\.js$/, '.ts')] = ms;
 }
-// Kept for the next run's order (a run of some files keeps the others' times); only a passing run's times.
-fs.writeFileSync(timesFile, JSON.stringify({ ...pastTimes, ...runTimes }));
+// Kept for the next run's order (a run of some files keeps the others' times); only a passing run's times. Written
+// whole and then renamed into place: a run starting meanwhile reads the old times or the new, never half a file.
+const timesTmp = `${timesFile}.${process.pid}`;
+fs.writeFileSync(timesTmp, JSON.stringify({ ...pastTimes, ...runTimes }));
+fs.renameSync(timesTmp, timesFile);
 const slowest = Object.entries(runTimes).sort((a, b) => b[1] - a[1]).slice(0, 8);
 console.log(`# slowest files (their tests' time): ${slowest.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(0)} s`).join(', ')}`);
 
