@@ -162,7 +162,8 @@ async function compactWal(conn: Kysely<Database>, pglite: PGlite): Promise<void>
   await sql`checkpoint`.execute(conn);
   const { rows } = await sql<{ file_name: string; file_offset: number }>`select file_name, file_offset from pg_walfile_name_offset(pg_current_wal_insert_lsn())`.execute(conn);
   const current = rows[0]!;
-  const { FS } = pglite.Module;
+  // Emscripten's file system, as far as this uses it (PGlite types it by @types/emscripten, not a dependency here)
+  const FS = pglite.Module.FS as unknown as { readdir(path: string): string[]; unlink(path: string): void; truncate(path: string, length: number): void };
   const walDir = `${PGlite.paths.PGDATA}/pg_wal`;
   // the finished segments, and those the checkpoint recycled ahead of need (their old contents, 16 MB each)
   for (const name of FS.readdir(walDir)) if (/^[0-9A-F]{24}$/.test(name) && name !== current.file_name) FS.unlink(`${walDir}/${name}`);
