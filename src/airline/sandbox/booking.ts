@@ -252,7 +252,8 @@ export class SandboxBookingApi implements BookingConnector {
       adult: sum((f, i) => this.paxFare(f, 'adult', cabinClass, factors[i])),
       child: sum((f, i) => this.paxFare(f, 'child', cabinClass, factors[i])),
       infant: sum((f, i) => this.paxFare(f, 'infant', cabinClass, factors[i])),
-      feeMinor: airline.bookingFee && airline.bookingFee.currency === currency ? toMinor(airline.bookingFee.amount, currency) : 0,
+      // in the fares' currency: the world's loader refuses a flight priced in another (world.ts)
+      feeMinor: airline.bookingFee ? toMinor(airline.bookingFee.amount, currency) : 0,
       feeMode: airline.bookingFee?.mode ?? 'PER_PAX',
     };
     let sawRet = false;

@@ -182,7 +182,7 @@ const Airline = Type.Object(
           currency: Currency,
           mode: Type.Union([Type.Literal('PER_SEGMENT'), Type.Literal('PER_TICKET'), Type.Literal('PER_PAX'), Type.Literal('PER_BOOKING')]),
         },
-        { additionalProperties: false, description: 'transaction fee verify.do shows; default 0 PER_PAX' },
+        { additionalProperties: false, description: "transaction fee verify.do shows, in the currency of the airline's fares (every flight of the airline priced in it); default 0 PER_PAX" },
       ),
     ),
     holdMinutes: Type.Optional(

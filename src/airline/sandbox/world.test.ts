@@ -638,6 +638,16 @@ describe('a malformed world is refused with the path of the bad field', () => {
     );
   });
 
+  test("a flight priced in another currency than its airline's booking fee (the fee was dropped from its offers, silently)", () => {
+    const w = variant((v) => {
+      v.airlines[0]!.bookingFee = { amount: 5, currency: 'EUR', mode: 'PER_BOOKING' };
+      const i = v.flights.findIndex((f) => f.carrier === v.airlines[0]!.code);
+      v.flights[i]!.fares = { currency: 'JPY', adult: { fare: 30000, tax: 5000 } };
+    });
+    const i = w.flights.findIndex((f) => f.carrier === w.airlines[0]!.code);
+    assertRefused(w, `flights[${i}].fares.currency`, new RegExp(`is JPY, but airline ${w.airlines[0]!.code}'s bookingFee is in EUR`));
+  });
+
   test('whole yen and trailing zeros are exact', () => {
     const w = buildWorld(
       variant((v) => {

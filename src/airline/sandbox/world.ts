@@ -324,6 +324,10 @@ function resolveFlights(w: WorldFile, build: Build, { airports, airlines, aircra
     f.seatPrices?.forEach((p, j) => {
       if (p.currency !== currency) fail(`${at}.seatPrices[${j}].currency`, `is ${p.currency}, but the flight's fares are in ${currency}: seats are priced in the fares' currency`);
     });
+    // The airline's booking fee is charged in its fares' currency: a flight priced in another was sold without it
+    // (verify.do showed no fee, order.do charged none), silently.
+    const fee = airlines.get(f.carrier)?.bookingFee;
+    if (fee && fee.currency !== currency) fail(`${at}.fares.currency`, `is ${currency}, but airline ${f.carrier}'s bookingFee is in ${fee.currency}: the fee is charged in the fares' currency`);
     if (!f.flightNumber.startsWith(f.carrier)) fail(`${at}.flightNumber`, `must start with the carrier code ${f.carrier}`);
     const from = airports.get(f.from) ?? fail(`${at}.from`, `names airport ${f.from}, which airports[] does not list`);
     const to = airports.get(f.to) ?? fail(`${at}.to`, `names airport ${f.to}, which airports[] does not list`);
