@@ -70,7 +70,9 @@ test('refunds show, webhooks list and retry, world load', { timeout: 300_000 }, 
   assert.equal((await cli(['webhooks', 'list', '--state', 'lost'])).code, 2);
 
   // world load into a fresh store: its clients exist afterwards (a client id taken by the world is refused by clients add).
-  const fresh = { DATA_DIR: path.join(dir, 'fresh') };
+  // Fresh stores are the migrated template unpacked: a CLI's first start on an empty folder (its cluster made in a
+  // child process, every migration run: ~7 s of CPU each) is the server's, tested in test/process.test.ts.
+  const fresh = { DATA_DIR: await migratedDataDir(path.join(dir, 'fresh')) };
   const loaded = await cli(['world', 'load', 'worlds/demo.yaml'], fresh);
   assert.equal(loaded.code, 0, loaded.err);
   assert.match(loaded.out, /loaded \d+ clients and \d+ booked orders/);
@@ -83,7 +85,7 @@ test('refunds show, webhooks list and retry, world load', { timeout: 300_000 }, 
 
   // world load does what the server does at start (found by a review): at the stored sandbox time, and with the
   // world's webhooks; a webhook URL refused leaves nothing written
-  const later = { DATA_DIR: path.join(dir, 'later') };
+  const later = { DATA_DIR: await migratedDataDir(path.join(dir, 'later')) };
   assert.equal((await cli(['sandbox', 'clock', 'advance', '10d'], later)).code, 0);
   const demo = fs.readFileSync('worlds/demo.yaml', 'utf8');
   const withHook = (url: string) => demo.replace('    secret: demo-agency-secret-2026\n', `    secret: demo-agency-secret-2026\n    webhook: { url: '${url}', secret: whsec_world_hook_secret_1234 }\n`);
