@@ -71,7 +71,7 @@ test('refunds show, webhooks list and retry, world load', { timeout: 300_000 }, 
 
   // world load into a fresh store: its clients exist afterwards (a client id taken by the world is refused by clients add).
   // Fresh stores are the migrated template unpacked: a CLI's first start on an empty folder (its cluster made in a
-  // child process, every migration run: ~7 s of CPU each) is the server's, tested in test/process.test.ts.
+  // child process, every migration run: ~5 s longer each) is the server's, tested in test/process.test.ts.
   const fresh = { DATA_DIR: await migratedDataDir(path.join(dir, 'fresh')) };
   const loaded = await cli(['world', 'load', 'worlds/demo.yaml'], fresh);
   assert.equal(loaded.code, 0, loaded.err);
