@@ -118,6 +118,12 @@ function checkedPlan(session: ChainSession, req: SeatAvailabilityRequest): SeatP
     if ((s.direction === 'ret') !== inbound) {
       throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: segment ${s.index} is ${s.direction === 'ret' ? 'a return' : 'an outbound'} segment of the session: send it in ${s.direction === 'ret' ? 'inboundSegments' : 'outboundSegments'}`);
     }
+    // The original's seat request carries every segment of the itinerary in the order of take-off (segmentIndex
+    // counts take-offs from 1, outbound then return); another order was answered in its own order until 2026-12-06.
+    const before = i > 0 ? requested[i - 1]!.segmentIndex : undefined;
+    if (typeof before === 'number' && before > s.index) {
+      throw new ApiError(S.ILLEGAL_PARAMETER, `invalid request: send the segments in the order of take-off; segment ${s.index} comes after segment ${before}`);
+    }
     // spec 4.4: a segment names its flight by number; XS0701 and XS701 are one flight, as verify.do reads them
     // (a review: the numbers were compared as text and a zero-padded one answered 220)
     if (normalizeFlightNumber(s.carrier, s.flightNumber) !== normalizeFlightNumber(s.carrier, r.flightNumber) || s.depAirport !== r.depAirport.toUpperCase() || s.arrAirport !== r.arrAirport.toUpperCase()) {
@@ -136,6 +142,14 @@ function checkedPlan(session: ChainSession, req: SeatAvailabilityRequest): SeatP
     const { key, ref } = lookupOf(s, asked);
     return { segment: s, cabinClass: asked, key, ref, signature, binding: bindingOf(session, s.index) };
   });
+  // Every segment of the itinerary (some of them were answered with their maps alone until 2026-12-06)
+  const missing = session.itinerary.segments.find((x) => !seen.has(x.index));
+  if (missing) {
+    throw new ApiError(
+      S.ILLEGAL_PARAMETER,
+      `invalid request: send every segment of the itinerary; segment ${missing.index} (${missing.flightNumber} ${missing.depAirport}-${missing.arrAirport}) is missing from ${missing.direction === 'ret' ? 'inboundSegments' : 'outboundSegments'}`,
+    );
+  }
   return { carrier, segments };
 }
 

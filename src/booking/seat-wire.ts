@@ -22,8 +22,8 @@ export const SeatAvailabilityRequest = Type.Object({
   offerId: Nullable(Type.String({ maxLength: 80, description: 'from getOffers.do (a verify.do sessionId is accepted here too)' })),
   offerID: Nullable(Type.String({ maxLength: 80, description: 'offerId as getOffers.do spells it' })),
   carrier: Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: "IATA code of the itinerary's most significant carrier" }),
-  outboundSegments: Type.Array(SeatSegment, { minItems: 1, maxItems: 8 }),
-  inboundSegments: Nullable(Type.Array(SeatSegment, { maxItems: 8 })),
+  outboundSegments: Type.Array(SeatSegment, { minItems: 1, maxItems: 8, description: "every outbound segment of the session's itinerary, in the order of take-off (220 otherwise)" }),
+  inboundSegments: Nullable(Type.Array(SeatSegment, { maxItems: 8, description: "every return segment of the session's itinerary, in the order of take-off (220 otherwise); null or absent for a one-way itinerary" })),
 });
 export type SeatAvailabilityRequest = Static<typeof SeatAvailabilityRequest>;
 

@@ -16,7 +16,13 @@ const [lastA, firstA] = PLANTED.names;
 describe('seatAvailability.do', () => {
   let t: TestApp;
   before(async () => {
-    t = await makeTestApp({ world: bookingWorld() });
+    const world = bookingWorld();
+    // a connection: two outbound segments
+    world.flights.push(
+      { id: 'bk-conn1', carrier: 'XS', flightNumber: 'XS741', from: 'CDG', to: 'HND', departure: '+6d 08:00', arrival: '+7d 02:00', aircraft: '321' },
+      { id: 'bk-conn2', carrier: 'XS', flightNumber: 'XS743', from: 'HND', to: 'SGN', departure: '+7d 06:00', arrival: '+7d 10:00', aircraft: '321' },
+    );
+    t = await makeTestApp({ world });
   });
   after(() => t.close());
 
@@ -80,6 +86,27 @@ describe('seatAvailability.do', () => {
     await expectStatus({ sessionId: s.sessionId, carrier: 'XS', outboundSegments: [ret], inboundSegments: [out] }, 220, 'swapped');
     const ok = await seats({ sessionId: s.sessionId, offerId: '', carrier: 'XS', outboundSegments: [out], inboundSegments: [ret] });
     assert.equal(ok.body.status, 0, String(ok.body.msg));
+  });
+
+  test('220: every segment of the itinerary, in the order of take-off (spec/public-notes.md: all outbound segments in take-off order, inbound the same)', async () => {
+    const round = await verifyFlights(t, ['bk-narrow'], ['bk-narrow-ret']);
+    const [out] = seatSegments(t, ['bk-narrow']);
+    const [ret] = seatSegments(t, ['bk-narrow-ret'], 2);
+    const missingRet = await seats({ sessionId: round.sessionId, carrier: 'XS', outboundSegments: [out] });
+    assert.equal(missingRet.body.status, 220, String(missingRet.body.msg));
+    assert.match(String(missingRet.body.msg), /send every segment of the itinerary; segment 2 \(XS702 SGN-HND\) is missing from inboundSegments/);
+    await expectStatus({ sessionId: round.sessionId, carrier: 'XS', outboundSegments: [out], inboundSegments: [] }, 220, 'inboundSegments empty');
+    assert.equal((await seats({ sessionId: round.sessionId, carrier: 'XS', outboundSegments: [out], inboundSegments: [ret] })).body.status, 0, 'both segments');
+    // two outbound segments (a connection), sent second first
+    const connection = await verifyFlights(t, ['bk-conn1', 'bk-conn2']);
+    const legs = seatSegments(t, ['bk-conn1', 'bk-conn2']);
+    const reversed = await seats({ sessionId: connection.sessionId, carrier: 'XS', outboundSegments: [legs[1], legs[0]] });
+    assert.equal(reversed.body.status, 220, String(reversed.body.msg));
+    assert.match(String(reversed.body.msg), /send the segments in the order of take-off; segment 1 comes after segment 2/);
+    await expectStatus({ sessionId: connection.sessionId, carrier: 'XS', outboundSegments: [legs[1]] }, 220, 'the first leg missing');
+    const ok = await seats({ sessionId: connection.sessionId, carrier: 'XS', outboundSegments: legs });
+    assert.equal(ok.body.status, 0, String(ok.body.msg));
+    assert.deepEqual([...new Set((ok.body.cabins as Cabin[]).map((c) => c.segmentIndex))], [1, 2]);
   });
 
   test('215: segment index missing or not in the session', async () => {

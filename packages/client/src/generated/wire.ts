@@ -734,6 +734,8 @@ export interface SeatAvailabilityRequest {
    */
   carrier: string;
   /**
+   * every outbound segment of the session's itinerary, in the order of take-off (220 otherwise)
+   *
    * @minItems 1
    * @maxItems 8
    */
