@@ -102,6 +102,15 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): P
 }
 
 /**
+ * The service's time for a one-off command: in the sandbox the stored clock every process follows, else the system's.
+ * What a command writes next to the servers' due times and deadlines is compared with theirs, and a moved sandbox
+ * clock runs ahead of the system's.
+ */
+async function serviceNow(config: Config, store: Store): Promise<Date> {
+  return config.sandbox ? (await import('./sandbox-clock.js')).storedSandboxNow(store.db) : systemClock.now();
+}
+
+/**
  * `postbook worker`: the refund workers of docs/architecture.md "Growing past one machine" in a process of their own, on
  * the job tables the API processes share (run the API with WORKERS=false, or not: workers of both kinds
  * share the jobs, each job done once). Same world and airline connectors as the server (src/service.ts).
@@ -293,9 +302,9 @@ function program(): Command {
       run(async (id: string, opts: { graceHours: number }) => {
         const cfg = config();
         const secret = await withStore(cfg, async (s) => {
-          // The service's clock: in the sandbox the stored one, which the servers compare the grace's end with
-          // (the system's, behind a moved sandbox clock, ended the old secret at once; a review).
-          const now = cfg.sandbox ? await (await import('./sandbox-clock.js')).storedSandboxNow(s.db) : systemClock.now();
+          // The servers compare the grace's end with the service's clock (the system's, behind a moved sandbox
+          // clock, ended the old secret at once; a review).
+          const now = await serviceNow(cfg, s);
           return rotateSecret(s.db, id, now, opts.graceHours * 3600_000);
         });
         if (!secret) throw new CliError(`no client ${id}`, 1);
@@ -377,7 +386,7 @@ function program(): Command {
         await withStore(c, async (s) => {
           // The service's time, as the servers read the world at (a review: the system's, behind a moved sandbox
           // clock, moved every booked order back by the clock's lead while the servers served the flights later).
-          const now = c.sandbox ? await (await import('./sandbox-clock.js')).storedSandboxNow(s.db) : systemClock.now();
+          const now = await serviceNow(c, s);
           w = loadWorldFile(file, now);
           const world = w;
           const { seedWorld } = await import('./console/world.js');
@@ -445,7 +454,8 @@ function program(): Command {
       run(async (events: string[], opts: { failed?: boolean; client?: string }) => {
         if (!!opts.failed === events.length > 0) throw new CliError('give event ids or --failed (not both)', 2);
         const { retryEvents } = await import('./webhooks/admin.js');
-        const n = await withStore(config(), (s) => retryEvents(s.db, opts.failed ? { allFailed: true, ...(opts.client ? { clientId: opts.client } : {}) } : { ids: events }));
+        const cfg = config();
+        const n = await withStore(cfg, async (s) => retryEvents(s.db, opts.failed ? { allFailed: true, ...(opts.client ? { clientId: opts.client } : {}) } : { ids: events }, await serviceNow(cfg, s)));
         if (n === 0 && !opts.failed) throw new CliError('no such undelivered event', 1);
         out(`${n} event(s) due now; the deliverer sends them within seconds`);
       }),

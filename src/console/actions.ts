@@ -266,7 +266,7 @@ export async function redeliverWebhook(deps: ActionDeps, operator: Operator, eve
     const e = await trx.selectFrom('webhook_events').select(['id', 'type', 'subject', 'state', 'attempts']).where('id', '=', eventId).forUpdate().executeTakeFirst();
     if (!e) throw new ActionRefused(404, `no webhook event ${eventId}`);
     if (e.state === 'delivered') throw new ActionRefused(409, 'the event was delivered already; nothing to redeliver');
-    const n = await retryEvents(trx, { ids: [String(eventId)] });
+    const n = await retryEvents(trx, { ids: [String(eventId)] }, deps.refunds.clock.now());
     if (n !== 1) throw new ActionRefused(409, 'the event is being sent at this moment; its attempt decides, look again in a few seconds');
     await audit(trx, operator, 'webhook.redeliver', `${e.type === 'order.void' ? 'void' : e.type === 'order.ticketed' ? 'order' : 'refund'}:${e.subject}`, { eventId, state: e.state, attempts: e.attempts }, { eventId, state: 'pending', due: 'now' });
   });

@@ -43,23 +43,26 @@ export async function listEvents(db: Kysely<Database>, opts: { state?: WebhookEv
 }
 
 /**
- * An event a deliverer has claimed and is sending now: its attempt counted, not yet recorded, its lease running.
+ * An event a deliverer has claimed and is sending at `now`: its attempt counted, not yet recorded, its lease running.
  * Made due again, it would be claimed and sent a second time beside that attempt (and the subject's next event
  * could overtake it).
  */
-const IN_FLIGHT = sql<boolean>`(webhook_events.attempts > 0 and webhook_events.next_attempt_at > now() and not exists (
+const inFlight = (now: Date) => sql<boolean>`(webhook_events.attempts > 0 and webhook_events.next_attempt_at > ${now}::timestamptz and not exists (
   select 1 from webhook_attempts a where a.event_id = webhook_events.id and a.attempt = webhook_events.attempts))`;
 
 /**
- * Makes the given events (by id or event id), or every failed one, due now; returns how many. Delivered events are
- * left alone, and so is an event being sent at this moment (its attempt settles it).
+ * Makes the given events (by id or event id), or every failed one, due at `now`; returns how many. Delivered events
+ * are left alone, and so is an event being sent at this moment (its attempt settles it). `now` is the service's
+ * clock, the one the deliverer's due times and leases are written on (the sandbox's when it runs ahead); the
+ * database's own time lagged it, and an event claimed by a deliverer that died stayed "in flight" until the database
+ * caught up with the sandbox's lease (a day after a `sandbox clock advance 1d`).
  */
-export async function retryEvents(db: Kysely<Database>, which: { ids: string[] } | { allFailed: true; clientId?: string }): Promise<number> {
+export async function retryEvents(db: Kysely<Database>, which: { ids: string[] } | { allFailed: true; clientId?: string }, now: Date): Promise<number> {
   let q = db
     .updateTable('webhook_events')
-    .set({ state: 'pending', next_attempt_at: sql<Date>`now()` })
+    .set({ state: 'pending', next_attempt_at: now })
     .where('state', '<>', 'delivered')
-    .where(sql<boolean>`not ${IN_FLIGHT}`);
+    .where(sql<boolean>`not ${inFlight(now)}`);
   if ('ids' in which) {
     const numeric = which.ids.filter((id) => /^\d{1,15}$/.test(id)).map(Number);
     const uuids = which.ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));

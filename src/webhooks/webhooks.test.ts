@@ -326,12 +326,38 @@ test('a redelivery of an event being sent at this moment is refused: it is not c
     const ev = await t.store.db.selectFrom('webhook_events').select(['id', 'event_id']).where('subject', '=', String(v.body.voidCode)).executeTakeFirstOrThrow();
     const first = t.webhooks!.deliverDue(); // one deliverer claims it; its POST waits on the receiver
     await waitUntil('the first POST', async () => hooks.received.length === 1);
-    assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }), 0, 'in flight: left to its attempt');
+    assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }, t.clock.now()), 0, 'in flight: left to its attempt');
     const second = t.webhooks!.deliverDue(); // another deliverer's round meanwhile
     await Promise.all([first, second]);
     assert.equal(hooks.received.filter((r) => (JSON.parse(r.body) as { eventId: string }).eventId === ev.event_id).length, 1, 'sent once');
     // once settled, a redelivery is taken again (here: a delivered event is not)
-    assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }), 0, 'delivered: nothing to redeliver');
+    assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }, t.clock.now()), 0, 'delivered: nothing to redeliver');
+  } finally {
+    await t.close();
+    await hooks.down();
+  }
+});
+
+test('a redelivery reads leases on the service clock: with the sandbox a day ahead, an event whose deliverer died is sent again once its lease has ended there (the database\'s time kept it "in flight" for the day)', async () => {
+  const hooks = new WebhookReceiver();
+  await hooks.up();
+  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  try {
+    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: hooks.url })).body.status, 0);
+    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
+    const q = await call(t.app, '/voidQuotation.do', { orderNo });
+    const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
+    assert.equal(v.body.status, 0, String(v.body.msg));
+    const ev = await t.store.db.selectFrom('webhook_events').select(['id', 'event_id']).where('subject', '=', String(v.body.voidCode)).executeTakeFirstOrThrow();
+    t.clock.advance(24 * 3_600_000);
+    // claimed for attempt 1 by a deliverer that died before recording it: its lease as the deliverer writes it
+    const claimed = (leaseEnd: Date) => t.store.db.updateTable('webhook_events').set({ attempts: 1, next_attempt_at: leaseEnd }).where('id', '=', ev.id).execute();
+    await claimed(new Date(t.clock.now().getTime() + 30_000));
+    assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }, t.clock.now()), 0, 'its lease still running: left to its attempt');
+    await claimed(new Date(t.clock.now().getTime() - 1_000));
+    assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }, t.clock.now()), 1, 'its lease ended on the service clock: made due');
+    await t.webhooks!.deliverDue();
+    assert.equal(hooks.received.filter((r) => (JSON.parse(r.body) as { eventId: string }).eventId === ev.event_id).length, 1, 'sent at once: due on the service clock');
   } finally {
     await t.close();
     await hooks.down();
