@@ -312,18 +312,23 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
   });
 });
 
+/** The void world's VHOOK1 voided with `hooks` registered as alpha's webhook: its order.void event (id, event id). */
+async function voidedWithHook(t: TestApp, hooks: WebhookReceiver): Promise<{ id: number; event_id: string }> {
+  assert.equal((await call(t.app, '/updateWebhookURL.do', { url: hooks.url })).body.status, 0);
+  const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
+  const q = await call(t.app, '/voidQuotation.do', { orderNo });
+  const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
+  assert.equal(v.body.status, 0, String(v.body.msg));
+  return t.store.db.selectFrom('webhook_events').select(['id', 'event_id']).where('subject', '=', String(v.body.voidCode)).executeTakeFirstOrThrow();
+}
+
 test('a redelivery of an event being sent at this moment is refused: it is not claimed and sent a second time beside that attempt', async () => {
   const hooks = new WebhookReceiver();
   await hooks.up();
   hooks.delayMs = 2_000; // a slow receiver: the first attempt is in flight for 2 s
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
   try {
-    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: hooks.url })).body.status, 0);
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
-    const q = await call(t.app, '/voidQuotation.do', { orderNo });
-    const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
-    assert.equal(v.body.status, 0, String(v.body.msg));
-    const ev = await t.store.db.selectFrom('webhook_events').select(['id', 'event_id']).where('subject', '=', String(v.body.voidCode)).executeTakeFirstOrThrow();
+    const ev = await voidedWithHook(t, hooks);
     const first = t.webhooks!.deliverDue(); // one deliverer claims it; its POST waits on the receiver
     await waitUntil('the first POST', async () => hooks.received.length === 1);
     assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }, t.clock.now()), 0, 'in flight: left to its attempt');
@@ -343,12 +348,7 @@ test('a redelivery reads leases on the service clock: with the sandbox a day ahe
   await hooks.up();
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
   try {
-    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: hooks.url })).body.status, 0);
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
-    const q = await call(t.app, '/voidQuotation.do', { orderNo });
-    const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
-    assert.equal(v.body.status, 0, String(v.body.msg));
-    const ev = await t.store.db.selectFrom('webhook_events').select(['id', 'event_id']).where('subject', '=', String(v.body.voidCode)).executeTakeFirstOrThrow();
+    const ev = await voidedWithHook(t, hooks);
     t.clock.advance(24 * 3_600_000);
     // claimed for attempt 1 by a deliverer that died before recording it: its lease as the deliverer writes it
     const claimed = (leaseEnd: Date) => t.store.db.updateTable('webhook_events').set({ attempts: 1, next_attempt_at: leaseEnd }).where('id', '=', ev.id).execute();
