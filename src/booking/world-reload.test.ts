@@ -3,14 +3,17 @@
 // seat as free; the map's version carries the world's generation, and a reload that lands while a map is being
 // read must not tag the old world's map with the new generation (found by a review: the generation was read after
 // the inventory read's await). A booking made through postbook is read as a record built from the world's
-// flights: a reload that moves a flight reaches extractPnr.do (found by the same review).
+// flights: a reload that moves a flight reaches extractPnr.do (found by the same review); a ticketed booking keeps the
+// itinerary it was ticketed on when a reload drops one of its flights.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { call, makeTestApp } from '../test-support/app.js';
 import { bookingWorld } from '../test-support/booking-world.js';
 import { contact, passenger, seatOf, seatSegments, verifyFlights } from '../test-support/booking.js';
 import { PLANTED } from '../test-support/planted.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
+import { ConnectorError } from '../airline/connector.js';
 import { buildWorld } from '../airline/sandbox/world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import type { SeatInventory } from '../airline/sandbox/seat-inventory.js';
@@ -68,6 +71,57 @@ test("a world reload that moves a flight reaches the record of a booking made th
     assert.equal(after.body.status, 0, String(after.body.msg));
     assert.notEqual(depOf(after), depOf(before));
     assert.match(depOf(after), new RegExp(moved.toFormat('HH:mm')), `the reloaded schedule: ${depOf(after)}`);
+  } finally {
+    await t.close();
+  }
+});
+
+test('a booking the airline ticketed keeps its itinerary when a reload drops its flight: a payment left "paying" is settled as paid, not put back to unpaid, and extractPnr.do still finds it (found by a review)', async () => {
+  let airline: SandboxConnector | null = null;
+  const t = await makeTestApp({ world: bookingWorld(), connectors: (w, books) => [(airline = new SandboxConnector(w, books))] });
+  try {
+    const [last, first] = PLANTED.names;
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const order = await call(t.app, '/order.do', { sessionId: s.sessionId, passengers: [passenger(last, first)], contact });
+    assert.equal(order.body.status, 0, String(order.body.msg));
+    const orderNo = String(order.body.orderNo);
+    const pnr = (await t.store.db.selectFrom('orders').select('airline_pnr').where('order_no', '=', orderNo).executeTakeFirstOrThrow()).airline_pnr!;
+    // pay.do claimed the payment, the airline ticketed, and the process died before it recorded the tickets
+    await t.store.db.updateTable('booking_orders').set({ pay_state: 'paying', paying_since: t.clock.now(), payment_method: 'deposit' }).where('order_no', '=', orderNo).execute();
+    await t.store.db.updateTable('orders').set({ status: '1' }).where('order_no', '=', orderNo).execute();
+    const issued = await airline!.booking.issueTickets('XS', pnr, { method: 'deposit', idempotencyKey: orderNo }, { signal: AbortSignal.timeout(5000) });
+    const depAt = issued.segments[0]!.depAt.getTime();
+    // then a reload left the flight out of the world
+    const raw = structuredClone<WorldFile>(t.world.raw);
+    raw.flights = raw.flights.filter((x) => x.id !== 'bk-narrow');
+    Object.assign(t.world, buildWorld(raw, t.clock.now(), 'reloaded'));
+    assert.equal(t.world.flights.get('bk-narrow'), undefined);
+
+    t.clock.advance(2 * 60_000);
+    assert.deepEqual(await t.orderExpiry.settleStalePayments(), [orderNo]);
+    const view = (await call(t.app, '/queryOrderDetails.do', { orderNo })).body;
+    assert.equal(view.orderStatus, 2, 'paid: the airline had ticketed it');
+    const ticketNos = (view.paxTicketInfos as Array<{ ticketNos: string[] }>)[0]!.ticketNos;
+    assert.deepEqual(ticketNos, issued.tickets.map((x) => x.ticketNo), 'the tickets the airline issued');
+
+    const record = await airline!.booking.issueTickets('XS', pnr, { method: 'deposit', idempotencyKey: orderNo }, { signal: AbortSignal.timeout(5000) });
+    assert.equal(record.segments[0]!.scheduleStatus, 'cancelled', 'the flight the world no longer has: cancelled');
+    assert.equal(record.segments[0]!.depAt.getTime(), depAt, 'as ticketed');
+    const extract = await call(t.app, '/extractPnr.do', {
+      airlinePnr: pnr,
+      carrier: 'XS',
+      passengers: [{ firstName: first, lastName: last }],
+      contact: { email: contact.email },
+      routing: { fromSegments: [] },
+    });
+    assert.equal(extract.body.status, 0, String(extract.body.msg));
+
+    // one ticketed before its segments were kept: no record, and an answer to retry, never a refusal to ticket
+    await sql`update sandbox_bookings set booking = booking - 'issuedSegments' where carrier = 'XS' and pnr = ${pnr}`.execute(t.store.db);
+    await assert.rejects(
+      airline!.booking.issueTickets('XS', pnr, { method: 'deposit', idempotencyKey: orderNo }, { signal: AbortSignal.timeout(5000) }),
+      (err: unknown) => err instanceof ConnectorError && err.kind === 'unavailable' && err.retryable,
+    );
   } finally {
     await t.close();
   }

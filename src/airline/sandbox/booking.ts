@@ -84,6 +84,17 @@ interface StoredBooking {
   bookedBy: string;
   /** ISO instant until which the airline holds the unpaid booking (absent in bookings stored before it). */
   holdUntil?: string;
+  /**
+   * The segments as ticketed (their instants as ISO text; absent in bookings ticketed before 2026-12-06): the record
+   * of a ticketed booking whose flight a world reload dropped shows it from here, the flight cancelled.
+   */
+  issuedSegments?: Array<Omit<AirlineSegment, 'depAt' | 'arrAt'> & { depAt: string; arrAt: string }>;
+}
+
+/** A ticketed booking's segment `i` (0-based) as it was ticketed, cancelled (the world no longer has its flight); null when not kept. */
+function issuedSegment(stored: StoredBooking, i: number): AirlineSegment | null {
+  const s = stored.issuedSegments?.[i];
+  return s ? Object.assign({}, s, { depAt: new Date(s.depAt), arrAt: new Date(s.arrAt), scheduleStatus: 'cancelled' as const }) : null;
 }
 
 const DEFAULT_FARE: NonNullable<WorldFlight['fares']> = { currency: DEFAULT_FARE_CURRENCY, adult: { fare: 200, tax: 40 } };
@@ -618,7 +629,10 @@ export class SandboxBookingApi implements BookingConnector {
     // The answer made before the tickets are: one that cannot be made (a world reload dropped its flight:
     // `unavailable`) then issued nothing, as that kind promises (a review saw the tickets issued and the caller
     // told "nothing was charged").
-    const answer = await this.recordOf(stored);
+    const answer = await this.recordOf(stored, false);
+    // The itinerary as ticketed, kept with the tickets: a reload that drops one of its flights later does not make
+    // the record unbuildable (found by a review: the stale-payment sweep then put a ticketed order back to unpaid).
+    stored.issuedSegments = answer.segments.map((x) => Object.assign({}, x, { depAt: x.depAt.toISOString(), arrAt: x.arrAt.toISOString() }));
     if (payment.limit) {
       const price = recordPrice(answer);
       if (!price || price.currency !== payment.limit.currency || price.minor > payment.limit.minor) {
@@ -724,10 +738,17 @@ export class SandboxBookingApi implements BookingConnector {
     return shiftedSegment(segment(f), days);
   }
 
-  private async recordOf(stored: StoredBooking): Promise<AirlineRecord> {
+  /**
+   * The airline's record of a stored booking, its segments built from the world's flights. A ticketed booking's flight
+   * that the world no longer has is shown as ticketed (`issuedSegments`), cancelled: the tickets exist whatever the
+   * schedule became. Unbuildable otherwise: `unavailable`, which promises nothing was issued unless the booking was
+   * (`issued`; one ticketed before its segments were kept), then retryable — a caller must not read it as a refusal to
+   * ticket (the stale-payment sweep would put a ticketed order back to unpaid).
+   */
+  private async recordOf(stored: StoredBooking, issued = stored.status === 'Ticketed'): Promise<AirlineRecord> {
     const segments = stored.segments.map((s, i) => {
-      const seg = this.bookedSegment(s, i + 1);
-      if (!seg) throw new ConnectorError('unavailable', false, `booking ${stored.pnr} names flight ${s.flightId}, which the world no longer has`);
+      const seg = this.bookedSegment(s, i + 1) ?? (issued ? issuedSegment(stored, i) : null);
+      if (!seg) throw new ConnectorError('unavailable', issued, `booking ${stored.pnr} names flight ${s.flightId}, which the world no longer has`);
       return seg;
     });
     const issuedAt = stored.issuedAt ? new Date(stored.issuedAt) : null;
