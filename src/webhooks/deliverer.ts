@@ -63,7 +63,11 @@ export interface AttemptOutcome {
 /** Text a receiver sent (its answer, a connection error's words) as the store can hold it (src/store/text.ts). */
 export const storable = (text: string | null): string | null => (text === null ? null : storableText(text));
 
-/** Reads at most `max` characters of an answer, then lets the rest go. */
+/**
+ * Reads at most `max` characters of an answer, then lets the rest go. A body cut off (the attempt's time-out, the
+ * receiver closing) keeps what came before the cut (a review: the excerpt was dropped, the one clue to a receiver
+ * that stalls after its status line).
+ */
 async function excerptOf(res: Response, max: number): Promise<string> {
   if (!res.body) return '';
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -71,9 +75,13 @@ async function excerptOf(res: Response, max: number): Promise<string> {
   let text = '';
   try {
     while (text.length < max) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
+      const chunk = await reader.read().catch(() => null);
+      if (chunk === null) {
+        text += decoder.decode();
+        break;
+      }
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
     }
   } finally {
     await reader.cancel().catch(() => undefined);

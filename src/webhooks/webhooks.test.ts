@@ -444,6 +444,23 @@ test('an answer holding a NUL character is recorded (as U+FFFD) and the event se
   }
 });
 
+test('an answer whose body the time-out cuts off keeps the excerpt read before the cut (found by a review: it was dropped)', async () => {
+  // the status line and part of the body, then nothing
+  const { t, close } = await voidWithReceiver((res) => {
+    res.writeHead(503, { 'content-type': 'text/plain' });
+    res.write('busy: retry in');
+  });
+  try {
+    await testDeliverer(t, { timeoutMs: 500 }).deliverDue();
+    const [event] = await t.store.db.selectFrom('webhook_events').select(['id', 'state']).execute();
+    assert.equal(event!.state, 'pending', 'a 503: to be sent again');
+    const attempts = await t.store.db.selectFrom('webhook_attempts').select(['http_status', 'error', 'response_excerpt']).where('event_id', '=', event!.id).execute();
+    assert.deepEqual(attempts, [{ http_status: 503, error: 'HTTP 503', response_excerpt: 'busy: retry in' }]);
+  } finally {
+    await close();
+  }
+});
+
 test("an event whose body cannot be built is given up at its first attempt, recorded with why (found by a review: it threw before its settle and was claimed again every lease for good)", async () => {
   const { t, answers, close } = await voidWithReceiver((res) => res.writeHead(204).end());
   try {
