@@ -81,18 +81,25 @@ function refundsSql(env: QueueEnv): RawBuilder<unknown> {
     ) r join orders o on o.order_no = r.order_no`;
 }
 
-/** Voids with the same columns: their quote's expected dates are in `details` as a refund's (found by a review: never flagged late). */
+/**
+ * Voids with the same columns: their quote's expected dates (found by a review: never flagged late), columns since
+ * migration 0045, in `details` for a void stored before (decision 0058).
+ */
 function voidsSql(env: QueueEnv): RawBuilder<unknown> {
   const today = DateTime.fromJSDate(env.now, { zone: 'UTC' }).toFormat('yyyyMMdd');
   const submitBy = new Date(env.now.getTime() - env.submitTargetMinutes * 60_000);
   return sql`
     select 'void' as kind, v.void_code as code, v.client_id, v.order_no, v.carrier, o.payment_method, '4' as reason, v.status, v.path,
       v.currency, v.void_amount_minor as amount_minor, v.actual_refund_minor as actual_minor, v.created_at, v.updated_at,
-      v.details->>'expectedConfirmationDate' as expected_confirmation, v.details->>'expectedRefundDate' as expected_refund, v.cancel_reason,
-      (v.status in (0, 1) and ${today}::text > coalesce(v.details->>'expectedConfirmationDate', '99999999')) as confirmation_late,
-      (v.status in (0, 1, 3) and ${today}::text > coalesce(v.details->>'expectedRefundDate', '99999999')) as refund_late,
+      v.expected_confirmation, v.expected_refund, v.cancel_reason,
+      (v.status in (0, 1) and ${today}::text > coalesce(v.expected_confirmation, '99999999')) as confirmation_late,
+      (v.status in (0, 1, 3) and ${today}::text > coalesce(v.expected_refund, '99999999')) as refund_late,
       (v.status = 0 and v.created_at < ${submitBy}::timestamptz) as not_submitted
-    from void_orders v join orders o on o.order_no = v.order_no`;
+    from (
+      select x.*, coalesce(x.expected_confirmation_date, x.details->>'expectedConfirmationDate') as expected_confirmation,
+        coalesce(x.expected_refund_date, x.details->>'expectedRefundDate') as expected_refund
+      from void_orders x
+    ) v join orders o on o.order_no = v.order_no`;
 }
 
 /** A cursor the queue cannot read, or one made under another sort: refused (400). */

@@ -320,7 +320,11 @@ export interface VoidOrdersTable {
   void_amount_minor: Minor;
   actual_refund_minor: Minor | null;
   ticket_nos: string[];
+  /** `{}`: the quote is the used offer's (decision 0058); voids stored before hold their whole quote (VoidQuote) here. */
   details: Json<unknown>;
+  /** The quote's two dates, for the console's queue (migration 0045; null before it: `details` has them). */
+  expected_confirmation_date: ColumnType<string | null, string | null | undefined, string | null>;
+  expected_refund_date: ColumnType<string | null, string | null | undefined, string | null>;
   cancel_reason: string | null;
   airline_void_id: string | null;
   completed_on: string | null;

@@ -1,7 +1,7 @@
 // queryVoidOrders.do (docs/voids.md): the caller's void orders of one order, newest first, found by voidCode
-// or by the order. Reads void_orders only: a refund order never appears here, a void never in
-// queryRefundOrders.do.
-import type { Selectable } from 'kysely';
+// or by the order. Reads void_orders (each with its offer, whose quote it answers: decision 0058) only: a refund
+// order never appears here, a void never in queryRefundOrders.do.
+import { sql, type Selectable } from 'kysely';
 import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import { findCallerOrder } from '../refunds/prepare.js';
@@ -11,8 +11,9 @@ import { quoteWire, type VoidQuote } from './quote.js';
 import { VOID_STATUS as S } from './statuses.js';
 import type { QueryVoidOrdersRequest, QueryVoidOrdersResponse, VoidOrderWire } from './wire.js';
 
-export function voidOrderToWire(row: Selectable<VoidOrdersTable>): VoidOrderWire {
-  return Object.assign(quoteWire(row.details as VoidQuote), {
+/** A void as queryVoidOrders.do answers it: `quote` is its offer's, or its own for a void stored before decision 0058. */
+export function voidOrderToWire(row: Selectable<VoidOrdersTable> & { quote: unknown }): VoidOrderWire {
+  return Object.assign(quoteWire(row.quote as VoidQuote), {
     voidCode: row.void_code,
     voidOfferId: row.offer_id,
     voidStatus: row.status,
@@ -34,8 +35,15 @@ export async function queryVoids(deps: VoidDeps, caller: VoidCaller, req: QueryV
   } else {
     orderNo = (await findCallerOrder(deps, caller, req)).order_no;
   }
-  let q = deps.db.selectFrom('void_orders').selectAll().where('order_no', '=', orderNo).where('client_id', '=', caller.clientId);
-  if (req.voidCode) q = q.where('void_code', '=', req.voidCode);
-  const rows = await q.orderBy('created_at', 'desc').orderBy('void_code', 'desc').execute();
+  // the quote: the used offer's (decision 0058), a void stored before holds its own in `details`
+  let q = deps.db
+    .selectFrom('void_orders as v')
+    .innerJoin('void_offers as o', 'o.offer_id', 'v.offer_id')
+    .selectAll('v')
+    .select(sql<unknown>`case when v.details ? 'orderNo' then v.details else o.quote end`.as('quote'))
+    .where('v.order_no', '=', orderNo)
+    .where('v.client_id', '=', caller.clientId);
+  if (req.voidCode) q = q.where('v.void_code', '=', req.voidCode);
+  const rows = await q.orderBy('v.created_at', 'desc').orderBy('v.void_code', 'desc').execute();
   return { status: S.OK, msg: 'success', voidOrders: rows.map(voidOrderToWire) };
 }

@@ -54,7 +54,8 @@ interface VoidOutcome {
  * One void written: the offer held (`for update nowait`: a submission of it running elsewhere fails the
  * statement, 814) and the order's row held (`for no key update`: a refund or void statement of the order
  * elsewhere is waited for, then its version read as it committed it); the offer marked used, the void order at
- * 0, its first history row and its due submission written only if the offer is active and unexpired and the order's
+ * 0 (its quote is the offer's, decision 0058: only its two dates copied, for the console's queue), its first
+ * history row and its due submission written only if the offer is active and unexpired and the order's
  * `ctx_version` is still the one the checks ran on (a refund written since them: read again, 818).
  */
 function voidSql(caller: VoidCaller, v: { offerId: string; quote: VoidQuote; voidCode: string; carrier: string; ctxVersion: number; now: Date }) {
@@ -74,9 +75,11 @@ function voidSql(caller: VoidCaller, v: { offerId: string; quote: VoidQuote; voi
         returning o.offer_id
       ),
       v as (
-        insert into void_orders (void_code, client_id, order_no, carrier, offer_id, status, path, currency, void_amount_minor, ticket_nos, details, created_at, updated_at, next_step_at)
+        insert into void_orders (void_code, client_id, order_no, carrier, offer_id, status, path, currency, void_amount_minor, ticket_nos, details,
+          expected_confirmation_date, expected_refund_date, created_at, updated_at, next_step_at)
         select ${voidCode}::text, ${caller.clientId}::text, ${quote.orderNo}::text, ${v.carrier}::text, offer.offer_id, ${sql.lit(VS.PROCESSING)}, ${quote.path}::text, ${quote.currency}::text,
-          ${quote.voidAmountMinor}::bigint, ${sql.val(quote.ticketNos)}::text[], ${JSON.stringify(quote)}::jsonb, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+          ${quote.voidAmountMinor}::bigint, ${sql.val(quote.ticketNos)}::text[], '{}', ${quote.expectedConfirmationDate}::text, ${quote.expectedRefundDate}::text,
+          ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
         from offer
         returning void_code
       ),
