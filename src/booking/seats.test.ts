@@ -283,6 +283,30 @@ describe('flight-only requests with several verify sessions on the flights (spec
   });
 });
 
+describe('a flight-only request for a cabin behind many sessions of another (spec 1 seat rule 5)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: bookingWorld() });
+  });
+  after(() => t.close());
+
+  test('a business session older than 20 economy ones on the same flight is found by cabinClass (found by a review: only the 20 newest were weighed)', async () => {
+    const f = t.world.flights.get('bk-wide')!;
+    const search = await call(t.app, '/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: f.from, toCity: f.to, fromDate: depDate(t, 'bk-wide'), airlines: ['XS'], cabinClass: 2 });
+    assert.equal(search.body.status, 0, String(search.body.msg));
+    const routing = (search.body.routings as Array<{ routingIdentifier: string; fromSegments: Array<{ flightNumber: string }> }>).find((r) => r.fromSegments[0]!.flightNumber === f.flightNumber)!;
+    const business = await call(t.app, '/verify.do', { routingIdentifier: routing.routingIdentifier });
+    assert.equal(business.body.status, 0, String(business.body.msg));
+    for (let i = 0; i < 21; i++) await verifyFlights(t, ['bk-wide']);
+    const segs = seatSegments(t, ['bk-wide']).map((x) => Object.assign({}, x, { cabinClass: 2 }));
+    const res = await call(t.app, '/seatAvailability.do', { carrier: 'XS', outboundSegments: segs });
+    assert.equal(res.body.status, 0, String(res.body.msg));
+    assert.deepEqual([...new Set((res.body.cabins as Cabin[]).map((c) => c.cabin.cabinClass))], [2]);
+    const named = await call(t.app, '/seatAvailability.do', { sessionId: business.body.sessionId, carrier: 'XS', outboundSegments: segs });
+    assert.equal(res.raw, named.raw, "the business session's own map and productCodes");
+  });
+});
+
 describe('a chain session ends when its first flight leaves', () => {
   let t: TestApp;
   before(async () => {

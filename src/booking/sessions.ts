@@ -1,7 +1,7 @@
 // The booking chain's stored steps: routingIdentifier (search, 6 h), sessionId (verify, 2 h), offerId
 // (getOffers, 2 h). One table, booking_sessions; every lookup is scoped to the calling client.
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import { normalizeFlightNumber, type AirlineSegment, type FlightRef, type ItineraryPrice, type PricedItinerary } from '../airline/connector.js';
 import { FifoMap } from '../bounded-map.js';
@@ -250,7 +250,7 @@ function sessionOf(r: Row): ChainSession {
 
 const MAX_CACHED_SESSIONS = 50_000;
 
-/** The verify sessions a flight-only match reads, newest first: past them an older session is not weighed. */
+/** The verify sessions of the asked cabin classes a flight-only match reads, newest first: past them an older one is not weighed. */
 const MATCH_CANDIDATES = 20;
 
 export type VerifyMatch = { state: 'match'; session: ChainSession } | { state: 'ambiguous' } | { state: 'none' };
@@ -329,17 +329,20 @@ export class ChainSessions {
    * requests too (a review: each one's session was a new object, checked and bound again).
    */
   async matchVerify(clientId: string, flightKey: string, cabinClasses: Array<number | null>, now: Date): Promise<VerifyMatch> {
-    const rows = await this.db
+    let q = this.db
       .selectFrom('booking_sessions')
       .select(['id', 'kind', 'client_id', 'itinerary', 'pax', 'expires_at'])
       .where('client_id', '=', clientId)
       .where('kind', '=', 'verify')
       .where('flight_key', '=', flightKey)
-      .where('expires_at', '>', now)
-      .orderBy('created_at', 'desc')
-      .limit(MATCH_CANDIDATES)
-      .execute();
-    const fitting = rows.map(sessionOf).filter((s) => cabinClasses.every((c, i) => c === null || s.itinerary.segments[i]?.cabinClass === c));
+      .where('expires_at', '>', now);
+    // The cabin classes asked for are weighed by the store, before the newest MATCH_CANDIDATES are taken (a review:
+    // filtered after, a business session behind 20 newer economy ones on the same flights was never found).
+    for (const [i, c] of cabinClasses.entries()) {
+      if (c !== null) q = q.where(sql<string>`itinerary->'segments'->${sql.lit(i)}->>'cabinClass'`, '=', String(c));
+    }
+    const rows = await q.orderBy('created_at', 'desc').limit(MATCH_CANDIDATES).execute();
+    const fitting = rows.map(sessionOf);
     const newest = fitting[0];
     if (!newest) return { state: 'none' };
     const alike = mapBasisOf(newest);
