@@ -2,7 +2,8 @@
 // src/clients/secrets.ts), a role each. The password never leaves this module except as its hash.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { DUMMY_HASH, hashSecret, verifySecret } from '../clients/secrets.js';
+import pLimit from 'p-limit';
+import { cheaperThan, DUMMY_PASSWORD_HASH, hashSecret, PASSWORD_COST, verifySecret } from '../clients/secrets.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { Database, OperatorRole } from '../store/schema.js';
 import { audit } from './audit.js';
@@ -57,8 +58,8 @@ export async function createOperator(
   const problem = passwordProblem(input.password);
   if (problem) throw new OperatorError(problem);
   const operatorId = `op_${randomBytes(9).toString('base64url')}`;
-  // hashed before the transaction: scrypt takes ~50 ms
-  const passwordHash = await hashSecret(input.password);
+  // hashed before the transaction: scrypt at the passwords' cost takes ~200 ms
+  const passwordHash = await hashSecret(input.password, PASSWORD_COST);
   try {
     await db.transaction().execute(async (trx) => {
       if (opts.asAdmin) await lockEnabledAdmins(trx, actor);
@@ -90,9 +91,32 @@ export async function listOperators(db: Kysely<Database>): Promise<Array<Operato
 }
 
 /**
+ * Passwords checked and hashed for logins (decision 0059): one scrypt run at a time in this process, at most
+ * MAX_WAITING_CHECKS waiting. scrypt runs on libuv's four threads, which the answers' gzip, the log's writes and the
+ * clients' verifications (two lanes, three threads: src/clients/auth.ts) share; logins sprayed from many addresses
+ * (the throttle counts per login and per address) must not take the fourth.
+ */
+const passwordChecks = pLimit(1);
+const MAX_WAITING_CHECKS = 16;
+
+/** Too many logins being checked at once: the console answers 429 with Retry-After. */
+export class LoginBusy extends Error {
+  constructor() {
+    super('too many logins are being checked right now; try again in a second');
+  }
+}
+
+function inPasswordLane<T>(work: () => Promise<T>): Promise<T> {
+  if (passwordChecks.pendingCount >= MAX_WAITING_CHECKS) return Promise.reject(new LoginBusy());
+  return passwordChecks(work);
+}
+
+/**
  * The operator whose login and password these are, or null (unknown login, wrong password and disabled
- * account alike: the caller answers one generic message). An unknown login still costs one scrypt, so the
- * answer's timing does not tell which logins exist.
+ * account alike: the caller answers one generic message). An unknown login still costs one scrypt at the passwords'
+ * cost, so the answer's timing does not tell which logins exist. A password hashed at less than PASSWORD_COST (before
+ * decision 0059) is hashed again at it, once it is known right, and stored if the hash is still the one checked.
+ * LoginBusy when the lane is full.
  */
 export async function verifyLogin(db: Kysely<Database>, login: string, password: string, now: Date): Promise<(Operator & { passwordHash: string }) | null> {
   const row = await db
@@ -100,10 +124,18 @@ export async function verifyLogin(db: Kysely<Database>, login: string, password:
     .select(['operator_id', 'login', 'role', 'disabled', 'password_hash'])
     .where('login', '=', login.trim().toLowerCase())
     .executeTakeFirst();
-  const ok = await verifySecret(password.slice(0, MAX_PASSWORD), row?.password_hash ?? DUMMY_HASH);
+  const given = password.slice(0, MAX_PASSWORD);
+  const ok = await inPasswordLane(() => verifySecret(given, row?.password_hash ?? DUMMY_PASSWORD_HASH));
   if (!row || !ok || row.disabled) return null;
+  let passwordHash = row.password_hash;
+  if (cheaperThan(passwordHash, PASSWORD_COST)) {
+    const stronger = await inPasswordLane(() => hashSecret(given, PASSWORD_COST));
+    // a reset meanwhile wins: its hash stays, and the session this login asks for is refused (createSessionIfPasswordIs)
+    const moved = await db.updateTable('operators').set({ password_hash: stronger }).where('operator_id', '=', row.operator_id).where('password_hash', '=', passwordHash).executeTakeFirst();
+    if (Number(moved.numUpdatedRows) === 1) passwordHash = stronger;
+  }
   await db.updateTable('operators').set({ last_login_at: now }).where('operator_id', '=', row.operator_id).execute();
-  return { operatorId: row.operator_id, login: row.login, role: row.role, disabled: row.disabled, passwordHash: row.password_hash };
+  return { operatorId: row.operator_id, login: row.login, role: row.role, disabled: row.disabled, passwordHash };
 }
 
 /** Who changes an operator account from the command line, in the audit log (the console's own actions name their operator). */
@@ -149,8 +181,8 @@ export async function changeOperator(
     const problem = passwordProblem(change.password);
     if (problem) throw new OperatorError(problem);
   }
-  // hashed before the transaction: scrypt takes ~50 ms and holds no row meanwhile
-  const hash = change.kind === 'password' ? await hashSecret(change.password) : null;
+  // hashed before the transaction: scrypt at the passwords' cost takes ~200 ms and holds no row meanwhile
+  const hash = change.kind === 'password' ? await hashSecret(change.password, PASSWORD_COST) : null;
   return db.transaction().execute(async (trx) => {
     const admins = opts.asAdmin ? await lockEnabledAdmins(trx, actor) : [];
     const row = await trx.selectFrom('operators').select(['operator_id', 'login', 'role', 'disabled', 'password_hash']).where('login', '=', name).forNoKeyUpdate().executeTakeFirst();
@@ -201,7 +233,7 @@ export class UnknownOperator extends OperatorError {
  */
 export async function changeOwnPassword(db: Kysely<Database>, operator: Pick<Operator, 'operatorId' | 'login'>, current: string, next: string, now: Date): Promise<Operator & { passwordHash: string }> {
   const row = await db.selectFrom('operators').select(['password_hash', 'disabled']).where('operator_id', '=', operator.operatorId).executeTakeFirst();
-  if (!row || row.disabled || !(await verifySecret(current.slice(0, MAX_PASSWORD), row.password_hash))) throw new WrongPassword('the current password is wrong');
+  if (!row || row.disabled || !(await inPasswordLane(() => verifySecret(current.slice(0, MAX_PASSWORD), row.password_hash)))) throw new WrongPassword('the current password is wrong');
   if (next === current) throw new OperatorError('the new password is the current one');
   return changeOperator(db, operator.login, { kind: 'password', password: next }, now, operator, { expectPasswordHash: row.password_hash });
 }

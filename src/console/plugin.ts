@@ -20,7 +20,7 @@ import { loadContextForCaller } from '../refunds/context.js';
 import { ActionRefused, approveCase, CANCEL_REASONS, estimateCase, type CaseEstimate, rejectCase, redeliverWebhook, retryRefund, withdrawRefund } from './actions.js';
 import { audit, auditOf, auditPage } from './audit.js';
 import { refundDetail, voidDetail, orderView } from './detail.js';
-import { changeOwnPassword, OperatorError, roleAllows, seedDemoOperators, verifyLogin, WrongPassword, type Operator } from './operators.js';
+import { changeOwnPassword, LoginBusy, OperatorError, roleAllows, seedDemoOperators, verifyLogin, WrongPassword, type Operator } from './operators.js';
 import { addOperator, changeOperatorFromConsole, operatorsView, resetOperatorPassword } from './operator-admin.js';
 import { refundQueue, queueFacets, QueueCursorInvalid, type QueueFilter } from './queue.js';
 import { createSessionIfPasswordIs, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
@@ -213,6 +213,8 @@ function readIndex(): Buffer | null {
 function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (err instanceof ActionRefused) return reply.code(err.httpStatus).send({ error: err.message });
   if (err instanceof QueueCursorInvalid) return reply.code(400).send({ error: err.message });
+  // logins and password changes being checked past the lane's queue (decision 0059): not counted as a failure
+  if (err instanceof LoginBusy) return reply.code(429).header('retry-after', '1').send({ error: err.message });
   if (err instanceof ApiError) return reply.code(err.httpStatus === 200 ? 409 : err.httpStatus).send({ error: err.msg });
   if (err.validation) return reply.code(400).send({ error: `invalid request: ${err.validation[0]?.instancePath || err.validationContext || 'body'} ${err.validation[0]?.message ?? 'is invalid'}` });
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'Content-Type must be application/json' });
