@@ -78,14 +78,15 @@ describe('the logins\' lane', () => {
   test('past 16 waiting checks a login is answered 429 at once, not counted as a failure; the others are checked', async () => {
     // unknown logins from as many addresses (the throttle counts per login and per address: none binds here)
     const answers = await Promise.all(
-      Array.from({ length: 24 }, (_, i) =>
+      Array.from({ length: 40 }, (_, i) =>
         t.app.inject({ method: 'POST', url: '/console/api/login', remoteAddress: `10.9.0.${i + 1}`, payload: { login: `nobody.${i}`, password: 'wrong-password-123' } }),
       ),
     );
     const codes = answers.map((a) => a.statusCode);
     const busy = answers.filter((a) => a.statusCode === 429);
-    assert.equal(codes.filter((c) => c === 401).length, 17, `one checked and 16 waiting: ${codes.join(',')}`);
-    assert.equal(busy.length, 7);
+    // one checked and 16 waiting while the rest arrive (more only if a check ended before they all had: a slow machine)
+    const checked = codes.filter((c) => c === 401).length;
+    assert.ok(checked >= 17 && busy.length >= 10 && checked + busy.length === 40, codes.join(','));
     for (const b of busy) {
       assert.equal(b.headers['retry-after'], '1');
       assert.match(b.json<{ error: string }>().error, /too many logins are being checked/);
@@ -96,6 +97,6 @@ describe('the logins\' lane', () => {
     const keyOf = (i: number) => createHash('sha256').update(`login:nobody.${i}`).digest('hex');
     const refused = answers.map((a, i) => (a.statusCode === 429 ? i : -1)).filter((i) => i >= 0);
     assert.ok(refused.every((i) => !counted.has(keyOf(i))), 'a 429 of the lane counts no failure');
-    assert.equal(answers.filter((a, i) => a.statusCode === 401 && counted.has(keyOf(i))).length, 17, 'the checked ones count');
+    assert.equal(answers.filter((a, i) => a.statusCode === 401 && counted.has(keyOf(i))).length, checked, 'the checked ones count');
   });
 });
