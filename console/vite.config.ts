@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Plugin } from 'vite';
+import { isoExponentsOnly } from './iso-exponents-plugin.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -53,7 +54,7 @@ const toPreact = [
 export default defineConfig({
   root: here,
   base: '/console/',
-  plugins: [precompress()],
+  plugins: [isoExponentsOnly(), precompress()],
   // JSX is compiled by Vite's own transform (oxc) to Preact's runtime; no framework plugin is needed for a
   // build (the console is never served by Vite's dev server, where a plugin's hot reload would matter).
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },

@@ -6,6 +6,8 @@ import { money } from '../console/src/format.js';
 import { approveConfirmation, estimateText } from '../console/src/case-estimate.js';
 import { adoptSandboxTime, onSandboxTime, sandboxNow } from '../console/src/sandbox-time.js';
 import { exponentOf, toMinor } from '../src/money/money.js';
+import cc from 'currency-codes';
+import { isoExponentsModule } from '../console/iso-exponents-plugin.js';
 
 test('money() shows minor units with ISO 4217 decimals, as the server stores them', () => {
   assert.equal(money(123456, 'IDR'), 'IDR 1234.56'); // Intl: 0 decimals ("IDR 123456", 100× off)
@@ -55,4 +57,11 @@ test("the header's sandbox time runs on from its last read, and a read after a m
   assert.equal(sandboxNow(browser + 360_000), '2026-05-02T08:06:00.000Z', 'an unreadable time changes nothing');
   assert.equal(seen.length, 2, 'the header is told of each read');
   stop();
+});
+
+test("the console bundle's currency-codes (console/iso-exponents-plugin.ts) answers every code's exponent as the package does, and nothing else", async () => {
+  const served = (await import(`data:text/javascript,${encodeURIComponent(isoExponentsModule())}`)) as { default: { code(c: string): { digits: number } | undefined } };
+  assert.ok(cc.data.length > 150);
+  for (const c of cc.data) assert.deepEqual(served.default.code(c.code), { digits: cc.code(c.code)!.digits }, c.code);
+  for (const c of ['XYZ', 'eur', 'constructor', '__proto__', '']) assert.equal(served.default.code(c), undefined, c);
 });
