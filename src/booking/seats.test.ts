@@ -229,6 +229,17 @@ describe('seatAvailability.do', () => {
   });
 });
 
+/** A business-class (2) verify session of the flight `id`, as search.do with its cabinClass and verify.do make it. */
+async function verifyBusiness(t: TestApp, id: string): Promise<{ sessionId: string }> {
+  const f = t.world.flights.get(id)!;
+  const search = await call(t.app, '/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: f.from, toCity: f.to, fromDate: depDate(t, id), airlines: ['XS'], cabinClass: 2 });
+  assert.equal(search.body.status, 0, String(search.body.msg));
+  const routing = (search.body.routings as Array<{ routingIdentifier: string; fromSegments: Array<{ flightNumber: string }> }>).find((r) => r.fromSegments[0]!.flightNumber === f.flightNumber)!;
+  const business = await call(t.app, '/verify.do', { routingIdentifier: routing.routingIdentifier });
+  assert.equal(business.body.status, 0, String(business.body.msg));
+  return { sessionId: String(business.body.sessionId) };
+}
+
 describe('flight-only requests with several verify sessions on the flights (spec 1 seat rule 5)', () => {
   let t: TestApp;
   before(async () => {
@@ -263,12 +274,7 @@ describe('flight-only requests with several verify sessions on the flights (spec
 
   test('the request\'s cabinClass picks the session of that cabin; without it two cabins are ambiguous; a cabin no session has is independent mode', async () => {
     await verifyFlights(t, ['bk-wide']);
-    const f = t.world.flights.get('bk-wide')!;
-    const search = await call(t.app, '/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: f.from, toCity: f.to, fromDate: depDate(t, 'bk-wide'), airlines: ['XS'], cabinClass: 2 });
-    assert.equal(search.body.status, 0, String(search.body.msg));
-    const routing = (search.body.routings as Array<{ routingIdentifier: string; fromSegments: Array<{ flightNumber: string }> }>).find((r) => r.fromSegments[0]!.flightNumber === f.flightNumber)!;
-    const business = await call(t.app, '/verify.do', { routingIdentifier: routing.routingIdentifier });
-    assert.equal(business.body.status, 0, String(business.body.msg));
+    await verifyBusiness(t, 'bk-wide');
     const segs = seatSegments(t, ['bk-wide']);
     const both = await seats({ carrier: 'XS', outboundSegments: segs });
     assert.equal(both.body.status, 220, String(both.body.msg));
@@ -291,18 +297,13 @@ describe('a flight-only request for a cabin behind many sessions of another (spe
   after(() => t.close());
 
   test('a business session older than 20 economy ones on the same flight is found by cabinClass (found by a review: only the 20 newest were weighed)', async () => {
-    const f = t.world.flights.get('bk-wide')!;
-    const search = await call(t.app, '/search.do', { tripType: '1', adultNum: 1, childNum: 0, infantNum: 0, fromCity: f.from, toCity: f.to, fromDate: depDate(t, 'bk-wide'), airlines: ['XS'], cabinClass: 2 });
-    assert.equal(search.body.status, 0, String(search.body.msg));
-    const routing = (search.body.routings as Array<{ routingIdentifier: string; fromSegments: Array<{ flightNumber: string }> }>).find((r) => r.fromSegments[0]!.flightNumber === f.flightNumber)!;
-    const business = await call(t.app, '/verify.do', { routingIdentifier: routing.routingIdentifier });
-    assert.equal(business.body.status, 0, String(business.body.msg));
+    const business = await verifyBusiness(t, 'bk-wide');
     for (let i = 0; i < 21; i++) await verifyFlights(t, ['bk-wide']);
     const segs = seatSegments(t, ['bk-wide']).map((x) => Object.assign({}, x, { cabinClass: 2 }));
     const res = await call(t.app, '/seatAvailability.do', { carrier: 'XS', outboundSegments: segs });
     assert.equal(res.body.status, 0, String(res.body.msg));
     assert.deepEqual([...new Set((res.body.cabins as Cabin[]).map((c) => c.cabin.cabinClass))], [2]);
-    const named = await call(t.app, '/seatAvailability.do', { sessionId: business.body.sessionId, carrier: 'XS', outboundSegments: segs });
+    const named = await call(t.app, '/seatAvailability.do', { sessionId: business.sessionId, carrier: 'XS', outboundSegments: segs });
     assert.equal(res.raw, named.raw, "the business session's own map and productCodes");
   });
 });
