@@ -312,9 +312,9 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
   });
 });
 
-/** The void world's VHOOK1 voided with `hooks` registered as alpha's webhook: its order.void event (id, event id). */
-async function voidedWithHook(t: TestApp, hooks: WebhookReceiver): Promise<{ id: number; event_id: string }> {
-  assert.equal((await call(t.app, '/updateWebhookURL.do', { url: hooks.url })).body.status, 0);
+/** The void world's VHOOK1 voided with `url` registered as alpha's webhook: its order.void event (id, event id). */
+async function voidedWithHook(t: TestApp, url: string): Promise<{ id: number; event_id: string }> {
+  assert.equal((await call(t.app, '/updateWebhookURL.do', { url })).body.status, 0);
   const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
   const q = await call(t.app, '/voidQuotation.do', { orderNo });
   const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
@@ -328,7 +328,7 @@ test('a redelivery of an event being sent at this moment is refused: it is not c
   hooks.delayMs = 2_000; // a slow receiver: the first attempt is in flight for 2 s
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
   try {
-    const ev = await voidedWithHook(t, hooks);
+    const ev = await voidedWithHook(t, hooks.url);
     const first = t.webhooks!.deliverDue(); // one deliverer claims it; its POST waits on the receiver
     await waitUntil('the first POST', async () => hooks.received.length === 1);
     assert.equal(await retryEvents(t.store.db, { ids: [String(ev.id)] }, t.clock.now()), 0, 'in flight: left to its attempt');
@@ -348,7 +348,7 @@ test('a redelivery reads leases on the service clock: with the sandbox a day ahe
   await hooks.up();
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
   try {
-    const ev = await voidedWithHook(t, hooks);
+    const ev = await voidedWithHook(t, hooks.url);
     t.clock.advance(24 * 3_600_000);
     // claimed for attempt 1 by a deliverer that died before recording it: its lease as the deliverer writes it
     const claimed = (leaseEnd: Date) => t.store.db.updateTable('webhook_events').set({ attempts: 1, next_attempt_at: leaseEnd }).where('id', '=', ev.id).execute();
@@ -371,10 +371,7 @@ test('an attempt that outlived its lease does not settle the event its successor
   hooks.delayMs = 2_000;
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
   try {
-    assert.equal((await call(t.app, '/updateWebhookURL.do', { url: hooks.url })).body.status, 0);
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
-    const q = await call(t.app, '/voidQuotation.do', { orderNo });
-    assert.equal((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.status, 0);
+    await voidedWithHook(t, hooks.url);
     const first = t.webhooks!.deliverDue();
     await waitUntil('the first POST', async () => hooks.received.length === 1);
     // the first attempt's process stalls past its 30 s lease: another claim takes the event (attempt 2)
@@ -416,11 +413,7 @@ async function voidWithReceiver(answer: (res: http.ServerResponse) => void) {
     await new Promise<void>((r) => server.close(() => r()));
   };
   try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-    assert.equal((await call(t.app, '/updateWebhookURL.do', { url })).body.status, 0);
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
-    const q = await call(t.app, '/voidQuotation.do', { orderNo });
-    assert.equal((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.status, 0);
+    await voidedWithHook(t, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
   } catch (err) {
     await close();
     throw err;
