@@ -44,6 +44,7 @@ import * as m0042 from './migrations/0042_offers_checked_by_their_statements.js'
 import * as m0043 from './migrations/0043_refund_quote_stored_once.js';
 import * as m0044 from './migrations/0044_offer_documents_lz4.js';
 import * as m0045 from './migrations/0045_void_quote_stored_once.js';
+import * as m0046 from './migrations/0046_sandbox_refund_ids_in_order.js';
 
 /** Every migration by name, in order (exported for the tests of an upgrade from an older schema). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -91,6 +92,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0043_refund_quote_stored_once': m0043,
   '0044_offer_documents_lz4': m0044,
   '0045_void_quote_stored_once': m0045,
+  '0046_sandbox_refund_ids_in_order': m0046,
 };
 
 class StaticProvider implements MigrationProvider {

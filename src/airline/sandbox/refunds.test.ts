@@ -219,7 +219,7 @@ describe('sandbox airline: submitting refunds', () => {
     const { sandbox, rows, clock } = await setup(t);
     const first = await sandbox.submitRefund('XS', submission(), { signal: signal() });
     assert.equal(first.duplicate, false);
-    assert.match(first.airlineRefundId, /^XS-RF-[0-9A-F]{10}$/);
+    assert.match(first.airlineRefundId, /^XS-RF-[0-9A-F]{12}$/);
     const submittedAt = clock.now();
     clock.advance(5 * SECOND);
     const second = await sandbox.submitRefund('XS', submission(), { signal: signal() });
@@ -248,6 +248,29 @@ describe('sandbox airline: submitting refunds', () => {
     const again = await restarted.submitRefund('XS', submission(), { signal: signal() });
     assert.deepEqual(again, { airlineRefundId: first.airlineRefundId, duplicate: true });
     assert.equal((await rows()).length, 1);
+  });
+
+  test('references come from the books\' sequence: 12 hex digits, later calls higher, one per refund (decision 0060)', async (t) => {
+    const { sandbox, store, rows } = await setup(t);
+    // A refund recorded by a build before migration 0046, its reference 10 random digits: a resend keeps it.
+    await store.db
+      .insertInto('sandbox_refunds')
+      .values({ refund_code: 'RF-0000', carrier: 'XS', pnr: 'TST002', ticket_nos: JSON.stringify(['9991000000011']), reason: '1', currency: 'EUR', paid_minor: 141035, quoted_refund_minor: null, is_claim: false, airline_refund_id: 'XS-RF-00000000A1', submitted_at: new Date(), last_submitted_at: new Date(), decision: 'reject', cancel_reason: 'test', processing_seconds: 20, refund_minor: null, voucher: false })
+      .execute();
+    const resent = await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0000' }), { signal: signal() });
+    assert.deepEqual(resent, { airlineRefundId: 'XS-RF-00000000A1', duplicate: true });
+
+    const number = (r: AirlineRefundReceipt | Error) => {
+      assert.ok(!(r instanceof Error), String(r));
+      assert.match(r.airlineRefundId, /^XS-RF-[0-9A-F]{12}$/);
+      return BigInt(`0x${r.airlineRefundId.slice('XS-RF-'.length)}`);
+    };
+    const one = number(await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0009' }), { signal: signal() }));
+    const batch = (await sandbox.submitRefunds('XS', [submission({ refundCode: 'RF-0003' }), submission({ refundCode: 'RF-0002' })], { signal: signal() })).map(number);
+    const again = number(await sandbox.submitRefund('XS', submission({ refundCode: 'RF-0001' }), { signal: signal() }));
+    assert.equal(new Set([one, ...batch, again]).size, 4);
+    assert.ok(batch.every((n) => n > one && n < again), `${one} < ${batch.join(', ')} < ${again}`);
+    assert.equal((await rows()).length, 5);
   });
 
   test('50 concurrent submits of one refundCode: one row, one first receipt, submit_calls 50', async (t) => {

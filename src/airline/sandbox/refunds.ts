@@ -8,7 +8,6 @@
 //   [+p, +2p)             rejected / withdrawn (final), or, when accepted, refunding (money on its way)
 //   [+2p, …)              refunded (accepted only; a voucher code when the airline refunds in vouchers)
 // A refund postbook withdraws while processing (withdrawn_at) is withdrawn from that instant on.
-import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { exponentOf, toMinor } from '../../money/money.js';
 import type { Database, SandboxRefundsTable } from '../../store/schema.js';
@@ -99,12 +98,6 @@ export function refundStateAt(row: SandboxRefundRow, now: Date): AirlineRefundSt
   };
 }
 
-/** `count` new references of `carrier`'s refunds (`XS-RF-` and 10 hex digits), from one draw of random bytes. */
-export function newAirlineRefundIds(carrier: string, count: number): string[] {
-  const bytes = randomBytes(5 * count);
-  return Array.from({ length: count }, (_, i) => `${carrier}-RF-${bytes.toString('hex', 5 * i, 5 * i + 5).toUpperCase()}`);
-}
-
 /** ticket_nos as stored (jsonb comes back parsed; tolerate a JSON string too). */
 export function ticketNosOf(row: Pick<SandboxRefundRow, 'ticket_nos'>): string[] {
   const v: unknown = row.ticket_nos;
@@ -135,14 +128,22 @@ export type SandboxBookEntry = Pick<SandboxRefundRow, 'refund_code' | 'carrier' 
 // inside the statement that records a batch (recordQueryIfUnbooked); src/store/hot-path-indexes.test.ts plans it alone.
 export const SANDBOX_BOOKS_SQL = 'select refund_code, carrier, pnr, ticket_nos, decision, withdrawn_at from sandbox_refund_books($1::text[], $2::text, $3::text[])';
 
-/** The books' insert over the batch's arrays ($1 carrier, $2 time, $3–$17 one element per refund): recordRefunds. */
+/**
+ * A new refund's airline reference: `<carrier>-RF-` and 12 hex digits of the sequence `sandbox_refund_ids` (migration
+ * 0046, decision 0060), in the order the refunds are inserted, so that the unique index on airline_refund_id grows at
+ * its end instead of at a random leaf page. The sequence stops at 16^12 − 1 rather than give a 13th digit that lpad
+ * would cut. A resend keeps the reference of its first arrival (the conflict's update leaves it).
+ */
+const NEW_AIRLINE_REFUND_ID_SQL = `$1 || '-RF-' || lpad(upper(to_hex(nextval('sandbox_refund_ids'))), 12, '0')`;
+
+/** The books' insert over the batch's arrays ($1 carrier, $2 time, $3–$16 one element per refund): recordRefunds. */
 const RECORD_INSERT = `insert into sandbox_refunds (refund_code, carrier, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim,
      airline_refund_id, submit_calls, submitted_at, last_submitted_at, decision, cancel_reason, processing_seconds, refund_minor, voucher)
    select v.refund_code, $1, v.pnr, v.ticket_nos::jsonb, v.reason, v.currency, v.paid_minor, v.quoted_refund_minor, v.is_claim,
-     v.airline_refund_id, v.submit_calls, $2::timestamptz, $2::timestamptz, v.decision, v.cancel_reason, v.processing_seconds, v.refund_minor, v.voucher
-   from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::int[],
-     $13::text[], $14::text[], $15::int[], $16::bigint[], $17::boolean[])
-     as v(refund_code, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim, airline_refund_id, submit_calls,
+     ${NEW_AIRLINE_REFUND_ID_SQL}, v.submit_calls, $2::timestamptz, $2::timestamptz, v.decision, v.cancel_reason, v.processing_seconds, v.refund_minor, v.voucher
+   from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::boolean[], $11::int[],
+     $12::text[], $13::text[], $14::int[], $15::bigint[], $16::boolean[])
+     as v(refund_code, pnr, ticket_nos, reason, currency, paid_minor, quoted_refund_minor, is_claim, submit_calls,
        decision, cancel_reason, processing_seconds, refund_minor, voucher)`;
 const RECORD_ON_CONFLICT = `on conflict (refund_code) do update
      set submit_calls = sandbox_refunds.submit_calls + excluded.submit_calls, last_submitted_at = excluded.last_submitted_at
@@ -166,14 +167,14 @@ const recordQuery = preparedQuery<{ refund_code: string; airline_refund_id: stri
 type UnbookedRow = (SandboxBookEntry & { booked: true }) | { booked: false; refund_code: string; airline_refund_id: string; submit_calls: number };
 
 /**
- * recordQuery only if the books hold nothing about the batch ($3 its refundCodes, $18 its bookings, distinct): what
+ * recordQuery only if the books hold nothing about the batch ($3 its refundCodes, $17 its bookings, distinct): what
  * sandbox_refund_books answers for it (SANDBOX_BOOKS_SQL), read in the same statement. Answers the book entries
  * (booked, nothing written) or the refunds recorded.
  */
 const recordQueryIfUnbooked = preparedQuery<UnbookedRow>(
   'sandbox_refund_record_if_unbooked',
   `with books as materialized (
-     select * from sandbox_refund_books($3::text[], $1::text, $18::text[])
+     select * from sandbox_refund_books($3::text[], $1::text, $17::text[])
    ),
    recorded as (
      ${RECORD_INSERT}
@@ -200,7 +201,6 @@ function recordParams(carrier: string, at: Date, refunds: readonly NewSandboxRef
     rs.map((r) => r.paidMinor),
     rs.map((r) => r.quotedRefundMinor),
     rs.map((r) => r.isClaim),
-    newAirlineRefundIds(carrier, rs.length),
     rs.map((r) => r.calls),
     rs.map((r) => r.decision.decision),
     rs.map((r) => r.decision.cancelReason),
