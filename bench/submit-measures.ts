@@ -442,19 +442,29 @@ export const refundBacklog: Measure = {
     let toOne = 0;
     let otherwise = 0;
     let waiting: { upTo: number; resolve: () => void } | null = null;
+    // Counted from the log calls' own arguments (a hook), not by parsing the lines: each line is still serialized as
+    // the service's logging costs, but the harness's JSON.parse of it (~2 µs a refund, more than pino's ~1) is not
+    // counted as the drain's work any more. The lines themselves are dropped.
+    const countMove = (o: unknown, msg: unknown) => {
+      const move = o as { refundCode?: unknown; to?: unknown } | null;
+      // the copies only (the template, or a refund an earlier run left due, may move too)
+      if (msg !== 'refund status changed' || typeof move?.refundCode !== 'string' || !move.refundCode.startsWith(`9${tag}`)) return;
+      if (move.to === 1) {
+        toOne++;
+        if (waiting && toOne >= waiting.upTo) waiting.resolve();
+      } else otherwise++;
+    };
     const logger = pino(
-      { level: 'info' },
       {
-        write(line: string) {
-          const o = JSON.parse(line) as { msg?: string; to?: number; refundCode?: string };
-          // the copies only (the template, or a refund an earlier run left due, may move too)
-          if (o.msg !== 'refund status changed' || !o.refundCode?.startsWith(`9${tag}`)) return;
-          if (o.to === 1) {
-            toOne++;
-            if (waiting && toOne >= waiting.upTo) waiting.resolve();
-          } else otherwise++;
+        level: 'info',
+        hooks: {
+          logMethod(args, method) {
+            countMove(args[0], args[1]);
+            return method.apply(this, args);
+          },
         },
       },
+      { write: () => undefined },
     );
     /** Resolves once `upTo` copies in all have reached status 1. */
     const reached = (upTo: number) => (toOne >= upTo ? Promise.resolve() : new Promise<void>((resolve) => (waiting = { upTo, resolve })));
