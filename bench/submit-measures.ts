@@ -387,14 +387,22 @@ export const refundBacklog: Measure = {
     const booking = demo20(ctx);
     // Unique per run (the PostgreSQL database is reused across runs).
     const tag = String(randomInt(10_000, 100_000));
-    const orderNo = (g: number) => `BL${tag}${g}`;
-    const pnr = (g: number) => `B${tag}${g}`;
+    // Keys shaped as the service's are: refund codes, order numbers and offer ids are drawn at random (newNumericId,
+    // newOfferId) and a PNR is the airline's random one, so a batch's rows sit on pages all over each index. Copy g
+    // takes its digits from a bijection of the key space, g + 1 times a stride of ~0.618 of it and prime to it (so
+    // that consecutive copies land far apart), and ends with the run's tag, which finds the copies. Ticket numbers
+    // stay in order: an airline issues them so.
+    const STRIDE_11 = 61_803_398_873n; // of 10¹¹
+    const STRIDE_24 = 10_368_889; // of 2²⁴ (a PNR's six hex digits; BENCH_BACKLOG stays below 2²⁴)
+    const orderNo = (g: number) => `${String((BigInt(g + 1) * STRIDE_11) % 100_000_000_000n).padStart(11, '0')}${tag}`;
+    const pnr = (g: number) => `${(((g + 1) * STRIDE_24) % 2 ** 24).toString(16).toUpperCase().padStart(6, '0')}${tag}`;
     const ticketNo = (g: number) => `7${tag}${String(g).padStart(7, '0')}`;
-    const sqlOrderNo = sql`${`BL${tag}`}::text || g`;
-    const sqlPnr = sql`${`B${tag}`}::text || g`;
+    const sqlScattered11 = sql`lpad((((g::bigint + 1) * ${STRIDE_11.toString()}::bigint) % 100000000000)::text, 11, '0') || ${tag}::text`;
+    const sqlOrderNo = sqlScattered11;
+    const sqlPnr = sql`lpad(upper(to_hex(((g::bigint + 1) * ${STRIDE_24}::bigint) % 16777216)), 6, '0') || ${tag}::text`;
     const sqlTicket = sql`${`7${tag}`}::text || lpad(g::text, 7, '0')`;
-    const sqlCode = sql`${`9${tag}`}::text || lpad(g::text, 8, '0')`;
-    const sqlOffer = sql`${`rfo_bl${tag}_`}::text || g`;
+    const sqlCode = sql`reverse(lpad((((g::bigint + 1) * ${STRIDE_11.toString()}::bigint) % 100000000000)::text, 11, '0')) || ${tag}::text`;
+    const sqlOffer = sql`'rfo_' || md5(${tag}::text || ':' || g)`;
 
     // The template: one real refund.do of a copy of DEMO20 (g = 0), which the copies repeat with their own numbers.
     const record: AirlineRecord = { ...booking.record, pnr: pnr(0), tickets: booking.record.tickets.map((t) => ({ ...t, ticketNo: ticketNo(0), ancillaries: [] })), bookedByClient: 'demo-agency' };
@@ -448,7 +456,7 @@ export const refundBacklog: Measure = {
     const countMove = (o: unknown, msg: unknown) => {
       const move = o as { refundCode?: unknown; to?: unknown } | null;
       // the copies only (the template, or a refund an earlier run left due, may move too)
-      if (msg !== 'refund status changed' || typeof move?.refundCode !== 'string' || !move.refundCode.startsWith(`9${tag}`)) return;
+      if (msg !== 'refund status changed' || typeof move?.refundCode !== 'string' || !move.refundCode.endsWith(tag)) return;
       if (move.to === 1) {
         toOne++;
         if (waiting && toOne >= waiting.upTo) waiting.resolve();
