@@ -17,6 +17,8 @@ export interface VoidDeps {
   /** How long a voidOfferId can be submitted (the refund offers' setting, OFFER_TTL_MINUTES). */
   offerTtlMs: number;
   scheduler: VoidScheduler;
+  /** Draws a void's code (newVoidCode when absent; a test gives one that repeats a code already taken). */
+  newVoidCode?: (now: Date) => string;
 }
 
 export interface VoidCaller {

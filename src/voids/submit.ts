@@ -134,7 +134,8 @@ async function submitVoidOnce(deps: VoidDeps, caller: VoidCaller, req: VoidSubmi
 
   const named = req.orderNo || (req.airlinePNR && req.carrier);
   const quote = offer.quote as VoidQuote;
-  const voidCode = newVoidCode(now);
+  const drawCode = deps.newVoidCode ?? newVoidCode;
+  let voidCode = drawCode(now);
   // The order read, checked and written with the version the checks ran on; read again when it moved
   // in between (a refund submitted at the same moment: the void then answers as after it, 818).
   await readUntilWritten(async (): Promise<Attempt<true>> => {
@@ -153,6 +154,12 @@ async function submitVoidOnce(deps: VoidDeps, caller: VoidCaller, req: VoidSubmi
     try {
       outcome = (await executePrepared(deps.db, voidSql(caller, { offerId, quote, voidCode, carrier: ctx.order.carrier, ctxVersion: ctx.order.ctx_version, now }))).rows[0];
     } catch (err) {
+      // Another void holds the code drawn: ten random digits a month meet one taken, by the birthday bound, about
+      // once in a month of 10⁵ voids. Nothing was written; another code, and the order read again.
+      if (isUniqueViolation(err) && constraintOf(err) === 'void_orders_pkey') {
+        voidCode = drawCode(now);
+        return 'moved';
+      }
       mapConflict(err);
     }
     if (outcome?.created === 1) return true;

@@ -18,6 +18,9 @@ import { ConnectorError } from '../airline/connector.js';
 import { atOnce } from '../test-support/order-hold.js';
 import { contextCacheFor } from '../refunds/context-cache.js';
 import { keptOffersFor } from '../refunds/kept-offers.js';
+import { createAirlines } from '../service.js';
+import type { VoidDeps } from './deps.js';
+import { submitVoid } from './submit.js';
 
 /** A void's due time as read (a Date; the number -Infinity for '-infinity'), in milliseconds. */
 const dueMs = (at: Date | number | null) => (at === null ? NaN : new Date(at).getTime());
@@ -465,6 +468,42 @@ test("void.do whose request failed after its void was made: the retry under its 
     assert.equal(retry.body.status, 0, String(retry.body.msg));
     assert.equal(retry.body.voidCode, made.void_code);
     assert.equal((await call(t.app, '/void.do', body)).body.status, 813, 'without the key: refused as before');
+  } finally {
+    await t.close();
+  }
+});
+
+test('void.do whose drawn voidCode another void holds draws another: the void is made, the other untouched', async () => {
+  const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
+  try {
+    const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+    const quoted = async (pnr: string) => {
+      const q = await call(t.app, '/voidQuotation.do', { orderNo: await orderNoOf(pnr) });
+      assert.equal(q.body.status, 0, String(q.body.msg));
+      return String(q.body.voidOfferId);
+    };
+    const first = await call(t.app, '/void.do', { orderNo: await orderNoOf('VDEP01'), voidOfferId: await quoted('VDEP01') });
+    assert.equal(first.body.status, 0, String(first.body.msg));
+    const taken = String(first.body.voidCode);
+
+    // void.do as the route runs it, with a code generator whose first draw is the code just taken
+    const draws = [taken, '209912-0000000001'];
+    const deps: VoidDeps = {
+      db: t.store.db,
+      airlines: createAirlines(t.world, t.store, t.clock),
+      clock: t.clock,
+      offerTtlMs: 15 * 60_000,
+      scheduler: { submitted: () => undefined },
+      newVoidCode: () => draws.shift() ?? assert.fail('a third code drawn'),
+    };
+    const second = await submitVoid(deps, { clientId: TEST_CLIENTS.alpha.id }, { orderNo: await orderNoOf('VDEP02'), voidOfferId: await quoted('VDEP02') });
+    assert.equal(second.status, 0, second.msg);
+    assert.equal(second.voidCode, '209912-0000000001');
+    const voids = await t.store.db.selectFrom('void_orders').select(['void_code', 'order_no']).orderBy('void_code').execute();
+    assert.deepEqual(voids, [
+      { void_code: taken, order_no: await orderNoOf('VDEP01') },
+      { void_code: '209912-0000000001', order_no: await orderNoOf('VDEP02') },
+    ]);
   } finally {
     await t.close();
   }
