@@ -397,11 +397,12 @@ export const refundBacklog: Measure = {
     const orderNo = (g: number) => `${String((BigInt(g + 1) * STRIDE_11) % 100_000_000_000n).padStart(11, '0')}${tag}`;
     const pnr = (g: number) => `${(((g + 1) * STRIDE_24) % 2 ** 24).toString(16).toUpperCase().padStart(6, '0')}${tag}`;
     const ticketNo = (g: number) => `7${tag}${String(g).padStart(7, '0')}`;
-    const sqlScattered11 = sql`lpad((((g::bigint + 1) * ${STRIDE_11.toString()}::bigint) % 100000000000)::text, 11, '0') || ${tag}::text`;
-    const sqlOrderNo = sqlScattered11;
+    const scattered11 = sql`lpad((((g::bigint + 1) * ${STRIDE_11.toString()}::bigint) % 100000000000)::text, 11, '0')`;
+    const sqlOrderNo = sql`${scattered11} || ${tag}::text`;
     const sqlPnr = sql`lpad(upper(to_hex(((g::bigint + 1) * ${STRIDE_24}::bigint) % 16777216)), 6, '0') || ${tag}::text`;
     const sqlTicket = sql`${`7${tag}`}::text || lpad(g::text, 7, '0')`;
-    const sqlCode = sql`reverse(lpad((((g::bigint + 1) * ${STRIDE_11.toString()}::bigint) % 100000000000)::text, 11, '0')) || ${tag}::text`;
+    // a refund's code: its order's digits reversed, so that the two differ
+    const sqlCode = sql`reverse(${scattered11}) || ${tag}::text`;
     const sqlOffer = sql`'rfo_' || md5(${tag}::text || ':' || g)`;
 
     // The template: one real refund.do of a copy of DEMO20 (g = 0), which the copies repeat with their own numbers.
