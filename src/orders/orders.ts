@@ -1,19 +1,12 @@
 // Orders in the store: created from an airline record (claim) here; the booking chain adds its own path.
-import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { AirlineRecord } from '../airline/connector.js';
 import type { Database, OrderRow, OrderSource, OrderStatus } from '../store/schema.js';
 import { recordPrice } from '../airline/record.js';
 import { storableDeep } from '../store/text.js';
+import { newNumericId } from '../ids.js';
 
-/**
- * 16 random digits (first not 0): callers expect orderNo and refundCode as numeric strings. Opaque; the
- * unique constraints make them never reused.
- */
-export function newNumericId(): string {
-  return String(randomInt(1, 10)) + String(randomInt(0, 1e9)).padStart(9, '0') + String(randomInt(0, 1e6)).padStart(6, '0');
-}
-
+/** 24 digits that grow with time (decision 0061); opaque to callers, never reused (the orders' key). */
 export const newOrderNo = newNumericId;
 
 export function findOrderByRecord(db: Kysely<Database>, carrier: string, pnr: string): Promise<OrderRow | undefined> {

@@ -67,7 +67,7 @@ describe('pnr/claim.do', () => {
     assert.equal(res.http, 200);
     assert.equal(res.body.status, 0);
     assert.equal(res.body.pnrCode, 'TST001');
-    assert.match(String(res.body.orderNo), /^\d{16}$/);
+    assert.match(String(res.body.orderNo), /^\d{24}$/);
     const orderNo = String(res.body.orderNo);
     const order = await t.store.db.selectFrom('orders').selectAll().where('order_no', '=', orderNo).executeTakeFirstOrThrow();
     assert.equal(order.client_id, TEST_CLIENTS.alpha.id);

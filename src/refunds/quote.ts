@@ -1,6 +1,6 @@
 // refundQuotation.do (spec 4.1): quote and store an offer; a newer quote supersedes older ones.
-import { randomFillSync } from 'node:crypto';
 import { ApiError } from '../errors.js';
+import { newTimeRandomId } from '../ids.js';
 import { checkShape } from './checks.js';
 import { contextCacheFor, OrderContextCache } from './context-cache.js';
 import { keptOffersFor } from './kept-offers.js';
@@ -12,19 +12,9 @@ import { REFUND_STATUS } from './statuses.js';
 import { toAmount } from '../money/money.js';
 import type { RefundQuotationRequest, RefundQuotationResponse } from './wire.js';
 
-const OFFER_ID_BYTES = 18;
-/** Random bytes drawn 4 KB at a time: one call into the CSPRNG per ~227 offer ids instead of one per id. */
-const idPool = Buffer.alloc(OFFER_ID_BYTES * 227);
-let idPoolAt = idPool.length;
-
+/** `rfo_`, the millisecond in hex and 144 random bits: unguessable, and growing with time (decision 0061). */
 export function newOfferId(): string {
-  if (idPoolAt + OFFER_ID_BYTES > idPool.length) {
-    randomFillSync(idPool);
-    idPoolAt = 0;
-  }
-  const id = idPool.toString('base64url', idPoolAt, idPoolAt + OFFER_ID_BYTES);
-  idPoolAt += OFFER_ID_BYTES;
-  return `rfo_${id}`;
+  return `rfo_${newTimeRandomId()}`;
 }
 
 /** Fresh reads after which an offer is stored whatever the order's version (an order written without pause). */

@@ -48,7 +48,7 @@ describe('refundQuotation.do', () => {
     assert.equal(b.refundQuoteType, 'AccurateQuote');
     assert.equal(b.isRefundable, true);
     assert.equal(b.refundMethod, 'CashBackToOriginalPayment');
-    assert.match(b.refundOfferId, /^rfo_[A-Za-z0-9_-]{24}$/);
+    assert.match(b.refundOfferId, /^rfo_[0-9a-f]{11}[A-Za-z0-9_-]{24}$/);
     // 3 days out: window (1440, 525600] → EUR 50 penalty; fare 420 + tax 85.40 − 50 + bag 35 = 490.40
     assert.deepEqual(b.refundFareAmount, { currency: 'EUR', originalFareAmount: 540.4, estimatedRefundAmount: 490.4, displayOriginalFareAmount: null, displayEstimatedRefundAmount: null });
     assert.equal(b.refundVouchers, null);
@@ -157,7 +157,7 @@ describe('refund.do and queryRefundOrders.do', () => {
     const submitted = await call(t.app, '/refund.do', { orderNo, refundOfferId: offerId, refundRequestList: null, displayCurrency: 'USD' });
     const s = submitted.body as any;
     assert.equal(s.status, 0, s.msg);
-    assert.match(s.refundCode, /^\d{16}$/);
+    assert.match(s.refundCode, /^\d{24}$/);
     assert.equal(s.refundStatus, 0);
     assert.equal(s.refundReason, '1');
     assert.equal(s.cancelReason, null);

@@ -3,7 +3,7 @@
 // lifecycle's sweep sends it, decision 0035) and its status history together, in one statement
 // (docs/architecture.md "Offers and submission"; issue 7: the fewest statements that keep every guarantee).
 import { createHash, randomBytes } from 'node:crypto';
-import { newNumericId } from '../orders/orders.js';
+import { newNumericId } from '../ids.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { ApiError } from '../errors.js';
 import { canonicalJson } from '../canonical-json.js';
@@ -26,6 +26,8 @@ import { readUntilWritten, type Attempt } from './until-written.js';
 import type { RefundRequestItem, RefundSubmitRequest, RefundSubmitResponse } from './wire.js';
 
 export const newRefundCode = newNumericId;
+
+const drawCode = (deps: RefundDeps) => (deps.newRefundCode ?? newRefundCode)();
 
 const USED_MSG = 'illegal refund offer state: this refundOfferId was already submitted';
 const SUPERSEDED_MSG = 'illegal refund offer state: a newer quote replaced this refundOfferId; use the latest one';
@@ -69,6 +71,16 @@ function mapConflict(err: unknown): never {
   // lock_not_available, a deadlock or a serialization conflict: another transaction holds what this one needs
   if (sqlState(err) === '55P03' || isSerializationFailure(err)) throw inProgress();
   throw err;
+}
+
+/**
+ * A failed submission statement: `behind` when only its refund code was taken (another process drew the same one in
+ * the same millisecond, decision 0061; the statement wrote nothing), so that the attempt runs again with a new code;
+ * otherwise as mapConflict.
+ */
+function drawAgainOrMap(err: unknown): 'behind' {
+  if (isUniqueViolation(err) && constraintOf(err) === 'refund_orders_pkey') return 'behind';
+  mapConflict(err);
 }
 
 /**
@@ -147,7 +159,7 @@ function newSubmission(
   const now = deps.clock.now();
   return {
     offerId: newOfferId(),
-    refundCode: newRefundCode(),
+    refundCode: drawCode(deps),
     clientId: caller.clientId,
     order: ctx.order,
     ctxVersion: ctx.order.ctx_version,
@@ -330,7 +342,7 @@ function submitList(deps: RefundDeps, caller: RefundCaller, req: RefundSubmitReq
     try {
       written = await writeSubmission(deps, submission);
     } catch (err) {
-      mapConflict(err);
+      written = drawAgainOrMap(err);
     }
     if (written !== true) return written === 'moved' && prepared.ctx === fromKept ? 'behind' : written;
     forgetKeptOrder(deps.db, prepared.ctx.order.order_no);
@@ -494,7 +506,9 @@ async function submitKeptOffer(deps: RefundDeps, caller: RefundCaller, req: Refu
     try {
       outcome = await writeOfferSubmission(deps, submission);
     } catch (err) {
-      mapConflict(err);
+      // its code taken: the reading path draws another
+      drawAgainOrMap(err);
+      return null;
     }
     if (!outcome.created) {
       if (outcome.busy) throw inProgress();
@@ -522,7 +536,7 @@ function keptSubmissionChecked(deps: RefundDeps, caller: RefundCaller, kept: Kep
     if (err instanceof ApiError) return null;
     throw err;
   }
-  return newRefundCode();
+  return drawCode(deps);
 }
 
 /** An offer the statement found not usable: 805 when only its time ran out, otherwise 813 with why. */
@@ -593,12 +607,12 @@ async function submitReadOffer(
   const priced = offer.quote as PricedQuote;
   if (!priced.isRefundable) throw new ApiError(S.NON_REFUNDABLE, 'ticket non-refundable under airline policy');
 
-  const refundCode = newRefundCode();
+  const refundCode = drawCode(deps);
   let outcome: OfferOutcome;
   try {
     outcome = await writeOfferSubmission(deps, { offerId, refundCode, clientId: caller.clientId, order: ctx.order, ctxVersion: ctx.order.ctx_version, priced, displayCurrency, now });
   } catch (err) {
-    mapConflict(err);
+    return drawAgainOrMap(err);
   }
   if (!outcome.created) {
     if (outcome.busy) throw inProgress();
@@ -682,7 +696,7 @@ export async function submitApprovedCase(
         return attempt;
       });
     } catch (err) {
-      mapConflict(err);
+      written = drawAgainOrMap(err);
     }
     if (written !== true) return written;
     forgetKeptOrder(deps.db, prepared.ctx.order.order_no);

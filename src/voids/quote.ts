@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { toAmount } from '../money/money.js';
 import type { OrderContext } from '../refunds/context.js';
 import { loadCallerOrder, type OrderRef } from '../refunds/prepare.js';
-import { newOfferId } from '../refunds/quote.js';
+import { newTimeRandomId } from '../ids.js';
 import { pathOf } from '../refunds/submit.js';
 import { checkVoid, type VoidSelection } from './checks.js';
 import type { VoidCaller, VoidDeps } from './deps.js';
@@ -76,7 +76,7 @@ export async function prepareVoid(deps: VoidDeps, caller: VoidCaller, ref: Order
 }
 
 export function newVoidOfferId(): string {
-  return `vdo_${newOfferId().slice(4)}`;
+  return `vdo_${newTimeRandomId()}`;
 }
 
 export async function quoteVoid(deps: VoidDeps, caller: VoidCaller, req: VoidQuotationRequest): Promise<VoidQuotationResponse> {
