@@ -25,6 +25,8 @@ export interface BookingDeps {
   rates?: Rates;
   /** Where the chain's recoveries are told (an order.do booking released after its order failed); none: silent. */
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Draws order.do's order number (newOrderNo when absent; a test gives one that repeats a number already taken). */
+  newOrderNo?: () => string;
 }
 
 /**

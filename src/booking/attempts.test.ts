@@ -12,7 +12,14 @@ import { PLANTED } from '../test-support/planted.js';
 import { bookingWorld } from '../test-support/booking-world.js';
 import { contact, passenger, verifyFlights } from '../test-support/booking.js';
 import { attemptBecomesOrder, settleStaleAttempts } from './attempts.js';
-import { STALE_CALL_MS } from './airline-calls.js';
+import { STALE_CALL_MS, type BookingDeps } from './airline-calls.js';
+import { createOrder } from './order.js';
+import { SeatMapCache } from './seat-cache.js';
+import { ChainSessions } from './sessions.js';
+import type { OrderRequest } from './wire-order.js';
+import { createAirlines } from '../service.js';
+import { createLookToBook } from '../ratelimit/look-to-book.js';
+import { TEST_CLIENTS } from '../test-support/world.js';
 
 const [lastA, firstA] = PLANTED.names;
 
@@ -295,6 +302,46 @@ test('decision 0046: the sweep reads past a silent airline\'s attempts to the ot
     const settled = await settleStaleAttempts({ db: t.store.db, airlines, clock: t.clock, log: silentLog }, 10_000, 1);
     assert.deepEqual(settled, ['ATT2']);
     assert.deepEqual(asked, ['XA', 'XB'], 'the silent airline once, then the other');
+  } finally {
+    await t.close();
+  }
+});
+
+test('order.do whose drawn order number an order or an attempt holds draws another (decision 0061): the others untouched', async () => {
+  const t = await makeTestApp({ world: bookingWorld() });
+  try {
+    const first = await call(t.app, '/order.do', { sessionId: (await verifyFlights(t, ['bk-narrow'])).sessionId, passengers: [passenger(lastA, firstA)], contact });
+    assert.equal(first.body.status, 0, String(first.body.msg));
+    const taken = String(first.body.orderNo);
+    assert.match(taken, /^\d{24}$/);
+    // another process's booking in flight under its number
+    const inFlight = '000000000000000000000009';
+    const now = t.clock.now();
+    await t.store.db.insertInto('booking_attempts').values({ order_no: inFlight, client_id: TEST_CLIENTS.alpha.id, carrier: 'XS', request: '{}', started_at: now, next_try_at: new Date(now.getTime() + STALE_CALL_MS), recovering_since: null }).execute();
+
+    // order.do as the route runs it, with a generator whose first draws are the numbers held
+    const draws = [taken, inFlight, '000000000000000000000010'];
+    const deps: BookingDeps = {
+      db: t.store.db,
+      airlines: createAirlines(t.world, t.store, t.clock),
+      clock: t.clock,
+      seatMaps: new SeatMapCache(),
+      sessions: new ChainSessions(t.store.db),
+      lookToBook: createLookToBook({ db: t.store.db, clock: t.clock }),
+      newOrderNo: () => draws.shift() ?? assert.fail('a fourth number drawn'),
+    };
+    const s = await verifyFlights(t, ['bk-narrow']);
+    const ordersOf = () => t.store.db.selectFrom('orders').select(['order_no', 'airline_pnr']).orderBy('order_no').execute();
+    const before = await ordersOf();
+    assert.ok(before.some((o) => o.order_no === taken));
+    const answer = await createOrder(deps, TEST_CLIENTS.alpha.id, { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact } as unknown as OrderRequest);
+    assert.ok('orderNo' in answer && answer.status === 0, 'an order made');
+    assert.equal(answer.orderNo, '000000000000000000000010');
+    const made = await ordersOf();
+    assert.deepEqual(made.slice(1), before, 'the orders before untouched');
+    assert.equal(made[0]!.order_no, '000000000000000000000010');
+    assert.ok(!before.some((o) => o.airline_pnr === made[0]!.airline_pnr), 'a booking of its own');
+    assert.deepEqual(await t.store.db.selectFrom('booking_attempts').select(['order_no', 'request']).execute(), [{ order_no: inFlight, request: {} }], 'the attempt in flight untouched');
   } finally {
     await t.close();
   }

@@ -15,20 +15,31 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** The sweep's wait after the airline did not answer an attempt's release: 1, 2, 4 … minutes, at most an hour. */
 export const attemptBackoffMs = (tries: number) => Math.min(60_000 * 2 ** Math.max(0, tries - 1), 3_600_000);
 
-/** Written before the airline is called: the request as sent (its idempotency key is the order number). */
-export async function startAttempt(db: Db, request: BookingRequest, now: Date): Promise<void> {
-  await db
+/**
+ * Written before the airline is called: the request as sent (its idempotency key is the order number). False, and
+ * nothing written, when the number is taken already, by an order or by another attempt (two processes drew it in the
+ * same millisecond, decision 0061): the caller draws another.
+ */
+export async function startAttempt(db: Db, request: BookingRequest, now: Date): Promise<boolean> {
+  const written = await db
     .insertInto('booking_attempts')
-    .values({
-      order_no: request.idempotencyKey,
-      client_id: request.clientId,
-      carrier: request.carrier,
-      request: JSON.stringify(request),
-      started_at: now,
-      next_try_at: new Date(now.getTime() + STALE_CALL_MS),
-      recovering_since: null,
-    })
-    .execute();
+    .columns(['order_no', 'client_id', 'carrier', 'request', 'started_at', 'next_try_at', 'recovering_since'])
+    .expression(
+      db
+        .selectNoFrom((eb) => [
+          eb.val(request.idempotencyKey).as('order_no'),
+          eb.val(request.clientId).as('client_id'),
+          eb.val(request.carrier).as('carrier'),
+          eb.val(JSON.stringify(request)).as('request'),
+          eb.val(now).as('started_at'),
+          eb.val(new Date(now.getTime() + STALE_CALL_MS)).as('next_try_at'),
+          eb.lit(null).as('recovering_since'),
+        ])
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('orders').select('order_no').where('order_no', '=', request.idempotencyKey)))),
+    )
+    .onConflict((oc) => oc.column('order_no').doNothing())
+    .executeTakeFirst();
+  return written.numInsertedOrUpdatedRows === 1n;
 }
 
 /** Nothing was booked (the airline refused, or answered a new price): the attempt goes. */

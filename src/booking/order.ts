@@ -43,6 +43,9 @@ export interface OrderProgress {
   note(note: { orderNo: string }): Promise<void>;
 }
 
+/** Order numbers drawn for one order.do before it fails: each is taken only if another process drew it too. */
+const MAX_ORDER_NO_DRAWS = 5;
+
 /**
  * Under an Idempotency-Key (`progress`): the order number is noted on the key before the airline is asked, and a
  * retry that takes over the key of a request that died answers the order that request recorded (its answer was
@@ -71,10 +74,7 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
   const b = bookingOf(deps.airlines, it.carrier, S.ORDER_AIRLINE_CLOSED);
   const ancillaries = await ancillariesOf(deps, session, req, passengers);
 
-  const orderNo = newOrderNo();
-  await progress?.note({ orderNo });
-  const request: BookingRequest = {
-    idempotencyKey: orderNo,
+  const booking: Omit<BookingRequest, 'idempotencyKey'> = {
     clientId,
     carrier: it.carrier,
     segments: it.segments.map((s) => ({ flight: flightRefOf(s), direction: s.direction, cabinClass: s.cabinClass, fareFamily: s.fareFamily })),
@@ -84,8 +84,16 @@ export async function createOrder(deps: BookingDeps, clientId: string, req: Orde
     ancillaries,
     ifSeatOccupied,
   };
-  // Until its order row is written, a booking the airline makes is named by this attempt (decision 0046).
-  await startAttempt(deps.db, request, deps.clock.now());
+  // Until its order row is written, a booking the airline makes is named by this attempt (decision 0046). A number
+  // another order or attempt holds is drawn again (decision 0061).
+  let request: BookingRequest | undefined;
+  for (let draw = 0; request === undefined; draw++) {
+    if (draw === MAX_ORDER_NO_DRAWS) throw new Error(`order.do: ${MAX_ORDER_NO_DRAWS} order numbers drawn were all taken`);
+    const drawn: BookingRequest = { idempotencyKey: (deps.newOrderNo ?? newOrderNo)(), ...booking };
+    if (await startAttempt(deps.db, drawn, deps.clock.now())) request = drawn;
+  }
+  const orderNo = request.idempotencyKey;
+  await progress?.note({ orderNo });
   let answer: BookingAnswer;
   try {
     answer = await b.book(request, callOpts());
