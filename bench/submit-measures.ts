@@ -387,23 +387,25 @@ export const refundBacklog: Measure = {
     const booking = demo20(ctx);
     // Unique per run (the PostgreSQL database is reused across runs).
     const tag = String(randomInt(10_000, 100_000));
-    // Keys shaped as the service's are: refund codes, order numbers and offer ids are drawn at random (newNumericId,
-    // newOfferId) and a PNR is the airline's random one, so a batch's rows sit on pages all over each index. Copy g
-    // takes its digits from a bijection of the key space, g + 1 times a stride of ~0.618 of it and prime to it (so
-    // that consecutive copies land far apart), and ends with the run's tag, which finds the copies. Ticket numbers
-    // stay in order: an airline issues them so.
-    const STRIDE_11 = 61_803_398_873n; // of 10¹¹
+    // Keys shaped as the service's are (decision 0061): order numbers and refund codes a UTC millisecond and a counter,
+    // offer ids the millisecond in hex and then random, so that a batch's rows sit side by side at the end of each
+    // index. Copy g is keyed at the measure's start plus g milliseconds, and its keys end with the run's tag, which
+    // finds the copies. A PNR is the airline's random one: copy g takes its six hex digits from a bijection of the key
+    // space, g + 1 times a stride of ~0.618 of it and prime to it (so that consecutive copies land far apart). Ticket
+    // numbers stay in order: an airline issues them so.
+    const base = Date.now();
     const STRIDE_24 = 10_368_889; // of 2²⁴ (a PNR's six hex digits; BENCH_BACKLOG stays below 2²⁴)
-    const orderNo = (g: number) => `${String((BigInt(g + 1) * STRIDE_11) % 100_000_000_000n).padStart(11, '0')}${tag}`;
+    const orderNo = (g: number) => `${new Date(base + g).toISOString().replace(/\D/g, '')}0000001${tag}`;
     const pnr = (g: number) => `${(((g + 1) * STRIDE_24) % 2 ** 24).toString(16).toUpperCase().padStart(6, '0')}${tag}`;
     const ticketNo = (g: number) => `7${tag}${String(g).padStart(7, '0')}`;
-    const scattered11 = sql`lpad((((g::bigint + 1) * ${STRIDE_11.toString()}::bigint) % 100000000000)::text, 11, '0')`;
-    const sqlOrderNo = sql`${scattered11} || ${tag}::text`;
+    // yyyyMMddHHmmssSSS of copy g's millisecond (UTC), as orderNo's
+    const stamp = sql`to_char(timestamp 'epoch' + (${base}::bigint + g) * interval '1 millisecond', 'YYYYMMDDHH24MISSMS')`;
+    const sqlOrderNo = sql`${stamp} || '0000001' || ${tag}::text`;
     const sqlPnr = sql`lpad(upper(to_hex(((g::bigint + 1) * ${STRIDE_24}::bigint) % 16777216)), 6, '0') || ${tag}::text`;
     const sqlTicket = sql`${`7${tag}`}::text || lpad(g::text, 7, '0')`;
-    // a refund's code: its order's digits reversed, so that the two differ
-    const sqlCode = sql`reverse(${scattered11}) || ${tag}::text`;
-    const sqlOffer = sql`'rfo_' || md5(${tag}::text || ':' || g)`;
+    // a refund's code: its order's millisecond, another count
+    const sqlCode = sql`${stamp} || '0000002' || ${tag}::text`;
+    const sqlOffer = sql`'rfo_' || lpad(to_hex(${base}::bigint + g), 11, '0') || md5(${tag}::text || ':' || g)`;
 
     // The template: one real refund.do of a copy of DEMO20 (g = 0), which the copies repeat with their own numbers.
     const record: AirlineRecord = { ...booking.record, pnr: pnr(0), tickets: booking.record.tickets.map((t) => ({ ...t, ticketNo: ticketNo(0), ancillaries: [] })), bookedByClient: 'demo-agency' };
