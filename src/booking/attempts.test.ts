@@ -16,7 +16,6 @@ import { STALE_CALL_MS, type BookingDeps } from './airline-calls.js';
 import { createOrder } from './order.js';
 import { SeatMapCache } from './seat-cache.js';
 import { ChainSessions } from './sessions.js';
-import type { OrderRequest } from './wire-order.js';
 import { createAirlines } from '../service.js';
 import { createLookToBook } from '../ratelimit/look-to-book.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
@@ -334,7 +333,7 @@ test('order.do whose drawn order number an order or an attempt holds draws anoth
     const ordersOf = () => t.store.db.selectFrom('orders').select(['order_no', 'airline_pnr']).orderBy('order_no').execute();
     const before = await ordersOf();
     assert.ok(before.some((o) => o.order_no === taken));
-    const answer = await createOrder(deps, TEST_CLIENTS.alpha.id, { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact } as unknown as OrderRequest);
+    const answer = await createOrder(deps, TEST_CLIENTS.alpha.id, { sessionId: s.sessionId, passengers: [passenger(lastA, firstA)], contact });
     assert.ok('orderNo' in answer && answer.status === 0, 'an order made');
     assert.equal(answer.orderNo, '000000000000000000000010');
     const made = await ordersOf();
