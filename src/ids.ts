@@ -9,13 +9,8 @@ const SUFFIX_END = 10 ** SUFFIX_DIGITS;
 /** A new millisecond's counter starts at random below this, so that at least 5·10⁶ ids fit after it. */
 const FRESH_START_BELOW = SUFFIX_END / 2;
 
-/** `yyyyMMddHHmmssSSS` of a UTC time (17 digits). */
-function utcStamp(ms: number): string {
-  const d = new Date(ms);
-  const two = (v: number) => (v < 10 ? `0${v}` : String(v));
-  const ms3 = d.getUTCMilliseconds();
-  return `${d.getUTCFullYear()}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}${two(d.getUTCHours())}${two(d.getUTCMinutes())}${two(d.getUTCSeconds())}${ms3 < 10 ? '00' : ms3 < 100 ? '0' : ''}${ms3}`;
-}
+/** `yyyyMMddHHmmssSSS` of a UTC time (17 digits): the ISO form's digits, made once per millisecond. */
+export const utcStamp = (ms: number) => new Date(ms).toISOString().replace(/\D/g, '');
 
 /**
  * A source of 24-digit numeric ids: the UTC time to the millisecond (`yyyyMMddHHmmssSSS`), then a 7-digit counter

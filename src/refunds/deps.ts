@@ -52,7 +52,7 @@ export interface RefundDeps {
   /** How long a quote's refundOfferId can be submitted (default 30 min). */
   offerTtlMs: number;
   scheduler: RefundScheduler;
-  /** Draws a refund's code (newRefundCode when absent; a test gives one that repeats a code already taken). */
+  /** Draws a refund's code (src/ids.ts newNumericId when absent; a test gives one that repeats a code already taken). */
   newRefundCode?: () => string;
 }
 

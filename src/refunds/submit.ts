@@ -25,9 +25,8 @@ import { REFUND_ORDER_STATUS as RS, REFUND_STATUS as S } from './statuses.js';
 import { readUntilWritten, type Attempt } from './until-written.js';
 import type { RefundRequestItem, RefundSubmitRequest, RefundSubmitResponse } from './wire.js';
 
-export const newRefundCode = newNumericId;
-
-const drawCode = (deps: RefundDeps) => (deps.newRefundCode ?? newRefundCode)();
+/** A new refund's code: 24 digits that grow with time (decision 0061), or the test's generator. */
+const drawCode = (deps: RefundDeps) => (deps.newRefundCode ?? newNumericId)();
 
 const USED_MSG = 'illegal refund offer state: this refundOfferId was already submitted';
 const SUPERSEDED_MSG = 'illegal refund offer state: a newer quote replaced this refundOfferId; use the latest one';
