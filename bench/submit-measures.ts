@@ -6,6 +6,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pino from 'pino';
 import { Pool } from 'undici';
 import type { AirlineRecord } from '../src/airline/connector.js';
+import { utcStamp } from '../src/ids.js';
 import { measureQueueDrain } from '../src/jobs/throughput.js';
 import { insertOrderFromRecord, newOrderNo } from '../src/orders/orders.js';
 import { JOB_SUBMIT, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
@@ -395,7 +396,7 @@ export const refundBacklog: Measure = {
     // numbers stay in order: an airline issues them so.
     const base = Date.now();
     const STRIDE_24 = 10_368_889; // of 2²⁴ (a PNR's six hex digits; BENCH_BACKLOG stays below 2²⁴)
-    const orderNo = (g: number) => `${new Date(base + g).toISOString().replace(/\D/g, '')}0000001${tag}`;
+    const orderNo = (g: number) => `${utcStamp(base + g)}0000001${tag}`;
     const pnr = (g: number) => `${(((g + 1) * STRIDE_24) % 2 ** 24).toString(16).toUpperCase().padStart(6, '0')}${tag}`;
     const ticketNo = (g: number) => `7${tag}${String(g).padStart(7, '0')}`;
     // yyyyMMddHHmmssSSS of copy g's millisecond (UTC), as orderNo's

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
-import { refundWorld } from '../test-support/refund-world.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { PLANTED } from '../test-support/planted.js';
 import { createAirlines } from '../service.js';
 import { worldRates } from './pricing.js';
@@ -14,17 +14,12 @@ import type { RefundDeps, RefundScheduler } from './deps.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
-function item(t: TestApp, lastName: string, firstName: string, flights: string[]) {
-  return {
-    lastName,
-    firstName,
-    refundReason: '1',
-    segments: flights.map((id) => {
-      const f = t.world.flights.get(id)!;
-      return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-    }),
-  };
-}
+const item = (t: TestApp, lastName: string, firstName: string, flights: string[]) => ({
+  lastName,
+  firstName,
+  refundReason: '1',
+  segments: flights.map((id) => refundSegment(t.world, id)),
+});
 
 test('spec 4.2: refund codes are 24 digits that grow with time; refund.do whose drawn code another refund holds draws another', async () => {
   const t = await makeTestApp({ world: refundWorld() });
