@@ -155,10 +155,12 @@ async function submitVoidOnce(deps: VoidDeps, caller: VoidCaller, req: VoidSubmi
       outcome = (await executePrepared(deps.db, voidSql(caller, { offerId, quote, voidCode, carrier: ctx.order.carrier, ctxVersion: ctx.order.ctx_version, now }))).rows[0];
     } catch (err) {
       // Another void holds the code drawn: ten random digits a month meet one taken, by the birthday bound, about
-      // once in a month of 10⁵ voids. Nothing was written; another code, and the order read again.
+      // once in a month of 10⁵ voids. Nothing was written; another code, and the order read again. `behind`, as
+      // refund.do answers a taken refund code: the order did not move, so it counts toward the attempts, not the
+      // moves before 814.
       if (isUniqueViolation(err) && constraintOf(err) === 'void_orders_pkey') {
         voidCode = drawCode(now);
-        return 'moved';
+        return 'behind';
       }
       mapConflict(err);
     }
