@@ -1,5 +1,6 @@
 // The test world of the void path (src/voids/*.test.ts): the refund world (XS voids the same day in UTC,
 // its airline decides in 30 s) and one booking per void case.
+import { DateTime } from 'luxon';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 import { TestClock } from '../clock.js';
 import { refundWorld } from './refund-world.js';
@@ -50,20 +51,20 @@ export function voidWorld(): WorldFile {
 }
 
 const MINUTE = 60_000;
-const DAY = 24 * 60 * MINUTE;
 /** Hours a test of the void world may move its clock before its bookings' void deadline. */
 const DEADLINE_MARGIN_MS = 3 * 60 * MINUTE;
 
 /**
  * A clock for an app of this world whose bookings stay voidable for hours: XS voids until 23:59:59 UTC of the
  * issue day and the bookings are issued "now", so a test that moves the clock half an hour at 23:38 UTC saw
- * 822 instead of its void (voids.test.ts in a CI run). Within 3 h of UTC midnight the clock starts 5 minutes
- * into the next day instead.
+ * 822 instead of its void (voids.test.ts in a CI run). Within 3 h of midnight the clock starts 5 minutes into the
+ * next day instead. `zone`: the carrier's home time zone, whose day the void deadline ends (the demo world's XS:
+ * Asia/Tokyo, where a walk-through that moved its clock across 15:00 UTC saw its void rejected in a CI run).
  */
-export function voidWorldClock(): TestClock {
+export function voidWorldClock(zone = 'UTC'): TestClock {
   const clock = new TestClock();
   const now = clock.now().getTime();
-  const nextMidnight = Math.floor(now / DAY) * DAY + DAY;
+  const nextMidnight = DateTime.fromMillis(now, { zone }).startOf('day').plus({ days: 1 }).toMillis();
   if (nextMidnight - now < DEADLINE_MARGIN_MS) clock.advance(nextMidnight - now + 5 * MINUTE);
   return clock;
 }
