@@ -12,6 +12,7 @@ import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { refundQueue, type QueueFilter } from '../src/console/queue.js';
 import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
 import { claimWorldBooking } from '../src/test-support/claim.js';
+import { carrierVoidClock } from '../src/test-support/void-world.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -19,7 +20,8 @@ const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worl
 describe('console queue counts', () => {
   let t: TestApp;
   before(async () => {
-    t = await makeTestApp({ world });
+    // the test voids DEMO27 of XS, voidable until the end of its issue day in Asia/Tokyo
+    t = await makeTestApp({ world, clock: carrierVoidClock(world, 'XS') });
   });
   after(() => t.close());
 

@@ -68,3 +68,13 @@ export function voidWorldClock(zone = 'UTC'): TestClock {
   if (nextMidnight - now < DEADLINE_MARGIN_MS) clock.advance(nextMidnight - now + 5 * MINUTE);
   return clock;
 }
+
+/**
+ * voidWorldClock for the bookings of `carrier` in a world file, voidable until the end of their issue day in the
+ * carrier's home time zone (UTC when it names none): the demo world's XS, Asia/Tokyo.
+ */
+export function carrierVoidClock(world: WorldFile, carrier: string): TestClock {
+  const airline = world.airlines.find((a) => a.code === carrier);
+  if (!airline) throw new Error(`no airline ${carrier} in the world`);
+  return voidWorldClock(airline.homeTimeZone ?? 'UTC');
+}

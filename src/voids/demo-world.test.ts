@@ -7,7 +7,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { claimWorldBooking } from '../test-support/claim.js';
-import { voidWorldClock } from '../test-support/void-world.js';
+import { carrierVoidClock } from '../test-support/void-world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
@@ -17,7 +17,7 @@ describe('the demo world provokes every void code', () => {
   let t: TestApp;
   before(async () => {
     // XS voids until the end of the issue day in Asia/Tokyo, and the walk-through moves the clock minutes on
-    t = await makeTestApp({ world, workers: true, clock: voidWorldClock(world.airlines.find((a) => a.code === 'XS')!.homeTimeZone) });
+    t = await makeTestApp({ world, workers: true, clock: carrierVoidClock(world, 'XS') });
   });
   after(() => t.close());
 
