@@ -27,6 +27,7 @@ import { holdOrder } from '../src/test-support/order-hold.js';
 import { postRefundsByCurrency } from '../src/console/detail.js';
 import { settingsEdit } from '../console/src/client-forms.js';
 import { carrierVoidClock } from '../src/test-support/void-world.js';
+import { refundSegment } from '../src/test-support/refund-world.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -64,10 +65,7 @@ describe('console API', () => {
   const post = (s: Login | null, url: string, body: unknown = {}, csrf: string | null = s?.csrf ?? null) =>
     t.app.inject({ method: 'POST', url: `/console/api${url}`, headers: { ...(s ? { cookie: s.cookie } : {}), ...(csrf !== null ? { 'x-csrf-token': csrf } : {}) }, payload: body as object });
 
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   const demo31Request = () => ({ airlinePNR: 'DEMO31', carrier: 'XS', refundRequestList: [{ lastName: 'NOSHOW', firstName: 'NILS', refundReason: '1', segments: [seg('XS401-past')] }] });
   let demo31: ReturnType<typeof demo31Request>;
   const pendingCases = async () => (await t.store.db.selectFrom('console_cases').selectAll().where('status', '=', 'pending').execute());
@@ -1335,8 +1333,7 @@ describe('console: withdraw at 0 after a failed submission asks the airline', ()
     const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'aga.agent', password: PASSWORD } });
     const agent = { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken as string };
     const withdraw = (code: string) => t.app.inject({ method: 'POST', url: `/console/api/refunds/${code}/withdraw`, headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: {} });
-    const f = t.world.flights.get('XS101-out')!;
-    const seg = { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+    const seg = refundSegment(t.world, 'XS101-out');
     const refund = async (pnr: string, last: string, first: string) => {
       await claimWorldBooking(t, pnr, DEMO);
       const r = await call(t.app, '/refund.do', { airlinePNR: pnr, carrier: 'XS', refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: [seg] }] }, { client: DEMO });
@@ -1416,10 +1413,8 @@ describe('console: retry a refund whose status poll gave up on airline errors', 
   const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000) => waitUntil(what, fn, ms);
 
   test('at 1 with its poll job failed (gave up), an agent re-queues the poll (audited) and the refund moves on to 2; while the poll waits or retries, refused', async () => {
-    const f = t.world.flights.get('XS101-out')!;
-    const seg = { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-    const f2 = t.world.flights.get('XS102-ret')!;
-    const seg2 = { depDate: f2.current.dep.toFormat('yyyyMMdd'), flightNo: f2.flightNumber, depAirport: f2.from, arrAirport: f2.to };
+    const seg = refundSegment(t.world, 'XS101-out');
+    const seg2 = refundSegment(t.world, 'XS102-ret');
     pollsFail = true;
     const r = await call(t.app, '/refund.do', { airlinePNR: 'DEMO20', carrier: 'XS', refundRequestList: [{ lastName: 'REFUND', firstName: 'RUI', refundReason: '1', segments: [seg, seg2] }] }, { client: DEMO });
     assert.equal(r.body.status, 0, String(r.body.msg));
@@ -1494,8 +1489,7 @@ describe('console: withdraw at 0 while the lifecycle sends the refund to the air
 
   test('refused while the submission is at the airline (found by a review: withdrawn here, the airline then took it and paid; the ticket refundable twice)', async () => {
     await claimWorldBooking(t, 'DEMO02', DEMO);
-    const f = t.world.flights.get('XS201-changed')!;
-    const segment = { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
+    const segment = refundSegment(t.world, 'XS201-changed');
     const request = { airlinePNR: 'DEMO02', carrier: 'XS', refundRequestList: [{ lastName: 'CHANGE', firstName: 'CARL', refundReason: '1', segments: [segment] }] };
     const r = await call(t.app, '/refund.do', request, { client: DEMO });
     assert.equal(r.body.status, 0, String(r.body.msg));
@@ -1525,10 +1519,7 @@ describe('console: withdraw a refund claim the airline holds (status 1 → 6, do
   });
   after(() => t.close());
 
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   /** A refund claim of a world booking, submitted to the sandbox airline by the lifecycle: status 1. */
   const claimAtAirline = async (pnr: string, lastName: string, firstName: string, ...flightIds: string[]) => {
     await claimWorldBooking(t, pnr, DEMO);

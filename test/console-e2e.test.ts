@@ -15,6 +15,7 @@ import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator, verifyLogin } from '../src/console/operators.js';
 import { carrierVoidClock } from '../src/test-support/void-world.js';
+import { refundSegment } from '../src/test-support/refund-world.js';
 import { browserMissing, launchChromium, resultPath } from './support/browser.js';
 import { ensureConsoleBuilt } from './support/console-build.js';
 import { money, when } from '../console/src/format.js';
@@ -106,10 +107,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Log in' }).click();
   }
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   const demo31 = () => ({ airlinePNR: 'DEMO31', carrier: 'XS', refundRequestList: [{ lastName: 'NOSHOW', firstName: 'NILS', refundReason: '1', segments: [seg('XS401-past')] }] });
 
   test('a wrong password is refused on the page with one generic message; no cookie is set', async () => {

@@ -13,6 +13,7 @@ import { refundQueue, type QueueFilter } from '../src/console/queue.js';
 import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
 import { claimWorldBooking } from '../src/test-support/claim.js';
 import { carrierVoidClock } from '../src/test-support/void-world.js';
+import { refundSegment } from '../src/test-support/refund-world.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const world = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../worlds/demo.yaml'), 'utf8')) as WorldFile;
@@ -25,10 +26,7 @@ describe('console queue counts', () => {
   });
   after(() => t.close());
 
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   // Per airline too (migration 0025: /metrics reads them): counted by the airline of each row's order.
   const maintained = async () => {
     const { rows } = await sql<{ kind: string; status: number; carrier: string; n: string | number }>`

@@ -35,6 +35,7 @@ import {
   type FetchLike,
   type RefundEventData,
 } from '../packages/client/src/index.js';
+import { refundSegment } from '../src/test-support/refund-world.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const alpha = { clientId: TEST_CLIENTS.alpha.id, clientSecret: TEST_CLIENTS.alpha.secret };
@@ -589,11 +590,10 @@ describe('SDK against the service: a refund to its final status, webhooks verifi
     assert.match(String(webhookSecret), /^whsec_/);
     hookSecret = webhookSecret!;
 
-    const f = t.world.flights.get('out')!;
     const request = {
       airlinePNR: 'SDK001',
       carrier: 'XS',
-      refundRequestList: [{ lastName: 'SDKONE', firstName: 'TEST', refundReason: '1', segments: [{ depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to }] }],
+      refundRequestList: [{ lastName: 'SDKONE', firstName: 'TEST', refundReason: '1', segments: [refundSegment(t.world, 'out')] }],
     };
     // accept = false: quoted, nothing submitted
     const declined = await client.refunds.quoteAndSubmit(request, { accept: (q) => q.refundTickets.length > 5 });
@@ -684,11 +684,10 @@ describe('SDK against the service: a refund to its final status, webhooks verifi
       return res;
     };
     const client = new PostbookClient({ baseUrl, ...alpha, fetch: losing });
-    const f = t.world.flights.get('out')!;
     const requestOf = (pnr: string, last: string) => ({
       airlinePNR: pnr,
       carrier: 'XS',
-      refundRequestList: [{ lastName: last, firstName: 'TEST', refundReason: '1', segments: [{ depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to }] }],
+      refundRequestList: [{ lastName: last, firstName: 'TEST', refundReason: '1', segments: [refundSegment(t.world, 'out')] }],
     });
     const { refund } = await client.refunds.quoteAndSubmit(requestOf('SDK002', 'SDKTWO'));
     assert.ok(refund);

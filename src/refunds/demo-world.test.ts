@@ -8,6 +8,7 @@ import YAML from 'yaml';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { claimWorldBooking } from '../test-support/claim.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
+import { refundSegment } from '../test-support/refund-world.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
 const OTHER = { id: 'other-agency', secret: 'other-agency-secret-2026' };
@@ -20,10 +21,7 @@ describe('the demo world provokes every refund code', () => {
   });
   after(() => t.close());
 
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   const pax = (last: string, first: string, flights: string[], reason = '1') => ({ lastName: last, firstName: first, refundReason: reason, segments: flights.map(seg) });
   const carrierOf = (pnr: string) => [...t.world.bookings.values()].find((b) => b.record.pnr === pnr)!.record.carrier;
   const quote = async (pnr: string, items: unknown[], client = DEMO) =>

@@ -24,10 +24,7 @@ describe('refund lifecycle (workers running)', () => {
   });
   after(() => t.close());
 
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
   const statusOf = async (orderNo: string, refundCode: string) => {
     const q = await call(t.app, '/queryRefundOrders.do', { orderNo, refundCode });
@@ -80,10 +77,7 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
   });
   after(() => t.close());
 
-  const seg = (flightId: string) => {
-    const f = t.world.flights.get(flightId)!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = (flightId: string) => refundSegment(t.world, flightId);
   const claimSeg = (flightId: string) => {
     const f = t.world.flights.get(flightId)!;
     return { carrier: f.carrier, flightNumber: f.flightNumber, depAirport: f.from, arrAirport: f.to, depTime: f.scheduled.dep.toFormat('yyyyMMddHHmm') };
@@ -295,10 +289,7 @@ describe('the airline pays by its rule at submission, and the query says how it 
     file.airlines.at(-1)!.refundRules = rules(Math.floor((dep.getTime() - clock.now().getTime()) / 60_000));
     const app = await makeTestApp({ world: file, clock, workers: true });
     const orderNo = (await app.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'WIN001').executeTakeFirstOrThrow()).order_no;
-    const segment = (id: string) => {
-      const f = app.world.flights.get(id)!;
-      return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-    };
+    const segment = (id: string) => refundSegment(app.world, id);
     const query = async (refundCode: string) =>
       ((await call(app.app, '/queryRefundOrders.do', { orderNo, refundCode })).body as unknown as { refundOrders: Array<Record<string, any>> }).refundOrders[0]!;
     /** Submits the quote `minutesLater` and waits until the airline has paid: the final query answer and the airline's row. */

@@ -8,6 +8,7 @@ import YAML from 'yaml';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { claimWorldBooking } from '../test-support/claim.js';
 import { carrierVoidClock } from '../test-support/void-world.js';
+import { refundSegment } from '../test-support/refund-world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 
 const DEMO = { id: 'demo-agency', secret: 'demo-agency-secret-2026' };
@@ -46,10 +47,7 @@ describe('the demo world provokes every void code', () => {
     })(), 818);
   });
 
-  const seg = () => {
-    const f = t.world.flights.get('XS101-out')!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = () => refundSegment(t.world, 'XS101-out');
 
   test('the walk-through: DEMO40 voided to status 2; then 803 for a second void and 818 for a refund', async () => {
     const q = await expect('quote', post('/voidQuotation.do', 'DEMO40'), 0);

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
-import { refundWorld } from '../test-support/refund-world.js';
+import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
 import { verifyWebhook, WebhookReceiver, type DeliveredEvent } from '../test-support/webhook-receiver.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
@@ -142,10 +142,7 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
     await betaReceiver.down();
   });
 
-  const seg = () => {
-    const f = t.world.flights.get('out')!;
-    return { depDate: f.current.dep.toFormat('yyyyMMdd'), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
-  };
+  const seg = () => refundSegment(t.world, 'out');
   const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
   const refund = async (pnr: string, last: string, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
     const res = await call(t.app, '/refund.do', { orderNo: await orderNoOf(pnr), refundRequestList: [{ lastName: last, firstName: 'TEST', refundReason: '1', segments: [seg()] }] }, { client });
