@@ -35,7 +35,8 @@ test('a world reloaded while a seat map is read: the next request shows the relo
         const raw = structuredClone<WorldFile>(t.world.raw);
         const f = raw.flights.find((x) => x.id === 'bk-narrow')!;
         f.occupiedSeats = [...(f.occupiedSeats ?? []), '22F'];
-        Object.assign(t.world, buildWorld(raw, t.clock.now(), 'reloaded'));
+        // at the world's own time: past midnight every flight, the session's too, would move a day
+        Object.assign(t.world, buildWorld(raw, t.world.resolvedAt, 'reloaded'));
       }
       return r;
     };
