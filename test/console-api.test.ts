@@ -145,6 +145,8 @@ describe('console API', () => {
       const ok = await via('198.51.100.20', { login: 'pat.proxy', password: PASSWORD }, 'https');
       assert.equal(ok.statusCode, 200, 'another client is not (without TRUST_PROXY both are 127.0.0.1 and both blocked)');
       assert.match(String(ok.headers['set-cookie']), /;\s*Secure/i, 'the forwarded https makes the cookie Secure');
+      // decision 0062: Secure, it is the __Host- prefixed cookie for the whole origin, which no other origin can set
+      assert.match(String(ok.headers['set-cookie']), /^__Host-postbook_console=[A-Za-z0-9_-]{40,};.*\bPath=\/;/);
     } finally {
       await behind.close();
     }
@@ -1098,7 +1100,7 @@ test("the refund page's post-ticketing refunds are summed per currency, each in 
 });
 
 describe('console configuration', () => {
-  test('CONSOLE_COOKIE_SECURE=always sets the Secure flag; bad console settings stop the start with the variable named', async () => {
+  test('CONSOLE_COOKIE_SECURE=always sets the Secure flag on a __Host- prefixed cookie (decision 0062); bad console settings stop the start with the variable named', async () => {
     const { loadConfig, ConfigError } = await import('../src/config.js');
     assert.throws(() => loadConfig({ CONSOLE_COOKIE_SECURE: 'sometimes' }), (e: unknown) => e instanceof ConfigError && /CONSOLE_COOKIE_SECURE/.test(e.message));
     assert.throws(() => loadConfig({ CONSOLE_DEMO_PASSWORD: 'short' }), (e: unknown) => e instanceof ConfigError && /CONSOLE_DEMO_PASSWORD/.test(e.message));
@@ -1110,7 +1112,23 @@ describe('console configuration', () => {
       assert.deepEqual(demo, [{ login: 'demo-admin', role: 'admin' }, { login: 'demo-agent', role: 'agent' }, { login: 'demo-viewer', role: 'viewer' }]);
       const res = await t.app.inject({ method: 'POST', url: '/console/api/login', payload: { login: 'demo-viewer', password: PLANTED.secrets[2] } });
       assert.equal(res.statusCode, 200, res.body);
-      assert.match(String(res.headers['set-cookie']), /; Secure/);
+      const setCookie = String(res.headers['set-cookie']);
+      assert.match(setCookie, /; Secure/);
+      // decision 0062: a Secure session cookie is __Host- prefixed, so for Path=/ and without Domain
+      assert.match(setCookie, /^__Host-postbook_console=[A-Za-z0-9_-]{40,};/);
+      assert.match(setCookie, /; Path=\/;/);
+      assert.match(setCookie, /; HttpOnly/);
+      assert.match(setCookie, /; SameSite=Strict/);
+      assert.doesNotMatch(setCookie, /Domain=/i);
+      const token = setCookie.split(';')[0]!.slice('__Host-postbook_console='.length);
+      const session = (name: string) => t.app.inject({ method: 'GET', url: '/console/api/session', headers: { cookie: `${name}=${token}` } });
+      assert.equal((await session('__Host-postbook_console')).statusCode, 200, 'the prefixed cookie opens the session');
+      // a cookie of the plain name (one another subdomain or an http page could have set) is not read when Secure
+      assert.equal((await session('postbook_console')).statusCode, 401, 'the plain name is not read when the cookie is Secure');
+      const out = await t.app.inject({ method: 'POST', url: '/console/api/logout', headers: { cookie: `__Host-postbook_console=${token}`, 'x-csrf-token': res.json().csrfToken as string }, payload: {} });
+      assert.equal(out.statusCode, 204, out.body);
+      assert.match(String(out.headers['set-cookie']), /^__Host-postbook_console=;.*Path=\/;.*Expires=Thu, 01 Jan 1970/);
+      assert.equal((await session('__Host-postbook_console')).statusCode, 401, 'logged out');
     } finally {
       await t.close();
     }

@@ -23,7 +23,7 @@ import { refundDetail, voidDetail, orderView } from './detail.js';
 import { changeOwnPassword, LoginBusy, OperatorError, roleAllows, seedDemoOperators, verifyLogin, WrongPassword, type Operator } from './operators.js';
 import { addOperator, changeOperatorFromConsole, operatorsView, resetOperatorPassword } from './operator-admin.js';
 import { refundQueue, queueFacets, QueueCursorInvalid, type QueueFilter } from './queue.js';
-import { createSessionIfPasswordIs, csrfMatches, endSession, findSession, SESSION_COOKIE, type Session } from './sessions.js';
+import { createSessionIfPasswordIs, csrfMatches, endSession, findSession, sessionCookie, type Session } from './sessions.js';
 import { FailedLogins } from './throttle.js';
 import { ApiError } from '../errors.js';
 import { clockState, type SharedSandboxClock } from '../sandbox-clock.js';
@@ -237,6 +237,12 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
   });
 
   const secure = (request: FastifyRequest) => deps.config.consoleCookieSecure === 'always' || (deps.config.consoleCookieSecure === 'auto' && request.protocol === 'https');
+  /** The session cookie of this request's kind (decision 0062): its name, path and flags. */
+  const cookieOf = (request: FastifyRequest) => {
+    const isSecure = secure(request);
+    const { name, path } = sessionCookie(isSecure);
+    return { name, options: { path, httpOnly: true, sameSite: 'strict' as const, secure: isSecure } };
+  };
 
   // ---- no session needed ----
   // Login CSRF: the body must be JSON (the app refuses other content types), which a cross-site form cannot send.
@@ -271,14 +277,15 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       return reply.code(401).send({ error: LOGIN_FAILED });
     }
     await throttle.succeeded(`login:${operator.login}`, attempt);
-    reply.setCookie(SESSION_COOKIE, s.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: s.expiresAt });
+    const cookie = cookieOf(request);
+    reply.setCookie(cookie.name, s.token, { ...cookie.options, expires: s.expiresAt });
     return { operator: publicOperator(operator), csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString(), sandbox: deps.config.sandbox, now: deps.clock.now().toISOString() };
   });
 
   // ---- everything else: a live session; a state-changing call also its CSRF token; the route's role ----
   void api.register(async (authed) => {
     authed.addHook('onRequest', async (request, reply) => {
-      const session = await findSession(db, request.cookies[SESSION_COOKIE]);
+      const session = await findSession(db, request.cookies[cookieOf(request).name]);
       if (!session) return reply.code(401).send({ error: 'not logged in (or the session expired): log in again' });
       if (request.method !== 'GET' && request.method !== 'HEAD' && !csrfMatches(session, request.headers['x-csrf-token'])) {
         return reply.code(403).send({ error: 'CSRF token missing or wrong: reload the console and try again' });
@@ -302,7 +309,8 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
         await endSession(trx, s.tokenHash);
         await audit(trx, s.operator, 'logout', `operator:${s.operator.login}`, null, null);
       });
-      reply.clearCookie(SESSION_COOKIE, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request) });
+      const cookie = cookieOf(request);
+      reply.clearCookie(cookie.name, cookie.options);
       return reply.code(204).send();
     });
     // Your own password (any role): the current one checked and counted as a login attempt (a stolen session
@@ -328,7 +336,8 @@ function registerApi(api: FastifyInstance, deps: ConsoleDeps): void {
       // none when an admin reset the password right after this change: the reset wins
       const fresh = await createSessionIfPasswordIs(db, s.operator.operatorId, changed.passwordHash, sessionMs);
       if (!fresh) return reply.code(401).send({ error: 'not logged in (or the session expired): log in again' });
-      reply.setCookie(SESSION_COOKIE, fresh.token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: secure(request), expires: fresh.expiresAt });
+      const cookie = cookieOf(request);
+      reply.setCookie(cookie.name, fresh.token, { ...cookie.options, expires: fresh.expiresAt });
       return { operator: publicOperator(s.operator), csrfToken: fresh.csrfToken, expiresAt: fresh.expiresAt.toISOString(), sandbox: deps.config.sandbox, now: deps.clock.now().toISOString() };
     });
     authed.get('/meta', { schema: hidden }, async () => ({

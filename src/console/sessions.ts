@@ -7,6 +7,17 @@ import type { Database } from '../store/schema.js';
 import type { Operator } from './operators.js';
 
 export const SESSION_COOKIE = 'postbook_console';
+/** The session cookie's name over https (decision 0062): the browser takes it only Secure, Path=/ and without Domain. */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+
+/**
+ * The session cookie's name and path for a response or request that is Secure or not (decision 0062). A Secure one is
+ * `__Host-` prefixed, which only this origin can set: a sibling subdomain or a plain-http page on the same host can
+ * write `postbook_console` for /console (cookie tossing) but never this name, and over https only this name is read.
+ */
+export function sessionCookie(secure: boolean): { name: string; path: string } {
+  return secure ? { name: SECURE_SESSION_COOKIE, path: '/' } : { name: SESSION_COOKIE, path: '/console' };
+}
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
