@@ -127,15 +127,21 @@ export async function verifyLogin(db: Kysely<Database>, login: string, password:
   const given = password.slice(0, MAX_PASSWORD);
   const ok = await inPasswordLane(() => verifySecret(given, row?.password_hash ?? DUMMY_PASSWORD_HASH));
   if (!row || !ok || row.disabled) return null;
-  let passwordHash = row.password_hash;
-  if (cheaperThan(passwordHash, PASSWORD_COST)) {
+  const verified = (passwordHash: string) => ({ operatorId: row.operator_id, login: row.login, role: row.role, disabled: row.disabled, passwordHash });
+  if (cheaperThan(row.password_hash, PASSWORD_COST)) {
     const stronger = await inPasswordLane(() => hashSecret(given, PASSWORD_COST));
-    // a reset meanwhile wins: its hash stays, and the session this login asks for is refused (createSessionIfPasswordIs)
-    const moved = await db.updateTable('operators').set({ password_hash: stronger }).where('operator_id', '=', row.operator_id).where('password_hash', '=', passwordHash).executeTakeFirst();
-    if (Number(moved.numUpdatedRows) === 1) passwordHash = stronger;
+    // the stronger hash and the login's time in one write; a reset meanwhile wins: its hash stays, and the session this
+    // login asks for is refused (createSessionIfPasswordIs)
+    const moved = await db
+      .updateTable('operators')
+      .set({ password_hash: stronger, last_login_at: now })
+      .where('operator_id', '=', row.operator_id)
+      .where('password_hash', '=', row.password_hash)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) === 1) return verified(stronger);
   }
   await db.updateTable('operators').set({ last_login_at: now }).where('operator_id', '=', row.operator_id).execute();
-  return { operatorId: row.operator_id, login: row.login, role: row.role, disabled: row.disabled, passwordHash };
+  return verified(row.password_hash);
 }
 
 /** Who changes an operator account from the command line, in the audit log (the console's own actions name their operator). */

@@ -40,15 +40,20 @@ describe("operators' passwords at their own cost", () => {
     assert.equal(await verifyLogin(t.store.db, 'olga.old', second, new Date()), null);
     assert.equal(await hashOf('olga.old'), old, 'a wrong password: the hash as it was');
 
-    const op = await verifyLogin(t.store.db, 'olga.old', first, new Date());
+    const loginAt = new Date(Date.parse('2026-01-02T03:04:05.000Z'));
+    const op = await verifyLogin(t.store.db, 'olga.old', first, loginAt);
     assert.ok(op);
+    const lastLogin = async () => (await t.store.db.selectFrom('operators').select('last_login_at').where('login', '=', 'olga.old').executeTakeFirstOrThrow()).last_login_at;
+    assert.equal((await lastLogin())?.toISOString(), loginAt.toISOString(), 'the login noted with its new hash');
     const now = await hashOf('olga.old');
     assert.equal(costOf(now), '16384$8$5', 'hashed again at the passwords\' cost');
     assert.equal(op.passwordHash, now, 'the login answers the hash it stored');
     assert.ok(await verifySecret(first, now));
     assert.ok(await createSessionIfPasswordIs(t.store.db, op.operatorId, op.passwordHash, 60_000), 'its session opens');
-    assert.ok(await verifyLogin(t.store.db, 'olga.old', first, new Date()), 'the same password logs in again');
+    const againAt = new Date(loginAt.getTime() + 60_000);
+    assert.ok(await verifyLogin(t.store.db, 'olga.old', first, againAt), 'the same password logs in again');
     assert.equal(await hashOf('olga.old'), now, 'and is not hashed again');
+    assert.equal((await lastLogin())?.toISOString(), againAt.toISOString(), 'its login noted');
 
     // a reset after the login read the old hash: the reset's hash stays, and the session the login asks for is
     // refused. The lane is kept busy by three unknown logins (~200 ms each) so that the reset lands while this
@@ -64,6 +69,7 @@ describe("operators' passwords at their own cost", () => {
     assert.ok(raced, 'the password it read the hash of was right');
     assert.equal(raced.passwordHash, old, 'the hash it checked, not a new one');
     assert.equal(await hashOf('olga.old'), reset, "the reset's hash stays");
+    assert.ok((await lastLogin())!.getTime() > againAt.getTime(), 'the login is noted all the same (its password was right)');
     assert.equal(await createSessionIfPasswordIs(t.store.db, raced.operatorId, raced.passwordHash, 60_000), null, 'no session');
   });
 });
