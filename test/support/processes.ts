@@ -41,11 +41,17 @@ export function nodeArgs(args: string[]): string[] {
   return [...WASM_TIER, ...(BUILD ? [path.join(BUILD, `${source[1]}.js`), ...rest] : ['--import', 'tsx', entry!, ...rest])];
 }
 
-/** `node src/<entry>.ts <args>` (see nodeArgs) in the repository, with only PATH, PORT=0, LOG_LEVEL=info and `env`. */
+/**
+ * The time a suite run under libfaketime gives its processes (DEVELOPERS.md "Tests at any time of day"): passed on to
+ * the children, or they would run at the real time beside a test process hours away from it.
+ */
+const FAKED_TIME: Record<string, string> = process.env.FAKETIME ? { FAKETIME: process.env.FAKETIME, LD_PRELOAD: process.env.LD_PRELOAD ?? '' } : {};
+
+/** `node src/<entry>.ts <args>` (see nodeArgs) in the repository, with only PATH, PORT=0, LOG_LEVEL=info, a faked time and `env`. */
 export function spawnNode(args: string[], env: Record<string, string>): Proc {
   const child = spawn(process.execPath, nodeArgs(args), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...FAKED_TIME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return watch(child);
