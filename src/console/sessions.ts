@@ -6,9 +6,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Operator } from './operators.js';
 
-export const SESSION_COOKIE = 'postbook_console';
+const SESSION_COOKIE = 'postbook_console';
 /** The session cookie's name over https (decision 0062): the browser takes it only Secure, Path=/ and without Domain. */
-export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 /**
  * The session cookie's name and path for a response or request that is Secure or not (decision 0062). A Secure one is
