@@ -16,6 +16,7 @@ import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator, verifyLogin } from '../src/console/operators.js';
 import { carrierVoidClock } from '../src/test-support/void-world.js';
 import { refundSegment } from '../src/test-support/refund-world.js';
+import { waitFor as waitUntil } from '../src/test-support/wait.js';
 import { browserMissing, launchChromium, resultPath } from './support/browser.js';
 import { ensureConsoleBuilt } from './support/console-build.js';
 import { money, when } from '../console/src/format.js';
@@ -483,12 +484,8 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
     // The whole log shown before the filter says "200 entries shown" too: wait for the target's own rows, not the
     // heading (CI of 2026-12-06: the heading matched the whole log's just before its table gave way to the filtered
     // list's loading, and no row was counted).
-    const targetShown = () =>
-      page.locator('[data-testid=audit] tbody tr').evaluateAll((rows) => rows.length === 200 && rows.every((r: any) => String(r.textContent).includes('paging:e2e')));
-    for (let polls = 0; !(await targetShown()); polls++) {
-      assert.ok(polls < 200, "the target's first 200 entries shown");
-      await page.waitForTimeout(50);
-    }
+    await waitUntil("the target's first 200 entries shown", () =>
+      page.locator('[data-testid=audit] tbody tr').evaluateAll((rows) => rows.length === 200 && rows.every((r: any) => String(r.textContent).includes('paging:e2e'))), 10_000, 50);
     await page.waitForSelector('text=200 entries shown, newest first');
     assert.equal(await page.locator('[data-testid=audit] tbody tr').count(), 200);
     await page.getByRole('button', { name: 'Older entries' }).click();
