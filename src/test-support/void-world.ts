@@ -76,5 +76,5 @@ export function voidWorldClock(zone = 'UTC'): TestClock {
 export function carrierVoidClock(world: WorldFile, carrier: string): TestClock {
   const airline = world.airlines.find((a) => a.code === carrier);
   if (!airline) throw new Error(`no airline ${carrier} in the world`);
-  return voidWorldClock(airline.homeTimeZone ?? 'UTC');
+  return voidWorldClock(airline.homeTimeZone); // UTC when it names none (the parameter's default)
 }
