@@ -2,6 +2,7 @@
 // workers, rate pools, the app) that both the server (`createService`, from configuration) and the test
 // harness (src/test-support/app.ts, with a test world and store) call, so the tests run the production wiring.
 import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from './store/schema.js';
@@ -170,7 +171,7 @@ export async function assembleService(parts: ServiceParts): Promise<Service> {
  * connections without a request in a handler are closed; those with one are waited for (a diff review: closing them
  * too cut off an order.do waiting for its airline, whose handler then met a closed store), bounded by the force timer.
  */
-async function drainRequests(app: FastifyInstance, graceMs: number, log: FastifyBaseLogger, connections: ReadonlySet<Socket>): Promise<void> {
+async function drainRequests(app: FastifyInstance, graceMs: number, log: FastifyBaseLogger, connections: Connections): Promise<void> {
   const closed = app.close();
   let timer: NodeJS.Timeout | undefined;
   const over = new Promise<boolean>((resolve) => {
@@ -181,10 +182,11 @@ async function drainRequests(app: FastifyInstance, graceMs: number, log: Fastify
   if (timedOut) {
     let cut = 0;
     let waited = 0;
-    for (const socket of connections) {
-      // a socket's response object is assigned once its request's headers are read (Node's http server): none, and
-      // the request never reached a handler
-      if ((socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+    for (const socket of connections.open) {
+      // a connection's latest request reached a handler and its answer is not all sent: waited for; none, or
+      // answered, and nothing of it is in a handler
+      const res = connections.answering.get(socket);
+      if (res !== undefined && !res.writableFinished) {
         waited++;
       } else {
         socket.destroy();
@@ -196,14 +198,29 @@ async function drainRequests(app: FastifyInstance, graceMs: number, log: Fastify
   await closed;
 }
 
-/** The server's open connections, from its 'connection' event (one listener per connection, not per request). */
-function trackConnections(app: FastifyInstance): Set<Socket> {
+/** The server's open connections, and each one's latest request that reached a handler, with its answer. */
+interface Connections {
+  readonly open: ReadonlySet<Socket>;
+  readonly answering: WeakMap<Socket, ServerResponse>;
+}
+
+/**
+ * The open connections from the server's 'connection' event (one listener per connection), and from its 'request'
+ * event (emitted once a request's headers are read, as it goes to a handler) the answer each one is giving: a
+ * WeakMap entry set per request, no listener on the request or its answer (whether that answer is all sent is read
+ * at the drain, `writableFinished`).
+ */
+function trackConnections(app: FastifyInstance): Connections {
   const open = new Set<Socket>();
+  const answering = new WeakMap<Socket, ServerResponse>();
   app.server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
-  return open;
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    answering.set(req.socket, res);
+  });
+  return { open, answering };
 }
 
 export async function createService(config: Config, logger?: FastifyBaseLogger, onFatal?: (err: Error) => void): Promise<Service> {
