@@ -9,7 +9,7 @@ import type { AirlineRecord } from '../src/airline/connector.js';
 import { utcStamp } from '../src/ids.js';
 import { measureQueueDrain } from '../src/jobs/throughput.js';
 import { insertOrderFromRecord, newOrderNo } from '../src/orders/orders.js';
-import { JOB_SUBMIT, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
+import { JOB_SUBMIT, POLL_SWEEP_LANES, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
 import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES, type RefundWorkers } from '../src/refunds/workers.js';
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
@@ -586,7 +586,7 @@ export const refundBacklog: Measure = {
       return {
         value: refunds.perSecond / noop.perSecond,
         detail:
-          `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s (due in their rows, sent by the lifecycle's sweep, batches of 25, up to 3 in flight; decision 0035) ÷ ` +
+          `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s (due in their rows, sent by the lifecycle's sweep, batches of 25, up to ${POLL_SWEEP_LANES} in flight; decisions 0035 and 0063) ÷ ` +
           `${n} no-op jobs at ${formatRps(noop.perSecond)}/s (the submission queue's policy, worker batch ${SUBMIT_WORKER.batchSize} in up to ${SUBMIT_WORKER.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}, each in two halves (A B B A)`,
         loads: [loadOf('no-op jobs drained', noop), loadOf('refunds to status 1', refunds)],
       };

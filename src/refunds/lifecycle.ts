@@ -74,10 +74,12 @@ export const POLL_SWEEP_SECONDS = 1;
 /** Refunds a sweep reads at once: submitted in one batch (submitBatch), looked at concurrently. */
 const POLL_SWEEP_BATCH = 25;
 /**
- * Batches of a sweep in flight at once: while one waits on the airline or on its statement, the next is read and
- * sent (as the submission jobs' three lanes were; the embedded store runs one statement at a time and gains nothing).
+ * Batches of a sweep in flight at once: while one waits on the airline or on its statements, the next is read and
+ * sent. Four since decision 0063 (three before, as the submission jobs' lanes were): on PostgreSQL a batch's four
+ * round trips left the drain waiting on them with three; the embedded store runs one statement at a time and
+ * neither gains nor loses.
  */
-const POLL_SWEEP_LANES = 3;
+export const POLL_SWEEP_LANES = 4;
 /** However many sweeps failed in a row: every this many seconds each process queues one (dropped when one waits). */
 const POLL_SWEEP_BACKSTOP_MS = 60_000;
 /**
@@ -98,11 +100,12 @@ export function sweepBudgetMs(expireInSeconds: number, airlineTimeoutMs: number)
 }
 /**
  * How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). A backlog of
- * submissions is worked three batches at a time (WorkOptions.lanes): while one batch waits on the airline or
- * on its statements, the next is fetched and read. On PostgreSQL a 2·10⁴ backlog reached status 1 at 3,112–3,673/s
- * against 1,820–2,811/s with one lane (BENCHMARKS.md); the embedded store runs one statement at a time and gains nothing.
+ * submission jobs is worked as the sweep works its due submissions, POLL_SWEEP_LANES batches at a time
+ * (WorkOptions.lanes): while one batch waits on the airline or on its statements, the next is fetched and read. On
+ * PostgreSQL a 2·10⁴ backlog reached status 1 at 3,112–3,673/s against 1,820–2,811/s with one lane (BENCHMARKS.md,
+ * three lanes then); the embedded store runs one statement at a time and gains nothing.
  */
-export const SUBMIT_WORKER = { batchSize: 25, pollingIntervalSeconds: 0.5, lanes: 3 };
+export const SUBMIT_WORKER = { batchSize: 25, pollingIntervalSeconds: 0.5, lanes: POLL_SWEEP_LANES };
 export const POLL_WORKER = { batchSize: 10, pollingIntervalSeconds: 0.5 };
 
 interface JobData {

@@ -13,7 +13,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
-import { JOB_POLL, JOB_SUBMIT, sweepBudgetMs } from './lifecycle.js';
+import { JOB_POLL, JOB_SUBMIT, POLL_SWEEP_LANES, sweepBudgetMs } from './lifecycle.js';
 import * as m0027 from '../store/migrations/0027_refund_poll_schedule.js';
 import * as m0028 from '../store/migrations/0028_refund_submission_schedule.js';
 import type { RefundPollState } from './deps.js';
@@ -253,12 +253,12 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     });
     assert.equal(both.body.status, 0, String(both.body.msg));
     codes.push(String(both.body.refundCode));
-    // One refund a batch, through three lanes: these three, and a look at every refund the tests before left at 1
+    // One refund a batch, through the sweep's lanes: these three, and a look at every refund the tests before left at 1
     // or 3, all due (a failed look no longer rejects a refund: which of theirs are still due is theirs to say).
     t.clock.advance(60_000);
     await t.store.db.updateTable('refund_orders').set({ next_poll_at: t.clock.now() }).where('status', 'in', [1, 3]).execute();
     const called = await inPagesOfOne(() => lifecycle.sweep());
-    assert.ok(called > 3, `${called} batches of one: more than the three lanes`);
+    assert.ok(called > POLL_SWEEP_LANES, `${called} batches of one: more than the ${POLL_SWEEP_LANES} lanes`);
     for (const code of codes) assert.equal((await row(code)).status, 1, code);
     const { rows: moves } = await sql<{ refund_code: string; n: number }>`
       select refund_code, count(*)::int as n from refund_status_history
@@ -279,22 +279,22 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     assert.equal(at((await row(held.refund_code)).next_poll_at), at(held.next_poll_at));
   });
 
-  test('a sweep paused while its three batches wait reads no further batch: the calls it had not started stay due for the next sweep', async () => {
+  test('a sweep paused while its batches in flight wait reads no further batch: the calls it had not started stay due for the next sweep', async () => {
     const lifecycle = t.workers.lifecycle;
     t.clock.advance(60_000);
     const now = t.clock.now();
     const dueNow = async () =>
       (await t.store.db.selectFrom('refund_orders').select('refund_code').where('status', 'in', [0, 1, 3]).where('next_poll_at', '<=', now).execute()).map((r) => r.refund_code);
     const due = await dueNow();
-    assert.ok(due.length > 3, `${due.length} calls due: more than three batches of one`);
-    // The airline holds the first three calls (one per batch of one, the three lanes full) until released.
+    assert.ok(due.length > POLL_SWEEP_LANES, `${due.length} calls due: more than ${POLL_SWEEP_LANES} batches of one`);
+    // The airline holds the first calls (one per batch of one, every lane full) until released.
     const held: Array<() => void> = [];
-    let threeHeld!: () => void;
-    const lanesFull = new Promise<void>((resolve) => (threeHeld = resolve));
+    let allHeld!: () => void;
+    const lanesFull = new Promise<void>((resolve) => (allHeld = resolve));
     gate = () =>
       new Promise<void>((release) => {
         held.push(release);
-        if (held.length === 3) threeHeld();
+        if (held.length === POLL_SWEEP_LANES) allHeld();
       });
     try {
       await inPagesOfOne(async () => {
@@ -303,14 +303,14 @@ describe('refund submissions and polls as due times in the refund (decisions 003
         const paused = lifecycle.pauseSweeps();
         gate = null;
         for (const release of held) release();
-        assert.equal(await sweeping, 3, 'the three batches in flight, no more');
+        assert.equal(await sweeping, POLL_SWEEP_LANES, 'the batches in flight, no more');
         await paused;
       });
     } finally {
       gate = null;
       lifecycle.resumeSweeps();
     }
-    assert.equal((await dueNow()).length, due.length - 3, 'the calls not started are still due');
+    assert.equal((await dueNow()).length, due.length - POLL_SWEEP_LANES, 'the calls not started are still due');
     await lifecycle.sweep();
     assert.deepEqual(await dueNow(), [], 'the next sweep made them');
   });
