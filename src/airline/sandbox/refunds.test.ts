@@ -195,7 +195,7 @@ describe('sandbox airline: refund terms', () => {
     // world-share.ts): new airline objects
     const next = structuredClone(file);
     airline(next, 'XS').refundDays = 30;
-    Object.assign(world, buildWorld(next, new Date(), 'test'));
+    Object.assign(world, buildWorld(next, world.resolvedAt, 'test'));
     const after = sandbox.refundTerms('XS')!;
     assert.notEqual(after, before);
     assert.equal(after.refundDays, 30);
@@ -367,7 +367,7 @@ describe('sandbox airline: decision and timeline on the service clock', () => {
     assert.equal((await sandbox.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'refunding');
     const w2 = structuredClone(world.raw);
     airline(w2, 'XS').refundBehaviour = { decision: 'reject', processingSeconds: 600 };
-    const reloaded = new SandboxConnector(buildWorld(w2, clock.now(), 'test'), { db: store.db, clock });
+    const reloaded = new SandboxConnector(buildWorld(w2, world.resolvedAt, 'test'), { db: store.db, clock });
     clock.advance(5 * SECOND);
     assert.equal((await reloaded.refundStatus('XS', 'RF-0001', { signal: signal() })).state, 'refunded');
   });
@@ -613,7 +613,7 @@ describe('sandbox airline: behaviour knobs on refunds', () => {
     await sandbox.submitRefund('XS', submission(), { signal: signal() });
     const w2 = structuredClone(world.raw);
     airline(w2, 'XS').behaviour = { failure: 'error' };
-    const failing = new SandboxConnector(buildWorld(w2, clock.now(), 'test'), { db: store.db, clock });
+    const failing = new SandboxConnector(buildWorld(w2, world.resolvedAt, 'test'), { db: store.db, clock });
     const err = await rejection(failing.refundStatus('XS', 'RF-0001', { signal: signal() }));
     assert.equal(err.kind, 'unavailable');
     assert.equal(err.retryable, true);
