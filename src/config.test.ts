@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CONFIG_DOC, ConfigError, loadConfig } from './config.js';
+import { POLL_SWEEP_LANES } from './refunds/lifecycle.js';
 
 test('defaults: embedded store in ./data, demo world, sandbox on, header prefix "service"', () => {
   const c = loadConfig({}, '/srv/app');
@@ -75,10 +76,12 @@ test('IDEMPOTENCY_TTL_HOURS: 24 h by default, a whole number of hours from 1 to 
 });
 
 test('JOB_*: the job queue limits, with documented defaults (5 retries, 5 s, backoff, 60 s per attempt)', () => {
-  assert.deepEqual(loadConfig({}).jobs, { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60, refundRetryLimit: 24 });
+  assert.deepEqual(loadConfig({}).jobs, { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60, refundRetryLimit: 24, refundSweepLanes: 4 });
+  // REFUND_SWEEP_LANES' default is the lifecycle's own (decision 0063)
+  assert.equal(loadConfig({}).jobs.refundSweepLanes, POLL_SWEEP_LANES);
   assert.deepEqual(
-    loadConfig({ JOB_RETRY_LIMIT: '0', JOB_RETRY_DELAY_SECONDS: '30', JOB_RETRY_BACKOFF: 'false', JOB_EXPIRE_SECONDS: '300', REFUND_RETRY_LIMIT: '3' }).jobs,
-    { retryLimit: 0, retryDelaySeconds: 30, retryBackoff: false, expireInSeconds: 300, refundRetryLimit: 3 },
+    loadConfig({ JOB_RETRY_LIMIT: '0', JOB_RETRY_DELAY_SECONDS: '30', JOB_RETRY_BACKOFF: 'false', JOB_EXPIRE_SECONDS: '300', REFUND_RETRY_LIMIT: '3', REFUND_SWEEP_LANES: '8' }).jobs,
+    { retryLimit: 0, retryDelaySeconds: 30, retryBackoff: false, expireInSeconds: 300, refundRetryLimit: 3, refundSweepLanes: 8 },
   );
 });
 
@@ -88,6 +91,9 @@ test('JOB_*: a bad value stops the start with a message naming the variable', ()
     ['JOB_RETRY_LIMIT', '101'],
     ['REFUND_RETRY_LIMIT', '-1'],
     ['REFUND_RETRY_LIMIT', '101'],
+    ['REFUND_SWEEP_LANES', '0'],
+    ['REFUND_SWEEP_LANES', '17'],
+    ['REFUND_SWEEP_LANES', 'many'],
     ['JOB_RETRY_DELAY_SECONDS', '3601'],
     ['JOB_RETRY_DELAY_SECONDS', 'soon'],
     ['JOB_RETRY_BACKOFF', 'sometimes'],

@@ -33,7 +33,7 @@ import { CANCEL_REASON, REFUND_ORDER_STATUS as RS } from './statuses.js';
 export interface LifecycleQueue {
   send(name: string, data: object, opts?: { trx?: Transaction<Database>; startAfterSeconds?: number; singletonKey?: string }): Promise<unknown>;
   work(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (data: unknown, job: { expireInSeconds: number; signal: AbortSignal }) => Promise<void>): Promise<unknown>;
-  workBatch(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number }, handler: (jobs: Array<{ data: unknown }>) => Promise<unknown[]>): Promise<unknown>;
+  workBatch(name: string, opts: { batchSize?: number; pollingIntervalSeconds?: number; lanes?: number }, handler: (jobs: Array<{ data: unknown }>) => Promise<unknown[]>): Promise<unknown>;
   insertSql(name: string, data: object, opts?: { startAfterSeconds?: number; singletonKey?: string; onlyIf?: RawBuilder<unknown> }): RawBuilder<unknown>;
   insertManySql(name: string, rows: RawBuilder<unknown>, opts?: { startAfterSeconds?: number }): RawBuilder<unknown>;
   wake(name: string): void;
@@ -59,6 +59,8 @@ export interface LifecycleDeps {
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Conversion rates for the net at the airline's answer (the world's rates); none: {}. */
   rates?: Rates;
+  /** Batches a sweep keeps in flight (REFUND_SWEEP_LANES): POLL_SWEEP_LANES when absent. */
+  sweepLanes?: number;
 }
 
 /** One job per submission, as builds before decision 0035 queued them: still worked, no longer sent. */
@@ -74,8 +76,8 @@ export const POLL_SWEEP_SECONDS = 1;
 /** Refunds a sweep reads at once: submitted in one batch (submitBatch), looked at concurrently. */
 const POLL_SWEEP_BATCH = 25;
 /**
- * Batches of a sweep in flight at once: while one waits on the airline or on its statements, the next is read and
- * sent. Four since decision 0063 (three before, as the submission jobs' lanes were): on PostgreSQL a batch's four
+ * Batches of a sweep in flight at once unless REFUND_SWEEP_LANES says otherwise: while one waits on the airline or on
+ * its statements, the next is read and sent. Four since decision 0063 (three before, as the submission jobs' lanes were): on PostgreSQL a batch's four
  * round trips left the drain waiting on them with three; the embedded store runs one statement at a time and
  * neither gains nor loses.
  */
@@ -100,8 +102,8 @@ export function sweepBudgetMs(expireInSeconds: number, airlineTimeoutMs: number)
 }
 /**
  * How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). A backlog of
- * submission jobs is worked as the sweep works its due submissions, POLL_SWEEP_LANES batches at a time
- * (WorkOptions.lanes): while one batch waits on the airline or on its statements, the next is fetched and read. On
+ * submission jobs is worked as the sweep works its due submissions, `sweepLanes` batches at a time (WorkOptions.lanes;
+ * POLL_SWEEP_LANES here, the bench's yardstick): while one batch waits on the airline or on its statements, the next is fetched and read. On
  * PostgreSQL a 2·10⁴ backlog reached status 1 at 3,112–3,673/s against 1,820–2,811/s with one lane (BENCHMARKS.md,
  * three lanes then); the embedded store runs one statement at a time and gains nothing.
  */
@@ -184,6 +186,11 @@ export class RefundLifecycle {
    */
   sweepPage = POLL_SWEEP_BATCH;
 
+  /** Batches a sweep keeps in flight, and the lanes of the submission jobs' workers (REFUND_SWEEP_LANES). */
+  get sweepLanes(): number {
+    return this.deps.sweepLanes ?? POLL_SWEEP_LANES;
+  }
+
   readonly scheduler: RefundScheduler = {
     // The refund's submission due now, its failures forgotten: the next sweep sends it.
     submitNowSql: (refundCode) => this.dueNowSql(awaitingSubmission(refundCode)),
@@ -213,7 +220,7 @@ export class RefundLifecycle {
 
   async startWorkers(): Promise<void> {
     // Submission jobs queued by a build before decision 0035: one handler call per fetched batch (see submitBatch).
-    await this.deps.queue.workBatch(JOB_SUBMIT, SUBMIT_WORKER, async (jobs) => {
+    await this.deps.queue.workBatch(JOB_SUBMIT, { batchSize: SUBMIT_WORKER.batchSize, pollingIntervalSeconds: SUBMIT_WORKER.pollingIntervalSeconds, lanes: this.sweepLanes }, async (jobs) => {
       const codes: Array<string | Error> = jobs.map((j) => {
         try {
           return codeOf(j.data);
@@ -304,7 +311,7 @@ export class RefundLifecycle {
   /**
    * One sweep: every refund whose airline call was due when the sweep began — its submission at 0, a look at 1
    * or 3 — each once, `sweepPage` at a time in due order (read on refund_orders_step_due, after the last one of
-   * the batch before), up to POLL_SWEEP_LANES batches in flight, starting batches for at most `budgetMs`
+   * the batch before), up to `sweepLanes` batches in flight, starting batches for at most `budgetMs`
    * (sweepBudgetMs), until its job's `signal` aborts or the workers stop. A batch's refunds at 0 are submitted
    * together (submitBatch), the others looked at concurrently. Answers how many refunds it called the airline
    * about. One runs at a time in the whole deployment: its queue is `stately` (src/jobs/queue.ts).
@@ -331,7 +338,7 @@ export class RefundLifecycle {
         // next batch at once instead of after a read (its rejection is seen when it is awaited).
         next = due.length === this.sweepPage && goOn() ? readDue([last.due_at, last.refund_code]) : null;
         next?.catch(() => undefined);
-        if (inFlight.size >= POLL_SWEEP_LANES) await Promise.race(inFlight);
+        if (inFlight.size >= this.sweepLanes) await Promise.race(inFlight);
         // Stopped, paused, out of budget or aborted while waiting for a lane (an airline call can take its whole
         // time-out): this page stays due for the next sweep. A review saw pages read just inside the budget start
         // an airline time-out later, past the job's expiry, while a second sweep sent the same refunds again.

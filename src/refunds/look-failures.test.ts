@@ -136,8 +136,8 @@ test("a sweep starts no batch once its budget is spent or its job's attempt abor
     airlineTimeoutMs: 300,
     log: { info() {}, warn() {} },
   } as unknown as LifecycleDeps;
-  const run = async (budgetMs: number, abortAfterMs: number | null) => {
-    const lifecycle = new RefundLifecycle(deps);
+  const run = async (budgetMs: number, abortAfterMs: number | null, sweepLanes?: number) => {
+    const lifecycle = new RefundLifecycle(sweepLanes === undefined ? deps : { ...deps, sweepLanes });
     lifecycle.sweepPage = 1;
     const started: number[] = [];
     const t0 = performance.now();
@@ -158,6 +158,9 @@ test("a sweep starts no batch once its budget is spent or its job's attempt abor
   // aborted at 50 ms with budget left: the same
   sweep = await run(10_000, 50);
   assert.equal(sweep.called, POLL_SWEEP_LANES, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
+  // REFUND_SWEEP_LANES=2 (decision 0063): two batches in flight, so two started before the budget ran out
+  sweep = await run(100, null, 2);
+  assert.equal(sweep.called, 2, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
 });
 
 // A review: an airline amount in another currency than the refund's was stored as if in the refund's.

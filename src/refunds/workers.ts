@@ -43,13 +43,14 @@ export function createRefundWorkers(args: {
   queues?: Record<string, QueueDeclaration>;
   /**
    * The queue-wide attempt limits and time limit (JOB_* configuration); expireInSeconds defaults to
-   * REFUND_JOB_EXPIRE_SECONDS. refundRetryLimit (REFUND_RETRY_LIMIT): the retries of a refund's airline calls.
+   * REFUND_JOB_EXPIRE_SECONDS. refundRetryLimit (REFUND_RETRY_LIMIT): the retries of a refund's airline calls;
+   * refundSweepLanes (REFUND_SWEEP_LANES): the sweep's batches in flight, POLL_SWEEP_LANES when absent.
    */
-  limits?: Pick<JobQueueOptions, 'retryLimit' | 'retryDelaySeconds' | 'retryBackoff' | 'expireInSeconds'> & { refundRetryLimit?: number };
+  limits?: Pick<JobQueueOptions, 'retryLimit' | 'retryDelaySeconds' | 'retryBackoff' | 'expireInSeconds'> & { refundRetryLimit?: number; refundSweepLanes?: number };
   /** The world's conversion rates (the net against the service fee at the airline's answer). */
   rates?: Rates;
 }): RefundWorkers {
-  const { refundRetryLimit = DEFAULT_REFUND_RETRY_LIMIT, ...queueLimits } = args.limits ?? {};
+  const { refundRetryLimit = DEFAULT_REFUND_RETRY_LIMIT, refundSweepLanes, ...queueLimits } = args.limits ?? {};
   const queue = createJobQueue({
     store: args.store,
     logger: args.logger,
@@ -77,6 +78,7 @@ export function createRefundWorkers(args: {
     airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
     ...(args.rates ? { rates: args.rates } : {}),
+    ...(refundSweepLanes !== undefined ? { sweepLanes: refundSweepLanes } : {}),
   });
   return {
     queue,
