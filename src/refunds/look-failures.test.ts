@@ -163,6 +163,21 @@ test("a sweep starts no batch once its budget is spent or its job's attempt abor
   assert.equal(sweep.called, 2, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
 });
 
+test('REFUND_SWEEP_LANES reaches the sweep of a service started with it; without it the sweep keeps POLL_SWEEP_LANES (decision 0063)', async () => {
+  const set = await makeTestApp({ env: { REFUND_SWEEP_LANES: '7' } });
+  try {
+    assert.equal(set.workers.lifecycle.sweepLanes, 7);
+  } finally {
+    await set.close();
+  }
+  const unset = await makeTestApp();
+  try {
+    assert.equal(unset.workers.lifecycle.sweepLanes, POLL_SWEEP_LANES);
+  } finally {
+    await unset.close();
+  }
+});
+
 // A review: an airline amount in another currency than the refund's was stored as if in the refund's.
 test("the airline's amount in another currency is converted to the refund's at the configured rate; without a rate the look fails, nothing stored", async () => {
   const { t, airline, refund } = await appWithLook({ 'USD/EUR': '0.9' });
