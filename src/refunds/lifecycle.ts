@@ -178,7 +178,11 @@ export interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_co
 }
 
 export class RefundLifecycle {
-  constructor(private readonly deps: LifecycleDeps) {}
+  constructor(private readonly deps: LifecycleDeps) {
+    // 0 lanes would wait for a batch in flight that never starts: the sweep would hang (a review)
+    const lanes = deps.sweepLanes;
+    if (lanes !== undefined && !(Number.isInteger(lanes) && lanes >= 1 && lanes <= 16)) throw new Error(`RefundLifecycle: sweepLanes must be an integer from 1 to 16, got ${lanes}`);
+  }
 
   /**
    * Refunds a sweep reads and calls about per batch: POLL_SWEEP_BATCH (a test lowers it to sweep many batches of a

@@ -161,6 +161,8 @@ test("a sweep starts no batch once its budget is spent or its job's attempt abor
   // REFUND_SWEEP_LANES=2 (decision 0063): two batches in flight, so two started before the budget ran out
   sweep = await run(100, null, 2);
   assert.equal(sweep.called, 2, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
+  // no lanes, or more than the job queue allows its workers: refused at construction (0 would hang the sweep)
+  for (const sweepLanes of [0, 17, 2.5]) assert.throws(() => new RefundLifecycle({ ...deps, sweepLanes }), /sweepLanes must be an integer from 1 to 16/);
 });
 
 test('REFUND_SWEEP_LANES reaches the sweep of a service started with it; without it the sweep keeps POLL_SWEEP_LANES (decision 0063)', async () => {

@@ -13,7 +13,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
-import { JOB_POLL, JOB_SUBMIT, POLL_SWEEP_LANES, sweepBudgetMs } from './lifecycle.js';
+import { JOB_POLL, JOB_SUBMIT, sweepBudgetMs } from './lifecycle.js';
 import * as m0027 from '../store/migrations/0027_refund_poll_schedule.js';
 import * as m0028 from '../store/migrations/0028_refund_submission_schedule.js';
 import type { RefundPollState } from './deps.js';
@@ -239,7 +239,7 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     failingSubmit.delete(e);
   });
 
-  test('decision 0035: a sweep of many batches, three in flight, sends every due submission once (the batch after the last read while it waits for a lane)', async () => {
+  test('decision 0035: a sweep of many batches, as many in flight as it has lanes, sends every due submission once (the batch after the last read while it waits for a lane)', async () => {
     const lifecycle = t.workers.lifecycle;
     const codes = [
       await refund('TWO001', 'TWOTICKETS', 'TIM', ['out', 'ret']),
@@ -258,7 +258,7 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     t.clock.advance(60_000);
     await t.store.db.updateTable('refund_orders').set({ next_poll_at: t.clock.now() }).where('status', 'in', [1, 3]).execute();
     const called = await inPagesOfOne(() => lifecycle.sweep());
-    assert.ok(called > POLL_SWEEP_LANES, `${called} batches of one: more than the ${POLL_SWEEP_LANES} lanes`);
+    assert.ok(called > lifecycle.sweepLanes, `${called} batches of one: more than the ${lifecycle.sweepLanes} lanes`);
     for (const code of codes) assert.equal((await row(code)).status, 1, code);
     const { rows: moves } = await sql<{ refund_code: string; n: number }>`
       select refund_code, count(*)::int as n from refund_status_history
@@ -286,7 +286,7 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     const dueNow = async () =>
       (await t.store.db.selectFrom('refund_orders').select('refund_code').where('status', 'in', [0, 1, 3]).where('next_poll_at', '<=', now).execute()).map((r) => r.refund_code);
     const due = await dueNow();
-    assert.ok(due.length > POLL_SWEEP_LANES, `${due.length} calls due: more than ${POLL_SWEEP_LANES} batches of one`);
+    assert.ok(due.length > lifecycle.sweepLanes, `${due.length} calls due: more than ${lifecycle.sweepLanes} batches of one`);
     // The airline holds the first calls (one per batch of one, every lane full) until released.
     const held: Array<() => void> = [];
     let allHeld!: () => void;
@@ -294,7 +294,7 @@ describe('refund submissions and polls as due times in the refund (decisions 003
     gate = () =>
       new Promise<void>((release) => {
         held.push(release);
-        if (held.length === POLL_SWEEP_LANES) allHeld();
+        if (held.length === lifecycle.sweepLanes) allHeld();
       });
     try {
       await inPagesOfOne(async () => {
@@ -303,14 +303,14 @@ describe('refund submissions and polls as due times in the refund (decisions 003
         const paused = lifecycle.pauseSweeps();
         gate = null;
         for (const release of held) release();
-        assert.equal(await sweeping, POLL_SWEEP_LANES, 'the batches in flight, no more');
+        assert.equal(await sweeping, lifecycle.sweepLanes, 'the batches in flight, no more');
         await paused;
       });
     } finally {
       gate = null;
       lifecycle.resumeSweeps();
     }
-    assert.equal((await dueNow()).length, due.length - POLL_SWEEP_LANES, 'the calls not started are still due');
+    assert.equal((await dueNow()).length, due.length - lifecycle.sweepLanes, 'the calls not started are still due');
     await lifecycle.sweep();
     assert.deepEqual(await dueNow(), [], 'the next sweep made them');
   });
