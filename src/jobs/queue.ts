@@ -111,13 +111,16 @@ export interface WorkOptions {
    */
   pollingIntervalSeconds?: number;
   /**
-   * Batches in flight at once while the queue has a backlog (default 1, at most 16). The worker polls with one
+   * Batches in flight at once while the queue has a backlog (default 1, at most MAX_LANES). The worker polls with one
    * fetch at a time; when a fetch comes back full, the other lanes fetch and run further batches beside it until
    * one of theirs comes back short. An idle queue costs what a single worker costs; a backlog keeps the store
    * busy while a batch's handler waits (on the airline, on its own statements).
    */
   lanes?: number;
 }
+
+/** The most batches a worker (WorkOptions.lanes) or the refund sweep keeps in flight. */
+export const MAX_LANES = 16;
 
 export interface JobInfo {
   id: string;
@@ -615,7 +618,7 @@ class PgBossJobQueue implements JobQueue {
     check(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 1000, 'work: batchSize must be an integer from 1 to 1000');
     check(Number.isFinite(polling) && polling >= MIN_POLLING_SECONDS, `work: pollingIntervalSeconds must be ≥ ${MIN_POLLING_SECONDS}`);
     const lanes = opts.lanes ?? 1;
-    check(Number.isInteger(lanes) && lanes >= 1 && lanes <= 16, 'work: lanes must be an integer from 1 to 16');
+    check(Number.isInteger(lanes) && lanes >= 1 && lanes <= MAX_LANES, `work: lanes must be an integer from 1 to ${MAX_LANES}`);
     // On the embedded store this process makes every change to the queue's jobs (one process; maintenance
     // wakes the workers): an idle worker sleeps until the next due job, and at most a maintenance interval.
     const untilDueMaxMs = this.kind === 'pglite' ? this.maintenanceMs : null;

@@ -16,7 +16,7 @@ import {
   type AirlineRefundSubmission,
 } from '../airline/connector.js';
 import type { Clock } from '../clock.js';
-import { retryWaitSql, type RetryLimits } from '../jobs/queue.js';
+import { MAX_LANES, retryWaitSql, type RetryLimits } from '../jobs/queue.js';
 import type { Database, RefundOrdersTable } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared.js';
 import { unindexed } from '../store/unindexed.js';
@@ -77,9 +77,9 @@ export const POLL_SWEEP_SECONDS = 1;
 const POLL_SWEEP_BATCH = 25;
 /**
  * Batches of a sweep in flight at once unless REFUND_SWEEP_LANES says otherwise: while one waits on the airline or on
- * its statements, the next is read and sent. Four since decision 0063 (three before, as the submission jobs' lanes were): on PostgreSQL a batch's four
- * round trips left the drain waiting on them with three; the embedded store runs one statement at a time and
- * neither gains nor loses.
+ * its statements, the next is read and sent. Four since decision 0063 (three before, as the submission jobs' lanes
+ * were): on PostgreSQL a batch's four round trips left the drain waiting on them with three; the embedded store runs
+ * one statement at a time and neither gains nor loses.
  */
 export const POLL_SWEEP_LANES = 4;
 /** However many sweeps failed in a row: every this many seconds each process queues one (dropped when one waits). */
@@ -103,8 +103,8 @@ export function sweepBudgetMs(expireInSeconds: number, airlineTimeoutMs: number)
 /**
  * How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). A backlog of
  * submission jobs is worked as the sweep works its due submissions, `sweepLanes` batches at a time (WorkOptions.lanes;
- * POLL_SWEEP_LANES here, the bench's yardstick): while one batch waits on the airline or on its statements, the next is fetched and read. On
- * PostgreSQL a 2·10⁴ backlog reached status 1 at 3,112–3,673/s against 1,820–2,811/s with one lane (BENCHMARKS.md,
+ * POLL_SWEEP_LANES here, the bench's yardstick): while one batch waits on the airline or on its statements, the next
+ * is fetched and read. On PostgreSQL a 2·10⁴ backlog reached status 1 at 3,112–3,673/s against 1,820–2,811/s with one lane (BENCHMARKS.md,
  * three lanes then); the embedded store runs one statement at a time and gains nothing.
  */
 export const SUBMIT_WORKER = { batchSize: 25, pollingIntervalSeconds: 0.5, lanes: POLL_SWEEP_LANES };
@@ -178,10 +178,14 @@ export interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_co
 }
 
 export class RefundLifecycle {
+  /** Batches a sweep keeps in flight, and the lanes of the submission jobs' workers (REFUND_SWEEP_LANES). */
+  readonly sweepLanes: number;
+
   constructor(private readonly deps: LifecycleDeps) {
+    const lanes = deps.sweepLanes ?? POLL_SWEEP_LANES;
     // 0 lanes would wait for a batch in flight that never starts: the sweep would hang (a review)
-    const lanes = deps.sweepLanes;
-    if (lanes !== undefined && !(Number.isInteger(lanes) && lanes >= 1 && lanes <= 16)) throw new Error(`RefundLifecycle: sweepLanes must be an integer from 1 to 16, got ${lanes}`);
+    if (!(Number.isInteger(lanes) && lanes >= 1 && lanes <= MAX_LANES)) throw new Error(`RefundLifecycle: sweepLanes must be an integer from 1 to ${MAX_LANES}, got ${lanes}`);
+    this.sweepLanes = lanes;
   }
 
   /**
@@ -189,11 +193,6 @@ export class RefundLifecycle {
    * few refunds).
    */
   sweepPage = POLL_SWEEP_BATCH;
-
-  /** Batches a sweep keeps in flight, and the lanes of the submission jobs' workers (REFUND_SWEEP_LANES). */
-  get sweepLanes(): number {
-    return this.deps.sweepLanes ?? POLL_SWEEP_LANES;
-  }
 
   readonly scheduler: RefundScheduler = {
     // The refund's submission due now, its failures forgotten: the next sweep sends it.
@@ -224,7 +223,7 @@ export class RefundLifecycle {
 
   async startWorkers(): Promise<void> {
     // Submission jobs queued by a build before decision 0035: one handler call per fetched batch (see submitBatch).
-    await this.deps.queue.workBatch(JOB_SUBMIT, { batchSize: SUBMIT_WORKER.batchSize, pollingIntervalSeconds: SUBMIT_WORKER.pollingIntervalSeconds, lanes: this.sweepLanes }, async (jobs) => {
+    await this.deps.queue.workBatch(JOB_SUBMIT, Object.assign({}, SUBMIT_WORKER, { lanes: this.sweepLanes }), async (jobs) => {
       const codes: Array<string | Error> = jobs.map((j) => {
         try {
           return codeOf(j.data);
