@@ -10,7 +10,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError, type AirlineRefundState } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
-import { POLL_SWEEP_LANES, RefundLifecycle, type LifecycleDeps } from './lifecycle.js';
+import { JOB_SUBMIT, POLL_SWEEP_LANES, RefundLifecycle, SUBMIT_WORKER, type LifecycleDeps } from './lifecycle.js';
 import { REFUND_ORDER_STATUS as RS } from './statuses.js';
 import type { Database } from '../store/schema.js';
 
@@ -208,4 +208,32 @@ test("the airline's amount in another currency is converted to the refund's at t
   } finally {
     await t.close();
   }
+});
+
+test('the legacy submission jobs are worked in as many lanes as the sweep keeps batches (REFUND_SWEEP_LANES, decision 0063)', async () => {
+  // A queue that records each worker's options; the lifecycle's startWorkers is all that runs.
+  const recordingQueue = () => {
+    const opts = new Map<string, { lanes?: number; batchSize?: number }>();
+    const queue = {
+      send: async () => null,
+      work: async (name: string, o: { batchSize?: number }) => void opts.set(name, o),
+      workBatch: async (name: string, o: { lanes?: number; batchSize?: number }) => void opts.set(name, o),
+      wake() {},
+    };
+    return { opts, queue };
+  };
+  const started = async (sweepLanes?: number) => {
+    const { opts, queue } = recordingQueue();
+    const deps = { queue, clock: { now: () => new Date() }, airlineTimeoutMs: 300, log: { info() {}, warn() {} } } as unknown as LifecycleDeps;
+    const lifecycle = new RefundLifecycle(sweepLanes === undefined ? deps : { ...deps, sweepLanes });
+    try {
+      await lifecycle.startWorkers();
+    } finally {
+      lifecycle.stopWorkers();
+    }
+    return opts.get(JOB_SUBMIT);
+  };
+  assert.deepEqual(await started(5), { ...SUBMIT_WORKER, lanes: 5 });
+  assert.deepEqual(await started(), { ...SUBMIT_WORKER, lanes: POLL_SWEEP_LANES });
+  assert.equal(SUBMIT_WORKER.lanes, POLL_SWEEP_LANES, "without the setting, the sweep's policy");
 });
