@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld, UTF_NAME } from '../test-support/refund-world.js';
+import { submissionsSql, type NewSubmission } from './submit.js';
+import type { PricedQuote } from './pricing.js';
+import type { OrderRow } from '../store/schema.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
 
@@ -148,5 +151,52 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     assert.equal(offer.status, 'active');
     assert.equal(offer.used_at, null);
     assert.equal(await count('refund_orders', orderNo), 1);
+  });
+
+  test("one statement of several submissions answers each: written, behind another of its order, or its order's version moved (decision 0039)", async () => {
+    const orders = await t.store.db.selectFrom('orders').selectAll().where('airline_pnr', 'in', ['FAM001', 'DEP001']).orderBy('airline_pnr').execute();
+    const [dep, fam] = orders as [OrderRow, OrderRow];
+    const now = new Date();
+    const submission = (order: OrderRow, ctxVersion: number, n: number): NewSubmission => ({
+      offerId: `rfo_stmt_${n}`,
+      refundCode: `STMT${n}`,
+      clientId: order.client_id,
+      order,
+      ctxVersion,
+      // only what the statement writes; ticket numbers of their own, so that no refund of the world's is in the way
+      priced: {
+        reason: '1',
+        quoteType: 'AccurateQuote',
+        refundMethod: 'CashBackToOriginalPayment',
+        currency: 'EUR',
+        tickets: [{ ticketNo: `STMT-T${n}`, paxIndex: 1, paidMinor: 100 }],
+        fare: { originalMinor: 100, refundMinor: 100 },
+        post: [],
+        serviceFee: { currency: 'EUR', minor: 0 },
+      } as unknown as PricedQuote,
+      items: [],
+      displayCurrency: null,
+      now,
+      expiresAt: now,
+    });
+    const batch = [submission(fam, fam.ctx_version, 0), submission(fam, fam.ctx_version, 1), submission(dep, dep.ctx_version - 1, 2), submission(dep, dep.ctx_version, 3)];
+    const rolledBack = new Error('rolled back: the world stays as the other tests expect it');
+    let answers: unknown[] = [];
+    let written: string[] = [];
+    await assert.rejects(
+      t.store.db.transaction().execute(async (trx) => {
+        answers = (await submissionsSql(batch).execute(trx)).rows;
+        written = (await trx.selectFrom('refund_orders').select('refund_code').where('refund_code', 'like', 'STMT%').orderBy('refund_code').execute()).map((r) => r.refund_code);
+        throw rolledBack;
+      }),
+      (err) => err === rolledBack,
+    );
+    assert.deepEqual(answers, [
+      { written: true, behind: false },
+      { written: false, behind: true },
+      { written: false, behind: false },
+      { written: true, behind: false },
+    ]);
+    assert.deepEqual(written, ['STMT0', 'STMT3']);
   });
 });

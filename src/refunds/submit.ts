@@ -284,8 +284,9 @@ export function submissionsSql(batch: readonly NewSubmission[]) {
       insert into refund_status_history (refund_code, from_status, to_status, at, cause)
       select refund_code, null, ${sql.lit(RS.PROCESSING)}, at, cause from usable
     )
-    select exists (select 1 from usable u where u.n = b.n) as written, exists (select 1 from checked c where c.n = b.n and c.nth > 1) as behind
-    from batch b order by b.n`;
+    -- a join, not a sub-select per row: that read the whole of usable and checked again for each submission
+    select coalesce(c.nth = 1, false) as written, coalesce(c.nth > 1, false) as behind
+    from batch b left join checked c on c.n = b.n order by b.n`;
 }
 
 /** What `submissionsSql` answered for one submission, as an attempt's outcome. */
@@ -454,9 +455,9 @@ export function offerSubmissionsSql(batch: readonly OfferSubmission[]) {
       select u.refund_code, null, ${sql.lit(RS.PROCESSING)}, u.at, 'submitted by the client' from usable u join refund r on r.refund_code = u.refund_code
     )
     select l.state, l.expires_at, coalesce(v.current, false) as current, coalesce(c.nth, 1) > 1 as behind,
-      exists (select 1 from refund r where r.refund_code = b.refund_code) as created, coalesce(e.busy, false) as busy
+      r.refund_code is not null as created, coalesce(e.busy, false) as busy
     from batch b left join locked l on l.offer_id = b.offer_id and l.client_id = b.client_id left join versions v on v.n = b.n
-      left join candidates c on c.n = b.n
+      left join candidates c on c.n = b.n left join refund r on r.refund_code = b.refund_code
       -- an offer this statement could not hold that exists: held elsewhere (looked up only then, by key; offset 0
       -- keeps it a lookup per row, not a join that a generic plan would make by reading refund_offers whole)
       left join lateral (
