@@ -155,6 +155,7 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
 
   test("one statement of several submissions answers each: written, behind another of its order, or its order's version moved (decision 0039)", async () => {
     const orders = await t.store.db.selectFrom('orders').selectAll().where('airline_pnr', 'in', ['FAM001', 'DEP001']).orderBy('airline_pnr').execute();
+    assert.deepEqual(orders.map((o) => o.airline_pnr), ['DEP001', 'FAM001']);
     const [dep, fam] = orders as [OrderRow, OrderRow];
     const now = new Date();
     const submission = (order: OrderRow, ctxVersion: number, n: number): NewSubmission => ({
@@ -183,10 +184,14 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
     const rolledBack = new Error('rolled back: the world stays as the other tests expect it');
     let answers: unknown[] = [];
     let written: string[] = [];
+    let usedOffers: string[] = [];
+    let historyRows: string[] = [];
     await assert.rejects(
       t.store.db.transaction().execute(async (trx) => {
         answers = (await submissionsSql(batch).execute(trx)).rows;
         written = (await trx.selectFrom('refund_orders').select('refund_code').where('refund_code', 'like', 'STMT%').orderBy('refund_code').execute()).map((r) => r.refund_code);
+        usedOffers = (await trx.selectFrom('refund_offers').select('offer_id').where('offer_id', 'like', 'rfo_stmt_%').orderBy('offer_id').execute()).map((r) => r.offer_id);
+        historyRows = (await trx.selectFrom('refund_status_history').select('refund_code').where('refund_code', 'like', 'STMT%').orderBy('refund_code').execute()).map((r) => r.refund_code);
         throw rolledBack;
       }),
       (err) => err === rolledBack,
@@ -198,5 +203,12 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
       { written: true, behind: false },
     ]);
     assert.deepEqual(written, ['STMT0', 'STMT3']);
+    assert.deepEqual(usedOffers, ['rfo_stmt_0', 'rfo_stmt_3'], 'a used offer for each written submission only');
+    assert.deepEqual(historyRows, ['STMT0', 'STMT3']);
+    // rolled back: nothing of it is left, and the orders' versions are as they were, for the tests of this world
+    assert.equal((await t.store.db.selectFrom('refund_orders').select('refund_code').where('refund_code', 'like', 'STMT%').execute()).length, 0);
+    assert.equal((await t.store.db.selectFrom('refund_offers').select('offer_id').where('offer_id', 'like', 'rfo_stmt_%').execute()).length, 0);
+    const versions = await t.store.db.selectFrom('orders').select('ctx_version').where('airline_pnr', 'in', ['FAM001', 'DEP001']).orderBy('airline_pnr').execute();
+    assert.deepEqual(versions.map((v) => v.ctx_version), orders.map((o) => o.ctx_version));
   });
 });

@@ -217,8 +217,8 @@ const HELD_ORDERS = sql`held as materialized (
  * JSON document and their requests and quotes beside it (src/store/json-documents.ts): each quote stored as a used
  * offer (which makes older offers of its tickets superseded, decision 0019), and the rows offerSubmissionsSql
  * writes for a submission by offer (refund order due for submission, tickets, history row) — each only if the
- * order's `ctx_version` is still the one its checks ran on and no earlier submission of the batch is for the same
- * order (decision 0039): one row per submission, in the batch's order, saying whether it was written; the others
+ * order's `ctx_version` is still the one its checks ran on and no earlier submission of the same order in the batch
+ * is written (decision 0039): one row per submission, in the batch's order, saying whether it was written; the others
  * read the order again. A refund of a ticket that is live already fails the statement on refund_tickets_one_live;
  * the group committer then writes them one by one (that one answers 803).
  */
