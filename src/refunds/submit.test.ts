@@ -8,7 +8,7 @@ import { call, makeTestApp, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld, UTF_NAME } from '../test-support/refund-world.js';
 import { submissionsSql, type NewSubmission } from './submit.js';
-import type { PricedQuote } from './pricing.js';
+import { quoteAsWritten } from '../test-support/planted-refunds.js';
 import type { OrderRow } from '../store/schema.js';
 
 const [lastA, firstA, lastB, firstB] = PLANTED.names;
@@ -164,17 +164,8 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
       clientId: order.client_id,
       order,
       ctxVersion,
-      // only what the statement writes; ticket numbers of their own, so that no refund of the world's is in the way
-      priced: {
-        reason: '1',
-        quoteType: 'AccurateQuote',
-        refundMethod: 'CashBackToOriginalPayment',
-        currency: 'EUR',
-        tickets: [{ ticketNo: `STMT-T${n}`, paxIndex: 1, paidMinor: 100 }],
-        fare: { originalMinor: 100, refundMinor: 100 },
-        post: [],
-        serviceFee: { currency: 'EUR', minor: 0 },
-      } as unknown as PricedQuote,
+      // ticket numbers of their own, so that no refund of the world's is in the way
+      priced: quoteAsWritten(`STMT-T${n}`),
       items: [],
       displayCurrency: null,
       now,

@@ -15,7 +15,7 @@ import { UNDELIVERED_EVENTS_SQL } from '../webhooks/metrics.js';
 import { STEP_DUE_SQL } from '../refunds/lifecycle.js';
 import { VOID_STEP_DUE_SQL } from '../voids/lifecycle.js';
 import { offerSubmissionsSql, submissionsSql, type NewSubmission, type OfferSubmission } from '../refunds/submit.js';
-import type { PricedQuote } from '../refunds/pricing.js';
+import { quoteAsWritten } from '../test-support/planted-refunds.js';
 import { paidOrdersQuery } from '../ratelimit/look-to-book.js';
 import type { Database, OrderRow } from './schema.js';
 
@@ -28,16 +28,7 @@ const compiler = new Kysely<Database>({
 });
 
 /** A quote as the submissions below carry it (only what their statements write). */
-const plantedQuote = {
-  reason: '1',
-  quoteType: 'AccurateQuote',
-  refundMethod: 'CashBackToOriginalPayment',
-  currency: 'EUR',
-  tickets: [{ ticketNo: 'HT1234', paxIndex: 1 }],
-  fare: { originalMinor: 40000, refundMinor: 30000 },
-  post: [],
-  serviceFee: { currency: 'EUR', minor: 0 },
-} as unknown as PricedQuote;
+const plantedQuote = quoteAsWritten('HT1234');
 
 /** refund.do by refundOfferId (decision 0038): two planted orders' active offers submitted in one batch. */
 function offerSubmissions(client: string) {

@@ -3,9 +3,24 @@
 // table (generate_series), not one request per row.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
+import type { PricedQuote } from '../refunds/pricing.js';
 import { TEST_CLIENTS } from './world.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** A priced quote of one ticket with only what the submission statements write (src/refunds/submit.ts). */
+export function quoteAsWritten(ticketNo: string): PricedQuote {
+  return {
+    reason: '1',
+    quoteType: 'AccurateQuote',
+    refundMethod: 'CashBackToOriginalPayment',
+    currency: 'EUR',
+    tickets: [{ ticketNo, paxIndex: 1, paidMinor: 40000 }],
+    fare: { originalMinor: 40000, refundMinor: 30000 },
+    post: [],
+    serviceFee: { currency: 'EUR', minor: 0 },
+  } as unknown as PricedQuote;
+}
 
 /** Orders `<prefix>1…<prefix>count` of the test client alpha (settled bookings, airline record `<prefix>P<n>`). */
 export async function plantOrders(db: Db, prefix: string, count: number): Promise<void> {
