@@ -45,6 +45,7 @@ import * as m0043 from './migrations/0043_refund_quote_stored_once.js';
 import * as m0044 from './migrations/0044_offer_documents_lz4.js';
 import * as m0045 from './migrations/0045_void_quote_stored_once.js';
 import * as m0046 from './migrations/0046_sandbox_refund_ids_in_order.js';
+import * as m0047 from './migrations/0047_refund_rows_checked_by_their_statements.js';
 
 /** Every migration by name, in order (exported for the tests of an upgrade from an older schema). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -93,6 +94,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0044_offer_documents_lz4': m0044,
   '0045_void_quote_stored_once': m0045,
   '0046_sandbox_refund_ids_in_order': m0046,
+  '0047_refund_rows_checked_by_their_statements': m0047,
 };
 
 class StaticProvider implements MigrationProvider {
