@@ -9,7 +9,7 @@ import type { AirlineRecord } from '../src/airline/connector.js';
 import { utcStamp } from '../src/ids.js';
 import { measureQueueDrain } from '../src/jobs/throughput.js';
 import { insertOrderFromRecord, newOrderNo } from '../src/orders/orders.js';
-import { JOB_SUBMIT, POLL_SWEEP_LANES, SUBMIT_WORKER } from '../src/refunds/lifecycle.js';
+import { JOB_SUBMIT, SWEEP_SHAPES, submitWorker } from '../src/refunds/lifecycle.js';
 import { createRefundWorkers, REFUND_JOB_EXPIRE_SECONDS, REFUND_QUEUES, type RefundWorkers } from '../src/refunds/workers.js';
 import { createAirlines } from '../src/service.js';
 import type { Database } from '../src/store/schema.js';
@@ -137,8 +137,8 @@ export const refundSubmit: Measure = {
     // Enough for every counted half at the rates seen: running out early fails the measure (below).
     const warmupSeconds = Math.max(ctx.settings.warmupSeconds, REFUND_WARMUP_SECONDS);
     // The warm-up and the row's counted seconds at REFUND_CALLERS (PostgreSQL up to ~3,600/s), then the lockstep's at
-    // 10 callers (~2,500/s).
-    const [rowRate, lockstepRate] = ctx.storeKind === 'postgres' ? [3600, 2500] : [1500, 1200];
+    // 10 callers (~2,500/s); PGlite's since decision 0065 (its sweep a quarter of the statements) up to ~2,000 and ~1,500.
+    const [rowRate, lockstepRate] = ctx.storeKind === 'postgres' ? [3600, 2500] : [2000, 1500];
     const estimate = Math.max(2000, (ctx.settings.seconds + warmupSeconds) * rowRate + ctx.settings.seconds * lockstepRate);
     // Orders to refund: copies of the walk-through booking (one adult, return, deposit), made in batches.
     const orders: string[] = [];
@@ -522,7 +522,7 @@ export const refundBacklog: Measure = {
       const noopHalf = async (jobs: number, part: string): Promise<Rate> => {
         const cpu0 = process.cpuUsage();
         const meter = startCpuMeter();
-        const drained = await maybeProfiled(`backlog.noop_${part}`, () => measureQueueDrain(store, { jobs, ...SUBMIT_WORKER, declaration: REFUND_QUEUES[JOB_SUBMIT] }));
+        const drained = await maybeProfiled(`backlog.noop_${part}`, () => measureQueueDrain(store, { jobs, ...submitWorker(ctx.storeKind), declaration: REFUND_QUEUES[JOB_SUBMIT] }));
         noopCpuMs += cpuMs(process.cpuUsage(cpu0));
         return { perSecond: drained.perSecond, done: jobs, elapsed: drained.seconds, ...meter(jobs) };
       };
@@ -583,11 +583,12 @@ export const refundBacklog: Measure = {
       console.log(`  backlog: the halves, no-op jobs ${halves(noop1, noop2)}, refunds ${halves(refunds1, refunds2)}`);
       console.log(`  backlog: this process's CPU ${(refundCpuMs / n).toFixed(2)} ms per refund, ${(noopCpuMs / n).toFixed(2)} ms per no-op job`);
       if (otherwise > 0) throw new LoadFailure(`backlog: ${otherwise} refunds moved elsewhere than to status 1`);
+      const shape = SWEEP_SHAPES[ctx.storeKind];
       return {
         value: refunds.perSecond / noop.perSecond,
         detail:
-          `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s (due in their rows, sent by the lifecycle's sweep, batches of 25, up to ${POLL_SWEEP_LANES} in flight; decisions 0035 and 0063) ÷ ` +
-          `${n} no-op jobs at ${formatRps(noop.perSecond)}/s (the submission queue's policy, worker batch ${SUBMIT_WORKER.batchSize} in up to ${SUBMIT_WORKER.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}, each in two halves (A B B A)`,
+          `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s (due in their rows, sent by the lifecycle's sweep, batches of ${shape.page}, up to ${shape.lanes} in flight; decisions 0035, 0063 and 0065) ÷ ` +
+          `${n} no-op jobs at ${formatRps(noop.perSecond)}/s (the submission queue's policy, worker batch ${shape.page} in up to ${shape.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}, each in two halves (A B B A)`,
         loads: [loadOf('no-op jobs drained', noop), loadOf('refunds to status 1', refunds)],
       };
     } finally {

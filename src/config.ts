@@ -74,10 +74,12 @@ export interface JobLimits {
    */
   refundRetryLimit: number;
   /**
-   * Batches of 25 the refund sweep keeps in flight (REFUND_SWEEP_LANES, decision 0063): one sweep carries the whole
-   * deployment's refund calls, so at an airline's latency this bounds its submissions a second.
+   * Batches the refund sweep keeps in flight (REFUND_SWEEP_LANES, decisions 0063 and 0065). Unset: the sweep's shape for
+   * the store it runs on (SWEEP_SHAPES, src/refunds/lifecycle.ts: four of 25 refunds on PostgreSQL, one of 100 on the
+   * embedded store). One sweep carries the whole deployment's refund calls, so at an airline's latency this bounds its
+   * submissions a second.
    */
-  refundSweepLanes: number;
+  refundSweepLanes?: number;
 }
 
 /** The smallest JOB_EXPIRE_SECONDS: one attempt holds an airline call of up to 15 s (src/airline/deadline.ts) with room to spare. */
@@ -124,7 +126,7 @@ export const CONFIG_DOC: Array<{ name: string; default: string; meaning: string 
   { name: 'WEBHOOK_RETENTION_DAYS', default: '30', meaning: 'days (2 to 3650) a delivered or failed webhook event and its attempts are kept after the status change it tells of; a cleanup job deletes them after that' },
   { name: 'JOB_RETRY_LIMIT', default: '5', meaning: 'retries (0 to 100) of a failed job after its first attempt (a refund\'s airline calls: REFUND_RETRY_LIMIT; a void submission keeps its own 10, docs/voids.md)' },
   { name: 'REFUND_RETRY_LIMIT', default: '24', meaning: 'retries (0 to 100) of a refund\'s failed submission or status look, waits doubling from JOB_RETRY_DELAY_SECONDS (with JOB_RETRY_BACKOFF) up to 15 minutes: 24 rides out ~4.4 h of airline trouble with the JOB_RETRY_* defaults (without back-off: 24 waits of the delay)' },
-  { name: 'REFUND_SWEEP_LANES', default: '4', meaning: "batches of 25 (1 to 16) the refund sweep keeps in flight: one sweep makes every refund's airline calls for the whole deployment, so at an airline answering in 0.4 s the default sends ~250 submissions a second; raise it for a slow airline (decision 0063)" },
+  { name: 'REFUND_SWEEP_LANES', default: '4 (PostgreSQL) / 1 (embedded)', meaning: "batches (1 to 16) the refund sweep keeps in flight, of 25 refunds on PostgreSQL and of 100 on the embedded store: one sweep makes every refund's airline calls for the whole deployment, so at an airline answering in 0.4 s the default sends ~250 submissions a second on either store; raise it for a slow airline (decisions 0063, 0065)" },
   { name: 'JOB_RETRY_DELAY_SECONDS', default: '5', meaning: 'seconds (0 to 3600) before the first retry of a failed job' },
   { name: 'JOB_RETRY_BACKOFF', default: 'true', meaning: 'double the retry delay at each retry (a job\'s retries with jitter; a refund\'s submission and status look exactly)' },
   { name: 'JOB_EXPIRE_SECONDS', default: '60', meaning: `seconds (${MIN_JOB_EXPIRE_SECONDS} to 86399) one job attempt may run before it fails into a retry; also how soon a job of a killed worker is retried on PostgreSQL` },
@@ -275,8 +277,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       // pg-boss refuses 24 h or more
       expireInSeconds: intVar(env, 'JOB_EXPIRE_SECONDS', 60, MIN_JOB_EXPIRE_SECONDS, 86_399, problems),
       refundRetryLimit: intVar(env, 'REFUND_RETRY_LIMIT', 24, 0, 100, problems),
-      // POLL_SWEEP_LANES (src/refunds/lifecycle.ts; src/config.test.ts holds the two equal)
-      refundSweepLanes: intVar(env, 'REFUND_SWEEP_LANES', 4, 1, 16, problems),
+      // unset: the lifecycle's shape for the store it runs on (a test app's store is not the configuration's)
+      ...(env.REFUND_SWEEP_LANES?.trim() ? { refundSweepLanes: intVar(env, 'REFUND_SWEEP_LANES', 1, 1, 16, problems) } : {}),
     },
   };
   config.refundPollSeconds = intVar(env, 'REFUND_POLL_SECONDS', config.sandbox ? 2 : 300, 1, 86_400, problems);

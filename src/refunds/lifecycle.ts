@@ -18,6 +18,7 @@ import {
 import type { Clock } from '../clock.js';
 import { MAX_LANES, retryWaitSql, type RetryLimits } from '../jobs/queue.js';
 import type { Database, RefundOrdersTable } from '../store/schema.js';
+import type { StoreKind } from '../store/store.js';
 import { preparedQuery } from '../store/prepared.js';
 import { unindexed } from '../store/unindexed.js';
 import type { RefundPollState, RefundScheduler } from './deps.js';
@@ -59,7 +60,9 @@ export interface LifecycleDeps {
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Conversion rates for the net at the airline's answer (the world's rates); none: {}. */
   rates?: Rates;
-  /** Batches a sweep keeps in flight (REFUND_SWEEP_LANES): POLL_SWEEP_LANES when absent. */
+  /** The store `db` is, which shapes the sweep (SWEEP_SHAPES); PostgreSQL's shape when absent. */
+  storeKind?: StoreKind;
+  /** Batches a sweep keeps in flight (REFUND_SWEEP_LANES): the store's shape's lanes when absent. */
   sweepLanes?: number;
 }
 
@@ -73,15 +76,20 @@ export const JOB_POLL = 'refund-poll';
  */
 export const JOB_POLL_SWEEP = 'refund-poll-sweep';
 export const POLL_SWEEP_SECONDS = 1;
-/** Refunds a sweep reads at once: submitted in one batch (submitBatch), looked at concurrently. */
-const POLL_SWEEP_BATCH = 25;
 /**
- * Batches of a sweep in flight at once unless REFUND_SWEEP_LANES says otherwise: while one waits on the airline or on
- * its statements, the next is read and sent. Four since decision 0063 (three before, as the submission jobs' lanes
- * were): on PostgreSQL a batch's four round trips left the drain waiting on them with three; the embedded store runs
- * one statement at a time and neither gains nor loses.
+ * How a sweep works through the due calls, by store (decision 0065): `page`, the refunds a batch reads and calls about
+ * (its submissions in one call per carrier when the connector takes batches, its looks concurrently), and `lanes`, the
+ * batches in flight at once unless REFUND_SWEEP_LANES says otherwise. On PostgreSQL four batches of 25 (decision 0063;
+ * three before): while one waits on the airline or on its statements, the next is read and sent, each on a backend of
+ * its own. The embedded store runs one statement at a time, so a lane overlaps nothing there but airline calls, and every
+ * batch pays its statements' fixed cost: one batch of 100 — the same refunds in flight, so the same calls open at an
+ * airline, with a quarter of the statements. A larger page on PostgreSQL drains faster too, but with its four lanes it
+ * would quadruple the calls open at once.
  */
-export const POLL_SWEEP_LANES = 4;
+export const SWEEP_SHAPES: Readonly<Record<StoreKind, { readonly page: number; readonly lanes: number }>> = {
+  postgres: { page: 25, lanes: 4 },
+  pglite: { page: 100, lanes: 1 },
+};
 /** However many sweeps failed in a row: every this many seconds each process queues one (dropped when one waits). */
 const POLL_SWEEP_BACKSTOP_MS = 60_000;
 /**
@@ -102,12 +110,14 @@ export function sweepBudgetMs(expireInSeconds: number, airlineTimeoutMs: number)
 }
 /**
  * How the workers of each step fetch (the bench's backlog measure gives a no-op worker the same). A backlog of
- * submission jobs is worked as the sweep works its due submissions, `sweepLanes` batches at a time (WorkOptions.lanes;
- * POLL_SWEEP_LANES here, the bench's yardstick): while one batch waits on the airline or on its statements, the next
- * is fetched and read. On PostgreSQL a 2·10⁴ backlog reached status 1 at 3,112–3,673/s against 1,820–2,811/s with one lane (BENCHMARKS.md,
- * three lanes then); the embedded store runs one statement at a time and gains nothing.
+ * submission jobs is worked as the sweep works its due submissions: batches of the store's page, `sweepLanes` at a
+ * time (WorkOptions.lanes; the store's shape's lanes here, the bench's yardstick). On PostgreSQL a 2·10⁴ backlog reached
+ * status 1 at 3,112–3,673/s against 1,820–2,811/s with one lane (BENCHMARKS.md, three lanes then).
  */
-export const SUBMIT_WORKER = { batchSize: 25, pollingIntervalSeconds: 0.5, lanes: POLL_SWEEP_LANES };
+export function submitWorker(kind: StoreKind): { batchSize: number; pollingIntervalSeconds: number; lanes: number } {
+  const shape = SWEEP_SHAPES[kind];
+  return { batchSize: shape.page, pollingIntervalSeconds: 0.5, lanes: shape.lanes };
+}
 export const POLL_WORKER = { batchSize: 10, pollingIntervalSeconds: 0.5 };
 
 interface JobData {
@@ -116,7 +126,7 @@ interface JobData {
 
 /**
  * A sweep's next batch of due calls: $1 the sweep's start, after ($2, $3), the last (next_poll_at, refund_code)
- * of the batch before ('-infinity' and '' first), at most $4 (POLL_SWEEP_BATCH). An ordered scan of
+ * of the batch before ('-infinity' and '' first), at most $4 (the sweep's page). An ordered scan of
  * refund_orders_step_due (src/store/hot-path-indexes.test.ts), whose predicate it repeats. Planned at each run
  * (not a named statement): a generic plan made while the refunds were few could walk the table.
  */
@@ -180,19 +190,23 @@ export interface ToSubmit extends Pick<Selectable<RefundOrdersTable>, 'refund_co
 export class RefundLifecycle {
   /** Batches a sweep keeps in flight, and the lanes of the submission jobs' workers (REFUND_SWEEP_LANES). */
   readonly sweepLanes: number;
+  /**
+   * Refunds a sweep reads and calls about per batch: the store's page (a test lowers it to sweep many batches of a few
+   * refunds).
+   */
+  sweepPage: number;
+
+  private readonly storeKind: StoreKind;
 
   constructor(private readonly deps: LifecycleDeps) {
-    const lanes = deps.sweepLanes ?? POLL_SWEEP_LANES;
+    this.storeKind = deps.storeKind ?? 'postgres';
+    const shape = SWEEP_SHAPES[this.storeKind];
+    this.sweepPage = shape.page;
+    const lanes = deps.sweepLanes ?? shape.lanes;
     // 0 lanes would wait for a batch in flight that never starts: the sweep would hang (a review)
     if (!(Number.isInteger(lanes) && lanes >= 1 && lanes <= MAX_LANES)) throw new Error(`RefundLifecycle: sweepLanes must be an integer from 1 to ${MAX_LANES}, got ${lanes}`);
     this.sweepLanes = lanes;
   }
-
-  /**
-   * Refunds a sweep reads and calls about per batch: POLL_SWEEP_BATCH (a test lowers it to sweep many batches of a
-   * few refunds).
-   */
-  sweepPage = POLL_SWEEP_BATCH;
 
   readonly scheduler: RefundScheduler = {
     // The refund's submission due now, its failures forgotten: the next sweep sends it.
@@ -223,7 +237,7 @@ export class RefundLifecycle {
 
   async startWorkers(): Promise<void> {
     // Submission jobs queued by a build before decision 0035: one handler call per fetched batch (see submitBatch).
-    await this.deps.queue.workBatch(JOB_SUBMIT, Object.assign({}, SUBMIT_WORKER, { lanes: this.sweepLanes }), async (jobs) => {
+    await this.deps.queue.workBatch(JOB_SUBMIT, Object.assign(submitWorker(this.storeKind), { lanes: this.sweepLanes }), async (jobs) => {
       const codes: Array<string | Error> = jobs.map((j) => {
         try {
           return codeOf(j.data);

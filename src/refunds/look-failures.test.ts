@@ -10,7 +10,7 @@ import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError, type AirlineRefundState } from '../airline/connector.js';
 import { SandboxConnector } from '../airline/sandbox/connector.js';
-import { JOB_SUBMIT, POLL_SWEEP_LANES, RefundLifecycle, SUBMIT_WORKER, type LifecycleDeps } from './lifecycle.js';
+import { JOB_SUBMIT, RefundLifecycle, SWEEP_SHAPES, submitWorker, type LifecycleDeps } from './lifecycle.js';
 import { REFUND_ORDER_STATUS as RS } from './statuses.js';
 import type { Database } from '../store/schema.js';
 
@@ -150,14 +150,14 @@ test("a sweep starts no batch once its budget is spent or its job's attempt abor
     const called = await lifecycle.sweep(budgetMs, controller.signal);
     return { called, started, ended: performance.now() - t0 };
   };
-  // out of budget at 100 ms: the lanes' first batches only (before, more started at ~300 ms)
+  // out of budget at 100 ms: the lanes' first batches only (before, more started at ~300 ms); no storeKind: PostgreSQL's lanes
   let sweep = await run(100, null);
-  assert.equal(sweep.called, POLL_SWEEP_LANES, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
+  assert.equal(sweep.called, SWEEP_SHAPES.postgres.lanes, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
   assert.ok(sweep.started.every((ms) => ms < 100));
   assert.ok(sweep.ended < 550, `ended at ${Math.round(sweep.ended)} ms: one airline call after its last start`);
   // aborted at 50 ms with budget left: the same
   sweep = await run(10_000, 50);
-  assert.equal(sweep.called, POLL_SWEEP_LANES, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
+  assert.equal(sweep.called, SWEEP_SHAPES.postgres.lanes, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
   // REFUND_SWEEP_LANES=2 (decision 0063): two batches in flight, so two started before the budget ran out
   sweep = await run(100, null, 2);
   assert.equal(sweep.called, 2, `batches started at ${sweep.started.map(Math.round).join(', ')} ms`);
@@ -165,7 +165,7 @@ test("a sweep starts no batch once its budget is spent or its job's attempt abor
   for (const sweepLanes of [0, 17, 2.5]) assert.throws(() => new RefundLifecycle({ ...deps, sweepLanes }), /sweepLanes must be an integer from 1 to 16/);
 });
 
-test('REFUND_SWEEP_LANES reaches the sweep of a service started with it; without it the sweep keeps POLL_SWEEP_LANES (decision 0063)', async () => {
+test("REFUND_SWEEP_LANES reaches the sweep of a service started with it; without it the sweep keeps its store's shape (decisions 0063, 0065)", async () => {
   const set = await makeTestApp({ env: { REFUND_SWEEP_LANES: '7' } });
   try {
     assert.equal(set.workers.lifecycle.sweepLanes, 7);
@@ -174,7 +174,8 @@ test('REFUND_SWEEP_LANES reaches the sweep of a service started with it; without
   }
   const unset = await makeTestApp();
   try {
-    assert.equal(unset.workers.lifecycle.sweepLanes, POLL_SWEEP_LANES);
+    assert.equal(unset.workers.lifecycle.sweepLanes, SWEEP_SHAPES[unset.store.kind].lanes);
+    assert.equal(unset.workers.lifecycle.sweepPage, SWEEP_SHAPES[unset.store.kind].page);
   } finally {
     await unset.close();
   }
@@ -222,9 +223,9 @@ test('the legacy submission jobs are worked in as many lanes as the sweep keeps 
     };
     return { opts, queue };
   };
-  const started = async (sweepLanes?: number) => {
+  const started = async (sweepLanes?: number, storeKind?: 'pglite' | 'postgres') => {
     const { opts, queue } = recordingQueue();
-    const deps = { queue, clock: { now: () => new Date() }, airlineTimeoutMs: 300, log: { info() {}, warn() {} } } as unknown as LifecycleDeps;
+    const deps = { queue, clock: { now: () => new Date() }, airlineTimeoutMs: 300, log: { info() {}, warn() {} }, storeKind } as unknown as LifecycleDeps;
     const lifecycle = new RefundLifecycle(sweepLanes === undefined ? deps : { ...deps, sweepLanes });
     try {
       await lifecycle.startWorkers();
@@ -233,7 +234,23 @@ test('the legacy submission jobs are worked in as many lanes as the sweep keeps 
     }
     return opts.get(JOB_SUBMIT);
   };
-  assert.deepEqual(await started(5), { ...SUBMIT_WORKER, lanes: 5 });
-  assert.deepEqual(await started(), { ...SUBMIT_WORKER, lanes: POLL_SWEEP_LANES });
-  assert.equal(SUBMIT_WORKER.lanes, POLL_SWEEP_LANES, "without the setting, the sweep's policy");
+  assert.deepEqual(await started(5), { ...submitWorker('postgres'), lanes: 5 });
+  assert.deepEqual(await started(), { ...submitWorker('postgres'), lanes: SWEEP_SHAPES.postgres.lanes });
+  assert.deepEqual(await started(undefined, 'postgres'), { batchSize: 25, pollingIntervalSeconds: 0.5, lanes: 4 }, "without the setting, the sweep's policy");
+  // the embedded store (decision 0065): batches of the sweep's page, one at a time
+  assert.deepEqual(await started(undefined, 'pglite'), { batchSize: 100, pollingIntervalSeconds: 0.5, lanes: 1 });
+  assert.deepEqual(await started(3, 'pglite'), { batchSize: 100, pollingIntervalSeconds: 0.5, lanes: 3 });
+});
+
+test("the sweep's shape keeps as many refunds in flight on either store, in fewer, larger batches on the embedded one (decision 0065)", () => {
+  // the calls open at an airline are the same whichever store a deployment runs on
+  const inFlight = (kind: 'pglite' | 'postgres') => SWEEP_SHAPES[kind].page * SWEEP_SHAPES[kind].lanes;
+  assert.equal(inFlight('pglite'), inFlight('postgres'));
+  // the embedded store runs one statement at a time: its batches are fewer and larger, each paying its statements once
+  assert.ok(SWEEP_SHAPES.pglite.lanes < SWEEP_SHAPES.postgres.lanes && SWEEP_SHAPES.pglite.page > SWEEP_SHAPES.postgres.page);
+  const deps = { clock: { now: () => new Date() }, airlineTimeoutMs: 300, log: { info() {}, warn() {} } } as unknown as LifecycleDeps;
+  for (const storeKind of ['pglite', 'postgres'] as const) {
+    const lifecycle = new RefundLifecycle({ ...deps, storeKind });
+    assert.deepEqual([lifecycle.sweepPage, lifecycle.sweepLanes], [SWEEP_SHAPES[storeKind].page, SWEEP_SHAPES[storeKind].lanes], storeKind);
+  }
 });

@@ -44,7 +44,7 @@ export function createRefundWorkers(args: {
   /**
    * The queue-wide attempt limits and time limit (JOB_* configuration); expireInSeconds defaults to
    * REFUND_JOB_EXPIRE_SECONDS. refundRetryLimit (REFUND_RETRY_LIMIT): the retries of a refund's airline calls;
-   * refundSweepLanes (REFUND_SWEEP_LANES): the sweep's batches in flight, POLL_SWEEP_LANES when absent.
+   * refundSweepLanes (REFUND_SWEEP_LANES): the sweep's batches in flight, the store's shape's when absent (SWEEP_SHAPES).
    */
   limits?: Pick<JobQueueOptions, 'retryLimit' | 'retryDelaySeconds' | 'retryBackoff' | 'expireInSeconds'> & { refundRetryLimit?: number; refundSweepLanes?: number };
   /** The world's conversion rates (the net against the service fee at the airline's answer). */
@@ -78,6 +78,7 @@ export function createRefundWorkers(args: {
     airlineTimeoutMs: AIRLINE_TIMEOUT_MS,
     log: args.logger,
     ...(args.rates ? { rates: args.rates } : {}),
+    storeKind: args.store.kind,
     ...(refundSweepLanes !== undefined ? { sweepLanes: refundSweepLanes } : {}),
   });
   return {
