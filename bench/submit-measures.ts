@@ -588,7 +588,7 @@ export const refundBacklog: Measure = {
         value: refunds.perSecond / noop.perSecond,
         detail:
           `${n} refunds to status 1 at ${formatRps(refunds.perSecond)}/s (due in their rows, sent by the lifecycle's sweep, batches of ${shape.page}, up to ${shape.lanes} in flight; decisions 0035, 0063 and 0065) ÷ ` +
-          `${n} no-op jobs at ${formatRps(noop.perSecond)}/s (the submission queue's policy, worker batch ${shape.page} in up to ${shape.lanes} lanes, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}, each in two halves (A B B A)`,
+          `${n} no-op jobs at ${formatRps(noop.perSecond)}/s (the submission queue's policy, worker batch ${shape.page} in up to ${shape.lanes} lane${shape.lanes === 1 ? '' : 's'}, expiry ${REFUND_JOB_EXPIRE_SECONDS} s), in process${n === 100_000 ? '' : ` (BENCH_BACKLOG=${n})`}, each in two halves (A B B A)`,
         loads: [loadOf('no-op jobs drained', noop), loadOf('refunds to status 1', refunds)],
       };
     } finally {
