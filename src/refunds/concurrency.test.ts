@@ -6,7 +6,7 @@
 // refund_tickets_one_live gives 803).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type CallResult, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type CallResult, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 
@@ -29,7 +29,7 @@ describe(`refund.do under concurrency (${process.env.DATABASE_URL ? 'PostgreSQL'
 
   const seg = (flightId: string) => refundSegment(t.world, flightId);
   const item = (last: string, first: string, flights: string[], reason = '1') => ({ lastName: last, firstName: first, refundReason: reason, segments: flights.map(seg) });
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const refundsOf = (orderNo: string) => t.store.db.selectFrom('refund_orders').select(['refund_code', 'offer_id', 'status']).where('order_no', '=', orderNo).execute();
   const liveTickets = (refundCode: string) =>
     t.store.db.selectFrom('refund_tickets').select('ticket_no').where('refund_code', '=', refundCode).where('live', '=', true).execute();

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type TestApp } from '../test-support/app.js';
 import { atOnce, holdOrder } from '../test-support/order-hold.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
@@ -33,7 +33,7 @@ const STORE = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite';
 /** The calls the tests make to the test app `app()` (one per describe: each its own refund world). */
 function calls(app: () => TestApp) {
   const db = () => app().store.db;
-  const orderNoOf = async (pnr: string) => (await db().selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(db(), pnr);
   const item = (lastName: string, firstName: string, flights: string[]) => ({ lastName, firstName, refundReason: '1', segments: flights.map((f) => refundSegment(app().world, f)) });
   const quote = async (orderNo: string, items: object[], client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
     const q = (await call(app().app, '/refundQuotation.do', { orderNo, refundRequestList: items }, { client })).body as Answer;

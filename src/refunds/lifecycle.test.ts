@@ -2,7 +2,7 @@
 // every transition, and take the airline's actual amount. The sandbox airline decides per its world.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type TestApp } from '../test-support/app.js';
 import { DateTime } from 'luxon';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
@@ -25,7 +25,7 @@ describe('refund lifecycle (workers running)', () => {
   after(() => t.close());
 
   const seg = (flightId: string) => refundSegment(t.world, flightId);
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const statusOf = async (orderNo: string, refundCode: string) => {
     const q = await call(t.app, '/queryRefundOrders.do', { orderNo, refundCode });
     return (q.body as any).refundOrders[0];

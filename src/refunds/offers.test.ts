@@ -3,7 +3,7 @@
 // read from the write order, nothing rewritten), and one offer's failure is not its neighbours'.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
@@ -36,7 +36,7 @@ describe(`offers of concurrent quotes (${process.env.DATABASE_URL ? 'PostgreSQL'
   });
   after(() => t.close());
 
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const ticketsOf = async (orderNo: string) => (await t.store.db.selectFrom('tickets').select('ticket_no').where('order_no', '=', orderNo).orderBy('ticket_no').execute()).map((r) => r.ticket_no);
   /** Each offer's state as refund.do reads it (offerStateSql). */
   const statusOf = async (offerIds: string[]) => {

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { refundQueue } from '../console/queue.js';
@@ -19,7 +19,7 @@ describe('a refund\'s quote stored once', () => {
   });
   after(() => t.close());
 
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const status = (orderNo: string, refundCode: string) => call(t.app, '/queryRefundOrders.do', { orderNo, refundCode, displayCurrency: 'USD' });
   const queueItem = async (refundCode: string, now: Date) => {
     const page = await refundQueue(t.store.db, { limit: 200 }, { now, submitTargetMinutes: 10_000 });

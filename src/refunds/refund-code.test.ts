@@ -2,7 +2,7 @@
 // drawn again on every path of refund.do (by list, by a kept offer, by an offer read), the other refund untouched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type TestApp } from '../test-support/app.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { PLANTED } from '../test-support/planted.js';
@@ -24,7 +24,7 @@ const item = (t: TestApp, lastName: string, firstName: string, flights: string[]
 test('spec 4.2: refund codes are 24 digits that grow with time; refund.do whose drawn code another refund holds draws another', async () => {
   const t = await makeTestApp({ world: refundWorld() });
   try {
-    const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+    const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
     const two = await orderNoOf('TWO001');
     const fam = await orderNoOf('FAM001');
     const dep = await orderNoOf('DEP001');

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type TestApp } from '../test-support/app.js';
 import { assertAuthenticationRequired } from '../test-support/security.js';
 import { PLANTED } from '../test-support/planted.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
@@ -19,10 +19,7 @@ const seg = (t: TestApp, flightId: string) => {
   return { depDate: depDate(t, flightId), flightNo: f.flightNumber, depAirport: f.from, arrAirport: f.to };
 };
 
-async function orderNoOf(t: TestApp, pnr: string): Promise<string> {
-  const row = await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow();
-  return row.order_no;
-}
+const orderNoOf = (t: TestApp, pnr: string) => orderNoOfPnr(t.store.db, pnr);
 
 describe('refundQuotation.do', () => {
   let t: TestApp;

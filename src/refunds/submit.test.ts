@@ -4,7 +4,7 @@
 // refund: its submission is a due time in its row, which the lifecycle's sweep reads (decision 0035).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type TestApp } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld, UTF_NAME } from '../test-support/refund-world.js';
 import { submissionsSql, type NewSubmission } from './submit.js';
@@ -22,7 +22,7 @@ describe(`refund.do writes a refund in one statement (${process.env.DATABASE_URL
 
   const seg = (flightId: string) => refundSegment(t.world, flightId);
   const item = (last: string, first: string) => ({ lastName: last, firstName: first, refundReason: '1', segments: ['out', 'ret'].map(seg) });
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const count = async (table: 'refund_orders' | 'refund_offers' | 'refund_status_history', orderNo: string) =>
     table === 'refund_status_history'
       ? (await t.store.db.selectFrom('refund_status_history').innerJoin('refund_orders', 'refund_orders.refund_code', 'refund_status_history.refund_code').select('id').where('order_no', '=', orderNo).execute()).length

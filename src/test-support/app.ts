@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildWorld, type World } from '../airline/sandbox/world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
@@ -13,6 +13,7 @@ import { TestClock } from '../clock.js';
 import { loadConfig, type Config } from '../config.js';
 import { loggerOptions } from '../log.js';
 import { openStore, type Store } from '../store/store.js';
+import type { Database } from '../store/schema.js';
 import type { RatePools } from '../ratelimit/pools.js';
 import type { LookToBook } from '../booking/look-to-book.js';
 import type { Workers } from '../workers.js';
@@ -160,6 +161,11 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
       if (!opts.store) await store.close();
     },
   };
+}
+
+/** The order number the service gave the test world's booking `pnr` (the test worlds' PNRs are one order each). */
+export async function orderNoOfPnr(db: Kysely<Database>, pnr: string): Promise<string> {
+  return (await db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
 }
 
 export function authHeaders(client: { id: string; secret: string } = TEST_CLIENTS.alpha, prefix = 'service'): Record<string, string> {

@@ -3,7 +3,7 @@
 // answers as it did. queryVoidOrders.do (docs/voids.md) and the console's queue read a void of either kind alike.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, type TestApp } from '../test-support/app.js';
 import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { refundQueue } from '../console/queue.js';
 import type { VoidQuote } from './quote.js';
@@ -15,7 +15,7 @@ describe("a void's quote stored once", () => {
   });
   after(() => t.close());
 
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   /** voidQuotation.do then void.do: the void.do answer. */
   const voidOf = async (pnr: string) => {
     const orderNo = await orderNoOf(pnr);

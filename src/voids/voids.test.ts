@@ -4,7 +4,7 @@
 // shown REFUND, and the order.void webhook events.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, openTestStore, type CallResult, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, openTestStore, type CallResult, type TestApp } from '../test-support/app.js';
 import { voidWorld, voidWorldClock } from '../test-support/void-world.js';
 import { refundSegment } from '../test-support/refund-world.js';
 import { WebhookReceiver } from '../test-support/webhook-receiver.js';
@@ -39,7 +39,7 @@ describe('void path', () => {
     await hooks.down();
   });
 
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const quote = async (pnr: string, extra: Record<string, unknown> = {}) => call(t.app, '/voidQuotation.do', { orderNo: await orderNoOf(pnr), ...extra });
   const submit = async (pnr: string, voidOfferId: unknown, headers: Record<string, string> = {}) => call(t.app, '/void.do', { orderNo: await orderNoOf(pnr), voidOfferId }, { headers });
   /** quotation then void.do: the voidCode. */
@@ -476,7 +476,7 @@ test("void.do whose request failed after its void was made: the retry under its 
 test('void.do whose drawn voidCode another void holds draws another, five times in a row too: the void is made, the other untouched', async () => {
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
   try {
-    const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+    const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
     const quoted = async (pnr: string) => {
       const q = await call(t.app, '/voidQuotation.do', { orderNo: await orderNoOf(pnr) });
       assert.equal(q.body.status, 0, String(q.body.msg));

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr, openTestStore, type TestApp } from '../test-support/app.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS, testWorld } from '../test-support/world.js';
 import { verifyWebhook, WebhookReceiver, type DeliveredEvent } from '../test-support/webhook-receiver.js';
@@ -143,7 +143,7 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
   });
 
   const seg = () => refundSegment(t.world, 'out');
-  const orderNoOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNoOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const refund = async (pnr: string, last: string, client: { id: string; secret: string } = TEST_CLIENTS.alpha) => {
     const res = await call(t.app, '/refund.do', { orderNo: await orderNoOf(pnr), refundRequestList: [{ lastName: last, firstName: 'TEST', refundReason: '1', segments: [seg()] }] }, { client });
     assert.equal(res.body.status, 0, String(res.body.msg));
