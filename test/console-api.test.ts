@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
-import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
+import { call, makeTestApp, type TestApp, orderNoOfPnr } from '../src/test-support/app.js';
 import { claimWorldBooking } from '../src/test-support/claim.js';
 import { PLANTED } from '../src/test-support/planted.js';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
@@ -368,7 +368,7 @@ describe('console API', () => {
   });
 
   test('reject a console case with a spec 2.11 cancelReason; any other text is refused', async () => {
-    await t.store.db.insertInto('console_cases').values({ case_id: 'cc_rej', client_id: 'demo-agency', order_no: (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEMO31').executeTakeFirstOrThrow()).order_no, request: JSON.stringify({ orderNo: 'x', refundRequestList: [], displayCurrency: null }), request_hash: 'rej', created_at: new Date() }).execute();
+    await t.store.db.insertInto('console_cases').values({ case_id: 'cc_rej', client_id: 'demo-agency', order_no: await orderNoOfPnr(t.store.db, 'DEMO31'), request: JSON.stringify({ orderNo: 'x', refundRequestList: [], displayCurrency: null }), request_hash: 'rej', created_at: new Date() }).execute();
     const agent = await login('aga.agent');
     assert.deepEqual((await get(agent, '/cases/cc_rej')).json().case.estimate, { unavailable: 'the request lists no passenger' });
     const bad = await post(agent, '/cases/cc_rej/reject', { cancelReason: 'because' });
@@ -894,7 +894,7 @@ describe('console API', () => {
 
   test('cases and the audit log page by key past 200: every row once, in order, the last page says so (found by a review: capped at 200 without paging)', async () => {
     const admin = await login('ada.admin');
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEMO31').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'DEMO31');
     // 450 decided cases of long ago, in groups of 100 at one instant (the key's second column breaks the ties).
     const base = Date.UTC(2020, 0, 1);
     await t.store.db

@@ -11,7 +11,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import YAML from 'yaml';
 import type { Browser, Page } from 'playwright-core';
-import { call, makeTestApp, type TestApp } from '../src/test-support/app.js';
+import { call, makeTestApp, type TestApp, orderNoOfPnr } from '../src/test-support/app.js';
 import type { WorldFile } from '../src/airline/sandbox/world-schema.js';
 import { createOperator, verifyLogin } from '../src/console/operators.js';
 import { carrierVoidClock } from '../src/test-support/void-world.js';
@@ -470,7 +470,7 @@ describe('operator console in Chromium', { skip: missing ?? false }, () => {
       .insertInto('audit_log')
       .values(Array.from({ length: 230 }, (_, i) => ({ operator_id: 'op_e2e', operator_login: 'ada.admin', at: new Date(), action: `e2e.page.${i}`, target: 'paging:e2e', before: null, after: null })))
       .execute();
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEMO31').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'DEMO31');
     await t.store.db
       .insertInto('console_cases')
       .values(Array.from({ length: 210 }, (_, i) => ({ case_id: `cc_e2e_${String(i).padStart(3, '0')}`, client_id: 'demo-agency', order_no: orderNo, request: JSON.stringify({}), request_hash: `e2e${i}`, status: 'rejected', cancel_reason: 'e2e', created_at: new Date(Date.UTC(2020, 0, 1, 0, 0, i)) })))

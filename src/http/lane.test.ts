@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, gzipSync, inflateSync } from 'node:zlib';
-import { authHeaders, call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
+import { authHeaders, call, makeTestApp, openTestStore, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import type { Store } from '../store/store.js';
 import { systemClock } from '../clock.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
@@ -449,7 +449,7 @@ describe('the answer lane: refundQuotation.do', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as AddressInfo).port;
     lane = t.app.answerLane!;
-    orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    orderNo = await orderNoOfPnr(t.store.db, 'DEP001');
   });
   after(() => t.close());
 

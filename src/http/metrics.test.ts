@@ -7,7 +7,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { performance } from 'node:perf_hooks';
 import type { Database } from '../store/schema.js';
 import { gunzipSync } from 'node:zlib';
-import { authHeaders, call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { authHeaders, call, makeTestApp, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { bookingWorld } from '../test-support/booking-world.js';
@@ -44,7 +44,7 @@ describe('/metrics: refunds, jobs, webhooks and body statuses', () => {
 
   test('after a quote, a refusal and a submission the scrape shows each of them', async () => {
     const [last, first] = PLANTED.names;
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'DEP001');
     const item = { lastName: last, firstName: first, refundReason: '1', segments: ['out', 'ret'].map((id) => refundSegment(t.world, id)) };
     // A receiver nobody listens on: the events stay pending (the deliverer does not run in tests).
     assert.equal((await call(t.app, '/updateWebhookURL.do', { url: 'http://127.0.0.1:9/hooks' })).body.status, 0);
@@ -248,7 +248,7 @@ describe('/metrics: METRICS_TOKEN, METRICS_STORE_FIGURES and METRICS_STORE_SECON
     const t = await makeTestApp({ world: refundWorld(), env: { METRICS_STORE_SECONDS: '1' } });
     try {
       const [last, first] = PLANTED.names;
-      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+      const orderNo = await orderNoOfPnr(t.store.db, 'DEP001');
       const item = { lastName: last, firstName: first, refundReason: '1', segments: ['out', 'ret'].map((id) => refundSegment(t.world, id)) };
       const quote = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: [item] });
       const submit = await call(t.app, '/refund.do', { orderNo, refundOfferId: quote.body.refundOfferId });

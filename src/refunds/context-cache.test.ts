@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
@@ -20,7 +20,7 @@ describe(`kept refund contexts (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGl
   let body: object;
   before(async () => {
     t = await makeTestApp({ world: refundWorld() });
-    orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    orderNo = await orderNoOfPnr(t.store.db, 'DEP001');
     body = { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] };
   });
   after(() => t.close());
@@ -111,7 +111,7 @@ describe(`refund.do by refundRequestList on a kept context (${process.env.DATABA
   let orderNo: string;
   before(async () => {
     t = await makeTestApp({ world: refundWorld() });
-    orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    orderNo = await orderNoOfPnr(t.store.db, 'DEP001');
   });
   after(() => t.close());
 

@@ -1,7 +1,7 @@
 // The one-statement refund context (context.ts): what it loads, and how it scopes the order to the caller.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeTestApp, type TestApp } from '../test-support/app.js';
+import { makeTestApp, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 import { TEST_CLIENTS } from '../test-support/world.js';
 import { sql, type CompiledQuery } from 'kysely';
@@ -12,7 +12,7 @@ describe('loadContextForCaller', () => {
   let dep001: string;
   before(async () => {
     t = await makeTestApp({ world: refundWorld() });
-    dep001 = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    dep001 = await orderNoOfPnr(t.store.db, 'DEP001');
   });
   after(() => t.close());
 

@@ -87,7 +87,7 @@ describe('refund lifecycle: outcomes by payment method and airline decision', ()
     assert.equal(res.body.status, 0, `${pnr}: ${res.body.msg}`);
     return String(res.body.orderNo);
   };
-  const booked = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const booked = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const refund = async (orderNo: string, last: string, first: string, flightId: string, reason: string) => {
     const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: reason, segments: [seg(flightId)] }] });
     assert.equal(res.body.status, 0, `${last}: ${res.body.msg}`);
@@ -197,7 +197,7 @@ describe('refund lifecycle: one batch of submissions, mixed outcomes', () => {
       ctx.after(() => t.close());
       const lifecycle = t.workers.lifecycle;
       const refund = async (pnr: string, last: string, first: string, flights: string[]) => {
-        const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+        const orderNo = await orderNoOfPnr(t.store.db, pnr);
         const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: flights.map((f) => refundSegment(t.world, f)) }] });
         assert.equal(res.body.status, 0, `${pnr}: ${res.body.msg}`);
         return String(res.body.refundCode);
@@ -288,7 +288,7 @@ describe('the airline pays by its rule at submission, and the query says how it 
     const dep = buildWorld(file, clock.now()).flights.get('xw-out')!.current.dep.toJSDate();
     file.airlines.at(-1)!.refundRules = rules(Math.floor((dep.getTime() - clock.now().getTime()) / 60_000));
     const app = await makeTestApp({ world: file, clock, workers: true });
-    const orderNo = (await app.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'WIN001').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(app.store.db, 'WIN001');
     const segment = (id: string) => refundSegment(app.world, id);
     const query = async (refundCode: string) =>
       ((await call(app.app, '/queryRefundOrders.do', { orderNo, refundCode })).body as unknown as { refundOrders: Array<Record<string, any>> }).refundOrders[0]!;

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
-import { call, makeTestApp } from '../test-support/app.js';
+import { call, makeTestApp, orderNoOfPnr } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError, type AirlineRefundState } from '../airline/connector.js';
@@ -34,7 +34,7 @@ async function appWithLook(rates?: Record<string, string>) {
       return [sandbox];
     },
   });
-  const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+  const orderNo = await orderNoOfPnr(t.store.db, 'DEP001');
   /** A refund of one passenger of DEP001: its refundCode. */
   const refund = async (last: string, first: string) => {
     const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(t.world, f)) }] });

@@ -3,7 +3,7 @@
 // its segment, and the client's service fee is charged once for the passenger — both were counted per ticket.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import { BOOKED_BY_ALPHA, refundSegment, refundWorld } from '../test-support/refund-world.js';
 import type { WorldFile } from '../airline/sandbox/world-schema.js';
 
@@ -81,7 +81,7 @@ describe('refunds of a passenger with two tickets and extras', () => {
   let orderNo: string;
   before(async () => {
     t = await makeTestApp({ world: world() });
-    orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'TWO009').executeTakeFirstOrThrow()).order_no;
+    orderNo = await orderNoOfPnr(t.store.db, 'TWO009');
   });
   after(() => t.close());
 
@@ -99,7 +99,7 @@ describe('refunds of a passenger with two tickets and extras', () => {
   });
 
   test('a voucher names the passenger once, not once per ticket (found by a review)', async () => {
-    const twov = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'TWOV01').executeTakeFirstOrThrow()).order_no;
+    const twov = await orderNoOfPnr(t.store.db, 'TWOV01');
     const req = { orderNo: twov, refundRequestList: [{ lastName: 'DOUBLE', firstName: 'VERA', refundReason: '1', segments: ['xv', 'xv-ret'].map((s) => refundSegment(t.world, s)) }] };
     const res = await call(t.app, '/refundQuotation.do', req);
     assert.equal(res.body.status, 0, String(res.body.msg));
@@ -122,7 +122,7 @@ describe('refunds of a passenger with two tickets and extras', () => {
     );
   });
 
-  const orderOf = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderOf = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
   const person = (lastName: string, firstName: string, segments: string[], refundReason = '1') => ({ lastName, firstName, refundReason, segments: segments.map((s) => refundSegment(t.world, s)) });
   const ticketsOf = (body: Record<string, unknown>) => (body.refundTickets as Array<{ ticketNo: string }>).map((x) => x.ticketNo);
 

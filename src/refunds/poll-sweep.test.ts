@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, openTestStore, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import type { Store } from '../store/store.js';
 import { TestClock } from '../clock.js';
 import { PLANTED } from '../test-support/planted.js';
@@ -55,7 +55,7 @@ describe('refund submissions and polls as due times in the refund (decisions 003
   after(() => t.close());
 
   const refund = async (pnr: string, last: string, first: string, flights: string[]) => {
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, pnr);
     const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: flights.map((f) => refundSegment(t.world, f)) }] });
     assert.equal(res.body.status, 0, `${pnr}: ${res.body.msg}`);
     return String(res.body.refundCode);
@@ -246,7 +246,7 @@ describe('refund submissions and polls as due times in the refund (decisions 003
       await refund('VCH001', 'VOUCHERS', 'ANN', ['xv']),
     ];
     // The family's refund names both travellers (a child does not fly alone).
-    const fam = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'FAM001').executeTakeFirstOrThrow()).order_no;
+    const fam = await orderNoOfPnr(t.store.db, 'FAM001');
     const both = await call(t.app, '/refund.do', {
       orderNo: fam,
       refundRequestList: [['PARENT', 'PAT'], ['PARENT', 'KIM']].map(([lastName, firstName]) => ({ lastName, firstName, refundReason: '1', segments: [refundSegment(t.world, 'out')] })),
@@ -332,7 +332,7 @@ test("a sweep whose job's attempt was aborted (its time limit) starts no batch: 
   const t = await makeTestApp({ world: refundWorld() });
   try {
     for (const [pnr, last, first, flights] of [['DEP001', lastA, firstA, ['out', 'ret']], ['BELOW1', 'BELOW', 'ANN', ['out']]] as const) {
-      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+      const orderNo = await orderNoOfPnr(t.store.db, pnr);
       const res = await call(t.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: flights.map((f) => refundSegment(t.world, f)) }] });
       assert.equal(res.body.status, 0, String(res.body.msg));
     }
@@ -371,7 +371,7 @@ async function withUnconnectedWorker(fn: (h: { store: Store; clock: TestClock; a
   try {
     const api = await makeTestApp({ store, world: refundWorld(), clock });
     apps.push(api);
-    const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DEP001').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(store.db, 'DEP001');
     const res = await call(api.app, '/refund.do', { orderNo, refundRequestList: [{ lastName: lastA, firstName: firstA, refundReason: '1', segments: ['out', 'ret'].map((f) => refundSegment(api.world, f)) }] });
     assert.equal(res.body.status, 0, String(res.body.msg));
     const worker = await makeTestApp({ store, world: refundWorld(), clock, connectors: () => [] });

@@ -381,7 +381,7 @@ describe('a departure in an autumn overlap hour (found by a review)', () => {
     // 00:45Z is 02:45 summer time: 15 minutes after the first 02:30 (00:30Z), 45 minutes before the second (01:30Z)
     const t = await makeTestApp({ world: w, clock: new TestClock(() => Date.UTC(2026, 9, 25, 0, 45)) });
     try {
-      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'DST001').executeTakeFirstOrThrow()).order_no;
+      const orderNo = await orderNoOfPnr(t.store.db, 'DST001');
       const req = { orderNo, refundRequestList: [{ lastName: 'OVERLAP', firstName: 'OLE', refundReason: '1', segments: [{ depDate: '20261025', flightNo: 'XS541', depAirport: 'CDG', arrAirport: 'JFK' }] }] };
       assert.equal((await call(t.app, '/refund.do', req)).body.status, 825); // spec 7.1: a voluntary refund after departure
     } finally {
@@ -407,7 +407,7 @@ describe('the last minute before departure (found by a review)', () => {
     let at = departs - 61_000;
     const t = await makeTestApp({ world: w, clock: new TestClock(() => at) });
     try {
-      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'SOON01').executeTakeFirstOrThrow()).order_no;
+      const orderNo = await orderNoOfPnr(t.store.db, 'SOON01');
       const req = { orderNo, refundRequestList: [{ lastName: 'SOON', firstName: 'SAM', refundReason: '1', segments: [{ depDate: '20260610', flightNo: 'XS543', depAirport: 'CDG', arrAirport: 'JFK' }] }] };
       const before = await call(t.app, '/refundQuotation.do', req);
       at = departs - 30_000;

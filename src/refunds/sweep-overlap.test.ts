@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { call, makeTestApp, openTestStore, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, openTestStore, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import { PLANTED } from '../test-support/planted.js';
 import { refundSegment, refundWorld } from '../test-support/refund-world.js';
 import { ConnectorError } from '../airline/connector.js';
@@ -51,7 +51,7 @@ describe('the refund sweep across two worker processes (PostgreSQL)', { skip: pr
   test('a second process started during a sweep: every submission reaches the airline once, a failure counts once', async () => {
     const a = await makeTestApp({ store, jobSchema: schema, workers: true, world: refundWorld(), clock, connectors: slowAirline });
     apps.push(a);
-    const orderNo = async (pnr: string) => (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+    const orderNo = (pnr: string) => orderNoOfPnr(store.db, pnr);
     const refund = async (pnr: string, last: string, first: string, flights: string[]) => {
       const res = await call(a.app, '/refund.do', { orderNo: await orderNo(pnr), refundRequestList: [{ lastName: last, firstName: first, refundReason: '1', segments: flights.map((f) => refundSegment(a.world, f)) }] });
       assert.equal(res.body.status, 0, String(res.body.msg));

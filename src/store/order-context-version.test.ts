@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql, type RawBuilder } from 'kysely';
-import { makeTestApp, type TestApp } from '../test-support/app.js';
+import { makeTestApp, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import { refundWorld } from '../test-support/refund-world.js';
 
 describe(`order context version (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
@@ -13,7 +13,7 @@ describe(`order context version (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
   let other: string;
   before(async () => {
     t = await makeTestApp({ world: refundWorld() });
-    const byPnr = async (pnr: string) => (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+    const byPnr = (pnr: string) => orderNoOfPnr(t.store.db, pnr);
     order = await byPnr('FAM001');
     other = await byPnr('DEP001');
   });

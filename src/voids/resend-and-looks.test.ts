@@ -4,7 +4,7 @@
 // name are named one each.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, makeTestApp, type TestApp } from '../test-support/app.js';
+import { call, makeTestApp, type TestApp, orderNoOfPnr } from '../test-support/app.js';
 import { voidWorld } from '../test-support/void-world.js';
 import { refundSegment } from '../test-support/refund-world.js';
 import { TestClock } from '../clock.js';
@@ -16,7 +16,7 @@ const DAY = 86_400_000;
 
 /** A void of the booking `pnr` through the API (quoted, then submitted): its order and voidCode. */
 async function voidOf(t: TestApp, pnr: string): Promise<{ orderNo: string; code: string }> {
-  const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+  const orderNo = await orderNoOfPnr(t.store.db, pnr);
   const q = await call(t.app, '/voidQuotation.do', { orderNo });
   assert.equal(q.body.status, 0, String(q.body.msg));
   return { orderNo, code: String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode) };
@@ -29,7 +29,7 @@ test('a void resent after midnight (the airline said yes at 23:58, the process d
   let airline!: SandboxConnector;
   const t = await makeTestApp({ world: voidWorld(), clock, connectors: (w, books) => [(airline = new SandboxConnector(w, books))] });
   try {
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP01').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'VDEP01');
     const q = await call(t.app, '/voidQuotation.do', { orderNo });
     assert.equal(q.body.status, 0, String(q.body.msg));
     const code = String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
@@ -52,7 +52,7 @@ test('a void sent first after midnight (void.do at 23:58) is refused by the dead
   clock.set(new Date(Math.floor(clock.now().getTime() / DAY) * DAY + 2 * DAY - 2 * 60_000));
   const t = await makeTestApp({ world: voidWorld(), clock });
   try {
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP01').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'VDEP01');
     const q = await call(t.app, '/voidQuotation.do', { orderNo });
     assert.equal(q.body.status, 0, String(q.body.msg));
     const code = String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
@@ -83,7 +83,7 @@ test('a status look that fails with an error the connection calls final moves no
     },
   });
   try {
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP02').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'VDEP02');
     const q = await call(t.app, '/voidQuotation.do', { orderNo });
     const code = String((await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId })).body.voidCode);
     const status = async () => (await t.store.db.selectFrom('void_orders').select(['status', 'step_failures']).where('void_code', '=', code).executeTakeFirstOrThrow());
@@ -115,7 +115,7 @@ test('two passengers of one name, both named, are the whole order (found by a re
   w.bookings.push(twin);
   const t = await makeTestApp({ world: w, clock: new TestClock() });
   try {
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VTWIN1').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'VTWIN1');
     const p = twin.passengers[0]!;
     const both = [{ lastName: p.lastName, firstName: p.firstName }, { lastName: p.lastName, firstName: p.firstName }];
     const q = await call(t.app, '/voidQuotation.do', { orderNo, passengers: both });

@@ -326,7 +326,7 @@ test('a worker without the carrier\'s void connection fails the attempt (tried a
   try {
     const api = await makeTestApp({ store, world: voidWorld(), clock });
     apps.push(api);
-    const orderNo = (await store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP02').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(store.db, 'VDEP02');
     const q = await call(api.app, '/voidQuotation.do', { orderNo });
     assert.equal(q.body.status, 0, String(q.body.msg));
     const s = await call(api.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
@@ -392,7 +392,7 @@ test('an airline status outage longer than the job retries: the void is looked a
   });
   try {
     down = true;
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP01').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'VDEP01');
     const q = await call(t.app, '/voidQuotation.do', { orderNo });
     const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
     assert.equal(v.body.status, 0, String(v.body.msg));
@@ -412,7 +412,7 @@ test('the sweep carries voids from their rows (decision 0045): a void whose last
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
   try {
     const voidOf = async (pnr: string) => {
-      const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', pnr).executeTakeFirstOrThrow()).order_no;
+      const orderNo = await orderNoOfPnr(t.store.db, pnr);
       const q = await call(t.app, '/voidQuotation.do', { orderNo });
       const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
       assert.equal(v.body.status, 0, String(v.body.msg));
@@ -451,7 +451,7 @@ test('the sweep carries voids from their rows (decision 0045): a void whose last
 test("void.do whose request failed after its void was made: the retry under its Idempotency-Key answers that void, not 813 (found by a review; decision 0008)", async () => {
   const t = await makeTestApp({ world: voidWorld(), clock: voidWorldClock() });
   try {
-    const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VDEP01').executeTakeFirstOrThrow()).order_no;
+    const orderNo = await orderNoOfPnr(t.store.db, 'VDEP01');
     const q = await call(t.app, '/voidQuotation.do', { orderNo });
     assert.equal(q.body.status, 0, String(q.body.msg));
     const scheduler = t.workers.voids.scheduler;

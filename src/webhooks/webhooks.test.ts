@@ -312,7 +312,7 @@ describe('webhooks (refund workers running, a receiver on loopback)', () => {
 /** The void world's VHOOK1 voided with `url` registered as alpha's webhook: its order.void event (id, event id). */
 async function voidedWithHook(t: TestApp, url: string): Promise<{ id: number; event_id: string }> {
   assert.equal((await call(t.app, '/updateWebhookURL.do', { url })).body.status, 0);
-  const orderNo = (await t.store.db.selectFrom('orders').select('order_no').where('airline_pnr', '=', 'VHOOK1').executeTakeFirstOrThrow()).order_no;
+  const orderNo = await orderNoOfPnr(t.store.db, 'VHOOK1');
   const q = await call(t.app, '/voidQuotation.do', { orderNo });
   const v = await call(t.app, '/void.do', { orderNo, voidOfferId: q.body.voidOfferId });
   assert.equal(v.body.status, 0, String(v.body.msg));
