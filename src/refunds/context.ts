@@ -100,11 +100,11 @@ interface ContextColumns {
 }
 
 // The context query (one statement per lookup or per batch of concurrent lookups) is defined in the migration that
-// made its batch forms functions on a generic plan (decision 0036).
-export { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../store/migrations/0029_refund_contexts_on_generic_plans.js';
-import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL } from '../store/migrations/0029_refund_contexts_on_generic_plans.js';
+// last replaced its batch forms, functions on a generic plan (decision 0036): the order read by its key alone (decision 0066).
+export { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL, CONTEXTS_BY_ORDER_NO_SQL, CONTEXTS_BY_PNR_SQL } from '../store/migrations/0048_orders_read_by_key.js';
+import { CONTEXT_BY_ORDER_NO_SQL, CONTEXT_BY_PNR_SQL } from '../store/migrations/0048_orders_read_by_key.js';
 /**
- * A batch of lookups (decision 0031) through the functions of migration 0029, which run CONTEXTS_BY_ORDER_NO_SQL and
+ * A batch of lookups (decision 0031) through the functions of migrations 0029 and 0048, which run CONTEXTS_BY_ORDER_NO_SQL and
  * CONTEXTS_BY_PNR_SQL on their generic plans (decision 0036); answered in the arrays' order.
  */
 export const CONTEXTS_BY_ORDER_NO_CALL = 'select * from refund_contexts_by_order_no($1::text[], $2::text[]) order by i';

@@ -55,7 +55,10 @@ export type OfferState = 'active' | 'used' | 'superseded';
  * the offers' check of their order and client, which no foreign key makes — the client's by the order's own); the
  * statement answers the ids it stored. The order is read on its primary key, once per offer: the lateral (kept apart by
  * `offset 0`) leaves the planner no join to choose, where an EXISTS let it hash the offers and read orders whole when
- * their costs came within a unit of each other (a few thousand orders and the function's estimate of 100 rows).
+ * their costs came within a unit of each other (a few thousand orders and the function's estimate of 100 rows); its
+ * client and version are compared outside it, on the row it read, so that no other index of orders fits its read
+ * (decision 0066: a generic plan made on a young store read the order through orders_client, every order of the
+ * client an offer).
  *
  * The statement's own transaction commits without waiting for the WAL's flush (`synchronous_commit` off for it
  * alone, decision 0049): an offer is a priced answer the caller can ask for again, not money. Only PostgreSQL
@@ -71,9 +74,9 @@ export const RECORD_OFFERS_SQL = `with d as materialized (select ${documentsByte
    from d, json_to_recordset($1::json) as b(n int, offer_id text, client_id text, order_no text, reason text, ticket_nos text[],
                                             request_at int, request_len int, quote_at int, quote_len int,
                                             expires_at timestamptz, created_at timestamptz, ctx_version bigint)
-     cross join lateral (select 1 from orders o where o.order_no = b.order_no and o.client_id = b.client_id
-                         and (b.ctx_version is null or o.ctx_version = b.ctx_version) offset 0) o
-   where (select set_config('synchronous_commit', 'off', true)) = 'off'
+     cross join lateral (select o.client_id, o.ctx_version from orders o where o.order_no = b.order_no offset 0) o
+   where o.client_id = b.client_id and (b.ctx_version is null or o.ctx_version = b.ctx_version)
+     and (select set_config('synchronous_commit', 'off', true)) = 'off'
    order by b.n
    returning offer_id`;
 

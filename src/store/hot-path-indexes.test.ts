@@ -19,6 +19,22 @@ import { quoteAsWritten } from '../test-support/planted-refunds.js';
 import { paidOrdersQuery } from '../ratelimit/look-to-book.js';
 import type { Database, OrderRow } from './schema.js';
 
+/**
+ * The statements that read one order per lookup or offer, by its key (decision 0066): in every plan below, orders is read
+ * through the primary key or the unique (carrier, airline_pnr) — never orders_client, which holds every order of the
+ * client and which a young store's generic plan had taken when the client was compared beside the key.
+ */
+const ORDER_BY_KEY = [
+  'refundQuotation.do context by orderNo',
+  'refundQuotation.do contexts of concurrent lookups by orderNo',
+  'refundQuotation.do context by an ancillary order number',
+  'refundQuotation.do context by PNR + carrier',
+  'refundQuotation.do contexts of concurrent lookups by PNR + carrier',
+  'refundQuotation.do offer (insert)',
+  'refundQuotation.do offers of concurrent quotes (insert)',
+];
+const ORDER_KEYS = ['orders_pkey', 'orders_airline_record'];
+
 const GROWING = ['orders', 'order_passengers', 'tickets', 'ticket_coupons', 'order_segments', 'order_ancillaries', 'refund_offers', 'refund_orders', 'refund_tickets', 'sandbox_refunds', 'webhook_events', 'void_orders'];
 const ORDERS = 3000;
 
@@ -130,7 +146,13 @@ describe('hot-path indexes', () => {
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
   // prepared statement keeps its generic plan until an ANALYZE): those a worker runs from a store's first minutes, and
   // refund.do's by refundOfferId (decision 0038), prepared by a young store's first submissions.
-  const PLANNED_EMPTY = ['sandbox airline: books of a batch of refunds', 'refund.do by refundOfferId (offers held and used, refunds written)', 'refund.do offers and their state', 'refund.do by refundRequestList (used offers and refunds written)'];
+  const PLANNED_EMPTY = [
+    'sandbox airline: books of a batch of refunds',
+    'refund.do by refundOfferId (offers held and used, refunds written)',
+    'refund.do offers and their state',
+    'refund.do by refundRequestList (used offers and refunds written)',
+    ...ORDER_BY_KEY,
+  ];
   const whenEmpty = new Map<string, string>();
   before(async () => {
     t = await makeTestApp();
@@ -249,22 +271,37 @@ describe('hot-path indexes', () => {
     assert.deepEqual(scanned, [], `${name} reads ${scanned.join(', ')} sequentially:\n${text}`);
   }
 
+  /** Every read of orders in the plan is by its key (ORDER_BY_KEY's statements). */
+  function assertOrdersByKey(name: string, text: string) {
+    const reads = [...text.matchAll(/(Seq Scan|Scan using (\w+)) on orders\b/g)].map((m) => m[2] ?? m[1]!);
+    assert.ok(reads.length > 0, `${name} reads no order:\n${text}`);
+    assert.deepEqual(
+      reads.filter((r) => !ORDER_KEYS.includes(r)),
+      [],
+      `${name} reads orders other than by its key:\n${text}`,
+    );
+  }
+
   for (const [name, text, params] of hotPaths) {
+    const check = (label: string, plan: string) => {
+      assertIndexed(label, plan);
+      if (ORDER_BY_KEY.includes(name)) assertOrdersByKey(label, plan);
+    };
     test(`${name}: no sequential scan of a growing table`, async () => {
-      assertIndexed(name, await plan(text, params()));
+      check(name, await plan(text, params()));
     });
     test(`${name}: its generic plan before the tables are analyzed reads no growing table whole`, () => {
       const generic = unanalyzed.get(name)!;
-      assertIndexed(`${name} (generic plan, no statistics)`, generic);
+      check(`${name} (generic plan, no statistics)`, generic);
     });
     if (PLANNED_EMPTY.includes(name)) {
       test(`${name}: its generic plan made while the tables were empty reads no growing table whole`, () => {
-        assertIndexed(`${name} (generic plan, empty tables)`, whenEmpty.get(name)!);
+        check(`${name} (generic plan, empty tables)`, whenEmpty.get(name)!);
       });
     }
     test(`${name}: its generic (prepared) plan reads no growing table whole either`, async () => {
       const generic = await genericPlan(text, params());
-      assertIndexed(`${name} (generic plan)`, generic);
+      check(`${name} (generic plan)`, generic);
     });
   }
 
@@ -296,5 +333,11 @@ describe('hot-path indexes', () => {
 
   test('the check can fail: a plan that reads a growing table whole is reported', async () => {
     assert.throws(() => assertIndexed('probe', 'Seq Scan on order_ancillaries  (cost=0.00..1.00 rows=1 width=0)'), /order_ancillaries/);
+  });
+
+  test('the check can fail: an order read through orders_client, or not read at all, is reported', () => {
+    assert.throws(() => assertOrdersByKey('probe', '->  Index Scan using orders_client on orders o  (cost=0.14..8.17 rows=1 width=4)'), /other than by its key/);
+    assert.throws(() => assertOrdersByKey('probe', 'Function Scan on json_to_recordset b'), /reads no order/);
+    assertOrdersByKey('probe', '->  Index Scan using orders_pkey on orders o  (cost=0.14..8.17 rows=1 width=4)');
   });
 });

@@ -46,6 +46,7 @@ import * as m0044 from './migrations/0044_offer_documents_lz4.js';
 import * as m0045 from './migrations/0045_void_quote_stored_once.js';
 import * as m0046 from './migrations/0046_sandbox_refund_ids_in_order.js';
 import * as m0047 from './migrations/0047_refund_rows_checked_by_their_statements.js';
+import * as m0048 from './migrations/0048_orders_read_by_key.js';
 
 /** Every migration by name, in order (exported for the tests of an upgrade from an older schema). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -95,6 +96,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0045_void_quote_stored_once': m0045,
   '0046_sandbox_refund_ids_in_order': m0046,
   '0047_refund_rows_checked_by_their_statements': m0047,
+  '0048_orders_read_by_key': m0048,
 };
 
 class StaticProvider implements MigrationProvider {

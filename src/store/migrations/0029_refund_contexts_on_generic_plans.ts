@@ -27,9 +27,13 @@ import { BY_KEY } from './0019_triggers_read_by_key.js';
  * The orders columns by name, not `o.*`: a prepared statement whose result shape changes (a column added by
  * a later migration) fails on every pooled connection that prepared it.
  */
-const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at, o.ctx_version';
+export const ORDER_COLUMNS = 'o.order_no, o.client_id, o.source, o.status, o.carrier, o.airline_pnr, o.contact_email, o.contact_phone, o.payment_method, o.currency, o.total_minor, o.ticketed_at, o.created_at, o.updated_at, o.ctx_version';
 
-function contextSql(from: string, orderMatch: string, ancillaryCheck: string): string {
+/**
+ * `orders`: how the order joins the lookups `from` (`b`), as `o` (here `orders o on <match>`; migration 0048 reads it
+ * by its key alone).
+ */
+export function contextSql(from: string, orders: string, ancillaryCheck: string): string {
   return `select b.i,
   ${ORDER_COLUMNS},
   (select json_agg(json_build_array(p.pax_index, p.passenger_type, p.last_name, p.first_name) order by p.pax_index)
@@ -48,7 +52,7 @@ function contextSql(from: string, orderMatch: string, ancillaryCheck: string): s
      from refund_orders r where r.order_no = o.order_no) as refunds,
   (select json_build_array(v.void_code, v.status) from void_orders v where v.order_no = o.order_no and v.status not in (4, 6)) as live_void,
   ${ancillaryCheck} as ancillary
-from ${from} left join orders o on ${orderMatch}
+from ${from} left join ${orders}
 order by b.i`;
 }
 
@@ -68,14 +72,16 @@ const ANCILLARY_CHECK = `case when o.order_no is null then (
      where x.post_order_no = b.order_no and xo.client_id = b.client_id limit 1) end`;
 const PNR_MATCH = 'o.carrier = b.carrier and o.airline_pnr = b.airline_pnr and o.client_id = b.client_id';
 
-/** $1 client, $2 orderNo. */
-export const CONTEXT_BY_ORDER_NO_SQL = contextSql('(select 1::bigint as i, $1::text as client_id, $2::text as order_no) as b', ORDER_NO_MATCH, ANCILLARY_CHECK);
-/** $1 client, $2 airline PNR, $3 carrier (both upper case). */
-export const CONTEXT_BY_PNR_SQL = contextSql('(select 1::bigint as i, $1::text as client_id, $2::text as airline_pnr, $3::text as carrier) as b', PNR_MATCH, 'null::boolean');
-/** $1 client ids, $2 order numbers. */
-export const CONTEXTS_BY_ORDER_NO_SQL = contextSql('unnest($1::text[], $2::text[]) with ordinality as b(client_id, order_no, i)', ORDER_NO_MATCH, ANCILLARY_CHECK);
-/** $1 client ids, $2 airline PNRs, $3 carriers (both upper case). */
-export const CONTEXTS_BY_PNR_SQL = contextSql('unnest($1::text[], $2::text[], $3::text[]) with ordinality as b(client_id, airline_pnr, carrier, i)', PNR_MATCH, 'null::boolean');
+/** The lookups each form reads (`b`): $1 client, $2 orderNo; $1 client, $2 airline PNR, $3 carrier (both upper case); the arrays of either. */
+export const LOOKUP_BY_ORDER_NO = '(select 1::bigint as i, $1::text as client_id, $2::text as order_no) as b';
+export const LOOKUP_BY_PNR = '(select 1::bigint as i, $1::text as client_id, $2::text as airline_pnr, $3::text as carrier) as b';
+export const LOOKUPS_BY_ORDER_NO = 'unnest($1::text[], $2::text[]) with ordinality as b(client_id, order_no, i)';
+export const LOOKUPS_BY_PNR = 'unnest($1::text[], $2::text[], $3::text[]) with ordinality as b(client_id, airline_pnr, carrier, i)';
+
+export const CONTEXT_BY_ORDER_NO_SQL = contextSql(LOOKUP_BY_ORDER_NO, `orders o on ${ORDER_NO_MATCH}`, ANCILLARY_CHECK);
+export const CONTEXT_BY_PNR_SQL = contextSql(LOOKUP_BY_PNR, `orders o on ${PNR_MATCH}`, 'null::boolean');
+export const CONTEXTS_BY_ORDER_NO_SQL = contextSql(LOOKUPS_BY_ORDER_NO, `orders o on ${ORDER_NO_MATCH}`, ANCILLARY_CHECK);
+export const CONTEXTS_BY_PNR_SQL = contextSql(LOOKUPS_BY_PNR, `orders o on ${PNR_MATCH}`, 'null::boolean');
 
 /** The context query's result columns: `i`, the order's columns (ORDER_COLUMNS), the JSON arrays, the 824 flag. */
 const RESULT = `i bigint, order_no text, client_id text, source text, status text, carrier text, airline_pnr text, contact_email text,
@@ -83,7 +89,7 @@ const RESULT = `i bigint, order_no text, client_id text, source text, status tex
   updated_at timestamptz, ctx_version bigint, pax json, segs json, tix json, anc json, refunds json, live_void json, ancillary boolean`;
 
 /** A function answering `query` (whose $n are its arguments) on the statement's generic plan, read by key. */
-function onGenericPlan(name: string, args: string, query: string): string {
+export function onGenericPlan(name: string, args: string, query: string): string {
   return `
     create or replace function ${name}(${args}) returns table (${RESULT})
       language plpgsql stable set plan_cache_mode = force_generic_plan ${BY_KEY}
