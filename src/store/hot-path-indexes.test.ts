@@ -145,7 +145,8 @@ describe('hot-path indexes', () => {
   const unanalyzed = new Map<string, string>();
   // Statements whose generic plan must read by key even when made while their tables were still empty (a
   // prepared statement keeps its generic plan until an ANALYZE): those a worker runs from a store's first minutes, and
-  // refund.do's by refundOfferId (decision 0038), prepared by a young store's first submissions.
+  // refund.do's by refundOfferId (decision 0038), prepared by a young store's first submissions, and the quote's reads of
+  // an order (ORDER_BY_KEY, decision 0066), prepared by its first quotes.
   const PLANNED_EMPTY = [
     'sandbox airline: books of a batch of refunds',
     'refund.do by refundOfferId (offers held and used, refunds written)',
