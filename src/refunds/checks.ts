@@ -2,7 +2,7 @@
 // Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
 import { DateTime } from 'luxon';
 import { normalizeFlightNumber, type AirlineRefundTerms } from '../airline/connector.js';
-import { departureInstant, minutesBetween, type RefundReason } from './engine/index.js';
+import { departureInstant, NowRange, type RefundReason } from './engine/index.js';
 import { ApiError } from '../errors.js';
 import { normalizeName } from '../pnr/records.js';
 import type { OrderContext, PaxRow, SegmentRow, TicketRow } from './context.js';
@@ -30,6 +30,8 @@ export interface CheckEnv {
   forSubmit: boolean;
   /** Client setting: voluntary refunds need at least this many minutes before departure (840). */
   minMinutesBeforeDeparture: number | null;
+  /** Narrowed by every reading of the clock below (decision 0067); its `now` is `now`'s. */
+  nowRange?: NowRange;
 }
 
 const fail = (status: number, msg: string): never => {
@@ -230,6 +232,9 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   }
 
   const now = env.now.getTime();
+  // Every comparison of now with an instant below goes through the range, so that it says where they all hold.
+  const clock = env.nowRange ?? new NowRange(now);
+  if (clock.now !== now) throw new Error('nowRange is the range of another instant than now');
   // The departure as the engine prices it (the airport's local time read in its zone: the earlier instant in an
   // autumn overlap hour), not the stored instant, which a world may have read the other way (found by a review:
   // priced after departure while 825 thought it before).
@@ -237,21 +242,21 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
   // 825: refund.do only; the quote still answers (docs/architecture.md "Refund checks and their codes"). After
   // departure as the engine prices it: the minute floored, so the last minute before it (m = 0) is already the
   // after-departure window's (a review: 30 s before departure, priced by that rule, was submitted without 825).
-  if (env.forSubmit && reason === '1' && minutesBetween(now, firstDep) <= 0) {
+  if (env.forSubmit && reason === '1' && clock.minutesUntil(firstDep) <= 0) {
     fail(S.OPERATOR_CONSOLE, 'a voluntary refund after departure must be submitted through the operator console');
   }
   // 822: void until the end of the issue day in the airline's zone
   if (reason === '4') {
     const zone = terms!.homeTimeZone;
     const deadline = voidDeadline(ctx, tickets, zone);
-    if (!deadline || now > deadline.toMillis()) fail(S.VOID_DEADLINE, `the void deadline has passed (same day as issue, ${zone}); request a refund instead`);
+    if (!deadline || clock.after(deadline.toMillis())) fail(S.VOID_DEADLINE, `the void deadline has passed (same day as issue, ${zone}); request a refund instead`);
   }
   // 821
-  if (reason !== '4' && terms!.refundDeadlineDaysAfterDeparture !== null && now > firstDep + terms!.refundDeadlineDaysAfterDeparture * 86_400_000) {
+  if (reason !== '4' && terms!.refundDeadlineDaysAfterDeparture !== null && clock.after(firstDep + terms!.refundDeadlineDaysAfterDeparture * 86_400_000)) {
     fail(S.REFUND_DEADLINE, `refund deadline exceeded: the airline accepts refunds until ${terms!.refundDeadlineDaysAfterDeparture} days after departure`);
   }
-  // 840
-  if (reason === '1' && env.minMinutesBeforeDeparture !== null && firstDep - now < env.minMinutesBeforeDeparture * 60_000) {
+  // 840 (firstDep − now < minutes, read as now > firstDep − minutes: the same for the whole minutes a client's setting holds)
+  if (reason === '1' && env.minMinutesBeforeDeparture !== null && clock.after(firstDep - env.minMinutesBeforeDeparture * 60_000)) {
     fail(S.CLIENT_CRITERIA, `your cancellation criteria are not met: voluntary refunds need ${env.minMinutesBeforeDeparture} minutes before departure`);
   }
   // 806

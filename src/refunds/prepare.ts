@@ -6,6 +6,7 @@ import { findOrderForCaller, loadContextForCaller, type OrderContext } from './c
 import type { RefundCaller, RefundDeps } from './deps.js';
 import type { OrderRow } from '../store/schema.js';
 import { priceSelection, type PricedQuote } from './pricing.js';
+import type { NowRange, Rates } from './engine/index.js';
 import { REFUND_STATUS as S } from './statuses.js';
 import type { RefundRequestItem } from './wire.js';
 
@@ -48,9 +49,30 @@ export async function loadCallerOrder(deps: Pick<RefundDeps, 'db'>, caller: Pick
   return orderOrFail(await loadContextForCaller(deps.db, caller.clientId, ref)).ctx;
 }
 
+/** What the refund checks read besides the order, the request and the clock: the airline's terms and features, the caller's criteria. */
+export interface RefundSetting {
+  terms: AirlineRefundTerms | null;
+  supportsRefunds: boolean;
+  supportsVoids: boolean;
+  minMinutesBeforeDeparture: number | null;
+}
+
+/** The setting of a refund of the carrier's order by this caller, as it is now (a world's reload or a client's edit changes it). */
+export function refundSetting(deps: Pick<RefundDeps, 'airlines'>, caller: RefundCaller, carrier: string): RefundSetting {
+  const connector = deps.airlines.forCarrier(carrier);
+  const min = caller.settings.refundCriteria?.minMinutesBeforeDeparture;
+  return {
+    terms: connector?.refundTerms(carrier) ?? null,
+    supportsRefunds: connector?.supports(carrier, 'refunds') ?? false,
+    supportsVoids: connector?.supports(carrier, 'voids') ?? false,
+    minMinutesBeforeDeparture: typeof min === 'number' ? min : null,
+  };
+}
+
 /**
  * The refund checks (checks.ts, in their documented order) with what they read of the airline and the caller's
- * settings: the one set-up both a quote and a submission by refundOfferId (checked again) use.
+ * settings: the one set-up both a quote and a submission by refundOfferId (checked again) use. `nowRange`, when
+ * given, is narrowed by the checks' readings of the clock (decision 0067).
  */
 export function checkRefund(
   deps: RefundDeps,
@@ -60,19 +82,19 @@ export function checkRefund(
   reason: Reason,
   now: Date,
   forSubmit: boolean,
+  setting: RefundSetting = refundSetting(deps, caller, ctx.order.carrier),
+  nowRange?: NowRange,
 ): { selection: Selection; terms: AirlineRefundTerms | null } {
-  const connector = deps.airlines.forCarrier(ctx.order.carrier);
-  const terms = connector?.refundTerms(ctx.order.carrier) ?? null;
-  const min = caller.settings.refundCriteria?.minMinutesBeforeDeparture;
   const selection = checkRequest(ctx, items, reason, {
-    terms,
-    supportsRefunds: connector?.supports(ctx.order.carrier, 'refunds') ?? false,
-    supportsVoids: connector?.supports(ctx.order.carrier, 'voids') ?? false,
+    terms: setting.terms,
+    supportsRefunds: setting.supportsRefunds,
+    supportsVoids: setting.supportsVoids,
+    minMinutesBeforeDeparture: setting.minMinutesBeforeDeparture,
     now,
     forSubmit,
-    minMinutesBeforeDeparture: typeof min === 'number' ? min : null,
+    nowRange,
   });
-  return { selection, terms };
+  return { selection, terms: setting.terms };
 }
 
 export async function prepareRefund(
@@ -97,7 +119,24 @@ export function prepareFromContext(
   forSubmit: boolean,
 ): Prepared {
   const now = deps.clock.now();
-  const { selection, terms } = checkRefund(deps, caller, ctx, items, reason, now, forSubmit);
-  const priced = priceSelection({ ctx, selection, terms: terms!, now, rates: deps.rates, serviceFeeText: caller.settings.refundServiceFee });
+  return priceFromContext(deps, caller, ctx, items, reason, forSubmit, { now, setting: refundSetting(deps, caller, ctx.order.carrier), rates: deps.rates });
+}
+
+/**
+ * prepareFromContext at a given instant, setting and rates; `nowRange`, when given, is narrowed by every reading of
+ * the clock the checks and the engine make (src/refunds/priced-once.ts).
+ */
+export function priceFromContext(
+  deps: RefundDeps,
+  caller: RefundCaller,
+  ctx: OrderContext,
+  items: RefundRequestItem[],
+  reason: Reason,
+  forSubmit: boolean,
+  at: { now: Date; setting: RefundSetting; rates: Rates; nowRange?: NowRange },
+): Prepared {
+  const { now, setting, rates, nowRange } = at;
+  const { selection, terms } = checkRefund(deps, caller, ctx, items, reason, now, forSubmit, setting, nowRange);
+  const priced = priceSelection({ ctx, selection, terms: terms!, now, rates, serviceFeeText: caller.settings.refundServiceFee, nowRange });
   return { ctx, selection, priced };
 }

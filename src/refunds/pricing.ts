@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import { parseMoney, toAmount } from '../money/money.js';
 import type { AirlineRefundTerms } from '../airline/connector.js';
 import { deepFreeze } from '../deep-freeze.js';
-import { quoteRequest, convertMinor, type Rates, type RefundMethod, type RefundReason, type RefundRule, type TicketForQuote } from './engine/index.js';
+import { quoteRequest, convertMinor, type NowRange, type Rates, type RefundMethod, type RefundReason, type RefundRule, type TicketForQuote } from './engine/index.js';
 import type { OrderContext } from './context.js';
 import { firstDeparture, type Selection } from './checks.js';
 import { REFUND_STATUS as S } from './statuses.js';
@@ -101,6 +101,8 @@ export function priceSelection(args: {
   now: Date;
   rates: Rates;
   serviceFeeText: string | undefined;
+  /** Narrowed by the engine's readings of the clock (decision 0067). */
+  nowRange?: NowRange;
 }): PricedQuote {
   const { ctx, selection, terms, now, rates } = args;
   const items = selection.picks.flatMap((pick) =>
@@ -133,6 +135,7 @@ export function priceSelection(args: {
     serviceFeePerPassenger: fee,
     // The wire answer and the stored offer carry amounts, not the engine's text explanation.
     explain: false,
+    nowRange: args.nowRange,
   });
   if (!result.ok) throw new ApiError(S.INVALID, result.msg);
   const q = result.quote;
@@ -197,11 +200,21 @@ function ruleJson(r: RefundRuleWire): string {
   return json;
 }
 
+/** The document of each frozen priced quote (a quote priced once and answered again, decision 0067), made once. */
+const jsonOfQuote = new WeakMap<PricedQuote, string>();
+
 /**
  * A priced quote as stored (an offer's and a refund's quote document): JSON.stringify's text, with the airline's
  * rules written from their kept JSON — the same few frozen rules every time, ~60 % of a quote's document.
  */
 export function pricedQuoteJson(q: PricedQuote): string {
+  if (!Object.isFrozen(q)) return quoteJson(q);
+  let json = jsonOfQuote.get(q);
+  if (json === undefined) jsonOfQuote.set(q, (json = quoteJson(q)));
+  return json;
+}
+
+function quoteJson(q: PricedQuote): string {
   const { refundRules, ...rest } = q;
   if (!Array.isArray(refundRules)) return JSON.stringify(q);
   const head = JSON.stringify(rest);

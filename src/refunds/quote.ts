@@ -6,7 +6,8 @@ import { contextCacheFor, OrderContextCache } from './context-cache.js';
 import { keptOffersFor } from './kept-offers.js';
 import { recordOffer } from './offers.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
-import { checkOrderRef, loadCallerOrder, prepareFromContext, type Prepared } from './prepare.js';
+import { checkOrderRef, loadCallerOrder, type Prepared } from './prepare.js';
+import { quoteFromContext } from './priced-once.js';
 import { postAsObject, wireParts } from './pricing.js';
 import { REFUND_STATUS } from './statuses.js';
 import { toAmount } from '../money/money.js';
@@ -34,7 +35,7 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
     let prepared: Prepared;
     if (kept) {
       try {
-        prepared = prepareFromContext(deps, caller, kept, items, reason, false);
+        prepared = quoteFromContext(deps, caller, kept, items, reason);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         cache.delete(key);
@@ -45,7 +46,7 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
       const ctx = await loadCallerOrder(deps, caller, req);
       freshReads++;
       cache.set(key, ctx);
-      prepared = prepareFromContext(deps, caller, ctx, items, reason, false);
+      prepared = quoteFromContext(deps, caller, ctx, items, reason);
     }
     const { priced, ctx } = prepared;
     const now = deps.clock.now();

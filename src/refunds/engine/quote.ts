@@ -236,7 +236,11 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   const nowMs = instantOf(input.now);
   const departureMs = departureInstant(ticket.firstDeparture);
   const departureUtc = departureIso(departureMs);
-  const m = minutesBetween(nowMs, departureMs);
+  const range = input.nowRange;
+  if (range && range.now !== nowMs) throw new RefundEngineInputError('nowRange is the range of another instant than now');
+  const m = range ? range.minutesUntil(departureMs) : minutesBetween(nowMs, departureMs);
+  // The explanation names `now` to the millisecond: an answer with it holds at `now` alone.
+  if (input.explain !== false) range?.within(nowMs, nowMs);
   const reasons: Notes =
     input.explain === false
       ? null

@@ -51,7 +51,8 @@ export function quoteRequest(input: RequestQuoteInput): RequestQuoteResult {
   if (!Number.isSafeInteger(fee.minor) || fee.minor < 0) throw new RefundEngineInputError('service fee must be whole minor units ≥ 0');
   const nowMs = instantOf(now);
 
-  const tickets: TicketQuote[] = items.map(({ ticket, reason }) => quoteTicket({ ticket, rules, reason, now, rates, ...(input.explain === false ? { explain: false } : {}) }));
+  const nowRange = input.nowRange;
+  const tickets: TicketQuote[] = items.map(({ ticket, reason }) => quoteTicket({ ticket, rules, reason, now, rates, nowRange, ...(input.explain === false ? { explain: false } : {}) }));
 
   // step 8: one method per request; different methods → 810, quote them separately.
   const methods = [...new Set(tickets.map((t) => t.refundMethod))];
@@ -127,8 +128,8 @@ export function quoteRequest(input: RequestQuoteInput): RequestQuoteResult {
       vouchers,
       serviceFee: { currency: fee.currency, transactionFeeMinor: fee.minor * passengers, passengers },
       fastConfirmation: airlineTerms.fastConfirmation ? 1 : 0,
-      expectedConfirmationDate: calendarDate(nowMs, confirmationDays, zone),
-      expectedRefundDate: calendarDate(nowMs, confirmationDays + airlineTerms.refundDays, zone),
+      expectedConfirmationDate: calendarDate(nowMs, confirmationDays, zone, input.nowRange),
+      expectedRefundDate: calendarDate(nowMs, confirmationDays + airlineTerms.refundDays, zone, input.nowRange),
       refundRules,
     },
   };

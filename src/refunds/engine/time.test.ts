@@ -1,7 +1,7 @@
 // Departure instants, minutes to departure and calendar days: docs/architecture.md "Refund arithmetic" steps 1 and 10, edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RefundEngineInputError, calendarDate, departureInstant, departureIso, isoInstant, minutesBetween } from './time.js';
+import { NowRange, RefundEngineInputError, calendarDate, departureInstant, departureIso, isoInstant, minutesBetween } from './time.js';
 import { quoteTicket } from './quote.js';
 import { rule, ticket } from './test-fixtures.js';
 
@@ -112,4 +112,54 @@ void test('departureIso is isoInstant of the departure, asked again or not', () 
   assert.equal(departureIso(ms), isoInstant(ms));
   assert.equal(departureIso(ms), new Date(ms).toISOString());
   assert.equal(departureIso(ms + 60_000), new Date(ms + 60_000).toISOString());
+});
+
+// decision 0067: a NowRange holds exactly the instants at which the readings made through it answer the same — every
+// instant inside it does, and the instant just outside either end does not.
+void test('NowRange: after() and minutesUntil() keep exactly the instants with the same answer', () => {
+  const dep = Date.parse('2026-12-10T10:00:00Z');
+  const odd = dep + 12_345.5; // an instant that is not a whole minute, nor a whole millisecond
+  for (const now of [dep - 61_000, dep - 60_000, dep - 59_999, dep - 1, dep, dep + 1, dep + 30_000, odd - 1, odd + 0.5]) {
+    const t = Math.floor(now);
+    const minutes = new NowRange(t);
+    const m = minutes.minutesUntil(dep);
+    assert.equal(m, minutesBetween(t, dep));
+    assert.equal(minutesBetween(minutes.from, dep), m);
+    assert.equal(minutesBetween(minutes.until, dep), m);
+    assert.notEqual(minutesBetween(minutes.from - 1, dep), m, `${t}: the range starts where the minutes change`);
+    assert.notEqual(minutesBetween(minutes.until + 1, dep), m, `${t}: the range ends where the minutes change`);
+    assert.equal(minutes.until - minutes.from, 59_999);
+
+    for (const edge of [dep, odd, dep - 1]) {
+      const range = new NowRange(t);
+      const isAfter = range.after(edge);
+      assert.equal(isAfter, t > edge);
+      assert.ok(range.holds(t));
+      const inside = [range.from, range.until].filter(Number.isFinite);
+      for (const i of inside) assert.equal(i > edge, isAfter, `${t} vs ${edge}: ${i} is inside`);
+      if (Number.isFinite(range.from)) assert.equal(range.from - 1 > edge, !isAfter, `${t} vs ${edge}: just before the range`);
+      if (Number.isFinite(range.until)) assert.equal(range.until + 1 > edge, !isAfter, `${t} vs ${edge}: just after the range`);
+      assert.ok(Number.isFinite(range.from) !== Number.isFinite(range.until), 'one side of one edge: open at the other end');
+    }
+  }
+  // readings narrow together; a range of another instant is refused by the engine
+  const both = new NowRange(dep - 90_000);
+  both.minutesUntil(dep);
+  both.after(dep - 100_000);
+  assert.deepEqual([both.from, both.until], [dep - 99_999, dep - 60_000]);
+  assert.throws(() => quoteTicket({ ticket: ticket(), rules: [rule()], reason: '1', now: new Date(dep), rates: {}, nowRange: new NowRange(dep + 1) }), RefundEngineInputError);
+});
+
+void test("NowRange: calendarDate keeps UTC's day, and a zone's day at now alone", () => {
+  const now = Date.parse('2026-12-10T13:14:15.678Z');
+  const utc = new NowRange(now);
+  assert.equal(calendarDate(now, 2, 'UTC', utc), '20261212');
+  assert.deepEqual([utc.from, utc.until], [Date.parse('2026-12-10T00:00:00Z'), Date.parse('2026-12-11T00:00:00Z') - 1]);
+  assert.equal(calendarDate(utc.from, 2, 'UTC'), '20261212');
+  assert.equal(calendarDate(utc.until, 2, 'UTC'), '20261212');
+  assert.notEqual(calendarDate(utc.from - 1, 2, 'UTC'), '20261212');
+  assert.notEqual(calendarDate(utc.until + 1, 2, 'UTC'), '20261212');
+  const tokyo = new NowRange(now);
+  calendarDate(now, 2, 'Asia/Tokyo', tokyo);
+  assert.deepEqual([tokyo.from, tokyo.until], [now, now]);
 });

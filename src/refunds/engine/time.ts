@@ -110,6 +110,50 @@ export function minutesBetween(nowMs: number, departureMs: number): number {
   return m === 0 ? 0 : m; // never -0
 }
 
+/**
+ * The instants (epoch milliseconds, both ends included) at which every reading of the clock made so far gives what
+ * it gave at `now`: each place that compares `now` with an instant, or cuts time into minutes or days, narrows the
+ * range to the side of it that `now` is on. So an answer computed from `now` and readings made through this range
+ * is the answer at any instant inside it, all else equal (decision 0067: a quote priced once is answered again
+ * while the clock stays inside its range). A reading it cannot bound exactly narrows it to `now` alone.
+ */
+export class NowRange {
+  from = -Infinity;
+  until = Infinity;
+
+  constructor(readonly now: number) {}
+
+  /** Keeps only the instants from `from` to `until` (integers, both included). */
+  within(from: number, until: number): void {
+    if (from > this.from) this.from = from;
+    if (until < this.until) this.until = until;
+  }
+
+  /** `now > instant`, keeping the range on that side of it (`now` and the range's ends are whole milliseconds). */
+  after(instant: number): boolean {
+    const cut = Math.floor(instant);
+    if (this.now > instant) {
+      this.within(cut + 1, Infinity);
+      return true;
+    }
+    this.within(-Infinity, cut);
+    return false;
+  }
+
+  /** minutesBetween(now, departureMs), keeping the range to the instants that give the same whole minutes. */
+  minutesUntil(departureMs: number): number {
+    const m = minutesBetween(this.now, departureMs);
+    // floor((d − t) / MINUTE) = m exactly when d − (m + 1)·MINUTE < t ≤ d − m·MINUTE
+    this.within(Math.floor(departureMs - (m + 1) * MINUTE) + 1, Math.floor(departureMs - m * MINUTE));
+    return m;
+  }
+
+  /** Whether `instant` (a whole millisecond) is inside the range. */
+  holds(instant: number): boolean {
+    return instant >= this.from && instant <= this.until;
+  }
+}
+
 export function instantOf(now: Date): number {
   const ms = now.getTime();
   if (!Number.isFinite(ms)) throw new RefundEngineInputError('now is an invalid Date');
@@ -129,13 +173,17 @@ function formatDayNumber(dayNumber: number): string {
  * `nowMs` plus `days` calendar days (what luxon's `fromMillis(…, {zone}).startOf('day').plus({days})` gives,
  * a test holds them equal), without building a DateTime per call.
  */
-export function calendarDate(nowMs: number, days: number, zone: string): string {
+export function calendarDate(nowMs: number, days: number, zone: string, range?: NowRange): string {
   if (!Number.isSafeInteger(days) || days < 0) throw new RefundEngineInputError(`day count ${days} is not a whole number ≥ 0`);
   const z = zoneOf(zone);
   if (!z) throw new RefundEngineInputError(`time zone ${JSON.stringify(zone)} is not an IANA zone`);
   // the zone's calendar day of `now` as a day number since the epoch, then that day plus `days`
-  const dayNumber = Math.floor((nowMs + offsetIn(z, nowMs) * MINUTE) / DAY) + days;
-  return calendarDates.getOrMake(dayNumber, formatDayNumber);
+  const today = Math.floor((nowMs + offsetIn(z, nowMs) * MINUTE) / DAY);
+  // UTC's day is the same from its midnight to the last millisecond before the next; a zone's day may be cut by an
+  // offset's change, which this does not look for: the answer is kept to `now` alone.
+  if (z.utc) range?.within(today * DAY, (today + 1) * DAY - 1);
+  else range?.within(nowMs, nowMs);
+  return calendarDates.getOrMake(today + days, formatDayNumber);
 }
 
 export function isoInstant(ms: number): string {

@@ -1,5 +1,6 @@
 // Shapes of the pure refund-rules engine: what goes in (ticket, rules, clock, rates) and the itemised quote out.
 // Amounts inside are integer minor units per ISO 4217 (see src/money/money.ts).
+import type { NowRange } from './time.js';
 
 /** refundReason on the wire: '0' involuntary, '1' voluntary, '4' void. */
 export type RefundReason = '0' | '1' | '4';
@@ -130,6 +131,8 @@ export interface TicketQuoteInput {
   rates: Rates;
   /** false: leave `reasons` empty and skip building its text (the service's hot path; default true). */
   explain?: boolean;
+  /** Narrowed to the instants at which the clock's readings give what they gave at `now` (NowRange: decision 0067). */
+  nowRange?: NowRange;
 }
 
 export interface TicketQuote {
@@ -189,6 +192,8 @@ export interface RequestQuoteInput {
   calendarZone?: string;
   /** false: no per-ticket `reasons` text (see TicketQuoteInput.explain). */
   explain?: boolean;
+  /** As TicketQuoteInput.nowRange, for every ticket's readings and the calendar's. */
+  nowRange?: NowRange;
 }
 
 export interface CurrencyTotal {
