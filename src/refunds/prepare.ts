@@ -109,7 +109,11 @@ export async function prepareRefund(
   return prepareFromContext(deps, caller, ctx, items, reason, forSubmit);
 }
 
-/** The checks and the engine's quote on a context already at hand (read just now, or kept: decision 0030). */
+/**
+ * The checks and the engine's quote on a context already at hand (read just now, or kept: decision 0030): now, with the
+ * setting and rates as they are now, unless `at` gives them; its `nowRange`, when given, is narrowed by every reading
+ * of the clock the checks and the engine make (src/refunds/priced-once.ts).
+ */
 export function prepareFromContext(
   deps: RefundDeps,
   caller: RefundCaller,
@@ -117,26 +121,12 @@ export function prepareFromContext(
   items: RefundRequestItem[],
   reason: Reason,
   forSubmit: boolean,
+  at?: { now: Date; setting: RefundSetting; rates: Rates; nowRange?: NowRange },
 ): Prepared {
-  const now = deps.clock.now();
-  return priceFromContext(deps, caller, ctx, items, reason, forSubmit, { now, setting: refundSetting(deps, caller, ctx.order.carrier), rates: deps.rates });
-}
-
-/**
- * prepareFromContext at a given instant, setting and rates; `nowRange`, when given, is narrowed by every reading of
- * the clock the checks and the engine make (src/refunds/priced-once.ts).
- */
-export function priceFromContext(
-  deps: RefundDeps,
-  caller: RefundCaller,
-  ctx: OrderContext,
-  items: RefundRequestItem[],
-  reason: Reason,
-  forSubmit: boolean,
-  at: { now: Date; setting: RefundSetting; rates: Rates; nowRange?: NowRange },
-): Prepared {
-  const { now, setting, rates, nowRange } = at;
-  const { selection, terms } = checkRefund(deps, caller, ctx, items, reason, now, forSubmit, setting, nowRange);
+  const now = at?.now ?? deps.clock.now();
+  const rates = at?.rates ?? deps.rates;
+  const nowRange = at?.nowRange;
+  const { selection, terms } = checkRefund(deps, caller, ctx, items, reason, now, forSubmit, at?.setting, nowRange);
   const priced = priceSelection({ ctx, selection, terms: terms!, now, rates, serviceFeeText: caller.settings.refundServiceFee, nowRange });
   return { ctx, selection, priced };
 }

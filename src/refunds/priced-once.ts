@@ -12,7 +12,7 @@ import type { Reason } from './checks.js';
 import type { OrderContext } from './context.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { NowRange } from './engine/index.js';
-import { priceFromContext, refundSetting, type Prepared, type RefundSetting } from './prepare.js';
+import { prepareFromContext, refundSetting, type Prepared, type RefundSetting } from './prepare.js';
 import type { RefundRequestItem } from './wire.js';
 
 /** A quote priced once, with everything it was priced from that may change while its context is kept. */
@@ -65,7 +65,7 @@ export function quoteFromContext(deps: RefundDeps, caller: RefundCaller, ctx: Or
   const rates = deps.rates;
   const serviceFeeText = caller.settings.refundServiceFee;
   if (!Object.isFrozen(ctx) || typeof rates !== 'function' || (setting.terms !== null && !Object.isFrozen(setting.terms))) {
-    return priceFromContext(deps, caller, ctx, items, reason, false, { now, setting, rates });
+    return prepareFromContext(deps, caller, ctx, items, reason, false, { now, setting, rates });
   }
   const key = JSON.stringify(items);
   let kept = pricedOf.get(ctx);
@@ -79,7 +79,7 @@ export function quoteFromContext(deps: RefundDeps, caller: RefundCaller, ctx: Or
     read.push([from, to, rate]);
     return rate;
   };
-  const prepared = deepFreeze(priceFromContext(deps, caller, ctx, items, reason, false, { now, setting, rates: recorded, nowRange }));
+  const prepared = deepFreeze(prepareFromContext(deps, caller, ctx, items, reason, false, { now, setting, rates: recorded, nowRange }));
   if (kept === undefined) pricedOf.set(ctx, (kept = new BoundedMap(REQUESTS_PER_CONTEXT)));
   kept.set(key, { prepared, from: nowRange.from, until: nowRange.until, setting, serviceFeeText, rates: read });
   return prepared;
