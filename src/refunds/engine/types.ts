@@ -1,6 +1,6 @@
 // Shapes of the pure refund-rules engine: what goes in (ticket, rules, clock, rates) and the itemised quote out.
 // Amounts inside are integer minor units per ISO 4217 (see src/money/money.ts).
-import type { NowRange } from './time.js';
+import type { NowRange } from './now-range.js';
 
 /** refundReason on the wire: '0' involuntary, '1' voluntary, '4' void. */
 export type RefundReason = '0' | '1' | '4';
