@@ -18,9 +18,8 @@ import type { RefundRequestItem } from './wire.js';
 /** A quote priced once, with everything it was priced from that may change while its context is kept. */
 interface PricedOnce {
   prepared: Prepared;
-  /** NowRange's ends: the instants at which the clock's readings give what they gave when it was priced. */
-  from: number;
-  until: number;
+  /** The instants at which the clock's readings give what they gave when it was priced. */
+  range: NowRange;
   setting: RefundSetting;
   serviceFeeText: string | undefined;
   /** Every rate the pricing looked up, with what it found. */
@@ -31,7 +30,7 @@ type RateFunction = (from: string, to: string) => string | number | null | undef
 type RateAnswer = ReturnType<RateFunction>;
 
 /** Distinct requests kept per context (the same order quoted for one passenger, then another…): a flood of them replaces these. */
-export const REQUESTS_PER_CONTEXT = 4;
+const REQUESTS_PER_CONTEXT = 4;
 
 const pricedOf = new WeakMap<OrderContext, BoundedMap<string, PricedOnce>>();
 
@@ -45,7 +44,7 @@ function sameSetting(a: RefundSetting, b: RefundSetting): boolean {
 }
 
 function stillHolds(kept: PricedOnce, nowMs: number, setting: RefundSetting, serviceFeeText: string | undefined, rates: RateFunction): boolean {
-  if (nowMs < kept.from || nowMs > kept.until) return false;
+  if (!kept.range.holds(nowMs)) return false;
   if (!sameSetting(kept.setting, setting) || kept.serviceFeeText !== serviceFeeText) return false;
   for (const [from, to, rate] of kept.rates) if (rates(from, to) !== rate) return false;
   return true;
@@ -81,6 +80,6 @@ export function quoteFromContext(deps: RefundDeps, caller: RefundCaller, ctx: Or
   };
   const prepared = deepFreeze(prepareFromContext(deps, caller, ctx, items, reason, false, { now, setting, rates: recorded, nowRange }));
   if (kept === undefined) pricedOf.set(ctx, (kept = new BoundedMap(REQUESTS_PER_CONTEXT)));
-  kept.set(key, { prepared, from: nowRange.from, until: nowRange.until, setting, serviceFeeText, rates: read });
+  kept.set(key, { prepared, range: nowRange, setting, serviceFeeText, rates: read });
   return prepared;
 }
