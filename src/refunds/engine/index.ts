@@ -2,6 +2,7 @@
 export { quoteTicket } from './quote.js';
 export { quoteRequest } from './request.js';
 export { windowContains, windowWidth, rankCandidates } from './rules.js';
-export { departureInstant, minutesBetween, NowRange, RefundEngineInputError } from './time.js';
+export { departureInstant, RefundEngineInputError } from './time.js';
+export { minutesBetween, NowRange } from './now-range.js';
 export { lookupRate, convertMinor } from './convert.js';
 export type * from './types.js';

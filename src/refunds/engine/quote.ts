@@ -3,7 +3,8 @@ import { MoneyError, exponentOf, formatMinor } from '../../money/money.js';
 import { convertMinor, ruleAmountIn } from './convert.js';
 import { divHalfUp, parseDecimal, pow10, toSafeNumber } from './decimal.js';
 import { describeWindow, present, rankCandidates, ruleTypeFor, windowOf, type CandidateQuery } from './rules.js';
-import { RefundEngineInputError, departureInstant, departureIso, instantOf, isoInstant, minutesBetween } from './time.js';
+import { minutesBetween } from './now-range.js';
+import { RefundEngineInputError, departureInstant, departureIso, instantOf, isoInstant } from './time.js';
 import type {
   AncillaryRefund,
   AppliedRule,

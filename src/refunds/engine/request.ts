@@ -128,8 +128,8 @@ export function quoteRequest(input: RequestQuoteInput): RequestQuoteResult {
       vouchers,
       serviceFee: { currency: fee.currency, transactionFeeMinor: fee.minor * passengers, passengers },
       fastConfirmation: airlineTerms.fastConfirmation ? 1 : 0,
-      expectedConfirmationDate: calendarDate(nowMs, confirmationDays, zone, input.nowRange),
-      expectedRefundDate: calendarDate(nowMs, confirmationDays + airlineTerms.refundDays, zone, input.nowRange),
+      expectedConfirmationDate: calendarDate(nowMs, confirmationDays, zone, nowRange),
+      expectedRefundDate: calendarDate(nowMs, confirmationDays + airlineTerms.refundDays, zone, nowRange),
       refundRules,
     },
   };

@@ -1,7 +1,8 @@
 // Departure instants, minutes to departure and calendar days: docs/architecture.md "Refund arithmetic" steps 1 and 10, edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NowRange, RefundEngineInputError, calendarDate, departureInstant, departureIso, isoInstant, minutesBetween } from './time.js';
+import { minutesBetween, NowRange } from './now-range.js';
+import { RefundEngineInputError, calendarDate, departureInstant, departureIso, isoInstant } from './time.js';
 import { quoteTicket } from './quote.js';
 import { rule, ticket } from './test-fixtures.js';
 

@@ -1,10 +1,8 @@
-// Airport-local departure → instant (DST rules: docs/architecture.md "Refund arithmetic", edge cases), minutes to departure, calendar dates.
+// Airport-local departure → instant (DST rules: docs/architecture.md "Refund arithmetic", edge cases) and calendar dates; the minutes to departure are now-range.ts's.
 import { IANAZone } from 'luxon';
 import { BoundedMap } from '../../bounded-map.js';
 import type { LocalDeparture } from './types.js';
 import type { NowRange } from './now-range.js';
-
-export { minutesBetween, NowRange } from './now-range.js';
 
 export class RefundEngineInputError extends Error {}
 
