@@ -1,6 +1,6 @@
 // GET /metrics after real traffic (README "Operating it"): requests by route, HTTP status and body status;
 // refunds by status and airline and the oldest one waiting; job queue depth; undelivered webhook events;
-// rate-pool refusals; the seat-map cache's hits and misses and its gzip answers.
+// rate-pool refusals; the seat-map cache's hits and misses and its gzip answers; the refunds' kept contexts and pricings.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
@@ -87,6 +87,45 @@ describe('/metrics: refunds, jobs, webhooks and body statuses', () => {
     assert.equal(sample(await scrape(t), 'postbook_refund_submissions_given_up'), 0);
     await sql`with due as (${t.workers.lifecycle.scheduler.pollNowSql(code)}) select count(*) from due`.execute(t.store.db);
     assert.equal(sample(await scrape(t), 'postbook_refund_polls_given_up'), 0);
+  });
+});
+
+describe('/metrics: the refunds\' kept contexts and pricings (decisions 0030 and 0067)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await makeTestApp({ world: refundWorld() });
+    // a kept pricing answers again only while the clock's readings are the same: one instant for the whole test
+    t.clock.freeze();
+  });
+  after(() => t.close());
+
+  test('a quote read and priced, then answered again; another request priced; a moved clock priced again', async () => {
+    const [lastA, firstA, lastB, firstB] = PLANTED.names;
+    const orderNo = await orderNoOfPnr(t.store.db, 'DEP001');
+    const segments = ['out', 'ret'].map((id) => refundSegment(t.world, id));
+    const quote = async (pax: Array<[string, string]>) => {
+      const list = pax.map(([lastName, firstName]) => ({ lastName, firstName, refundReason: '1', segments }));
+      const res = await call(t.app, '/refundQuotation.do', { orderNo, refundRequestList: list });
+      assert.equal(res.body.status, 0, String(res.body.msg));
+    };
+    const counts = async () => {
+      const text = await scrape(t);
+      return {
+        contexts: [sample(text, 'postbook_refund_contexts_total', { cache: 'hit' }), sample(text, 'postbook_refund_contexts_total', { cache: 'miss' })],
+        pricings: [sample(text, 'postbook_refund_pricings_total', { cache: 'hit' }), sample(text, 'postbook_refund_pricings_total', { cache: 'miss' })],
+      };
+    };
+    assert.deepEqual(await counts(), { contexts: [0, 0], pricings: [0, 0] });
+    await quote([[lastA, firstA]]); // the context read, the request priced
+    await quote([[lastA, firstA]]); // both kept
+    assert.deepEqual(await counts(), { contexts: [1, 1], pricings: [1, 1] });
+    await quote([[lastA, firstA], [lastB, firstB]]); // the context kept, a request not priced before
+    assert.deepEqual(await counts(), { contexts: [2, 1], pricings: [1, 2] });
+    t.clock.advance(61_000); // another minute before departure: the rule windows are read again
+    await quote([[lastA, firstA]]);
+    assert.deepEqual(await counts(), { contexts: [3, 1], pricings: [1, 3] });
+    // a scrape adds nothing that did not happen
+    assert.deepEqual(await counts(), { contexts: [3, 1], pricings: [1, 3] });
   });
 });
 

@@ -1,7 +1,7 @@
 // Prometheus metrics of one app instance (its own registry, so tests and several apps do not collide).
 // Counted as requests pass: requests by route, HTTP status and body status (the `status` of the answer,
-// which says more than HTTP: a refusal is HTTP 200 with status 805), latency, rate-pool refusals and the
-// seat-map cache. Read from the store by a scrape, at most once in METRICS_STORE_SECONDS: refunds by status and
+// which says more than HTTP: a refusal is HTTP 200 with status 805), latency, rate-pool refusals, the
+// seat-map cache and the refunds' kept contexts and pricings. Read from the store by a scrape, at most once in METRICS_STORE_SECONDS: refunds by status and
 // airline, the oldest refund still waiting in each open status, job queue depth, undelivered webhook events
 // (README "Operating it"). The process's own figures (memory, heap, CPU) read at each scrape; the event loop's
 // delay measured by a timer of its own (decision 0047). A scrape changes nothing.
@@ -12,7 +12,9 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { SeatMapCacheStats } from '../booking/seat-cache.js';
+import { contextCacheFor } from '../refunds/context-cache.js';
 import { oldestOpenRefunds, refundCallsGivenUp, refundsByStatus } from '../refunds/metrics.js';
+import { pricingCountsFor } from '../refunds/priced-once.js';
 import { undeliveredEvents } from '../webhooks/metrics.js';
 import type { Database } from '../store/schema.js';
 import type { AutovacuumStats } from '../store/pglite-autovacuum.js';
@@ -253,7 +255,7 @@ export class Metrics {
     );
   }
 
-  /** This process's own counters kept in plain fields: the seat-map cache's, the embedded store's autovacuum's. */
+  /** This process's own counters kept in plain fields: the seat-map cache's, the refunds' kept contexts and pricings, the embedded store's autovacuum's. */
   private addProcessCounters(src: MetricSources): void {
     const registers = [this.registry];
     /**
@@ -297,6 +299,21 @@ export class Metrics {
       'seatAvailability.do gzip answers written from a gzip template of their map (spliced) or compressed on their own (compressed); templates made (template) (decision 0043)',
       'how',
       () => ({ spliced: cache.gzipSpliced, compressed: cache.gzipCompressed, template: cache.gzipTemplatesMade }),
+    );
+    // The refunds' kept contexts and kept pricings count in plain fields too (decisions 0030 and 0067).
+    const contexts = contextCacheFor(src.db);
+    fromTotals(
+      'postbook_refund_contexts_total',
+      "Refund contexts (an order's tickets, segments and services) that quotes and refund.do looked for in this process: kept from an earlier quote (hit, decision 0030) or not (miss: read from the store)",
+      'cache',
+      () => ({ hit: contexts.hits, miss: contexts.misses }),
+    );
+    const pricings = pricingCountsFor(src.db);
+    fromTotals(
+      'postbook_refund_pricings_total',
+      "refundQuotation.do pricings: answered again from an earlier pricing of the same request kept with the order's context (hit, decision 0067) or priced (miss, refusals included)",
+      'cache',
+      () => ({ hit: pricings.kept, miss: pricings.priced }),
     );
     const maintenance = src.storeMaintenance;
     if (maintenance) {

@@ -34,6 +34,21 @@ const REQUESTS_PER_CONTEXT = 4;
 
 const pricedOf = new WeakMap<OrderContext, BoundedMap<string, PricedOnce>>();
 
+/** Of one store's quotes in this process: pricings answered again from a kept one (`kept`) and pricings made (`priced`). */
+export interface PricingCounts {
+  kept: number;
+  priced: number;
+}
+
+const countsOf = new WeakMap<object, PricingCounts>();
+
+/** The counts of the quotes priced for `db` (read by /metrics as postbook_refund_pricings_total). */
+export function pricingCountsFor(db: object): PricingCounts {
+  let counts = countsOf.get(db);
+  if (counts === undefined) countsOf.set(db, (counts = { kept: 0, priced: 0 }));
+  return counts;
+}
+
 function sameSetting(a: RefundSetting, b: RefundSetting): boolean {
   return (
     a.terms === b.terms &&
@@ -63,13 +78,19 @@ export function quoteFromContext(deps: RefundDeps, caller: RefundCaller, ctx: Or
   const setting = refundSetting(deps, caller, ctx.order.carrier);
   const rates = deps.rates;
   const serviceFeeText = caller.settings.refundServiceFee;
+  const counts = pricingCountsFor(deps.db);
   if (!Object.isFrozen(ctx) || typeof rates !== 'function' || (setting.terms !== null && !Object.isFrozen(setting.terms))) {
+    counts.priced++;
     return prepareFromContext(deps, caller, ctx, items, reason, false, { now, setting, rates });
   }
   const key = JSON.stringify(items);
   let kept = pricedOf.get(ctx);
   const hit = kept?.get(key);
-  if (hit !== undefined && stillHolds(hit, nowMs, setting, serviceFeeText, rates)) return hit.prepared;
+  if (hit !== undefined && stillHolds(hit, nowMs, setting, serviceFeeText, rates)) {
+    counts.kept++;
+    return hit.prepared;
+  }
+  counts.priced++;
 
   const nowRange = new NowRange(nowMs);
   const read: Array<readonly [string, string, RateAnswer]> = [];
