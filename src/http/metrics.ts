@@ -1,10 +1,10 @@
 // Prometheus metrics of one app instance (its own registry, so tests and several apps do not collide).
 // Counted as requests pass: requests by route, HTTP status and body status (the `status` of the answer,
 // which says more than HTTP: a refusal is HTTP 200 with status 805), latency, rate-pool refusals, the
-// seat-map cache and the refunds' kept contexts and pricings. Read from the store by a scrape, at most once in METRICS_STORE_SECONDS: refunds by status and
-// airline, the oldest refund still waiting in each open status, job queue depth, undelivered webhook events
-// (README "Operating it"). The process's own figures (memory, heap, CPU) read at each scrape; the event loop's
-// delay measured by a timer of its own (decision 0047). A scrape changes nothing.
+// seat-map cache and the refunds' kept contexts and pricings. Read from the store by a scrape, at most once in
+// METRICS_STORE_SECONDS: refunds by status and airline, the oldest refund still waiting in each open status, job
+// queue depth, undelivered webhook events (README "Operating it"). The process's own figures (memory, heap, CPU)
+// read at each scrape; the event loop's delay measured by a timer of its own (decision 0047). A scrape changes nothing.
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -304,7 +304,7 @@ export class Metrics {
     const contexts = contextCacheFor(src.db);
     fromTotals(
       'postbook_refund_contexts_total',
-      "Refund contexts (an order's tickets, segments and services) that quotes and refund.do looked for in this process: kept from an earlier quote (hit, decision 0030) or not (miss: read from the store)",
+      "Refund contexts (an order's tickets, segments and services) that quotes and refund.do looked for in this process: found kept from an earlier quote (hit, decision 0030) or not found (miss)",
       'cache',
       () => ({ hit: contexts.hits, miss: contexts.misses }),
     );
