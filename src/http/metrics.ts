@@ -14,7 +14,6 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { SeatMapCacheStats } from '../booking/seat-cache.js';
 import { contextCacheFor } from '../refunds/context-cache.js';
 import { oldestOpenRefunds, refundCallsGivenUp, refundsByStatus } from '../refunds/metrics.js';
-import { pricingCountsFor } from '../refunds/priced-once.js';
 import { undeliveredEvents } from '../webhooks/metrics.js';
 import type { Database } from '../store/schema.js';
 import type { AutovacuumStats } from '../store/pglite-autovacuum.js';
@@ -308,12 +307,11 @@ export class Metrics {
       'cache',
       () => ({ hit: contexts.hits, miss: contexts.misses }),
     );
-    const pricings = pricingCountsFor(src.db);
     fromTotals(
       'postbook_refund_pricings_total',
       "refundQuotation.do pricings: answered again from an earlier pricing of the same request kept with the order's context (hit, decision 0067) or priced (miss, refusals included)",
       'cache',
-      () => ({ hit: pricings.kept, miss: pricings.priced }),
+      () => ({ hit: contexts.pricingsKept, miss: contexts.pricingsMade }),
     );
     const maintenance = src.storeMaintenance;
     if (maintenance) {

@@ -19,6 +19,12 @@ export class OrderContextCache {
   private readonly byOrder = new KeysByOrder();
   hits = 0;
   misses = 0;
+  /**
+   * Of the quotes priced from contexts of this store (src/refunds/priced-once.ts, decision 0067, which keeps each
+   * pricing with its context): answered again from a kept pricing, and priced (refusals included).
+   */
+  pricingsKept = 0;
+  pricingsMade = 0;
 
   constructor(readonly capacity = CONTEXT_CACHE_ENTRIES) {}
 

@@ -10,6 +10,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { deepFreeze } from '../deep-freeze.js';
 import type { Reason } from './checks.js';
 import type { OrderContext } from './context.js';
+import { contextCacheFor } from './context-cache.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { NowRange } from './engine/index.js';
 import { prepareFromContext, refundSetting, type Prepared, type RefundSetting } from './prepare.js';
@@ -33,21 +34,6 @@ type RateAnswer = ReturnType<RateFunction>;
 const REQUESTS_PER_CONTEXT = 4;
 
 const pricedOf = new WeakMap<OrderContext, BoundedMap<string, PricedOnce>>();
-
-/** Of one store's quotes in this process: pricings answered again from a kept one (`kept`) and pricings made (`priced`). */
-export interface PricingCounts {
-  kept: number;
-  priced: number;
-}
-
-const countsOf = new WeakMap<object, PricingCounts>();
-
-/** The counts of the quotes priced for `db` (read by /metrics as postbook_refund_pricings_total). */
-export function pricingCountsFor(db: object): PricingCounts {
-  let counts = countsOf.get(db);
-  if (counts === undefined) countsOf.set(db, (counts = { kept: 0, priced: 0 }));
-  return counts;
-}
 
 function sameSetting(a: RefundSetting, b: RefundSetting): boolean {
   return (
@@ -78,19 +64,20 @@ export function quoteFromContext(deps: RefundDeps, caller: RefundCaller, ctx: Or
   const setting = refundSetting(deps, caller, ctx.order.carrier);
   const rates = deps.rates;
   const serviceFeeText = caller.settings.refundServiceFee;
-  const counts = pricingCountsFor(deps.db);
+  // counted with the store's kept contexts (read by /metrics as postbook_refund_pricings_total)
+  const counts = contextCacheFor(deps.db);
   if (!Object.isFrozen(ctx) || typeof rates !== 'function' || (setting.terms !== null && !Object.isFrozen(setting.terms))) {
-    counts.priced++;
+    counts.pricingsMade++;
     return prepareFromContext(deps, caller, ctx, items, reason, false, { now, setting, rates });
   }
   const key = JSON.stringify(items);
   let kept = pricedOf.get(ctx);
   const hit = kept?.get(key);
   if (hit !== undefined && stillHolds(hit, nowMs, setting, serviceFeeText, rates)) {
-    counts.kept++;
+    counts.pricingsKept++;
     return hit.prepared;
   }
-  counts.priced++;
+  counts.pricingsMade++;
 
   const nowRange = new NowRange(nowMs);
   const read: Array<readonly [string, string, RateAnswer]> = [];
