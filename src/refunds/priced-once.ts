@@ -10,7 +10,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { deepFreeze } from '../deep-freeze.js';
 import type { Reason } from './checks.js';
 import type { OrderContext } from './context.js';
-import { contextCacheFor } from './context-cache.js';
+import { contextCacheFor, type OrderContextCache } from './context-cache.js';
 import type { RefundCaller, RefundDeps } from './deps.js';
 import { NowRange } from './engine/index.js';
 import { prepareFromContext, refundSetting, type Prepared, type RefundSetting } from './prepare.js';
@@ -58,14 +58,21 @@ function stillHolds(kept: PricedOnce, nowMs: number, setting: RefundSetting, ser
  * change in place unseen: a frozen context (the kept ones are), frozen terms (the connector's contract) and rates
  * read through a function (the world's, as they are at each look). A refusal (ApiError) is not kept.
  */
-export function quoteFromContext(deps: RefundDeps, caller: RefundCaller, ctx: OrderContext, items: RefundRequestItem[], reason: Reason): Prepared {
+export function quoteFromContext(
+  deps: RefundDeps,
+  caller: RefundCaller,
+  ctx: OrderContext,
+  items: RefundRequestItem[],
+  reason: Reason,
+  // counted with the store's kept contexts (read by /metrics as postbook_refund_pricings_total): the quote hands in
+  // the cache it took the context from
+  counts: OrderContextCache = contextCacheFor(deps.db),
+): Prepared {
   const now = deps.clock.now();
   const nowMs = now.getTime();
   const setting = refundSetting(deps, caller, ctx.order.carrier);
   const rates = deps.rates;
   const serviceFeeText = caller.settings.refundServiceFee;
-  // counted with the store's kept contexts (read by /metrics as postbook_refund_pricings_total)
-  const counts = contextCacheFor(deps.db);
   if (!Object.isFrozen(ctx) || typeof rates !== 'function' || (setting.terms !== null && !Object.isFrozen(setting.terms))) {
     counts.pricingsMade++;
     return prepareFromContext(deps, caller, ctx, items, reason, false, { now, setting, rates });

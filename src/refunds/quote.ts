@@ -35,7 +35,7 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
     let prepared: Prepared;
     if (kept) {
       try {
-        prepared = quoteFromContext(deps, caller, kept, items, reason);
+        prepared = quoteFromContext(deps, caller, kept, items, reason, cache);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         cache.delete(key);
@@ -46,7 +46,7 @@ export async function quoteRefund(deps: RefundDeps, caller: RefundCaller, req: R
       const ctx = await loadCallerOrder(deps, caller, req);
       freshReads++;
       cache.set(key, ctx);
-      prepared = quoteFromContext(deps, caller, ctx, items, reason);
+      prepared = quoteFromContext(deps, caller, ctx, items, reason, cache);
     }
     const { priced, ctx } = prepared;
     const now = deps.clock.now();
