@@ -2,7 +2,7 @@
 // Pure: the loaded order, the airline's terms, the clock and the client's settings in; the selection out.
 import { DateTime } from 'luxon';
 import { normalizeFlightNumber, type AirlineRefundTerms } from '../airline/connector.js';
-import { departureInstant, NowRange, type RefundReason } from './engine/index.js';
+import { departureInstant, NowRange, rangeOf, type RefundReason } from './engine/index.js';
 import { ApiError } from '../errors.js';
 import { normalizeName } from '../pnr/records.js';
 import type { OrderContext, PaxRow, SegmentRow, TicketRow } from './context.js';
@@ -233,8 +233,7 @@ export function checkRequest(ctx: OrderContext, items: RefundRequestItem[], reas
 
   const now = env.now.getTime();
   // Every comparison of now with an instant below goes through the range, so that it says where they all hold.
-  const clock = env.nowRange ?? new NowRange(now);
-  if (clock.now !== now) throw new Error('nowRange is the range of another instant than now');
+  const clock = rangeOf(env.nowRange, now) ?? new NowRange(now);
   // The departure as the engine prices it (the airport's local time read in its zone: the earlier instant in an
   // autumn overlap hour), not the stored instant, which a world may have read the other way (found by a review:
   // priced after departure while 825 thought it before).

@@ -3,6 +3,6 @@ export { quoteTicket } from './quote.js';
 export { quoteRequest } from './request.js';
 export { windowContains, windowWidth, rankCandidates } from './rules.js';
 export { departureInstant, RefundEngineInputError } from './time.js';
-export { minutesBetween, NowRange } from './now-range.js';
+export { minutesBetween, NowRange, rangeOf } from './now-range.js';
 export { lookupRate, convertMinor } from './convert.js';
 export type * from './types.js';

@@ -3,7 +3,7 @@ import { MoneyError, exponentOf, formatMinor } from '../../money/money.js';
 import { convertMinor, ruleAmountIn } from './convert.js';
 import { divHalfUp, parseDecimal, pow10, toSafeNumber } from './decimal.js';
 import { describeWindow, present, rankCandidates, ruleTypeFor, windowOf, type CandidateQuery } from './rules.js';
-import { minutesBetween } from './now-range.js';
+import { minutesBetween, rangeOf } from './now-range.js';
 import { RefundEngineInputError, departureInstant, departureIso, instantOf, isoInstant } from './time.js';
 import type {
   AncillaryRefund,
@@ -237,8 +237,7 @@ export function quoteTicket(input: TicketQuoteInput): TicketQuote {
   const nowMs = instantOf(input.now);
   const departureMs = departureInstant(ticket.firstDeparture);
   const departureUtc = departureIso(departureMs);
-  const range = input.nowRange;
-  if (range && range.now !== nowMs) throw new RefundEngineInputError('nowRange is the range of another instant than now');
+  const range = rangeOf(input.nowRange, nowMs);
   const m = range ? range.minutesUntil(departureMs) : minutesBetween(nowMs, departureMs);
   // The explanation names `now` to the millisecond: an answer with it holds at `now` alone.
   if (input.explain !== false) range?.within(nowMs, nowMs);

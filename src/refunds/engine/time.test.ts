@@ -1,7 +1,7 @@
 // Departure instants, minutes to departure and calendar days: docs/architecture.md "Refund arithmetic" steps 1 and 10, edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { minutesBetween, NowRange } from './now-range.js';
+import { minutesBetween, NowRange, rangeOf } from './now-range.js';
 import { RefundEngineInputError, calendarDate, departureInstant, departureIso, isoInstant } from './time.js';
 import { quoteTicket } from './quote.js';
 import { rule, ticket } from './test-fixtures.js';
@@ -149,6 +149,10 @@ void test('NowRange: after() and minutesUntil() keep exactly the instants with t
   both.after(dep - 100_000);
   assert.deepEqual([both.from, both.until], [dep - 99_999, dep - 60_000]);
   assert.throws(() => quoteTicket({ ticket: ticket(), rules: [rule()], reason: '1', now: new Date(dep), rates: {}, nowRange: new NowRange(dep + 1) }), RefundEngineInputError);
+  // the one check of it (the engine's and the refund checks'): the range of now as given, none as none
+  assert.equal(rangeOf(both, dep - 90_000), both);
+  assert.equal(rangeOf(undefined, dep), undefined);
+  assert.throws(() => rangeOf(both, dep - 90_001), /another instant/);
 });
 
 void test("NowRange: calendarDate keeps UTC's day, and a zone's day at now alone", () => {
