@@ -1,7 +1,6 @@
 // The minutes to departure (docs/architecture.md "Refund arithmetic" step 1) and the range of instants at which the
 // engine's readings of the clock give the same (decision 0067). On their own so that the engine's types may name the
-// range without a cycle through time.ts (which names it as a type only).
-import { RefundEngineInputError } from './time.js';
+// range without a cycle through time.ts.
 
 const MINUTE = 60_000;
 
@@ -53,13 +52,4 @@ export class NowRange {
   holds(instant: number): boolean {
     return instant >= this.from && instant <= this.until;
   }
-}
-
-/**
- * `range` as given, refused when it is the range of another instant than `nowMs` (a caller's mistake: the readings
- * made through it would bound another instant's answer). The one check of it, for the engine and the refund checks.
- */
-export function rangeOf(range: NowRange | undefined, nowMs: number): NowRange | undefined {
-  if (range && range.now !== nowMs) throw new RefundEngineInputError('nowRange is the range of another instant than now');
-  return range;
 }

@@ -3,7 +3,7 @@ import { MoneyError, exponentOf, formatMinor } from '../../money/money.js';
 import { convertMinor, ruleAmountIn } from './convert.js';
 import { divHalfUp, parseDecimal, pow10, toSafeNumber } from './decimal.js';
 import { describeWindow, present, rankCandidates, ruleTypeFor, windowOf, type CandidateQuery } from './rules.js';
-import { minutesBetween, rangeOf } from './now-range.js';
+import { minutesBetween, type NowRange } from './now-range.js';
 import { RefundEngineInputError, departureInstant, departureIso, instantOf, isoInstant } from './time.js';
 import type {
   AncillaryRefund,
@@ -223,6 +223,15 @@ function ancillaryRefundsOf(
     };
   });
   return { ok: true, value: { ancillaryRefunds, postTicketingRefunds } };
+}
+
+/**
+ * `range` as given, refused when it is the range of another instant than `nowMs` (a caller's mistake: the readings
+ * made through it would bound another instant's answer). The one check of it, for the engine and the refund checks.
+ */
+export function rangeOf(range: NowRange | undefined, nowMs: number): NowRange | undefined {
+  if (range && range.now !== nowMs) throw new RefundEngineInputError('nowRange is the range of another instant than now');
+  return range;
 }
 
 /**

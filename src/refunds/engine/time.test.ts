@@ -1,9 +1,9 @@
 // Departure instants, minutes to departure and calendar days: docs/architecture.md "Refund arithmetic" steps 1 and 10, edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { minutesBetween, NowRange, rangeOf } from './now-range.js';
+import { minutesBetween, NowRange } from './now-range.js';
 import { RefundEngineInputError, calendarDate, departureInstant, departureIso, isoInstant } from './time.js';
-import { quoteTicket } from './quote.js';
+import { quoteTicket, rangeOf } from './quote.js';
 import { rule, ticket } from './test-fixtures.js';
 
 const iso = (local: string, timeZone: string): string => new Date(departureInstant({ local, timeZone })).toISOString();
