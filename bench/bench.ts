@@ -17,7 +17,7 @@ import { createService } from '../src/service.js';
 import { calendarWaitMs, formatRps, formatTarget, formatValue, MEASURES, round2, verdictOf, type BenchContext, type Measure, type MeasureOutcome } from './measures.js';
 import { updateBenchmarksFile, type Row } from './report.js';
 import { refundFlow } from './submit-measures.js';
-import { postgresServes, type LoadSettings } from './harness.js';
+import { loopbackRoundTripUs, postgresServes, type LoadSettings } from './harness.js';
 
 /** The repository: the folder above this file's that holds package.json (bench/, or .bench-build/bench/ compiled). */
 const ROOT = (() => {
@@ -56,11 +56,12 @@ function benchWorld(dir: string): string {
   return file;
 }
 
-function machine(): string {
+/** The machine as each row names it: the CPU, its cores, memory, Node, and a loopback round trip measured once at the start. */
+function machine(roundTripUs: number): string {
   const cpus = os.cpus();
   const model = (cpus[0]?.model ?? 'unknown CPU').replace(/\s+/g, ' ').trim();
   const memGiB = (os.totalmem() / 2 ** 30).toFixed(1);
-  return `${model}, ${cpus.length} cores, ${memGiB} GiB, Node ${process.version}`;
+  return `${model}, ${cpus.length} cores, ${memGiB} GiB, Node ${process.version}, loopback round trip ${roundTripUs.toFixed(1)} µs`;
 }
 
 /**
@@ -137,6 +138,8 @@ async function main(): Promise<number> {
   });
 
   const revision = sourceRevision();
+  // before the service starts, on a machine the bench does not load yet
+  const machineName = machine(await loopbackRoundTripUs());
   const done: Done[] = [];
   let storeKind: BenchContext['storeKind'];
   try {
@@ -186,7 +189,7 @@ async function main(): Promise<number> {
       };
       console.log(
         `postbook on ${ctx.baseUrl}, store ${storeKind}; ${settings.connections} connections, ` +
-          `${settings.warmupSeconds} s warm-up + ${settings.seconds} s per target\n${machine()}\ncode at ${revision}`,
+          `${settings.warmupSeconds} s warm-up + ${settings.seconds} s per target\n${machineName}\ncode at ${revision}`,
       );
       console.log('');
       for (const measure of measures) {
@@ -253,7 +256,7 @@ async function main(): Promise<number> {
             value: `${formatValue(outcome.value, measure.target)}${verdictOf(outcome.value, measure.target, storeKind) === 'below' ? ' **below target**' : ''} (${outcome.detail}; code at ${revision}${noiseNote(outcome)})`,
             target: formatTarget(measure.target, storeKind),
             date,
-            machine: machine(),
+            machine: machineName,
           },
         ]
       : [],

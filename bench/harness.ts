@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -485,6 +485,47 @@ function othersCpuSince(before: CpuSnapshot, serverPid?: number): number {
   const servingMs = postgresMsBetween(before, now) + (serverPid ? now.serverMs - before.serverMs : 0);
   const othersMs = now.busyMs - before.busyMs - (own.user + own.system) / 1000 - servingMs;
   return Math.min(1, Math.max(0, othersMs / totalMs));
+}
+
+/**
+ * What one round trip over loopback TCP costs this machine (µs): a byte sent and echoed between two sockets of this
+ * process (no Nagle delay), the median of five rounds of 5,000 after 2,000 not counted; ~0.6 s. Written beside the
+ * machine in every row: the yardsticks' answers are mostly the kernel's work (each request's socket reads and writes,
+ * each statement's), so how dear that path is shapes every ratio between machines (BENCHMARKS.md, 2026-12-08).
+ */
+export async function loopbackRoundTripUs(): Promise<number> {
+  const server = net.createServer((s) => {
+    s.setNoDelay(true);
+    s.on('data', (d) => s.write(d));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+  try {
+    await new Promise<void>((resolve, reject) => client.once('connect', resolve).once('error', reject));
+    client.setNoDelay(true);
+    const one = Buffer.from([1]);
+    const rounds = (n: number) =>
+      new Promise<number>((resolve) => {
+        let left = n;
+        const started = process.hrtime.bigint();
+        const echoed = () => {
+          if (--left > 0) return void client.write(one);
+          client.off('data', echoed);
+          resolve(Number(process.hrtime.bigint() - started) / n / 1000);
+        };
+        client.on('data', echoed);
+        client.write(one);
+      });
+    await rounds(2_000);
+    const us: number[] = [];
+    for (let i = 0; i < 5; i++) us.push(await rounds(5_000));
+    return us.sort((a, b) => a - b)[2]!;
+  } finally {
+    const closed = new Promise((resolve) => client.once('close', resolve));
+    client.destroy();
+    await closed;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
 
 /** Runs `work` under the V8 profiler of this thread and writes the profile (open it in Chrome DevTools). */

@@ -82,6 +82,10 @@ other store's row its figure with no verdict (since 2026-12-05). A value noted *
 using more than 10% of the machine's CPU during one of its counted runs: run it again on a quiet machine. On
 PostgreSQL every PostgreSQL process counts as the bench's own (the machine's one cluster): others' load on it is
 not seen; on the embedded store it is other load (since 2026-12-02).
+The machine column names the CPU, its cores, memory and Node, and since 2026-12-08 what a round trip over loopback TCP
+cost at the run's start (a byte echoed between two sockets of the bench's process, the median of five rounds of
+5,000): the yardsticks' answers are mostly the kernel's work (each request's socket reads and writes, each
+statement's), the subjects' more their own JavaScript, so the ratios move with it from one machine to another.
 Each run replaces only the rows of the measures it ran.
 `;
 
