@@ -14,8 +14,9 @@ test('the loopback round trip is a time a round trip can take, and the probe clo
   const us = await loopbackRoundTripUs();
   const elapsedUs = Number(process.hrtime.bigint() - started) / 1000;
   assert.ok(Number.isFinite(us) && us > 0, `a positive time, got ${us}`);
-  // 27,000 round trips were made: the median round can be no longer than the whole call allows
-  assert.ok(us * 25_000 <= elapsedUs, `${us} µs a round trip against ${elapsedUs} µs for the call`);
+  // the three counted rounds at or above the median took 5,000 round trips of at least `us` each: together no longer
+  // than the whole call
+  assert.ok(us * 15_000 <= elapsedUs, `${us} µs a round trip against ${elapsedUs} µs for the call`);
   // no socket or server of it is left to keep the process alive (the test runner's own are there before and after;
   // a closed handle leaves the list on the event loop's next turn)
   await new Promise((resolve) => setTimeout(resolve, 20));
